@@ -1,0 +1,703 @@
+#include "types/row_codec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace sluice {
+namespace {
+
+constexpr char kPresent = 0x01;
+constexpr char kNullTag = 0x02;
+constexpr char kMore = 0x01;
+constexpr char kEnd = 0x00;
+
+enum VariantKind : uint8_t {
+  kVJsonNull = 1,
+  kVBool = 2,
+  kVInt = 3,
+  kVDecimal = 4,
+  kVDouble = 5,
+  kVString = 6,
+  kVList = 7,
+  kVMap = 8,
+  kVInterval = 9,
+};
+
+constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
+
+int IntWidth(TypeId id) {
+  switch (id) {
+    case TypeId::kTinyInt: return 1;
+    case TypeId::kSmallInt: return 2;
+    case TypeId::kInteger:
+    case TypeId::kDate: return 4;
+    default: return 8;
+  }
+}
+
+void PutBigEndian(uint64_t v, int width, std::string* out) {
+  char buf[8];
+  for (int i = width - 1; i >= 0; --i) {
+    buf[i] = static_cast<char>(v & 0xff);
+    v >>= 8;
+  }
+  out->append(buf, static_cast<size_t>(width));
+}
+
+uint64_t GetBigEndian(const char* p, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+void PutSigned(int64_t v, int width, std::string* out) {
+  uint64_t u = static_cast<uint64_t>(v) ^ (uint64_t{1} << (8 * width - 1));
+  PutBigEndian(u, width, out);
+}
+
+int64_t GetSigned(const char* p, int width) {
+  uint64_t u = GetBigEndian(p, width) ^ (uint64_t{1} << (8 * width - 1));
+  // Sign-extend from `width` bytes.
+  int shift = 64 - 8 * width;
+  return static_cast<int64_t>(u << shift) >> shift;
+}
+
+void PutInt128(int128 v, std::string* out) {
+  unsigned __int128 u = static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
+  PutBigEndian(static_cast<uint64_t>(u >> 64), 8, out);
+  PutBigEndian(static_cast<uint64_t>(u), 8, out);
+}
+
+int128 GetInt128(const char* p) {
+  unsigned __int128 u = (static_cast<unsigned __int128>(GetBigEndian(p, 8)) << 64) |
+                        GetBigEndian(p + 8, 8);
+  return static_cast<int128>(u ^ (static_cast<unsigned __int128>(1) << 127));
+}
+
+void PutDouble(double d, std::string* out) {
+  if (d == 0) d = 0.0;  // -0.0 == 0.0 in SQL, so both get one encoding
+  if (std::isnan(d)) d = std::numeric_limits<double>::quiet_NaN();
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  bits = (bits >> 63) ? ~bits : bits | (uint64_t{1} << 63);
+  PutBigEndian(bits, 8, out);
+}
+
+double GetDouble(const char* p) {
+  uint64_t bits = GetBigEndian(p, 8);
+  bits = (bits >> 63) ? bits & ~(uint64_t{1} << 63) : ~bits;
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+void PutFloat(float f, std::string* out) {
+  if (f == 0) f = 0.0f;
+  if (std::isnan(f)) f = std::numeric_limits<float>::quiet_NaN();
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits = (bits >> 31) ? ~bits : bits | (uint32_t{1} << 31);
+  PutBigEndian(bits, 4, out);
+}
+
+float GetFloat(const char* p) {
+  uint32_t bits = static_cast<uint32_t>(GetBigEndian(p, 4));
+  bits = (bits >> 31) ? bits & ~(uint32_t{1} << 31) : ~bits;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+void PutBytes(std::string_view s, std::string* out) {
+  size_t start = 0;
+  while (true) {
+    const void* z = std::memchr(s.data() + start, 0, s.size() - start);
+    if (z == nullptr) break;
+    size_t pos = static_cast<size_t>(static_cast<const char*>(z) - s.data());
+    out->append(s.data() + start, pos - start);
+    out->push_back('\x00');
+    out->push_back('\xff');
+    start = pos + 1;
+  }
+  out->append(s.data() + start, s.size() - start);
+  out->push_back('\x00');
+  out->push_back('\x01');
+}
+
+Status Truncated(const SqlType& type) {
+  return Status::Corruption("row bytes end inside a " + type.ToString() + " value");
+}
+
+// Reads escaped bytes; `out` may be null to skip.
+Status GetBytes(const SqlType& type, std::string_view* in, std::string* out) {
+  size_t pos = 0;
+  while (true) {
+    const void* z = std::memchr(in->data() + pos, 0, in->size() - pos);
+    if (z == nullptr || static_cast<const char*>(z) + 1 >= in->data() + in->size()) {
+      return Truncated(type);
+    }
+    size_t zpos = static_cast<size_t>(static_cast<const char*>(z) - in->data());
+    if (out) out->append(in->data() + pos, zpos - pos);
+    char next = (*in)[zpos + 1];
+    if (next == '\x01') {
+      in->remove_prefix(zpos + 2);
+      return Status::OK();
+    }
+    if (next != '\xff') return Status::Corruption("bad escape in a " + type.ToString() + " value");
+    if (out) out->push_back('\x00');
+    pos = zpos + 2;
+  }
+}
+
+size_t Utf8Length(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+int128 Pow10(int n) {
+  int128 p = 1;
+  for (int i = 0; i < n; ++i) p *= 10;
+  return p;
+}
+
+Status Misfit(const SqlType& type, const Value& v, std::string_view why) {
+  return Status::InvalidArgument("value " + v.ToString() + " does not fit " + type.ToString() +
+                                 ": " + std::string(why));
+}
+
+int128 IntervalKey(const Interval& iv) {
+  return (static_cast<int128>(iv.months) * 30 + iv.days) * kMicrosPerDay + iv.micros;
+}
+
+Status EncodeVariant(const Value& v, std::string* out);
+
+Status EncodeVariantList(const std::vector<Value>& items, std::string* out) {
+  for (const Value& item : items) {
+    out->push_back(kMore);
+    SLUICE_RETURN_IF_ERROR(EncodeVariant(item, out));
+  }
+  out->push_back(kEnd);
+  return Status::OK();
+}
+
+// Encodes map entries sorted by encoded key; `encode_key` and `encode_val`
+// append one key or value. A repeated key is an error.
+template <typename EncodeKey, typename EncodeVal>
+Status EncodeMapEntries(const Value& v, EncodeKey encode_key, EncodeVal encode_val,
+                        std::string* out) {
+  const auto& keys = v.map_keys();
+  const auto& vals = v.map_values();
+  if (keys.size() != vals.size()) return Status::InvalidArgument("map has unequal keys and values");
+  std::vector<std::pair<std::string, size_t>> encoded(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    SLUICE_RETURN_IF_ERROR(encode_key(keys[i], &encoded[i].first));
+    encoded[i].second = i;
+  }
+  std::sort(encoded.begin(), encoded.end());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (i > 0 && encoded[i].first == encoded[i - 1].first) {
+      return Status::InvalidArgument("map has the key " + keys[encoded[i].second].ToString() +
+                                     " twice");
+    }
+    out->push_back(kMore);
+    out->append(encoded[i].first);
+    SLUICE_RETURN_IF_ERROR(encode_val(vals[encoded[i].second], out));
+  }
+  out->push_back(kEnd);
+  return Status::OK();
+}
+
+void PutInterval(const Interval& iv, std::string* out) {
+  PutInt128(IntervalKey(iv), out);
+  PutSigned(iv.months, 4, out);
+  PutSigned(iv.days, 4, out);
+}
+
+Interval GetInterval(const char* p) {
+  Interval iv;
+  int128 key = GetInt128(p);
+  iv.months = static_cast<int32_t>(GetSigned(p + 16, 4));
+  iv.days = static_cast<int32_t>(GetSigned(p + 20, 4));
+  iv.micros = static_cast<int64_t>(key - (static_cast<int128>(iv.months) * 30 + iv.days) * kMicrosPerDay);
+  return iv;
+}
+
+Status EncodeVariant(const Value& v, std::string* out) {
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+    case Value::Kind::kJsonNull: out->push_back(kVJsonNull); return Status::OK();
+    case Value::Kind::kBool:
+      out->push_back(kVBool);
+      out->push_back(v.bool_value() ? 1 : 0);
+      return Status::OK();
+    case Value::Kind::kInt:
+      out->push_back(kVInt);
+      PutSigned(v.int_value(), 8, out);
+      return Status::OK();
+    case Value::Kind::kDecimal:
+      out->push_back(kVDecimal);
+      out->push_back(static_cast<char>(v.decimal_scale()));
+      PutInt128(v.decimal_unscaled(), out);
+      return Status::OK();
+    case Value::Kind::kDouble:
+      out->push_back(kVDouble);
+      PutDouble(v.double_value(), out);
+      return Status::OK();
+    case Value::Kind::kString:
+      out->push_back(kVString);
+      PutBytes(v.string_value(), out);
+      return Status::OK();
+    case Value::Kind::kInterval:
+      out->push_back(kVInterval);
+      PutInterval(v.interval_value(), out);
+      return Status::OK();
+    case Value::Kind::kList: out->push_back(kVList); return EncodeVariantList(v.list(), out);
+    case Value::Kind::kMap:
+      out->push_back(kVMap);
+      return EncodeMapEntries(
+          v, [](const Value& k, std::string* o) { return EncodeVariant(k, o); },
+          [](const Value& x, std::string* o) { return EncodeVariant(x, o); }, out);
+  }
+  return Status::Internal("unknown value kind");
+}
+
+Status DecodeVariant(std::string_view* in, Value* out);
+
+Status DecodeVariantSeq(std::string_view* in, std::vector<Value>* items) {
+  static const SqlType kVariantType = SqlType::Variant();
+  while (true) {
+    if (in->empty()) return Truncated(kVariantType);
+    char marker = (*in)[0];
+    in->remove_prefix(1);
+    if (marker == kEnd) return Status::OK();
+    if (marker != kMore) return Status::Corruption("bad list marker in a VARIANT value");
+    Value item;
+    SLUICE_RETURN_IF_ERROR(DecodeVariant(in, &item));
+    items->push_back(std::move(item));
+  }
+}
+
+Status DecodeVariant(std::string_view* in, Value* out) {
+  static const SqlType kVariantType = SqlType::Variant();
+  if (in->empty()) return Truncated(kVariantType);
+  uint8_t kind = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  auto need = [&](size_t n) { return in->size() >= n ? Status::OK() : Truncated(kVariantType); };
+  switch (kind) {
+    case kVJsonNull: *out = Value::JsonNull(); return Status::OK();
+    case kVBool:
+      SLUICE_RETURN_IF_ERROR(need(1));
+      *out = Value::Bool((*in)[0] != 0);
+      in->remove_prefix(1);
+      return Status::OK();
+    case kVInt:
+      SLUICE_RETURN_IF_ERROR(need(8));
+      *out = Value::Int(GetSigned(in->data(), 8));
+      in->remove_prefix(8);
+      return Status::OK();
+    case kVDecimal:
+      SLUICE_RETURN_IF_ERROR(need(17));
+      *out = Value::Decimal(GetInt128(in->data() + 1), static_cast<uint8_t>((*in)[0]));
+      in->remove_prefix(17);
+      return Status::OK();
+    case kVDouble:
+      SLUICE_RETURN_IF_ERROR(need(8));
+      *out = Value::Double(GetDouble(in->data()));
+      in->remove_prefix(8);
+      return Status::OK();
+    case kVString: {
+      std::string s;
+      SLUICE_RETURN_IF_ERROR(GetBytes(kVariantType, in, &s));
+      *out = Value::String(std::move(s));
+      return Status::OK();
+    }
+    case kVInterval: {
+      SLUICE_RETURN_IF_ERROR(need(24));
+      Interval iv = GetInterval(in->data());
+      *out = Value::MakeInterval(iv.months, iv.days, iv.micros);
+      in->remove_prefix(24);
+      return Status::OK();
+    }
+    case kVList: {
+      std::vector<Value> items;
+      SLUICE_RETURN_IF_ERROR(DecodeVariantSeq(in, &items));
+      *out = Value::List(std::move(items));
+      return Status::OK();
+    }
+    case kVMap: {
+      std::vector<Value> keys, vals;
+      while (true) {
+        SLUICE_RETURN_IF_ERROR(need(1));
+        char marker = (*in)[0];
+        in->remove_prefix(1);
+        if (marker == kEnd) break;
+        if (marker != kMore) return Status::Corruption("bad map marker in a VARIANT value");
+        Value k, v;
+        SLUICE_RETURN_IF_ERROR(DecodeVariant(in, &k));
+        SLUICE_RETURN_IF_ERROR(DecodeVariant(in, &v));
+        keys.push_back(std::move(k));
+        vals.push_back(std::move(v));
+      }
+      *out = Value::Map(std::move(keys), std::move(vals));
+      return Status::OK();
+    }
+    default:
+      return Status::Corruption("unknown VARIANT kind byte " + std::to_string(kind));
+  }
+}
+
+Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
+  using K = Value::Kind;
+  auto expect = [&](K kind) {
+    return v.kind() == kind ? Status::OK() : Misfit(type, v, "wrong kind of value");
+  };
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      SLUICE_RETURN_IF_ERROR(expect(K::kBool));
+      out->push_back(v.bool_value() ? 1 : 0);
+      return Status::OK();
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInteger:
+    case TypeId::kBigInt:
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp: {
+      SLUICE_RETURN_IF_ERROR(expect(K::kInt));
+      int width = IntWidth(type.id());
+      int64_t i = v.int_value();
+      if (width < 8) {
+        int64_t lim = int64_t{1} << (8 * width - 1);
+        if (i < -lim || i >= lim) return Misfit(type, v, "out of range");
+      }
+      if (type.id() == TypeId::kTime && (i < 0 || i >= kMicrosPerDay)) {
+        return Misfit(type, v, "a TIME must lie within one day");
+      }
+      PutSigned(i, width, out);
+      return Status::OK();
+    }
+    case TypeId::kDecimal: {
+      SLUICE_RETURN_IF_ERROR(expect(K::kDecimal));
+      int128 u = v.decimal_unscaled();
+      int from = v.decimal_scale(), to = type.scale();
+      if (from < to) {
+        int128 f = Pow10(to - from);
+        if (u > std::numeric_limits<int128>::max() / f || u < std::numeric_limits<int128>::min() / f) {
+          return Misfit(type, v, "numeric field overflow");
+        }
+        u *= f;
+      } else if (from > to) {
+        // Round half away from zero, as PostgreSQL does on assignment.
+        int128 f = Pow10(from - to);
+        int128 q = u / f, r = u % f;
+        if (r * 2 >= f) ++q;
+        if (r * 2 <= -f) --q;
+        u = q;
+      }
+      int128 limit = Pow10(type.precision());
+      if (u >= limit || u <= -limit) return Misfit(type, v, "numeric field overflow");
+      if (type.precision() <= 18) {
+        PutSigned(static_cast<int64_t>(u), 8, out);
+      } else {
+        PutInt128(u, out);
+      }
+      return Status::OK();
+    }
+    case TypeId::kReal:
+      SLUICE_RETURN_IF_ERROR(expect(K::kDouble));
+      PutFloat(static_cast<float>(v.double_value()), out);
+      return Status::OK();
+    case TypeId::kDouble:
+      SLUICE_RETURN_IF_ERROR(expect(K::kDouble));
+      PutDouble(v.double_value(), out);
+      return Status::OK();
+    case TypeId::kChar:
+    case TypeId::kVarchar:
+    case TypeId::kBinary:
+    case TypeId::kVarbinary: {
+      SLUICE_RETURN_IF_ERROR(expect(K::kString));
+      std::string_view s = v.string_value();
+      if (type.id() == TypeId::kChar) {
+        while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+      }
+      if (type.length() >= 0) {
+        size_t len = type.IsString() ? Utf8Length(s) : s.size();
+        if (len > static_cast<size_t>(type.length())) return Misfit(type, v, "value too long");
+      }
+      PutBytes(s, out);
+      return Status::OK();
+    }
+    case TypeId::kInterval:
+      SLUICE_RETURN_IF_ERROR(expect(K::kInterval));
+      PutInterval(v.interval_value(), out);
+      return Status::OK();
+    case TypeId::kArray: {
+      SLUICE_RETURN_IF_ERROR(expect(K::kList));
+      for (const Value& item : v.list()) {
+        out->push_back(kMore);
+        SLUICE_RETURN_IF_ERROR(EncodeValue(type.children()[0], item, out));
+      }
+      out->push_back(kEnd);
+      return Status::OK();
+    }
+    case TypeId::kMap: {
+      SLUICE_RETURN_IF_ERROR(expect(K::kMap));
+      const SqlType& kt = type.children()[0];
+      const SqlType& vt = type.children()[1];
+      return EncodeMapEntries(
+          v, [&](const Value& k, std::string* o) { return EncodeValue(kt, k, o); },
+          [&](const Value& x, std::string* o) { return EncodeValue(vt, x, o); }, out);
+    }
+    case TypeId::kRow: {
+      SLUICE_RETURN_IF_ERROR(expect(K::kList));
+      if (v.list().size() != type.children().size()) {
+        return Misfit(type, v, "wrong number of fields");
+      }
+      for (size_t i = 0; i < v.list().size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(EncodeValue(type.children()[i], v.list()[i], out));
+      }
+      return Status::OK();
+    }
+    case TypeId::kVariant: return EncodeVariant(v, out);
+  }
+  return Status::Internal("unknown type");
+}
+
+// Decodes (out != null) or skips (out == null) a non-null value.
+Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
+  auto need = [&](size_t n) { return in->size() >= n ? Status::OK() : Truncated(type); };
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      SLUICE_RETURN_IF_ERROR(need(1));
+      if (out) *out = Value::Bool((*in)[0] != 0);
+      in->remove_prefix(1);
+      return Status::OK();
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInteger:
+    case TypeId::kBigInt:
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp: {
+      int w = IntWidth(type.id());
+      SLUICE_RETURN_IF_ERROR(need(static_cast<size_t>(w)));
+      if (out) *out = Value::Int(GetSigned(in->data(), w));
+      in->remove_prefix(static_cast<size_t>(w));
+      return Status::OK();
+    }
+    case TypeId::kDecimal: {
+      size_t w = type.precision() <= 18 ? 8 : 16;
+      SLUICE_RETURN_IF_ERROR(need(w));
+      if (out) {
+        int128 u = w == 8 ? GetSigned(in->data(), 8) : GetInt128(in->data());
+        *out = Value::Decimal(u, type.scale());
+      }
+      in->remove_prefix(w);
+      return Status::OK();
+    }
+    case TypeId::kReal:
+      SLUICE_RETURN_IF_ERROR(need(4));
+      if (out) *out = Value::Double(GetFloat(in->data()));
+      in->remove_prefix(4);
+      return Status::OK();
+    case TypeId::kDouble:
+      SLUICE_RETURN_IF_ERROR(need(8));
+      if (out) *out = Value::Double(GetDouble(in->data()));
+      in->remove_prefix(8);
+      return Status::OK();
+    case TypeId::kChar:
+    case TypeId::kVarchar:
+    case TypeId::kBinary:
+    case TypeId::kVarbinary: {
+      if (!out) return GetBytes(type, in, nullptr);
+      std::string s;
+      SLUICE_RETURN_IF_ERROR(GetBytes(type, in, &s));
+      *out = Value::String(std::move(s));
+      return Status::OK();
+    }
+    case TypeId::kInterval: {
+      SLUICE_RETURN_IF_ERROR(need(24));
+      if (out) {
+        Interval iv = GetInterval(in->data());
+        *out = Value::MakeInterval(iv.months, iv.days, iv.micros);
+      }
+      in->remove_prefix(24);
+      return Status::OK();
+    }
+    case TypeId::kArray: {
+      std::vector<Value> items;
+      while (true) {
+        SLUICE_RETURN_IF_ERROR(need(1));
+        char marker = (*in)[0];
+        in->remove_prefix(1);
+        if (marker == kEnd) break;
+        if (marker != kMore) return Status::Corruption("bad element marker in " + type.ToString());
+        Value item;
+        SLUICE_RETURN_IF_ERROR(
+            out ? DecodeValue(type.children()[0], in, &item) : SkipValue(type.children()[0], in));
+        if (out) items.push_back(std::move(item));
+      }
+      if (out) *out = Value::List(std::move(items));
+      return Status::OK();
+    }
+    case TypeId::kMap: {
+      std::vector<Value> keys, vals;
+      while (true) {
+        SLUICE_RETURN_IF_ERROR(need(1));
+        char marker = (*in)[0];
+        in->remove_prefix(1);
+        if (marker == kEnd) break;
+        if (marker != kMore) return Status::Corruption("bad entry marker in " + type.ToString());
+        Value k, v;
+        if (out) {
+          SLUICE_RETURN_IF_ERROR(DecodeValue(type.children()[0], in, &k));
+          SLUICE_RETURN_IF_ERROR(DecodeValue(type.children()[1], in, &v));
+          keys.push_back(std::move(k));
+          vals.push_back(std::move(v));
+        } else {
+          SLUICE_RETURN_IF_ERROR(SkipValue(type.children()[0], in));
+          SLUICE_RETURN_IF_ERROR(SkipValue(type.children()[1], in));
+        }
+      }
+      if (out) *out = Value::Map(std::move(keys), std::move(vals));
+      return Status::OK();
+    }
+    case TypeId::kRow: {
+      std::vector<Value> fields(out ? type.children().size() : 0);
+      for (size_t i = 0; i < type.children().size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(out ? DecodeValue(type.children()[i], in, &fields[i])
+                                   : SkipValue(type.children()[i], in));
+      }
+      if (out) *out = Value::List(std::move(fields));
+      return Status::OK();
+    }
+    case TypeId::kVariant: {
+      Value tmp;
+      SLUICE_RETURN_IF_ERROR(DecodeVariant(in, out ? out : &tmp));
+      return Status::OK();
+    }
+  }
+  return Status::Internal("unknown type");
+}
+
+// Returns true if the field is NULL (and consumes its tag either way).
+Status ReadNullTag(const SqlType& type, std::string_view* in, bool* is_null) {
+  *is_null = false;
+  if (!type.nullable()) return Status::OK();
+  if (in->empty()) return Truncated(type);
+  char tag = (*in)[0];
+  in->remove_prefix(1);
+  if (tag == kNullTag) {
+    *is_null = true;
+  } else if (tag != kPresent) {
+    return Status::Corruption("bad null tag in a " + type.ToString() + " value");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status EncodeValue(const SqlType& type, const Value& v, std::string* out) {
+  if (v.is_null()) {
+    if (!type.nullable()) {
+      return Status::InvalidArgument("NULL does not fit " + type.ToString());
+    }
+    out->push_back(kNullTag);
+    return Status::OK();
+  }
+  if (type.nullable()) out->push_back(kPresent);
+  return EncodeNonNull(type, v, out);
+}
+
+Status DecodeValue(const SqlType& type, std::string_view* in, Value* out) {
+  bool is_null;
+  SLUICE_RETURN_IF_ERROR(ReadNullTag(type, in, &is_null));
+  if (is_null) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  return DecodeNonNull(type, in, out);
+}
+
+Status SkipValue(const SqlType& type, std::string_view* in) {
+  bool is_null;
+  SLUICE_RETURN_IF_ERROR(ReadNullTag(type, in, &is_null));
+  if (is_null) return Status::OK();
+  return DecodeNonNull(type, in, nullptr);
+}
+
+Status EncodeRow(const Schema& schema, const std::vector<Value>& row, std::string* out) {
+  if (row.size() != schema.size()) {
+    return Status::InvalidArgument("row has " + std::to_string(row.size()) +
+                                   " values, schema " + SchemaToString(schema) + " has " +
+                                   std::to_string(schema.size()) + " columns");
+  }
+  for (size_t i = 0; i < row.size(); ++i) {
+    Status s = EncodeValue(schema[i], row[i], out);
+    if (!s.ok()) return s.WithContext("column " + std::to_string(i + 1));
+  }
+  return Status::OK();
+}
+
+Result<std::vector<Value>> DecodeRow(const Schema& schema, std::string_view row) {
+  std::vector<Value> values(schema.size());
+  for (size_t i = 0; i < schema.size(); ++i) {
+    Status s = DecodeValue(schema[i], &row, &values[i]);
+    if (!s.ok()) return s.WithContext("column " + std::to_string(i + 1));
+  }
+  if (!row.empty()) {
+    return Status::Corruption(std::to_string(row.size()) + " bytes left after a row of " +
+                              SchemaToString(schema));
+  }
+  return values;
+}
+
+Status SplitRow(const Schema& schema, std::string_view row, std::vector<std::string_view>* fields) {
+  fields->clear();
+  for (const SqlType& t : schema) {
+    const char* start = row.data();
+    SLUICE_RETURN_IF_ERROR(SkipValue(t, &row));
+    fields->emplace_back(start, static_cast<size_t>(row.data() - start));
+  }
+  if (!row.empty()) return Status::Corruption("bytes left after a row of " + SchemaToString(schema));
+  return Status::OK();
+}
+
+void AppendInt64(int64_t v, bool nullable, std::string* out) {
+  if (nullable) out->push_back(kPresent);
+  PutSigned(v, 8, out);
+}
+
+void AppendNull(std::string* out) { out->push_back(kNullTag); }
+
+bool ReadInt(TypeId id, bool nullable, std::string_view* in, int64_t* out) {
+  if (nullable) {
+    char tag = (*in)[0];
+    in->remove_prefix(1);
+    if (tag == kNullTag) return false;
+  }
+  int w = IntWidth(id);
+  *out = GetSigned(in->data(), w);
+  in->remove_prefix(static_cast<size_t>(w));
+  return true;
+}
+
+void InvertBytes(char* data, size_t len) {
+  for (size_t i = 0; i < len; ++i) data[i] = static_cast<char>(~data[i]);
+}
+
+std::string RowToString(const Schema& schema, std::string_view row) {
+  auto decoded = DecodeRow(schema, row);
+  if (!decoded.ok()) return "<" + decoded.status().ToString() + ">";
+  std::string s = "(";
+  for (size_t i = 0; i < decoded->size(); ++i) {
+    if (i > 0) s += ", ";
+    s += (*decoded)[i].ToString();
+  }
+  return s + ")";
+}
+
+}  // namespace sluice

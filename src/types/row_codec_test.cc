@@ -1,0 +1,281 @@
+#include "types/row_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace sluice {
+namespace {
+
+int128 Pow10(int n) {
+  int128 p = 1;
+  while (n-- > 0) p *= 10;
+  return p;
+}
+
+std::string Encode(const SqlType& t, const Value& v) {
+  std::string out;
+  Status s = EncodeValue(t, v, &out);
+  EXPECT_TRUE(s.ok()) << s.ToString() << " for " << t.ToString() << " " << v.ToString();
+  return out;
+}
+
+void ExpectRoundTrip(const SqlType& t, const Value& v, const Value& expected) {
+  std::string bytes = Encode(t, v);
+  std::string_view in = bytes;
+  Value back;
+  Status s = DecodeValue(t, &in, &back);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(in.empty()) << t.ToString();
+  EXPECT_EQ(back, expected) << t.ToString() << ": " << back.ToString() << " vs "
+                            << expected.ToString();
+  // Canonical: re-encoding the decoded value gives the same bytes.
+  EXPECT_EQ(Encode(t, back), bytes) << t.ToString();
+}
+
+void ExpectRoundTrip(const SqlType& t, const Value& v) { ExpectRoundTrip(t, v, v); }
+
+TEST(RowCodecTest, IntegersAtTheirLimits) {
+  struct Case {
+    SqlType type;
+    int64_t lo, hi;
+  } cases[] = {
+      {SqlType::TinyInt(), -128, 127},
+      {SqlType::SmallInt(), -32768, 32767},
+      {SqlType::Integer(), std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()},
+      {SqlType::BigInt(), std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()},
+  };
+  for (const auto& c : cases) {
+    for (bool nullable : {true, false}) {
+      SqlType t = c.type.WithNullable(nullable);
+      for (int64_t v : {c.lo, c.hi, int64_t{0}, int64_t{-1}, int64_t{1}}) {
+        ExpectRoundTrip(t, Value::Int(v));
+      }
+      EXPECT_LT(Encode(t, Value::Int(c.lo)), Encode(t, Value::Int(-1)));
+      EXPECT_LT(Encode(t, Value::Int(-1)), Encode(t, Value::Int(0)));
+      EXPECT_LT(Encode(t, Value::Int(0)), Encode(t, Value::Int(c.hi)));
+    }
+    ExpectRoundTrip(c.type, Value::Null());
+    if (c.lo > std::numeric_limits<int64_t>::min()) {
+      std::string out;
+      Status s = EncodeValue(c.type, Value::Int(c.lo - 1), &out);
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(s.message().find("out of range"), std::string::npos) << s.message();
+      s = EncodeValue(c.type, Value::Int(c.hi + 1), &out);
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    }
+  }
+}
+
+TEST(RowCodecTest, Decimals) {
+  int128 max38 = Pow10(38) - 1;
+  for (int scale : {0, 2, 10, 38}) {
+    SqlType t = SqlType::Decimal(38, scale);
+    ExpectRoundTrip(t, Value::Decimal(max38, scale));
+    ExpectRoundTrip(t, Value::Decimal(-max38, scale));
+    ExpectRoundTrip(t, Value::Decimal(0, scale));
+    ExpectRoundTrip(t, Value::Null());
+    std::string out;
+    EXPECT_EQ(EncodeValue(t, Value::Decimal(Pow10(38), scale), &out).code(),
+              StatusCode::kInvalidArgument);
+  }
+  SqlType small = SqlType::Decimal(10, 2, false);
+  ExpectRoundTrip(small, Value::Decimal(9999999999, 2));
+  // Rescaling on assignment, rounding half away from zero.
+  ExpectRoundTrip(small, Value::Decimal(12345, 3), Value::Decimal(1235, 2));
+  ExpectRoundTrip(small, Value::Decimal(-12345, 3), Value::Decimal(-1235, 2));
+  ExpectRoundTrip(small, Value::Decimal(7, 0), Value::Decimal(700, 2));
+  EXPECT_LT(Encode(small, Value::Decimal(-1, 2)), Encode(small, Value::Decimal(1, 2)));
+  EXPECT_EQ(DecimalToString(-max38, 38), "-0." + std::string(38, '9'));
+  EXPECT_EQ(DecimalToString(-5, 2), "-0.05");
+}
+
+TEST(RowCodecTest, FloatingPoint) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (SqlType t : {SqlType::Double(), SqlType::Real()}) {
+    for (double d : {0.0, 1.5, -1.5, inf, -inf, nan, 1e-300 * (t.id() == TypeId::kDouble)}) {
+      ExpectRoundTrip(t, Value::Double(d));
+    }
+    // -0.0 equals 0.0: one encoding for both.
+    EXPECT_EQ(Encode(t, Value::Double(-0.0)), Encode(t, Value::Double(0.0)));
+    // Every NaN is one value, and it sorts above infinity, as in PostgreSQL.
+    EXPECT_EQ(Encode(t, Value::Double(-nan)), Encode(t, Value::Double(nan)));
+    EXPECT_LT(Encode(t, Value::Double(inf)), Encode(t, Value::Double(nan)));
+    EXPECT_LT(Encode(t, Value::Double(-inf)), Encode(t, Value::Double(-1e30)));
+    EXPECT_LT(Encode(t, Value::Double(-2)), Encode(t, Value::Double(-1)));
+    EXPECT_LT(Encode(t, Value::Double(-1)), Encode(t, Value::Double(0)));
+    EXPECT_LT(Encode(t, Value::Double(0)), Encode(t, Value::Double(1e-30)));
+    ExpectRoundTrip(t, Value::Null());
+  }
+  ExpectRoundTrip(SqlType::Double(false), Value::Double(std::numeric_limits<double>::max()));
+  ExpectRoundTrip(SqlType::Double(false), Value::Double(std::numeric_limits<double>::lowest()));
+  ExpectRoundTrip(SqlType::Double(false), Value::Double(std::numeric_limits<double>::denorm_min()));
+}
+
+TEST(RowCodecTest, StringsAndBinary) {
+  std::string big(1 << 20, 'x');
+  for (size_t i = 0; i < big.size(); i += 4097) big[i] = static_cast<char>(i % 256);
+  for (SqlType t : {SqlType::Varchar(), SqlType::Varbinary(), SqlType::Varchar(-1, false)}) {
+    ExpectRoundTrip(t, Value::String(""));
+    ExpectRoundTrip(t, Value::String(big));
+    ExpectRoundTrip(t, Value::String(std::string("a\0b\0\0", 5)));
+    ExpectRoundTrip(t, Value::String("\xff\xfe"));
+    // Prefixes sort first, and embedded zero bytes keep byte order.
+    EXPECT_LT(Encode(t, Value::String("")), Encode(t, Value::String(std::string(1, '\0'))));
+    EXPECT_LT(Encode(t, Value::String(std::string(1, '\0'))), Encode(t, Value::String("\x01")));
+    EXPECT_LT(Encode(t, Value::String("ab")), Encode(t, Value::String("abc")));
+    EXPECT_LT(Encode(t, Value::String("abc")), Encode(t, Value::String("abd")));
+  }
+  ExpectRoundTrip(SqlType::Varchar(), Value::Null());
+  // CHAR(n) drops trailing spaces, so 'ab' and 'ab  ' are one value.
+  SqlType c4 = SqlType::Char(4);
+  ExpectRoundTrip(c4, Value::String("ab  "), Value::String("ab"));
+  std::string out;
+  EXPECT_EQ(EncodeValue(SqlType::Varchar(3), Value::String("abcd"), &out).code(),
+            StatusCode::kInvalidArgument);
+  out.clear();
+  // Length counts characters, not bytes.
+  EXPECT_TRUE(EncodeValue(SqlType::Varchar(3), Value::String("\xc3\xa9\xc3\xa9\xc3\xa9"), &out).ok());
+}
+
+TEST(RowCodecTest, DatesTimesIntervals) {
+  ExpectRoundTrip(SqlType::Date(), Value::Int(-719162));  // 0001-01-01
+  ExpectRoundTrip(SqlType::Date(), Value::Int(2932896));  // 9999-12-31
+  ExpectRoundTrip(SqlType::Time(), Value::Int(0));
+  ExpectRoundTrip(SqlType::Time(), Value::Int(86400LL * 1000000 - 1));
+  std::string out;
+  EXPECT_FALSE(EncodeValue(SqlType::Time(), Value::Int(86400LL * 1000000), &out).ok());
+  ExpectRoundTrip(SqlType::Timestamp(), Value::Int(std::numeric_limits<int64_t>::min()));
+  ExpectRoundTrip(SqlType::Timestamp(), Value::Int(std::numeric_limits<int64_t>::max()));
+  SqlType iv = SqlType::Interval();
+  ExpectRoundTrip(iv, Value::MakeInterval(14, -3, 123456789));
+  ExpectRoundTrip(iv, Value::MakeInterval(std::numeric_limits<int32_t>::min(),
+                                          std::numeric_limits<int32_t>::min(),
+                                          std::numeric_limits<int64_t>::min()));
+  ExpectRoundTrip(iv, Value::MakeInterval(std::numeric_limits<int32_t>::max(),
+                                          std::numeric_limits<int32_t>::max(),
+                                          std::numeric_limits<int64_t>::max()));
+  ExpectRoundTrip(iv, Value::Null());
+  // Ordered as PostgreSQL orders intervals: 1 month (30 days) < 31 days.
+  EXPECT_LT(Encode(iv, Value::MakeInterval(1, 0, 0)), Encode(iv, Value::MakeInterval(0, 31, 0)));
+  EXPECT_GT(Encode(iv, Value::MakeInterval(1, 0, 0)), Encode(iv, Value::MakeInterval(0, 29, 0)));
+}
+
+TEST(RowCodecTest, Composites) {
+  SqlType row_type = SqlType::Row({"id", "name", "score"},
+                                  {SqlType::Integer(false), SqlType::Varchar(), SqlType::Double()});
+  SqlType arr = SqlType::Array(row_type);
+  Value v = Value::List({
+      Value::List({Value::Int(1), Value::String("a"), Value::Double(0.5)}),
+      Value::Null(),
+      Value::List({Value::Int(-7), Value::Null(), Value::Null()}),
+  });
+  ExpectRoundTrip(arr, v);
+  ExpectRoundTrip(arr, Value::List({}));
+  ExpectRoundTrip(arr, Value::Null());
+  ExpectRoundTrip(SqlType::Array(SqlType::Array(SqlType::BigInt())),
+                  Value::List({Value::List({}), Value::List({Value::Int(3), Value::Null()})}));
+
+  SqlType map = SqlType::Map(SqlType::Varchar(-1, false), SqlType::BigInt());
+  // Entries are stored sorted by key, whatever order they came in.
+  ExpectRoundTrip(map,
+                  Value::Map({Value::String("b"), Value::String("a")}, {Value::Int(2), Value::Null()}),
+                  Value::Map({Value::String("a"), Value::String("b")}, {Value::Null(), Value::Int(2)}));
+  std::string out;
+  Status dup = EncodeValue(
+      map, Value::Map({Value::String("k"), Value::String("k")}, {Value::Int(1), Value::Int(2)}),
+      &out);
+  EXPECT_EQ(dup.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(dup.message().find("twice"), std::string::npos);
+
+  SqlType var = SqlType::Variant();
+  Value doc = Value::Map(
+      {Value::String("list"), Value::String("n"), Value::String("s"), Value::String("x")},
+      {Value::List({Value::Int(1), Value::Double(2.5), Value::Bool(true), Value::JsonNull()}),
+       Value::Decimal(12345, 2), Value::String("text"), Value::JsonNull()});
+  ExpectRoundTrip(var, doc);
+  ExpectRoundTrip(var, Value::Null());
+  ExpectRoundTrip(var, Value::JsonNull());
+  ExpectRoundTrip(var, Value::MakeInterval(1, 2, 3));
+  EXPECT_NE(Encode(var, Value::Null()), Encode(var, Value::JsonNull()));
+}
+
+TEST(RowCodecTest, RowsAndErrors) {
+  Schema schema = {SqlType::BigInt(false), SqlType::Varchar(), SqlType::Boolean()};
+  std::string row;
+  ASSERT_TRUE(
+      EncodeRow(schema, {Value::Int(5), Value::String("hi"), Value::Null()}, &row).ok());
+  EXPECT_EQ(RowToString(schema, row), "(5, 'hi', NULL)");
+  std::vector<std::string_view> fields;
+  ASSERT_TRUE(SplitRow(schema, row, &fields).ok());
+  ASSERT_EQ(fields.size(), 3u);
+  EXPECT_EQ(std::string(fields[0]) + std::string(fields[1]) + std::string(fields[2]), row);
+
+  std::string bad;
+  Status s = EncodeRow(schema, {Value::Null(), Value::String("x"), Value::Bool(true)}, &bad);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("column 1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("NOT NULL"), std::string::npos) << s.message();
+  EXPECT_EQ(EncodeRow(schema, {Value::Int(1)}, &bad).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(EncodeRow(schema, {Value::String("1"), Value::Null(), Value::Null()}, &bad).code(),
+            StatusCode::kInvalidArgument);
+
+  // Every truncation of a valid row is detected as corruption, never misread.
+  for (size_t len = 0; len < row.size(); ++len) {
+    auto r = DecodeRow(schema, std::string_view(row).substr(0, len));
+    EXPECT_FALSE(r.ok()) << len;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+    }
+  }
+  auto extra = DecodeRow(schema, row + "z");
+  EXPECT_EQ(extra.status().code(), StatusCode::kCorruption);
+}
+
+// The byte order of encoded rows is the SQL order of the rows.
+TEST(RowCodecTest, ByteOrderIsValueOrder) {
+  Schema schema = {SqlType::Integer(), SqlType::Double(false), SqlType::Varchar()};
+  std::mt19937_64 rng(42);
+  struct R {
+    std::optional<int32_t> a;
+    double b;
+    std::optional<std::string> c;
+    std::string bytes;
+  };
+  std::vector<R> rows;
+  for (int i = 0; i < 2000; ++i) {
+    R r;
+    if (rng() % 5) r.a = static_cast<int32_t>(rng() % 7) - 3;
+    r.b = static_cast<double>(static_cast<int>(rng() % 9) - 4) / 2;
+    if (rng() % 5) r.c = std::string(rng() % 3, static_cast<char>('a' + rng() % 2));
+    std::vector<Value> vals = {r.a ? Value::Int(*r.a) : Value::Null(), Value::Double(r.b),
+                               r.c ? Value::String(*r.c) : Value::Null()};
+    ASSERT_TRUE(EncodeRow(schema, vals, &r.bytes).ok());
+    rows.push_back(std::move(r));
+  }
+  // NULLS LAST, column by column.
+  auto less = [](const R& x, const R& y) {
+    if (x.a != y.a) return !y.a ? bool(x.a) : (x.a && *x.a < *y.a);
+    if (x.b != y.b) return x.b < y.b;
+    if (x.c != y.c) return !y.c ? bool(x.c) : (x.c && *x.c < *y.c);
+    return false;
+  };
+  for (size_t i = 0; i + 1 < rows.size(); ++i) {
+    const R& x = rows[i];
+    const R& y = rows[i + 1];
+    EXPECT_EQ(less(x, y), x.bytes < y.bytes);
+    EXPECT_EQ(!less(x, y) && !less(y, x), x.bytes == y.bytes);
+  }
+  // Inverted fields sort descending.
+  std::string a = rows[0].bytes, b = rows[1].bytes;
+  InvertBytes(a.data(), a.size());
+  InvertBytes(b.data(), b.size());
+  EXPECT_EQ(rows[0].bytes < rows[1].bytes, b < a);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,111 @@
+// SQL types (DESIGN.md section 3). Every type may be nullable or NOT NULL;
+// composite types (ARRAY, MAP, ROW) hold their element types as children.
+//
+// A Schema is the list of a row's column types. Rows are encoded by
+// row_codec.h; this file only describes types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+enum class TypeId : uint8_t {
+  kBoolean,
+  kTinyInt,
+  kSmallInt,
+  kInteger,
+  kBigInt,
+  kDecimal,    // precision 1..38, scale 0..precision
+  kReal,
+  kDouble,
+  kChar,       // CHAR(n): compared and stored without trailing spaces
+  kVarchar,    // VARCHAR(n), or unbounded when length is -1
+  kBinary,
+  kVarbinary,
+  kDate,       // days since 1970-01-01
+  kTime,       // microseconds since midnight
+  kTimestamp,  // microseconds since 1970-01-01 00:00:00, no time zone
+  kInterval,   // months, days and microseconds, as PostgreSQL's interval
+  kArray,      // children: [element]
+  kMap,        // children: [key, value]
+  kRow,        // children: the fields; field_names: their names
+  kVariant,    // a JSON-like dynamically typed value
+};
+
+class SqlType {
+ public:
+  SqlType() = default;
+
+  static SqlType Boolean(bool nullable = true) { return Scalar(TypeId::kBoolean, nullable); }
+  static SqlType TinyInt(bool nullable = true) { return Scalar(TypeId::kTinyInt, nullable); }
+  static SqlType SmallInt(bool nullable = true) { return Scalar(TypeId::kSmallInt, nullable); }
+  static SqlType Integer(bool nullable = true) { return Scalar(TypeId::kInteger, nullable); }
+  static SqlType BigInt(bool nullable = true) { return Scalar(TypeId::kBigInt, nullable); }
+  static SqlType Decimal(int precision, int scale, bool nullable = true);
+  static SqlType Real(bool nullable = true) { return Scalar(TypeId::kReal, nullable); }
+  static SqlType Double(bool nullable = true) { return Scalar(TypeId::kDouble, nullable); }
+  static SqlType Char(int length, bool nullable = true);
+  static SqlType Varchar(int length = -1, bool nullable = true);
+  static SqlType Binary(int length, bool nullable = true);
+  static SqlType Varbinary(int length = -1, bool nullable = true);
+  static SqlType Date(bool nullable = true) { return Scalar(TypeId::kDate, nullable); }
+  static SqlType Time(bool nullable = true) { return Scalar(TypeId::kTime, nullable); }
+  static SqlType Timestamp(bool nullable = true) { return Scalar(TypeId::kTimestamp, nullable); }
+  static SqlType Interval(bool nullable = true) { return Scalar(TypeId::kInterval, nullable); }
+  // A bool where a length belongs would silently become a length.
+  static SqlType Char(bool) = delete;
+  static SqlType Varchar(bool) = delete;
+  static SqlType Binary(bool) = delete;
+  static SqlType Varbinary(bool) = delete;
+  static SqlType Array(SqlType element, bool nullable = true);
+  static SqlType Map(SqlType key, SqlType value, bool nullable = true);
+  static SqlType Row(std::vector<std::string> names, std::vector<SqlType> fields,
+                     bool nullable = true);
+  static SqlType Variant(bool nullable = true) { return Scalar(TypeId::kVariant, nullable); }
+
+  TypeId id() const { return id_; }
+  bool nullable() const { return nullable_; }
+  // DECIMAL: precision; CHAR/VARCHAR/BINARY/VARBINARY: length (-1 = unbounded).
+  int precision() const { return precision_; }
+  int length() const { return precision_; }
+  int scale() const { return scale_; }
+  const std::vector<SqlType>& children() const { return children_; }
+  const std::vector<std::string>& field_names() const { return field_names_; }
+
+  SqlType WithNullable(bool nullable) const {
+    SqlType t = *this;
+    t.nullable_ = nullable;
+    return t;
+  }
+  bool IsInteger() const { return id_ >= TypeId::kTinyInt && id_ <= TypeId::kBigInt; }
+  bool IsString() const { return id_ == TypeId::kChar || id_ == TypeId::kVarchar; }
+  bool IsBinary() const { return id_ == TypeId::kBinary || id_ == TypeId::kVarbinary; }
+
+  // SQL spelling, e.g. "DECIMAL(10,2) NOT NULL", "ROW(a INTEGER, b VARCHAR) ARRAY".
+  std::string ToString() const;
+
+  bool operator==(const SqlType& other) const = default;
+
+ private:
+  static SqlType Scalar(TypeId id, bool nullable) {
+    SqlType t;
+    t.id_ = id;
+    t.nullable_ = nullable;
+    return t;
+  }
+
+  TypeId id_ = TypeId::kBoolean;
+  bool nullable_ = true;
+  int precision_ = -1;
+  int scale_ = 0;
+  std::vector<SqlType> children_;
+  std::vector<std::string> field_names_;
+};
+
+using Schema = std::vector<SqlType>;
+
+std::string SchemaToString(const Schema& schema);
+
+}  // namespace sluice

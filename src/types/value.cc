@@ -1,0 +1,99 @@
+#include "types/value.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace sluice {
+namespace {
+
+uint64_t NormalizedBits(double d) {
+  if (d == 0) d = 0.0;
+  if (std::isnan(d)) d = std::numeric_limits<double>::quiet_NaN();
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+
+}  // namespace
+
+bool Value::operator==(const Value& other) const {
+  if (kind() != other.kind()) return false;
+  switch (kind()) {
+    case Kind::kNull:
+    case Kind::kJsonNull: return true;
+    case Kind::kBool: return bool_value() == other.bool_value();
+    case Kind::kInt: return int_value() == other.int_value();
+    case Kind::kDecimal:
+      return decimal_unscaled() == other.decimal_unscaled() &&
+             decimal_scale() == other.decimal_scale();
+    case Kind::kDouble: return NormalizedBits(double_value()) == NormalizedBits(other.double_value());
+    case Kind::kString: return string_value() == other.string_value();
+    case Kind::kInterval: return interval_value() == other.interval_value();
+    case Kind::kList: return list() == other.list();
+    case Kind::kMap: return map_keys() == other.map_keys() && map_values() == other.map_values();
+  }
+  return false;
+}
+
+std::string DecimalToString(int128 unscaled, int scale) {
+  bool neg = unscaled < 0;
+  // Work on the magnitude as unsigned so that the most negative value is safe.
+  unsigned __int128 mag = neg ? -static_cast<unsigned __int128>(unscaled)
+                              : static_cast<unsigned __int128>(unscaled);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(mag % 10)));
+    mag /= 10;
+  } while (mag != 0);
+  if (scale > 0) {
+    while (static_cast<int>(digits.size()) <= scale) digits.insert(digits.begin(), '0');
+    digits.insert(digits.end() - scale, '.');
+  }
+  return neg ? "-" + digits : digits;
+}
+
+std::string Value::ToString() const {
+  switch (kind()) {
+    case Kind::kNull: return "NULL";
+    case Kind::kJsonNull: return "null";
+    case Kind::kBool: return bool_value() ? "true" : "false";
+    case Kind::kInt: return std::to_string(int_value());
+    case Kind::kDecimal: return DecimalToString(decimal_unscaled(), decimal_scale());
+    case Kind::kDouble: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", double_value());
+      return buf;
+    }
+    case Kind::kString: {
+      if (string_value().size() > 64) {
+        return "'" + string_value().substr(0, 61) + "...' (" +
+               std::to_string(string_value().size()) + " bytes)";
+      }
+      return "'" + string_value() + "'";
+    }
+    case Kind::kInterval: {
+      const Interval& iv = interval_value();
+      return "interval(" + std::to_string(iv.months) + " months, " + std::to_string(iv.days) +
+             " days, " + std::to_string(iv.micros) + " us)";
+    }
+    case Kind::kList: {
+      std::string s = "[";
+      for (size_t i = 0; i < list().size(); ++i) {
+        if (i > 0) s += ", ";
+        s += list()[i].ToString();
+      }
+      return s + "]";
+    }
+    case Kind::kMap: {
+      std::string s = "{";
+      for (size_t i = 0; i < map_keys().size(); ++i) {
+        if (i > 0) s += ", ";
+        s += map_keys()[i].ToString() + ": " + map_values()[i].ToString();
+      }
+      return s + "}";
+    }
+  }
+  return "?";
+}
+
+}  // namespace sluice

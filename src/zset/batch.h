@@ -1,0 +1,91 @@
+// Batch: an immutable indexed Z-set, the unit of data that streams carry and
+// spines store. It maps key -> (value -> weight); a plain Z-set of rows uses
+// the row as key and the empty string as value.
+//
+// Invariants of every batch:
+//  1. Keys are strictly increasing in byte order; each key has at least one
+//     value, and a key's values are strictly increasing in byte order.
+//  2. Every weight is non-zero (the batch is consolidated).
+//
+// Keys and values are encoded rows (types/row_codec.h), so byte order is
+// value order. A batch lives in memory (MemBatch) or in a file on storage
+// (FileBatch); both are read through Cursor. Batches are shared as
+// BatchPtr = std::shared_ptr<const Batch>: a snapshot of an integral is a
+// list of pointers and copies nothing.
+//
+// Thread safety: immutable, so any number of threads may read one batch.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice {
+
+using Weight = int64_t;
+class Cursor;
+
+class Batch {
+ public:
+  virtual ~Batch() = default;
+  virtual std::unique_ptr<Cursor> NewCursor() const = 0;
+  // Number of (key, value) pairs.
+  virtual uint64_t len() const = 0;
+  virtual uint64_t key_count() const = 0;
+  // Bytes of row data and index, in memory or on storage.
+  virtual uint64_t byte_size() const = 0;
+  virtual bool on_storage() const { return false; }
+  bool empty() const { return len() == 0; }
+};
+
+using BatchPtr = std::shared_ptr<const Batch>;
+
+// A batch held in memory, column-wise: all key bytes in one arena, all value
+// bytes in another, and offset arrays into them. No per-row allocation.
+class MemBatch final : public Batch {
+ public:
+  MemBatch() = default;
+
+  std::unique_ptr<Cursor> NewCursor() const override;
+  uint64_t len() const override { return weights_.size(); }
+  uint64_t key_count() const override { return key_off_.size() - 1; }
+  uint64_t byte_size() const override;
+
+  std::string_view key(size_t i) const {
+    return std::string_view(key_data_.data() + key_off_[i], key_off_[i + 1] - key_off_[i]);
+  }
+  // Key i's values are those with index in [vals_begin(i), vals_end(i)).
+  size_t vals_begin(size_t i) const { return key_vals_[i]; }
+  size_t vals_end(size_t i) const { return key_vals_[i + 1]; }
+  std::string_view val(size_t j) const {
+    return std::string_view(val_data_.data() + val_off_[j], val_off_[j + 1] - val_off_[j]);
+  }
+  Weight weight(size_t j) const { return weights_[j]; }
+
+  // First key index >= `key`, searching [from, key_count()) by galloping
+  // then binary search, so that sorted probes cost O(log distance).
+  size_t LowerBoundKey(std::string_view key, size_t from = 0) const;
+  // First value index >= `val` among key i's values, starting at `from`.
+  size_t LowerBoundVal(size_t i, std::string_view val, size_t from) const;
+
+  static const std::shared_ptr<const MemBatch>& Empty();
+
+ private:
+  friend class OrderedBuilder;
+  friend Result<std::shared_ptr<const MemBatch>> DecodeBatch(std::string_view);
+
+  std::string key_data_;
+  std::vector<uint64_t> key_off_{0};
+  std::vector<uint64_t> key_vals_{0};
+  std::string val_data_;
+  std::vector<uint64_t> val_off_{0};
+  std::vector<Weight> weights_;
+};
+
+using MemBatchPtr = std::shared_ptr<const MemBatch>;
+
+}  // namespace sluice

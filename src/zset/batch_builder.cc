@@ -1,0 +1,116 @@
+#include "zset/batch_builder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/check.h"
+
+namespace sluice {
+namespace {
+
+std::string Printable(std::string_view bytes) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes.size() && i < 32; ++i) {
+    out += kHex[static_cast<uint8_t>(bytes[i]) >> 4];
+    out += kHex[static_cast<uint8_t>(bytes[i]) & 15];
+  }
+  if (bytes.size() > 32) out += "...";
+  return out;
+}
+
+}  // namespace
+
+void OrderedBuilder::Reserve(size_t keys, size_t vals, size_t key_bytes, size_t val_bytes) {
+  batch_->key_off_.reserve(keys + 1);
+  batch_->key_vals_.reserve(keys + 1);
+  batch_->key_data_.reserve(key_bytes);
+  batch_->val_off_.reserve(vals + 1);
+  batch_->weights_.reserve(vals);
+  batch_->val_data_.reserve(val_bytes);
+}
+
+Status OrderedBuilder::Push(std::string_view key, std::string_view val, Weight w) {
+  if (w == 0) return Status::OK();
+  MemBatch& b = *batch_;
+  size_t nk = b.key_count();
+  if (nk > 0 && b.key(nk - 1) == key) {
+    size_t nv = b.len();
+    if (nv > b.key_vals_[nk - 1] && b.val(nv - 1) == val) {
+      Weight& last = b.weights_.back();
+      if (__builtin_add_overflow(last, w, &last)) {
+        return Status::Overflow("weight overflow for key " + Printable(key) + ", value " +
+                                Printable(val));
+      }
+      if (last == 0) {
+        // The pair cancelled out: drop it, and the key if it has no value left.
+        b.weights_.pop_back();
+        b.val_off_.pop_back();
+        b.val_data_.resize(b.val_off_.back());
+        b.key_vals_.back() = b.weights_.size();
+        if (b.key_vals_[nk] == b.key_vals_[nk - 1]) {
+          b.key_vals_.pop_back();
+          b.key_off_.pop_back();
+          b.key_data_.resize(b.key_off_.back());
+        }
+      }
+      return Status::OK();
+    }
+    SLUICE_DCHECK(nv == b.key_vals_[nk - 1] || b.val(nv - 1) < val);
+  } else {
+    SLUICE_DCHECK(nk == 0 || b.key(nk - 1) < key);
+    b.key_data_.append(key);
+    b.key_off_.push_back(b.key_data_.size());
+    b.key_vals_.push_back(b.weights_.size());
+  }
+  b.val_data_.append(val);
+  b.val_off_.push_back(b.val_data_.size());
+  b.weights_.push_back(w);
+  b.key_vals_.back() = b.weights_.size();
+  return Status::OK();
+}
+
+MemBatchPtr OrderedBuilder::Finish() {
+  MemBatchPtr out = std::move(batch_);
+  batch_ = std::make_shared<MemBatch>();
+  return out;
+}
+
+void BatchBuilder::Push(std::string_view key, std::string_view val, Weight w) {
+  if (w == 0) return;
+  Entry e;
+  e.key_off = arena_.size();
+  e.key_len = static_cast<uint32_t>(key.size());
+  arena_.append(key);
+  e.val_off = arena_.size();
+  e.val_len = static_cast<uint32_t>(val.size());
+  arena_.append(val);
+  e.w = w;
+  entries_.push_back(e);
+}
+
+Result<MemBatchPtr> BatchBuilder::Finish() {
+  const char* base = arena_.data();
+  auto cmp = [base](const Entry& a, const Entry& b) {
+    size_t n = std::min(a.key_len, b.key_len);
+    int c = std::memcmp(base + a.key_off, base + b.key_off, n);
+    if (c != 0) return c < 0;
+    if (a.key_len != b.key_len) return a.key_len < b.key_len;
+    n = std::min(a.val_len, b.val_len);
+    c = std::memcmp(base + a.val_off, base + b.val_off, n);
+    if (c != 0) return c < 0;
+    return a.val_len < b.val_len;
+  };
+  std::sort(entries_.begin(), entries_.end(), cmp);
+  OrderedBuilder out;
+  out.Reserve(entries_.size(), entries_.size(), arena_.size(), arena_.size());
+  for (const Entry& e : entries_) {
+    SLUICE_RETURN_IF_ERROR(out.Push(std::string_view(base + e.key_off, e.key_len),
+                                    std::string_view(base + e.val_off, e.val_len), e.w));
+  }
+  entries_.clear();
+  arena_.clear();
+  return out.Finish();
+}
+
+}  // namespace sluice

@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "zset/batch_codec.h"
+#include "zset/merge.h"
+#include "zset/test_util.h"
+
+namespace sluice {
+namespace {
+
+std::string RandKey(std::mt19937_64& rng, int range) {
+  return "k" + std::to_string(rng() % static_cast<uint64_t>(range));
+}
+
+TEST(BatchTest, BuilderConsolidatesAgainstModel) {
+  std::mt19937_64 rng(1);
+  for (int round = 0; round < 50; ++round) {
+    BatchBuilder b;
+    Model model;
+    int n = static_cast<int>(rng() % 500);
+    for (int i = 0; i < n; ++i) {
+      std::string k = RandKey(rng, 20), v = RandKey(rng, 5);
+      Weight w = static_cast<Weight>(rng() % 5) - 2;
+      b.Push(k, v, w);
+      AddTo(&model, k, v, w);
+    }
+    auto batch = b.Finish();
+    ASSERT_TRUE(batch.ok());
+    EXPECT_EQ(ReadAll(**batch), model);
+    // Invariants: sorted, no zero weights, every key has a value.
+    const MemBatch& mb = **batch;
+    for (size_t i = 0; i < mb.key_count(); ++i) {
+      ASSERT_LT(mb.vals_begin(i), mb.vals_end(i));
+      if (i > 0) {
+        ASSERT_LT(mb.key(i - 1), mb.key(i));
+      }
+      for (size_t j = mb.vals_begin(i); j < mb.vals_end(i); ++j) ASSERT_NE(mb.weight(j), 0);
+    }
+  }
+}
+
+TEST(BatchTest, CursorSeeks) {
+  BatchBuilder b;
+  for (int i = 0; i < 1000; i += 2) {
+    char k[16];
+    std::snprintf(k, sizeof k, "%06d", i);
+    for (int v = 0; v < 5; ++v) b.Push(k, std::to_string(v * 2), 1);
+  }
+  auto batch = *b.Finish();
+  auto c = batch->NewCursor();
+  c->SeekKey("000101");
+  ASSERT_TRUE(c->KeyValid());
+  EXPECT_EQ(c->key(), "000102");
+  c->SeekVal("3");
+  ASSERT_TRUE(c->ValValid());
+  EXPECT_EQ(c->val(), "4");
+  c->SeekKey("000050");  // backward seeks do not move
+  EXPECT_EQ(c->key(), "000102");
+  c->SeekKey("000998");
+  EXPECT_EQ(c->key(), "000998");
+  c->SeekKey("000999");
+  EXPECT_FALSE(c->KeyValid());
+  c->RewindKeys();
+  EXPECT_EQ(c->key(), "000000");
+}
+
+TEST(BatchTest, WeightOverflowIsAnError) {
+  BatchBuilder b;
+  b.Push("k", "v", std::numeric_limits<Weight>::max());
+  b.Push("k", "v", 1);
+  auto r = b.Finish();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kOverflow);
+
+  OrderedBuilder x, y;
+  ASSERT_TRUE(x.Push("k", "", std::numeric_limits<Weight>::max()).ok());
+  ASSERT_TRUE(y.Push("k", "", 5).ok());
+  auto merged = MergeBatches({x.Finish(), y.Finish()}, {});
+  EXPECT_EQ(merged.status().code(), StatusCode::kOverflow);
+}
+
+TEST(BatchTest, MergedCursorSumsAndCancels) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 30; ++round) {
+    std::vector<BatchPtr> batches;
+    Model model;
+    int nb = 1 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < nb; ++i) {
+      BatchBuilder b;
+      for (int j = 0; j < 100; ++j) {
+        std::string k = RandKey(rng, 30), v = RandKey(rng, 3);
+        Weight w = (rng() % 2) ? 1 : -1;
+        b.Push(k, v, w);
+        AddTo(&model, k, v, w);
+      }
+      batches.push_back(*b.Finish());
+    }
+    auto c = NewCursorOver(batches);
+    EXPECT_EQ(ReadAll(*c), model);
+    auto merged = MergeBatches(batches, {});
+    ASSERT_TRUE(merged.ok());
+    EXPECT_EQ(ReadAll(**merged), model);
+    // Seeking the merged cursor to every model key finds it.
+    auto s = NewCursorOver(batches);
+    for (const auto& [kv, w] : model) {
+      s->SeekKey(kv.first);
+      ASSERT_TRUE(s->KeyValid());
+      ASSERT_EQ(s->key(), kv.first);
+      s->SeekVal(kv.second);
+      ASSERT_TRUE(s->ValValid());
+      ASSERT_EQ(s->val(), kv.second);
+      ASSERT_EQ(s->weight(), w);
+    }
+  }
+}
+
+TEST(BatchCodecTest, RoundTripAndCorruption) {
+  BatchBuilder b;
+  for (int i = 0; i < 300; ++i) b.Push("key" + std::to_string(i % 37), std::string(i % 7, 'v'), i - 150);
+  auto batch = *b.Finish();
+  std::string chunk;
+  EncodeBatch(*batch, &chunk);
+  auto back = DecodeBatch(chunk);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(ReadAll(**back), ReadAll(*batch));
+
+  std::string empty_chunk;
+  EncodeBatch(*MemBatch::Empty(), &empty_chunk);
+  auto empty = DecodeBatch(empty_chunk);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE((*empty)->empty());
+
+  // Any flipped byte and any truncation is caught.
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 200; ++i) {
+    std::string bad = chunk;
+    bad[rng() % bad.size()] ^= static_cast<char>(1 + rng() % 255);
+    EXPECT_FALSE(DecodeBatch(bad).ok());
+  }
+  for (size_t len : {size_t{0}, size_t{10}, chunk.size() / 2, chunk.size() - 1}) {
+    auto r = DecodeBatch(std::string_view(chunk).substr(0, len));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  }
+}
+
+}  // namespace
+}  // namespace sluice

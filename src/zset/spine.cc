@@ -1,0 +1,144 @@
+#include "zset/spine.h"
+
+#include <algorithm>
+
+#include "zset/merge_pool.h"
+
+namespace sluice {
+namespace {
+
+int Level(const Batch& b) { return 63 - __builtin_clzll(std::max<uint64_t>(b.len(), 1)); }
+
+}  // namespace
+
+Spine::Spine(SpineOptions options)
+    : options_(std::move(options)), pool_(options_.pool ? options_.pool : &MergePool::Default()) {}
+
+Spine::~Spine() {
+  std::unique_lock<std::mutex> l(mu_);
+  closing_ = true;
+  cv_.wait(l, [this] { return running_ == 0; });
+}
+
+Status Spine::Insert(BatchPtr batch) {
+  if (batch->empty()) return Status::OK();
+  std::unique_lock<std::mutex> l(mu_);
+  if (!bg_error_.ok()) {
+    Status s = bg_error_;
+    bg_error_ = Status::OK();
+    return s;
+  }
+  slots_.push_back(Slot{std::move(batch)});
+  if (!options_.background) {
+    // Merge inline until the levels strictly decrease.
+    while (true) {
+      size_t i = slots_.size();
+      for (size_t j = slots_.size(); j-- > 1;) {
+        if (Level(*slots_[j - 1].batch) <= Level(*slots_[j].batch)) {
+          i = j - 1;
+          break;
+        }
+      }
+      if (i == slots_.size()) return Status::OK();
+      BatchPtr a = slots_[i].batch, b = slots_[i + 1].batch;
+      SLUICE_ASSIGN_OR_RETURN(BatchPtr merged, MergeBatches({a, b}, options_.merge));
+      slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i) + 1);
+      if (merged->empty()) {
+        slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i));
+      } else {
+        slots_[i].batch = std::move(merged);
+      }
+    }
+  }
+  ScheduleMergesLocked();
+  // Backpressure: if merging falls behind, wait rather than let lookups slow
+  // down with an ever longer list of batches.
+  cv_.wait(l, [this] { return slots_.size() <= MaxBatchesLocked() || !bg_error_.ok(); });
+  Status s = bg_error_;
+  bg_error_ = Status::OK();
+  return s;
+}
+
+size_t Spine::MaxBatchesLocked() const {
+  uint64_t total = 0;
+  for (const Slot& s : slots_) total += s.batch->len();
+  return 2 * static_cast<size_t>(64 - __builtin_clzll(std::max<uint64_t>(total, 1))) + 4;
+}
+
+void Spine::ScheduleMergesLocked() {
+  if (closing_) return;
+  // Newest pairs first: they are the cheapest and unblock the most.
+  for (size_t j = slots_.size(); j-- > 1;) {
+    Slot& a = slots_[j - 1];
+    Slot& b = slots_[j];
+    if (a.merging || b.merging || Level(*a.batch) > Level(*b.batch)) continue;
+    a.merging = b.merging = true;
+    ++running_;
+    BatchPtr ba = a.batch, bb = b.batch;
+    pool_->Submit([this, ba, bb] {
+      Result<BatchPtr> merged = MergeBatches({ba, bb}, options_.merge);
+      std::lock_guard<std::mutex> l(mu_);
+      FinishMergeLocked(ba, bb, std::move(merged));
+    });
+    --j;  // b's older neighbour is now busy too
+  }
+}
+
+void Spine::FinishMergeLocked(const BatchPtr& a, const BatchPtr& b, Result<BatchPtr> merged) {
+  size_t i = 0;
+  while (slots_[i].batch != a) ++i;  // the pair is still adjacent: only merges remove slots
+  if (merged.ok()) {
+    slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i) + 1);
+    if ((*merged)->empty()) {
+      slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i));
+    } else {
+      slots_[i] = Slot{std::move(merged).value()};
+    }
+  } else {
+    slots_[i].merging = slots_[i + 1].merging = false;
+    bg_error_ = merged.status().WithContext("background merge");
+  }
+  (void)b;
+  --running_;
+  if (bg_error_.ok()) ScheduleMergesLocked();
+  cv_.notify_all();
+}
+
+std::vector<BatchPtr> Spine::Snapshot() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<BatchPtr> out;
+  out.reserve(slots_.size());
+  for (const Slot& s : slots_) out.push_back(s.batch);
+  return out;
+}
+
+uint64_t Spine::len() const {
+  std::lock_guard<std::mutex> l(mu_);
+  uint64_t n = 0;
+  for (const Slot& s : slots_) n += s.batch->len();
+  return n;
+}
+
+size_t Spine::batch_count() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return slots_.size();
+}
+
+uint64_t Spine::byte_size() const {
+  std::lock_guard<std::mutex> l(mu_);
+  uint64_t n = 0;
+  for (const Slot& s : slots_) n += s.batch->byte_size();
+  return n;
+}
+
+Status Spine::WaitForMerges() {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [this] { return running_ == 0; });
+  Status s = bg_error_;
+  bg_error_ = Status::OK();
+  return s;
+}
+
+Result<BatchPtr> Spine::Consolidated() const { return MergeBatches(Snapshot(), options_.merge); }
+
+}  // namespace sluice

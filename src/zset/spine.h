@@ -1,0 +1,89 @@
+// Spine: the integral of a stream, kept as a log-structured list of batches
+// (an LSM tree without a memtable, as in Differential Dataflow and dbsp).
+//
+// Inserting a batch appends it; background threads merge adjacent batches so
+// that sizes shrink geometrically from the oldest batch to the newest, which
+// keeps O(log n) batches and makes every pair take part in O(log n) merges.
+// Merged results larger than the spill threshold are written to files under
+// the storage directory, so an integral may exceed memory. Readers take a
+// Snapshot() (a list of batch pointers) and read it through a cursor that
+// sums the batches; a snapshot is never changed by later inserts or merges.
+//
+// Invariants:
+//  1. The sum of the batches in `slots_` equals the sum of every batch ever
+//     inserted (merges replace two adjacent batches by their sum).
+//  2. Once no merge runs, levels (floor(log2(len))) strictly decrease from the
+//     oldest batch to the newest, so there are at most 64 batches; Insert()
+//     waits for merges rather than let the count grow past twice log2(n)+4.
+//
+// Thread safety: Insert() is called by one thread (the worker that owns the
+// spine); Snapshot(), NewCursor() and the size accessors may be called from
+// any thread. `mu_` guards the slots, the merge count and the error.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "base/status.h"
+#include "zset/batch.h"
+#include "zset/cursor.h"
+#include "zset/merge.h"
+
+namespace sluice {
+
+class MergePool;
+
+struct SpineOptions {
+  MergeOptions merge;
+  // False merges inside Insert(), on the caller's thread (deterministic, for
+  // tests and small integrals).
+  bool background = true;
+  MergePool* pool = nullptr;  // null: MergePool::Default()
+};
+
+class Spine {
+ public:
+  explicit Spine(SpineOptions options = {});
+  ~Spine();  // waits for this spine's running merges
+  Spine(const Spine&) = delete;
+  Spine& operator=(const Spine&) = delete;
+
+  // Adds `batch` to the integral. Returns the error of a failed merge, if one
+  // failed since the last call (the integral is still whole: a failed merge
+  // keeps its inputs).
+  Status Insert(BatchPtr batch);
+
+  std::vector<BatchPtr> Snapshot() const;
+  std::unique_ptr<Cursor> NewCursor() const { return NewCursorOver(Snapshot()); }
+
+  // Pairs over all batches, before they are consolidated with each other.
+  uint64_t len() const;
+  size_t batch_count() const;
+  uint64_t byte_size() const;
+  // Blocks until no merge is running or wanted.
+  Status WaitForMerges();
+  // The whole integral as one batch.
+  Result<BatchPtr> Consolidated() const;
+
+ private:
+  struct Slot {
+    BatchPtr batch;
+    bool merging = false;
+  };
+  void ScheduleMergesLocked();
+  void FinishMergeLocked(const BatchPtr& a, const BatchPtr& b, Result<BatchPtr> merged);
+  size_t MaxBatchesLocked() const;
+
+  const SpineOptions options_;
+  MergePool* const pool_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Slot> slots_;  // oldest first; GUARDED_BY(mu_)
+  int running_ = 0;          // merges in flight; GUARDED_BY(mu_)
+  bool closing_ = false;     // GUARDED_BY(mu_)
+  Status bg_error_;          // GUARDED_BY(mu_)
+};
+
+}  // namespace sluice

@@ -1,0 +1,100 @@
+#include "zset/spine.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "storage/file.h"
+#include "zset/test_util.h"
+
+namespace sluice {
+namespace {
+
+struct SpineCase {
+  bool background;
+  bool spill;
+};
+
+class SpineTest : public ::testing::TestWithParam<SpineCase> {};
+
+// Random inserts (with retractions) checked against a std::map model, with
+// lookups between inserts; every case also checks the O(log n) batch bound.
+TEST_P(SpineTest, MatchesModel) {
+  std::string dir = ::testing::TempDir() + "/spine_test_" + std::to_string(::getpid()) + "_" +
+                    std::to_string(GetParam().background) + std::to_string(GetParam().spill);
+  ASSERT_TRUE(CreateDirs(dir).ok());
+  for (uint64_t seed : {1, 2, 3}) {
+    SpineOptions opts;
+    opts.background = GetParam().background;
+    if (GetParam().spill) {
+      opts.merge.storage_dir = dir;
+      opts.merge.spill_threshold_bytes = 4096;
+    }
+    Spine spine(opts);
+    Model model;
+    std::mt19937_64 rng(seed);
+    for (int step = 0; step < 200; ++step) {
+      BatchBuilder b;
+      int n = static_cast<int>(rng() % 200);
+      for (int i = 0; i < n; ++i) {
+        std::string k = "k" + std::to_string(rng() % 300), v = "v" + std::to_string(rng() % 4);
+        Weight w = (rng() % 3 == 0) ? -1 : 1;
+        b.Push(k, v, w);
+        AddTo(&model, k, v, w);
+      }
+      ASSERT_TRUE(spine.Insert(*b.Finish()).ok());
+      if (step % 20 == 0) {
+        auto c = spine.NewCursor();
+        ASSERT_EQ(ReadAll(*c), model) << "step " << step;
+        ASSERT_TRUE(c->status().ok());
+        // Point lookups.
+        auto s = spine.NewCursor();
+        for (int k = 0; k < 300; k += 17) {
+          std::string key = "k" + std::to_string(k);
+          s->RewindKeys();
+          s->SeekKey(key);
+          bool in_model = model.lower_bound({key, ""}) != model.end() &&
+                          model.lower_bound({key, ""})->first.first == key;
+          EXPECT_EQ(s->KeyValid() && s->key() == key, in_model);
+        }
+      }
+    }
+    ASSERT_TRUE(spine.WaitForMerges().ok());
+    EXPECT_LE(spine.batch_count(), 2 + 2 * 64 - __builtin_clzll(spine.len() + 1));
+    auto all = spine.Consolidated();
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(ReadAll(**all), model);
+    if (GetParam().spill) {
+      bool any_file = false;
+      for (const auto& b : spine.Snapshot()) any_file |= b->on_storage();
+      EXPECT_TRUE(any_file);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, SpineTest,
+                         ::testing::Values(SpineCase{false, false}, SpineCase{true, false},
+                                           SpineCase{false, true}, SpineCase{true, true}),
+                         [](const auto& info) {
+                           return std::string(info.param.background ? "Background" : "Inline") +
+                                  (info.param.spill ? "Spill" : "Memory");
+                         });
+
+TEST(SpineLevelsTest, BatchCountStaysLogarithmic) {
+  SpineOptions opts;
+  opts.background = false;
+  Spine spine(opts);
+  for (int i = 0; i < 4096; ++i) {
+    OrderedBuilder b;
+    ASSERT_TRUE(b.Push("k" + std::to_string(i), "", 1).ok());
+    ASSERT_TRUE(spine.Insert(b.Finish()).ok());
+    ASSERT_LE(spine.batch_count(), 13u);
+  }
+  EXPECT_EQ(spine.len(), 4096u);
+}
+
+}  // namespace
+}  // namespace sluice
