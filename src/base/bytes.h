@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 namespace sluice {
 
@@ -15,6 +16,19 @@ inline void PutFixed32(std::string* out, uint32_t v) {
 inline void PutFixed64(std::string* out, uint64_t v) {
   out->append(reinterpret_cast<const char*>(&v), sizeof v);
 }
+// Hex of at most `max` leading bytes, with "..." if cut: for error messages
+// about rows whose schema is not at hand.
+inline std::string BytesToHex(std::string_view bytes, size_t max = 32) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes.size() && i < max; ++i) {
+    out += kHex[static_cast<uint8_t>(bytes[i]) >> 4];
+    out += kHex[static_cast<uint8_t>(bytes[i]) & 15];
+  }
+  if (bytes.size() > max) out += "...";
+  return out;
+}
+
 inline uint32_t GetFixed32(const void* p) {
   uint32_t v;
   std::memcpy(&v, p, sizeof v);

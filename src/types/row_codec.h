@@ -75,6 +75,10 @@ Status SplitRow(const Schema& schema, std::string_view row, std::vector<std::str
 // Appends a BIGINT (nullable or not as `nullable` says).
 void AppendInt64(int64_t v, bool nullable, std::string* out);
 void AppendNull(std::string* out);
+// True if `field` (one encoded field of `type`) is NULL.
+inline bool FieldIsNull(const SqlType& type, std::string_view field) {
+  return type.nullable() && !field.empty() && field[0] == 0x02;
+}
 // Reads an integer field of the given type id at the front of `*in`;
 // returns false for NULL. REQUIRES: well-formed bytes of an integer, DATE,
 // TIME or TIMESTAMP type.

@@ -3,23 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/bytes.h"
 #include "base/check.h"
 
 namespace sluice {
-namespace {
-
-std::string Printable(std::string_view bytes) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < bytes.size() && i < 32; ++i) {
-    out += kHex[static_cast<uint8_t>(bytes[i]) >> 4];
-    out += kHex[static_cast<uint8_t>(bytes[i]) & 15];
-  }
-  if (bytes.size() > 32) out += "...";
-  return out;
-}
-
-}  // namespace
 
 void OrderedBuilder::Reserve(size_t keys, size_t vals, size_t key_bytes, size_t val_bytes) {
   batch_->key_off_.reserve(keys + 1);
@@ -39,8 +26,8 @@ Status OrderedBuilder::Push(std::string_view key, std::string_view val, Weight w
     if (nv > b.key_vals_[nk - 1] && b.val(nv - 1) == val) {
       Weight& last = b.weights_.back();
       if (__builtin_add_overflow(last, w, &last)) {
-        return Status::Overflow("weight overflow for key " + Printable(key) + ", value " +
-                                Printable(val));
+        return Status::Overflow("weight overflow for key " + BytesToHex(key) + ", value " +
+                                BytesToHex(val));
       }
       if (last == 0) {
         // The pair cancelled out: drop it, and the key if it has no value left.

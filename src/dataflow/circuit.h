@@ -1,0 +1,95 @@
+// Circuit: one worker's replica of the dataflow graph. Streams carry one batch
+// (the change) per step; operators are evaluated once per step, in the order
+// they were added, which is a topological order since an operator can only
+// take streams that already exist.
+//
+// Every worker builds the same circuit, so operator i (and exchange j) on one
+// worker corresponds to operator i (exchange j) on every other.
+//
+// Thread safety: a circuit and its operators are used only by the worker
+// thread that owns them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "dataflow/transport.h"
+#include "zset/batch.h"
+#include "zset/spine.h"
+
+namespace sluice {
+
+class InputOp;
+class OutputOp;
+
+// Where a worker stands: its global index among all workers of all hosts.
+// Host h owns workers [h * workers_per_host, (h + 1) * workers_per_host).
+struct WorkerContext {
+  int worker = 0;
+  int workers = 1;  // total, over every host
+  Transport* transport = nullptr;
+  SpineOptions spine;  // how this worker's integrals store and merge batches
+};
+
+// A stream: the current step's change of one relation.
+class Stream {
+ public:
+  const BatchPtr& value() const { return value_; }
+  void set(BatchPtr b) { value_ = std::move(b); }
+
+ private:
+  BatchPtr value_ = MemBatch::Empty();
+};
+
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  // Computes this step's output from this step's inputs.
+  virtual Status Eval() = 0;
+  virtual const char* name() const = 0;
+  Stream* output() { return &output_; }
+
+ protected:
+  Stream output_;
+};
+
+class Circuit {
+ public:
+  explicit Circuit(WorkerContext ctx) : ctx_(std::move(ctx)) {}
+  Circuit(const Circuit&) = delete;
+  Circuit& operator=(const Circuit&) = delete;
+
+  // Adds an operator; returns it (owned by the circuit).
+  template <typename Op, typename... Args>
+  Op* Add(Args&&... args) {
+    auto op = std::make_unique<Op>(std::forward<Args>(args)...);
+    Op* p = op.get();
+    ops_.push_back(std::move(op));
+    return p;
+  }
+
+  // Evaluates every operator once. An error names the operator.
+  Status Step();
+
+  const WorkerContext& context() const { return ctx_; }
+  int NewExchangeId() { return next_exchange_++; }
+
+  // Named inputs and outputs, so that the runtime can feed and read them.
+  void RegisterInput(const std::string& name, InputOp* op) { inputs_[name] = op; }
+  void RegisterOutput(const std::string& name, OutputOp* op) { outputs_[name] = op; }
+  InputOp* input(const std::string& name) const;
+  OutputOp* output(const std::string& name) const;
+  const std::map<std::string, InputOp*>& inputs() const { return inputs_; }
+
+ private:
+  WorkerContext ctx_;
+  std::vector<std::unique_ptr<Operator>> ops_;
+  std::map<std::string, InputOp*> inputs_;
+  std::map<std::string, OutputOp*> outputs_;
+  int next_exchange_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,235 @@
+#include "dataflow/operators/aggregate.h"
+
+#include <cstring>
+
+#include "base/bytes.h"
+#include "dataflow/operators/exchange.h"
+#include "types/row_codec.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+
+namespace sluice {
+
+// A group's state: COUNT(*) and one linear accumulator per aggregate,
+// serialized as fixed-width little-endian fields (not ordered; only equality
+// matters, and equal states have equal bytes).
+struct AggregateOp::State {
+  int64_t rows = 0;
+  std::vector<LinearAcc> accs;
+
+  void Encode(std::string* out) const {
+    out->append(reinterpret_cast<const char*>(&rows), 8);
+    for (const LinearAcc& a : accs) {
+      out->append(reinterpret_cast<const char*>(&a.count), 8);
+      out->append(reinterpret_cast<const char*>(&a.isum), 16);
+      uint64_t bits;
+      double d = a.dsum == 0 ? 0.0 : a.dsum;  // one encoding for -0.0 and 0.0
+      std::memcpy(&bits, &d, 8);
+      out->append(reinterpret_cast<const char*>(&bits), 8);
+    }
+  }
+  Status Decode(std::string_view in, size_t n) {
+    if (in.size() != 8 + 32 * n) return Status::Corruption("aggregate state has a bad length");
+    std::memcpy(&rows, in.data(), 8);
+    accs.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const char* p = in.data() + 8 + 32 * i;
+      std::memcpy(&accs[i].count, p, 8);
+      std::memcpy(&accs[i].isum, p + 8, 16);
+      std::memcpy(&accs[i].dsum, p + 24, 8);
+    }
+    return Status::OK();
+  }
+};
+
+AggregateOp::AggregateOp(Stream* in, Schema val_schema, std::vector<AggSpec> aggs,
+                         const SpineOptions& opts)
+    : in_(in), val_schema_(std::move(val_schema)), aggs_(std::move(aggs)), states_(opts) {
+  for (const AggSpec& a : aggs_) {
+    bool indexed = !IsLinear(a.kind) || a.kind == AggKind::kCountDistinct;
+    index_.push_back(indexed ? std::make_unique<Spine>(opts) : nullptr);
+  }
+}
+
+Status AggregateOp::Render(std::string_view group, const State& st,
+                           std::vector<std::unique_ptr<Cursor>>& idx, std::string* out) const {
+  out->assign(group);
+  for (size_t i = 0; i < aggs_.size(); ++i) {
+    const AggSpec& a = aggs_[i];
+    static const SqlType kNoColumn;
+    const SqlType& col = a.column >= 0 ? val_schema_[static_cast<size_t>(a.column)] : kNoColumn;
+    if (IsLinear(a.kind)) {
+      Status s = RenderLinear(a, col, st.accs[i], out);
+      if (!s.ok()) return s.WithContext("aggregate " + std::to_string(i + 1));
+      continue;
+    }
+    Cursor& c = *idx[i];
+    c.SeekKey(group);
+    if (c.KeyValid() && c.key() == group && c.ValValid()) {
+      std::string_view v = c.val();
+      size_t start = out->size();
+      out->append(v);
+      if (a.kind == AggKind::kMax) InvertBytes(out->data() + start, v.size());
+    } else {
+      AppendNull(out);
+    }
+    SLUICE_RETURN_IF_ERROR(c.status());
+  }
+  return Status::OK();
+}
+
+Status AggregateOp::Eval() {
+  const BatchPtr& delta = in_->value();
+  if (delta->empty()) {
+    output_.set(MemBatch::Empty());
+    return Status::OK();
+  }
+  const size_t n = aggs_.size();
+  std::vector<std::string_view> fields;
+  auto Misfit = [this](const Status& s) {
+    return Status::InvalidArgument("aggregate input row does not fit " +
+                                   SchemaToString(val_schema_) + ": " + s.message());
+  };
+
+  // Pass 1: the change to each (group, field) index.
+  std::vector<BatchPtr> index_delta(n);
+  {
+    std::vector<BatchBuilder> builders(n);
+    std::string field;
+    auto c = delta->NewCursor();
+    for (; c->KeyValid(); c->StepKey()) {
+      for (; c->ValValid(); c->StepVal()) {
+        bool split = false;
+        for (size_t i = 0; i < n; ++i) {
+          if (!index_[i]) continue;
+          if (!split) {
+            Status s = SplitRow(val_schema_, c->val(), &fields);
+            if (!s.ok()) return Misfit(s);
+            split = true;
+          }
+          const SqlType& col = val_schema_[static_cast<size_t>(aggs_[i].column)];
+          std::string_view f = fields[static_cast<size_t>(aggs_[i].column)];
+          if (FieldIsNull(col, f)) continue;
+          field.clear();
+          AppendAsNullable(col, f, &field);
+          if (aggs_[i].kind == AggKind::kMax) InvertBytes(field.data(), field.size());
+          builders[i].Push(c->key(), field, c->weight());
+        }
+      }
+    }
+    SLUICE_RETURN_IF_ERROR(c->status());
+    for (size_t i = 0; i < n; ++i) {
+      if (!index_[i]) continue;
+      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, builders[i].Finish());
+      index_delta[i] = std::move(b);
+    }
+  }
+
+  // Pass 2: per group, old and new state and output.
+  std::vector<std::unique_ptr<Cursor>> idx_old(n), idx_new(n), idx_delta(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!index_[i]) continue;
+    std::vector<BatchPtr> snap = index_[i]->Snapshot();
+    idx_old[i] = NewCursorOver(snap);
+    snap.push_back(index_delta[i]);
+    idx_new[i] = NewCursorOver(snap);
+    idx_delta[i] = index_delta[i]->NewCursor();
+  }
+  auto states = states_.NewCursor();
+  BatchBuilder out;
+  OrderedBuilder state_delta;
+  std::string old_row, new_row, old_bytes, new_bytes;
+  State st_old, st_new;
+  auto d = delta->NewCursor();
+  for (; d->KeyValid(); d->StepKey()) {
+    std::string_view g = d->key();
+    st_old = State();
+    st_old.accs.assign(n, LinearAcc());
+    old_bytes.clear();
+    states->SeekKey(g);
+    if (states->KeyValid() && states->key() == g && states->ValValid()) {
+      old_bytes.assign(states->val());
+      SLUICE_RETURN_IF_ERROR(st_old.Decode(old_bytes, n));
+    }
+    st_new = st_old;
+    for (; d->ValValid(); d->StepVal()) {
+      Weight w = d->weight();
+      if (__builtin_add_overflow(st_new.rows, w, &st_new.rows)) {
+        return Status::Overflow("row count overflow in aggregate");
+      }
+      bool split = false;
+      for (size_t i = 0; i < n; ++i) {
+        const AggSpec& a = aggs_[i];
+        if (a.kind == AggKind::kCountDistinct || !IsLinear(a.kind)) continue;
+        if (a.kind == AggKind::kCountStar) {
+          SLUICE_RETURN_IF_ERROR(AccAdd(a, SqlType(), {}, w, &st_new.accs[i]));
+          continue;
+        }
+        if (!split) {
+          Status s = SplitRow(val_schema_, d->val(), &fields);
+          if (!s.ok()) return Misfit(s);
+          split = true;
+        }
+        const SqlType& col = val_schema_[static_cast<size_t>(a.column)];
+        Status s = AccAdd(a, col, fields[static_cast<size_t>(a.column)], w, &st_new.accs[i]);
+        if (!s.ok()) return s.WithContext("group " + BytesToHex(g));
+      }
+    }
+    // COUNT(DISTINCT): values whose multiplicity crosses zero.
+    for (size_t i = 0; i < n; ++i) {
+      if (aggs_[i].kind != AggKind::kCountDistinct) continue;
+      Cursor& dc = *idx_delta[i];
+      dc.SeekKey(g);
+      if (!dc.KeyValid() || dc.key() != g) continue;
+      Cursor& oc = *idx_old[i];
+      oc.SeekKey(g);
+      bool has = oc.KeyValid() && oc.key() == g;
+      for (; dc.ValValid(); dc.StepVal()) {
+        Weight before = 0;
+        if (has) {
+          oc.SeekVal(dc.val());
+          if (oc.ValValid() && oc.val() == dc.val()) before = oc.weight();
+        }
+        Weight after = before + dc.weight();
+        st_new.accs[i].count += (after > 0) - (before > 0);
+      }
+    }
+    bool existed = st_old.rows != 0, exists = st_new.rows != 0;
+    old_row.clear();
+    new_row.clear();
+    if (existed) SLUICE_RETURN_IF_ERROR(Render(g, st_old, idx_old, &old_row));
+    if (exists) SLUICE_RETURN_IF_ERROR(Render(g, st_new, idx_new, &new_row));
+    if (existed != exists || old_row != new_row) {
+      if (existed) out.Push(old_row, -1);
+      if (exists) out.Push(new_row, 1);
+    }
+    new_bytes.clear();
+    if (exists) st_new.Encode(&new_bytes);
+    if (old_bytes != new_bytes) {
+      // The state delta is built in order: the smaller state's bytes first.
+      std::pair<const std::string*, Weight> parts[2] = {{&old_bytes, existed ? -1 : 0},
+                                                        {&new_bytes, exists ? 1 : 0}};
+      if (new_bytes < old_bytes) std::swap(parts[0], parts[1]);
+      for (const auto& [bytes, w] : parts) {
+        if (w != 0) SLUICE_RETURN_IF_ERROR(state_delta.Push(g, *bytes, w));
+      }
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(d->status());
+  SLUICE_RETURN_IF_ERROR(states->status());
+  SLUICE_RETURN_IF_ERROR(states_.Insert(state_delta.Finish()));
+  for (size_t i = 0; i < n; ++i) {
+    if (index_[i]) SLUICE_RETURN_IF_ERROR(index_[i]->Insert(index_delta[i]));
+  }
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr result, out.Finish());
+  output_.set(std::move(result));
+  return Status::OK();
+}
+
+Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs) {
+  return c.Add<AggregateOp>(Exchange(c, in), std::move(val_schema), std::move(aggs),
+                            c.context().spine)
+      ->output();
+}
+
+}  // namespace sluice

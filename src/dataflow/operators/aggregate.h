@@ -1,0 +1,54 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "dataflow/circuit.h"
+#include "dataflow/operators/aggregator.h"
+#include "types/sql_type.h"
+#include "zset/spine.h"
+
+namespace sluice {
+
+// Aggregate (GROUP BY): the input is indexed by group key, its values are rows
+// of `val_schema`. The output is a Z-set of rows: the group key's fields
+// followed by one field per aggregate (types: AggOutputType), one row per
+// non-empty group.
+//
+// Given a change `a` to A, it emits agg(A + a) - agg(A), touching only the
+// groups in the support of a: for each such group g it emits -old(g) if g
+// existed and +new(g) if g still exists (a group whose rows are all deleted
+// disappears). Work per group does not grow with the group's size:
+//  - COUNT, SUM, AVG keep a per-group accumulator (an integral of states:
+//    key g, value the state's bytes) and add the change to it;
+//  - COUNT(DISTINCT x) keeps the integral of (g, x) multiplicities and counts
+//    the values whose multiplicity crosses zero;
+//  - MIN and MAX keep the integral of (g, x) ordered by x (inverted for MAX),
+//    and read the group's first value with a non-zero weight, so deleting
+//    the row that held the MIN yields the next one.
+//
+// REQUIRES: the input is sharded by group key (Aggregate() adds the exchange).
+class AggregateOp final : public Operator {
+ public:
+  AggregateOp(Stream* in, Schema val_schema, std::vector<AggSpec> aggs, const SpineOptions& opts);
+  Status Eval() override;
+  const char* name() const override { return "aggregate"; }
+
+ private:
+  struct State;
+  Status Render(std::string_view group, const State& st, std::vector<std::unique_ptr<Cursor>>& idx,
+                std::string* out) const;
+
+  Stream* in_;
+  Schema val_schema_;
+  std::vector<AggSpec> aggs_;
+  Spine states_;
+  // Per aggregate: the (group, field) integral for MIN, MAX and COUNT
+  // DISTINCT; null for the linear ones.
+  std::vector<std::unique_ptr<Spine>> index_;
+};
+
+// Adds an exchange (with more than one worker) and an aggregate.
+Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs);
+
+}  // namespace sluice

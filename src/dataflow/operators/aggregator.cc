@@ -1,0 +1,137 @@
+#include "dataflow/operators/aggregator.h"
+
+#include "types/row_codec.h"
+
+namespace sluice {
+namespace {
+
+enum class Arith { kInt, kDecimal, kFloat, kOther };
+
+Arith ArithOf(const SqlType& t) {
+  if (t.IsInteger()) return Arith::kInt;
+  if (t.id() == TypeId::kDecimal) return Arith::kDecimal;
+  if (t.id() == TypeId::kReal || t.id() == TypeId::kDouble) return Arith::kFloat;
+  return Arith::kOther;
+}
+
+}  // namespace
+
+bool IsLinear(AggKind kind) { return kind != AggKind::kMin && kind != AggKind::kMax; }
+
+Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema) {
+  if (spec.kind == AggKind::kCountStar) return SqlType::BigInt(false);
+  if (spec.column < 0 || static_cast<size_t>(spec.column) >= val_schema.size()) {
+    return Status::InvalidArgument("aggregate column " + std::to_string(spec.column) +
+                                   " is not in " + SchemaToString(val_schema));
+  }
+  const SqlType& col = val_schema[static_cast<size_t>(spec.column)];
+  switch (spec.kind) {
+    case AggKind::kCountStar:
+    case AggKind::kCount:
+    case AggKind::kCountDistinct: return SqlType::BigInt(false);
+    case AggKind::kMin:
+    case AggKind::kMax: return col.WithNullable(true);
+    case AggKind::kSum:
+    case AggKind::kAvg:
+      switch (ArithOf(col)) {
+        case Arith::kInt:
+          return spec.kind == AggKind::kSum ? SqlType::BigInt() : SqlType::Double();
+        case Arith::kDecimal: return SqlType::Decimal(38, col.scale());
+        case Arith::kFloat: return SqlType::Double();
+        case Arith::kOther: break;
+      }
+      return Status::InvalidArgument((spec.kind == AggKind::kSum ? "SUM" : "AVG") +
+                                     std::string(" of a non-numeric column ") + col.ToString());
+  }
+  return Status::Internal("unknown aggregate");
+}
+
+Status AccAdd(const AggSpec& spec, const SqlType& col, std::string_view field, Weight w,
+              LinearAcc* acc) {
+  auto add_count = [&]() -> Status {
+    if (__builtin_add_overflow(acc->count, w, &acc->count)) {
+      return Status::Overflow("count overflow in aggregate");
+    }
+    return Status::OK();
+  };
+  if (spec.kind == AggKind::kCountStar) return add_count();
+  if (FieldIsNull(col, field)) return Status::OK();
+  if (spec.kind == AggKind::kCount || spec.kind == AggKind::kCountDistinct) return add_count();
+  SLUICE_RETURN_IF_ERROR(add_count());
+  std::string_view in = field;
+  switch (ArithOf(col)) {
+    case Arith::kInt: {
+      int64_t v = 0;
+      ReadInt(col.id(), col.nullable(), &in, &v);
+      int128 term = static_cast<int128>(v) * w;  // |v|, |w| < 2^63: cannot overflow
+      if (__builtin_add_overflow(acc->isum, term, &acc->isum)) {
+        return Status::Overflow("sum overflow in aggregate");
+      }
+      return Status::OK();
+    }
+    case Arith::kDecimal: {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(DecodeValue(col, &in, &v));
+      int128 term;
+      if (__builtin_mul_overflow(v.decimal_unscaled(), static_cast<int128>(w), &term) ||
+          __builtin_add_overflow(acc->isum, term, &acc->isum)) {
+        return Status::Overflow("numeric field overflow in aggregate");
+      }
+      return Status::OK();
+    }
+    case Arith::kFloat: {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(DecodeValue(col, &in, &v));
+      acc->dsum += v.double_value() * static_cast<double>(w);
+      return Status::OK();
+    }
+    case Arith::kOther: break;
+  }
+  return Status::InvalidArgument("SUM or AVG of a non-numeric column " + col.ToString());
+}
+
+Status RenderLinear(const AggSpec& spec, const SqlType& col, const LinearAcc& acc,
+                    std::string* out) {
+  if (spec.kind == AggKind::kCountStar || spec.kind == AggKind::kCount ||
+      spec.kind == AggKind::kCountDistinct) {
+    AppendInt64(acc.count, false, out);
+    return Status::OK();
+  }
+  if (acc.count == 0) {
+    AppendNull(out);
+    return Status::OK();
+  }
+  AggSpec own = spec;
+  own.column = 0;  // `col` alone is the schema here
+  SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));
+  Arith a = ArithOf(col);
+  if (spec.kind == AggKind::kSum) {
+    if (a == Arith::kInt) {
+      if (acc.isum > INT64_MAX || acc.isum < INT64_MIN) {
+        return Status::Overflow("bigint out of range in SUM");
+      }
+      AppendInt64(static_cast<int64_t>(acc.isum), true, out);
+      return Status::OK();
+    }
+    if (a == Arith::kDecimal) return EncodeValue(type, Value::Decimal(acc.isum, col.scale()), out);
+    return EncodeValue(type, Value::Double(acc.dsum), out);
+  }
+  // AVG
+  if (a == Arith::kInt) {
+    return EncodeValue(type, Value::Double(static_cast<double>(acc.isum) / static_cast<double>(acc.count)), out);
+  }
+  if (a == Arith::kFloat) {
+    return EncodeValue(type, Value::Double(acc.dsum / static_cast<double>(acc.count)), out);
+  }
+  // Decimal: round the quotient half away from zero at the column's scale.
+  int128 q = acc.isum / acc.count, r = acc.isum % acc.count;
+  if (2 * (r < 0 ? -r : r) >= acc.count) q += acc.isum < 0 ? -1 : 1;
+  return EncodeValue(type, Value::Decimal(q, col.scale()), out);
+}
+
+void AppendAsNullable(const SqlType& col, std::string_view field, std::string* out) {
+  if (!col.nullable()) out->push_back(0x01);
+  out->append(field);
+}
+
+}  // namespace sluice

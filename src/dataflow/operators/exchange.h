@@ -1,0 +1,30 @@
+#pragma once
+
+#include "dataflow/circuit.h"
+
+namespace sluice {
+
+// Exchange: re-shards a stream by key. Each worker splits its change `a` by
+// hash(key) mod W into W parts, sends part j to worker j through the
+// circuit's transport, and emits the sum of the parts that it receives. The
+// sum over workers is unchanged (exchange is the identity on the whole
+// stream), and afterwards every pair with key k sits on worker
+// Hash64(k) mod W. With one worker it passes its input through.
+class ExchangeOp final : public Operator {
+ public:
+  ExchangeOp(Stream* in, const WorkerContext& ctx, int id) : in_(in), ctx_(ctx), id_(id) {}
+  Status Eval() override;
+  const char* name() const override { return "exchange"; }
+
+ private:
+  Stream* in_;
+  WorkerContext ctx_;
+  int id_;
+};
+
+// The worker that owns `key` among `workers`.
+int WorkerForKey(std::string_view key, int workers);
+
+Stream* Exchange(Circuit& c, Stream* in);
+
+}  // namespace sluice

@@ -1,0 +1,60 @@
+#include "dataflow/operators/top_k.h"
+
+#include "dataflow/operators/exchange.h"
+#include "types/row_codec.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+
+namespace sluice {
+
+Status TopKOp::EmitTop(Cursor& c, std::string_view group, Weight sign, BatchBuilder& out) {
+  c.SeekKey(group);
+  if (!c.KeyValid() || c.key() != group) return Status::OK();
+  size_t taken = 0;
+  std::string val;
+  for (; c.ValValid() && taken < spec_.k; c.StepVal()) {
+    Weight w = c.weight();
+    if (w <= 0) continue;  // not a row of a relation; it cannot rank
+    size_t n = std::min<uint64_t>(static_cast<uint64_t>(w), spec_.k - taken);
+    if (!spec_.row_number) {
+      out.Push(group, c.val(), sign * static_cast<Weight>(n));
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        val.assign(c.val());
+        AppendInt64(static_cast<int64_t>(taken + i + 1), false, &val);
+        out.Push(group, val, sign);
+      }
+    }
+    taken += n;
+  }
+  return c.status();
+}
+
+Status TopKOp::Eval() {
+  const BatchPtr& delta = in_->value();
+  if (delta->empty()) {
+    output_.set(MemBatch::Empty());
+    return Status::OK();
+  }
+  std::vector<BatchPtr> snap = integral_.Snapshot();
+  auto old_c = NewCursorOver(snap);
+  snap.push_back(delta);
+  auto new_c = NewCursorOver(snap);
+  BatchBuilder out;
+  auto d = delta->NewCursor();
+  for (; d->KeyValid(); d->StepKey()) {
+    SLUICE_RETURN_IF_ERROR(EmitTop(*old_c, d->key(), -1, out));
+    SLUICE_RETURN_IF_ERROR(EmitTop(*new_c, d->key(), +1, out));
+  }
+  SLUICE_RETURN_IF_ERROR(d->status());
+  SLUICE_RETURN_IF_ERROR(integral_.Insert(delta));
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr result, out.Finish());
+  output_.set(std::move(result));
+  return Status::OK();
+}
+
+Stream* TopK(Circuit& c, Stream* in, TopKSpec spec) {
+  return c.Add<TopKOp>(Exchange(c, in), spec, c.context().spine)->output();
+}
+
+}  // namespace sluice

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "dataflow/circuit.h"
+#include "zset/batch_builder.h"
+#include "zset/spine.h"
+
+namespace sluice {
+
+struct TopKSpec {
+  size_t k = 1;
+  // Append ROW_NUMBER() (BIGINT NOT NULL, from 1) to each output value; each
+  // copy of a duplicated row then becomes its own output row.
+  bool row_number = false;
+};
+
+// Top-k per group: the input is indexed by group, and its values are encoded
+// so that byte order is the wanted order (the SQL layer puts the ORDER BY
+// columns first, inverting DESC ones). For each group it keeps the first k
+// rows, counting multiplicities (ORDER BY ... LIMIT k, ROW_NUMBER() <= k).
+//
+// Given a change `a` to A, it emits topk(A + a) - topk(A) for the groups in
+// the support of a, reading the first k rows of each such group from the
+// sorted integral, before and after: work per group is O(k + log n), not the
+// group's size.
+//
+// REQUIRES: the input is sharded by group (TopK() adds the exchange).
+class TopKOp final : public Operator {
+ public:
+  TopKOp(Stream* in, TopKSpec spec, const SpineOptions& opts)
+      : in_(in), spec_(spec), integral_(opts) {}
+  Status Eval() override;
+  const char* name() const override { return "top_k"; }
+
+ private:
+  Status EmitTop(Cursor& c, std::string_view group, Weight sign, BatchBuilder& out);
+
+  Stream* in_;
+  TopKSpec spec_;
+  Spine integral_;
+};
+
+Stream* TopK(Circuit& c, Stream* in, TopKSpec spec);
+
+}  // namespace sluice

@@ -1,0 +1,82 @@
+#include "dataflow/operators/window.h"
+
+#include "types/row_codec.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+
+namespace sluice {
+namespace {
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+}  // namespace
+
+Schema WindowOutputSchema(const Schema& schema, const WindowSpec& spec) {
+  Schema out = schema;
+  SqlType t = schema[static_cast<size_t>(spec.ts_column)].WithNullable(false);
+  out.push_back(t);
+  out.push_back(t);
+  return out;
+}
+
+Status WindowOp::Eval() {
+  const int64_t size = spec_.size, hop = spec_.hop == 0 ? spec_.size : spec_.hop;
+  if (size <= 0 || hop <= 0) {
+    return Status::InvalidArgument("window size and hop must be positive");
+  }
+  if (spec_.ts_column < 0 || static_cast<size_t>(spec_.ts_column) >= schema_.size()) {
+    return Status::InvalidArgument("window timestamp column is not in " + SchemaToString(schema_));
+  }
+  const SqlType& ts_type = schema_[static_cast<size_t>(spec_.ts_column)];
+  const SqlType bound_type = ts_type.WithNullable(false);
+  BatchBuilder out;
+  std::vector<std::string_view> fields;
+  std::string row;
+  auto c = in_->value()->NewCursor();
+  for (; c->KeyValid(); c->StepKey()) {
+    Status s = SplitRow(schema_, c->key(), &fields);
+    if (!s.ok()) {
+      return Status::InvalidArgument("window input row does not fit " + SchemaToString(schema_) +
+                                     ": " + s.message());
+    }
+    std::string_view f = fields[static_cast<size_t>(spec_.ts_column)];
+    if (FieldIsNull(ts_type, f)) continue;
+    int64_t ts;
+    ReadInt(ts_type.id(), ts_type.nullable(), &f, &ts);
+    // The last window start at or before ts, then earlier ones while the
+    // window still covers ts.
+    int64_t shifted;
+    if (__builtin_sub_overflow(ts, spec_.offset, &shifted)) {
+      return Status::Overflow("window start out of range for timestamp " + std::to_string(ts));
+    }
+    int64_t last = FloorDiv(shifted, hop) * hop + spec_.offset;
+    int64_t first = last;
+    while (first - hop > ts - size) first -= hop;
+    for (int64_t start = first; start <= last; start += hop) {
+      int64_t end;
+      if (__builtin_add_overflow(start, size, &end)) {
+        return Status::Overflow("window end out of range for timestamp " + std::to_string(ts));
+      }
+      if (end <= ts) continue;  // a hop longer than the window leaves gaps
+      row.assign(c->key());
+      Status e1 = EncodeValue(bound_type, Value::Int(start), &row);
+      Status e2 = EncodeValue(bound_type, Value::Int(end), &row);
+      if (!e1.ok() || !e2.ok()) return (e1.ok() ? e2 : e1).WithContext("window bounds");
+      for (; c->ValValid(); c->StepVal()) out.Push(row, c->val(), c->weight());
+      c->RewindVals();
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(c->status());
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, out.Finish());
+  output_.set(std::move(b));
+  return Status::OK();
+}
+
+Stream* Window(Circuit& c, Stream* in, Schema schema, WindowSpec spec) {
+  return c.Add<WindowOp>(in, std::move(schema), spec)->output();
+}
+
+}  // namespace sluice

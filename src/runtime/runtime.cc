@@ -1,0 +1,129 @@
+#include "runtime/runtime.h"
+
+#include "dataflow/operators/exchange.h"
+#include "dataflow/operators/input.h"
+#include "dataflow/operators/output.h"
+#include "runtime/memory_transport.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+#include "zset/merge.h"
+
+namespace sluice {
+
+Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {}
+
+Result<std::unique_ptr<Runtime>> Runtime::Start(RuntimeOptions options, const BuildFn& build) {
+  if (options.workers < 1) {
+    return Status::InvalidArgument("workers must be at least 1, not " +
+                                   std::to_string(options.workers));
+  }
+  std::unique_ptr<Runtime> rt(new Runtime(std::move(options)));
+  const int n = rt->options_.workers;
+  rt->transport_ = std::make_unique<MemoryTransport>(n);
+  for (int w = 0; w < n; ++w) {
+    WorkerContext ctx;
+    ctx.worker = w;
+    ctx.workers = n;
+    ctx.transport = rt->transport_.get();
+    ctx.spine = rt->options_.spine;
+    auto c = std::make_unique<Circuit>(ctx);
+    SLUICE_RETURN_IF_ERROR(build(*c));
+    rt->circuits_.push_back(std::move(c));
+  }
+  rt->results_.resize(static_cast<size_t>(n));
+  for (int w = 0; w < n; ++w) rt->threads_.emplace_back([r = rt.get(), w] { r->WorkerLoop(w); });
+  return rt;
+}
+
+Runtime::~Runtime() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  start_cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void Runtime::WorkerLoop(int w) {
+  uint64_t seen = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      start_cv_.wait(l, [&] { return stop_ || target_ > seen; });
+      if (stop_) return;
+      seen = target_;
+    }
+    Status s = circuits_[static_cast<size_t>(w)]->Step();
+    // Wake the workers that wait for this one in an exchange.
+    if (!s.ok()) transport_->Abort(s);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      results_[static_cast<size_t>(w)] = s;
+      ++done_;
+    }
+    done_cv_.notify_all();
+  }
+}
+
+Status Runtime::Push(const std::string& name, const BatchPtr& batch) {
+  if (circuits_[0]->input(name) == nullptr) {
+    return Status::NotFound("the circuit has no input named '" + name + "'");
+  }
+  const int n = options_.workers;
+  if (n == 1) {
+    circuits_[0]->input(name)->Push(batch);
+    return Status::OK();
+  }
+  std::vector<OrderedBuilder> parts(static_cast<size_t>(n));
+  auto c = batch->NewCursor();
+  for (; c->KeyValid(); c->StepKey()) {
+    OrderedBuilder& part = parts[static_cast<size_t>(WorkerForKey(c->key(), n))];
+    for (; c->ValValid(); c->StepVal()) {
+      SLUICE_RETURN_IF_ERROR(part.Push(c->key(), c->val(), c->weight()));
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(c->status());
+  for (int w = 0; w < n; ++w) {
+    MemBatchPtr part = parts[static_cast<size_t>(w)].Finish();
+    if (!part->empty()) circuits_[static_cast<size_t>(w)]->input(name)->Push(std::move(part));
+  }
+  return Status::OK();
+}
+
+Status Runtime::Step() {
+  if (!failed_.ok()) return failed_;
+  std::vector<Status> results;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    done_ = 0;
+    ++target_;
+    start_cv_.notify_all();
+    done_cv_.wait(l, [&] { return done_ == options_.workers; });
+    results = results_;
+  }
+  ++steps_;
+  // Report the root cause, not the aborts it caused on other workers.
+  Status first;
+  for (size_t w = 0; w < results.size(); ++w) {
+    const Status& s = results[w];
+    if (s.ok()) continue;
+    Status named = s.WithContext("step " + std::to_string(steps_) + ", worker " + std::to_string(w));
+    if (first.ok() || (first.code() == StatusCode::kAborted && s.code() != StatusCode::kAborted)) {
+      first = named;
+    }
+  }
+  if (!first.ok()) failed_ = first;
+  return first;
+}
+
+Result<BatchPtr> Runtime::Output(const std::string& name) const {
+  std::vector<BatchPtr> parts;
+  for (const auto& c : circuits_) {
+    OutputOp* op = c->output(name);
+    if (op == nullptr) return Status::NotFound("the circuit has no output named '" + name + "'");
+    parts.push_back(op->output()->value());
+  }
+  return MergeBatches(parts, {});
+}
+
+}  // namespace sluice

@@ -1,0 +1,80 @@
+// Runtime: the workers of one host. Each worker is a thread with its own
+// replica of the circuit and its shard of every integral; the exchange
+// operators move rows between them through a MemoryTransport.
+//
+// Worker numbers are global (DESIGN.md section 4): with H hosts of W workers,
+// host h owns workers [h*W, (h+1)*W). Circuits see only WorkerContext, so a
+// TCP transport between hosts can take the memory transport's place without
+// any operator changing.
+//
+// A step: the caller pushes input batches (split over the workers by the
+// hash of their keys, the same hash the exchange uses), calls Step(), every
+// worker evaluates its circuit once, and the caller reads outputs (summed
+// over workers). A failed step fails the runtime: its integrals may be half
+// updated, so later steps return the same error; a pipeline restarts from its
+// last checkpoint.
+//
+// Thread safety: Push(), Step() and Output() are called by one controlling
+// thread. `mu_` guards the step handshake with the workers.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "dataflow/circuit.h"
+
+namespace sluice {
+
+class MemoryTransport;
+
+struct RuntimeOptions {
+  int workers = 1;  // worker threads on this host
+  SpineOptions spine;
+};
+
+// Builds one worker's circuit; called once per worker, in worker order.
+using BuildFn = std::function<Status(Circuit&)>;
+
+class Runtime {
+ public:
+  static Result<std::unique_ptr<Runtime>> Start(RuntimeOptions options, const BuildFn& build);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Adds `batch` to input `name` for the next step.
+  Status Push(const std::string& name, const BatchPtr& batch);
+  // Runs one step on every worker.
+  Status Step();
+  // Output `name`'s change in the last step, summed over the workers.
+  Result<BatchPtr> Output(const std::string& name) const;
+
+  int workers() const { return options_.workers; }
+  uint64_t steps() const { return steps_; }
+
+ private:
+  explicit Runtime(RuntimeOptions options);
+  void WorkerLoop(int w);
+
+  const RuntimeOptions options_;
+  std::unique_ptr<MemoryTransport> transport_;
+  std::vector<std::unique_ptr<Circuit>> circuits_;
+  std::vector<std::thread> threads_;
+  uint64_t steps_ = 0;
+  Status failed_;
+
+  std::mutex mu_;
+  std::condition_variable start_cv_, done_cv_;
+  uint64_t target_ = 0;          // GUARDED_BY(mu_): steps requested
+  int done_ = 0;                 // GUARDED_BY(mu_): workers done with target_
+  bool stop_ = false;            // GUARDED_BY(mu_)
+  std::vector<Status> results_;  // GUARDED_BY(mu_): per worker, of target_
+};
+
+}  // namespace sluice

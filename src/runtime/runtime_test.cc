@@ -1,0 +1,79 @@
+#include "runtime/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include "dataflow/operators/exchange.h"
+#include "dataflow/operators/input.h"
+#include "dataflow/operators/map.h"
+#include "dataflow/operators/output.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+
+namespace sluice {
+namespace {
+
+TEST(RuntimeTest, ExchangeShardsByKey) {
+  RuntimeOptions opts;
+  opts.workers = 4;
+  std::vector<Stream*> exchanged(4);
+  std::vector<int> worker_of(4);
+  auto rt = Runtime::Start(opts, [&](Circuit& c) {
+    Stream* ex = Exchange(c, AddInput(c, "in"));
+    exchanged[static_cast<size_t>(c.context().worker)] = ex;
+    AddOutput(c, ex, "out");
+    return Status::OK();
+  });
+  ASSERT_TRUE(rt.ok());
+  // Push rows with a key that is not the shard key (by re-keying with a map
+  // before pushing, rows start on the "wrong" workers).
+  BatchBuilder b;
+  for (int i = 0; i < 1000; ++i) b.Push("key" + std::to_string(i), "v", 1);
+  ASSERT_TRUE((*rt)->Push("in", *b.Finish()).ok());
+  ASSERT_TRUE((*rt)->Step().ok());
+  auto out = (*rt)->Output("out");
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)->len(), 1000u);
+  for (int w = 0; w < 4; ++w) {
+    auto c = exchanged[static_cast<size_t>(w)]->value()->NewCursor();
+    for (; c->KeyValid(); c->StepKey()) EXPECT_EQ(WorkerForKey(c->key(), 4), w);
+  }
+}
+
+TEST(RuntimeTest, FailingWorkerAbortsStepWithoutHanging) {
+  RuntimeOptions opts;
+  opts.workers = 3;
+  auto rt = Runtime::Start(opts, [&](Circuit& c) {
+    int me = c.context().worker;
+    Stream* m = Map(c, AddInput(c, "in"), [me](std::string_view k, std::string_view v,
+                                                std::string* ok, std::string* ov) {
+      if (me == 1) return Status::InvalidArgument("division by zero in row " + std::string(k));
+      *ok = k;
+      *ov = v;
+      return Status::OK();
+    });
+    // Other workers wait in this exchange for worker 1, which fails first.
+    AddOutput(c, Exchange(c, m), "out");
+    return Status::OK();
+  });
+  ASSERT_TRUE(rt.ok());
+  BatchBuilder b;
+  for (int i = 0; i < 100; ++i) b.Push("k" + std::to_string(i), "", 1);
+  ASSERT_TRUE((*rt)->Push("in", *b.Finish()).ok());
+  Status s = (*rt)->Step();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("division by zero"), std::string::npos);
+  EXPECT_NE(s.message().find("worker 1"), std::string::npos) << s.message();
+}
+
+TEST(RuntimeTest, UnknownInputIsAnError) {
+  auto rt = Runtime::Start({}, [](Circuit& c) {
+    AddInput(c, "in");
+    return Status::OK();
+  });
+  ASSERT_TRUE(rt.ok());
+  EXPECT_EQ((*rt)->Push("nope", MemBatch::Empty()).code(), StatusCode::kNotFound);
+  EXPECT_FALSE(Runtime::Start(RuntimeOptions{0, {}}, [](Circuit&) { return Status::OK(); }).ok());
+}
+
+}  // namespace
+}  // namespace sluice
