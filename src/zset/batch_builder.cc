@@ -57,6 +57,21 @@ Status OrderedBuilder::Push(std::string_view key, std::string_view val, Weight w
   return Status::OK();
 }
 
+void OrderedBuilder::AppendKey(const MemBatch& src, size_t k) {
+  MemBatch& b = *batch_;
+  SLUICE_DCHECK(b.key_count() == 0 || b.key(b.key_count() - 1) < src.key(k));
+  b.key_data_.append(src.key(k));
+  b.key_off_.push_back(b.key_data_.size());
+  size_t vb = src.vals_begin(k), ve = src.vals_end(k);
+  uint64_t base = src.val_off_[vb];
+  uint64_t shift = b.val_data_.size();
+  b.val_data_.append(src.val_data_, base, src.val_off_[ve] - base);
+  for (size_t j = vb + 1; j <= ve; ++j) b.val_off_.push_back(src.val_off_[j] - base + shift);
+  b.weights_.insert(b.weights_.end(), src.weights_.begin() + static_cast<ptrdiff_t>(vb),
+                    src.weights_.begin() + static_cast<ptrdiff_t>(ve));
+  b.key_vals_.push_back(b.weights_.size());
+}
+
 MemBatchPtr OrderedBuilder::Finish() {
   MemBatchPtr out = std::move(batch_);
   batch_ = std::make_shared<MemBatch>();
@@ -66,6 +81,9 @@ MemBatchPtr OrderedBuilder::Finish() {
 void BatchBuilder::Push(std::string_view key, std::string_view val, Weight w) {
   if (w == 0) return;
   Entry e;
+  uint8_t head[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::memcpy(head, key.data(), std::min<size_t>(8, key.size()));
+  e.prefix = __builtin_bswap64(GetFixed64(head));
   e.key_off = arena_.size();
   e.key_len = static_cast<uint32_t>(key.size());
   arena_.append(key);
@@ -74,11 +92,14 @@ void BatchBuilder::Push(std::string_view key, std::string_view val, Weight w) {
   arena_.append(val);
   e.w = w;
   entries_.push_back(e);
+  key_bytes_ += key.size();
+  val_bytes_ += val.size();
 }
 
 Result<MemBatchPtr> BatchBuilder::Finish() {
   const char* base = arena_.data();
   auto cmp = [base](const Entry& a, const Entry& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
     size_t n = std::min(a.key_len, b.key_len);
     int c = std::memcmp(base + a.key_off, base + b.key_off, n);
     if (c != 0) return c < 0;
@@ -90,13 +111,14 @@ Result<MemBatchPtr> BatchBuilder::Finish() {
   };
   std::sort(entries_.begin(), entries_.end(), cmp);
   OrderedBuilder out;
-  out.Reserve(entries_.size(), entries_.size(), arena_.size(), arena_.size());
+  out.Reserve(entries_.size(), entries_.size(), key_bytes_, val_bytes_);
   for (const Entry& e : entries_) {
     SLUICE_RETURN_IF_ERROR(out.Push(std::string_view(base + e.key_off, e.key_len),
                                     std::string_view(base + e.val_off, e.val_len), e.w));
   }
   entries_.clear();
   arena_.clear();
+  key_bytes_ = val_bytes_ = 0;
   return out.Finish();
 }
 

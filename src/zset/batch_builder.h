@@ -28,6 +28,9 @@ class OrderedBuilder {
 
   // REQUIRES: (key, val) >= the previous pair pushed.
   Status Push(std::string_view key, std::string_view val, Weight w);
+  // Appends key `k` of `src` with all its values, copying them in bulk.
+  // REQUIRES: src.key(k) > the last key pushed.
+  void AppendKey(const MemBatch& src, size_t k);
   void Reserve(size_t keys, size_t vals, size_t key_bytes, size_t val_bytes);
   uint64_t len() const { return batch_->len(); }
   uint64_t byte_size() const { return batch_->byte_size(); }
@@ -58,6 +61,9 @@ class BatchBuilder {
 
  private:
   struct Entry {
+    // The key's first 8 bytes, big-endian and zero-padded: most comparisons
+    // end here without touching the arena (a normalized-key prefix).
+    uint64_t prefix;
     uint64_t key_off;
     uint64_t val_off;
     uint32_t key_len;
@@ -66,6 +72,7 @@ class BatchBuilder {
   };
   std::string arena_;
   std::vector<Entry> entries_;
+  uint64_t key_bytes_ = 0, val_bytes_ = 0;
 };
 
 }  // namespace sluice

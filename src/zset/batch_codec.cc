@@ -20,7 +20,7 @@ template <typename T>
 bool ReadArray(std::string_view* in, size_t n, std::vector<T>* v) {
   if (n > in->size() / sizeof(T)) return false;
   v->resize(n);
-  std::memcpy(v->data(), in->data(), n * sizeof(T));
+  if (n > 0) std::memcpy(v->data(), in->data(), n * sizeof(T));
   in->remove_prefix(n * sizeof(T));
   return true;
 }

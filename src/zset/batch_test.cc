@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <random>
 
@@ -144,6 +149,39 @@ TEST(BatchCodecTest, RoundTripAndCorruption) {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
   }
+}
+
+// A chunk written by one process is read back by another, from the bytes
+// alone.
+TEST(BatchCodecTest, AnotherProcessReadsTheChunk) {
+  BatchBuilder b;
+  Model model;
+  for (int i = 0; i < 5000; ++i) {
+    std::string k = "key" + std::to_string(i % 911), v = std::to_string(i % 13);
+    b.Push(k, v, 1);
+    AddTo(&model, k, v, 1);
+  }
+  std::string chunk;
+  EncodeBatch(**b.Finish(), &chunk);
+  std::string path = ::testing::TempDir() + "/chunk_" + std::to_string(::getpid());
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << chunk;
+  }
+  chunk.clear();
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    auto back = DecodeBatch(bytes);
+    ::_exit(back.ok() && ReadAll(**back) == model ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::remove(path.c_str());
 }
 
 }  // namespace

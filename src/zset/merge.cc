@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
 #include "zset/file_batch.h"
@@ -25,20 +27,13 @@ Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b) {
   OrderedBuilder out;
   out.Reserve(a.key_count() + b.key_count(), a.len() + b.len(), 0, 0);
   size_t i = 0, j = 0, na = a.key_count(), nb = b.key_count();
-  auto push_key = [&out](const MemBatch& x, size_t k) -> Status {
-    std::string_view key = x.key(k);
-    for (size_t v = x.vals_begin(k); v < x.vals_end(k); ++v) {
-      SLUICE_RETURN_IF_ERROR(out.Push(key, x.val(v), x.weight(v)));
-    }
-    return Status::OK();
-  };
   while (i < na && j < nb) {
     std::string_view ka = a.key(i), kb = b.key(j);
     int c = ka.compare(kb);
     if (c < 0) {
-      SLUICE_RETURN_IF_ERROR(push_key(a, i++));
+      out.AppendKey(a, i++);
     } else if (c > 0) {
-      SLUICE_RETURN_IF_ERROR(push_key(b, j++));
+      out.AppendKey(b, j++);
     } else {
       size_t va = a.vals_begin(i), ea = a.vals_end(i), vb = b.vals_begin(j), eb = b.vals_end(j);
       while (va < ea || vb < eb) {
@@ -54,8 +49,8 @@ Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b) {
       ++j;
     }
   }
-  for (; i < na; ++i) SLUICE_RETURN_IF_ERROR(push_key(a, i));
-  for (; j < nb; ++j) SLUICE_RETURN_IF_ERROR(push_key(b, j));
+  for (; i < na; ++i) out.AppendKey(a, i);
+  for (; j < nb; ++j) out.AppendKey(b, j);
   return BatchPtr(out.Finish());
 }
 
@@ -76,10 +71,23 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
   }
   if (live.empty()) return BatchPtr(MemBatch::Empty());
   bool to_file = !options.storage_dir.empty() && bytes >= options.spill_threshold_bytes;
-  if (!to_file && live.size() == 2) {
-    auto* a = dynamic_cast<const MemBatch*>(live[0].get());
-    auto* b = dynamic_cast<const MemBatch*>(live[1].get());
-    if (a && b) return MergeTwo(*a, *b);
+  if (!to_file && live.size() >= 2 &&
+      std::all_of(live.begin(), live.end(),
+                  [](const BatchPtr& b) { return dynamic_cast<const MemBatch*>(b.get()); })) {
+    // In memory: merge the two smallest until one is left, so every pair is
+    // copied O(log k) times by the tight two-way loop.
+    while (live.size() > 1) {
+      std::sort(live.begin(), live.end(),
+                [](const BatchPtr& x, const BatchPtr& y) { return x->len() > y->len(); });
+      BatchPtr b = std::move(live.back());
+      live.pop_back();
+      BatchPtr a = std::move(live.back());
+      live.pop_back();
+      SLUICE_ASSIGN_OR_RETURN(BatchPtr m, MergeTwo(static_cast<const MemBatch&>(*a),
+                                                    static_cast<const MemBatch&>(*b)));
+      live.push_back(std::move(m));
+    }
+    return live[0];
   }
   if (live.size() == 1 && to_file == live[0]->on_storage()) return live[0];
   auto cursor = NewCursorOver(live);

@@ -39,7 +39,7 @@ Status Spine::Insert(BatchPtr batch) {
           break;
         }
       }
-      if (i == slots_.size()) return Status::OK();
+      if (i == slots_.size()) break;
       BatchPtr a = slots_[i].batch, b = slots_[i + 1].batch;
       SLUICE_ASSIGN_OR_RETURN(BatchPtr merged, MergeBatches({a, b}, options_.merge));
       slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i) + 1);
@@ -49,6 +49,11 @@ Status Spine::Insert(BatchPtr batch) {
         slots_[i].batch = std::move(merged);
       }
     }
+    for (Slot& slot : slots_) {
+      if (!ShouldSpill(*slot.batch)) continue;
+      SLUICE_ASSIGN_OR_RETURN(slot.batch, MergeBatches({slot.batch}, options_.merge));
+    }
+    return Status::OK();
   }
   ScheduleMergesLocked();
   // Backpressure: if merging falls behind, wait rather than let lookups slow
@@ -65,8 +70,32 @@ size_t Spine::MaxBatchesLocked() const {
   return 2 * static_cast<size_t>(64 - __builtin_clzll(std::max<uint64_t>(total, 1))) + 4;
 }
 
+bool Spine::ShouldSpill(const Batch& b) const {
+  return !options_.merge.storage_dir.empty() && !b.on_storage() &&
+         b.byte_size() >= options_.merge.spill_threshold_bytes;
+}
+
 void Spine::ScheduleMergesLocked() {
   if (closing_) return;
+  // A large batch that arrived in memory moves to storage on its own when no
+  // merge is about to rewrite it anyway.
+  for (size_t j = 0; j < slots_.size(); ++j) {
+    Slot& slot = slots_[j];
+    if (slot.merging || !ShouldSpill(*slot.batch)) continue;
+    bool mergeable = (j > 0 && !slots_[j - 1].merging &&
+                      Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
+                     (j + 1 < slots_.size() && !slots_[j + 1].merging &&
+                      Level(*slot.batch) <= Level(*slots_[j + 1].batch));
+    if (mergeable) continue;
+    slot.merging = true;
+    ++running_;
+    BatchPtr b = slot.batch;
+    pool_->Submit([this, b] {
+      Result<BatchPtr> spilled = MergeBatches({b}, options_.merge);
+      std::lock_guard<std::mutex> l(mu_);
+      FinishMergeLocked({b}, std::move(spilled));
+    });
+  }
   // Newest pairs first: they are the cheapest and unblock the most.
   for (size_t j = slots_.size(); j-- > 1;) {
     Slot& a = slots_[j - 1];
@@ -78,27 +107,29 @@ void Spine::ScheduleMergesLocked() {
     pool_->Submit([this, ba, bb] {
       Result<BatchPtr> merged = MergeBatches({ba, bb}, options_.merge);
       std::lock_guard<std::mutex> l(mu_);
-      FinishMergeLocked(ba, bb, std::move(merged));
+      FinishMergeLocked({ba, bb}, std::move(merged));
     });
     --j;  // b's older neighbour is now busy too
   }
 }
 
-void Spine::FinishMergeLocked(const BatchPtr& a, const BatchPtr& b, Result<BatchPtr> merged) {
+void Spine::FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchPtr> merged) {
+  // The inputs are still adjacent: only merges remove slots, and these were
+  // marked as merging.
   size_t i = 0;
-  while (slots_[i].batch != a) ++i;  // the pair is still adjacent: only merges remove slots
+  while (slots_[i].batch != inputs[0]) ++i;
+  auto first = slots_.begin() + static_cast<ptrdiff_t>(i);
   if (merged.ok()) {
-    slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i) + 1);
+    slots_.erase(first + 1, first + static_cast<ptrdiff_t>(inputs.size()));
     if ((*merged)->empty()) {
-      slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i));
+      slots_.erase(first);
     } else {
-      slots_[i] = Slot{std::move(merged).value()};
+      *first = Slot{std::move(merged).value()};
     }
   } else {
-    slots_[i].merging = slots_[i + 1].merging = false;
+    for (size_t j = 0; j < inputs.size(); ++j) slots_[i + j].merging = false;
     bg_error_ = merged.status().WithContext("background merge");
   }
-  (void)b;
   --running_;
   if (bg_error_.ok()) ScheduleMergesLocked();
   cv_.notify_all();

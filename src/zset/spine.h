@@ -4,8 +4,9 @@
 // Inserting a batch appends it; background threads merge adjacent batches so
 // that sizes shrink geometrically from the oldest batch to the newest, which
 // keeps O(log n) batches and makes every pair take part in O(log n) merges.
-// Merged results larger than the spill threshold are written to files under
-// the storage directory, so an integral may exceed memory. Readers take a
+// Batches larger than the spill threshold (merged results, and inserted
+// batches that no merge is about to rewrite) are written to files under the
+// storage directory, so an integral may exceed memory. Readers take a
 // Snapshot() (a list of batch pointers) and read it through a cursor that
 // sums the batches; a snapshot is never changed by later inserts or merges.
 //
@@ -73,7 +74,9 @@ class Spine {
     bool merging = false;
   };
   void ScheduleMergesLocked();
-  void FinishMergeLocked(const BatchPtr& a, const BatchPtr& b, Result<BatchPtr> merged);
+  // Replaces the adjacent slots holding `inputs` by `merged`.
+  void FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchPtr> merged);
+  bool ShouldSpill(const Batch& b) const;
   size_t MaxBatchesLocked() const;
 
   const SpineOptions options_;

@@ -83,6 +83,33 @@ INSTANTIATE_TEST_SUITE_P(Modes, SpineTest,
                                   (info.param.spill ? "Spill" : "Memory");
                          });
 
+// A large batch inserted in memory moves to storage by itself.
+TEST(SpineSpillTest, LargeInsertedBatchMovesToStorage) {
+  std::string dir = ::testing::TempDir() + "/spine_spill_" + std::to_string(::getpid());
+  ASSERT_TRUE(CreateDirs(dir).ok());
+  for (bool background : {false, true}) {
+    SpineOptions opts;
+    opts.background = background;
+    opts.merge.storage_dir = dir;
+    opts.merge.spill_threshold_bytes = 1 << 16;
+    Spine spine(opts);
+    BatchBuilder b;
+    Model model;
+    for (int i = 0; i < 20000; ++i) {
+      b.Push("key" + std::to_string(i), "v", 1);
+      AddTo(&model, "key" + std::to_string(i), "v", 1);
+    }
+    ASSERT_TRUE(spine.Insert(*b.Finish()).ok());
+    ASSERT_TRUE(spine.WaitForMerges().ok());
+    auto snap = spine.Snapshot();
+    ASSERT_EQ(snap.size(), 1u);
+    EXPECT_TRUE(snap[0]->on_storage()) << (background ? "background" : "inline");
+    auto c = spine.NewCursor();
+    EXPECT_EQ(ReadAll(*c), model);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SpineLevelsTest, BatchCountStaysLogarithmic) {
   SpineOptions opts;
   opts.background = false;
