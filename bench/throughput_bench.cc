@@ -64,7 +64,8 @@ void BM_SpineBuildAndMerge(benchmark::State& state) {
     for (int64_t start = 0; start < kRows; start += kBatchRows) {
       BatchBuilder b;
       b.Reserve(static_cast<size_t>(kBatchRows), static_cast<size_t>(kBatchRows) * 16);
-      for (int64_t i = start; i < start + kBatchRows; ++i) b.Push(in.rows[static_cast<size_t>(i)], 1);
+      for (int64_t i = start; i < start + kBatchRows; ++i)
+        b.Push(in.rows[static_cast<size_t>(i)], 1);
       auto batch = b.Finish();
       if (!batch.ok() || !spine.Insert(*batch).ok()) {
         state.SkipWithError("insert failed");

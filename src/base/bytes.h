@@ -8,7 +8,8 @@
 
 namespace sluice {
 
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "Sluice formats assume a little-endian host");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "Sluice formats assume a little-endian host");
 
 inline void PutFixed32(std::string* out, uint32_t v) {
   out->append(reinterpret_cast<const char*>(&v), sizeof v);

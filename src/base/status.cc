@@ -4,15 +4,24 @@ namespace sluice {
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "Invalid argument";
-    case StatusCode::kNotFound: return "Not found";
-    case StatusCode::kCorruption: return "Corruption";
-    case StatusCode::kIOError: return "IO error";
-    case StatusCode::kOverflow: return "Overflow";
-    case StatusCode::kAborted: return "Aborted";
-    case StatusCode::kUnimplemented: return "Not supported yet";
-    case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "Invalid argument";
+    case StatusCode::kNotFound:
+      return "Not found";
+    case StatusCode::kCorruption:
+      return "Corruption";
+    case StatusCode::kIOError:
+      return "IO error";
+    case StatusCode::kOverflow:
+      return "Overflow";
+    case StatusCode::kAborted:
+      return "Aborted";
+    case StatusCode::kUnimplemented:
+      return "Not supported yet";
+    case StatusCode::kInternal:
+      return "Internal error";
   }
   return "Unknown";
 }

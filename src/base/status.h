@@ -18,10 +18,10 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,  // bad input: a row that does not fit its schema, bad config
   kNotFound,
-  kCorruption,       // stored or received bytes that fail their checks
+  kCorruption,  // stored or received bytes that fail their checks
   kIOError,
-  kOverflow,         // arithmetic or weight overflow
-  kAborted,          // the step was abandoned because another worker failed
+  kOverflow,  // arithmetic or weight overflow
+  kAborted,   // the step was abandoned because another worker failed
   kUnimplemented,
   kInternal,
 };
@@ -72,8 +72,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}           // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {     // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(v_).ok() && "Result built from an OK status");
   }
 
@@ -99,10 +99,10 @@ class [[nodiscard]] Result {
 #define SLUICE_CONCAT_INNER_(a, b) a##b
 #define SLUICE_CONCAT_(a, b) SLUICE_CONCAT_INNER_(a, b)
 
-#define SLUICE_RETURN_IF_ERROR(expr)            \
-  do {                                          \
-    ::sluice::Status _st = (expr);              \
-    if (!_st.ok()) return _st;                  \
+#define SLUICE_RETURN_IF_ERROR(expr) \
+  do {                               \
+    ::sluice::Status _st = (expr);   \
+    if (!_st.ok()) return _st;       \
   } while (0)
 
 #define SLUICE_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \

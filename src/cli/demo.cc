@@ -43,7 +43,8 @@ Status BuildRevenue(Circuit& c) {
   return Status::OK();
 }
 
-Result<BatchPtr> Rows(const Schema& schema, const std::vector<std::pair<std::vector<Value>, Weight>>& rows) {
+Result<BatchPtr> Rows(const Schema& schema,
+                      const std::vector<std::pair<std::vector<Value>, Weight>>& rows) {
   BatchBuilder b;
   for (const auto& [values, w] : rows) {
     std::string row;
@@ -79,15 +80,17 @@ int RunDemo(int workers) {
         {{Value::Int(11), Value::Int(2), Dec(990)}, 1},
         {{Value::Int(12), Value::Int(3), Dec(12000)}, 1},
         {{Value::Int(13), Value::Int(1), Dec(450)}, 1}}},
-      {"delete order 12 (NL's biggest); MAX falls back to the next one", {},
+      {"delete order 12 (NL's biggest); MAX falls back to the next one",
+       {},
        {{{Value::Int(12), Value::Int(3), Dec(12000)}, -1}}},
       {"customer 2 moves from FR to DE; FR's group disappears",
        {{{Value::Int(2), Value::String("FR")}, -1}, {{Value::Int(2), Value::String("DE")}, 1}},
        {}},
   };
   std::printf("Sluice engine demo, %d worker(s)\n", workers);
-  std::printf("view: SELECT country, COUNT(*), SUM(amount), MAX(amount) FROM orders JOIN customers\n"
-              "      ON orders.customer = customers.id GROUP BY country\n\n");
+  std::printf(
+      "view: SELECT country, COUNT(*), SUM(amount), MAX(amount) FROM orders JOIN customers\n"
+      "      ON orders.customer = customers.id GROUP BY country\n\n");
   for (size_t i = 0; i < steps.size(); ++i) {
     auto cust = Rows(kCustomers, steps[i].customers);
     auto ord = Rows(kOrders, steps[i].orders);

@@ -4,8 +4,10 @@
 // applied non-incrementally (a naive reference written here) to the integral
 // of its inputs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <random>
@@ -28,6 +30,7 @@
 #include "dataflow/operators/top_k.h"
 #include "dataflow/operators/window.h"
 #include "runtime/runtime.h"
+#include "storage/file.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -90,6 +93,9 @@ struct Property {
   // Compare the output itself (not its integral) with the reference: for
   // operators whose output is a whole relation per step (integrate).
   bool output_is_relation = false;
+  // Keep integrals in spill files (a tiny threshold puts almost every merged
+  // batch on storage), so operators read them through file cursors.
+  std::string spill_dir;
 };
 
 // Random change to relation `m`: inserts of new rows and deletes of existing
@@ -98,7 +104,8 @@ Model RandomChange(std::mt19937_64& rng, const Model& m,
                    const std::function<std::string(std::mt19937_64&)>& gen) {
   Model change;
   int inserts = static_cast<int>(rng() % 8);
-  for (int i = 0; i < inserts; ++i) AddTo(&change, gen(rng), "", 1 + static_cast<Weight>(rng() % 3 == 0));
+  for (int i = 0; i < inserts; ++i)
+    AddTo(&change, gen(rng), "", 1 + static_cast<Weight>(rng() % 3 == 0));
   if (!m.empty()) {
     int deletes = static_cast<int>(rng() % 5);
     for (int i = 0; i < deletes; ++i) {
@@ -121,7 +128,8 @@ Model FromBatch(const Batch& b) {
   Model m;
   auto c = b.NewCursor();
   for (; c->KeyValid(); c->StepKey()) {
-    for (; c->ValValid(); c->StepVal()) AddTo(&m, std::string(c->key()), std::string(c->val()), c->weight());
+    for (; c->ValValid(); c->StepVal())
+      AddTo(&m, std::string(c->key()), std::string(c->val()), c->weight());
   }
   EXPECT_TRUE(c->status().ok());
   return m;
@@ -140,7 +148,10 @@ void Check(const Property& p, int workers, uint64_t seed) {
   SCOPED_TRACE("workers=" + std::to_string(workers) + " seed=" + std::to_string(seed));
   RuntimeOptions opts;
   opts.workers = workers;
-  // Small spill-free spines that merge in the background, as in production.
+  if (!p.spill_dir.empty()) {
+    opts.spine.merge.storage_dir = p.spill_dir;
+    opts.spine.merge.spill_threshold_bytes = 64;
+  }
   auto rt = Runtime::Start(opts, [&](Circuit& c) {
     Stream* a = AddInput(c, "a");
     Stream* b = AddInput(c, "b");
@@ -171,6 +182,13 @@ void Check(const Property& p, int workers, uint64_t seed) {
     ASSERT_EQ(out, expected) << "step " << step << "\nincremental:\n"
                              << Show(out) << "reference:\n"
                              << Show(expected);
+  }
+  if (!p.spill_dir.empty()) {
+    // The integrals really were on storage.
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(p.spill_dir))
+      files += e.is_regular_file();
+    EXPECT_GT(files, 0u);
   }
 }
 
@@ -211,13 +229,17 @@ TEST(OperatorProperty, Map) {
   // (k, x, s, d) -> (x, k % 3)
   auto f = [](std::string_view row, std::string* out) {
     auto v = Dec(kA, row);
-    *out = Enc({SqlType::BigInt(), SqlType::BigInt(false)}, {v[1], Value::Int(v[0].int_value() % 3)});
+    *out =
+        Enc({SqlType::BigInt(), SqlType::BigInt(false)}, {v[1], Value::Int(v[0].int_value() % 3)});
   };
   p.build = [f](Circuit& c, Stream* a, Stream*) {
-    AddOutput(c, Map(c, a, [f](std::string_view k, std::string_view, std::string* ok, std::string*) {
-                f(k, ok);
-                return Status::OK();
-              }), "out");
+    AddOutput(c,
+              Map(c, a,
+                  [f](std::string_view k, std::string_view, std::string* ok, std::string*) {
+                    f(k, ok);
+                    return Status::OK();
+                  }),
+              "out");
   };
   p.reference = [f](const Model& a, const Model&) {
     return MapRows(a, [f](const std::string& r, Weight w, Model* out) {
@@ -236,10 +258,13 @@ TEST(OperatorProperty, Filter) {
     return !v[1].is_null() && v[1].int_value() > 0;
   };
   p.build = [keep](Circuit& c, Stream* a, Stream*) {
-    AddOutput(c, Filter(c, a, [keep](std::string_view k, std::string_view, bool* out) {
-                *out = keep(k);
-                return Status::OK();
-              }), "out");
+    AddOutput(c,
+              Filter(c, a,
+                     [keep](std::string_view k, std::string_view, bool* out) {
+                       *out = keep(k);
+                       return Status::OK();
+                     }),
+              "out");
   };
   p.reference = [keep](const Model& a, const Model&) {
     return MapRows(a, [keep](const std::string& r, Weight w, Model* out) {
@@ -258,10 +283,13 @@ TEST(OperatorProperty, FlatMap) {
     for (int64_t i = 0; i < k % 3; ++i) emit(Enc(out_schema, {Value::Int(k), Value::Int(i)}));
   };
   p.build = [f](Circuit& c, Stream* a, Stream*) {
-    AddOutput(c, FlatMap(c, a, [f](std::string_view k, std::string_view, const EmitFn& emit) {
-                f(k, [&](std::string r) { emit(r, ""); });
-                return Status::OK();
-              }), "out");
+    AddOutput(c,
+              FlatMap(c, a,
+                      [f](std::string_view k, std::string_view, const EmitFn& emit) {
+                        f(k, [&](std::string r) { emit(r, ""); });
+                        return Status::OK();
+                      }),
+              "out");
   };
   p.reference = [f](const Model& a, const Model&) {
     return MapRows(a, [f](const std::string& r, Weight w, Model* out) {
@@ -405,7 +433,8 @@ Model JoinReference(JoinType t, const Model& a, const Model& b) {
         continue;
       }
       if (matched) {
-        for (const auto& [vb, wb] : bk[k]) AddTo(&out, Enc(kJoined, {va[0], va[1], vb[1]}), "", wa * wb);
+        for (const auto& [vb, wb] : bk[k])
+          AddTo(&out, Enc(kJoined, {va[0], va[1], vb[1]}), "", wa * wb);
       } else if (t == JoinType::kLeft || t == JoinType::kFull) {
         AddTo(&out, Enc(kJoined, {va[0], va[1], Value::Null()}), "", wa);
       }
@@ -414,7 +443,8 @@ Model JoinReference(JoinType t, const Model& a, const Model& b) {
   if (t == JoinType::kRight || t == JoinType::kFull) {
     for (const auto& [k, rows] : bk) {
       if (ak.count(k)) continue;
-      for (const auto& [vb, wb] : rows) AddTo(&out, Enc(kJoined, {vb[0], Value::Null(), vb[1]}), "", wb);
+      for (const auto& [vb, wb] : rows)
+        AddTo(&out, Enc(kJoined, {vb[0], Value::Null(), vb[1]}), "", wb);
     }
   }
   return out;
@@ -444,10 +474,10 @@ INSTANTIATE_TEST_SUITE_P(Types, JoinProperty,
 // GROUP BY k: COUNT(*), COUNT(x), COUNT(DISTINCT x), SUM(x), AVG(x), MIN(x),
 // MAX(x), MIN(s), MAX(s), SUM(d), AVG(d), COUNT(DISTINCT s)
 const std::vector<AggSpec> kAggs = {
-    {AggKind::kCountStar},     {AggKind::kCount, 0}, {AggKind::kCountDistinct, 0},
-    {AggKind::kSum, 0},        {AggKind::kAvg, 0},   {AggKind::kMin, 0},
-    {AggKind::kMax, 0},        {AggKind::kMin, 1},   {AggKind::kMax, 1},
-    {AggKind::kSum, 2},        {AggKind::kAvg, 2},   {AggKind::kCountDistinct, 1},
+    {AggKind::kCountStar}, {AggKind::kCount, 0}, {AggKind::kCountDistinct, 0},
+    {AggKind::kSum, 0},    {AggKind::kAvg, 0},   {AggKind::kMin, 0},
+    {AggKind::kMax, 0},    {AggKind::kMin, 1},   {AggKind::kMax, 1},
+    {AggKind::kSum, 2},    {AggKind::kAvg, 2},   {AggKind::kCountDistinct, 1},
 };
 const Schema kAggVals = {kA[1], kA[2], kA[3]};
 
@@ -484,10 +514,12 @@ Model AggregateReference(const Model& a) {
       Value result;
       switch (spec.kind) {
         case AggKind::kCountStar:
-        case AggKind::kCount: result = Value::Int(count); break;
+        case AggKind::kCount:
+          result = Value::Int(count);
+          break;
         case AggKind::kCountDistinct:
-          result = Value::Int(static_cast<int64_t>(
-              std::unique(present.begin(), present.end()) - present.begin()));
+          result = Value::Int(
+              static_cast<int64_t>(std::unique(present.begin(), present.end()) - present.begin()));
           break;
         case AggKind::kSum:
           if (count > 0) {
@@ -533,6 +565,34 @@ TEST(OperatorProperty, Aggregate) {
   CheckAll(p);
 }
 
+// The same, with every integral spilled to files.
+TEST(OperatorProperty, AggregateAndJoinOnSpilledIntegrals) {
+  std::string dir = ::testing::TempDir() + "/spill_property_" + std::to_string(::getpid());
+  ASSERT_TRUE(CreateDirs(dir).ok());
+  Property agg;
+  agg.spill_dir = dir;
+  agg.build = [](Circuit& c, Stream* a, Stream*) {
+    AddOutput(c, Aggregate(c, Index(c, a, kA, {0}, {1, 2, 3}), kAggVals, kAggs), "out");
+  };
+  agg.reference = [](const Model& a, const Model&) { return AggregateReference(a); };
+  Property join;
+  join.spill_dir = dir;
+  join.build = [](Circuit& c, Stream* a, Stream* b) {
+    AddOutput(c,
+              Join(c, Index(c, a, kA, {0}, {1}), Index(c, b, kB, {0}, {1}),
+                   TestJoinSpec(JoinType::kFull)),
+              "out");
+  };
+  join.reference = [](const Model& a, const Model& b) {
+    return JoinReference(JoinType::kFull, a, b);
+  };
+  for (int workers : {1, 3}) {
+    Check(agg, workers, 11);
+    Check(join, workers, 12);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(OperatorProperty, AggregateMinRetraction) {
   // Deleting the row that holds the MIN yields the next MIN; deleting every
   // row of a group removes the group.
@@ -556,9 +616,9 @@ TEST(OperatorProperty, AggregateMinRetraction) {
     Model m = FromBatch(**(*rt)->Output("out"));
     std::vector<std::string> lines;
     for (const auto& [kv, w] : m) {
-      lines.push_back((w > 0 ? "+" : "-") +
-                      RowToString({SqlType::BigInt(false), SqlType::BigInt(), SqlType::BigInt()},
-                                  kv.first));
+      lines.push_back(
+          (w > 0 ? "+" : "-") +
+          RowToString({SqlType::BigInt(false), SqlType::BigInt(), SqlType::BigInt()}, kv.first));
     }
     return lines;
   };
@@ -615,15 +675,15 @@ TEST_P(TopKProperty, MatchesReference) {
   Property p;
   p.build = [&](Circuit& c, Stream* a, Stream*) {
     // Per k, the first rows by (s DESC, x ASC).
-    Stream* idx = Map(c, a, [](std::string_view row, std::string_view, std::string* ok,
-                               std::string* ov) {
-      auto v = Dec(kA, row);
-      *ok = Enc({kA[0]}, {v[0]});
-      std::string s = Enc({kA[2]}, {v[2]});
-      InvertBytes(s.data(), s.size());
-      *ov = s + Enc({kA[1]}, {v[1]});
-      return Status::OK();
-    });
+    Stream* idx =
+        Map(c, a, [](std::string_view row, std::string_view, std::string* ok, std::string* ov) {
+          auto v = Dec(kA, row);
+          *ok = Enc({kA[0]}, {v[0]});
+          std::string s = Enc({kA[2]}, {v[2]});
+          InvertBytes(s.data(), s.size());
+          *ov = s + Enc({kA[1]}, {v[1]});
+          return Status::OK();
+        });
     AddOutput(c, TopK(c, idx, {k, row_number}), "out");
   };
   p.reference = [&](const Model& a, const Model&) {
@@ -632,7 +692,8 @@ TEST_P(TopKProperty, MatchesReference) {
       auto v = Dec(kA, kv.first);
       std::string s = Enc({kA[2]}, {v[2]});
       InvertBytes(s.data(), s.size());
-      for (Weight i = 0; i < w; ++i) groups[Enc({kA[0]}, {v[0]})].push_back(s + Enc({kA[1]}, {v[1]}));
+      for (Weight i = 0; i < w; ++i)
+        groups[Enc({kA[0]}, {v[0]})].push_back(s + Enc({kA[1]}, {v[1]}));
     }
     Model out;
     for (auto& [g, vals] : groups) {
@@ -695,14 +756,23 @@ TEST_P(RollingProperty, MatchesReference) {
       Value res;
       switch (agg.kind) {
         case AggKind::kCountStar:
-        case AggKind::kCount: res = Value::Int(count); break;
-        case AggKind::kSum: if (count) res = Value::Int(sum); break;
+        case AggKind::kCount:
+          res = Value::Int(count);
+          break;
+        case AggKind::kSum:
+          if (count) res = Value::Int(sum);
+          break;
         case AggKind::kAvg:
           if (count) res = Value::Double(static_cast<double>(sum) / static_cast<double>(count));
           break;
-        case AggKind::kMin: if (mn) res = Value::Int(*mn); break;
-        case AggKind::kMax: if (mx) res = Value::Int(*mx); break;
-        default: break;
+        case AggKind::kMin:
+          if (mn) res = Value::Int(*mn);
+          break;
+        case AggKind::kMax:
+          if (mx) res = Value::Int(*mx);
+          break;
+        default:
+          break;
       }
       std::string val = Enc(vals, {r[1], r[2]});
       EXPECT_TRUE(EncodeValue(type, res, &val).ok());
@@ -726,12 +796,15 @@ TEST_P(WindowProperty, MatchesReference) {
   const WindowSpec spec{1, 10, GetParam(), 3};
   Property p;
   p.gen_a = [](std::mt19937_64& rng) {
-    return Enc({kR[0], SqlType::Timestamp()},
-               {Value::Int(static_cast<int64_t>(rng() % 5)),
-                rng() % 7 == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(rng() % 60) - 20)});
+    return Enc(
+        {kR[0], SqlType::Timestamp()},
+        {Value::Int(static_cast<int64_t>(rng() % 5)),
+         rng() % 7 == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(rng() % 60) - 20)});
   };
   const Schema schema = {kR[0], SqlType::Timestamp()};
-  p.build = [&](Circuit& c, Stream* a, Stream*) { AddOutput(c, Window(c, a, schema, spec), "out"); };
+  p.build = [&](Circuit& c, Stream* a, Stream*) {
+    AddOutput(c, Window(c, a, schema, spec), "out");
+  };
   p.reference = [&](const Model& a, const Model&) {
     Model out;
     Schema out_schema = WindowOutputSchema(schema, spec);
@@ -744,8 +817,9 @@ TEST_P(WindowProperty, MatchesReference) {
       for (int64_t n = -20; n <= 20; ++n) {
         int64_t start = spec.offset + n * hop;
         if (start <= ts && ts < start + spec.size) {
-          AddTo(&out, Enc(out_schema, {r[0], r[1], Value::Int(start), Value::Int(start + spec.size)}),
-                "", w);
+          AddTo(&out,
+                Enc(out_schema, {r[0], r[1], Value::Int(start), Value::Int(start + spec.size)}), "",
+                w);
         }
       }
     }

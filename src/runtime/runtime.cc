@@ -107,7 +107,8 @@ Status Runtime::Step() {
   for (size_t w = 0; w < results.size(); ++w) {
     const Status& s = results[w];
     if (s.ok()) continue;
-    Status named = s.WithContext("step " + std::to_string(steps_) + ", worker " + std::to_string(w));
+    Status named =
+        s.WithContext("step " + std::to_string(steps_) + ", worker " + std::to_string(w));
     if (first.ok() || (first.code() == StatusCode::kAborted && s.code() != StatusCode::kAborted)) {
       first = named;
     }

@@ -44,13 +44,14 @@ TEST(RuntimeTest, FailingWorkerAbortsStepWithoutHanging) {
   opts.workers = 3;
   auto rt = Runtime::Start(opts, [&](Circuit& c) {
     int me = c.context().worker;
-    Stream* m = Map(c, AddInput(c, "in"), [me](std::string_view k, std::string_view v,
-                                                std::string* ok, std::string* ov) {
-      if (me == 1) return Status::InvalidArgument("division by zero in row " + std::string(k));
-      *ok = k;
-      *ov = v;
-      return Status::OK();
-    });
+    Stream* m = Map(c, AddInput(c, "in"),
+                    [me](std::string_view k, std::string_view v, std::string* ok, std::string* ov) {
+                      if (me == 1)
+                        return Status::InvalidArgument("division by zero in row " + std::string(k));
+                      *ok = k;
+                      *ov = v;
+                      return Status::OK();
+                    });
     // Other workers wait in this exchange for worker 1, which fails first.
     AddOutput(c, Exchange(c, m), "out");
     return Status::OK();

@@ -29,11 +29,15 @@ constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
 
 int IntWidth(TypeId id) {
   switch (id) {
-    case TypeId::kTinyInt: return 1;
-    case TypeId::kSmallInt: return 2;
+    case TypeId::kTinyInt:
+      return 1;
+    case TypeId::kSmallInt:
+      return 2;
     case TypeId::kInteger:
-    case TypeId::kDate: return 4;
-    default: return 8;
+    case TypeId::kDate:
+      return 4;
+    default:
+      return 8;
   }
 }
 
@@ -65,14 +69,15 @@ int64_t GetSigned(const char* p, int width) {
 }
 
 void PutInt128(int128 v, std::string* out) {
-  unsigned __int128 u = static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
+  unsigned __int128 u =
+      static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
   PutBigEndian(static_cast<uint64_t>(u >> 64), 8, out);
   PutBigEndian(static_cast<uint64_t>(u), 8, out);
 }
 
 int128 GetInt128(const char* p) {
-  unsigned __int128 u = (static_cast<unsigned __int128>(GetBigEndian(p, 8)) << 64) |
-                        GetBigEndian(p + 8, 8);
+  unsigned __int128 u =
+      (static_cast<unsigned __int128>(GetBigEndian(p, 8)) << 64) | GetBigEndian(p + 8, 8);
   return static_cast<int128>(u ^ (static_cast<unsigned __int128>(1) << 127));
 }
 
@@ -221,14 +226,17 @@ Interval GetInterval(const char* p) {
   int128 key = GetInt128(p);
   iv.months = static_cast<int32_t>(GetSigned(p + 16, 4));
   iv.days = static_cast<int32_t>(GetSigned(p + 20, 4));
-  iv.micros = static_cast<int64_t>(key - (static_cast<int128>(iv.months) * 30 + iv.days) * kMicrosPerDay);
+  iv.micros =
+      static_cast<int64_t>(key - (static_cast<int128>(iv.months) * 30 + iv.days) * kMicrosPerDay);
   return iv;
 }
 
 Status EncodeVariant(const Value& v, std::string* out) {
   switch (v.kind()) {
     case Value::Kind::kNull:
-    case Value::Kind::kJsonNull: out->push_back(kVJsonNull); return Status::OK();
+    case Value::Kind::kJsonNull:
+      out->push_back(kVJsonNull);
+      return Status::OK();
     case Value::Kind::kBool:
       out->push_back(kVBool);
       out->push_back(v.bool_value() ? 1 : 0);
@@ -254,7 +262,9 @@ Status EncodeVariant(const Value& v, std::string* out) {
       out->push_back(kVInterval);
       PutInterval(v.interval_value(), out);
       return Status::OK();
-    case Value::Kind::kList: out->push_back(kVList); return EncodeVariantList(v.list(), out);
+    case Value::Kind::kList:
+      out->push_back(kVList);
+      return EncodeVariantList(v.list(), out);
     case Value::Kind::kMap:
       out->push_back(kVMap);
       return EncodeMapEntries(
@@ -287,7 +297,9 @@ Status DecodeVariant(std::string_view* in, Value* out) {
   in->remove_prefix(1);
   auto need = [&](size_t n) { return in->size() >= n ? Status::OK() : Truncated(kVariantType); };
   switch (kind) {
-    case kVJsonNull: *out = Value::JsonNull(); return Status::OK();
+    case kVJsonNull:
+      *out = Value::JsonNull();
+      return Status::OK();
     case kVBool:
       SLUICE_RETURN_IF_ERROR(need(1));
       *out = Value::Bool((*in)[0] != 0);
@@ -385,7 +397,8 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
       int from = v.decimal_scale(), to = type.scale();
       if (from < to) {
         int128 f = Pow10(to - from);
-        if (u > std::numeric_limits<int128>::max() / f || u < std::numeric_limits<int128>::min() / f) {
+        if (u > std::numeric_limits<int128>::max() / f ||
+            u < std::numeric_limits<int128>::min() / f) {
           return Misfit(type, v, "numeric field overflow");
         }
         u *= f;
@@ -461,7 +474,8 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
       }
       return Status::OK();
     }
-    case TypeId::kVariant: return EncodeVariant(v, out);
+    case TypeId::kVariant:
+      return EncodeVariant(v, out);
   }
   return Status::Internal("unknown type");
 }
@@ -536,8 +550,8 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
         if (marker == kEnd) break;
         if (marker != kMore) return Status::Corruption("bad element marker in " + type.ToString());
         Value item;
-        SLUICE_RETURN_IF_ERROR(
-            out ? DecodeValue(type.children()[0], in, &item) : SkipValue(type.children()[0], in));
+        SLUICE_RETURN_IF_ERROR(out ? DecodeValue(type.children()[0], in, &item)
+                                   : SkipValue(type.children()[0], in));
         if (out) items.push_back(std::move(item));
       }
       if (out) *out = Value::List(std::move(items));
@@ -631,8 +645,8 @@ Status SkipValue(const SqlType& type, std::string_view* in) {
 
 Status EncodeRow(const Schema& schema, const std::vector<Value>& row, std::string* out) {
   if (row.size() != schema.size()) {
-    return Status::InvalidArgument("row has " + std::to_string(row.size()) +
-                                   " values, schema " + SchemaToString(schema) + " has " +
+    return Status::InvalidArgument("row has " + std::to_string(row.size()) + " values, schema " +
+                                   SchemaToString(schema) + " has " +
                                    std::to_string(schema.size()) + " columns");
   }
   for (size_t i = 0; i < row.size(); ++i) {
@@ -662,7 +676,8 @@ Status SplitRow(const Schema& schema, std::string_view row, std::vector<std::str
     SLUICE_RETURN_IF_ERROR(SkipValue(t, &row));
     fields->emplace_back(start, static_cast<size_t>(row.data() - start));
   }
-  if (!row.empty()) return Status::Corruption("bytes left after a row of " + SchemaToString(schema));
+  if (!row.empty())
+    return Status::Corruption("bytes left after a row of " + SchemaToString(schema));
   return Status::OK();
 }
 

@@ -45,7 +45,8 @@ TEST(RowCodecTest, IntegersAtTheirLimits) {
   } cases[] = {
       {SqlType::TinyInt(), -128, 127},
       {SqlType::SmallInt(), -32768, 32767},
-      {SqlType::Integer(), std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()},
+      {SqlType::Integer(), std::numeric_limits<int32_t>::min(),
+       std::numeric_limits<int32_t>::max()},
       {SqlType::BigInt(), std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()},
   };
   for (const auto& c : cases) {
@@ -139,7 +140,8 @@ TEST(RowCodecTest, StringsAndBinary) {
             StatusCode::kInvalidArgument);
   out.clear();
   // Length counts characters, not bytes.
-  EXPECT_TRUE(EncodeValue(SqlType::Varchar(3), Value::String("\xc3\xa9\xc3\xa9\xc3\xa9"), &out).ok());
+  EXPECT_TRUE(
+      EncodeValue(SqlType::Varchar(3), Value::String("\xc3\xa9\xc3\xa9\xc3\xa9"), &out).ok());
 }
 
 TEST(RowCodecTest, DatesTimesIntervals) {
@@ -182,9 +184,9 @@ TEST(RowCodecTest, Composites) {
 
   SqlType map = SqlType::Map(SqlType::Varchar(-1, false), SqlType::BigInt());
   // Entries are stored sorted by key, whatever order they came in.
-  ExpectRoundTrip(map,
-                  Value::Map({Value::String("b"), Value::String("a")}, {Value::Int(2), Value::Null()}),
-                  Value::Map({Value::String("a"), Value::String("b")}, {Value::Null(), Value::Int(2)}));
+  ExpectRoundTrip(
+      map, Value::Map({Value::String("b"), Value::String("a")}, {Value::Int(2), Value::Null()}),
+      Value::Map({Value::String("a"), Value::String("b")}, {Value::Null(), Value::Int(2)}));
   std::string out;
   Status dup = EncodeValue(
       map, Value::Map({Value::String("k"), Value::String("k")}, {Value::Int(1), Value::Int(2)}),
@@ -207,8 +209,7 @@ TEST(RowCodecTest, Composites) {
 TEST(RowCodecTest, RowsAndErrors) {
   Schema schema = {SqlType::BigInt(false), SqlType::Varchar(), SqlType::Boolean()};
   std::string row;
-  ASSERT_TRUE(
-      EncodeRow(schema, {Value::Int(5), Value::String("hi"), Value::Null()}, &row).ok());
+  ASSERT_TRUE(EncodeRow(schema, {Value::Int(5), Value::String("hi"), Value::Null()}, &row).ok());
   EXPECT_EQ(RowToString(schema, row), "(5, 'hi', NULL)");
   std::vector<std::string_view> fields;
   ASSERT_TRUE(SplitRow(schema, row, &fields).ok());

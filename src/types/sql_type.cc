@@ -49,8 +49,7 @@ SqlType SqlType::Map(SqlType key, SqlType value, bool nullable) {
   return t;
 }
 
-SqlType SqlType::Row(std::vector<std::string> names, std::vector<SqlType> fields,
-                     bool nullable) {
+SqlType SqlType::Row(std::vector<std::string> names, std::vector<SqlType> fields, bool nullable) {
   SLUICE_CHECK(names.size() == fields.size());
   SqlType t = Scalar(TypeId::kRow, nullable);
   t.field_names_ = std::move(names);
@@ -66,25 +65,57 @@ std::string SqlType::ToString() const {
   };
   std::string s;
   switch (id_) {
-    case TypeId::kBoolean: s = "BOOLEAN"; break;
-    case TypeId::kTinyInt: s = "TINYINT"; break;
-    case TypeId::kSmallInt: s = "SMALLINT"; break;
-    case TypeId::kInteger: s = "INTEGER"; break;
-    case TypeId::kBigInt: s = "BIGINT"; break;
+    case TypeId::kBoolean:
+      s = "BOOLEAN";
+      break;
+    case TypeId::kTinyInt:
+      s = "TINYINT";
+      break;
+    case TypeId::kSmallInt:
+      s = "SMALLINT";
+      break;
+    case TypeId::kInteger:
+      s = "INTEGER";
+      break;
+    case TypeId::kBigInt:
+      s = "BIGINT";
+      break;
     case TypeId::kDecimal:
       s = "DECIMAL(" + std::to_string(precision_) + "," + std::to_string(scale_) + ")";
       break;
-    case TypeId::kReal: s = "REAL"; break;
-    case TypeId::kDouble: s = "DOUBLE"; break;
-    case TypeId::kChar: s = with_length("CHAR"); break;
-    case TypeId::kVarchar: s = with_length("VARCHAR"); break;
-    case TypeId::kBinary: s = with_length("BINARY"); break;
-    case TypeId::kVarbinary: s = with_length("VARBINARY"); break;
-    case TypeId::kDate: s = "DATE"; break;
-    case TypeId::kTime: s = "TIME"; break;
-    case TypeId::kTimestamp: s = "TIMESTAMP"; break;
-    case TypeId::kInterval: s = "INTERVAL"; break;
-    case TypeId::kArray: s = children_[0].ToString() + " ARRAY"; break;
+    case TypeId::kReal:
+      s = "REAL";
+      break;
+    case TypeId::kDouble:
+      s = "DOUBLE";
+      break;
+    case TypeId::kChar:
+      s = with_length("CHAR");
+      break;
+    case TypeId::kVarchar:
+      s = with_length("VARCHAR");
+      break;
+    case TypeId::kBinary:
+      s = with_length("BINARY");
+      break;
+    case TypeId::kVarbinary:
+      s = with_length("VARBINARY");
+      break;
+    case TypeId::kDate:
+      s = "DATE";
+      break;
+    case TypeId::kTime:
+      s = "TIME";
+      break;
+    case TypeId::kTimestamp:
+      s = "TIMESTAMP";
+      break;
+    case TypeId::kInterval:
+      s = "INTERVAL";
+      break;
+    case TypeId::kArray:
+      s = children_[0].ToString() + " ARRAY";
+      break;
     case TypeId::kMap:
       s = "MAP<" + children_[0].ToString() + ", " + children_[1].ToString() + ">";
       break;
@@ -96,7 +127,9 @@ std::string SqlType::ToString() const {
       }
       s += ")";
       break;
-    case TypeId::kVariant: s = "VARIANT"; break;
+    case TypeId::kVariant:
+      s = "VARIANT";
+      break;
   }
   if (!nullable_) s += " NOT NULL";
   return s;

@@ -17,11 +17,11 @@ enum class TypeId : uint8_t {
   kSmallInt,
   kInteger,
   kBigInt,
-  kDecimal,    // precision 1..38, scale 0..precision
+  kDecimal,  // precision 1..38, scale 0..precision
   kReal,
   kDouble,
-  kChar,       // CHAR(n): compared and stored without trailing spaces
-  kVarchar,    // VARCHAR(n), or unbounded when length is -1
+  kChar,     // CHAR(n): compared and stored without trailing spaces
+  kVarchar,  // VARCHAR(n), or unbounded when length is -1
   kBinary,
   kVarbinary,
   kDate,       // days since 1970-01-01

@@ -20,17 +20,25 @@ bool Value::operator==(const Value& other) const {
   if (kind() != other.kind()) return false;
   switch (kind()) {
     case Kind::kNull:
-    case Kind::kJsonNull: return true;
-    case Kind::kBool: return bool_value() == other.bool_value();
-    case Kind::kInt: return int_value() == other.int_value();
+    case Kind::kJsonNull:
+      return true;
+    case Kind::kBool:
+      return bool_value() == other.bool_value();
+    case Kind::kInt:
+      return int_value() == other.int_value();
     case Kind::kDecimal:
       return decimal_unscaled() == other.decimal_unscaled() &&
              decimal_scale() == other.decimal_scale();
-    case Kind::kDouble: return NormalizedBits(double_value()) == NormalizedBits(other.double_value());
-    case Kind::kString: return string_value() == other.string_value();
-    case Kind::kInterval: return interval_value() == other.interval_value();
-    case Kind::kList: return list() == other.list();
-    case Kind::kMap: return map_keys() == other.map_keys() && map_values() == other.map_values();
+    case Kind::kDouble:
+      return NormalizedBits(double_value()) == NormalizedBits(other.double_value());
+    case Kind::kString:
+      return string_value() == other.string_value();
+    case Kind::kInterval:
+      return interval_value() == other.interval_value();
+    case Kind::kList:
+      return list() == other.list();
+    case Kind::kMap:
+      return map_keys() == other.map_keys() && map_values() == other.map_values();
   }
   return false;
 }
@@ -38,8 +46,8 @@ bool Value::operator==(const Value& other) const {
 std::string DecimalToString(int128 unscaled, int scale) {
   bool neg = unscaled < 0;
   // Work on the magnitude as unsigned so that the most negative value is safe.
-  unsigned __int128 mag = neg ? -static_cast<unsigned __int128>(unscaled)
-                              : static_cast<unsigned __int128>(unscaled);
+  unsigned __int128 mag =
+      neg ? -static_cast<unsigned __int128>(unscaled) : static_cast<unsigned __int128>(unscaled);
   std::string digits;
   do {
     digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(mag % 10)));
@@ -54,11 +62,16 @@ std::string DecimalToString(int128 unscaled, int scale) {
 
 std::string Value::ToString() const {
   switch (kind()) {
-    case Kind::kNull: return "NULL";
-    case Kind::kJsonNull: return "null";
-    case Kind::kBool: return bool_value() ? "true" : "false";
-    case Kind::kInt: return std::to_string(int_value());
-    case Kind::kDecimal: return DecimalToString(decimal_unscaled(), decimal_scale());
+    case Kind::kNull:
+      return "NULL";
+    case Kind::kJsonNull:
+      return "null";
+    case Kind::kBool:
+      return bool_value() ? "true" : "false";
+    case Kind::kInt:
+      return std::to_string(int_value());
+    case Kind::kDecimal:
+      return DecimalToString(decimal_unscaled(), decimal_scale());
     case Kind::kDouble: {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.17g", double_value());

@@ -95,8 +95,8 @@ class Value {
     std::vector<Value> values;
   };
   struct JsonNullTag {};
-  using Rep = std::variant<std::monostate, bool, int64_t, DecimalRep, double, std::string,
-                           Interval, std::vector<Value>, MapRep, JsonNullTag>;
+  using Rep = std::variant<std::monostate, bool, int64_t, DecimalRep, double, std::string, Interval,
+                           std::vector<Value>, MapRep, JsonNullTag>;
   template <typename T>
   explicit Value(T v) : v_(std::move(v)) {}
 

@@ -46,12 +46,10 @@ void EncodeBatch(const MemBatch& b, std::string* out) {
   PutFixed64(out, nv);
   // Offsets and key data are read through the public accessors so that the
   // codec relies only on the batch's invariants.
-  uint64_t key_bytes = nk ? static_cast<uint64_t>(b.key(nk - 1).data() + b.key(nk - 1).size() -
-                                                   b.key(0).data())
-                          : 0;
-  uint64_t val_bytes = nv ? static_cast<uint64_t>(b.val(nv - 1).data() + b.val(nv - 1).size() -
-                                                   b.val(0).data())
-                          : 0;
+  uint64_t key_bytes =
+      nk ? static_cast<uint64_t>(b.key(nk - 1).data() + b.key(nk - 1).size() - b.key(0).data()) : 0;
+  uint64_t val_bytes =
+      nv ? static_cast<uint64_t>(b.val(nv - 1).data() + b.val(nv - 1).size() - b.val(0).data()) : 0;
   PutFixed64(out, key_bytes);
   PutFixed64(out, val_bytes);
   const char* key_base = nk ? b.key(0).data() : nullptr;
@@ -77,14 +75,15 @@ void EncodeBatch(const MemBatch& b, std::string* out) {
 
 Result<MemBatchPtr> DecodeBatch(std::string_view chunk) {
   if (chunk.size() < kHeader + 32 || std::memcmp(chunk.data(), kMagic, 4) != 0) {
-    return Status::Corruption("not a batch chunk (bad magic or too short: " +
-                              std::to_string(chunk.size()) + " bytes)");
+    return Status::Corruption(
+        "not a batch chunk (bad magic or too short: " + std::to_string(chunk.size()) + " bytes)");
   }
   uint64_t sum = GetFixed64(chunk.data() + 8);
   uint64_t payload = GetFixed64(chunk.data() + 16);
   if (payload != chunk.size() - kHeader) {
     return Status::Corruption("batch chunk is torn: header says " + std::to_string(payload) +
-                              " payload bytes, chunk has " + std::to_string(chunk.size() - kHeader));
+                              " payload bytes, chunk has " +
+                              std::to_string(chunk.size() - kHeader));
   }
   if (Checksum64(chunk.data() + kHeader, payload) != sum) {
     return Status::Corruption("batch chunk checksum mismatch");

@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -123,7 +122,8 @@ TEST(BatchTest, MergedCursorSumsAndCancels) {
 
 TEST(BatchCodecTest, RoundTripAndCorruption) {
   BatchBuilder b;
-  for (int i = 0; i < 300; ++i) b.Push("key" + std::to_string(i % 37), std::string(i % 7, 'v'), i - 150);
+  for (int i = 0; i < 300; ++i)
+    b.Push("key" + std::to_string(i % 37), std::string(i % 7, 'v'), i - 150);
   auto batch = *b.Finish();
   std::string chunk;
   EncodeBatch(*batch, &chunk);

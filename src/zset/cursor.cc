@@ -13,8 +13,7 @@ void MemCursor::SeekVal(std::string_view val) {
   v_ = b_.LowerBoundVal(k_, val, v_);
 }
 
-MergedCursor::MergedCursor(std::vector<std::unique_ptr<Cursor>> inputs,
-                           std::vector<BatchPtr> pins)
+MergedCursor::MergedCursor(std::vector<std::unique_ptr<Cursor>> inputs, std::vector<BatchPtr> pins)
     : inputs_(std::move(inputs)), pins_(std::move(pins)) {
   FindKey();
 }

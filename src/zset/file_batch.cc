@@ -82,7 +82,8 @@ Result<std::shared_ptr<const FileBatch>> FileBatch::Open(const std::string& path
   if (fb->file_size_ < kTrailer) return corrupt("too short to hold a trailer (torn file?)");
   std::string trailer;
   SLUICE_RETURN_IF_ERROR(fb->file_->Read(fb->file_size_ - kTrailer, kTrailer, &trailer));
-  if (GetFixed64(trailer.data() + 32) != kFileMagic) return corrupt("bad trailer magic (torn file?)");
+  if (GetFixed64(trailer.data() + 32) != kFileMagic)
+    return corrupt("bad trailer magic (torn file?)");
   uint64_t index_off = GetFixed64(trailer.data()), index_len = GetFixed64(trailer.data() + 8);
   uint64_t index_sum = GetFixed64(trailer.data() + 16);
   fb->len_ = GetFixed64(trailer.data() + 24);
@@ -91,7 +92,8 @@ Result<std::shared_ptr<const FileBatch>> FileBatch::Open(const std::string& path
   }
   std::string index;
   SLUICE_RETURN_IF_ERROR(fb->file_->Read(index_off, index_len, &index));
-  if (Checksum64(index.data(), index.size()) != index_sum) return corrupt("index checksum mismatch");
+  if (Checksum64(index.data(), index.size()) != index_sum)
+    return corrupt("index checksum mismatch");
   std::string_view in = index;
   if (in.size() < 8) return corrupt("index too short");
   uint64_t n = GetFixed64(in.data());
@@ -160,8 +162,7 @@ size_t FileBatch::FindBlock(std::string_view key, size_t from) const {
 Result<std::unique_ptr<FileBatchWriter>> FileBatchWriter::Create(const std::string& path,
                                                                  uint64_t block_bytes) {
   SLUICE_ASSIGN_OR_RETURN(auto file, WritableFile::Create(path + ".tmp"));
-  return std::unique_ptr<FileBatchWriter>(
-      new FileBatchWriter(path, std::move(file), block_bytes));
+  return std::unique_ptr<FileBatchWriter>(new FileBatchWriter(path, std::move(file), block_bytes));
 }
 
 FileBatchWriter::FileBatchWriter(std::string path, std::unique_ptr<WritableFile> file,

@@ -71,9 +71,9 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
   }
   if (live.empty()) return BatchPtr(MemBatch::Empty());
   bool to_file = !options.storage_dir.empty() && bytes >= options.spill_threshold_bytes;
-  if (!to_file && live.size() >= 2 &&
-      std::all_of(live.begin(), live.end(),
-                  [](const BatchPtr& b) { return dynamic_cast<const MemBatch*>(b.get()); })) {
+  if (!to_file && live.size() >= 2 && std::all_of(live.begin(), live.end(), [](const BatchPtr& b) {
+        return dynamic_cast<const MemBatch*>(b.get());
+      })) {
     // In memory: merge the two smallest until one is left, so every pair is
     // copied O(log k) times by the tight two-way loop.
     while (live.size() > 1) {
@@ -83,8 +83,8 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
       live.pop_back();
       BatchPtr a = std::move(live.back());
       live.pop_back();
-      SLUICE_ASSIGN_OR_RETURN(BatchPtr m, MergeTwo(static_cast<const MemBatch&>(*a),
-                                                    static_cast<const MemBatch&>(*b)));
+      SLUICE_ASSIGN_OR_RETURN(
+          BatchPtr m, MergeTwo(static_cast<const MemBatch&>(*a), static_cast<const MemBatch&>(*b)));
       live.push_back(std::move(m));
     }
     return live[0];
@@ -92,7 +92,8 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
   if (live.size() == 1 && to_file == live[0]->on_storage()) return live[0];
   auto cursor = NewCursorOver(live);
   if (to_file) {
-    SLUICE_ASSIGN_OR_RETURN(auto writer, FileBatchWriter::Create(NewSpillPath(options.storage_dir)));
+    SLUICE_ASSIGN_OR_RETURN(auto writer,
+                            FileBatchWriter::Create(NewSpillPath(options.storage_dir)));
     SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer));
     SLUICE_ASSIGN_OR_RETURN(auto file, writer->Finish(/*remove_on_drop=*/true));
     return BatchPtr(std::move(file));

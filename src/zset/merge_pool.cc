@@ -17,10 +17,10 @@ MergePool::~MergePool() {
   for (auto& t : threads_) t.join();
 }
 
-void MergePool::Submit(std::function<void()> task) {
+void MergePool::Submit(std::function<void()> task, uint64_t cost) {
   {
     std::lock_guard<std::mutex> l(mu_);
-    tasks_.push_back(std::move(task));
+    tasks_.push(Task{cost, seq_++, std::move(task)});
   }
   cv_.notify_one();
 }
@@ -32,8 +32,9 @@ void MergePool::Run() {
       std::unique_lock<std::mutex> l(mu_);
       cv_.wait(l, [this] { return stop_ || !tasks_.empty(); });
       if (tasks_.empty()) return;
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
+      // top() is const: move out through a cast, then pop the moved-from task.
+      task = std::move(const_cast<Task&>(tasks_.top()).run);
+      tasks_.pop();
     }
     task();
   }
@@ -42,7 +43,7 @@ void MergePool::Run() {
 MergePool& MergePool::Default() {
   // Never destroyed: merges may still run while static objects are torn down.
   static MergePool* pool =
-      new MergePool(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2));
+      new MergePool(std::max(2, static_cast<int>(std::thread::hardware_concurrency()) / 2));
   return *pool;
 }
 

@@ -82,19 +82,21 @@ void Spine::ScheduleMergesLocked() {
   for (size_t j = 0; j < slots_.size(); ++j) {
     Slot& slot = slots_[j];
     if (slot.merging || !ShouldSpill(*slot.batch)) continue;
-    bool mergeable = (j > 0 && !slots_[j - 1].merging &&
-                      Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
-                     (j + 1 < slots_.size() && !slots_[j + 1].merging &&
-                      Level(*slot.batch) <= Level(*slots_[j + 1].batch));
+    bool mergeable =
+        (j > 0 && !slots_[j - 1].merging && Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
+        (j + 1 < slots_.size() && !slots_[j + 1].merging &&
+         Level(*slot.batch) <= Level(*slots_[j + 1].batch));
     if (mergeable) continue;
     slot.merging = true;
     ++running_;
     BatchPtr b = slot.batch;
-    pool_->Submit([this, b] {
-      Result<BatchPtr> spilled = MergeBatches({b}, options_.merge);
-      std::lock_guard<std::mutex> l(mu_);
-      FinishMergeLocked({b}, std::move(spilled));
-    });
+    pool_->Submit(
+        [this, b] {
+          Result<BatchPtr> spilled = MergeBatches({b}, options_.merge);
+          std::lock_guard<std::mutex> l(mu_);
+          FinishMergeLocked({b}, std::move(spilled));
+        },
+        b->len());
   }
   // Newest pairs first: they are the cheapest and unblock the most.
   for (size_t j = slots_.size(); j-- > 1;) {
@@ -104,11 +106,13 @@ void Spine::ScheduleMergesLocked() {
     a.merging = b.merging = true;
     ++running_;
     BatchPtr ba = a.batch, bb = b.batch;
-    pool_->Submit([this, ba, bb] {
-      Result<BatchPtr> merged = MergeBatches({ba, bb}, options_.merge);
-      std::lock_guard<std::mutex> l(mu_);
-      FinishMergeLocked({ba, bb}, std::move(merged));
-    });
+    pool_->Submit(
+        [this, ba, bb] {
+          Result<BatchPtr> merged = MergeBatches({ba, bb}, options_.merge);
+          std::lock_guard<std::mutex> l(mu_);
+          FinishMergeLocked({ba, bb}, std::move(merged));
+        },
+        ba->len() + bb->len());
     --j;  // b's older neighbour is now busy too
   }
 }

@@ -23,7 +23,8 @@ inline void AddTo(Model* m, const std::string& k, const std::string& v, Weight w
 inline Model ReadAll(Cursor& c) {
   Model m;
   for (; c.KeyValid(); c.StepKey()) {
-    for (; c.ValValid(); c.StepVal()) AddTo(&m, std::string(c.key()), std::string(c.val()), c.weight());
+    for (; c.ValValid(); c.StepVal())
+      AddTo(&m, std::string(c.key()), std::string(c.val()), c.weight());
   }
   return m;
 }

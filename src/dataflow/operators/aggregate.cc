@@ -227,8 +227,8 @@ Status AggregateOp::Eval() {
 }
 
 Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs) {
-  return c.Add<AggregateOp>(Exchange(c, in), std::move(val_schema), std::move(aggs),
-                            c.context().spine)
+  return c
+      .Add<AggregateOp>(Exchange(c, in), std::move(val_schema), std::move(aggs), c.context().spine)
       ->output();
 }
 

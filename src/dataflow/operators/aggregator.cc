@@ -28,17 +28,22 @@ Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema) {
   switch (spec.kind) {
     case AggKind::kCountStar:
     case AggKind::kCount:
-    case AggKind::kCountDistinct: return SqlType::BigInt(false);
+    case AggKind::kCountDistinct:
+      return SqlType::BigInt(false);
     case AggKind::kMin:
-    case AggKind::kMax: return col.WithNullable(true);
+    case AggKind::kMax:
+      return col.WithNullable(true);
     case AggKind::kSum:
     case AggKind::kAvg:
       switch (ArithOf(col)) {
         case Arith::kInt:
           return spec.kind == AggKind::kSum ? SqlType::BigInt() : SqlType::Double();
-        case Arith::kDecimal: return SqlType::Decimal(38, col.scale());
-        case Arith::kFloat: return SqlType::Double();
-        case Arith::kOther: break;
+        case Arith::kDecimal:
+          return SqlType::Decimal(38, col.scale());
+        case Arith::kFloat:
+          return SqlType::Double();
+        case Arith::kOther:
+          break;
       }
       return Status::InvalidArgument((spec.kind == AggKind::kSum ? "SUM" : "AVG") +
                                      std::string(" of a non-numeric column ") + col.ToString());
@@ -85,7 +90,8 @@ Status AccAdd(const AggSpec& spec, const SqlType& col, std::string_view field, W
       acc->dsum += v.double_value() * static_cast<double>(w);
       return Status::OK();
     }
-    case Arith::kOther: break;
+    case Arith::kOther:
+      break;
   }
   return Status::InvalidArgument("SUM or AVG of a non-numeric column " + col.ToString());
 }
@@ -118,7 +124,8 @@ Status RenderLinear(const AggSpec& spec, const SqlType& col, const LinearAcc& ac
   }
   // AVG
   if (a == Arith::kInt) {
-    return EncodeValue(type, Value::Double(static_cast<double>(acc.isum) / static_cast<double>(acc.count)), out);
+    return EncodeValue(
+        type, Value::Double(static_cast<double>(acc.isum) / static_cast<double>(acc.count)), out);
   }
   if (a == Arith::kFloat) {
     return EncodeValue(type, Value::Double(acc.dsum / static_cast<double>(acc.count)), out);

@@ -11,7 +11,8 @@ namespace sluice {
 
 // Receives the pairs that one input pair maps to.
 using EmitFn = std::function<void(std::string_view key, std::string_view val)>;
-using FlatMapFn = std::function<Status(std::string_view key, std::string_view val, const EmitFn& emit)>;
+using FlatMapFn =
+    std::function<Status(std::string_view key, std::string_view val, const EmitFn& emit)>;
 
 // FlatMap: given a change `a`, emits the sum over (k, v, w) in a of every
 // pair in f(k, v), each with weight w (UNNEST, hopping windows). Linear.

@@ -122,8 +122,8 @@ Status JoinOp::Unmatched(bool side_is_left, const BatchPtr& d_side, const BatchP
       SLUICE_RETURN_IF_ERROR(emit_rows(*side_new, k, +1));
     }
   }
-  for (Cursor* c : {other_old.get(), other_new.get(), side_old.get(), side_new.get(),
-                    side_delta.get()}) {
+  for (Cursor* c :
+       {other_old.get(), other_new.get(), side_old.get(), side_new.get(), side_delta.get()}) {
     SLUICE_RETURN_IF_ERROR(c->status());
   }
   return Status::OK();

@@ -25,8 +25,6 @@ Status MapOp::Eval() {
   return Status::OK();
 }
 
-Stream* Map(Circuit& c, Stream* in, MapFn fn) {
-  return c.Add<MapOp>(in, std::move(fn))->output();
-}
+Stream* Map(Circuit& c, Stream* in, MapFn fn) { return c.Add<MapOp>(in, std::move(fn))->output(); }
 
 }  // namespace sluice

@@ -10,8 +10,8 @@ namespace sluice {
 
 // Writes the image of one (key, value) pair; `out_key` and `out_val` arrive
 // empty. An error (a failed cast, say) fails the step and names the row.
-using MapFn = std::function<Status(std::string_view key, std::string_view val,
-                                   std::string* out_key, std::string* out_val)>;
+using MapFn = std::function<Status(std::string_view key, std::string_view val, std::string* out_key,
+                                   std::string* out_val)>;
 
 // Map: given a change `a`, emits map(a) = sum over (k, v, w) in a of
 // (f(k, v), w). Linear, so it needs no state: map(A + a) = map(A) + map(a).

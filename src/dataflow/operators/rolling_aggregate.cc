@@ -17,22 +17,23 @@ int64_t SatAdd(int64_t a, int64_t b) {
 }
 
 bool IsOrderKeyType(const SqlType& t) {
-  return !t.nullable() && (t.IsInteger() || t.id() == TypeId::kDate ||
-                           t.id() == TypeId::kTime || t.id() == TypeId::kTimestamp);
+  return !t.nullable() && (t.IsInteger() || t.id() == TypeId::kDate || t.id() == TypeId::kTime ||
+                           t.id() == TypeId::kTimestamp);
 }
 
 // The encoding of order key `t` clamped to its type's range: every value
 // whose order key is >= t sorts at or after it.
 std::string OrderKeyPrefix(const SqlType& t, int64_t v) {
-  int width = t.id() == TypeId::kTinyInt ? 1 : t.id() == TypeId::kSmallInt ? 2
-              : (t.id() == TypeId::kInteger || t.id() == TypeId::kDate) ? 4 : 8;
+  int width = t.id() == TypeId::kTinyInt                                ? 1
+              : t.id() == TypeId::kSmallInt                             ? 2
+              : (t.id() == TypeId::kInteger || t.id() == TypeId::kDate) ? 4
+                                                                        : 8;
   if (width < 8) {
     int64_t lim = int64_t{1} << (8 * width - 1);
     v = std::max(-lim, std::min(lim - 1, v));
   }
   std::string out;
-  Status s = EncodeValue(t.id() == TypeId::kTime ? SqlType::BigInt(false) : t,
-                         Value::Int(v), &out);
+  Status s = EncodeValue(t.id() == TypeId::kTime ? SqlType::BigInt(false) : t, Value::Int(v), &out);
   (void)s;  // clamped into range above, so it fits
   return out;
 }
@@ -66,7 +67,9 @@ Status RollingAggregateOp::ReadRange(Cursor& c, std::string_view part, int64_t f
     size_t foff = 0, flen = 0;
     if (spec_.agg.column >= 0) {
       Status s = SplitRow(val_schema_, v, &split);
-      if (!s.ok()) return Status::InvalidArgument("rolling aggregate input row does not fit " + SchemaToString(val_schema_) + ": " + s.message());
+      if (!s.ok())
+        return Status::InvalidArgument("rolling aggregate input row does not fit " +
+                                       SchemaToString(val_schema_) + ": " + s.message());
       std::string_view f = split[static_cast<size_t>(spec_.agg.column)];
       foff = static_cast<size_t>(f.data() - v.data());
       flen = f.size();
@@ -82,8 +85,8 @@ Status RollingAggregateOp::ReadRange(Cursor& c, std::string_view part, int64_t f
 }
 
 Status RollingAggregateOp::EmitRange(std::string_view part, const std::vector<Row>& rows,
-                                     const std::string& arena, int64_t lo, int64_t hi,
-                                     Weight sign, BatchBuilder& out) {
+                                     const std::string& arena, int64_t lo, int64_t hi, Weight sign,
+                                     BatchBuilder& out) {
   const AggSpec& agg = spec_.agg;
   static const SqlType kNoColumn;
   const SqlType& col = agg.column >= 0 ? val_schema_[static_cast<size_t>(agg.column)] : kNoColumn;
@@ -146,9 +149,11 @@ Status RollingAggregateOp::Eval() {
   if (val_schema_.empty() || !IsOrderKeyType(val_schema_[0])) {
     return Status::InvalidArgument(
         "a rolling aggregate needs a NOT NULL integer, DATE, TIME or TIMESTAMP order key first, "
-        "not " + SchemaToString(val_schema_));
+        "not " +
+        SchemaToString(val_schema_));
   }
-  if (spec_.range < 0) return Status::InvalidArgument("a rolling window's range must not be negative");
+  if (spec_.range < 0)
+    return Status::InvalidArgument("a rolling window's range must not be negative");
   const SqlType& ts_type = val_schema_[0];
   std::vector<BatchPtr> snap = integral_.Snapshot();
   auto old_c = NewCursorOver(snap);
@@ -190,8 +195,7 @@ Status RollingAggregateOp::Eval() {
 }
 
 Stream* RollingAggregate(Circuit& c, Stream* in, Schema val_schema, RollingSpec spec) {
-  return c.Add<RollingAggregateOp>(Exchange(c, in), std::move(val_schema), spec,
-                                   c.context().spine)
+  return c.Add<RollingAggregateOp>(Exchange(c, in), std::move(val_schema), spec, c.context().spine)
       ->output();
 }
 
