@@ -27,20 +27,6 @@ enum VariantKind : uint8_t {
 
 constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
 
-int IntWidth(TypeId id) {
-  switch (id) {
-    case TypeId::kTinyInt:
-      return 1;
-    case TypeId::kSmallInt:
-      return 2;
-    case TypeId::kInteger:
-    case TypeId::kDate:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 void PutBigEndian(uint64_t v, int width, std::string* out) {
   char buf[8];
   for (int i = width - 1; i >= 0; --i) {
@@ -679,6 +665,28 @@ Status SplitRow(const Schema& schema, std::string_view row, std::vector<std::str
   if (!row.empty())
     return Status::Corruption("bytes left after a row of " + SchemaToString(schema));
   return Status::OK();
+}
+
+int IntWidth(TypeId id) {
+  switch (id) {
+    case TypeId::kTinyInt:
+      return 1;
+    case TypeId::kSmallInt:
+      return 2;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+Status SplitRowOrMisfit(const Schema& schema, std::string_view row,
+                        std::vector<std::string_view>* fields, std::string_view what) {
+  Status s = SplitRow(schema, row, fields);
+  if (s.ok()) return s;
+  return Status::InvalidArgument(std::string(what) + " received a row that does not fit " +
+                                 SchemaToString(schema) + ": " + s.message());
 }
 
 void AppendInt64(int64_t v, bool nullable, std::string* out) {

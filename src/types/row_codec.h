@@ -71,6 +71,15 @@ Result<std::vector<Value>> DecodeRow(const Schema& schema, std::string_view row)
 // slices point into `row`.
 Status SplitRow(const Schema& schema, std::string_view row, std::vector<std::string_view>* fields);
 
+// Like SplitRow, but a row that does not split is an InvalidArgument error
+// saying that `what` received a row that does not fit `schema`.
+Status SplitRowOrMisfit(const Schema& schema, std::string_view row,
+                        std::vector<std::string_view>* fields, std::string_view what);
+
+// Bytes of the value (after the null tag) of an integer, DATE, TIME or
+// TIMESTAMP field.
+int IntWidth(TypeId id);
+
 // Fast paths for the common fixed-width fields, used by operators.
 // Appends a BIGINT (nullable or not as `nullable` says).
 void AppendInt64(int64_t v, bool nullable, std::string* out);

@@ -86,10 +86,6 @@ Status AggregateOp::Eval() {
   }
   const size_t n = aggs_.size();
   std::vector<std::string_view> fields;
-  auto Misfit = [this](const Status& s) {
-    return Status::InvalidArgument("aggregate input row does not fit " +
-                                   SchemaToString(val_schema_) + ": " + s.message());
-  };
 
   // Pass 1: the change to each (group, field) index.
   std::vector<BatchPtr> index_delta(n);
@@ -103,8 +99,7 @@ Status AggregateOp::Eval() {
         for (size_t i = 0; i < n; ++i) {
           if (!index_[i]) continue;
           if (!split) {
-            Status s = SplitRow(val_schema_, c->val(), &fields);
-            if (!s.ok()) return Misfit(s);
+            SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(val_schema_, c->val(), &fields, "aggregate"));
             split = true;
           }
           const SqlType& col = val_schema_[static_cast<size_t>(aggs_[i].column)];
@@ -166,8 +161,7 @@ Status AggregateOp::Eval() {
           continue;
         }
         if (!split) {
-          Status s = SplitRow(val_schema_, d->val(), &fields);
-          if (!s.ok()) return Misfit(s);
+          SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(val_schema_, d->val(), &fields, "aggregate"));
           split = true;
         }
         const SqlType& col = val_schema_[static_cast<size_t>(a.column)];

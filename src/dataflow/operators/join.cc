@@ -6,17 +6,9 @@
 
 namespace sluice {
 
-// Collects output pairs, weighting them with overflow checks.
+// The output being built, with scratch space for one pair.
 class JoinOp::Emitter {
  public:
-  Status Add(std::string_view k, std::string_view v, Weight w) {
-    builder_.Push(k, v, w);
-    return Status::OK();
-  }
-  Status Product(Weight x, Weight y, Weight* w) {
-    if (__builtin_mul_overflow(x, y, w)) return Status::Overflow("weight overflow in join");
-    return Status::OK();
-  }
   BatchBuilder builder_;
   std::string k_, v_;
 };
@@ -29,6 +21,11 @@ std::vector<BatchPtr> Plus(std::vector<BatchPtr> v, const BatchPtr& b) {
 }
 
 // True if the cursor holds key `k` (seeking forward to it).
+Status MulWeights(Weight x, Weight y, Weight* w) {
+  if (__builtin_mul_overflow(x, y, w)) return Status::Overflow("weight overflow in join");
+  return Status::OK();
+}
+
 bool HasKey(Cursor& c, std::string_view k) {
   c.SeekKey(k);
   return c.KeyValid() && c.key() == k;
@@ -49,8 +46,8 @@ Status JoinOp::JoinDelta(const Batch& d, Cursor& other, bool d_is_left, Emitter&
         std::string_view vb = d_is_left ? other.val() : c->val();
         SLUICE_RETURN_IF_ERROR(spec_.matched(c->key(), va, vb, &out.k_, &out.v_));
         Weight w;
-        SLUICE_RETURN_IF_ERROR(out.Product(c->weight(), other.weight(), &w));
-        SLUICE_RETURN_IF_ERROR(out.Add(out.k_, out.v_, w));
+        SLUICE_RETURN_IF_ERROR(MulWeights(c->weight(), other.weight(), &w));
+        out.builder_.Push(out.k_, out.v_, w);
       }
     }
   }
@@ -58,11 +55,10 @@ Status JoinOp::JoinDelta(const Batch& d, Cursor& other, bool d_is_left, Emitter&
   return other.status();
 }
 
-Status JoinOp::Unmatched(bool side_is_left, const BatchPtr& d_side, const BatchPtr& d_other,
+Status JoinOp::Unmatched(const BatchPtr& d_side, const BatchPtr& d_other,
                          const std::vector<BatchPtr>& side_prev,
                          const std::vector<BatchPtr>& other_prev, bool anti, const PadFn* pad,
                          Emitter& out) {
-  (void)side_is_left;
   // Keys touched by either change, in order.
   std::vector<std::string> keys;
   {
@@ -102,7 +98,7 @@ Status JoinOp::Unmatched(bool side_is_left, const BatchPtr& d_side, const BatchP
         out.k_.assign(k);
         out.v_.assign(c.val());
       }
-      SLUICE_RETURN_IF_ERROR(out.Add(out.k_, out.v_, sign * c.weight()));
+      out.builder_.Push(out.k_, out.v_, sign * c.weight());
     }
     return Status::OK();
   };
@@ -149,14 +145,13 @@ Status JoinOp::Eval() {
       }
     }
     if (t == JoinType::kLeft || t == JoinType::kFull) {
-      SLUICE_RETURN_IF_ERROR(Unmatched(true, da, db, a_prev, b_prev, true, &spec_.left_pad, out));
+      SLUICE_RETURN_IF_ERROR(Unmatched(da, db, a_prev, b_prev, true, &spec_.left_pad, out));
     }
     if (t == JoinType::kRight || t == JoinType::kFull) {
-      SLUICE_RETURN_IF_ERROR(Unmatched(false, db, da, b_prev, a_prev, true, &spec_.right_pad, out));
+      SLUICE_RETURN_IF_ERROR(Unmatched(db, da, b_prev, a_prev, true, &spec_.right_pad, out));
     }
     if (t == JoinType::kSemi || t == JoinType::kAnti) {
-      SLUICE_RETURN_IF_ERROR(
-          Unmatched(true, da, db, a_prev, b_prev, t == JoinType::kAnti, nullptr, out));
+      SLUICE_RETURN_IF_ERROR(Unmatched(da, db, a_prev, b_prev, t == JoinType::kAnti, nullptr, out));
     }
   }
   // Semi and anti joins read only A's integral, but keep B's to know presence.

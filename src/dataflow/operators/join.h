@@ -57,8 +57,9 @@ class JoinOp final : public Operator {
   class Emitter;
   // The matched part: sum over keys of d's keys of d[k] x other[k].
   Status JoinDelta(const Batch& d, Cursor& other, bool d_is_left, Emitter& out);
-  // Unmatched rows of `side` (A if side_is_left) for the keys touched.
-  Status Unmatched(bool side_is_left, const BatchPtr& d_side, const BatchPtr& d_other,
+  // Rows of one side whose key is absent (anti) or present (semi) on the
+  // other side, for the keys that either change touches.
+  Status Unmatched(const BatchPtr& d_side, const BatchPtr& d_other,
                    const std::vector<BatchPtr>& side_prev, const std::vector<BatchPtr>& other_prev,
                    bool anti, const PadFn* pad, Emitter& out);
 

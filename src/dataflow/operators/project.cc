@@ -8,11 +8,7 @@ namespace sluice {
 
 Status AppendColumns(const Schema& schema, std::string_view row, const std::vector<int>& cols,
                      std::vector<std::string_view>* scratch, std::string* out) {
-  Status s = SplitRow(schema, row, scratch);
-  if (!s.ok()) {
-    return Status::InvalidArgument("row does not fit its schema " + SchemaToString(schema) + ": " +
-                                   s.message());
-  }
+  SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(schema, row, scratch, "projection"));
   for (int col : cols) out->append((*scratch)[static_cast<size_t>(col)]);
   return Status::OK();
 }

@@ -24,10 +24,7 @@ bool IsOrderKeyType(const SqlType& t) {
 // The encoding of order key `t` clamped to its type's range: every value
 // whose order key is >= t sorts at or after it.
 std::string OrderKeyPrefix(const SqlType& t, int64_t v) {
-  int width = t.id() == TypeId::kTinyInt                                ? 1
-              : t.id() == TypeId::kSmallInt                             ? 2
-              : (t.id() == TypeId::kInteger || t.id() == TypeId::kDate) ? 4
-                                                                        : 8;
+  int width = IntWidth(t.id());
   if (width < 8) {
     int64_t lim = int64_t{1} << (8 * width - 1);
     v = std::max(-lim, std::min(lim - 1, v));
@@ -66,10 +63,7 @@ Status RollingAggregateOp::ReadRange(Cursor& c, std::string_view part, int64_t f
     Row r{ts, arena->size(), v.size(), c.weight(), {}};
     size_t foff = 0, flen = 0;
     if (spec_.agg.column >= 0) {
-      Status s = SplitRow(val_schema_, v, &split);
-      if (!s.ok())
-        return Status::InvalidArgument("rolling aggregate input row does not fit " +
-                                       SchemaToString(val_schema_) + ": " + s.message());
+      SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(val_schema_, v, &split, "rolling aggregate"));
       std::string_view f = split[static_cast<size_t>(spec_.agg.column)];
       foff = static_cast<size_t>(f.data() - v.data());
       flen = f.size();

@@ -37,11 +37,7 @@ Status WindowOp::Eval() {
   std::string row;
   auto c = in_->value()->NewCursor();
   for (; c->KeyValid(); c->StepKey()) {
-    Status s = SplitRow(schema_, c->key(), &fields);
-    if (!s.ok()) {
-      return Status::InvalidArgument("window input row does not fit " + SchemaToString(schema_) +
-                                     ": " + s.message());
-    }
+    SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(schema_, c->key(), &fields, "window"));
     std::string_view f = fields[static_cast<size_t>(spec_.ts_column)];
     if (FieldIsNull(ts_type, f)) continue;
     int64_t ts;
