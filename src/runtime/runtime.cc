@@ -74,17 +74,9 @@ Status Runtime::Push(const std::string& name, const BatchPtr& batch) {
     circuits_[0]->input(name)->Push(batch);
     return Status::OK();
   }
-  std::vector<OrderedBuilder> parts(static_cast<size_t>(n));
-  auto c = batch->NewCursor();
-  for (; c->KeyValid(); c->StepKey()) {
-    OrderedBuilder& part = parts[static_cast<size_t>(WorkerForKey(c->key(), n))];
-    for (; c->ValValid(); c->StepVal()) {
-      SLUICE_RETURN_IF_ERROR(part.Push(c->key(), c->val(), c->weight()));
-    }
-  }
-  SLUICE_RETURN_IF_ERROR(c->status());
+  SLUICE_ASSIGN_OR_RETURN(std::vector<MemBatchPtr> parts, PartitionByKey(*batch, n));
   for (int w = 0; w < n; ++w) {
-    MemBatchPtr part = parts[static_cast<size_t>(w)].Finish();
+    MemBatchPtr& part = parts[static_cast<size_t>(w)];
     if (!part->empty()) circuits_[static_cast<size_t>(w)]->input(name)->Push(std::move(part));
   }
   return Status::OK();

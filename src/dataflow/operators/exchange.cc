@@ -11,21 +11,28 @@ int WorkerForKey(std::string_view key, int workers) {
   return static_cast<int>(Hash64(key) % static_cast<uint64_t>(workers));
 }
 
-Status ExchangeOp::Eval() {
-  const int n = ctx_.workers;
-  // A part keeps the input's order, so it is built without sorting.
-  std::vector<OrderedBuilder> parts(static_cast<size_t>(n));
-  auto c = in_->value()->NewCursor();
+Result<std::vector<MemBatchPtr>> PartitionByKey(const Batch& batch, int workers) {
+  std::vector<OrderedBuilder> parts(static_cast<size_t>(workers));
+  auto c = batch.NewCursor();
   for (; c->KeyValid(); c->StepKey()) {
-    OrderedBuilder& part = parts[static_cast<size_t>(WorkerForKey(c->key(), n))];
+    OrderedBuilder& part = parts[static_cast<size_t>(WorkerForKey(c->key(), workers))];
     for (; c->ValValid(); c->StepVal()) {
       SLUICE_RETURN_IF_ERROR(part.Push(c->key(), c->val(), c->weight()));
     }
   }
   SLUICE_RETURN_IF_ERROR(c->status());
-  for (int to = 0; to < n; ++to) {
+  std::vector<MemBatchPtr> out;
+  out.reserve(parts.size());
+  for (OrderedBuilder& part : parts) out.push_back(part.Finish());
+  return out;
+}
+
+Status ExchangeOp::Eval() {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<MemBatchPtr> parts,
+                          PartitionByKey(*in_->value(), ctx_.workers));
+  for (int to = 0; to < ctx_.workers; ++to) {
     SLUICE_RETURN_IF_ERROR(
-        ctx_.transport->Send(id_, ctx_.worker, to, parts[static_cast<size_t>(to)].Finish()));
+        ctx_.transport->Send(id_, ctx_.worker, to, std::move(parts[static_cast<size_t>(to)])));
   }
   std::vector<BatchPtr> received;
   SLUICE_RETURN_IF_ERROR(ctx_.transport->Receive(id_, ctx_.worker, &received));

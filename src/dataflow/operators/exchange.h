@@ -25,6 +25,10 @@ class ExchangeOp final : public Operator {
 // The worker that owns `key` among `workers`.
 int WorkerForKey(std::string_view key, int workers);
 
+// Splits `batch` into `workers` parts by WorkerForKey; each part keeps the
+// batch's order, so no part is sorted again.
+Result<std::vector<MemBatchPtr>> PartitionByKey(const Batch& batch, int workers);
+
 Stream* Exchange(Circuit& c, Stream* in);
 
 }  // namespace sluice
