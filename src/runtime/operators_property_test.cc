@@ -192,8 +192,10 @@ void Check(const Property& p, int workers, uint64_t seed) {
   }
 }
 
-// Seeds that once failed stay here as regression cases.
-const uint64_t kRegressionSeeds[] = {0x5eed};
+// Seeds that once failed stay here as regression cases (run with 2 workers
+// for every property):
+//   1001: rolling SUM and AVG rendered their result with the wrong column.
+const uint64_t kRegressionSeeds[] = {1001};
 
 void CheckAll(const Property& p) {
   for (int workers : {1, 2, 3, 7}) {
