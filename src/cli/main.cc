@@ -3,8 +3,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cli/demo.h"
+#include "sql/slt.h"
 
 namespace {
 
@@ -15,6 +17,10 @@ void Usage(FILE* out) {
                "commands:\n"
                "  demo [--workers N]   run the engine demo: a join feeding a GROUP BY,\n"
                "                       maintained incrementally over three steps\n"
+               "  slt [--workers N] [--verbose] FILE|DIR...\n"
+               "                       run sqllogictest files as the postgresql engine; each\n"
+               "                       query is checked as a view over existing data and as a\n"
+               "                       view maintained while the data arrives\n"
                "  help                 show this message\n");
 }
 
@@ -44,6 +50,33 @@ int main(int argc, char** argv) {
       }
     }
     return sluice::RunDemo(workers);
+  }
+  if (cmd == "slt") {
+    sluice::sql::SltOptions opts;
+    std::vector<std::string> paths;
+    for (int i = 2; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a == "--workers" && i + 1 < argc) {
+        opts.workers = std::atoi(argv[++i]);
+        if (opts.workers < 1) {
+          std::fprintf(stderr, "sluice slt: --workers must be at least 1\n");
+          return 2;
+        }
+      } else if (a == "--verbose") {
+        opts.verbose = true;
+      } else if (!a.empty() && a[0] == '-') {
+        std::fprintf(stderr, "sluice slt: unknown option '%s'\n", a.c_str());
+        return 2;
+      } else {
+        paths.push_back(a);
+      }
+    }
+    if (paths.empty()) {
+      std::fprintf(stderr, "sluice slt: name at least one file or directory\n");
+      return 2;
+    }
+    sluice::sql::SltCounts c = sluice::sql::RunSlt(paths, opts, stdout);
+    return c.failed == 0 ? 0 : 1;
   }
   std::fprintf(stderr, "sluice: unknown command '%s'\n\n", cmd.c_str());
   Usage(stderr);

@@ -1,0 +1,45 @@
+// The catalog: the tables and views that a program declares.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sql/plan.h"
+
+namespace sluice::sql {
+
+struct TableDef {
+  std::string name;
+  std::vector<Column> columns;
+  std::vector<int> primary_key;  // column indices; empty: no key
+  bool materialized = false;
+  std::string connectors;  // the JSON text of WITH (connectors = '...')
+};
+
+struct ViewDef {
+  std::string name;
+  BoundQuery query;
+  bool materialized = false;
+  std::string connectors;
+};
+
+// Names are case-insensitive unless quoted, as in PostgreSQL: the parser
+// lower-cases unquoted names, and the catalog stores them as given.
+class Catalog {
+ public:
+  const TableDef* FindTable(const std::string& name) const;
+  const ViewDef* FindView(const std::string& name) const;
+  Status AddTable(TableDef table);
+  Status AddView(ViewDef view);
+  Status DropTable(const std::string& name);
+  Status DropView(const std::string& name);
+  const std::map<std::string, TableDef>& tables() const { return tables_; }
+  const std::map<std::string, ViewDef>& views() const { return views_; }
+
+ private:
+  std::map<std::string, TableDef> tables_;
+  std::map<std::string, ViewDef> views_;
+};
+
+}  // namespace sluice::sql

@@ -1,0 +1,538 @@
+#include "sql/expr.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "types/row_codec.h"
+
+namespace sluice::sql {
+namespace {
+
+int128 Pow10(int n) {
+  int128 p = 1;
+  while (n-- > 0) p *= 10;
+  return p;
+}
+
+Status OutOfRange(const SqlType& t) {
+  switch (t.id()) {
+    case TypeId::kSmallInt:
+      return Status::Overflow("smallint out of range");
+    case TypeId::kInteger:
+      return Status::Overflow("integer out of range");
+    case TypeId::kBigInt:
+      return Status::Overflow("bigint out of range");
+    default:
+      return Status::Overflow(t.ToString() + " out of range");
+  }
+}
+
+bool FitsInt(int128 v, TypeId id) {
+  switch (id) {
+    case TypeId::kTinyInt:
+      return v >= INT8_MIN && v <= INT8_MAX;
+    case TypeId::kSmallInt:
+      return v >= INT16_MIN && v <= INT16_MAX;
+    case TypeId::kInteger:
+      return v >= INT32_MIN && v <= INT32_MAX;
+    default:
+      return v >= INT64_MIN && v <= INT64_MAX;
+  }
+}
+
+// Rounds unscaled `u` at scale `from` to scale `to`, half away from zero.
+int128 Rescale(int128 u, int from, int to, bool* overflow) {
+  if (to >= from) {
+    int128 f = Pow10(to - from);
+    int128 limit = std::numeric_limits<int128>::max() / f;
+    if (u > limit || u < -limit) {
+      *overflow = true;
+      return 0;
+    }
+    return u * f;
+  }
+  int128 f = Pow10(from - to);
+  int128 q = u / f, r = u % f;
+  if (r * 2 >= f) ++q;
+  if (r * 2 <= -f) --q;
+  return q;
+}
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+Status BadInput(const SqlType& to, std::string_view text) {
+  std::string name = to.IsInteger()                ? (to.id() == TypeId::kBigInt     ? "bigint"
+                                                      : to.id() == TypeId::kSmallInt ? "smallint"
+                                                                                     : "integer")
+                     : to.id() == TypeId::kDecimal ? "numeric"
+                     : to.id() == TypeId::kBoolean ? "boolean"
+                                                   : "double precision";
+  return Status::InvalidArgument("invalid input syntax for type " + name + ": \"" +
+                                 std::string(text) + "\"");
+}
+
+// Parses decimal text "[-]digits[.digits][e[-]digits]" to unscaled at scale.
+bool ParseDecimal(std::string_view s, int scale, int128* out) {
+  bool neg = false;
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+  int128 v = 0;
+  int frac = 0;
+  bool any = false, dot = false;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '.' && !dot) {
+      dot = true;
+      continue;
+    }
+    if (c < '0' || c > '9') break;
+    any = true;
+    if (v > Pow10(37)) return false;
+    v = v * 10 + (c - '0');
+    if (dot) ++frac;
+  }
+  if (!any) return false;
+  int exp = 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    int e = 0;
+    auto r = std::from_chars(s.data() + i + 1, s.data() + s.size(), e);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+    exp = e;
+    i = s.size();
+  }
+  if (i != s.size()) return false;
+  bool overflow = false;
+  int128 u = Rescale(v, frac - exp, scale, &overflow);
+  if (overflow) return false;
+  *out = neg ? -u : u;
+  return true;
+}
+
+double DecimalToDouble(int128 u, int scale) {
+  return static_cast<double>(u) / std::pow(10.0, scale);
+}
+
+}  // namespace
+
+std::string Expr::ToString() const {
+  switch (kind) {
+    case ExprKind::kColumn:
+      return "$" + std::to_string(column);
+    case ExprKind::kLiteral:
+      return value.ToString();
+    default: {
+      std::string s =
+          kind == ExprKind::kCall ? fn_name : "op" + std::to_string(static_cast<int>(kind));
+      s += "(";
+      for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i]->ToString();
+      return s + ")";
+    }
+  }
+}
+
+ExprPtr MakeColumn(int index, SqlType type) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kColumn;
+  e->column = index;
+  e->type = std::move(type);
+  return e;
+}
+
+ExprPtr MakeLiteral(Value v, SqlType type) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kLiteral;
+  e->value = std::move(v);
+  e->type = std::move(type);
+  return e;
+}
+
+ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCall;
+  e->fn = fn;
+  e->fn_name = name;
+  e->type = std::move(type);
+  e->args = std::move(args);
+  return e;
+}
+
+ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool negated) {
+  auto e = std::make_shared<Expr>();
+  e->kind = kind;
+  e->type = std::move(type);
+  e->args = std::move(args);
+  e->negated = negated;
+  return e;
+}
+
+int CompareValues(const Value& a, const Value& b) {
+  using K = Value::Kind;
+  switch (a.kind()) {
+    case K::kBool:
+      return static_cast<int>(a.bool_value()) - static_cast<int>(b.bool_value());
+    case K::kInt:
+      return a.int_value() < b.int_value() ? -1 : a.int_value() > b.int_value();
+    case K::kDouble: {
+      double x = a.double_value(), y = b.double_value();
+      // PostgreSQL: NaN equals NaN and sorts above every other value.
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) - std::isnan(y);
+      return x < y ? -1 : x > y;
+    }
+    case K::kDecimal: {
+      int s = std::max(a.decimal_scale(), b.decimal_scale());
+      bool o1 = false, o2 = false;
+      int128 x = Rescale(a.decimal_unscaled(), a.decimal_scale(), s, &o1);
+      int128 y = Rescale(b.decimal_unscaled(), b.decimal_scale(), s, &o2);
+      return x < y ? -1 : x > y;
+    }
+    case K::kString: {
+      int c = a.string_value().compare(b.string_value());
+      return c < 0 ? -1 : c > 0;
+    }
+    case K::kInterval: {
+      const Interval& x = a.interval_value();
+      const Interval& y = b.interval_value();
+      int128 kx = (static_cast<int128>(x.months) * 30 + x.days) * 86400000000LL + x.micros;
+      int128 ky = (static_cast<int128>(y.months) * 30 + y.days) * 86400000000LL + y.micros;
+      return kx < ky ? -1 : kx > ky;
+    }
+    default:
+      return a == b ? 0 : (a.ToString() < b.ToString() ? -1 : 1);
+  }
+}
+
+std::string ValueToText(const Value& v, const SqlType& type) {
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+      return "NULL";
+    case Value::Kind::kBool:
+      return v.bool_value() ? "true" : "false";
+    case Value::Kind::kInt:
+      return std::to_string(v.int_value());
+    case Value::Kind::kDecimal:
+      return DecimalToString(v.decimal_unscaled(), v.decimal_scale());
+    case Value::Kind::kDouble: {
+      double d = v.double_value();
+      if (std::isnan(d)) return "NaN";
+      if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+      char buf[64];
+      // Shortest text that reads back as the same value, as PostgreSQL 12+.
+      auto r = type.id() == TypeId::kReal
+                   ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d))
+                   : std::to_chars(buf, buf + sizeof buf, d);
+      return std::string(buf, r.ptr);
+    }
+    case Value::Kind::kString:
+      return v.string_value();
+    default:
+      return v.ToString();
+  }
+}
+
+Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
+  if (v.is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  const TypeId t = to.id();
+  using K = Value::Kind;
+  if (to.IsInteger()) {
+    int128 x;
+    switch (v.kind()) {
+      case K::kInt:
+        x = v.int_value();
+        break;
+      case K::kDouble: {
+        double d = v.double_value();
+        if (std::isnan(d) || std::isinf(d) || std::fabs(d) > 9.3e18) return OutOfRange(to);
+        x = static_cast<int128>(std::nearbyint(d));  // round half to even, as rint()
+        break;
+      }
+      case K::kDecimal: {
+        bool overflow = false;
+        x = Rescale(v.decimal_unscaled(), v.decimal_scale(), 0, &overflow);
+        break;
+      }
+      case K::kBool:
+        if (t != TypeId::kInteger)
+          return Status::InvalidArgument("cannot cast boolean to " + to.ToString());
+        x = v.bool_value();
+        break;
+      case K::kString: {
+        std::string s = Trim(v.string_value());
+        int64_t i;
+        auto r = std::from_chars(s.data() + (s.size() && s[0] == '+'), s.data() + s.size(), i);
+        if (r.ec == std::errc::result_out_of_range) return OutOfRange(to);
+        if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
+          return BadInput(to, v.string_value());
+        x = i;
+        break;
+      }
+      default:
+        return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
+    }
+    if (!FitsInt(x, t)) return OutOfRange(to);
+    *out = Value::Int(static_cast<int64_t>(x));
+    return Status::OK();
+  }
+  if (t == TypeId::kDouble || t == TypeId::kReal) {
+    double d;
+    switch (v.kind()) {
+      case K::kInt:
+        d = static_cast<double>(v.int_value());
+        break;
+      case K::kDouble:
+        d = v.double_value();
+        break;
+      case K::kDecimal:
+        d = DecimalToDouble(v.decimal_unscaled(), v.decimal_scale());
+        break;
+      case K::kString: {
+        std::string s = Trim(v.string_value());
+        if (s == "NaN" || s == "nan") {
+          d = std::nan("");
+          break;
+        }
+        if (s == "Infinity" || s == "inf") {
+          d = INFINITY;
+          break;
+        }
+        if (s == "-Infinity" || s == "-inf") {
+          d = -INFINITY;
+          break;
+        }
+        auto r = std::from_chars(s.data() + (s.size() && s[0] == '+'), s.data() + s.size(), d);
+        if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
+          return BadInput(to, v.string_value());
+        break;
+      }
+      default:
+        return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
+    }
+    if (t == TypeId::kReal) {
+      float f = static_cast<float>(d);
+      if (std::isinf(f) && !std::isinf(d)) return Status::Overflow("value out of range: overflow");
+      d = f;
+    }
+    *out = Value::Double(d);
+    return Status::OK();
+  }
+  if (t == TypeId::kDecimal) {
+    int scale = to.scale();
+    int128 u;
+    bool overflow = false;
+    switch (v.kind()) {
+      case K::kInt:
+        u = Rescale(v.int_value(), 0, scale, &overflow);
+        break;
+      case K::kDecimal:
+        u = Rescale(v.decimal_unscaled(), v.decimal_scale(), scale, &overflow);
+        break;
+      case K::kDouble: {
+        double d = v.double_value();
+        if (std::isnan(d) || std::isinf(d)) {
+          return Status::InvalidArgument("cannot convert " + ValueToText(v, from) + " to numeric");
+        }
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*f", std::min(scale, 30), d);
+        if (!ParseDecimal(buf, scale, &u)) overflow = true;
+        break;
+      }
+      case K::kString:
+        if (!ParseDecimal(Trim(v.string_value()), scale, &u)) return BadInput(to, v.string_value());
+        break;
+      default:
+        return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
+    }
+    if (overflow || u >= Pow10(to.precision()) || u <= -Pow10(to.precision())) {
+      return Status::Overflow("numeric field overflow");
+    }
+    *out = Value::Decimal(u, scale);
+    return Status::OK();
+  }
+  if (t == TypeId::kBoolean) {
+    if (v.kind() == K::kBool) {
+      *out = v;
+      return Status::OK();
+    }
+    if (v.kind() == K::kInt) {
+      *out = Value::Bool(v.int_value() != 0);
+      return Status::OK();
+    }
+    if (v.kind() == K::kString) {
+      std::string s = Trim(v.string_value());
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (s == "t" || s == "true" || s == "yes" || s == "y" || s == "on" || s == "1") {
+        *out = Value::Bool(true);
+        return Status::OK();
+      }
+      if (s == "f" || s == "false" || s == "no" || s == "n" || s == "off" || s == "0") {
+        *out = Value::Bool(false);
+        return Status::OK();
+      }
+      return BadInput(to, v.string_value());
+    }
+    return Status::InvalidArgument("cannot cast " + from.ToString() + " to boolean");
+  }
+  if (to.IsString() || to.IsBinary()) {
+    std::string s = ValueToText(v, from);
+    if (to.length() >= 0) {
+      // Explicit casts truncate to the declared length, as PostgreSQL does.
+      size_t chars = 0, i = 0;
+      for (; i < s.size(); ++i) {
+        if ((static_cast<uint8_t>(s[i]) & 0xC0) != 0x80) {
+          if (chars == static_cast<size_t>(to.length())) break;
+          ++chars;
+        }
+      }
+      s.resize(i);
+    }
+    *out = Value::String(std::move(s));
+    return Status::OK();
+  }
+  if (from.id() == t) {
+    *out = v;
+    return Status::OK();
+  }
+  return Status::Unimplemented("cast from " + from.ToString() + " to " + to.ToString() +
+                               " is not supported yet");
+}
+
+ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
+  if (e->type.id() == to.id() && e->type.precision() == to.precision() &&
+      e->type.scale() == to.scale()) {
+    return e;
+  }
+  if (e->kind == ExprKind::kLiteral) {
+    Value v;
+    if (CastValue(e->value, e->type, to, &v).ok()) return MakeLiteral(std::move(v), to);
+  }
+  return MakeNode(ExprKind::kCast, to, {std::move(e)});
+}
+
+Status Eval(const Expr& e, const Row& row, Value* out) {
+  switch (e.kind) {
+    case ExprKind::kColumn:
+      *out = row[static_cast<size_t>(e.column)];
+      return Status::OK();
+    case ExprKind::kLiteral:
+      *out = e.value;
+      return Status::OK();
+    case ExprKind::kCall: {
+      Value buf[8];
+      std::vector<Value> heap;
+      Value* args = buf;
+      size_t n = e.args.size();
+      if (n > 8) {
+        heap.resize(n);
+        args = heap.data();
+      }
+      for (size_t i = 0; i < n; ++i) {
+        SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &args[i]));
+        if (args[i].is_null()) {
+          *out = Value::Null();
+          return Status::OK();
+        }
+      }
+      return e.fn(e.type, args, n, out);
+    }
+    case ExprKind::kCast: {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
+      return CastValue(v, e.args[0]->type, e.type, out);
+    }
+    case ExprKind::kAnd:
+    case ExprKind::kOr: {
+      const bool is_and = e.kind == ExprKind::kAnd;
+      bool saw_null = false;
+      for (const ExprPtr& a : e.args) {
+        Value v;
+        SLUICE_RETURN_IF_ERROR(Eval(*a, row, &v));
+        if (v.is_null()) {
+          saw_null = true;
+        } else if (v.bool_value() != is_and) {
+          *out = Value::Bool(!is_and);
+          return Status::OK();
+        }
+      }
+      *out = saw_null ? Value::Null() : Value::Bool(is_and);
+      return Status::OK();
+    }
+    case ExprKind::kNot: {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
+      *out = v.is_null() ? Value::Null() : Value::Bool(!v.bool_value());
+      return Status::OK();
+    }
+    case ExprKind::kIsNull: {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
+      *out = Value::Bool(v.is_null() != e.negated);
+      return Status::OK();
+    }
+    case ExprKind::kCase: {
+      size_t pairs = (e.args.size() - (e.has_else ? 1 : 0)) / 2;
+      for (size_t i = 0; i < pairs; ++i) {
+        Value c;
+        SLUICE_RETURN_IF_ERROR(Eval(*e.args[2 * i], row, &c));
+        if (!c.is_null() && c.bool_value()) return Eval(*e.args[2 * i + 1], row, out);
+      }
+      if (e.has_else) return Eval(*e.args.back(), row, out);
+      *out = Value::Null();
+      return Status::OK();
+    }
+    case ExprKind::kCoalesce:
+      for (const ExprPtr& a : e.args) {
+        SLUICE_RETURN_IF_ERROR(Eval(*a, row, out));
+        if (!out->is_null()) return Status::OK();
+      }
+      *out = Value::Null();
+      return Status::OK();
+    case ExprKind::kInList: {
+      Value x;
+      SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &x));
+      if (x.is_null()) {
+        *out = Value::Null();
+        return Status::OK();
+      }
+      bool saw_null = false;
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        Value y;
+        SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &y));
+        if (y.is_null()) {
+          saw_null = true;
+        } else if (CompareValues(x, y) == 0) {
+          *out = Value::Bool(!e.negated);
+          return Status::OK();
+        }
+      }
+      *out = saw_null ? Value::Null() : Value::Bool(e.negated);
+      return Status::OK();
+    }
+    case ExprKind::kIsDistinct: {
+      Value a, b;
+      SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &a));
+      SLUICE_RETURN_IF_ERROR(Eval(*e.args[1], row, &b));
+      bool distinct = a.is_null() != b.is_null() || (!a.is_null() && CompareValues(a, b) != 0);
+      *out = Value::Bool(distinct != e.negated);
+      return Status::OK();
+    }
+  }
+  return Status::Internal("unknown expression kind");
+}
+
+Status EvalPredicate(const Expr& e, const Row& row, bool* out) {
+  Value v;
+  SLUICE_RETURN_IF_ERROR(Eval(e, row, &v));
+  *out = !v.is_null() && v.bool_value();
+  return Status::OK();
+}
+
+}  // namespace sluice::sql

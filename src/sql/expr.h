@@ -1,0 +1,85 @@
+// Bound, typed scalar expressions and their evaluation over decoded rows.
+//
+// The binder (binder.h) turns parse-tree expressions into Expr trees: every
+// column reference is an index into the input row, every operator and
+// function is resolved to a ScalarFn with its argument types already cast to
+// what it expects (PostgreSQL's implicit casts), so evaluation does no name
+// lookups and no type dispatch beyond the value's own.
+//
+// Semantics follow PostgreSQL: three-valued logic (AND, OR, NOT, IN, CASE),
+// NULL in -> NULL out for strict functions, and errors where PostgreSQL raises
+// them ("integer out of range", "division by zero", bad casts).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "types/sql_type.h"
+#include "types/value.h"
+
+namespace sluice::sql {
+
+using Row = std::vector<Value>;
+
+// A strict scalar function: called only when no argument is NULL (unless the
+// Expr says otherwise); `type` is the result type.
+using ScalarFn = Status (*)(const SqlType& type, const Value* args, size_t n, Value* out);
+
+enum class ExprKind {
+  kColumn,      // row[column]
+  kLiteral,     // value
+  kCall,        // fn(args...), NULL if any argument is NULL
+  kCast,        // CAST(args[0] AS type)
+  kAnd,         // three-valued AND of args
+  kOr,          // three-valued OR of args
+  kNot,         // NOT args[0]
+  kIsNull,      // args[0] IS [NOT] NULL
+  kCase,        // args: when_1, then_1, ..., when_n, then_n [, else]
+  kCoalesce,    // first non-NULL arg
+  kInList,      // args[0] [NOT] IN (args[1..]) with SQL's NULL rules
+  kIsDistinct,  // args[0] IS [NOT] DISTINCT FROM args[1]
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+struct Expr {
+  ExprKind kind = ExprKind::kLiteral;
+  SqlType type;
+  int column = -1;
+  Value value;
+  ScalarFn fn = nullptr;
+  const char* fn_name = "";  // for messages
+  bool negated = false;      // IS NOT NULL, NOT IN, IS NOT DISTINCT FROM
+  bool has_else = false;     // kCase
+  bool untyped = false;      // a string or NULL literal whose type comes from context
+  std::vector<ExprPtr> args;
+
+  std::string ToString() const;
+};
+
+ExprPtr MakeColumn(int index, SqlType type);
+ExprPtr MakeLiteral(Value v, SqlType type);
+ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args);
+ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool negated = false);
+
+// Evaluates `e` over `row`. Errors name the function or operator.
+Status Eval(const Expr& e, const Row& row, Value* out);
+
+// Evaluates a predicate: true only if `e` is TRUE (NULL and FALSE are false).
+Status EvalPredicate(const Expr& e, const Row& row, bool* out);
+
+// Casts `v` of type `from` to type `to`, as PostgreSQL's CAST does.
+Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out);
+// Wraps `e` in a cast to `to`, or returns it if it already has that type.
+ExprPtr MakeCast(ExprPtr e, const SqlType& to);
+
+// Text of a value as PostgreSQL prints it (for casts to text and output).
+std::string ValueToText(const Value& v, const SqlType& type);
+
+// Compares two non-NULL values of the same type: <0, 0, >0.
+int CompareValues(const Value& a, const Value& b);
+
+}  // namespace sluice::sql

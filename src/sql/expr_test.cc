@@ -1,0 +1,108 @@
+#include "sql/expr.h"
+
+#include <gtest/gtest.h>
+
+#include "sql/functions.h"
+
+namespace sluice::sql {
+namespace {
+
+Result<Value> Apply(const std::string& op, std::vector<std::pair<Value, SqlType>> args) {
+  std::vector<SqlType> types;
+  std::vector<ExprPtr> exprs;
+  for (auto& [v, t] : args) {
+    types.push_back(t);
+    exprs.push_back(MakeLiteral(v, t));
+  }
+  SLUICE_ASSIGN_OR_RETURN(ResolvedFn f, ResolveFunction(op, types));
+  for (size_t i = 0; i < exprs.size(); ++i) exprs[i] = MakeCast(exprs[i], f.arg_types[i]);
+  ExprPtr e = MakeCall(f.fn, f.name, f.result, exprs);
+  Value out;
+  SLUICE_RETURN_IF_ERROR(Eval(*e, Row{}, &out));
+  return out;
+}
+
+const SqlType kInt = SqlType::Integer();
+const SqlType kBig = SqlType::BigInt();
+
+TEST(ExprTest, IntegerArithmeticFollowsPostgres) {
+  EXPECT_EQ(Apply("/", {{Value::Int(7), kInt}, {Value::Int(-2), kInt}})->int_value(), -3);
+  EXPECT_EQ(Apply("%", {{Value::Int(-7), kInt}, {Value::Int(2), kInt}})->int_value(), -1);
+  auto ovf = Apply("+", {{Value::Int(2147483647), kInt}, {Value::Int(1), kInt}});
+  EXPECT_EQ(ovf.status().message(), "integer out of range");
+  // int4 + int8 is int8: no overflow.
+  EXPECT_EQ(Apply("+", {{Value::Int(2147483647), kInt}, {Value::Int(1), kBig}})->int_value(),
+            2147483648LL);
+  EXPECT_EQ(Apply("/", {{Value::Int(1), kInt}, {Value::Int(0), kInt}}).status().message(),
+            "division by zero");
+  EXPECT_EQ(Apply("-", {{Value::Int(INT64_MIN), kBig}}).status().message(), "bigint out of range");
+  EXPECT_EQ(Apply("/", {{Value::Int(INT64_MIN), kBig}, {Value::Int(-1), kBig}}).status().message(),
+            "bigint out of range");
+}
+
+TEST(ExprTest, MixedNumericTypes) {
+  auto d = Apply("*", {{Value::Int(3), kInt}, {Value::Double(0.5), SqlType::Double()}});
+  EXPECT_DOUBLE_EQ(d->double_value(), 1.5);
+  auto n = Apply("+", {{Value::Decimal(150, 2), SqlType::Decimal(38, 2)}, {Value::Int(1), kInt}});
+  EXPECT_EQ(DecimalToString(n->decimal_unscaled(), n->decimal_scale()), "2.50");
+  auto q = Apply("/", {{Value::Decimal(10, 0), SqlType::Decimal(38, 0)},
+                       {Value::Decimal(3, 0), SqlType::Decimal(38, 0)}});
+  EXPECT_EQ(DecimalToString(q->decimal_unscaled(), q->decimal_scale()), "3.3333333333333333");
+  EXPECT_FALSE(Apply("+", {{Value::String("a"), SqlType::Varchar()}, {Value::Int(1), kInt}}).ok());
+  EXPECT_EQ(Apply("+", {{Value::String("a"), SqlType::Varchar()}, {Value::Int(1), kInt}})
+                .status()
+                .message(),
+            "operator does not exist: text + integer");
+}
+
+TEST(ExprTest, ThreeValuedLogic) {
+  ExprPtr t = MakeLiteral(Value::Bool(true), SqlType::Boolean());
+  ExprPtr f = MakeLiteral(Value::Bool(false), SqlType::Boolean());
+  ExprPtr n = MakeLiteral(Value::Null(), SqlType::Boolean());
+  auto eval = [](ExprPtr e) {
+    Value v;
+    EXPECT_TRUE(Eval(*e, Row{}, &v).ok());
+    return v;
+  };
+  EXPECT_TRUE(eval(MakeNode(ExprKind::kAnd, SqlType::Boolean(), {n, t})).is_null());
+  EXPECT_FALSE(eval(MakeNode(ExprKind::kAnd, SqlType::Boolean(), {n, f})).bool_value());
+  EXPECT_TRUE(eval(MakeNode(ExprKind::kOr, SqlType::Boolean(), {n, t})).bool_value());
+  EXPECT_TRUE(eval(MakeNode(ExprKind::kNot, SqlType::Boolean(), {n})).is_null());
+  // 1 IN (2, NULL) is NULL; 1 NOT IN (2, NULL) is NULL; 1 IN (1, NULL) is true.
+  ExprPtr one = MakeLiteral(Value::Int(1), kInt), two = MakeLiteral(Value::Int(2), kInt);
+  ExprPtr inull = MakeLiteral(Value::Null(), kInt);
+  EXPECT_TRUE(eval(MakeNode(ExprKind::kInList, SqlType::Boolean(), {one, two, inull})).is_null());
+  EXPECT_TRUE(
+      eval(MakeNode(ExprKind::kInList, SqlType::Boolean(), {one, two, inull}, true)).is_null());
+  EXPECT_TRUE(
+      eval(MakeNode(ExprKind::kInList, SqlType::Boolean(), {one, one, inull})).bool_value());
+}
+
+TEST(ExprTest, CastsAndLike) {
+  Value v;
+  ASSERT_TRUE(CastValue(Value::Double(2.5), SqlType::Double(), kInt, &v).ok());
+  EXPECT_EQ(v.int_value(), 2);  // float to int rounds half to even, as rint()
+  ASSERT_TRUE(CastValue(Value::Decimal(25, 1), SqlType::Decimal(38, 1), kInt, &v).ok());
+  EXPECT_EQ(v.int_value(), 3);  // numeric to int rounds half away from zero
+  EXPECT_EQ(CastValue(Value::String("12x"), SqlType::Varchar(), kInt, &v).message(),
+            "invalid input syntax for type integer: \"12x\"");
+  EXPECT_EQ(CastValue(Value::Int(40000), kInt, SqlType::SmallInt(), &v).message(),
+            "smallint out of range");
+  ASSERT_TRUE(CastValue(Value::Double(0.1), SqlType::Double(), SqlType::Varchar(), &v).ok());
+  EXPECT_EQ(v.string_value(), "0.1");
+  EXPECT_TRUE(Apply("~~", {{Value::String("abcde"), SqlType::Varchar()},
+                           {Value::String("a%d_"), SqlType::Varchar()}})
+                  ->bool_value());
+  EXPECT_FALSE(Apply("~~", {{Value::String("abcde"), SqlType::Varchar()},
+                            {Value::String("a%x"), SqlType::Varchar()}})
+                   ->bool_value());
+  EXPECT_TRUE(Apply("~~*", {{Value::String("ABC"), SqlType::Varchar()},
+                            {Value::String("a_c"), SqlType::Varchar()}})
+                  ->bool_value());
+  EXPECT_TRUE(Apply("~~", {{Value::String("a%"), SqlType::Varchar()},
+                           {Value::String("a\\%"), SqlType::Varchar()}})
+                  ->bool_value());
+}
+
+}  // namespace
+}  // namespace sluice::sql

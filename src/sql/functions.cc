@@ -1,0 +1,491 @@
+#include "sql/functions.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace sluice::sql {
+namespace {
+
+int128 Pow10(int n) {
+  int128 p = 1;
+  while (n-- > 0) p *= 10;
+  return p;
+}
+
+// Numeric ranks: the wider of two operands wins.
+int Rank(const SqlType& t) {
+  switch (t.id()) {
+    case TypeId::kTinyInt:
+      return 1;
+    case TypeId::kSmallInt:
+      return 2;
+    case TypeId::kInteger:
+      return 3;
+    case TypeId::kBigInt:
+      return 4;
+    case TypeId::kDecimal:
+      return 5;
+    case TypeId::kReal:
+      return 6;
+    case TypeId::kDouble:
+      return 7;
+    default:
+      return 0;
+  }
+}
+
+Status IntOutOfRange(const SqlType& t) {
+  switch (t.id()) {
+    case TypeId::kSmallInt:
+      return Status::Overflow("smallint out of range");
+    case TypeId::kInteger:
+      return Status::Overflow("integer out of range");
+    default:
+      return Status::Overflow("bigint out of range");
+  }
+}
+
+Status CheckInt(const SqlType& t, int128 v, Value* out) {
+  int128 lo = INT64_MIN, hi = INT64_MAX;
+  if (t.id() == TypeId::kInteger) lo = INT32_MIN, hi = INT32_MAX;
+  if (t.id() == TypeId::kSmallInt) lo = INT16_MIN, hi = INT16_MAX;
+  if (t.id() == TypeId::kTinyInt) lo = INT8_MIN, hi = INT8_MAX;
+  if (v < lo || v > hi) return IntOutOfRange(t);
+  *out = Value::Int(static_cast<int64_t>(v));
+  return Status::OK();
+}
+
+Status DivisionByZero() { return Status::InvalidArgument("division by zero"); }
+
+// ---- integers: computed in 128 bits, then range-checked for the type.
+Status AddInt(const SqlType& t, const Value* a, size_t, Value* out) {
+  return CheckInt(t, static_cast<int128>(a[0].int_value()) + a[1].int_value(), out);
+}
+Status SubInt(const SqlType& t, const Value* a, size_t, Value* out) {
+  return CheckInt(t, static_cast<int128>(a[0].int_value()) - a[1].int_value(), out);
+}
+Status MulInt(const SqlType& t, const Value* a, size_t, Value* out) {
+  return CheckInt(t, static_cast<int128>(a[0].int_value()) * a[1].int_value(), out);
+}
+Status DivInt(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[1].int_value() == 0) return DivisionByZero();
+  return CheckInt(t, static_cast<int128>(a[0].int_value()) / a[1].int_value(), out);
+}
+Status ModInt(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[1].int_value() == 0) return DivisionByZero();
+  return CheckInt(t, static_cast<int128>(a[0].int_value()) % a[1].int_value(), out);
+}
+Status NegInt(const SqlType& t, const Value* a, size_t, Value* out) {
+  return CheckInt(t, -static_cast<int128>(a[0].int_value()), out);
+}
+Status AbsInt(const SqlType& t, const Value* a, size_t, Value* out) {
+  int128 v = a[0].int_value();
+  return CheckInt(t, v < 0 ? -v : v, out);
+}
+
+// ---- floating point.
+Status CheckDouble(const SqlType& t, double d, bool inputs_finite, Value* out) {
+  if (std::isinf(d) && inputs_finite) return Status::Overflow("value out of range: overflow");
+  if (t.id() == TypeId::kReal) d = static_cast<float>(d);
+  *out = Value::Double(d);
+  return Status::OK();
+}
+bool Finite2(const Value* a) {
+  return std::isfinite(a[0].double_value()) && std::isfinite(a[1].double_value());
+}
+Status AddDouble(const SqlType& t, const Value* a, size_t, Value* out) {
+  return CheckDouble(t, a[0].double_value() + a[1].double_value(), Finite2(a), out);
+}
+Status SubDouble(const SqlType& t, const Value* a, size_t, Value* out) {
+  return CheckDouble(t, a[0].double_value() - a[1].double_value(), Finite2(a), out);
+}
+Status MulDouble(const SqlType& t, const Value* a, size_t, Value* out) {
+  return CheckDouble(t, a[0].double_value() * a[1].double_value(), Finite2(a), out);
+}
+Status DivDouble(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[1].double_value() == 0) return DivisionByZero();
+  return CheckDouble(t, a[0].double_value() / a[1].double_value(), Finite2(a), out);
+}
+Status NegDouble(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Double(-a[0].double_value());
+  return Status::OK();
+}
+Status AbsDouble(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Double(std::fabs(a[0].double_value()));
+  return Status::OK();
+}
+
+// ---- decimals: unscaled 128-bit integers; each value carries its scale.
+Status DecOverflow() { return Status::Overflow("numeric field overflow"); }
+
+bool Align(const Value& x, int scale, int128* out) {
+  int d = scale - x.decimal_scale();
+  int128 u = x.decimal_unscaled();
+  if (d >= 0) return !__builtin_mul_overflow(u, Pow10(d), out);
+  int128 f = Pow10(-d), q = u / f, r = u % f;
+  if (r * 2 >= f) ++q;
+  if (r * 2 <= -f) --q;
+  *out = q;
+  return true;
+}
+
+Status FinishDec(const SqlType& t, int128 u, int scale, Value* out) {
+  int128 v;
+  Value tmp = Value::Decimal(u, scale);
+  if (!Align(tmp, t.scale(), &v) || v >= Pow10(38) || v <= -Pow10(38)) return DecOverflow();
+  *out = Value::Decimal(v, t.scale());
+  return Status::OK();
+}
+
+Status AddDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
+  int128 x, y, r;
+  if (!Align(a[0], s, &x) || !Align(a[1], s, &y) || __builtin_add_overflow(x, y, &r))
+    return DecOverflow();
+  return FinishDec(t, r, s, out);
+}
+Status SubDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
+  int128 x, y, r;
+  if (!Align(a[0], s, &x) || !Align(a[1], s, &y) || __builtin_sub_overflow(x, y, &r))
+    return DecOverflow();
+  return FinishDec(t, r, s, out);
+}
+Status MulDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  int128 r;
+  if (__builtin_mul_overflow(a[0].decimal_unscaled(), a[1].decimal_unscaled(), &r))
+    return DecOverflow();
+  return FinishDec(t, r, a[0].decimal_scale() + a[1].decimal_scale(), out);
+}
+Status DivDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[1].decimal_unscaled() == 0) return DivisionByZero();
+  // x / y at scale t.scale(): (x * 10^(ts + sy - sx + 1)) / y, then round.
+  int shift = t.scale() + a[1].decimal_scale() - a[0].decimal_scale() + 1;
+  int128 x = a[0].decimal_unscaled(), y = a[1].decimal_unscaled();
+  if (shift >= 0) {
+    if (__builtin_mul_overflow(x, Pow10(shift), &x)) return DecOverflow();
+  } else {
+    x /= Pow10(-shift);
+  }
+  int128 q = x / y;  // at scale t.scale() + 1
+  int128 r = q % 10;
+  q /= 10;
+  if (r >= 5) ++q;
+  if (r <= -5) --q;
+  *out = Value::Decimal(q, t.scale());
+  if (q >= Pow10(38) || q <= -Pow10(38)) return DecOverflow();
+  return Status::OK();
+}
+Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
+  int128 x, y;
+  if (!Align(a[0], s, &x) || !Align(a[1], s, &y)) return DecOverflow();
+  if (y == 0) return DivisionByZero();
+  return FinishDec(t, x % y, s, out);
+}
+Status NegDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  return FinishDec(t, -a[0].decimal_unscaled(), a[0].decimal_scale(), out);
+}
+Status AbsDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  int128 u = a[0].decimal_unscaled();
+  return FinishDec(t, u < 0 ? -u : u, a[0].decimal_scale(), out);
+}
+
+// ---- comparisons (operands already cast to one type).
+Status Eq(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(CompareValues(a[0], a[1]) == 0);
+  return Status::OK();
+}
+Status Ne(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(CompareValues(a[0], a[1]) != 0);
+  return Status::OK();
+}
+Status Lt(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(CompareValues(a[0], a[1]) < 0);
+  return Status::OK();
+}
+Status Le(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(CompareValues(a[0], a[1]) <= 0);
+  return Status::OK();
+}
+Status Gt(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(CompareValues(a[0], a[1]) > 0);
+  return Status::OK();
+}
+Status Ge(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(CompareValues(a[0], a[1]) >= 0);
+  return Status::OK();
+}
+
+// ---- strings.
+Status Concat(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::String(a[0].string_value() + a[1].string_value());
+  return Status::OK();
+}
+
+// SQL LIKE with % and _, and backslash as the escape character.
+bool Like(std::string_view s, std::string_view p, bool fold) {
+  auto eq = [fold](char x, char y) {
+    return fold ? std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y))
+                : x == y;
+  };
+  size_t si = 0, pi = 0, star_p = std::string_view::npos, star_s = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '%') {
+      star_p = ++pi;
+      star_s = si;
+    } else if (pi < p.size() && p[pi] == '\\' && pi + 1 < p.size() && eq(s[si], p[pi + 1])) {
+      pi += 2;
+      ++si;
+    } else if (pi < p.size() && p[pi] != '\\' && (p[pi] == '_' || eq(s[si], p[pi]))) {
+      ++pi;
+      ++si;
+    } else if (star_p != std::string_view::npos) {
+      pi = star_p;
+      si = ++star_s;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '%') ++pi;
+  return pi == p.size();
+}
+Status LikeFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(Like(a[0].string_value(), a[1].string_value(), false));
+  return Status::OK();
+}
+Status NotLikeFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(!Like(a[0].string_value(), a[1].string_value(), false));
+  return Status::OK();
+}
+Status ILikeFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(Like(a[0].string_value(), a[1].string_value(), true));
+  return Status::OK();
+}
+Status NotILikeFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(!Like(a[0].string_value(), a[1].string_value(), true));
+  return Status::OK();
+}
+Status Lower(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string s = a[0].string_value();
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+Status Upper(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string s = a[0].string_value();
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+Status CharLength(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t n = 0;
+  for (char c : a[0].string_value()) n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+  *out = Value::Int(n);
+  return Status::OK();
+}
+
+SqlType Text() { return SqlType::Varchar(); }
+SqlType Bool() { return SqlType::Boolean(); }
+
+Status NoOperator(std::string_view name, const std::vector<SqlType>& args) {
+  std::string msg;
+  bool is_op = !name.empty() && !std::isalpha(static_cast<unsigned char>(name[0]));
+  if (is_op) {
+    msg = "operator does not exist: ";
+    if (args.size() == 1) {
+      msg += std::string(name) + " " + PgTypeName(args[0]);
+    } else {
+      msg += PgTypeName(args[0]) + " " + std::string(name) + " " + PgTypeName(args[1]);
+    }
+  } else {
+    msg = "function " + std::string(name) + "(";
+    for (size_t i = 0; i < args.size(); ++i) msg += (i ? ", " : "") + PgTypeName(args[i]);
+    msg += ") does not exist";
+  }
+  return Status::InvalidArgument(msg);
+}
+
+}  // namespace
+
+bool IsNumeric(const SqlType& t) { return Rank(t) > 0; }
+
+std::string PgTypeName(const SqlType& t) {
+  switch (t.id()) {
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kTinyInt:
+      return "tinyint";
+    case TypeId::kSmallInt:
+      return "smallint";
+    case TypeId::kInteger:
+      return "integer";
+    case TypeId::kBigInt:
+      return "bigint";
+    case TypeId::kDecimal:
+      return "numeric";
+    case TypeId::kReal:
+      return "real";
+    case TypeId::kDouble:
+      return "double precision";
+    case TypeId::kChar:
+      return "character";
+    case TypeId::kVarchar:
+      return t.length() < 0 ? "text" : "character varying";
+    case TypeId::kBinary:
+    case TypeId::kVarbinary:
+      return "bytea";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time without time zone";
+    case TypeId::kTimestamp:
+      return "timestamp without time zone";
+    case TypeId::kInterval:
+      return "interval";
+    default:
+      return t.ToString();
+  }
+}
+
+Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
+  if (IsNumeric(a) && IsNumeric(b)) {
+    const SqlType& w = Rank(a) >= Rank(b) ? a : b;
+    if (w.id() == TypeId::kReal && (Rank(a) == 5 || Rank(b) == 5 || Rank(a) == 4 || Rank(b) == 4)) {
+      return SqlType::Double();
+    }
+    if (w.id() == TypeId::kDecimal) {
+      int s = std::max(a.id() == TypeId::kDecimal ? a.scale() : 0,
+                       b.id() == TypeId::kDecimal ? b.scale() : 0);
+      return SqlType::Decimal(38, s);
+    }
+    return w.WithNullable(true);
+  }
+  if (a.IsString() && b.IsString()) return Text();
+  if (a.id() == b.id()) return a.WithNullable(true);
+  return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
+                                 " cannot be matched");
+}
+
+Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlType>& args) {
+  ResolvedFn r;
+  r.name = "";
+  auto arith = [&](ScalarFn i, ScalarFn d, ScalarFn n, const char* nm, bool is_div,
+                   bool is_mul) -> Result<ResolvedFn> {
+    if (args.size() != 2 || !IsNumeric(args[0]) || !IsNumeric(args[1])) {
+      return NoOperator(name, args);
+    }
+    SLUICE_ASSIGN_OR_RETURN(SqlType t, CommonType(args[0], args[1]));
+    r.name = nm;
+    r.arg_types = {t, t};
+    if (t.IsInteger()) {
+      r.fn = i;
+      r.result = t;
+    } else if (t.id() == TypeId::kDecimal) {
+      if (n == nullptr) return NoOperator(name, args);
+      r.fn = n;
+      int s1 = args[0].id() == TypeId::kDecimal ? args[0].scale() : 0;
+      int s2 = args[1].id() == TypeId::kDecimal ? args[1].scale() : 0;
+      int s = is_div   ? std::min(32, std::max({s1, s2, 16}))
+              : is_mul ? std::min(32, s1 + s2)
+                       : std::max(s1, s2);
+      r.result = SqlType::Decimal(38, s);
+      // Decimal operands keep their own scales.
+      r.arg_types = {args[0].id() == TypeId::kDecimal ? args[0] : SqlType::Decimal(38, 0),
+                     args[1].id() == TypeId::kDecimal ? args[1] : SqlType::Decimal(38, 0)};
+    } else {
+      if (d == nullptr) return NoOperator(name, args);
+      r.fn = d;
+      r.result = t;
+    }
+    return r;
+  };
+  if (name == "+" && args.size() == 2) return arith(AddInt, AddDouble, AddDec, "+", false, false);
+  if (name == "-" && args.size() == 2) return arith(SubInt, SubDouble, SubDec, "-", false, false);
+  if (name == "*") return arith(MulInt, MulDouble, MulDec, "*", false, true);
+  if (name == "/") return arith(DivInt, DivDouble, DivDec, "/", true, false);
+  if (name == "%" || name == "mod") return arith(ModInt, nullptr, ModDec, "%", false, false);
+  if ((name == "-" || name == "+" || name == "abs" || name == "@") && args.size() == 1) {
+    const SqlType& t = args[0];
+    if (!IsNumeric(t)) return NoOperator(name, args);
+    r.arg_types = {t};
+    r.result = t.WithNullable(true);
+    bool neg = name == "-";
+    if (name == "+") {
+      r.fn = [](const SqlType&, const Value* a, size_t, Value* out) {
+        *out = a[0];
+        return Status::OK();
+      };
+      r.name = "+";
+      return r;
+    }
+    r.name = neg ? "-" : "abs";
+    r.fn = t.IsInteger()                ? (neg ? NegInt : AbsInt)
+           : t.id() == TypeId::kDecimal ? (neg ? NegDec : AbsDec)
+                                        : (neg ? NegDouble : AbsDouble);
+    return r;
+  }
+  struct Cmp {
+    const char* name;
+    ScalarFn fn;
+  };
+  static const Cmp kCmps[] = {{"=", Eq},  {"<>", Ne}, {"!=", Ne}, {"<", Lt},
+                              {"<=", Le}, {">", Gt},  {">=", Ge}};
+  for (const Cmp& c : kCmps) {
+    if (name != c.name) continue;
+    if (args.size() != 2) return NoOperator(name, args);
+    auto t = CommonType(args[0], args[1]);
+    if (!t.ok()) return NoOperator(name, args);
+    r.fn = c.fn;
+    r.name = c.name;
+    r.result = Bool();
+    r.arg_types = {*t, *t};
+    return r;
+  }
+  if (name == "||" && args.size() == 2) {
+    if (!args[0].IsString() && !args[1].IsString()) return NoOperator(name, args);
+    r.fn = Concat;
+    r.name = "||";
+    r.result = Text();
+    r.arg_types = {Text(), Text()};
+    return r;
+  }
+  struct StrFn {
+    const char* name;
+    ScalarFn fn;
+    size_t nargs;
+  };
+  static const StrFn kLikes[] = {
+      {"~~", LikeFn, 2}, {"!~~", NotLikeFn, 2}, {"~~*", ILikeFn, 2}, {"!~~*", NotILikeFn, 2}};
+  for (const StrFn& f : kLikes) {
+    if (name != f.name) continue;
+    if (args.size() != 2 || !args[0].IsString() || !args[1].IsString())
+      return NoOperator(name, args);
+    r.fn = f.fn;
+    r.name = f.name;
+    r.result = Bool();
+    r.arg_types = {Text(), Text()};
+    return r;
+  }
+  if ((name == "lower" || name == "upper") && args.size() == 1 && args[0].IsString()) {
+    r.fn = name == "lower" ? Lower : Upper;
+    r.name = name == "lower" ? "lower" : "upper";
+    r.result = Text();
+    r.arg_types = {Text()};
+    return r;
+  }
+  if ((name == "length" || name == "char_length" || name == "character_length") &&
+      args.size() == 1 && args[0].IsString()) {
+    r.fn = CharLength;
+    r.name = "char_length";
+    r.result = SqlType::Integer();
+    r.arg_types = {Text()};
+    return r;
+  }
+  return NoOperator(name, args);
+}
+
+}  // namespace sluice::sql

@@ -1,0 +1,35 @@
+// Operators and scalar functions: how a name and argument types resolve to an
+// implementation, a result type and the types the arguments are cast to
+// (PostgreSQL's implicit casts), and the implementations themselves.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "sql/expr.h"
+
+namespace sluice::sql {
+
+struct ResolvedFn {
+  ScalarFn fn = nullptr;
+  const char* name = "";
+  SqlType result;
+  std::vector<SqlType> arg_types;  // what each argument is cast to
+};
+
+// Resolves operator or function `name` (lower case: "+", "=", "||", "abs",
+// "~~" for LIKE, ...). An unknown name or unsupported argument types is an
+// InvalidArgument error in PostgreSQL's words ("operator does not exist:
+// text + integer").
+Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlType>& args);
+
+// The type both operands of a comparison or CASE branches are cast to.
+Result<SqlType> CommonType(const SqlType& a, const SqlType& b);
+
+bool IsNumeric(const SqlType& t);
+
+// PostgreSQL's name of a type, for messages ("integer", "text", ...).
+std::string PgTypeName(const SqlType& t);
+
+}  // namespace sluice::sql

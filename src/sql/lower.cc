@@ -1,0 +1,333 @@
+#include "sql/lower.h"
+
+#include "dataflow/operators/aggregate.h"
+#include "dataflow/operators/constant.h"
+#include "dataflow/operators/distinct.h"
+#include "dataflow/operators/filter.h"
+#include "dataflow/operators/join.h"
+#include "dataflow/operators/map.h"
+#include "dataflow/operators/sum.h"
+#include "dataflow/operators/top_k.h"
+#include "types/row_codec.h"
+#include "zset/batch_builder.h"
+
+namespace sluice::sql {
+namespace {
+
+Status DecodeInto(const Schema& schema, std::string_view bytes, Row* row) {
+  auto r = DecodeRow(schema, bytes);
+  if (!r.ok()) return r.status();
+  *row = std::move(r).value();
+  return Status::OK();
+}
+
+// Evaluates `exprs` over `row` and appends their encodings as `types`.
+Status EncodeExprs(const std::vector<ExprPtr>& exprs, const Schema& types, const Row& row,
+                   std::string* out) {
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    Value v;
+    SLUICE_RETURN_IF_ERROR(Eval(*exprs[i], row, &v));
+    Status s = EncodeValue(types[i], v, out);
+    if (!s.ok()) return s.WithContext("column " + std::to_string(i + 1));
+  }
+  return Status::OK();
+}
+
+// An evaluation error names the row it happened on.
+Status OnRow(const Status& s, const Schema& schema, std::string_view row) {
+  if (s.ok()) return s;
+  return Status(s.code(), s.message() + " (in row " + RowToString(schema, row) + ")");
+}
+
+// A field of a sort key: own NULL tag so that NULLS FIRST/LAST can differ from
+// the encoding's default, and inverted for DESC.
+void AppendSortField(const SqlType& type, const Value& v, const SortKey& k, std::string* out) {
+  size_t start = out->size();
+  if (v.is_null()) {
+    out->push_back(k.nulls_first != k.desc ? 0x00 : 0x02);
+  } else {
+    out->push_back(0x01);
+    (void)EncodeValue(type.WithNullable(false), v, out);
+  }
+  if (k.desc) InvertBytes(out->data() + start, out->size() - start);
+}
+
+// Skips one sort field (see AppendSortField).
+Status SkipSortField(const SqlType& type, const SortKey& k, std::string_view* in) {
+  std::string plain(*in);
+  if (k.desc) InvertBytes(plain.data(), plain.size());
+  std::string_view p = plain;
+  if (p.empty()) return Status::Corruption("truncated sort key");
+  char tag = p[0];
+  p.remove_prefix(1);
+  if (tag == 0x01) SLUICE_RETURN_IF_ERROR(SkipValue(type.WithNullable(false), &p));
+  in->remove_prefix(plain.size() - p.size());
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Stream*> Lowering::Lower(const PlanPtr& plan) {
+  auto it = memo_.find(plan.get());
+  if (it != memo_.end()) return it->second;
+  SLUICE_ASSIGN_OR_RETURN(Stream * s, LowerNode(*plan));
+  memo_[plan.get()] = s;
+  return s;
+}
+
+Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
+  switch (n.kind) {
+    case PlanKind::kScan:
+      return scan_(n.table);
+    case PlanKind::kValues: {
+      BatchBuilder b;
+      Schema schema = n.schema();
+      for (const Row& r : n.rows) {
+        std::string row;
+        SLUICE_RETURN_IF_ERROR(EncodeRow(schema, r, &row));
+        b.Push(row, 1);
+      }
+      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr batch, b.Finish());
+      return Constant(c_, std::move(batch));
+    }
+    case PlanKind::kFilter: {
+      SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+      Schema schema = n.inputs[0]->schema();
+      ExprPtr pred = n.predicate;
+      return Filter(c_, in, [schema, pred](std::string_view k, std::string_view, bool* keep) {
+        Row row;
+        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+        return OnRow(EvalPredicate(*pred, row, keep), schema, k);
+      });
+    }
+    case PlanKind::kProject: {
+      SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+      Schema in_schema = n.inputs[0]->schema();
+      Schema out_schema = n.schema();
+      std::vector<ExprPtr> exprs = n.exprs;
+      return Map(c_, in,
+                 [in_schema, out_schema, exprs](std::string_view k, std::string_view,
+                                                std::string* ok, std::string*) {
+                   Row row;
+                   SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+                   return OnRow(EncodeExprs(exprs, out_schema, row, ok), in_schema, k);
+                 });
+    }
+    case PlanKind::kJoin:
+      return LowerJoin(n);
+    case PlanKind::kAggregate:
+      return LowerAggregate(n);
+    case PlanKind::kDistinct: {
+      SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+      return Distinct(c_, in);
+    }
+    case PlanKind::kUnionAll: {
+      std::vector<Stream*> ins;
+      for (const PlanPtr& p : n.inputs) {
+        SLUICE_ASSIGN_OR_RETURN(Stream * s, Lower(p));
+        // Re-encode when a branch's nullability differs from the result's.
+        if (!(p->schema() == n.schema())) {
+          Schema from = p->schema(), to = n.schema();
+          s = Map(c_, s,
+                  [from, to](std::string_view k, std::string_view, std::string* ok, std::string*) {
+                    SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(from, k));
+                    return EncodeRow(to, row, ok);
+                  });
+        }
+        ins.push_back(s);
+      }
+      return Union(c_, ins);
+    }
+    case PlanKind::kExcept:
+      return LowerSetOp(n, JoinType::kAnti);
+    case PlanKind::kIntersect:
+      return LowerSetOp(n, JoinType::kSemi);
+    case PlanKind::kTopK:
+      return LowerTopK(n);
+  }
+  return Status::Internal("unknown plan node");
+}
+
+Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * l, Lower(n.inputs[0]));
+  SLUICE_ASSIGN_OR_RETURN(Stream * r, Lower(n.inputs[1]));
+  const Schema out = n.schema();
+  const size_t lw = n.inputs[0]->columns.size();
+  const Schema lout(out.begin(), out.begin() + static_cast<ptrdiff_t>(lw));
+  const Schema rout(out.begin() + static_cast<ptrdiff_t>(lw), out.end());
+  Schema key_types;
+  for (const ExprPtr& k : n.left_keys) key_types.push_back(k->type.WithNullable(true));
+  // Keys with a NULL never match; such rows get a key of their own side that
+  // no row of the other side has, so outer joins still pad them.
+  auto index = [&](Stream* s, const Schema& in, const Schema& as, const std::vector<ExprPtr>& keys,
+                   char null_marker) {
+    return Map(c_, s,
+               [in, as, keys, key_types, null_marker](std::string_view k, std::string_view,
+                                                      std::string* ok, std::string* ov) {
+                 Row row;
+                 SLUICE_RETURN_IF_ERROR(DecodeInto(in, k, &row));
+                 for (size_t i = 0; i < keys.size(); ++i) {
+                   Value v;
+                   SLUICE_RETURN_IF_ERROR(OnRow(Eval(*keys[i], row, &v), in, k));
+                   if (v.is_null()) {
+                     ok->assign(1, null_marker);
+                     break;
+                   }
+                   SLUICE_RETURN_IF_ERROR(EncodeValue(key_types[i], v, ok));
+                 }
+                 return EncodeRow(as, row, ov);
+               });
+  };
+  Stream* li = index(l, n.inputs[0]->schema(), lout, n.left_keys, '\xfe');
+  Stream* ri = index(r, n.inputs[1]->schema(), rout, n.right_keys, '\xfd');
+  JoinSpec spec;
+  spec.type = n.join_type;
+  spec.matched = [](std::string_view, std::string_view va, std::string_view vb, std::string* ok,
+                    std::string*) {
+    ok->append(va);
+    ok->append(vb);
+    return Status::OK();
+  };
+  const size_t rn = rout.size(), ln = lout.size();
+  spec.left_pad = [rn](std::string_view, std::string_view va, std::string* ok, std::string*) {
+    ok->append(va);
+    for (size_t i = 0; i < rn; ++i) AppendNull(ok);
+    return Status::OK();
+  };
+  spec.right_pad = [ln](std::string_view, std::string_view vb, std::string* ok, std::string*) {
+    for (size_t i = 0; i < ln; ++i) AppendNull(ok);
+    ok->append(vb);
+    return Status::OK();
+  };
+  return Join(c_, li, ri, std::move(spec));
+}
+
+Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema in_schema = n.inputs[0]->schema();
+  const Schema out = n.schema();
+  const Schema key_types(out.begin(), out.begin() + static_cast<ptrdiff_t>(n.group_keys.size()));
+  std::vector<ExprPtr> args;
+  Schema arg_types;
+  std::vector<AggSpec> specs;
+  for (const AggCall& a : n.aggs) {
+    AggSpec spec{a.kind, -1};
+    if (a.arg) {
+      spec.column = static_cast<int>(args.size());
+      args.push_back(a.arg);
+      arg_types.push_back(a.arg->type.WithNullable(true));
+    }
+    specs.push_back(spec);
+  }
+  std::vector<ExprPtr> keys = n.group_keys;
+  Stream* indexed =
+      Map(c_, in,
+          [in_schema, keys, key_types, args, arg_types](std::string_view k, std::string_view,
+                                                        std::string* ok, std::string* ov) {
+            Row row;
+            SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+            SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(keys, key_types, row, ok), in_schema, k));
+            return OnRow(EncodeExprs(args, arg_types, row, ov), in_schema, k);
+          });
+  Stream* agg = Aggregate(c_, indexed, arg_types, specs);
+  if (!n.global) return agg;
+  // Without GROUP BY there is one row even over no input: COUNT is 0 and the
+  // other aggregates NULL. Out = G + (D where G is empty), with D that row.
+  Row defaults;
+  for (const AggCall& a : n.aggs) {
+    bool count = a.kind == AggKind::kCountStar || a.kind == AggKind::kCount ||
+                 a.kind == AggKind::kCountDistinct;
+    defaults.push_back(count ? Value::Int(0) : Value::Null());
+  }
+  std::string drow;
+  SLUICE_RETURN_IF_ERROR(EncodeRow(out, defaults, &drow));
+  OrderedBuilder b;
+  SLUICE_RETURN_IF_ERROR(b.Push("", drow, 1));
+  Stream* d = Constant(c_, b.Finish());
+  Stream* g = Map(c_, agg, [](std::string_view k, std::string_view, std::string*, std::string* ov) {
+    ov->assign(k);
+    return Status::OK();
+  });
+  JoinSpec anti;
+  anti.type = JoinType::kAnti;
+  Stream* missing = Join(c_, d, g, std::move(anti));
+  Stream* rows =
+      Map(c_, missing, [](std::string_view, std::string_view v, std::string* ok, std::string*) {
+        ok->assign(v);
+        return Status::OK();
+      });
+  return Union(c_, {agg, rows});
+}
+
+Result<Stream*> Lowering::LowerSetOp(const PlanNode& n, JoinType type) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * a, Lower(n.inputs[0]));
+  SLUICE_ASSIGN_OR_RETURN(Stream * b, Lower(n.inputs[1]));
+  Schema out = n.schema();
+  auto rekey = [&](Stream* s, const Schema& from) {
+    return Map(c_, s,
+               [from, out](std::string_view k, std::string_view, std::string* ok, std::string*) {
+                 if (from == out) {
+                   ok->assign(k);
+                   return Status::OK();
+                 }
+                 SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(from, k));
+                 return EncodeRow(out, row, ok);
+               });
+  };
+  Stream* da = Distinct(c_, rekey(a, n.inputs[0]->schema()));
+  Stream* db = rekey(b, n.inputs[1]->schema());
+  JoinSpec spec;
+  spec.type = type;
+  return Join(c_, da, db, std::move(spec));
+}
+
+Result<Stream*> Lowering::LowerTopK(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  if (n.limit == 0) {
+    return Filter(c_, in, [](std::string_view, std::string_view, bool* keep) {
+      *keep = false;
+      return Status::OK();
+    });
+  }
+  const Schema schema = n.schema();
+  const std::vector<SortKey> order = n.order;
+  // One group (key ""), values ordered by the sort key, then the row.
+  Stream* keyed = Map(
+      c_, in, [schema, order](std::string_view k, std::string_view, std::string*, std::string* ov) {
+        SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(schema, k));
+        for (const SortKey& sk : order) {
+          AppendSortField(schema[static_cast<size_t>(sk.column)],
+                          row[static_cast<size_t>(sk.column)], sk, ov);
+        }
+        ov->append(k);
+        return Status::OK();
+      });
+  TopKSpec spec;
+  spec.k = static_cast<size_t>(n.limit < 0 ? INT64_MAX : n.limit + n.offset);
+  spec.row_number = n.offset > 0;
+  Stream* top = TopK(c_, keyed, spec);
+  const int64_t offset = n.offset;
+  Stream* stripped = Map(
+      c_, top,
+      [schema, order, offset](std::string_view, std::string_view v, std::string* ok, std::string*) {
+        for (const SortKey& sk : order) {
+          SLUICE_RETURN_IF_ERROR(SkipSortField(schema[static_cast<size_t>(sk.column)], sk, &v));
+        }
+        ok->assign(v);  // the row, then its row number when there is an OFFSET
+        return Status::OK();
+      });
+  if (offset == 0) return stripped;
+  Stream* kept = Filter(c_, stripped, [offset](std::string_view k, std::string_view, bool* keep) {
+    std::string_view rn = k.substr(k.size() - 8);
+    int64_t n;
+    ReadInt(TypeId::kBigInt, false, &rn, &n);
+    *keep = n > offset;
+    return Status::OK();
+  });
+  return Map(c_, kept, [](std::string_view k, std::string_view, std::string* ok, std::string*) {
+    ok->assign(k.substr(0, k.size() - 8));
+    return Status::OK();
+  });
+}
+
+}  // namespace sluice::sql

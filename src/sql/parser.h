@@ -1,0 +1,31 @@
+// Parsing SQL text with libpg_query (PostgreSQL's own grammar), into its JSON
+// parse tree, and turning a position in the text into a message that a user
+// can act on.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace sluice::sql {
+
+using Json = nlohmann::json;
+
+// Parses `sql` (one or more statements). A syntax error is an InvalidArgument
+// error formatted by FormatSqlError.
+Result<Json> ParseSql(std::string_view sql);
+
+// "line L, column C: <message>" followed by the offending line and a caret
+// under the spot. `offset` is a byte offset into `sql` (or -1 if unknown).
+std::string FormatSqlError(std::string_view sql, int offset, std::string_view message);
+
+// An error about the node at `location` (a parse tree node's "location").
+Status SqlError(std::string_view sql, const Json& node, std::string_view message);
+Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view feature);
+
+// The node's "location" field, or -1.
+int Location(const Json& node);
+
+}  // namespace sluice::sql

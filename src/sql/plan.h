@@ -1,0 +1,82 @@
+// The logical plan: what a query computes, as a tree of relational operators
+// over typed columns. The binder builds it; lower.h turns it into a circuit.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataflow/operators/aggregator.h"
+#include "dataflow/operators/join.h"
+#include "sql/expr.h"
+
+namespace sluice::sql {
+
+struct Column {
+  std::string name;
+  SqlType type;
+};
+
+struct AggCall {
+  AggKind kind = AggKind::kCountStar;
+  ExprPtr arg;  // over the aggregate's input; null for COUNT(*)
+  SqlType type;
+};
+
+struct SortKey {
+  int column = 0;  // into the node's columns
+  bool desc = false;
+  bool nulls_first = false;  // PostgreSQL: NULLS FIRST is the default for DESC
+};
+
+enum class PlanKind {
+  kScan,       // a table
+  kValues,     // constant rows
+  kFilter,     // rows of input 0 satisfying `predicate`
+  kProject,    // `exprs` over input 0
+  kJoin,       // inputs 0 and 1 on left_keys = right_keys, then `predicate`
+  kAggregate,  // group_keys, then aggs, over input 0
+  kDistinct,
+  kUnionAll,   // all inputs, same columns
+  kExcept,     // distinct rows of input 0 not in input 1
+  kIntersect,  // distinct rows of input 0 also in input 1
+  kTopK,       // the first `limit` rows after `offset` in `order`
+};
+
+struct PlanNode;
+using PlanPtr = std::shared_ptr<const PlanNode>;
+
+struct PlanNode {
+  PlanKind kind = PlanKind::kValues;
+  std::vector<Column> columns;
+  std::vector<PlanPtr> inputs;
+
+  std::string table;                      // kScan
+  std::vector<Row> rows;                  // kValues
+  ExprPtr predicate;                      // kFilter; kJoin (residual, over both sides)
+  std::vector<ExprPtr> exprs;             // kProject
+  JoinType join_type = JoinType::kInner;  // kJoin
+  std::vector<ExprPtr> left_keys, right_keys;
+  std::vector<ExprPtr> group_keys;  // kAggregate
+  std::vector<AggCall> aggs;
+  bool global = false;         // kAggregate without GROUP BY: one row even if empty
+  std::vector<SortKey> order;  // kTopK
+  int64_t limit = -1, offset = 0;
+
+  Schema schema() const {
+    Schema s;
+    for (const Column& c : columns) s.push_back(c.type);
+    return s;
+  }
+};
+
+// A compiled query: its plan, plus how to present it (the ORDER BY of the
+// outermost SELECT and how many leading columns are visible; the rest are
+// ORDER BY keys that the select list does not show).
+struct BoundQuery {
+  PlanPtr plan;
+  std::vector<SortKey> order;
+  size_t visible = 0;
+};
+
+}  // namespace sluice::sql
