@@ -220,7 +220,8 @@ std::string JoinTypeName(JoinType t) {
 }
 
 std::string AggKindName(AggKind k) {
-  static const char* kNames[] = {"CountStar", "Count", "CountDistinct", "Sum", "Avg", "Min", "Max"};
+  static const char* kNames[] = {"CountStar", "Count", "CountDistinct", "Sum",        "Avg",
+                                 "Min",       "Max",   "SumDistinct",   "AvgDistinct"};
   return kNames[static_cast<int>(k)];
 }
 
@@ -476,10 +477,11 @@ INSTANTIATE_TEST_SUITE_P(Types, JoinProperty,
 // GROUP BY k: COUNT(*), COUNT(x), COUNT(DISTINCT x), SUM(x), AVG(x), MIN(x),
 // MAX(x), MIN(s), MAX(s), SUM(d), AVG(d), COUNT(DISTINCT s)
 const std::vector<AggSpec> kAggs = {
-    {AggKind::kCountStar}, {AggKind::kCount, 0}, {AggKind::kCountDistinct, 0},
-    {AggKind::kSum, 0},    {AggKind::kAvg, 0},   {AggKind::kMin, 0},
-    {AggKind::kMax, 0},    {AggKind::kMin, 1},   {AggKind::kMax, 1},
-    {AggKind::kSum, 2},    {AggKind::kAvg, 2},   {AggKind::kCountDistinct, 1},
+    {AggKind::kCountStar},      {AggKind::kCount, 0},       {AggKind::kCountDistinct, 0},
+    {AggKind::kSum, 0},         {AggKind::kAvg, 0},         {AggKind::kMin, 0},
+    {AggKind::kMax, 0},         {AggKind::kMin, 1},         {AggKind::kMax, 1},
+    {AggKind::kSum, 2},         {AggKind::kAvg, 2},         {AggKind::kCountDistinct, 1},
+    {AggKind::kSumDistinct, 0}, {AggKind::kAvgDistinct, 2},
 };
 const Schema kAggVals = {kA[1], kA[2], kA[3]};
 
@@ -513,15 +515,26 @@ Model AggregateReference(const Model& a) {
         for (Weight i = 0; i < w; ++i) present.push_back(e);
       }
       std::sort(present.begin(), present.end());
+      if (IsDistinctAgg(spec.kind)) {
+        // Each value once: count and sum over the unique values.
+        present.erase(std::unique(present.begin(), present.end()), present.end());
+        count = static_cast<int64_t>(present.size());
+        isum = 0;
+        for (const std::string& e : present) {
+          std::string_view in = e;
+          Value x;
+          EXPECT_TRUE(DecodeValue(col.WithNullable(true), &in, &x).ok());
+          if (x.kind() == Value::Kind::kInt) isum += x.int_value();
+          if (x.kind() == Value::Kind::kDecimal) isum += x.decimal_unscaled();
+        }
+      }
       Value result;
-      switch (spec.kind) {
+      switch (BaseKind(spec.kind)) {
         case AggKind::kCountStar:
         case AggKind::kCount:
           result = Value::Int(count);
           break;
-        case AggKind::kCountDistinct:
-          result = Value::Int(
-              static_cast<int64_t>(std::unique(present.begin(), present.end()) - present.begin()));
+        default:
           break;
         case AggKind::kSum:
           if (count > 0) {

@@ -610,11 +610,12 @@ Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_
     if (!filters.empty()) cur = MakeFilter(cur, AndAll(filters));
   }
   (void)cur_width;
+  // What is left references no column at all (WHERE 1 = 0, WHERE NULL IS NULL).
   std::vector<ExprPtr> rest;
   for (size_t c = 0; c < conjuncts.size(); ++c) {
     if (!used[c]) rest.push_back(conjuncts[c]);
   }
-  // Conjuncts over extension columns are applied by the caller.
+  if (!rest.empty()) cur = MakeFilter(cur, AndAll(rest));
   return cur;
 }
 
@@ -745,9 +746,13 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
       bool is_star = false;
+      size_t before = outs.size();
       SLUICE_RETURN_IF_ERROR(star(val, &is_star));
       if (is_star) {
-        return SqlUnsupported(sql_, val, "* in a grouped query");
+        // Each column of * must then be a group key (checked below).
+        raw.insert(raw.end(), outs.begin() + static_cast<ptrdiff_t>(before), outs.end());
+        outs.resize(before);
+        continue;
       }
       SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(val, agg_ctx));
       raw.push_back(e);
@@ -1016,17 +1021,22 @@ Result<ExprPtr> Binder::BindConst(const Json& body, const Json& node) {
     int64_t v = iv.value("ival", int64_t{0});
     if (!iv.contains("ival")) {
       // libpg_query's JSON leaves out zero and (a bug of version 15-4) every
-      // negative integer constant: read the literal from the text.
+      // negative integer constant, which the parser folds from minus signs
+      // ("- - ( - 6 )" is one constant): read the literal from the text.
       int loc = Location(node);
       if (loc >= 0 && static_cast<size_t>(loc) < sql_.size() &&
           sql_[static_cast<size_t>(loc)] == '-') {
-        size_t i = static_cast<size_t>(loc) + 1;
-        while (i < sql_.size() && std::isspace(static_cast<unsigned char>(sql_[i]))) ++i;
+        size_t i = static_cast<size_t>(loc);
+        int minus = 0;
+        while (i < sql_.size() && (sql_[i] == '-' || sql_[i] == '(' ||
+                                   std::isspace(static_cast<unsigned char>(sql_[i])))) {
+          minus += sql_[i++] == '-';
+        }
         int64_t mag = 0;
         while (i < sql_.size() && std::isdigit(static_cast<unsigned char>(sql_[i]))) {
           mag = mag * 10 + (sql_[i++] - '0');
         }
-        v = -mag;
+        v = minus % 2 ? -mag : mag;
       }
     }
     return MakeLiteral(Value::Int(v), SqlType::Integer());
@@ -1210,14 +1220,12 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       call.kind = star ? AggKind::kCountStar : distinct ? AggKind::kCountDistinct : AggKind::kCount;
     } else {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
-      if (distinct && (name == "sum" || name == "avg")) {
-        return SqlUnsupported(sql_, node, name + "(DISTINCT ...)");
-      }
-      call.kind = name == "sum"   ? AggKind::kSum
-                  : name == "avg" ? AggKind::kAvg
+      call.kind = name == "sum"   ? (distinct ? AggKind::kSumDistinct : AggKind::kSum)
+                  : name == "avg" ? (distinct ? AggKind::kAvgDistinct : AggKind::kAvg)
                   : name == "min" ? AggKind::kMin
                                   : AggKind::kMax;
-      if ((call.kind == AggKind::kSum || call.kind == AggKind::kAvg) && !IsNumeric(arg->type)) {
+      if ((BaseKind(call.kind) == AggKind::kSum || BaseKind(call.kind) == AggKind::kAvg) &&
+          !IsNumeric(arg->type)) {
         return SqlError(sql_, node,
                         "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
       }

@@ -4,6 +4,7 @@
 #include "dataflow/operators/constant.h"
 #include "dataflow/operators/distinct.h"
 #include "dataflow/operators/filter.h"
+#include "dataflow/operators/flat_map.h"
 #include "dataflow/operators/join.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/sum.h"
@@ -65,7 +66,53 @@ Status SkipSortField(const SqlType& type, const SortKey& k, std::string_view* in
   return Status::OK();
 }
 
+bool IsEvalError(const Status& s) {
+  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kOverflow;
+}
+
 }  // namespace
+
+void EvalErrors::Add(const Status& s) {
+  std::lock_guard<std::mutex> l(mu_);
+  ++count_;
+  if (samples_.size() < kMaxSamples) samples_.push_back(s.message());
+}
+
+int64_t EvalErrors::count() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return count_;
+}
+
+std::vector<std::string> EvalErrors::samples() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return samples_;
+}
+
+Stream* Lowering::EvalMap(Stream* in, MapFn fn) {
+  EvalErrors* errors = errors_;
+  return FlatMap(c_, in, [fn, errors](std::string_view k, std::string_view v, const EmitFn& emit) {
+    std::string ok, ov;
+    Status s = fn(k, v, &ok, &ov);
+    if (s.ok()) {
+      emit(ok, ov);
+      return s;
+    }
+    if (errors == nullptr || !IsEvalError(s)) return s;
+    errors->Add(s);
+    return Status::OK();
+  });
+}
+
+Stream* Lowering::EvalFilter(Stream* in, FilterFn fn) {
+  EvalErrors* errors = errors_;
+  return Filter(c_, in, [fn, errors](std::string_view k, std::string_view v, bool* keep) {
+    Status s = fn(k, v, keep);
+    if (s.ok() || errors == nullptr || !IsEvalError(s)) return s;
+    errors->Add(s);
+    *keep = false;
+    return Status::OK();
+  });
+}
 
 Result<Stream*> Lowering::Lower(const PlanPtr& plan) {
   auto it = memo_.find(plan.get());
@@ -94,7 +141,7 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
       Schema schema = n.inputs[0]->schema();
       ExprPtr pred = n.predicate;
-      return Filter(c_, in, [schema, pred](std::string_view k, std::string_view, bool* keep) {
+      return EvalFilter(in, [schema, pred](std::string_view k, std::string_view, bool* keep) {
         Row row;
         SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
         return OnRow(EvalPredicate(*pred, row, keep), schema, k);
@@ -105,13 +152,12 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       Schema in_schema = n.inputs[0]->schema();
       Schema out_schema = n.schema();
       std::vector<ExprPtr> exprs = n.exprs;
-      return Map(c_, in,
-                 [in_schema, out_schema, exprs](std::string_view k, std::string_view,
-                                                std::string* ok, std::string*) {
-                   Row row;
-                   SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
-                   return OnRow(EncodeExprs(exprs, out_schema, row, ok), in_schema, k);
-                 });
+      return EvalMap(in, [in_schema, out_schema, exprs](std::string_view k, std::string_view,
+                                                        std::string* ok, std::string*) {
+        Row row;
+        SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+        return OnRow(EncodeExprs(exprs, out_schema, row, ok), in_schema, k);
+      });
     }
     case PlanKind::kJoin:
       return LowerJoin(n);
@@ -161,22 +207,21 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {
   // no row of the other side has, so outer joins still pad them.
   auto index = [&](Stream* s, const Schema& in, const Schema& as, const std::vector<ExprPtr>& keys,
                    char null_marker) {
-    return Map(c_, s,
-               [in, as, keys, key_types, null_marker](std::string_view k, std::string_view,
-                                                      std::string* ok, std::string* ov) {
-                 Row row;
-                 SLUICE_RETURN_IF_ERROR(DecodeInto(in, k, &row));
-                 for (size_t i = 0; i < keys.size(); ++i) {
-                   Value v;
-                   SLUICE_RETURN_IF_ERROR(OnRow(Eval(*keys[i], row, &v), in, k));
-                   if (v.is_null()) {
-                     ok->assign(1, null_marker);
-                     break;
-                   }
-                   SLUICE_RETURN_IF_ERROR(EncodeValue(key_types[i], v, ok));
-                 }
-                 return EncodeRow(as, row, ov);
-               });
+    return EvalMap(s, [in, as, keys, key_types, null_marker](std::string_view k, std::string_view,
+                                                             std::string* ok, std::string* ov) {
+      Row row;
+      SLUICE_RETURN_IF_ERROR(DecodeInto(in, k, &row));
+      for (size_t i = 0; i < keys.size(); ++i) {
+        Value v;
+        SLUICE_RETURN_IF_ERROR(OnRow(Eval(*keys[i], row, &v), in, k));
+        if (v.is_null()) {
+          ok->assign(1, null_marker);
+          break;
+        }
+        SLUICE_RETURN_IF_ERROR(EncodeValue(key_types[i], v, ok));
+      }
+      return EncodeRow(as, row, ov);
+    });
   };
   Stream* li = index(l, n.inputs[0]->schema(), lout, n.left_keys, '\xfe');
   Stream* ri = index(r, n.inputs[1]->schema(), rout, n.right_keys, '\xfd');
@@ -221,14 +266,13 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
   }
   std::vector<ExprPtr> keys = n.group_keys;
   Stream* indexed =
-      Map(c_, in,
-          [in_schema, keys, key_types, args, arg_types](std::string_view k, std::string_view,
-                                                        std::string* ok, std::string* ov) {
-            Row row;
-            SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
-            SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(keys, key_types, row, ok), in_schema, k));
-            return OnRow(EncodeExprs(args, arg_types, row, ov), in_schema, k);
-          });
+      EvalMap(in, [in_schema, keys, key_types, args, arg_types](
+                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
+        Row row;
+        SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(keys, key_types, row, ok), in_schema, k));
+        return OnRow(EncodeExprs(args, arg_types, row, ov), in_schema, k);
+      });
   Stream* agg = Aggregate(c_, indexed, arg_types, specs);
   if (!n.global) return agg;
   // Without GROUP BY there is one row even over no input: COUNT is 0 and the

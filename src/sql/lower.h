@@ -6,18 +6,42 @@
 
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "dataflow/circuit.h"
+#include "dataflow/operators/filter.h"
+#include "dataflow/operators/map.h"
 #include "sql/plan.h"
 
 namespace sluice::sql {
 
+// Errors raised while evaluating expressions on a row (division by zero,
+// overflow, a bad cast). Where PostgreSQL would fail the statement, a view
+// cannot stop: the row is dropped, and the error is counted here with the
+// first few messages, which name the row.
+//
+// Thread safety: Add() is called from every worker; `mu_` guards all.
+class EvalErrors {
+ public:
+  void Add(const Status& s);
+  int64_t count() const;
+  std::vector<std::string> samples() const;
+
+ private:
+  static constexpr size_t kMaxSamples = 10;
+  mutable std::mutex mu_;
+  int64_t count_ = 0;
+  std::vector<std::string> samples_;
+};
+
 class Lowering {
  public:
   // `scan` returns the stream of a table's changes (creating its input).
-  Lowering(Circuit& circuit, std::function<Stream*(const std::string&)> scan)
-      : c_(circuit), scan_(std::move(scan)) {}
+  // Evaluation errors go to `errors` (which must outlive the circuit).
+  Lowering(Circuit& circuit, std::function<Stream*(const std::string&)> scan, EvalErrors* errors)
+      : c_(circuit), scan_(std::move(scan)), errors_(errors) {}
 
   // The stream of `plan`; a node shared by several plans is lowered once.
   Result<Stream*> Lower(const PlanPtr& plan);
@@ -28,9 +52,14 @@ class Lowering {
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerSetOp(const PlanNode& n, JoinType type);
+  // A map or filter whose function evaluates SQL expressions: an evaluation
+  // error drops the row and goes to errors_; other errors fail the step.
+  Stream* EvalMap(Stream* in, MapFn fn);
+  Stream* EvalFilter(Stream* in, FilterFn fn);
 
   Circuit& c_;
   std::function<Stream*(const std::string&)> scan_;
+  EvalErrors* errors_;
   std::map<const PlanNode*, Stream*> memo_;
 };
 

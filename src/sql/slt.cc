@@ -444,14 +444,18 @@ Result<std::vector<Row>> Runner::Evaluate(const BoundQuery& q, bool incremental)
   RuntimeOptions opts;
   opts.workers = incremental ? options_.workers : 1;
   std::set<std::string> scanned;
+  EvalErrors errors;
   auto rt = Runtime::Start(opts, [&](Circuit& c) {
     std::map<std::string, Stream*> inputs;
-    Lowering lower(c, [&](const std::string& table) {
-      auto it = inputs.find(table);
-      if (it != inputs.end()) return it->second;
-      scanned.insert(table);
-      return inputs[table] = AddInput(c, table);
-    });
+    Lowering lower(
+        c,
+        [&](const std::string& table) {
+          auto it = inputs.find(table);
+          if (it != inputs.end()) return it->second;
+          scanned.insert(table);
+          return inputs[table] = AddInput(c, table);
+        },
+        &errors);
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
     AddOutput(c, s, "view");
     return Status::OK();
@@ -487,6 +491,10 @@ Result<std::vector<Row>> Runner::Evaluate(const BoundQuery& q, bool incremental)
       SLUICE_RETURN_IF_ERROR(step());
     }
   }
+  // Over the data already there, an evaluation error is what PostgreSQL
+  // would have failed the query with. While the data arrives, intermediate
+  // states may raise errors that the final state does not have.
+  if (!incremental && errors.count() > 0) return Status::InvalidArgument(errors.samples()[0]);
   SLUICE_ASSIGN_OR_RETURN(BatchPtr integral, MergeBatches(outputs, {}));
   std::vector<Row> rows;
   Schema schema = q.plan->schema();

@@ -46,7 +46,7 @@ AggregateOp::AggregateOp(Stream* in, Schema val_schema, std::vector<AggSpec> agg
                          const SpineOptions& opts)
     : in_(in), val_schema_(std::move(val_schema)), aggs_(std::move(aggs)), states_(opts) {
   for (const AggSpec& a : aggs_) {
-    bool indexed = !IsLinear(a.kind) || a.kind == AggKind::kCountDistinct;
+    bool indexed = !IsLinear(a.kind) || IsDistinctAgg(a.kind);
     index_.push_back(indexed ? std::make_unique<Spine>(opts) : nullptr);
   }
 }
@@ -155,7 +155,7 @@ Status AggregateOp::Eval() {
       bool split = false;
       for (size_t i = 0; i < n; ++i) {
         const AggSpec& a = aggs_[i];
-        if (a.kind == AggKind::kCountDistinct || !IsLinear(a.kind)) continue;
+        if (IsDistinctAgg(a.kind) || !IsLinear(a.kind)) continue;
         if (a.kind == AggKind::kCountStar) {
           SLUICE_RETURN_IF_ERROR(AccAdd(a, SqlType(), {}, w, &st_new.accs[i]));
           continue;
@@ -169,9 +169,11 @@ Status AggregateOp::Eval() {
         if (!s.ok()) return s.WithContext("group " + BytesToHex(g));
       }
     }
-    // COUNT(DISTINCT): values whose multiplicity crosses zero.
+    // COUNT, SUM, AVG (DISTINCT): a value counts once its multiplicity
+    // becomes positive, and stops counting when it falls back to zero.
     for (size_t i = 0; i < n; ++i) {
-      if (aggs_[i].kind != AggKind::kCountDistinct) continue;
+      if (!IsDistinctAgg(aggs_[i].kind)) continue;
+      const SqlType col = val_schema_[static_cast<size_t>(aggs_[i].column)].WithNullable(true);
       Cursor& dc = *idx_delta[i];
       dc.SeekKey(g);
       if (!dc.KeyValid() || dc.key() != g) continue;
@@ -185,7 +187,11 @@ Status AggregateOp::Eval() {
           if (oc.ValValid() && oc.val() == dc.val()) before = oc.weight();
         }
         Weight after = before + dc.weight();
-        st_new.accs[i].count += (after > 0) - (before > 0);
+        int flip = (after > 0) - (before > 0);
+        if (flip != 0) {
+          // Index values are stored in their nullable form.
+          SLUICE_RETURN_IF_ERROR(AccAdd(aggs_[i], col, dc.val(), flip, &st_new.accs[i]));
+        }
       }
     }
     bool existed = st_old.rows != 0, exists = st_new.rows != 0;

@@ -21,8 +21,9 @@ namespace sluice {
 // disappears). Work per group does not grow with the group's size:
 //  - COUNT, SUM, AVG keep a per-group accumulator (an integral of states:
 //    key g, value the state's bytes) and add the change to it;
-//  - COUNT(DISTINCT x) keeps the integral of (g, x) multiplicities and counts
-//    the values whose multiplicity crosses zero;
+//  - COUNT, SUM and AVG (DISTINCT x) keep the integral of (g, x)
+//    multiplicities and add or remove a value when its multiplicity crosses
+//    zero;
 //  - MIN and MAX keep the integral of (g, x) ordered by x (inverted for MAX),
 //    and read the group's first value with a non-zero weight, so deleting
 //    the row that held the MIN yields the next one.

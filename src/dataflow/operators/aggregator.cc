@@ -18,7 +18,26 @@ Arith ArithOf(const SqlType& t) {
 
 bool IsLinear(AggKind kind) { return kind != AggKind::kMin && kind != AggKind::kMax; }
 
-Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema) {
+bool IsDistinctAgg(AggKind kind) {
+  return kind == AggKind::kCountDistinct || kind == AggKind::kSumDistinct ||
+         kind == AggKind::kAvgDistinct;
+}
+
+AggKind BaseKind(AggKind kind) {
+  switch (kind) {
+    case AggKind::kCountDistinct:
+      return AggKind::kCount;
+    case AggKind::kSumDistinct:
+      return AggKind::kSum;
+    case AggKind::kAvgDistinct:
+      return AggKind::kAvg;
+    default:
+      return kind;
+  }
+}
+
+Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_schema) {
+  AggSpec spec{BaseKind(distinct_spec.kind), distinct_spec.column};
   if (spec.kind == AggKind::kCountStar) return SqlType::BigInt(false);
   if (spec.column < 0 || static_cast<size_t>(spec.column) >= val_schema.size()) {
     return Status::InvalidArgument("aggregate column " + std::to_string(spec.column) +
@@ -33,6 +52,8 @@ Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema) {
     case AggKind::kMin:
     case AggKind::kMax:
       return col.WithNullable(true);
+    case AggKind::kSumDistinct:
+    case AggKind::kAvgDistinct:  // BaseKind() above maps these away
     case AggKind::kSum:
     case AggKind::kAvg:
       switch (ArithOf(col)) {
@@ -51,8 +72,9 @@ Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema) {
   return Status::Internal("unknown aggregate");
 }
 
-Status AccAdd(const AggSpec& spec, const SqlType& col, std::string_view field, Weight w,
+Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view field, Weight w,
               LinearAcc* acc) {
+  const AggSpec spec{BaseKind(distinct_spec.kind), distinct_spec.column};
   auto add_count = [&]() -> Status {
     if (__builtin_add_overflow(acc->count, w, &acc->count)) {
       return Status::Overflow("count overflow in aggregate");
@@ -96,8 +118,9 @@ Status AccAdd(const AggSpec& spec, const SqlType& col, std::string_view field, W
   return Status::InvalidArgument("SUM or AVG of a non-numeric column " + col.ToString());
 }
 
-Status RenderLinear(const AggSpec& spec, const SqlType& col, const LinearAcc& acc,
+Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const LinearAcc& acc,
                     std::string* out) {
+  const AggSpec spec{BaseKind(distinct_spec.kind), distinct_spec.column};
   if (spec.kind == AggKind::kCountStar || spec.kind == AggKind::kCount ||
       spec.kind == AggKind::kCountDistinct) {
     AppendInt64(acc.count, false, out);

@@ -15,7 +15,22 @@
 
 namespace sluice {
 
-enum class AggKind { kCountStar, kCount, kCountDistinct, kSum, kAvg, kMin, kMax };
+enum class AggKind {
+  kCountStar,
+  kCount,
+  kCountDistinct,
+  kSum,
+  kAvg,
+  kMin,
+  kMax,
+  kSumDistinct,
+  kAvgDistinct,
+};
+
+// COUNT, SUM and AVG of the DISTINCT values are the plain ones over values
+// counted once.
+bool IsDistinctAgg(AggKind kind);
+AggKind BaseKind(AggKind kind);
 
 struct AggSpec {
   AggKind kind;
