@@ -56,6 +56,11 @@ struct ScopeCol {
   std::string qualifier;
   std::string name;
   SqlType type;
+  // A column of the enclosing query, seen by a correlated subquery: it is
+  // found only when no column of the subquery's own FROM has the name.
+  bool correlated = false;
+  // A column that a subquery's join added: never found by name, nor by *.
+  bool hidden = false;
 };
 
 // A join that binding an expression asked for: the current plan is joined
@@ -64,6 +69,11 @@ struct Extension {
   PlanPtr sub;
   JoinType type = JoinType::kLeft;
   std::vector<ExprPtr> left_keys, right_keys;
+  bool null_safe = false;
+  // A correlated subquery reads the distinct values of the outer columns
+  // `domain_cols`; the node is filled in once the outer plan is built.
+  std::shared_ptr<PlanNode> domain;
+  std::vector<int> domain_cols;
 };
 
 struct Ctx {
@@ -75,6 +85,10 @@ struct Ctx {
   std::vector<AggCall>* aggs = nullptr;
   std::vector<std::string>* agg_keys = nullptr;
   bool in_aggregate = false;
+  // While finding which outer columns a subquery uses: the outer context,
+  // and where to record them.
+  const Ctx* outer = nullptr;
+  std::vector<int>* outer_refs = nullptr;
 };
 
 // Marks a placeholder for aggregate j: a column reference far past any scope.
@@ -99,7 +113,7 @@ PlanPtr MakeProject(PlanPtr in, std::vector<ExprPtr> exprs, std::vector<std::str
 }
 
 PlanPtr MakeJoin(PlanPtr l, PlanPtr r, JoinType type, std::vector<ExprPtr> lk,
-                 std::vector<ExprPtr> rk, ExprPtr residual) {
+                 std::vector<ExprPtr> rk, ExprPtr residual, bool null_safe = false) {
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kJoin;
   n->columns = l->columns;
@@ -118,6 +132,7 @@ PlanPtr MakeJoin(PlanPtr l, PlanPtr r, JoinType type, std::vector<ExprPtr> lk,
   n->left_keys = std::move(lk);
   n->right_keys = std::move(rk);
   n->predicate = std::move(residual);
+  n->null_safe = null_safe;
   return n;
 }
 
@@ -191,8 +206,20 @@ class Binder {
   Result<int64_t> ConstInt(const Json& n, const char* what);
   std::string OutputName(const Json& target);
 
+  // Binds a subquery that refers to columns of `outer`: first finds which
+  // outer columns it uses, then binds it over their distinct values (the
+  // domain), so that it becomes a join instead of a per-row evaluation.
+  struct Frame {
+    const Ctx* outer = nullptr;
+    std::vector<int>* refs = nullptr;   // finding the outer columns
+    std::vector<ScopeCol> domain_cols;  // binding over the domain
+    std::shared_ptr<PlanNode> domain;
+    bool taken = false;
+  };
+
   const Catalog& catalog_;
   std::string_view sql_;
+  std::vector<Frame> frames_;
 };
 
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
@@ -622,7 +649,21 @@ Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_
 Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied) {
   for (; *applied < ctx.pending.size(); ++*applied) {
     Extension& x = ctx.pending[*applied];
-    plan = MakeJoin(plan, x.sub, x.type, x.left_keys, x.right_keys, nullptr);
+    if (x.domain != nullptr && x.domain->inputs.empty()) {
+      // The domain: the distinct values of the outer columns over these rows.
+      std::vector<ExprPtr> cols;
+      std::vector<std::string> names;
+      for (size_t i = 0; i < x.domain_cols.size(); ++i) {
+        cols.push_back(MakeCast(
+            MakeColumn(x.domain_cols[i], plan->columns[static_cast<size_t>(x.domain_cols[i])].type),
+            x.domain->columns[i].type));
+        names.push_back(x.domain->columns[i].name);
+      }
+      auto proj = std::make_shared<PlanNode>(*MakeProject(plan, cols, names));
+      proj->columns = x.domain->columns;  // nullable, as the domain declares
+      x.domain->inputs = {proj};
+    }
+    plan = MakeJoin(plan, x.sub, x.type, x.left_keys, x.right_keys, nullptr, x.null_safe);
   }
   return plan;
 }
@@ -630,10 +671,20 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
 Result<BoundQuery> Binder::BindSimple(const Json& s) {
   if (s.contains("withClause")) return SqlUnsupported(sql_, s["withClause"], "WITH");
   if (s.contains("windowClause")) return SqlUnsupported(sql_, s["windowClause"], "WINDOW");
+  // A subquery being decorrelated: this SELECT is the one its frame is for.
+  Frame* frame = nullptr;
+  if (!frames_.empty() && !frames_.back().taken) {
+    frame = &frames_.back();
+    frame->taken = true;
+  }
   // FROM: each item bound on its own, then joined.
   std::vector<PlanPtr> items;
   std::vector<size_t> widths;
   Ctx ctx;
+  if (frame != nullptr && frame->refs != nullptr) {
+    ctx.outer = frame->outer;
+    ctx.outer_refs = frame->refs;
+  }
   for (const Json& item : s.value("fromClause", Json::array())) {
     PlanPtr p;
     std::vector<ScopeCol> cols;
@@ -642,6 +693,23 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     widths.push_back(cols.size());
     ctx.scope.insert(ctx.scope.end(), cols.begin(), cols.end());
   }
+  // Over a domain, the outer columns are one more FROM item, and they lead
+  // the output (and the GROUP BY) so that the enclosing query can join on them.
+  std::vector<ExprPtr> domain_refs;
+  const bool over_domain = frame != nullptr && frame->domain != nullptr;
+  if (over_domain) {
+    int base = static_cast<int>(ctx.scope.size());
+    items.push_back(frame->domain);
+    widths.push_back(frame->domain_cols.size());
+    for (size_t i = 0; i < frame->domain_cols.size(); ++i) {
+      ctx.scope.push_back(frame->domain_cols[i]);
+      domain_refs.push_back(MakeColumn(base + static_cast<int>(i), frame->domain_cols[i].type));
+    }
+    if (s.contains("limitCount") || s.contains("limitOffset")) {
+      return SqlUnsupported(sql_, s, "LIMIT in a correlated subquery");
+    }
+  }
+  const size_t k = domain_refs.size();
   if (items.empty()) {
     items.push_back(OneEmptyRow());
     widths.push_back(0);
@@ -689,6 +757,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     bool any = false;
     for (size_t i = 0; i < ctx.scope.size(); ++i) {
       if (!qual.empty() && ctx.scope[i].qualifier != qual) continue;
+      // * shows neither outer columns nor those that subqueries added.
+      if (ctx.scope[i].correlated || ctx.scope[i].hidden) continue;
       outs.push_back(MakeColumn(static_cast<int>(i), ctx.scope[i].type));
       names.push_back(ctx.scope[i].name);
       any = true;
@@ -705,6 +775,13 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   std::vector<std::string> agg_keys;
   std::vector<ExprPtr> keys;
   std::vector<std::string> key_strs;
+  const bool has_group_by = s.contains("groupClause");
+  for (const ExprPtr& d : domain_refs) {
+    outs.push_back(d);
+    names.push_back(ctx.scope[static_cast<size_t>(d->column)].name);
+    keys.push_back(d);
+    key_strs.push_back(Key(*d));
+  }
   if (grouped) {
     // Group keys over the FROM scope: expressions, output positions or names.
     for (const Json& g : s.value("groupClause", Json::array())) {
@@ -742,7 +819,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     agg_ctx.scope = ctx.scope;
     agg_ctx.aggs = &aggs;
     agg_ctx.agg_keys = &agg_keys;
-    std::vector<ExprPtr> raw;
+    std::vector<ExprPtr> raw(outs.begin(), outs.end());  // the domain columns
+    outs.clear();
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
       bool is_star = false;
@@ -773,6 +851,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     agg->group_keys = keys;
     agg->aggs = aggs;
     agg->global = keys.empty();
+    // Without GROUP BY, a correlated aggregate has a row for every outer value.
+    if (over_domain && !has_group_by) agg->domain = frame->domain;
     for (size_t i = 0; i < keys.size(); ++i) {
       std::string name = "?column?";
       if (keys[i]->kind == ExprKind::kColumn)
@@ -789,8 +869,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       SLUICE_ASSIGN_OR_RETURN(ExprPtr h, OntoAggregate(having, keys, key_strs, ctx));
       plan = MakeFilter(plan, h);
     }
-    // Post-aggregate scope, for ORDER BY.
-    for (const Column& c : agg->columns) agg_ctx.scope.push_back({"", c.name, c.type});
+    // ORDER BY binds over the FROM scope too, and moves onto the aggregate.
     out_ctx = &agg_ctx;
   } else {
     for (const Json& t : targets) {
@@ -820,14 +899,14 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     int col = -1;
     if (kind == "A_Const") {
       SLUICE_ASSIGN_OR_RETURN(int64_t pos, ConstInt(node, "ORDER BY position"));
-      if (pos < 1 || pos > static_cast<int64_t>(visible)) {
+      if (pos < 1 || pos > static_cast<int64_t>(visible - k)) {
         return SqlError(sql_, node,
                         "ORDER BY position " + std::to_string(pos) + " is not in select list");
       }
-      col = static_cast<int>(pos - 1);
+      col = static_cast<int>(k + static_cast<size_t>(pos) - 1);
     } else if (kind == "ColumnRef" && (*body)["fields"].size() == 1) {
       std::string name = Str((*body)["fields"][0]);
-      for (size_t i = 0; i < visible; ++i) {
+      for (size_t i = k; i < visible; ++i) {
         if (names[i] == name) {
           col = static_cast<int>(i);
           break;
@@ -990,15 +1069,29 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
   if (name.empty()) return SqlError(sql_, node, "* is not allowed here");
   int found = -1;
   bool qual_seen = false;
-  for (size_t i = 0; i < ctx.scope.size(); ++i) {
-    const ScopeCol& c = ctx.scope[i];
-    if (!qual.empty()) {
-      if (c.qualifier != qual) continue;
-      qual_seen = true;
+  // The subquery's own columns first, then those of the enclosing query.
+  for (bool correlated : {false, true}) {
+    for (size_t i = 0; i < ctx.scope.size(); ++i) {
+      const ScopeCol& c = ctx.scope[i];
+      if (c.correlated != correlated || c.hidden) continue;
+      if (!qual.empty()) {
+        if (c.qualifier != qual) continue;
+        qual_seen = true;
+      }
+      if (c.name != name) continue;
+      if (found >= 0) return SqlError(sql_, node, "column reference \"" + name + "\" is ambiguous");
+      found = static_cast<int>(i);
     }
-    if (c.name != name) continue;
-    if (found >= 0) return SqlError(sql_, node, "column reference \"" + name + "\" is ambiguous");
-    found = static_cast<int>(i);
+    if (found >= 0) break;
+  }
+  if (found < 0 && ctx.outer != nullptr) {
+    for (size_t i = 0; i < ctx.outer->scope.size(); ++i) {
+      const ScopeCol& c = ctx.outer->scope[i];
+      if (c.hidden || (!qual.empty() && c.qualifier != qual) || c.name != name) continue;
+      // Recorded; the value does not matter while only finding them.
+      ctx.outer_refs->push_back(static_cast<int>(i));
+      return MakeLiteral(Value::Null(), c.type);
+    }
   }
   if (found < 0) {
     if (!qual.empty() && !qual_seen) {
@@ -1282,101 +1375,154 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
 
 Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx) {
   std::string type = body.value("subLinkType", "");
-  if (ctx.aggs != nullptr)
-    return SqlUnsupported(sql_, node, "a subquery in a grouped select list or HAVING");
-  // Only uncorrelated subqueries for now: the subquery is bound in an empty
-  // scope, so an outer reference is reported as a missing column.
-  auto q = BindQuery(body["subselect"]["SelectStmt"]);
-  if (!q.ok()) {
-    if (q.status().code() == StatusCode::kInvalidArgument &&
-        q.status().message().find("does not exist") != std::string::npos &&
-        q.status().message().find("column") != std::string::npos) {
-      return SqlUnsupported(sql_, node, "a correlated subquery");
-    }
-    return q.status();
+  if (type != "EXPR_SUBLINK" && type != "EXISTS_SUBLINK" && type != "ANY_SUBLINK") {
+    return SqlUnsupported(sql_, node, type);
   }
-  PlanPtr sub = q->plan;
-  const int base = static_cast<int>(ctx.scope.size());
-  auto append = [&](const PlanPtr& p, JoinType jt, std::vector<ExprPtr> lk,
-                    std::vector<ExprPtr> rk) {
+  if (ctx.aggs != nullptr) {
+    return SqlUnsupported(sql_, node, "a subquery in a grouped select list or HAVING");
+  }
+  const Json& sel = body["subselect"]["SelectStmt"];
+  // Which columns of this query does the subquery use?
+  std::vector<int> refs;
+  Frame find;
+  find.outer = &ctx;
+  find.refs = &refs;
+  frames_.push_back(find);
+  auto probe = BindQuery(sel);
+  frames_.pop_back();
+  if (!probe.ok()) return probe.status();
+  std::sort(refs.begin(), refs.end());
+  refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
+  // Decorrelate: bind the subquery once over the distinct values of those
+  // columns (the domain), and join its result back on them.
+  BoundQuery q;
+  std::shared_ptr<PlanNode> domain;
+  std::vector<ExprPtr> outer_keys;
+  if (refs.empty()) {
+    q = std::move(probe).value();
+  } else {
+    domain = std::make_shared<PlanNode>();
+    domain->kind = PlanKind::kDistinct;
+    Frame over;
+    for (int r : refs) {
+      ScopeCol c = ctx.scope[static_cast<size_t>(r)];
+      c.type = c.type.WithNullable(true);
+      c.correlated = true;
+      over.domain_cols.push_back(c);
+      domain->columns.push_back({c.name, c.type});
+      outer_keys.push_back(MakeColumn(r, ctx.scope[static_cast<size_t>(r)].type));
+    }
+    over.domain = domain;
+    frames_.push_back(over);
+    auto bound = BindQuery(sel);
+    frames_.pop_back();
+    if (!bound.ok()) return bound.status();
+    q = std::move(bound).value();
+  }
+  const size_t k = refs.size();
+  PlanPtr sub = q.plan;
+  if (sub->columns.size() != q.visible) {
+    return SqlUnsupported(sql_, node, "ORDER BY on a hidden column in a subquery");
+  }
+  std::vector<ExprPtr> sub_keys;
+  for (size_t i = 0; i < k; ++i)
+    sub_keys.push_back(MakeColumn(static_cast<int>(i), sub->columns[i].type));
+  // Appends the columns of `p`, joined to the current rows on `lk` = `rk`.
+  auto append = [&](const PlanPtr& p, std::vector<ExprPtr> lk, std::vector<ExprPtr> rk) {
     Extension x;
     x.sub = p;
-    x.type = jt;
+    x.type = JoinType::kLeft;
     x.left_keys = std::move(lk);
     x.right_keys = std::move(rk);
+    x.null_safe = true;  // an outer NULL is a value of the domain like any other
+    x.domain = domain;
+    x.domain_cols = refs;
     ctx.pending.push_back(x);
-    for (const Column& c : p->columns) ctx.scope.push_back({"", c.name, c.type.WithNullable(true)});
-  };
-  auto global_counts = [&](const PlanPtr& input, const ExprPtr& counted) {
-    auto agg = std::make_shared<PlanNode>();
-    agg->kind = PlanKind::kAggregate;
-    agg->inputs = {input};
-    agg->global = true;
-    AggCall all{AggKind::kCountStar, nullptr, SqlType::BigInt(false)};
-    agg->aggs.push_back(all);
-    agg->columns.push_back({"count", SqlType::BigInt(false)});
-    if (counted) {
-      agg->aggs.push_back({AggKind::kCount, counted, SqlType::BigInt(false)});
-      agg->columns.push_back({"count", SqlType::BigInt(false)});
+    int base = static_cast<int>(ctx.scope.size());
+    for (const Column& c : p->columns) {
+      ctx.scope.push_back({"", c.name, c.type.WithNullable(true), false, /*hidden=*/true});
     }
-    return PlanPtr(agg);
+    return base;
   };
-  if (type == "EXPR_SUBLINK") {
-    if (q->visible != 1) return SqlError(sql_, node, "subquery must return only one column");
-    append(sub, JoinType::kLeft, {}, {});
-    return MakeColumn(base, sub->columns[0].type.WithNullable(true));
-  }
-  if (type == "EXISTS_SUBLINK") {
-    append(global_counts(sub, nullptr), JoinType::kInner, {}, {});
-    return Call(
-        ">",
-        {MakeColumn(base, SqlType::BigInt(false)), MakeLiteral(Value::Int(0), SqlType::BigInt())},
-        node);
-  }
-  if (type == "ANY_SUBLINK") {
-    std::string op = body.contains("operName") ? Str(body["operName"].back()) : "=";
-    if (op != "=") return SqlUnsupported(sql_, node, op + " ANY (subquery)");
-    if (q->visible != 1) return SqlError(sql_, node, "subquery has too many columns");
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["testexpr"], ctx));
-    const SqlType yt = sub->columns[0].type;
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr probe, Call("=", {x, MakeColumn(0, yt)}, node));
-    SqlType ct = probe->args[0]->type;
-    // Distinct non-NULL values of the subquery, cast to the common type.
-    PlanPtr vals = MakeProject(sub, {MakeCast(MakeColumn(0, yt), ct)}, {"v"});
-    vals = MakeFilter(vals,
-                      MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {MakeColumn(0, ct)}, true));
+  auto project = [&](const PlanPtr& p, std::vector<ExprPtr> exprs) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < exprs.size(); ++i) names.push_back("c" + std::to_string(i));
+    return MakeProject(p, std::move(exprs), std::move(names));
+  };
+  auto distinct = [](const PlanPtr& p) {
     auto d = std::make_shared<PlanNode>();
     d->kind = PlanKind::kDistinct;
-    d->columns = vals->columns;
-    d->inputs = {vals};
-    append(d, JoinType::kLeft, {probe->args[0]}, {MakeColumn(0, ct)});
-    const int matched = base;
-    append(global_counts(sub, MakeColumn(0, yt)), JoinType::kInner, {}, {});
-    const int cnt = base + 1, cnt_nonnull = base + 2;
-    // x IN (sub): TRUE if a value matches; FALSE if the subquery is empty;
-    // NULL if x is NULL or the subquery has NULLs; otherwise FALSE.
-    ExprPtr is_match =
-        MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {MakeColumn(matched, ct)}, true);
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr empty, Call("=",
-                                                {MakeColumn(cnt, SqlType::BigInt()),
-                                                 MakeLiteral(Value::Int(0), SqlType::BigInt())},
-                                                node));
-    SLUICE_ASSIGN_OR_RETURN(
-        ExprPtr has_nulls,
-        Call("<", {MakeColumn(cnt_nonnull, SqlType::BigInt()), MakeColumn(cnt, SqlType::BigInt())},
-             node));
-    ExprPtr x_null = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {probe->args[0]});
-    ExprPtr unknown = MakeNode(ExprKind::kOr, SqlType::Boolean(), {x_null, has_nulls});
-    auto e = std::make_shared<Expr>(
-        *MakeNode(ExprKind::kCase, SqlType::Boolean(),
-                  {is_match, MakeLiteral(Value::Bool(true), SqlType::Boolean()), empty,
-                   MakeLiteral(Value::Bool(false), SqlType::Boolean()), unknown,
-                   MakeLiteral(Value::Null(), SqlType::Boolean()),
-                   MakeLiteral(Value::Bool(false), SqlType::Boolean())}));
-    e->has_else = true;
-    return ExprPtr(e);
+    d->columns = p->columns;
+    d->inputs = {p};
+    return PlanPtr(d);
+  };
+  const ExprPtr kTrue = MakeLiteral(Value::Bool(true), SqlType::Boolean(false));
+  const ExprPtr kFalse = MakeLiteral(Value::Bool(false), SqlType::Boolean(false));
+
+  if (type == "EXPR_SUBLINK") {
+    if (q.visible != k + 1) return SqlError(sql_, node, "subquery must return only one column");
+    int base = append(sub, outer_keys, sub_keys);
+    return MakeColumn(base + static_cast<int>(k), sub->columns[k].type.WithNullable(true));
   }
-  return SqlUnsupported(sql_, node, type);
+  if (type == "EXISTS_SUBLINK") {
+    // The domain values that have a row, each with TRUE.
+    std::vector<ExprPtr> cols = sub_keys;
+    cols.push_back(kTrue);
+    int base = append(distinct(project(sub, cols)), outer_keys, sub_keys);
+    ExprPtr flag = MakeColumn(base + static_cast<int>(k), SqlType::Boolean());
+    return MakeNode(ExprKind::kCoalesce, SqlType::Boolean(), {flag, kFalse});
+  }
+  // x IN (subquery): TRUE if a value matches; FALSE if the subquery has no
+  // rows; NULL if x is NULL or the subquery has NULLs; otherwise FALSE.
+  std::string op = body.contains("operName") ? Str(body["operName"].back()) : "=";
+  if (op != "=") return SqlUnsupported(sql_, node, op + " ANY (subquery)");
+  if (q.visible != k + 1) return SqlError(sql_, node, "subquery has too many columns");
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["testexpr"], ctx));
+  const SqlType yt = sub->columns[k].type;
+  ExprPtr y = MakeColumn(static_cast<int>(k), yt);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr probe_eq, Call("=", {x, y}, node));
+  const ExprPtr xc = probe_eq->args[0];
+  const SqlType ct = probe_eq->args[1]->type;
+  // The distinct non-NULL values per domain value.
+  std::vector<ExprPtr> vcols = sub_keys;
+  vcols.push_back(MakeCast(y, ct));
+  PlanPtr vals = project(sub, vcols);
+  vals = MakeFilter(vals, MakeNode(ExprKind::kIsNull, SqlType::Boolean(),
+                                   {MakeColumn(static_cast<int>(k), ct)}, true));
+  std::vector<ExprPtr> lk = outer_keys, rk = sub_keys;
+  lk.push_back(xc);
+  rk.push_back(MakeColumn(static_cast<int>(k), ct));
+  int mbase = append(distinct(vals), lk, rk);
+  ExprPtr matched = MakeColumn(mbase + static_cast<int>(k), ct);
+  // Rows and non-NULL values per domain value.
+  auto agg = std::make_shared<PlanNode>();
+  agg->kind = PlanKind::kAggregate;
+  agg->inputs = {sub};
+  agg->group_keys = sub_keys;
+  agg->global = k == 0;
+  for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
+  agg->aggs.push_back({AggKind::kCountStar, nullptr, SqlType::BigInt(false)});
+  agg->aggs.push_back({AggKind::kCount, y, SqlType::BigInt(false)});
+  agg->columns.push_back({"count", SqlType::BigInt(false)});
+  agg->columns.push_back({"count", SqlType::BigInt(false)});
+  int cbase = append(agg, outer_keys, sub_keys);
+  const ExprPtr zero = MakeLiteral(Value::Int(0), SqlType::BigInt(false));
+  ExprPtr cnt = MakeNode(ExprKind::kCoalesce, SqlType::BigInt(),
+                         {MakeColumn(cbase + static_cast<int>(k), SqlType::BigInt()), zero});
+  ExprPtr cnt_nonnull =
+      MakeNode(ExprKind::kCoalesce, SqlType::BigInt(),
+               {MakeColumn(cbase + static_cast<int>(k) + 1, SqlType::BigInt()), zero});
+  ExprPtr is_match = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {matched}, true);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr empty, Call("=", {cnt, zero}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr has_nulls, Call("<", {cnt_nonnull, cnt}, node));
+  ExprPtr x_null = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {xc});
+  ExprPtr unknown = MakeNode(ExprKind::kOr, SqlType::Boolean(), {x_null, has_nulls});
+  auto e =
+      std::make_shared<Expr>(*MakeNode(ExprKind::kCase, SqlType::Boolean(),
+                                       {is_match, kTrue, empty, kFalse, unknown,
+                                        MakeLiteral(Value::Null(), SqlType::Boolean()), kFalse}));
+  e->has_else = true;
+  return ExprPtr(e);
 }
 
 Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {

@@ -203,18 +203,21 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {
   const Schema rout(out.begin() + static_cast<ptrdiff_t>(lw), out.end());
   Schema key_types;
   for (const ExprPtr& k : n.left_keys) key_types.push_back(k->type.WithNullable(true));
-  // Keys with a NULL never match; such rows get a key of their own side that
-  // no row of the other side has, so outer joins still pad them.
+  // Keys with a NULL never match (unless the join is null-safe, as joins on
+  // the outer values of a correlated subquery are); such rows get a key of
+  // their own side that no row of the other side has, so outer joins still
+  // pad them.
+  const bool null_safe = n.null_safe;
   auto index = [&](Stream* s, const Schema& in, const Schema& as, const std::vector<ExprPtr>& keys,
                    char null_marker) {
-    return EvalMap(s, [in, as, keys, key_types, null_marker](std::string_view k, std::string_view,
-                                                             std::string* ok, std::string* ov) {
+    return EvalMap(s, [in, as, keys, key_types, null_marker, null_safe](
+                          std::string_view k, std::string_view, std::string* ok, std::string* ov) {
       Row row;
       SLUICE_RETURN_IF_ERROR(DecodeInto(in, k, &row));
       for (size_t i = 0; i < keys.size(); ++i) {
         Value v;
         SLUICE_RETURN_IF_ERROR(OnRow(Eval(*keys[i], row, &v), in, k));
-        if (v.is_null()) {
+        if (v.is_null() && !null_safe) {
           ok->assign(1, null_marker);
           break;
         }
@@ -274,6 +277,7 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
         return OnRow(EncodeExprs(args, arg_types, row, ov), in_schema, k);
       });
   Stream* agg = Aggregate(c_, indexed, arg_types, specs);
+  if (n.domain != nullptr) return AddDomainDefaults(n, agg);
   if (!n.global) return agg;
   // Without GROUP BY there is one row even over no input: COUNT is 0 and the
   // other aggregates NULL. Out = G + (D where G is empty), with D that row.
@@ -292,6 +296,50 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
     ov->assign(k);
     return Status::OK();
   });
+  JoinSpec anti;
+  anti.type = JoinType::kAnti;
+  Stream* missing = Join(c_, d, g, std::move(anti));
+  Stream* rows =
+      Map(c_, missing, [](std::string_view, std::string_view v, std::string* ok, std::string*) {
+        ok->assign(v);
+        return Status::OK();
+      });
+  return Union(c_, {agg, rows});
+}
+
+Result<Stream*> Lowering::AddDomainDefaults(const PlanNode& n, Stream* agg) {
+  // Every row d of the domain whose group has no row gets (d, COUNT 0, NULL
+  // aggregates): Out = G + (D x defaults where G has no row for d).
+  SLUICE_ASSIGN_OR_RETURN(Stream * dom, Lower(n.domain));
+  const Schema out = n.schema();
+  const size_t k = n.domain->columns.size();
+  const Schema key_schema(out.begin(), out.begin() + static_cast<ptrdiff_t>(k));
+  const Schema dom_schema = n.domain->schema();
+  std::string defaults;
+  for (size_t i = 0; i < n.aggs.size(); ++i) {
+    AggKind kind = n.aggs[i].kind;
+    bool count =
+        kind == AggKind::kCountStar || kind == AggKind::kCount || kind == AggKind::kCountDistinct;
+    SLUICE_RETURN_IF_ERROR(
+        EncodeValue(out[k + i], count ? Value::Int(0) : Value::Null(), &defaults));
+  }
+  Stream* d = Map(c_, dom,
+                  [dom_schema, key_schema, defaults](std::string_view row, std::string_view,
+                                                     std::string* ok, std::string* ov) {
+                    SLUICE_ASSIGN_OR_RETURN(Row r, DecodeRow(dom_schema, row));
+                    SLUICE_RETURN_IF_ERROR(EncodeRow(key_schema, r, ok));
+                    ov->assign(*ok);
+                    ov->append(defaults);
+                    return Status::OK();
+                  });
+  Stream* g = Map(
+      c_, agg, [out, k](std::string_view row, std::string_view, std::string* ok, std::string* ov) {
+        std::vector<std::string_view> fields;
+        SLUICE_RETURN_IF_ERROR(SplitRow(out, row, &fields));
+        for (size_t i = 0; i < k; ++i) ok->append(fields[i]);
+        ov->assign(row);
+        return Status::OK();
+      });
   JoinSpec anti;
   anti.type = JoinType::kAnti;
   Stream* missing = Join(c_, d, g, std::move(anti));

@@ -52,6 +52,7 @@ class Lowering {
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerSetOp(const PlanNode& n, JoinType type);
+  Result<Stream*> AddDomainDefaults(const PlanNode& n, Stream* agg);
   // A map or filter whose function evaluates SQL expressions: an evaluation
   // error drops the row and goes to errors_; other errors fail the step.
   Stream* EvalMap(Stream* in, MapFn fn);

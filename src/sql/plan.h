@@ -57,6 +57,10 @@ struct PlanNode {
   std::vector<ExprPtr> exprs;             // kProject
   JoinType join_type = JoinType::kInner;  // kJoin
   std::vector<ExprPtr> left_keys, right_keys;
+  bool null_safe = false;           // kJoin: NULL keys match NULL keys
+  PlanPtr domain;                   // kAggregate: every row of it (its
+                                    // columns are the first group keys) gets
+                                    // a row, with COUNT 0 and NULL aggregates
   std::vector<ExprPtr> group_keys;  // kAggregate
   std::vector<AggCall> aggs;
   bool global = false;         // kAggregate without GROUP BY: one row even if empty
