@@ -103,10 +103,17 @@ PlanPtr MakeFilter(PlanPtr in, ExprPtr pred) {
   return n;
 }
 
+// The type a computed column is stored with: a column reference keeps its
+// nullability; anything computed may be NULL (CASE without ELSE, NULLIF, a
+// NULL argument), so it is stored as nullable.
+SqlType StoredType(const ExprPtr& e) {
+  return e->kind == ExprKind::kColumn ? e->type : e->type.WithNullable(true);
+}
+
 PlanPtr MakeProject(PlanPtr in, std::vector<ExprPtr> exprs, std::vector<std::string> names) {
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kProject;
-  for (size_t i = 0; i < exprs.size(); ++i) n->columns.push_back({names[i], exprs[i]->type});
+  for (size_t i = 0; i < exprs.size(); ++i) n->columns.push_back({names[i], StoredType(exprs[i])});
   n->inputs = {std::move(in)};
   n->exprs = std::move(exprs);
   return n;
@@ -551,9 +558,32 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
       }
       rest.push_back(c);
     }
-    if (!rest.empty() && type != JoinType::kInner) {
-      return SqlUnsupported(sql_, item,
-                            "an outer join condition other than equalities between the two sides");
+    if (type != JoinType::kInner) {
+      // A condition on the inner side alone (or on no side) of a LEFT or
+      // RIGHT join only decides which of its rows can match: it filters that
+      // side before the join.
+      std::vector<ExprPtr> left_only, right_only, other;
+      for (const ExprPtr& c : rest) {
+        std::vector<int> cols;
+        CollectColumns(*c, &cols);
+        bool on_left = std::all_of(cols.begin(), cols.end(), [&](int x) { return x < lw; });
+        bool on_right = std::all_of(cols.begin(), cols.end(), [&](int x) { return x >= lw; });
+        if (type == JoinType::kLeft && on_right) {
+          right_only.push_back(Shift(c, -lw));
+        } else if (type == JoinType::kRight && on_left) {
+          left_only.push_back(c);
+        } else {
+          other.push_back(c);
+        }
+      }
+      if (!other.empty()) {
+        return SqlUnsupported(sql_, item,
+                              "this outer join condition (only equalities between the two sides, "
+                              "and conditions on the inner side, are)");
+      }
+      if (!right_only.empty()) rp = MakeFilter(rp, AndAll(right_only));
+      if (!left_only.empty()) lp = MakeFilter(lp, AndAll(left_only));
+      rest.clear();
     }
     PlanPtr j = MakeJoin(lp, rp, type, lk, rk, nullptr);
     if (!rest.empty()) j = MakeFilter(j, AndAll(rest));
@@ -857,7 +887,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       std::string name = "?column?";
       if (keys[i]->kind == ExprKind::kColumn)
         name = ctx.scope[static_cast<size_t>(keys[i]->column)].name;
-      agg->columns.push_back({name, keys[i]->type});
+      agg->columns.push_back({name, StoredType(keys[i])});
     }
     for (const AggCall& a : aggs) agg->columns.push_back({"agg", a.type});
     plan = agg;

@@ -154,6 +154,14 @@ ExprPtr MakeLiteral(Value v, SqlType type) {
 }
 
 ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args) {
+  // A strict function of a NULL constant is NULL, whatever its other
+  // arguments; PostgreSQL folds this while planning, so they are never
+  // evaluated (and raise no error).
+  for (const ExprPtr& a : args) {
+    if (a->kind == ExprKind::kLiteral && a->value.is_null()) {
+      return MakeLiteral(Value::Null(), type.WithNullable(true));
+    }
+  }
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::kCall;
   e->fn = fn;

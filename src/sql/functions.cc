@@ -408,6 +408,18 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
   if (name == "*") return arith(MulInt, MulDouble, MulDec, "*", false, true);
   if (name == "/") return arith(DivInt, DivDouble, DivDec, "/", true, false);
   if (name == "%" || name == "mod") return arith(ModInt, nullptr, ModDec, "%", false, false);
+  if (name == "+" && args.size() == 1 && args[0].IsString()) {
+    // Unary plus is the identity on text too. PostgreSQL has no such
+    // operator; other engines accept it, and it can do no harm.
+    r.arg_types = {args[0]};
+    r.result = args[0].WithNullable(true);
+    r.name = "+";
+    r.fn = [](const SqlType&, const Value* a, size_t, Value* out) {
+      *out = a[0];
+      return Status::OK();
+    };
+    return r;
+  }
   if ((name == "-" || name == "+" || name == "abs" || name == "@") && args.size() == 1) {
     const SqlType& t = args[0];
     if (!IsNumeric(t)) return NoOperator(name, args);
