@@ -34,11 +34,30 @@ Status Catalog::DropTable(const std::string& name) {
   if (tables_.erase(name) == 0) {
     return Status::NotFound("table \"" + name + "\" does not exist");
   }
+  std::erase_if(indexes_, [&](const auto& kv) { return kv.second.relation == name; });
+  return Status::OK();
+}
+
+Status Catalog::AddIndex(IndexDef index) {
+  if (!tables_.count(index.relation) && !views_.count(index.relation)) {
+    return Status::NotFound("relation \"" + index.relation + "\" does not exist");
+  }
+  if (indexes_.count(index.name) || tables_.count(index.name) || views_.count(index.name)) {
+    return Status::InvalidArgument("relation \"" + index.name + "\" already exists");
+  }
+  std::string name = index.name;
+  indexes_.emplace(std::move(name), std::move(index));
+  return Status::OK();
+}
+
+Status Catalog::DropIndex(const std::string& name) {
+  if (indexes_.erase(name) == 0) return Status::NotFound("index \"" + name + "\" does not exist");
   return Status::OK();
 }
 
 Status Catalog::DropView(const std::string& name) {
   if (views_.erase(name) == 0) return Status::NotFound("view \"" + name + "\" does not exist");
+  std::erase_if(indexes_, [&](const auto& kv) { return kv.second.relation == name; });
   return Status::OK();
 }
 

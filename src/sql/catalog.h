@@ -24,6 +24,14 @@ struct ViewDef {
   std::string connectors;
 };
 
+// CREATE INDEX name ON relation(columns): gives a view (or table) a key, for
+// sinks that need one.
+struct IndexDef {
+  std::string name;
+  std::string relation;
+  std::vector<std::string> columns;
+};
+
 // Names are case-insensitive unless quoted, as in PostgreSQL: the parser
 // lower-cases unquoted names, and the catalog stores them as given.
 class Catalog {
@@ -34,12 +42,16 @@ class Catalog {
   Status AddView(ViewDef view);
   Status DropTable(const std::string& name);
   Status DropView(const std::string& name);
+  Status AddIndex(IndexDef index);
+  Status DropIndex(const std::string& name);
+  const std::map<std::string, IndexDef>& indexes() const { return indexes_; }
   const std::map<std::string, TableDef>& tables() const { return tables_; }
   const std::map<std::string, ViewDef>& views() const { return views_; }
 
  private:
   std::map<std::string, TableDef> tables_;
   std::map<std::string, ViewDef> views_;
+  std::map<std::string, IndexDef> indexes_;
 };
 
 }  // namespace sluice::sql

@@ -412,9 +412,13 @@ Status Runner::Statement(const std::string& sql) {
       SLUICE_ASSIGN_OR_RETURN(v.query, BindSelect(catalog_, sql, body["query"]["SelectStmt"]));
       SLUICE_RETURN_IF_ERROR(catalog_.AddView(std::move(v)));
     } else if (kind == "IndexStmt") {
-      std::string rel = body["relation"]["relname"];
-      if (!catalog_.FindTable(rel))
-        return Status::InvalidArgument("relation \"" + rel + "\" does not exist");
+      IndexDef idx;
+      idx.relation = body["relation"]["relname"];
+      idx.name = body.value("idxname", idx.relation + "_idx");
+      for (const Json& p : body.value("indexParams", Json::array())) {
+        idx.columns.push_back(p["IndexElem"].value("name", ""));
+      }
+      SLUICE_RETURN_IF_ERROR(catalog_.AddIndex(std::move(idx)));
     } else if (kind == "DropStmt") {
       std::string type = body.value("removeType", "");
       bool missing_ok = body.value("missing_ok", false);
@@ -427,7 +431,7 @@ Status Runner::Statement(const std::string& sql) {
         } else if (type == "OBJECT_VIEW") {
           s = catalog_.DropView(name);
         } else if (type == "OBJECT_INDEX") {
-          s = Status::OK();
+          s = catalog_.DropIndex(name);
         } else {
           return SqlUnsupported(sql, body, "DROP of this kind of object");
         }
