@@ -1,6 +1,7 @@
 #include "sql/binder.h"
 
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "sql/functions.h"
@@ -626,47 +627,103 @@ Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_
       used[c] = true;
     }
   }
+  // Join greedily: next, the first item (in FROM order) that an equality
+  // connects to what is joined already, so that no cross product is built
+  // while a keyed join is possible.
+  std::vector<int> pos(from_width, -1);  // original column -> position in `cur`
+  auto remap = [&](const ExprPtr& e) {
+    std::function<ExprPtr(const ExprPtr&)> rec = [&](const ExprPtr& x) -> ExprPtr {
+      if (x->kind == ExprKind::kColumn && x->column < static_cast<int>(from_width)) {
+        return MakeColumn(pos[static_cast<size_t>(x->column)], x->type);
+      }
+      if (x->args.empty()) return x;
+      auto copy = std::make_shared<Expr>(*x);
+      for (ExprPtr& a : copy->args) a = rec(a);
+      return copy;
+    };
+    return rec(e);
+  };
+  auto in_item = [&](const std::vector<int>& v, size_t it) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return item_of(x) == it; });
+  };
+  std::vector<bool> joined(items.size(), false);
+  auto in_joined = [&](const std::vector<int>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return joined[item_of(x)]; });
+  };
   PlanPtr cur = items[0];
-  int cur_width = static_cast<int>(widths[0]);
-  for (size_t i = 1; i < items.size(); ++i) {
+  joined[0] = true;
+  int cur_width = 0;
+  for (int c = 0; c < static_cast<int>(widths[0]); ++c) pos[static_cast<size_t>(c)] = cur_width++;
+  bool reordered = false;
+  for (size_t step = 1; step < items.size(); ++step) {
+    size_t next = items.size();
+    for (size_t r = 1; r < items.size() && next == items.size(); ++r) {
+      if (joined[r]) continue;
+      for (size_t c = 0; c < conjuncts.size(); ++c) {
+        const ExprPtr& e = conjuncts[c];
+        if (used[c] || e->kind != ExprKind::kCall || std::string(e->fn_name) != "=") continue;
+        std::vector<int> a, b;
+        CollectColumns(*e->args[0], &a);
+        CollectColumns(*e->args[1], &b);
+        if ((in_joined(a) && in_item(b, r)) || (in_joined(b) && in_item(a, r))) {
+          next = r;
+          break;
+        }
+      }
+    }
+    if (next == items.size()) {
+      for (size_t r = 1; r < items.size(); ++r) {
+        if (!joined[r]) {
+          next = r;
+          break;
+        }
+      }
+    }
+    reordered |= next != step;
     std::vector<ExprPtr> lk, rk, filters;
-    int lo = start[i], hi = start[i] + static_cast<int>(widths[i]);
     for (size_t c = 0; c < conjuncts.size(); ++c) {
       if (used[c]) continue;
       std::vector<int> cols;
       CollectColumns(*conjuncts[c], &cols);
-      if (std::any_of(cols.begin(), cols.end(), [&](int x) { return x >= hi; })) continue;
+      bool reachable = std::all_of(cols.begin(), cols.end(),
+                                   [&](int x) { return joined[item_of(x)] || item_of(x) == next; });
+      if (!reachable || cols.empty()) continue;
       used[c] = true;
       const ExprPtr& e = conjuncts[c];
       if (e->kind == ExprKind::kCall && std::string(e->fn_name) == "=") {
         std::vector<int> a, b;
         CollectColumns(*e->args[0], &a);
         CollectColumns(*e->args[1], &b);
-        auto left = [&](const std::vector<int>& v) {
-          return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x < lo; });
-        };
-        auto right = [&](const std::vector<int>& v) {
-          return !v.empty() &&
-                 std::all_of(v.begin(), v.end(), [&](int x) { return x >= lo && x < hi; });
-        };
-        if (left(a) && right(b)) {
-          lk.push_back(e->args[0]);
-          rk.push_back(Shift(e->args[1], -lo));
+        if (in_joined(a) && in_item(b, next)) {
+          lk.push_back(remap(e->args[0]));
+          rk.push_back(Shift(e->args[1], -start[next]));
           continue;
         }
-        if (left(b) && right(a)) {
-          lk.push_back(e->args[1]);
-          rk.push_back(Shift(e->args[0], -lo));
+        if (in_joined(b) && in_item(a, next)) {
+          lk.push_back(remap(e->args[1]));
+          rk.push_back(Shift(e->args[0], -start[next]));
           continue;
         }
       }
       filters.push_back(e);
     }
-    cur = MakeJoin(cur, items[i], JoinType::kInner, lk, rk, nullptr);
-    cur_width = hi;
-    if (!filters.empty()) cur = MakeFilter(cur, AndAll(filters));
+    cur = MakeJoin(cur, items[next], JoinType::kInner, lk, rk, nullptr);
+    joined[next] = true;
+    for (int c = 0; c < static_cast<int>(widths[next]); ++c) {
+      pos[static_cast<size_t>(start[next] + c)] = cur_width++;
+    }
+    if (!filters.empty()) cur = MakeFilter(cur, remap(AndAll(filters)));
   }
-  (void)cur_width;
+  // Back to the FROM order of columns, which the rest of the query uses.
+  if (reordered) {
+    std::vector<ExprPtr> cols;
+    std::vector<std::string> names;
+    for (size_t c = 0; c < from_width; ++c) {
+      cols.push_back(MakeColumn(pos[c], cur->columns[static_cast<size_t>(pos[c])].type));
+      names.push_back(cur->columns[static_cast<size_t>(pos[c])].name);
+    }
+    cur = MakeProject(cur, cols, names);
+  }
   // What is left references no column at all (WHERE 1 = 0, WHERE NULL IS NULL).
   std::vector<ExprPtr> rest;
   for (size_t c = 0; c < conjuncts.size(); ++c) {
