@@ -15,6 +15,7 @@
 #include "runtime/runtime.h"
 #include "sql/binder.h"
 #include "sql/lower.h"
+#include "sql/program.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -196,35 +197,7 @@ TableData* Runner::Find(const std::string& name) {
 }
 
 Status Runner::CreateTable(const std::string& sql, const Json& body) {
-  TableDef t;
-  t.name = body["relation"]["relname"];
-  for (const Json& elt : body.value("tableElts", Json::array())) {
-    if (elt.contains("ColumnDef")) {
-      const Json& cd = elt["ColumnDef"];
-      SLUICE_ASSIGN_OR_RETURN(SqlType type, BindTypeName(sql, cd["typeName"]));
-      for (const Json& c : cd.value("constraints", Json::array())) {
-        std::string ct = c["Constraint"].value("contype", "");
-        if (ct == "CONSTR_NOTNULL") type = type.WithNullable(false);
-        if (ct == "CONSTR_PRIMARY") {
-          type = type.WithNullable(false);
-          t.primary_key.push_back(static_cast<int>(t.columns.size()));
-        }
-      }
-      t.columns.push_back({cd["colname"], type});
-    } else if (elt.contains("Constraint")) {
-      const Json& c = elt["Constraint"];
-      if (c.value("contype", "") != "CONSTR_PRIMARY") continue;
-      for (const Json& k : c.value("keys", Json::array())) {
-        std::string name = k["String"]["sval"];
-        for (size_t i = 0; i < t.columns.size(); ++i) {
-          if (t.columns[i].name == name) {
-            t.primary_key.push_back(static_cast<int>(i));
-            t.columns[i].type = t.columns[i].type.WithNullable(false);
-          }
-        }
-      }
-    }
-  }
+  SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(sql, body));
   SLUICE_RETURN_IF_ERROR(catalog_.AddTable(t));
   TableData data;
   data.def = t;

@@ -1,0 +1,157 @@
+#include "sql/program.h"
+
+#include <nlohmann/json.hpp>
+
+#include "dataflow/operators/input.h"
+#include "dataflow/operators/map.h"
+#include "dataflow/operators/output.h"
+#include "sql/binder.h"
+#include "types/row_codec.h"
+
+namespace sluice::sql {
+namespace {
+
+// WITH (connectors = '...', materialized = true) on a table or view.
+Status ReadOptions(std::string_view sql, const Json& options, bool* materialized,
+                   std::string* connectors) {
+  for (const Json& o : options) {
+    const Json& def = o["DefElem"];
+    std::string name = def.value("defname", "");
+    const Json& arg = def.contains("arg") ? def["arg"] : Json();
+    if (name == "connectors") {
+      if (!arg.contains("String")) return SqlError(sql, o, "connectors must be a string of JSON");
+      *connectors = arg["String"].value("sval", "");
+      if (Json::parse(*connectors, nullptr, false).is_discarded()) {
+        return SqlError(sql, o, "connectors is not valid JSON");
+      }
+    } else if (name == "materialized") {
+      std::string v = arg.contains("String") ? arg["String"].value("sval", "")
+                      : arg.contains("Boolean")
+                          ? (arg["Boolean"].value("boolval", false) ? "true" : "false")
+                          : "true";
+      if (v != "true" && v != "false")
+        return SqlError(sql, o, "materialized must be true or false");
+      *materialized = v == "true";
+    } else {
+      return SqlError(sql, o,
+                      "unknown option \"" + name + "\" (expected connectors or materialized)");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<TableDef> BindCreateTable(std::string_view sql, const Json& body) {
+  TableDef t;
+  t.name = body["relation"]["relname"];
+  for (const Json& elt : body.value("tableElts", Json::array())) {
+    if (elt.contains("ColumnDef")) {
+      const Json& cd = elt["ColumnDef"];
+      SLUICE_ASSIGN_OR_RETURN(SqlType type, BindTypeName(sql, cd["typeName"]));
+      for (const Json& c : cd.value("constraints", Json::array())) {
+        std::string ct = c["Constraint"].value("contype", "");
+        if (ct == "CONSTR_NOTNULL") type = type.WithNullable(false);
+        if (ct == "CONSTR_PRIMARY") {
+          type = type.WithNullable(false);
+          t.primary_key.push_back(static_cast<int>(t.columns.size()));
+        }
+      }
+      t.columns.push_back({cd["colname"], type});
+    } else if (elt.contains("Constraint")) {
+      const Json& c = elt["Constraint"];
+      if (c.value("contype", "") != "CONSTR_PRIMARY") continue;
+      for (const Json& k : c.value("keys", Json::array())) {
+        std::string name = k["String"]["sval"];
+        bool found = false;
+        for (size_t i = 0; i < t.columns.size(); ++i) {
+          if (t.columns[i].name == name) {
+            t.primary_key.push_back(static_cast<int>(i));
+            t.columns[i].type = t.columns[i].type.WithNullable(false);
+            found = true;
+          }
+        }
+        if (!found) {
+          return SqlError(sql, elt, "column \"" + name + "\" named in key does not exist");
+        }
+      }
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(
+      ReadOptions(sql, body.value("options", Json::array()), &t.materialized, &t.connectors));
+  return t;
+}
+
+Result<Program> CompileProgram(std::string_view text) {
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(text));
+  Program p;
+  for (const Json& st : tree["stmts"]) {
+    const Json& stmt = st["stmt"];
+    std::string kind = stmt.begin().key();
+    const Json& body = stmt.begin().value();
+    if (kind == "CreateStmt") {
+      SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(text, body));
+      std::string name = t.name;
+      Status s = p.catalog.AddTable(std::move(t));
+      if (!s.ok()) return SqlError(text, body["relation"], s.message());
+      p.tables.push_back(name);
+    } else if (kind == "ViewStmt" ||
+               (kind == "CreateTableAsStmt" && body.value("objtype", "") == "OBJECT_MATVIEW")) {
+      ViewDef v;
+      const Json& rel = kind == "ViewStmt" ? body["view"] : body["into"]["rel"];
+      v.name = rel["relname"];
+      v.materialized = kind != "ViewStmt";
+      SLUICE_ASSIGN_OR_RETURN(v.query, BindSelect(p.catalog, text, body["query"]["SelectStmt"]));
+      const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())
+                                               : body["into"].value("options", Json::array());
+      bool ignored = false;
+      SLUICE_RETURN_IF_ERROR(ReadOptions(text, options, &ignored, &v.connectors));
+      std::string name = v.name;
+      Status s = p.catalog.AddView(std::move(v));
+      if (!s.ok()) return SqlError(text, rel, s.message());
+      p.views.push_back(name);
+    } else if (kind == "IndexStmt") {
+      IndexDef idx;
+      idx.relation = body["relation"]["relname"];
+      idx.name = body.value("idxname", idx.relation + "_idx");
+      for (const Json& e : body.value("indexParams", Json::array())) {
+        idx.columns.push_back(e["IndexElem"].value("name", ""));
+      }
+      Status s = p.catalog.AddIndex(std::move(idx));
+      if (!s.ok()) return SqlError(text, body["relation"], s.message());
+    } else {
+      return SqlError(text, body,
+                      kind +
+                          " is not allowed in a program (CREATE TABLE, CREATE VIEW and CREATE "
+                          "INDEX are)");
+    }
+  }
+  return p;
+}
+
+Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors) {
+  std::map<std::string, Stream*> inputs;
+  for (const std::string& t : program.tables) inputs[t] = AddInput(c, t);
+  Lowering lower(
+      c, [&](const std::string& table) { return inputs.at(table); }, errors);
+  for (const std::string& name : program.views) {
+    const ViewDef& v = *program.catalog.FindView(name);
+    SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(v.query.plan));
+    if (v.query.plan->columns.size() != v.query.visible) {
+      // The hidden ORDER BY columns are presentation only: drop them.
+      Schema full = v.query.plan->schema();
+      size_t visible = v.query.visible;
+      s = Map(c, s,
+              [full, visible](std::string_view k, std::string_view, std::string* ok, std::string*) {
+                std::vector<std::string_view> fields;
+                SLUICE_RETURN_IF_ERROR(SplitRow(full, k, &fields));
+                for (size_t i = 0; i < visible; ++i) ok->append(fields[i]);
+                return Status::OK();
+              });
+    }
+    AddOutput(c, s, name);
+  }
+  return Status::OK();
+}
+
+}  // namespace sluice::sql

@@ -1,0 +1,98 @@
+#include "sql/program.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/runtime.h"
+#include "types/row_codec.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+
+namespace sluice::sql {
+namespace {
+
+const char* kProgram = R"(
+CREATE TABLE person (id BIGINT NOT NULL PRIMARY KEY, name VARCHAR, city VARCHAR)
+  WITH (connectors = '[{"name": "people_in"}]', materialized = true);
+CREATE TABLE visit (person BIGINT NOT NULL, amount INTEGER);
+CREATE VIEW spend AS
+  SELECT p.city, COUNT(*) AS visits, SUM(v.amount) AS total
+  FROM person p JOIN visit v ON v.person = p.id GROUP BY p.city;
+CREATE MATERIALIZED VIEW big_spenders AS
+  SELECT name FROM person p WHERE (SELECT SUM(amount) FROM visit WHERE person = p.id) > 10
+  ORDER BY name;
+CREATE INDEX spend_city ON spend(city);
+)";
+
+TEST(ProgramTest, CompilesAndRuns) {
+  auto p = CompileProgram(kProgram);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->tables, (std::vector<std::string>{"person", "visit"}));
+  EXPECT_EQ(p->views, (std::vector<std::string>{"spend", "big_spenders"}));
+  EXPECT_TRUE(p->catalog.FindTable("person")->materialized);
+  EXPECT_EQ(p->catalog.FindTable("person")->primary_key, std::vector<int>{0});
+  EXPECT_TRUE(p->catalog.FindView("big_spenders")->materialized);
+  EXPECT_EQ(p->catalog.indexes().at("spend_city").relation, "spend");
+
+  EvalErrors errors;
+  RuntimeOptions opts;
+  opts.workers = 2;
+  auto rt = Runtime::Start(opts, [&](Circuit& c) { return BuildProgram(*p, c, &errors); });
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  Schema person = {SqlType::BigInt(false), SqlType::Varchar(), SqlType::Varchar()};
+  Schema visit = {SqlType::BigInt(false), SqlType::Integer()};
+  auto push = [&](const std::string& table, const Schema& s, std::vector<Value> row, Weight w) {
+    std::string bytes;
+    ASSERT_TRUE(EncodeRow(s, row, &bytes).ok());
+    BatchBuilder b;
+    b.Push(bytes, w);
+    ASSERT_TRUE((*rt)->Push(table, *b.Finish()).ok());
+  };
+  push("person", person, {Value::Int(1), Value::String("ann"), Value::String("oslo")}, 1);
+  push("person", person, {Value::Int(2), Value::String("bob"), Value::String("oslo")}, 1);
+  push("visit", visit, {Value::Int(1), Value::Int(7)}, 1);
+  push("visit", visit, {Value::Int(1), Value::Int(8)}, 1);
+  push("visit", visit, {Value::Int(2), Value::Int(3)}, 1);
+  ASSERT_TRUE((*rt)->Step().ok());
+  // A view's rows are encoded with its plan's (visible) column types.
+  auto rows = [&](const std::string& view) {
+    Schema s = p->catalog.FindView(view)->query.plan->schema();
+    s.resize(p->catalog.FindView(view)->query.visible);
+    std::vector<std::string> out;
+    auto b = (*rt)->Output(view);
+    EXPECT_TRUE(b.ok());
+    auto c = (*b)->NewCursor();
+    for (; c->KeyValid(); c->StepKey()) {
+      out.push_back(std::to_string(c->weight()) + " " + RowToString(s, c->key()));
+    }
+    return out;
+  };
+  EXPECT_EQ(rows("spend"), std::vector<std::string>{"1 ('oslo', 3, 18)"});
+  EXPECT_EQ(rows("big_spenders"), std::vector<std::string>{"1 ('ann')"});
+  // bob spends more: he joins the big spenders, and the city total moves.
+  push("visit", visit, {Value::Int(2), Value::Int(9)}, 1);
+  ASSERT_TRUE((*rt)->Step().ok());
+  EXPECT_EQ(rows("big_spenders"), std::vector<std::string>{"1 ('bob')"});
+  EXPECT_EQ(rows("spend"), (std::vector<std::string>{"-1 ('oslo', 3, 18)", "1 ('oslo', 4, 27)"}));
+  EXPECT_EQ(errors.count(), 0);
+}
+
+TEST(ProgramTest, ErrorsNameTheSpot) {
+  auto e1 = CompileProgram("CREATE TABLE t (a INT) WITH (colour = 'red');");
+  ASSERT_FALSE(e1.ok());
+  EXPECT_NE(e1.status().message().find("unknown option \"colour\""), std::string::npos)
+      << e1.status().message();
+  auto e2 = CompileProgram("CREATE TABLE t (a INT) WITH (connectors = '[{');");
+  EXPECT_NE(e2.status().message().find("not valid JSON"), std::string::npos);
+  auto e3 = CompileProgram("CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT b FROM t;");
+  ASSERT_FALSE(e3.ok());
+  EXPECT_EQ(e3.status().message(),
+            "line 2, column 25: column \"b\" does not exist\n  CREATE VIEW v AS SELECT b FROM "
+            "t;\n                          ^");
+  auto e4 = CompileProgram("CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);");
+  EXPECT_NE(e4.status().message().find("not allowed in a program"), std::string::npos);
+  auto e5 = CompileProgram("CREATE TABLE t (a INT); CREATE TABLE t (b INT);");
+  EXPECT_NE(e5.status().message().find("already exists"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::sql
