@@ -206,6 +206,8 @@ class Binder {
   Result<ExprPtr> BindSubLink(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindCase(const Json& body, Ctx& ctx);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
+  // Resolves `name` for `args` and casts them (in place) to what it takes.
+  Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);
   Result<std::vector<ExprPtr>> Unify(std::vector<ExprPtr> args, const Json& node);
   // Rewrites an expression bound over the FROM scope of a grouped query onto
   // the aggregate's output (group keys, then aggregates).
@@ -1085,23 +1087,21 @@ Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPt
 
 // ---------------------------------------------------------------- expressions
 
-Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
+Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>* argp,
+                                  const Json& node) {
+  std::vector<ExprPtr>& args = *argp;
   // Untyped literals ('abc', NULL) take the type of the other operand.
   if (args.size() == 2) {
-    bool u0 = args[0]->kind == ExprKind::kLiteral && args[0]->type.id() == TypeId::kVarchar &&
-              args[0]->untyped;
-    bool u1 = args[1]->kind == ExprKind::kLiteral && args[1]->type.id() == TypeId::kVarchar &&
-              args[1]->untyped;
-    if (u0 && !u1) {
+    bool u0 = args[0]->kind == ExprKind::kLiteral && args[0]->untyped;
+    bool u1 = args[1]->kind == ExprKind::kLiteral && args[1]->untyped;
+    for (int i : {0, 1}) {
+      if (!(i == 0 ? u0 && !u1 : u1 && !u0)) continue;
+      ExprPtr& lit = args[static_cast<size_t>(i)];
+      const SqlType& to = args[static_cast<size_t>(1 - i)]->type;
       Value v;
-      Status st = CastValue(args[0]->value, args[0]->type, args[1]->type, &v);
+      Status st = CastValue(lit->value, lit->type, to, &v);
       if (!st.ok()) return SqlError(sql_, node, st.message());
-      args[0] = MakeLiteral(std::move(v), args[1]->type);
-    } else if (u1 && !u0) {
-      Value v;
-      Status st = CastValue(args[1]->value, args[1]->type, args[0]->type, &v);
-      if (!st.ok()) return SqlError(sql_, node, st.message());
-      args[1] = MakeLiteral(std::move(v), args[0]->type);
+      lit = MakeLiteral(std::move(v), to);
     }
   }
   std::vector<SqlType> types;
@@ -1109,7 +1109,12 @@ Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args,
   auto r = ResolveFunction(name, types);
   if (!r.ok()) return SqlError(sql_, node, r.status().message());
   for (size_t i = 0; i < args.size(); ++i) args[i] = MakeCast(args[i], r->arg_types[i]);
-  return MakeCall(r->fn, r->name, r->result, std::move(args));
+  return r;
+}
+
+Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
+  SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce(name, &args, node));
+  return MakeCall(r.fn, r.name, r.result, std::move(args));
 }
 
 // Casts expressions to one common type (CASE branches, COALESCE, IN lists).
@@ -1336,11 +1341,13 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
   if (kind == "AEXPR_NULLIF") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr a, bind("lexpr"));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr b, bind("rexpr"));
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr eq, Call("=", {a, b}, node));
+    std::vector<ExprPtr> ab = {a, b};
+    SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce("=", &ab, node));
+    ExprPtr eq = MakeCall(r.fn, r.name, r.result, ab);
     // NULLIF(a, b) = CASE WHEN a = b THEN NULL ELSE a END, typed as a.
     SqlType t = a->type;
-    if (a->kind == ExprKind::kLiteral && a->untyped && eq->args[0]->type.id() != TypeId::kVarchar) {
-      t = eq->args[0]->type;
+    if (a->kind == ExprKind::kLiteral && a->untyped && ab[0]->type.id() != TypeId::kVarchar) {
+      t = ab[0]->type;
     }
     auto e = std::make_shared<Expr>(
         *MakeNode(ExprKind::kCase, t, {eq, MakeLiteral(Value::Null(), t), MakeCast(a, t)}));
@@ -1350,8 +1357,9 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
   if (kind == "AEXPR_DISTINCT" || kind == "AEXPR_NOT_DISTINCT") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr a, bind("lexpr"));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr b, bind("rexpr"));
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr eq, Call("=", {a, b}, node));  // for the common type
-    return MakeNode(ExprKind::kIsDistinct, SqlType::Boolean(), {eq->args[0], eq->args[1]},
+    std::vector<ExprPtr> ab = {a, b};
+    SLUICE_RETURN_IF_ERROR(Coerce("=", &ab, node).status());  // to their common type
+    return MakeNode(ExprKind::kIsDistinct, SqlType::Boolean(), {ab[0], ab[1]},
                     kind == "AEXPR_NOT_DISTINCT");
   }
   return SqlUnsupported(sql_, node, kind);
@@ -1567,9 +1575,10 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["testexpr"], ctx));
   const SqlType yt = sub->columns[k].type;
   ExprPtr y = MakeColumn(static_cast<int>(k), yt);
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr probe_eq, Call("=", {x, y}, node));
-  const ExprPtr xc = probe_eq->args[0];
-  const SqlType ct = probe_eq->args[1]->type;
+  std::vector<ExprPtr> xy = {x, y};
+  SLUICE_RETURN_IF_ERROR(Coerce("=", &xy, node).status());
+  const ExprPtr xc = xy[0];
+  const SqlType ct = xy[1]->type;
   // The distinct non-NULL values per domain value.
   std::vector<ExprPtr> vcols = sub_keys;
   vcols.push_back(MakeCast(y, ct));

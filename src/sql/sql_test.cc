@@ -242,13 +242,25 @@ SELECT a FROM v
 ----
 2
 
+query TTT nosort
+SELECT NULL IN (SELECT x FROM t2), NULLIF(NULL, 1), NULL IS DISTINCT FROM 1
+----
+NULL
+NULL
+true
+
+query I nosort
+SELECT COUNT(*) FROM t1 WHERE NULL NOT IN (SELECT x FROM t2 WHERE x > 100)
+----
+2
+
 statement error
 INSERT INTO t2 VALUES(1, 0.5)
 
 statement error
 SELECT nope FROM t1
 )",
-                15);
+                17);
 }
 
 TEST(SqlTest, ErrorsPointAtTheSpot) {
