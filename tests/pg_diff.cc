@@ -1,0 +1,561 @@
+// Differential testing against PostgreSQL: random schemas, random changes
+// (inserts and deletes over many steps) and random queries from the
+// supported grammar. Every query is a view, maintained by Sluice step by step;
+// after every step it must hold exactly what PostgreSQL answers for the same
+// query over the same tables.
+//
+//   pg_diff [--seed S] [--queries N] [--steps M] [--workers W] [--verbose]
+//
+// Starts its own throwaway PostgreSQL cluster (initdb, as the postgres user
+// when run as root), on a Unix socket in a temporary directory, with no TCP
+// listener; stops and removes it at the end. Prints each mismatch with its
+// seed, and ends with "N passed, N failed" alone on a line.
+#include <libpq-fe.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dataflow/operators/input.h"
+#include "dataflow/operators/output.h"
+#include "runtime/runtime.h"
+#include "sql/binder.h"
+#include "sql/lower.h"
+#include "sql/program.h"
+#include "types/row_codec.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+#include "zset/merge.h"
+
+namespace sluice {
+namespace {
+
+using sql::Json;
+
+// ---------------------------------------------------------------- PostgreSQL
+
+class PgCluster {
+ public:
+  ~PgCluster() { Stop(); }
+
+  bool Start(std::string* error) {
+    char tmpl[] = "/tmp/sluice_pg_XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) return Fail(error, "cannot create a temporary directory");
+    dir_ = tmpl;
+    ::chmod(dir_.c_str(), 0777);
+    std::string bindir = "/usr/lib/postgresql/15/bin";
+    if (FILE* p = ::popen("pg_config --bindir 2>/dev/null", "r")) {
+      char buf[512];
+      if (std::fgets(buf, sizeof buf, p)) {
+        std::string s(buf);
+        while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+        if (std::filesystem::exists(s + "/initdb")) bindir = s;
+      }
+      ::pclose(p);
+    }
+    // PostgreSQL refuses to run as root.
+    as_ = ::geteuid() == 0 ? "runuser -u postgres -- " : "";
+    pg_ctl_ = bindir + "/pg_ctl";
+    std::string initdb = as_ + bindir + "/initdb -D " + dir_ +
+                         "/data -A trust -U postgres --no-sync -E UTF8 --locale=C > " + dir_ +
+                         "/initdb.log 2>&1";
+    if (std::system(initdb.c_str()) != 0)
+      return Fail(error, "initdb failed; see " + dir_ + "/initdb.log");
+    std::string start = as_ + pg_ctl_ + " -D " + dir_ + "/data -w -l " + dir_ + "/pg.log -o \"-k " +
+                        dir_ + " -c listen_addresses='' -F\" start > /dev/null 2>&1";
+    if (std::system(start.c_str()) != 0)
+      return Fail(error, "PostgreSQL did not start; see " + dir_ + "/pg.log");
+    started_ = true;
+    conn_ = PQconnectdb(("host=" + dir_ + " dbname=postgres user=postgres").c_str());
+    if (PQstatus(conn_) != CONNECTION_OK)
+      return Fail(error, std::string("cannot connect: ") + PQerrorMessage(conn_));
+    return true;
+  }
+
+  void Stop() {
+    if (conn_) PQfinish(conn_);
+    conn_ = nullptr;
+    if (started_) {
+      std::string stop = as_ + pg_ctl_ + " -D " + dir_ + "/data -m immediate stop > /dev/null 2>&1";
+      (void)std::system(stop.c_str());
+      started_ = false;
+    }
+    if (!dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+      dir_.clear();
+    }
+  }
+
+  // Runs `sql`; on success fills `rows` (text values, "NULL" for NULL).
+  bool Exec(const std::string& sql, std::vector<std::vector<std::string>>* rows,
+            std::string* error) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+      *error = PQresultErrorMessage(r);
+      PQclear(r);
+      return false;
+    }
+    if (rows) {
+      rows->clear();
+      for (int i = 0; i < PQntuples(r); ++i) {
+        std::vector<std::string> row;
+        for (int j = 0; j < PQnfields(r); ++j) {
+          row.push_back(PQgetisnull(r, i, j) ? "NULL" : PQgetvalue(r, i, j));
+        }
+        rows->push_back(std::move(row));
+      }
+    }
+    PQclear(r);
+    return true;
+  }
+
+ private:
+  bool Fail(std::string* error, const std::string& what) {
+    *error = what;
+    return false;
+  }
+  std::string dir_, as_, pg_ctl_;
+  bool started_ = false;
+  PGconn* conn_ = nullptr;
+};
+
+// ---------------------------------------------------------------- generator
+
+struct GenTable {
+  std::string name;
+  std::vector<std::string> cols;  // after "rid"
+  std::vector<std::string> types;
+};
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+
+  int Pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
+  bool Chance(int percent) { return Pick(100) < percent; }
+
+  std::vector<GenTable> Schema() {
+    std::vector<GenTable> tables;
+    int n = 2 + Pick(2);
+    for (int t = 0; t < n; ++t) {
+      GenTable g;
+      g.name = "t" + std::to_string(t);
+      int cols = 2 + Pick(3);
+      for (int c = 0; c < cols; ++c) {
+        g.cols.push_back(std::string(1, static_cast<char>('a' + c)));
+        int k = Pick(10);
+        g.types.push_back(k < 6 ? "INTEGER" : k < 8 ? "BIGINT" : "TEXT");
+      }
+      tables.push_back(g);
+    }
+    return tables;
+  }
+
+  std::string Literal(const std::string& type) {
+    if (Chance(12)) return "NULL";
+    if (type == "TEXT") {
+      static const char* kWords[] = {"a", "b", "ab", "ba", "", "zz"};
+      return std::string("'") + kWords[Pick(6)] + "'";
+    }
+    return std::to_string(Pick(9) - 3);
+  }
+
+  // An integer-valued expression over the columns of `t` (prefix `q.`).
+  std::string IntExpr(const GenTable& t, const std::string& q, int depth = 0) {
+    std::vector<std::string> ints;
+    for (size_t i = 0; i < t.cols.size(); ++i) {
+      if (t.types[i] != "TEXT") ints.push_back(q + t.cols[i]);
+    }
+    if (ints.empty() || (depth > 1) || Chance(35)) {
+      return ints.empty() || Chance(30)
+                 ? std::to_string(Pick(7) - 2)
+                 : ints[static_cast<size_t>(Pick(static_cast<int>(ints.size())))];
+    }
+    switch (Pick(6)) {
+      case 0:
+        return "(" + IntExpr(t, q, depth + 1) + " + " + IntExpr(t, q, depth + 1) + ")";
+      case 1:
+        return "(" + IntExpr(t, q, depth + 1) + " - " + IntExpr(t, q, depth + 1) + ")";
+      case 2:
+        return "(" + IntExpr(t, q, depth + 1) + " * " + IntExpr(t, q, depth + 1) + ")";
+      case 3:
+        return "COALESCE(" + IntExpr(t, q, depth + 1) + ", " + std::to_string(Pick(5)) + ")";
+      case 4:
+        return "CASE WHEN " + Pred(t, q, depth + 1) + " THEN " + IntExpr(t, q, depth + 1) +
+               " ELSE " + IntExpr(t, q, depth + 1) + " END";
+      default:
+        return "(" + IntExpr(t, q, depth + 1) + " / NULLIF(" + IntExpr(t, q, depth + 1) + ", 0))";
+    }
+  }
+
+  std::string Pred(const GenTable& t, const std::string& q, int depth = 0) {
+    if (depth > 1 || Chance(50)) {
+      switch (Pick(5)) {
+        case 0:
+          return IntExpr(t, q, depth + 1) + " IS NULL";
+        case 1:
+          return IntExpr(t, q, depth + 1) + " BETWEEN " + std::to_string(Pick(5) - 3) + " AND " +
+                 std::to_string(Pick(5));
+        case 2:
+          return IntExpr(t, q, depth + 1) + " IN (" + std::to_string(Pick(4)) + ", " +
+                 std::to_string(Pick(4) - 2) + ", NULL)";
+        default: {
+          static const char* kOps[] = {"=", "<>", "<", "<=", ">", ">="};
+          return IntExpr(t, q, depth + 1) + " " + kOps[Pick(6)] + " " + IntExpr(t, q, depth + 1);
+        }
+      }
+    }
+    switch (Pick(3)) {
+      case 0:
+        return "(" + Pred(t, q, depth + 1) + " AND " + Pred(t, q, depth + 1) + ")";
+      case 1:
+        return "(" + Pred(t, q, depth + 1) + " OR " + Pred(t, q, depth + 1) + ")";
+      default:
+        return "NOT (" + Pred(t, q, depth + 1) + ")";
+    }
+  }
+
+  std::string Query(const std::vector<GenTable>& ts) {
+    const GenTable& a = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
+    const GenTable& b = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
+    int shape = Pick(8);
+    std::string from = a.name + " x";
+    if (shape == 0) {
+      // Filter and project.
+      return "SELECT " + IntExpr(a, "x.") + ", " + IntExpr(a, "x.") + " FROM " + from + " WHERE " +
+             Pred(a, "x.");
+    }
+    if (shape == 1) {
+      // Grouped aggregates.
+      std::string g = IntExpr(a, "x.");
+      return "SELECT " + g + ", COUNT(*), SUM(" + IntExpr(a, "x.") + "), MIN(" + IntExpr(a, "x.") +
+             "), MAX(" + IntExpr(a, "x.") + "), COUNT(DISTINCT " + IntExpr(a, "x.") + ") FROM " +
+             from + " WHERE " + Pred(a, "x.") + " GROUP BY " + g +
+             (Chance(40) ? " HAVING COUNT(*) > 1" : "");
+    }
+    if (shape == 2) {
+      // Global aggregate.
+      return "SELECT COUNT(*), SUM(" + IntExpr(a, "x.") + "), MAX(" + IntExpr(a, "x.") + ") FROM " +
+             from + " WHERE " + Pred(a, "x.");
+    }
+    if (shape == 3) {
+      // Joins of every kind.
+      static const char* kJoins[] = {"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"};
+      std::string on = "x." + a.cols[0] + " = y." + b.cols[0];
+      if (a.types[0] == "TEXT" || b.types[0] == "TEXT") {
+        on = "CAST(x." + a.cols[0] + " AS TEXT) = CAST(y." + b.cols[0] + " AS TEXT)";
+      }
+      return "SELECT x." + a.cols[0] + ", y." + b.cols[b.cols.size() - 1] + " FROM " + from + " " +
+             kJoins[Pick(4)] + " " + b.name + " y ON " + on;
+    }
+    if (shape == 4) {
+      return "SELECT DISTINCT " + IntExpr(a, "x.") + " FROM " + from;
+    }
+    if (shape == 5) {
+      // Correlated subqueries.
+      std::string corr = "y." + b.cols[0] + " = x." + a.cols[0];
+      if (a.types[0] == "TEXT" || b.types[0] == "TEXT") {
+        corr = "CAST(y." + b.cols[0] + " AS TEXT) = CAST(x." + a.cols[0] + " AS TEXT)";
+      }
+      switch (Pick(3)) {
+        case 0:
+          return "SELECT x." + a.cols[0] + " FROM " + from + " WHERE EXISTS (SELECT 1 FROM " +
+                 b.name + " y WHERE " + corr + ")";
+        case 1:
+          return "SELECT x." + a.cols[0] + ", (SELECT COUNT(*) FROM " + b.name + " y WHERE " +
+                 corr + ") FROM " + from;
+        default:
+          return "SELECT " + IntExpr(a, "x.") + " FROM " + from + " WHERE " + IntExpr(a, "x.") +
+                 (Chance(50) ? " NOT" : "") + " IN (SELECT " + IntExpr(b, "y.") + " FROM " +
+                 b.name + " y)";
+      }
+    }
+    if (shape == 6) {
+      static const char* kOps[] = {"UNION", "UNION ALL", "EXCEPT", "INTERSECT"};
+      return "SELECT " + IntExpr(a, "x.") + " FROM " + from + " " + kOps[Pick(4)] + " SELECT " +
+             IntExpr(b, "y.") + " FROM " + b.name + " y";
+    }
+    // Top-k.
+    std::string e = IntExpr(a, "x.");
+    return "SELECT " + e + " FROM " + from + " ORDER BY 1 " + (Chance(50) ? "DESC" : "ASC") +
+           " LIMIT " + std::to_string(1 + Pick(4));
+  }
+
+  std::mt19937_64 rng_;
+};
+
+// Normal text of a value: numbers compared as numbers to 6 decimals.
+std::string Canonical(const std::string& s) {
+  if (s == "NULL") return s;
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() && *end == '\0' && !s.empty()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6f", d);
+    return buf;
+  }
+  if (s == "t") return "true";
+  if (s == "f") return "false";
+  return s;
+}
+
+// ---------------------------------------------------------------- one case
+
+struct Options {
+  uint64_t seed = 1;
+  int queries = 50;
+  int steps = 6;
+  int workers = 2;
+  bool verbose = false;
+};
+
+class Case {
+ public:
+  Case(PgCluster& pg, const Options& o, uint64_t seed) : pg_(pg), o_(o), gen_(seed), seed_(seed) {}
+
+  // Returns false with a message on a mismatch or an unexpected error.
+  bool Run(std::string* why, bool* skipped) {
+    *skipped = false;
+    tables_ = gen_.Schema();
+    std::string ddl;
+    std::string err;
+    for (const GenTable& t : tables_) {
+      std::string cols = "rid BIGINT NOT NULL";
+      for (size_t i = 0; i < t.cols.size(); ++i) cols += ", " + t.cols[i] + " " + t.types[i];
+      ddl += "CREATE TABLE " + t.name + " (" + cols + ");\n";
+      if (!pg_.Exec("SET client_min_messages = warning; DROP TABLE IF EXISTS " + t.name +
+                        " CASCADE; CREATE TABLE " + t.name + " (" + cols + ")",
+                    nullptr, &err)) {
+        *why = "PostgreSQL: " + err;
+        return false;
+      }
+    }
+    query_ = gen_.Query(tables_);
+    auto program = sql::CompileProgram(ddl + "CREATE VIEW v AS " + query_ + ";");
+    if (!program.ok()) {
+      // Both must agree that the query is wrong; a feature Sluice lacks is
+      // a skip, named in verbose mode.
+      std::vector<std::vector<std::string>> rows;
+      bool pg_ok = pg_.Exec(query_, &rows, &err);
+      if (program.status().code() == StatusCode::kUnimplemented) {
+        *skipped = true;
+        *why = program.status().message();
+        return true;
+      }
+      if (!pg_ok) return true;
+      *why = "Sluice rejects a query PostgreSQL accepts: " + program.status().ToString();
+      return false;
+    }
+    program_ = std::move(program).value();
+    const sql::ViewDef& view = *program_.catalog.FindView("v");
+    schema_ = view.query.plan->schema();
+    schema_.resize(view.query.visible);
+    RuntimeOptions opts;
+    opts.workers = o_.workers;
+    sql::EvalErrors errors;
+    auto rt =
+        Runtime::Start(opts, [&](Circuit& c) { return sql::BuildProgram(program_, c, &errors); });
+    if (!rt.ok()) {
+      *why = rt.status().ToString();
+      return false;
+    }
+    std::vector<BatchPtr> outputs;
+    for (int step = 0; step < o_.steps; ++step) {
+      if (!Change(**rt, why)) return false;
+      Status s = (*rt)->Step();
+      if (!s.ok()) {
+        *why = "step " + std::to_string(step) + ": " + s.ToString();
+        return false;
+      }
+      outputs.push_back(*(*rt)->Output("v"));
+      std::vector<std::vector<std::string>> want;
+      if (!pg_.Exec(query_, &want, &err)) {
+        // PostgreSQL raised an error (overflow, say): Sluice must have
+        // counted one too.
+        if (errors.count() == 0) {
+          *why = "PostgreSQL fails (" + err + ") but Sluice raised no error";
+          return false;
+        }
+        *skipped = true;
+        *why = "both raise: " + err;
+        return true;
+      }
+      auto merged = MergeBatches(outputs, {});
+      std::vector<std::string> got_rows, want_rows;
+      auto c = (*merged)->NewCursor();
+      for (; c->KeyValid(); c->StepKey()) {
+        auto row = DecodeRow(schema_, c->key());
+        std::string line;
+        for (size_t i = 0; i < row->size(); ++i) {
+          line += (i ? "|" : "") + Canonical(sql::ValueToText((*row)[i], schema_[i]));
+        }
+        for (Weight w = 0; w < c->weight(); ++w) got_rows.push_back(line);
+        if (c->weight() < 0) got_rows.push_back("NEGATIVE " + line);
+      }
+      for (const auto& r : want) {
+        std::string line;
+        for (size_t i = 0; i < r.size(); ++i) line += (i ? "|" : "") + Canonical(r[i]);
+        want_rows.push_back(line);
+      }
+      std::sort(got_rows.begin(), got_rows.end());
+      std::sort(want_rows.begin(), want_rows.end());
+      last_rows_ = got_rows.size();
+      if (got_rows != want_rows) {
+        *why = "after step " + std::to_string(step) + ": Sluice has " +
+               std::to_string(got_rows.size()) + " rows, PostgreSQL " +
+               std::to_string(want_rows.size());
+        for (size_t i = 0; i < std::max(got_rows.size(), want_rows.size()) && i < 6; ++i) {
+          *why += "\n      sluice: " + (i < got_rows.size() ? got_rows[i] : "-") +
+                  "   postgres: " + (i < want_rows.size() ? want_rows[i] : "-");
+        }
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const std::string& query() const { return query_; }
+  size_t last_rows() const { return last_rows_; }
+
+ private:
+  // Random inserts and deletes on every table, in both systems.
+  bool Change(Runtime& rt, std::string* why) {
+    for (const GenTable& t : tables_) {
+      sql::TableDef def = *program_.catalog.FindTable(t.name);
+      Schema schema;
+      for (const auto& c : def.columns) schema.push_back(c.type);
+      BatchBuilder b;
+      std::string err;
+      int inserts = gen_.Pick(5);
+      for (int i = 0; i < inserts; ++i) {
+        std::vector<std::string> lits = {std::to_string(next_rid_++)};
+        for (const std::string& ty : t.types) lits.push_back(gen_.Literal(ty));
+        std::string values;
+        for (size_t j = 0; j < lits.size(); ++j) values += (j ? ", " : "") + lits[j];
+        if (!pg_.Exec("INSERT INTO " + t.name + " VALUES (" + values + ")", nullptr, &err)) {
+          *why = "PostgreSQL insert: " + err;
+          return false;
+        }
+        std::vector<Value> row;
+        for (size_t j = 0; j < lits.size(); ++j) {
+          Value v;
+          if (lits[j] == "NULL") {
+            v = Value::Null();
+          } else if (lits[j][0] == '\'') {
+            v = Value::String(lits[j].substr(1, lits[j].size() - 2));
+          } else {
+            v = Value::Int(std::stoll(lits[j]));
+          }
+          row.push_back(v);
+        }
+        std::string bytes;
+        Status s = EncodeRow(schema, row, &bytes);
+        if (!s.ok()) {
+          *why = s.ToString();
+          return false;
+        }
+        live_[t.name].push_back(bytes);
+        b.Push(bytes, 1);
+      }
+      auto& live = live_[t.name];
+      int deletes = live.empty() ? 0 : gen_.Pick(3);
+      for (int i = 0; i < deletes && !live.empty(); ++i) {
+        size_t k = static_cast<size_t>(gen_.Pick(static_cast<int>(live.size())));
+        std::string_view in = live[k];
+        Value rid;
+        (void)DecodeValue(schema[0], &in, &rid);
+        if (!pg_.Exec("DELETE FROM " + t.name + " WHERE rid = " + std::to_string(rid.int_value()),
+                      nullptr, &err)) {
+          *why = "PostgreSQL delete: " + err;
+          return false;
+        }
+        b.Push(live[k], -1);
+        live.erase(live.begin() + static_cast<long>(k));
+      }
+      auto batch = b.Finish();
+      if (!batch.ok() || !rt.Push(t.name, *batch).ok()) {
+        *why = "cannot push changes";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  PgCluster& pg_;
+  Options o_;
+  Generator gen_;
+  uint64_t seed_;
+  std::vector<GenTable> tables_;
+  std::string query_;
+  sql::Program program_;
+  Schema schema_;
+  std::map<std::string, std::vector<std::string>> live_;
+  int64_t next_rid_ = 1;
+  size_t last_rows_ = 0;
+};
+
+}  // namespace
+}  // namespace sluice
+
+int main(int argc, char** argv) {
+  sluice::Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() { return i + 1 < argc ? std::strtoull(argv[++i], nullptr, 10) : 0; };
+    if (a == "--seed") {
+      o.seed = next();
+    } else if (a == "--queries") {
+      o.queries = static_cast<int>(next());
+    } else if (a == "--steps") {
+      o.steps = static_cast<int>(next());
+    } else if (a == "--workers") {
+      o.workers = static_cast<int>(next());
+    } else if (a == "--verbose") {
+      o.verbose = true;
+    } else {
+      std::fprintf(stderr, "pg_diff: unknown argument '%s'\n", a.c_str());
+      return 2;
+    }
+  }
+  sluice::PgCluster pg;
+  std::string error;
+  if (!pg.Start(&error)) {
+    std::fprintf(stderr, "pg_diff: %s\n", error.c_str());
+    return 2;
+  }
+  int passed = 0, failed = 0, skipped = 0;
+  for (int q = 0; q < o.queries; ++q) {
+    uint64_t seed = o.seed * 1000003ULL + static_cast<uint64_t>(q);
+    sluice::Case c(pg, o, seed);
+    std::string why;
+    bool skip = false;
+    bool ok = c.Run(&why, &skip);
+    if (skip) {
+      ++skipped;
+      if (o.verbose)
+        std::printf("skip (seed %llu): %s\n  %s\n", static_cast<unsigned long long>(seed),
+                    why.c_str(), c.query().c_str());
+    } else if (ok) {
+      ++passed;
+      if (o.verbose) std::printf("ok, %zu rows: %s\n", c.last_rows(), c.query().c_str());
+    } else {
+      ++failed;
+      std::printf("FAIL (seed %llu): %s\n  %s\n", static_cast<unsigned long long>(seed),
+                  why.c_str(), c.query().c_str());
+    }
+  }
+  std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  return failed == 0 ? 0 : 1;
+}
