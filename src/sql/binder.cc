@@ -182,6 +182,17 @@ ExprPtr AndAll(const std::vector<ExprPtr>& cs) {
 
 std::string Key(const Expr& e) { return e.ToString() + ":" + e.type.ToString(); }
 
+// The direction and NULL placement of a SortBy node, for output column `col`
+// (PostgreSQL: NULLS LAST ascending, NULLS FIRST descending, by default).
+SortKey SortKeyOf(const Json& by, int col) {
+  SortKey k;
+  k.column = col;
+  k.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+  std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+  k.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? k.desc : nulls == "SORTBY_NULLS_FIRST";
+  return k;
+}
+
 // ---------------------------------------------------------------- binder
 
 class Binder {
@@ -404,12 +415,7 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
       }
     }
     if (col < 0) return SqlUnsupported(sql_, node, "ORDER BY of a set operation on an expression");
-    SortKey k;
-    k.column = col;
-    k.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
-    std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
-    k.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? k.desc : nulls == "SORTBY_NULLS_FIRST";
-    q.order.push_back(k);
+    q.order.push_back(SortKeyOf(by, col));
   }
   if (s.contains("limitCount") || s.contains("limitOffset")) {
     auto t = std::make_shared<PlanNode>();
@@ -858,7 +864,6 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     return Status::OK();
   };
 
-  Ctx* out_ctx = &ctx;
   Ctx agg_ctx;
   std::vector<AggCall> aggs;
   std::vector<std::string> agg_keys;
@@ -958,8 +963,6 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       SLUICE_ASSIGN_OR_RETURN(ExprPtr h, OntoAggregate(having, keys, key_strs, ctx));
       plan = MakeFilter(plan, h);
     }
-    // ORDER BY binds over the FROM scope too, and moves onto the aggregate.
-    out_ctx = &agg_ctx;
   } else {
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
@@ -1024,14 +1027,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
         names.push_back("?order?");
       }
     }
-    SortKey k;
-    k.column = col;
-    k.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
-    std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
-    k.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? k.desc : nulls == "SORTBY_NULLS_FIRST";
-    order.push_back(k);
+    order.push_back(SortKeyOf(by, col));
   }
-  (void)out_ctx;
   plan = MakeProject(plan, outs, names);
   if (distinct) {
     auto d = std::make_shared<PlanNode>();

@@ -10,12 +10,6 @@
 namespace sluice::sql {
 namespace {
 
-int128 Pow10(int n) {
-  int128 p = 1;
-  while (n-- > 0) p *= 10;
-  return p;
-}
-
 Status OutOfRange(const SqlType& t) {
   switch (t.id()) {
     case TypeId::kSmallInt:

@@ -8,12 +8,6 @@
 namespace sluice::sql {
 namespace {
 
-int128 Pow10(int n) {
-  int128 p = 1;
-  while (n-- > 0) p *= 10;
-  return p;
-}
-
 // Numeric ranks: the wider of two operands wins.
 int Rank(const SqlType& t) {
   switch (t.id()) {

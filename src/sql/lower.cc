@@ -277,44 +277,25 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
         return OnRow(EncodeExprs(args, arg_types, row, ov), in_schema, k);
       });
   Stream* agg = Aggregate(c_, indexed, arg_types, specs);
-  if (n.domain != nullptr) return AddDomainDefaults(n, agg);
-  if (!n.global) return agg;
-  // Without GROUP BY there is one row even over no input: COUNT is 0 and the
-  // other aggregates NULL. Out = G + (D where G is empty), with D that row.
-  Row defaults;
-  for (const AggCall& a : n.aggs) {
-    bool count = a.kind == AggKind::kCountStar || a.kind == AggKind::kCount ||
-                 a.kind == AggKind::kCountDistinct;
-    defaults.push_back(count ? Value::Int(0) : Value::Null());
+  if (n.domain != nullptr) {
+    SLUICE_ASSIGN_OR_RETURN(Stream * dom, Lower(n.domain));
+    return AddDefaults(n, agg, dom, n.domain->schema());
   }
-  std::string drow;
-  SLUICE_RETURN_IF_ERROR(EncodeRow(out, defaults, &drow));
-  OrderedBuilder b;
-  SLUICE_RETURN_IF_ERROR(b.Push("", drow, 1));
-  Stream* d = Constant(c_, b.Finish());
-  Stream* g = Map(c_, agg, [](std::string_view k, std::string_view, std::string*, std::string* ov) {
-    ov->assign(k);
-    return Status::OK();
-  });
-  JoinSpec anti;
-  anti.type = JoinType::kAnti;
-  Stream* missing = Join(c_, d, g, std::move(anti));
-  Stream* rows =
-      Map(c_, missing, [](std::string_view, std::string_view v, std::string* ok, std::string*) {
-        ok->assign(v);
-        return Status::OK();
-      });
-  return Union(c_, {agg, rows});
+  if (!n.global) return agg;
+  // Without GROUP BY there is one row even over no input: the defaults over
+  // a domain of one empty row.
+  OrderedBuilder one;
+  SLUICE_RETURN_IF_ERROR(one.Push("", "", 1));
+  return AddDefaults(n, agg, Constant(c_, one.Finish()), Schema{});
 }
 
-Result<Stream*> Lowering::AddDomainDefaults(const PlanNode& n, Stream* agg) {
+Result<Stream*> Lowering::AddDefaults(const PlanNode& n, Stream* agg, Stream* dom,
+                                      const Schema& dom_schema) {
   // Every row d of the domain whose group has no row gets (d, COUNT 0, NULL
   // aggregates): Out = G + (D x defaults where G has no row for d).
-  SLUICE_ASSIGN_OR_RETURN(Stream * dom, Lower(n.domain));
   const Schema out = n.schema();
-  const size_t k = n.domain->columns.size();
+  const size_t k = dom_schema.size();
   const Schema key_schema(out.begin(), out.begin() + static_cast<ptrdiff_t>(k));
-  const Schema dom_schema = n.domain->schema();
   std::string defaults;
   for (size_t i = 0; i < n.aggs.size(); ++i) {
     AggKind kind = n.aggs[i].kind;

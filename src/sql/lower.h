@@ -52,7 +52,10 @@ class Lowering {
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerSetOp(const PlanNode& n, JoinType type);
-  Result<Stream*> AddDomainDefaults(const PlanNode& n, Stream* agg);
+  // The aggregate `agg` plus a default row for every row of `dom` (whose
+  // columns are the first group keys) that has no group.
+  Result<Stream*> AddDefaults(const PlanNode& n, Stream* agg, Stream* dom,
+                              const Schema& dom_schema);
   // A map or filter whose function evaluates SQL expressions: an evaluation
   // error drops the row and goes to errors_; other errors fail the step.
   Stream* EvalMap(Stream* in, MapFn fn);

@@ -148,12 +148,6 @@ size_t Utf8Length(std::string_view s) {
   return n;
 }
 
-int128 Pow10(int n) {
-  int128 p = 1;
-  for (int i = 0; i < n; ++i) p *= 10;
-  return p;
-}
-
 Status Misfit(const SqlType& type, const Value& v, std::string_view why) {
   return Status::InvalidArgument("value " + v.ToString() + " does not fit " + type.ToString() +
                                  ": " + std::string(why));

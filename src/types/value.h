@@ -103,6 +103,13 @@ class Value {
   Rep v_;
 };
 
+// 10^n for 0 <= n <= 38.
+inline int128 Pow10(int n) {
+  int128 p = 1;
+  while (n-- > 0) p *= 10;
+  return p;
+}
+
 // Decimal text of a 128-bit integer scaled by 10^-scale, e.g. "-12.50".
 std::string DecimalToString(int128 unscaled, int scale);
 
