@@ -241,9 +241,45 @@ class Binder {
   const Catalog& catalog_;
   std::string_view sql_;
   std::vector<Frame> frames_;
+  // The WITH queries in scope, innermost last.
+  std::vector<std::pair<std::string, BoundQuery>> ctes_;
 };
 
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
+  if (s.contains("withClause")) {
+    // WITH: each query is bound in order (a later one may read an earlier
+    // one), visible by name in the FROM clauses of this query only.
+    const Json& with = s["withClause"];
+    if (with.value("recursive", false)) return SqlUnsupported(sql_, with, "WITH RECURSIVE");
+    std::map<std::string, BoundQuery> scope;
+    for (const Json& c : with["ctes"]) {
+      const Json& cte = c["CommonTableExpr"];
+      std::string name = cte["ctename"];
+      if (scope.count(name)) {
+        return SqlError(sql_, c, "WITH query name \"" + name + "\" specified more than once");
+      }
+      SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindQuery(cte["ctequery"]["SelectStmt"]));
+      if (cte.contains("aliascolnames")) {
+        const Json& names = cte["aliascolnames"];
+        if (names.size() > q.visible) {
+          return SqlError(sql_, c,
+                          "WITH query \"" + name + "\" has " + std::to_string(q.visible) +
+                              " columns available but " + std::to_string(names.size()) +
+                              " columns specified");
+        }
+        auto renamed = std::make_shared<PlanNode>(*q.plan);
+        for (size_t i = 0; i < names.size(); ++i) renamed->columns[i].name = Str(names[i]);
+        q.plan = renamed;
+      }
+      scope[name] = q;
+      ctes_.push_back({name, q});
+    }
+    Json rest = s;
+    rest.erase("withClause");
+    auto r = BindQuery(rest);
+    ctes_.resize(ctes_.size() - scope.size());
+    return r;
+  }
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
   if (s.contains("valuesLists")) return BindValues(s);
@@ -439,7 +475,26 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
   if (kind == "RangeVar") {
     std::string name = (*body)["relname"];
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", name) : name;
-    if (const TableDef* t = catalog_.FindTable(name)) {
+    const BoundQuery* cte = nullptr;
+    for (auto it = ctes_.rbegin(); it != ctes_.rend() && !body->contains("schemaname"); ++it) {
+      if (it->first == name) {
+        cte = &it->second;
+        break;
+      }
+    }
+    if (cte != nullptr) {
+      PlanPtr p = cte->plan;
+      if (p->columns.size() != cte->visible) {
+        std::vector<ExprPtr> ex;
+        std::vector<std::string> names;
+        for (size_t i = 0; i < cte->visible; ++i) {
+          ex.push_back(MakeColumn(static_cast<int>(i), p->columns[i].type));
+          names.push_back(p->columns[i].name);
+        }
+        p = MakeProject(p, ex, names);
+      }
+      *plan = p;
+    } else if (const TableDef* t = catalog_.FindTable(name)) {
       auto n = std::make_shared<PlanNode>();
       n->kind = PlanKind::kScan;
       n->table = name;
@@ -764,7 +819,6 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
 }
 
 Result<BoundQuery> Binder::BindSimple(const Json& s) {
-  if (s.contains("withClause")) return SqlUnsupported(sql_, s["withClause"], "WITH");
   if (s.contains("windowClause")) return SqlUnsupported(sql_, s["windowClause"], "WINDOW");
   // A subquery being decorrelated: this SELECT is the one its frame is for.
   Frame* frame = nullptr;

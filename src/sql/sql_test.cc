@@ -179,6 +179,15 @@ SELECT a FROM t1 INTERSECT SELECT x FROM t2
 1
 2
 
+query II rowsort
+WITH big(n, m) AS (SELECT a, b FROM t1 WHERE b > 5), twice AS (SELECT n * 2 AS n2 FROM big)
+SELECT n, (SELECT MAX(n2) FROM twice) FROM big
+----
+1
+4
+2
+4
+
 query I nosort
 SELECT a FROM t1 ORDER BY a DESC LIMIT 2
 ----
@@ -191,7 +200,7 @@ SELECT a FROM t1 ORDER BY a LIMIT 2 OFFSET 1
 2
 3
 )",
-                16);
+                17);
 }
 
 TEST(SqlTest, SubqueriesAndDml) {
