@@ -87,6 +87,30 @@ SELECT a, c FROM t1 WHERE c LIKE 't%' AND a BETWEEN 1 AND 3 AND a NOT IN (3)
 2
 two
 
+query TTTI nosort
+SELECT substr('hello', 2, 3), trim('  hi  '), replace('abcabc', 'b', 'XY'), position('c' IN 'abc')
+----
+ell
+hi
+aXYcaXYc
+3
+
+query TIIRRRI nosort
+SELECT upper(substring('hello' FROM 4)), length('straße'), sign(-4), sqrt(16.0), power(2, 10), floor(-2.5), ceil(2.1)
+----
+LO
+6
+-1
+4.000
+1024.000
+-3.000
+3
+
+query R nosort
+SELECT round(2.5) + round(-2.5) + round(3.14159, 2)
+----
+3.140
+
 query R nosort
 SELECT 7 / 2 + 1.5 * 2
 ----
@@ -103,8 +127,11 @@ SELECT COALESCE(b, a), NULLIF(a, 2) FROM t1 ORDER BY 1
 1
 20
 NULL
+
+statement error
+SELECT sqrt(-1.0)
 )",
-                10);
+                14);
 }
 
 TEST(SqlTest, JoinsAggregatesAndSetOperations) {
