@@ -28,6 +28,7 @@
 #include "dataflow/operators/rolling_aggregate.h"
 #include "dataflow/operators/sum.h"
 #include "dataflow/operators/top_k.h"
+#include "dataflow/operators/upsert.h"
 #include "dataflow/operators/window.h"
 #include "runtime/runtime.h"
 #include "storage/file.h"
@@ -845,6 +846,51 @@ TEST_P(WindowProperty, MatchesReference) {
 
 // Tumbling (hop 0 = size), hopping with overlap, hopping with gaps.
 INSTANTIATE_TEST_SUITE_P(Hops, WindowProperty, ::testing::Values(0, 4, 15));
+
+// ---------------------------------------------------------------- upsert
+
+// Random inserts (replacing) and deletes by key, several per key in one step,
+// against a std::map from key to row applied in sequence order.
+TEST(OperatorProperty, UpsertKeepsOneRowPerKey) {
+  const Schema key_schema = {SqlType::BigInt(false)};
+  const Schema row_schema = {SqlType::BigInt(false), SqlType::Varchar()};
+  for (int workers : {1, 2, 3, 7}) {
+    RuntimeOptions opts;
+    opts.workers = workers;
+    auto rt = Runtime::Start(opts, [&](Circuit& c) {
+      AddOutput(c, Upsert(c, AddInput(c, "cmds")), "out");
+      return Status::OK();
+    });
+    ASSERT_TRUE(rt.ok());
+    std::mt19937_64 rng(static_cast<uint64_t>(workers) * 31);
+    std::map<int64_t, std::string> table;  // key -> encoded row
+    Model integral;
+    uint64_t seq = 0;
+    for (int step = 0; step < 40; ++step) {
+      BatchBuilder cmds;
+      int n = static_cast<int>(rng() % 12);
+      for (int i = 0; i < n; ++i) {
+        int64_t k = static_cast<int64_t>(rng() % 10);
+        std::string key = Enc(key_schema, {Value::Int(k)});
+        if (rng() % 3 == 0) {
+          cmds.Push(key, EncodeUpsertCommand(seq++, UpsertOpKind::kDelete, ""), 1);
+          table.erase(k);
+        } else {
+          std::string row = Enc(row_schema, {Value::Int(k), RandS(rng)});
+          cmds.Push(key, EncodeUpsertCommand(seq++, UpsertOpKind::kInsert, row), 1);
+          table[k] = row;
+        }
+      }
+      ASSERT_TRUE((*rt)->Push("cmds", *cmds.Finish()).ok());
+      ASSERT_TRUE((*rt)->Step().ok());
+      for (const auto& [kv, w] : FromBatch(**(*rt)->Output("out")))
+        AddTo(&integral, kv.first, kv.second, w);
+      Model expected;
+      for (const auto& [k, row] : table) AddTo(&expected, row, "", 1);
+      ASSERT_EQ(integral, expected) << "workers " << workers << " step " << step;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace sluice

@@ -5,6 +5,7 @@
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/output.h"
+#include "dataflow/operators/upsert.h"
 #include "sql/binder.h"
 #include "types/row_codec.h"
 
@@ -131,7 +132,12 @@ Result<Program> CompileProgram(std::string_view text) {
 
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors) {
   std::map<std::string, Stream*> inputs;
-  for (const std::string& t : program.tables) inputs[t] = AddInput(c, t);
+  for (const std::string& t : program.tables) {
+    // A table with a primary key takes keyed commands (upsert.h) and holds
+    // one row per key; any other table takes its rows' changes as they are.
+    Stream* in = AddInput(c, t);
+    inputs[t] = program.catalog.FindTable(t)->primary_key.empty() ? in : Upsert(c, in);
+  }
   Lowering lower(
       c, [&](const std::string& table) { return inputs.at(table); }, errors);
   for (const std::string& name : program.views) {

@@ -25,8 +25,11 @@ struct Program {
 Result<Program> CompileProgram(std::string_view text);
 
 // Builds the circuit of every view into `c`: one input per table (named after
-// it, rows encoded with its columns) and one output per view (named after it,
-// the view's visible columns).
+// it) and one output per view (named after it, the view's visible columns).
+// A table without a primary key takes the changes of its rows (encoded with
+// its columns); a table with one takes commands (EncodeUpsertCommand, keyed
+// by the encoded key columns), so that inserting an existing key replaces
+// its row and a delete needs only the key.
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors);
 
 // The table that a CREATE TABLE statement (the CreateStmt body) declares.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "dataflow/operators/upsert.h"
 #include "runtime/runtime.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
@@ -47,8 +48,24 @@ TEST(ProgramTest, CompilesAndRuns) {
     b.Push(bytes, w);
     ASSERT_TRUE((*rt)->Push(table, *b.Finish()).ok());
   };
-  push("person", person, {Value::Int(1), Value::String("ann"), Value::String("oslo")}, 1);
-  push("person", person, {Value::Int(2), Value::String("bob"), Value::String("oslo")}, 1);
+  // person has a primary key: it takes commands, keyed by id.
+  uint64_t seq = 0;
+  auto upsert = [&](int64_t id, std::vector<Value> row) {
+    std::string key, bytes;
+    ASSERT_TRUE(EncodeRow({SqlType::BigInt(false)}, {Value::Int(id)}, &key).ok());
+    if (!row.empty()) {
+      ASSERT_TRUE(EncodeRow(person, row, &bytes).ok());
+    }
+    BatchBuilder b;
+    b.Push(key,
+           EncodeUpsertCommand(seq++, row.empty() ? UpsertOpKind::kDelete : UpsertOpKind::kInsert,
+                               bytes),
+           1);
+    ASSERT_TRUE((*rt)->Push("person", *b.Finish()).ok());
+  };
+  upsert(1, {Value::Int(1), Value::String("ann"), Value::String("bergen")});
+  upsert(1, {Value::Int(1), Value::String("ann"), Value::String("oslo")});  // replaces
+  upsert(2, {Value::Int(2), Value::String("bob"), Value::String("oslo")});
   push("visit", visit, {Value::Int(1), Value::Int(7)}, 1);
   push("visit", visit, {Value::Int(1), Value::Int(8)}, 1);
   push("visit", visit, {Value::Int(2), Value::Int(3)}, 1);
@@ -73,6 +90,10 @@ TEST(ProgramTest, CompilesAndRuns) {
   ASSERT_TRUE((*rt)->Step().ok());
   EXPECT_EQ(rows("big_spenders"), std::vector<std::string>{"1 ('bob')"});
   EXPECT_EQ(rows("spend"), (std::vector<std::string>{"-1 ('oslo', 3, 18)", "1 ('oslo', 4, 27)"}));
+  // Deleting ann needs only her key.
+  upsert(1, {});
+  ASSERT_TRUE((*rt)->Step().ok());
+  EXPECT_EQ(rows("spend"), (std::vector<std::string>{"1 ('oslo', 2, 12)", "-1 ('oslo', 4, 27)"}));
   EXPECT_EQ(errors.count(), 0);
 }
 

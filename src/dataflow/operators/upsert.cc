@@ -1,0 +1,82 @@
+#include "dataflow/operators/upsert.h"
+
+#include "base/bytes.h"
+#include "dataflow/operators/exchange.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+
+namespace sluice {
+
+std::string EncodeUpsertCommand(uint64_t seq, UpsertOpKind op, std::string_view row) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = static_cast<char>(seq & 0xff);
+    seq >>= 8;
+  }
+  out.push_back(static_cast<char>(op));
+  if (op == UpsertOpKind::kInsert) out.append(row);
+  return out;
+}
+
+Status UpsertOp::Eval() {
+  const BatchPtr& delta = in_->value();
+  if (delta->empty()) {
+    output_.set(MemBatch::Empty());
+    return Status::OK();
+  }
+  auto old = integral_.NewCursor();
+  auto d = delta->NewCursor();
+  BatchBuilder out;
+  OrderedBuilder change;  // to the integral: key -> row
+  std::string before, after;
+  for (; d->KeyValid(); d->StepKey()) {
+    std::string_view key = d->key();
+    bool had = false, has = false;
+    old->SeekKey(key);
+    if (old->KeyValid() && old->key() == key && old->ValValid()) {
+      before.assign(old->val());
+      had = true;
+    }
+    has = had;
+    after = before;
+    // Values sort by sequence number: the commands in the order they came.
+    for (; d->ValValid(); d->StepVal()) {
+      std::string_view cmd = d->val();
+      if (cmd.size() < 9 || d->weight() != 1) {
+        return Status::InvalidArgument("malformed upsert command for key " + BytesToHex(key));
+      }
+      char op = cmd[8];
+      if (op == static_cast<char>(UpsertOpKind::kInsert)) {
+        after.assign(cmd.substr(9));
+        has = true;
+      } else if (op == static_cast<char>(UpsertOpKind::kDelete)) {
+        has = false;
+      } else {
+        return Status::InvalidArgument("unknown upsert command '" + std::string(1, op) + "'");
+      }
+    }
+    if (had == has && (!had || before == after)) continue;
+    // The integral's change for this key, in value order.
+    if (had && has && after < before) {
+      SLUICE_RETURN_IF_ERROR(change.Push(key, after, 1));
+      SLUICE_RETURN_IF_ERROR(change.Push(key, before, -1));
+    } else {
+      if (had) SLUICE_RETURN_IF_ERROR(change.Push(key, before, -1));
+      if (has) SLUICE_RETURN_IF_ERROR(change.Push(key, after, 1));
+    }
+    if (had) out.Push(before, -1);
+    if (has) out.Push(after, 1);
+  }
+  SLUICE_RETURN_IF_ERROR(d->status());
+  SLUICE_RETURN_IF_ERROR(old->status());
+  SLUICE_RETURN_IF_ERROR(integral_.Insert(change.Finish()));
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr result, out.Finish());
+  output_.set(std::move(result));
+  return Status::OK();
+}
+
+Stream* Upsert(Circuit& c, Stream* commands) {
+  return c.Add<UpsertOp>(Exchange(c, commands), c.context().spine)->output();
+}
+
+}  // namespace sluice
