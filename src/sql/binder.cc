@@ -182,6 +182,35 @@ ExprPtr AndAll(const std::vector<ExprPtr>& cs) {
 
 std::string Key(const Expr& e) { return e.ToString() + ":" + e.type.ToString(); }
 
+// If `item` ends in ROW_NUMBER() (a Project over a kRank node without a
+// limit) and `pred` keeps rows numbered up to k (rn <= k, rn < k, rn = 1),
+// returns the item with the rank node limited to k: a top-k per partition.
+PlanPtr PushRankLimit(const PlanPtr& item, const ExprPtr& pred) {
+  if (item->kind != PlanKind::kProject || pred->kind != ExprKind::kCall) return item;
+  std::string op = pred->fn_name;
+  if (op != "<=" && op != "<" && op != "=") return item;
+  const ExprPtr& col = pred->args[0];
+  const ExprPtr& lit = pred->args[1];
+  if (col->kind != ExprKind::kColumn || lit->kind != ExprKind::kLiteral || lit->value.is_null() ||
+      lit->value.kind() != Value::Kind::kInt) {
+    return item;
+  }
+  const PlanPtr& rank = item->inputs[0];
+  const ExprPtr& src = item->exprs[static_cast<size_t>(col->column)];
+  if (rank->kind != PlanKind::kRank || rank->limit >= 0 || src->kind != ExprKind::kColumn ||
+      src->column != static_cast<int>(rank->columns.size()) - 1) {
+    return item;
+  }
+  int64_t k = lit->value.int_value();
+  if (op == "<") --k;
+  if (op == "=" && k != 1) return item;
+  auto limited = std::make_shared<PlanNode>(*rank);
+  limited->limit = std::max<int64_t>(k, 0);
+  auto proj = std::make_shared<PlanNode>(*item);
+  proj->inputs = {limited};
+  return proj;
+}
+
 // The direction and NULL placement of a SortBy node, for output column `col`
 // (PostgreSQL: NULLS LAST ascending, NULLS FIRST descending, by default).
 SortKey SortKeyOf(const Json& by, int col) {
@@ -216,6 +245,9 @@ class Binder {
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindSubLink(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindCase(const Json& body, Ctx& ctx);
+  // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
+  // adding their columns to the scope.
+  Result<PlanPtr> BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
   // Resolves `name` for `args` and casts them (in place) to what it takes.
   Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);
@@ -243,6 +275,8 @@ class Binder {
   std::vector<Frame> frames_;
   // The WITH queries in scope, innermost last.
   std::vector<std::pair<std::string, BoundQuery>> ctes_;
+  // ROW_NUMBER() calls already computed: their FuncCall body -> column.
+  std::map<const Json*, int> window_cols_;
 };
 
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
@@ -686,7 +720,8 @@ Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_
       continue;
     size_t it = item_of(cols[0]);
     if (std::all_of(cols.begin(), cols.end(), [&](int x) { return item_of(x) == it; })) {
-      items[it] = MakeFilter(items[it], Shift(conjuncts[c], -start[it]));
+      ExprPtr local = Shift(conjuncts[c], -start[it]);
+      items[it] = MakeFilter(PushRankLimit(items[it], local), local);
       used[c] = true;
     }
   }
@@ -1018,6 +1053,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       plan = MakeFilter(plan, h);
     }
   } else {
+    SLUICE_ASSIGN_OR_RETURN(plan, BindWindows(targets, ctx, plan));
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
       bool is_star = false;
@@ -1110,6 +1146,46 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   q.order = order;
   q.visible = visible;
   return q;
+}
+
+Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan) {
+  for (const Json& t : targets) {
+    const Json& val = t["ResTarget"]["val"];
+    auto [kind, body] = Node(val);
+    if (kind != "FuncCall" || !body->contains("over")) continue;  // nested ones: see BindFuncCall
+    std::string name = Str((*body)["funcname"].back());
+    if (name != "row_number") {
+      return SqlUnsupported(sql_, val, "the window function " + name + "()");
+    }
+    if (body->contains("args")) return SqlError(sql_, val, "row_number() takes no arguments");
+    const Json& over = (*body)["over"];
+    if (over.contains("name") || over.contains("refname")) {
+      return SqlUnsupported(sql_, val, "named windows");
+    }
+    auto rank = std::make_shared<PlanNode>();
+    rank->kind = PlanKind::kRank;
+    rank->inputs = {plan};
+    rank->columns = plan->columns;
+    rank->columns.push_back({"row_number", SqlType::BigInt(false)});
+    for (const Json& p : over.value("partitionClause", Json::array())) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
+      rank->partition.push_back(e);
+    }
+    for (const Json& sb : over.value("orderClause", Json::array())) {
+      const Json& by = sb["SortBy"];
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(by["node"], ctx));
+      rank->order_exprs.push_back(e);
+      rank->order.push_back(SortKeyOf(by, 0));
+    }
+    size_t applied = ctx.pending.size();
+    if (applied != 0) {
+      return SqlUnsupported(sql_, val, "a subquery in a query with window functions");
+    }
+    plan = rank;
+    window_cols_[body] = static_cast<int>(ctx.scope.size());
+    ctx.scope.push_back({"", "row_number", SqlType::BigInt(false), false, /*hidden=*/true});
+  }
+  return plan;
 }
 
 Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPtr>& keys,
@@ -1418,7 +1494,15 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
 
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
-  if (body.contains("over")) return SqlUnsupported(sql_, node, "window functions");
+  if (body.contains("over")) {
+    auto it = window_cols_.find(&body);
+    if (it == window_cols_.end() || ctx.aggs != nullptr) {
+      return SqlUnsupported(sql_, node,
+                            "a window function here (only ROW_NUMBER() as a select item of a query "
+                            "without GROUP BY is)");
+    }
+    return MakeColumn(it->second, SqlType::BigInt(false));
+  }
   std::vector<ExprPtr> args;
   if (IsAggregateName(name)) {
     if (ctx.aggs == nullptr) {

@@ -190,6 +190,8 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerSetOp(n, JoinType::kSemi);
     case PlanKind::kTopK:
       return LowerTopK(n);
+    case PlanKind::kRank:
+      return LowerRank(n);
   }
   return Status::Internal("unknown plan node");
 }
@@ -352,6 +354,55 @@ Result<Stream*> Lowering::LowerSetOp(const PlanNode& n, JoinType type) {
   JoinSpec spec;
   spec.type = type;
   return Join(c_, da, db, std::move(spec));
+}
+
+Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
+  if (n.limit < 0) {
+    return Status::Unimplemented(
+        "ROW_NUMBER() OVER (...) is supported as a top-k: filter it with row_number <= k in an "
+        "enclosing query");
+  }
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema schema = n.inputs[0]->schema();
+  if (n.limit == 0) {
+    return Filter(c_, in, [](std::string_view, std::string_view, bool* keep) {
+      *keep = false;
+      return Status::OK();
+    });
+  }
+  Schema part_types;
+  for (const ExprPtr& e : n.partition) part_types.push_back(e->type.WithNullable(true));
+  std::vector<ExprPtr> partition = n.partition, order_exprs = n.order_exprs;
+  std::vector<SortKey> order = n.order;
+  // Indexed by partition; values ordered by the sort key, then the row.
+  Stream* keyed =
+      EvalMap(in, [schema, partition, part_types, order_exprs, order](
+                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
+        Row row;
+        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
+        for (size_t i = 0; i < order_exprs.size(); ++i) {
+          Value v;
+          SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
+          AppendSortField(order_exprs[i]->type, v, order[i], ov);
+        }
+        ov->append(k);
+        return Status::OK();
+      });
+  TopKSpec spec;
+  spec.k = static_cast<size_t>(n.limit);
+  spec.row_number = true;
+  Stream* top = TopK(c_, keyed, spec);
+  // Drop the partition key and the sort key: the row, then its number.
+  return Map(
+      c_, top,
+      [order_exprs, order](std::string_view, std::string_view v, std::string* ok, std::string*) {
+        for (size_t i = 0; i < order_exprs.size(); ++i) {
+          SLUICE_RETURN_IF_ERROR(SkipSortField(order_exprs[i]->type, order[i], &v));
+        }
+        ok->assign(v);
+        return Status::OK();
+      });
 }
 
 Result<Stream*> Lowering::LowerTopK(const PlanNode& n) {

@@ -51,6 +51,7 @@ class Lowering {
   Result<Stream*> LowerJoin(const PlanNode& n);
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
+  Result<Stream*> LowerRank(const PlanNode& n);
   Result<Stream*> LowerSetOp(const PlanNode& n, JoinType type);
   // The aggregate `agg` plus a default row for every row of `dom` (whose
   // columns are the first group keys) that has no group.

@@ -41,6 +41,8 @@ enum class PlanKind {
   kExcept,     // distinct rows of input 0 not in input 1
   kIntersect,  // distinct rows of input 0 also in input 1
   kTopK,       // the first `limit` rows after `offset` in `order`
+  kRank,       // input 0 plus ROW_NUMBER() OVER (PARTITION BY partition ORDER BY
+               // order_exprs), keeping rows numbered up to `limit`
 };
 
 struct PlanNode;
@@ -63,9 +65,11 @@ struct PlanNode {
                                     // a row, with COUNT 0 and NULL aggregates
   std::vector<ExprPtr> group_keys;  // kAggregate
   std::vector<AggCall> aggs;
-  bool global = false;         // kAggregate without GROUP BY: one row even if empty
-  std::vector<SortKey> order;  // kTopK
-  int64_t limit = -1, offset = 0;
+  bool global = false;               // kAggregate without GROUP BY: one row even if empty
+  std::vector<SortKey> order;        // kTopK; kRank (directions)
+  int64_t limit = -1, offset = 0;    // kTopK; kRank (-1 until a filter on it sets it)
+  std::vector<ExprPtr> partition;    // kRank
+  std::vector<ExprPtr> order_exprs;  // kRank
 
   Schema schema() const {
     Schema s;

@@ -97,6 +97,24 @@ TEST(ProgramTest, CompilesAndRuns) {
   EXPECT_EQ(errors.count(), 0);
 }
 
+TEST(ProgramTest, RowNumberNeedsATopKFilter) {
+  auto p = CompileProgram(
+      "CREATE TABLE t (a INT, b INT);\n"
+      "CREATE VIEW v AS SELECT a, ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) AS rn FROM t;");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EvalErrors errors;
+  auto rt = Runtime::Start({}, [&](Circuit& c) { return BuildProgram(*p, c, &errors); });
+  ASSERT_FALSE(rt.ok());
+  EXPECT_EQ(rt.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(rt.status().message().find("row_number <= k"), std::string::npos);
+  auto rank = CompileProgram(
+      "CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT RANK() OVER (ORDER BY a) FROM t;");
+  ASSERT_FALSE(rank.ok());
+  EXPECT_NE(rank.status().message().find("window function rank() is not supported yet"),
+            std::string::npos)
+      << rank.status().message();
+}
+
 TEST(ProgramTest, ErrorsNameTheSpot) {
   auto e1 = CompileProgram("CREATE TABLE t (a INT) WITH (colour = 'red');");
   ASSERT_FALSE(e1.ok());

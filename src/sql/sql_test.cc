@@ -221,13 +221,26 @@ SELECT a FROM t1 ORDER BY a DESC LIMIT 2
 4
 3
 
+query IIT rowsort
+SELECT x, y, c FROM (
+  SELECT b IS NULL AS x, a AS y, c, ROW_NUMBER() OVER (PARTITION BY b IS NULL ORDER BY a DESC) AS rn
+  FROM t1) s
+WHERE rn <= 1
+----
+0
+2
+two
+1
+4
+four
+
 query I nosort
 SELECT a FROM t1 ORDER BY a LIMIT 2 OFFSET 1
 ----
 2
 3
 )",
-                17);
+                18);
 }
 
 TEST(SqlTest, SubqueriesAndDml) {
