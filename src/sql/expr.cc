@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "sql/datetime.h"
 #include "types/row_codec.h"
 
 namespace sluice::sql {
@@ -217,7 +218,18 @@ std::string ValueToText(const Value& v, const SqlType& type) {
     case Value::Kind::kBool:
       return v.bool_value() ? "true" : "false";
     case Value::Kind::kInt:
-      return std::to_string(v.int_value());
+      switch (type.id()) {
+        case TypeId::kDate:
+          return FormatDate(v.int_value());
+        case TypeId::kTime:
+          return FormatTime(v.int_value());
+        case TypeId::kTimestamp:
+          return FormatTimestamp(v.int_value());
+        default:
+          return std::to_string(v.int_value());
+      }
+    case Value::Kind::kInterval:
+      return FormatInterval(v.interval_value());
     case Value::Kind::kDecimal:
       return DecimalToString(v.decimal_unscaled(), v.decimal_scale());
     case Value::Kind::kDouble: {
@@ -245,6 +257,46 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
   }
   const TypeId t = to.id();
   using K = Value::Kind;
+  if (t == TypeId::kDate || t == TypeId::kTime || t == TypeId::kTimestamp) {
+    const char* name = t == TypeId::kDate ? "date" : t == TypeId::kTime ? "time" : "timestamp";
+    int64_t x = 0;
+    if (v.kind() == K::kString) {
+      bool ok = t == TypeId::kDate   ? ParseDate(v.string_value(), &x)
+                : t == TypeId::kTime ? ParseTime(v.string_value(), &x)
+                                     : ParseTimestamp(v.string_value(), &x);
+      if (!ok) {
+        return Status::InvalidArgument(std::string("invalid input syntax for type ") + name +
+                                       ": \"" + v.string_value() + "\"");
+      }
+    } else if (v.kind() == K::kInt && from.id() == t) {
+      x = v.int_value();
+    } else if (v.kind() == K::kInt && from.id() == TypeId::kDate && t == TypeId::kTimestamp) {
+      x = v.int_value() * kMicrosPerDay;
+    } else if (v.kind() == K::kInt && from.id() == TypeId::kTimestamp && t == TypeId::kDate) {
+      int64_t ts = v.int_value();
+      x = ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
+    } else if (v.kind() == K::kInt && from.id() == TypeId::kTimestamp && t == TypeId::kTime) {
+      int64_t r = v.int_value() % kMicrosPerDay;
+      x = r < 0 ? r + kMicrosPerDay : r;
+    } else {
+      return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
+    }
+    *out = Value::Int(x);
+    return Status::OK();
+  }
+  if (t == TypeId::kInterval) {
+    if (v.kind() == K::kInterval) {
+      *out = v;
+      return Status::OK();
+    }
+    Interval iv;
+    if (v.kind() != K::kString || !ParseInterval(v.string_value(), &iv)) {
+      return Status::InvalidArgument("invalid input syntax for type interval: \"" +
+                                     ValueToText(v, from) + "\"");
+    }
+    *out = Value::MakeInterval(iv.months, iv.days, iv.micros);
+    return Status::OK();
+  }
   if (to.IsInteger()) {
     int128 x;
     switch (v.kind()) {

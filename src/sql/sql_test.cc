@@ -312,6 +312,47 @@ SELECT nope FROM t1
                 17);
 }
 
+TEST(SqlTest, DatesTimesAndTumblingWindows) {
+  ExpectAllPass(R"(
+statement ok
+CREATE TABLE ev(id INTEGER, ts TIMESTAMP, d DATE)
+
+statement ok
+INSERT INTO ev VALUES (1, '2024-01-31 10:15:00', '2024-02-29'), (2, TIMESTAMP '2024-01-31 11:45:30.5', DATE '2023-12-31'), (3, NULL, NULL)
+
+query TIT rowsort
+SELECT date_bin(INTERVAL '1 hour', ts, TIMESTAMP '2000-01-01'), COUNT(*), MIN(d) FROM ev WHERE ts IS NOT NULL GROUP BY 1
+----
+2024-01-31 10:00:00
+1
+2024-02-29
+2024-01-31 11:00:00
+1
+2023-12-31
+
+query TTTT nosort
+SELECT ts + INTERVAL '1 month', d - 1, CAST(d AS TIMESTAMP), ts - TIMESTAMP '2024-01-30 00:00:00' FROM ev WHERE id = 1
+----
+2024-02-29 10:15:00
+2024-02-28
+2024-02-29 00:00:00
+1 day 10:15:00
+
+query RIT nosort
+SELECT EXTRACT(hour FROM ts), d - DATE '2024-01-01', date_trunc('month', ts) FROM ev WHERE id = 2
+----
+11.000
+-1
+2024-01-01 00:00:00
+
+query I nosort
+SELECT COUNT(*) FROM ev WHERE ts > '2024-01-31 11:00' AND d < DATE '2024-01-01'
+----
+1
+)",
+                6);
+}
+
 TEST(SqlTest, ErrorsPointAtTheSpot) {
   auto r = ParseSql("SELECT a\nFROM t1 WHERE a >");
   ASSERT_FALSE(r.ok());

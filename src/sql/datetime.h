@@ -1,0 +1,36 @@
+// Dates, times, timestamps and intervals: their text forms (PostgreSQL's
+// ISO style) and calendar arithmetic. DATE is days since 1970-01-01, TIME
+// microseconds since midnight, TIMESTAMP microseconds since 1970-01-01
+// 00:00:00, all on the proleptic Gregorian calendar.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "types/value.h"
+
+namespace sluice::sql {
+
+constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
+
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
+void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
+
+// Each returns false for text that is not a valid value.
+bool ParseDate(std::string_view s, int64_t* days);
+bool ParseTime(std::string_view s, int64_t* micros);
+bool ParseTimestamp(std::string_view s, int64_t* micros);
+// "1 year 2 mons 3 days 04:05:06.5", "90 minutes", "-1 day", "2 weeks", ...
+bool ParseInterval(std::string_view s, Interval* out);
+
+std::string FormatDate(int64_t days);
+std::string FormatTime(int64_t micros);
+std::string FormatTimestamp(int64_t micros);
+std::string FormatInterval(const Interval& iv);
+
+// timestamp + interval: months first (clamping the day to the month's
+// length), then days, then microseconds, as PostgreSQL does.
+bool AddInterval(int64_t ts, const Interval& iv, int sign, int64_t* out);
+
+}  // namespace sluice::sql
