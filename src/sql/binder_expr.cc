@@ -1,0 +1,475 @@
+// Scalar expressions: names, constants, operators and functions with
+// PostgreSQL's implicit casts, CASE, COALESCE, NULLIF, IN lists, aggregates
+// (collected for the enclosing GROUP BY) and type names.
+#include "sql/binder_internal.h"
+
+namespace sluice::sql::binding {
+
+// ---------------------------------------------------------------- expressions
+
+Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>* argp,
+                                  const Json& node) {
+  std::vector<ExprPtr>& args = *argp;
+  // Untyped literals ('abc', NULL) take the type of the other operand.
+  if (args.size() == 2) {
+    bool u0 = args[0]->kind == ExprKind::kLiteral && args[0]->untyped;
+    bool u1 = args[1]->kind == ExprKind::kLiteral && args[1]->untyped;
+    for (int i : {0, 1}) {
+      if (!(i == 0 ? u0 && !u1 : u1 && !u0)) continue;
+      ExprPtr& lit = args[static_cast<size_t>(i)];
+      const SqlType& to = args[static_cast<size_t>(1 - i)]->type;
+      Value v;
+      Status st = CastValue(lit->value, lit->type, to, &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      lit = MakeLiteral(std::move(v), to);
+    }
+  }
+  std::vector<SqlType> types;
+  for (const ExprPtr& a : args) types.push_back(a->type);
+  auto r = ResolveFunction(name, types);
+  if (!r.ok()) return SqlError(sql_, node, r.status().message());
+  for (size_t i = 0; i < args.size(); ++i) args[i] = MakeCast(args[i], r->arg_types[i]);
+  return r;
+}
+
+Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
+  SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce(name, &args, node));
+  return MakeCall(r.fn, r.name, r.result, std::move(args));
+}
+
+// Casts expressions to one common type (CASE branches, COALESCE, IN lists).
+Result<std::vector<ExprPtr>> Binder::Unify(std::vector<ExprPtr> args, const Json& node) {
+  SqlType t;
+  bool have = false;
+  for (const ExprPtr& a : args) {
+    bool untyped = a->kind == ExprKind::kLiteral && a->untyped;
+    if (untyped) continue;
+    if (!have) {
+      t = a->type;
+      have = true;
+      continue;
+    }
+    auto c = CommonType(t, a->type);
+    if (!c.ok()) return SqlError(sql_, node, c.status().message());
+    t = *c;
+  }
+  if (!have) t = SqlType::Varchar();
+  for (ExprPtr& a : args) {
+    if (a->kind == ExprKind::kLiteral) {
+      Value v;
+      Status st = CastValue(a->value, a->type, t, &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      a = MakeLiteral(std::move(v), t);
+    } else {
+      a = MakeCast(a, t);
+    }
+  }
+  return args;
+}
+
+Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& ctx) {
+  const Json& fields = body["fields"];
+  std::string qual, name;
+  if (fields.size() == 1) {
+    name = Str(fields[0]);
+  } else if (fields.size() == 2) {
+    qual = Str(fields[0]);
+    name = Str(fields[1]);
+  } else {
+    return SqlUnsupported(sql_, node, "a column reference with schema or catalog");
+  }
+  if (name.empty()) return SqlError(sql_, node, "* is not allowed here");
+  int found = -1;
+  bool qual_seen = false;
+  // The subquery's own columns first, then those of the enclosing query.
+  for (bool correlated : {false, true}) {
+    for (size_t i = 0; i < ctx.scope.size(); ++i) {
+      const ScopeCol& c = ctx.scope[i];
+      if (c.correlated != correlated || c.hidden) continue;
+      if (!qual.empty()) {
+        if (c.qualifier != qual) continue;
+        qual_seen = true;
+      }
+      if (c.name != name) continue;
+      if (found >= 0) return SqlError(sql_, node, "column reference \"" + name + "\" is ambiguous");
+      found = static_cast<int>(i);
+    }
+    if (found >= 0) break;
+  }
+  if (found < 0 && ctx.outer != nullptr) {
+    for (size_t i = 0; i < ctx.outer->scope.size(); ++i) {
+      const ScopeCol& c = ctx.outer->scope[i];
+      if (c.hidden || (!qual.empty() && c.qualifier != qual) || c.name != name) continue;
+      // Recorded; the value does not matter while only finding them.
+      ctx.outer_refs->push_back(static_cast<int>(i));
+      return MakeLiteral(Value::Null(), c.type);
+    }
+  }
+  if (found < 0) {
+    if (!qual.empty() && !qual_seen) {
+      return SqlError(sql_, node, "missing FROM-clause entry for table \"" + qual + "\"");
+    }
+    return SqlError(sql_, node,
+                    "column \"" + (qual.empty() ? "" : qual + ".") + name + "\" does not exist");
+  }
+  return MakeColumn(found, ctx.scope[static_cast<size_t>(found)].type);
+}
+
+Result<ExprPtr> Binder::BindConst(const Json& body, const Json& node) {
+  if (body.value("isnull", false)) {
+    auto e = std::make_shared<Expr>(*MakeLiteral(Value::Null(), SqlType::Varchar()));
+    e->untyped = true;
+    return ExprPtr(e);
+  }
+  if (body.contains("ival")) {
+    const Json& iv = body["ival"];
+    int64_t v = iv.value("ival", int64_t{0});
+    if (!iv.contains("ival")) {
+      // libpg_query's JSON leaves out zero and (a bug of version 15-4) every
+      // negative integer constant, which the parser folds from minus signs
+      // ("- - ( - 6 )" is one constant): read the literal from the text.
+      int loc = Location(node);
+      if (loc >= 0 && static_cast<size_t>(loc) < sql_.size() &&
+          sql_[static_cast<size_t>(loc)] == '-') {
+        size_t i = static_cast<size_t>(loc);
+        int minus = 0;
+        while (i < sql_.size() && (sql_[i] == '-' || sql_[i] == '(' ||
+                                   std::isspace(static_cast<unsigned char>(sql_[i])))) {
+          minus += sql_[i++] == '-';
+        }
+        int64_t mag = 0;
+        while (i < sql_.size() && std::isdigit(static_cast<unsigned char>(sql_[i]))) {
+          mag = mag * 10 + (sql_[i++] - '0');
+        }
+        v = minus % 2 ? -mag : mag;
+      }
+    }
+    return MakeLiteral(Value::Int(v), SqlType::Integer());
+  }
+  if (body.contains("fval")) {
+    std::string f = body["fval"].value("fval", "0");
+    bool integral = f.find_first_of(".eE") == std::string::npos;
+    if (integral) {
+      errno = 0;
+      char* end = nullptr;
+      long long v = std::strtoll(f.c_str(), &end, 10);
+      if (errno == 0 && *end == '\0') return MakeLiteral(Value::Int(v), SqlType::BigInt());
+    }
+    size_t dot = f.find('.');
+    int scale = 0;
+    if (dot != std::string::npos) {
+      size_t e = f.find_first_of("eE", dot);
+      scale = static_cast<int>((e == std::string::npos ? f.size() : e) - dot - 1);
+    }
+    scale = std::min(scale, 37);
+    Value v;
+    Status st = CastValue(Value::String(f), SqlType::Varchar(), SqlType::Decimal(38, scale), &v);
+    if (!st.ok()) return SqlError(sql_, node, st.message());
+    return MakeLiteral(v, SqlType::Decimal(38, scale));
+  }
+  if (body.contains("sval")) {
+    auto e = std::make_shared<Expr>(
+        *MakeLiteral(Value::String(body["sval"].value("sval", "")), SqlType::Varchar()));
+    e->untyped = true;  // until an operator gives it a type
+    return ExprPtr(e);
+  }
+  if (body.contains("boolval")) {
+    return MakeLiteral(Value::Bool(body["boolval"].value("boolval", false)), SqlType::Boolean());
+  }
+  return SqlUnsupported(sql_, node, "this constant");
+}
+
+Result<ExprPtr> Binder::BindCase(const Json& body, Ctx& ctx) {
+  ExprPtr operand;
+  if (body.contains("arg")) {
+    SLUICE_ASSIGN_OR_RETURN(operand, BindExpr(body["arg"], ctx));
+  }
+  std::vector<ExprPtr> conds, results;
+  for (const Json& w : body["args"]) {
+    const Json& cw = w["CaseWhen"];
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr c, BindExpr(cw["expr"], ctx));
+    if (operand) {
+      SLUICE_ASSIGN_OR_RETURN(c, Call("=", {operand, c}, cw["expr"]));
+    } else if (c->type.id() != TypeId::kBoolean) {
+      return SqlError(sql_, cw["expr"], "argument of CASE/WHEN must be type boolean");
+    }
+    conds.push_back(c);
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr r, BindExpr(cw["result"], ctx));
+    results.push_back(r);
+  }
+  bool has_else = body.contains("defresult");
+  if (has_else) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr d, BindExpr(body["defresult"], ctx));
+    results.push_back(d);
+  }
+  SLUICE_ASSIGN_OR_RETURN(results, Unify(std::move(results), body));
+  std::vector<ExprPtr> args;
+  for (size_t i = 0; i < conds.size(); ++i) {
+    args.push_back(conds[i]);
+    args.push_back(results[i]);
+  }
+  if (has_else) args.push_back(results.back());
+  auto e = std::make_shared<Expr>(*MakeNode(ExprKind::kCase, results[0]->type, args));
+  e->has_else = has_else;
+  return ExprPtr(e);
+}
+
+Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) {
+  std::string kind = body.value("kind", "");
+  std::string op = body.contains("name") ? Str(body["name"].back()) : "";
+  auto bind = [&](const char* f) { return BindExpr(body[f], ctx); };
+  if (kind == "AEXPR_OP") {
+    if (!body.contains("lexpr")) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr r, bind("rexpr"));
+      // Fold -constant, so that the most negative integer literal fits.
+      if (op == "-" && r->kind == ExprKind::kLiteral && r->type.IsInteger() &&
+          !r->value.is_null()) {
+        return MakeLiteral(Value::Int(-r->value.int_value()), r->type);
+      }
+      return Call(op, {r}, node);
+    }
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr r, bind("rexpr"));
+    return Call(op, {l, r}, node);
+  }
+  if (kind == "AEXPR_IN") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
+    std::vector<ExprPtr> args = {l};
+    for (const Json& item : body["rexpr"]["List"]["items"]) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(item, ctx));
+      args.push_back(x);
+    }
+    SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
+    return MakeNode(ExprKind::kInList, SqlType::Boolean(), std::move(args), op == "<>");
+  }
+  if (kind == "AEXPR_LIKE" || kind == "AEXPR_ILIKE") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr r, bind("rexpr"));
+    return Call(op, {l, r}, node);
+  }
+  if (kind == "AEXPR_BETWEEN" || kind == "AEXPR_NOT_BETWEEN") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, bind("lexpr"));
+    const Json& items = body["rexpr"]["List"]["items"];
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr lo, BindExpr(items[0], ctx));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr hi, BindExpr(items[1], ctx));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr ge, Call(">=", {x, lo}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr le, Call("<=", {x, hi}, node));
+    ExprPtr both = MakeNode(ExprKind::kAnd, SqlType::Boolean(), {ge, le});
+    if (kind == "AEXPR_NOT_BETWEEN") return MakeNode(ExprKind::kNot, SqlType::Boolean(), {both});
+    return both;
+  }
+  if (kind == "AEXPR_NULLIF") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr a, bind("lexpr"));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr b, bind("rexpr"));
+    std::vector<ExprPtr> ab = {a, b};
+    SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce("=", &ab, node));
+    ExprPtr eq = MakeCall(r.fn, r.name, r.result, ab);
+    // NULLIF(a, b) = CASE WHEN a = b THEN NULL ELSE a END, typed as a.
+    SqlType t = a->type;
+    if (a->kind == ExprKind::kLiteral && a->untyped && ab[0]->type.id() != TypeId::kVarchar) {
+      t = ab[0]->type;
+    }
+    auto e = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kCase, t, {eq, MakeLiteral(Value::Null(), t), MakeCast(a, t)}));
+    e->has_else = true;
+    return ExprPtr(e);
+  }
+  if (kind == "AEXPR_DISTINCT" || kind == "AEXPR_NOT_DISTINCT") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr a, bind("lexpr"));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr b, bind("rexpr"));
+    std::vector<ExprPtr> ab = {a, b};
+    SLUICE_RETURN_IF_ERROR(Coerce("=", &ab, node).status());  // to their common type
+    return MakeNode(ExprKind::kIsDistinct, SqlType::Boolean(), {ab[0], ab[1]},
+                    kind == "AEXPR_NOT_DISTINCT");
+  }
+  return SqlUnsupported(sql_, node, kind);
+}
+
+Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
+  std::string name = Str(body["funcname"].back());
+  if (body.contains("over")) {
+    auto it = window_cols_.find(&body);
+    if (it == window_cols_.end() || ctx.aggs != nullptr) {
+      return SqlUnsupported(sql_, node,
+                            "a window function here (only ROW_NUMBER() as a select item of a query "
+                            "without GROUP BY is)");
+    }
+    return MakeColumn(it->second, SqlType::BigInt(false));
+  }
+  std::vector<ExprPtr> args;
+  if (IsAggregateName(name)) {
+    if (ctx.aggs == nullptr) {
+      return SqlError(sql_, node, "aggregate functions are not allowed here");
+    }
+    if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
+    ctx.in_aggregate = true;
+    AggCall call;
+    bool star = body.value("agg_star", false);
+    bool distinct = body.value("agg_distinct", false);
+    ExprPtr arg;
+    if (!star) {
+      const Json& a = body.value("args", Json::array());
+      if (a.size() != 1) {
+        ctx.in_aggregate = false;
+        return SqlError(sql_, node, "function " + name + " takes one argument");
+      }
+      auto r = BindExpr(a[0], ctx);
+      if (!r.ok()) {
+        ctx.in_aggregate = false;
+        return r.status();
+      }
+      arg = *r;
+      if (arg->kind == ExprKind::kLiteral && arg->untyped)
+        arg = MakeLiteral(arg->value, SqlType::Varchar());
+    }
+    ExprPtr filter;
+    if (body.contains("agg_filter")) {
+      auto f = BindExpr(body["agg_filter"], ctx);
+      if (!f.ok()) {
+        ctx.in_aggregate = false;
+        return f.status();
+      }
+      filter = *f;
+    }
+    ctx.in_aggregate = false;
+    if (name == "count") {
+      call.kind = star ? AggKind::kCountStar : distinct ? AggKind::kCountDistinct : AggKind::kCount;
+    } else {
+      if (star) return SqlError(sql_, node, name + "(*) is not a function");
+      call.kind = name == "sum"   ? (distinct ? AggKind::kSumDistinct : AggKind::kSum)
+                  : name == "avg" ? (distinct ? AggKind::kAvgDistinct : AggKind::kAvg)
+                  : name == "min" ? AggKind::kMin
+                                  : AggKind::kMax;
+      if ((BaseKind(call.kind) == AggKind::kSum || BaseKind(call.kind) == AggKind::kAvg) &&
+          !IsNumeric(arg->type)) {
+        return SqlError(sql_, node,
+                        "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
+      }
+    }
+    if (filter) {
+      // agg(x) FILTER (WHERE p) = agg(CASE WHEN p THEN x END); COUNT(*) counts
+      // a constant.
+      ExprPtr x = arg ? arg : MakeLiteral(Value::Int(1), SqlType::Integer(false));
+      auto c = std::make_shared<Expr>(
+          *MakeNode(ExprKind::kCase, x->type.WithNullable(true), {filter, x}));
+      arg = c;
+      if (call.kind == AggKind::kCountStar) call.kind = AggKind::kCount;
+    }
+    call.arg = arg;
+    // The aggregate's result type, as the engine computes it.
+    Schema one = {arg ? arg->type : SqlType::BigInt()};
+    AggSpec spec{call.kind, arg ? 0 : -1};
+    auto t = AggOutputType(spec, one);
+    if (!t.ok()) return SqlError(sql_, node, t.status().message());
+    call.type = *t;
+    std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*");
+    auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
+    int index;
+    if (it != ctx.agg_keys->end()) {
+      index = static_cast<int>(it - ctx.agg_keys->begin());
+    } else {
+      index = static_cast<int>(ctx.aggs->size());
+      ctx.aggs->push_back(call);
+      ctx.agg_keys->push_back(key);
+    }
+    return MakeColumn(kAggBase + index, call.type);
+  }
+  for (const Json& a : body.value("args", Json::array())) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+    args.push_back(x);
+  }
+  if (name == "coalesce") {
+    SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
+    SqlType t = args[0]->type;
+    return MakeNode(ExprKind::kCoalesce, t, std::move(args));
+  }
+  if (name == "nullif" && args.size() == 2) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr eq, Call("=", {args[0], args[1]}, node));
+    auto e = std::make_shared<Expr>(*MakeNode(
+        ExprKind::kCase, args[0]->type, {eq, MakeLiteral(Value::Null(), args[0]->type), args[0]}));
+    e->has_else = true;
+    return ExprPtr(e);
+  }
+  for (ExprPtr& a : args) {
+    if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
+  }
+  return Call(name, std::move(args), node);
+}
+
+Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
+  auto [kind, body_ptr] = Node(n);
+  const Json& body = *body_ptr;
+  if (kind == "ColumnRef") return BindColumnRef(body, n, ctx);
+  if (kind == "A_Const") return BindConst(body, n);
+  if (kind == "A_Expr") return BindAExpr(body, n, ctx);
+  if (kind == "BoolExpr") {
+    std::string op = body.value("boolop", "");
+    std::vector<ExprPtr> args;
+    for (const Json& a : body["args"]) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+      if (x->kind == ExprKind::kLiteral && x->untyped) {
+        Value v;
+        Status st = CastValue(x->value, x->type, SqlType::Boolean(), &v);
+        if (!st.ok()) return SqlError(sql_, a, st.message());
+        x = MakeLiteral(v, SqlType::Boolean());
+      }
+      if (x->type.id() != TypeId::kBoolean) {
+        return SqlError(sql_, a,
+                        "argument of " +
+                            std::string(op == "AND_EXPR"  ? "AND"
+                                        : op == "OR_EXPR" ? "OR"
+                                                          : "NOT") +
+                            " must be type boolean, not type " + PgTypeName(x->type));
+      }
+      args.push_back(x);
+    }
+    ExprKind k = op == "AND_EXPR"  ? ExprKind::kAnd
+                 : op == "OR_EXPR" ? ExprKind::kOr
+                                   : ExprKind::kNot;
+    return MakeNode(k, SqlType::Boolean(), std::move(args));
+  }
+  if (kind == "NullTest") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
+    return MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x},
+                    body.value("nulltesttype", "") == "IS_NOT_NULL");
+  }
+  if (kind == "BooleanTest") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
+    std::string t = body.value("booltesttype", "");
+    bool want = t == "IS_TRUE" || t == "IS_NOT_TRUE";
+    bool negate = t == "IS_NOT_TRUE" || t == "IS_NOT_FALSE";
+    if (t == "IS_UNKNOWN" || t == "IS_NOT_UNKNOWN") {
+      return MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, t == "IS_NOT_UNKNOWN");
+    }
+    // x IS TRUE = x IS NOT DISTINCT FROM TRUE
+    return MakeNode(ExprKind::kIsDistinct, SqlType::Boolean(),
+                    {x, MakeLiteral(Value::Bool(want), SqlType::Boolean())}, !negate);
+  }
+  if (kind == "CaseExpr") return BindCase(body, ctx);
+  if (kind == "CoalesceExpr") {
+    std::vector<ExprPtr> args;
+    for (const Json& a : body["args"]) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+      args.push_back(x);
+    }
+    SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), n));
+    SqlType t = args[0]->type;
+    return MakeNode(ExprKind::kCoalesce, t, std::move(args));
+  }
+  if (kind == "TypeCast") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
+    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
+    if (x->kind == ExprKind::kLiteral) {
+      Value v;
+      Status st = CastValue(x->value, x->type, t, &v);
+      if (!st.ok()) return SqlError(sql_, n, st.message());
+      return MakeLiteral(std::move(v), t);
+    }
+    return MakeCast(x, t);
+  }
+  if (kind == "FuncCall") return BindFuncCall(body, n, ctx);
+  if (kind == "SubLink") return BindSubLink(body, n, ctx);
+  return SqlUnsupported(sql_, n, kind.empty() ? "this expression" : kind);
+}
+
+}  // namespace sluice::sql::binding

@@ -1,0 +1,357 @@
+// FROM: tables, views, WITH queries and subqueries as items, explicit JOINs
+// with their keys, and the join order of comma-separated items (greedy along
+// equalities), with predicates pushed down to the items they touch.
+#include "sql/binder_internal.h"
+
+namespace sluice::sql::binding {
+
+Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols) {
+  auto [kind, body] = Node(item);
+  if (kind == "RangeVar") {
+    std::string name = (*body)["relname"];
+    std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", name) : name;
+    const BoundQuery* cte = nullptr;
+    for (auto it = ctes_.rbegin(); it != ctes_.rend() && !body->contains("schemaname"); ++it) {
+      if (it->first == name) {
+        cte = &it->second;
+        break;
+      }
+    }
+    if (cte != nullptr) {
+      PlanPtr p = cte->plan;
+      if (p->columns.size() != cte->visible) {
+        std::vector<ExprPtr> ex;
+        std::vector<std::string> names;
+        for (size_t i = 0; i < cte->visible; ++i) {
+          ex.push_back(MakeColumn(static_cast<int>(i), p->columns[i].type));
+          names.push_back(p->columns[i].name);
+        }
+        p = MakeProject(p, ex, names);
+      }
+      *plan = p;
+    } else if (const TableDef* t = catalog_.FindTable(name)) {
+      auto n = std::make_shared<PlanNode>();
+      n->kind = PlanKind::kScan;
+      n->table = name;
+      n->columns = t->columns;
+      *plan = n;
+    } else if (const ViewDef* v = catalog_.FindView(name)) {
+      PlanPtr p = v->query.plan;
+      if (p->columns.size() != v->query.visible) {
+        std::vector<ExprPtr> ex;
+        std::vector<std::string> names;
+        for (size_t i = 0; i < v->query.visible; ++i) {
+          ex.push_back(MakeColumn(static_cast<int>(i), p->columns[i].type));
+          names.push_back(p->columns[i].name);
+        }
+        p = MakeProject(p, ex, names);
+      }
+      *plan = p;
+    } else {
+      return SqlError(sql_, item, "relation \"" + name + "\" does not exist");
+    }
+    for (const Column& c : (*plan)->columns) cols->push_back({alias, c.name, c.type});
+    if (body->contains("alias") && (*body)["alias"].contains("colnames")) {
+      const Json& names = (*body)["alias"]["colnames"];
+      for (size_t i = 0; i < names.size() && i < cols->size(); ++i) (*cols)[i].name = Str(names[i]);
+    }
+    return Status::OK();
+  }
+  if (kind == "RangeSubselect") {
+    if (body->value("lateral", false)) return SqlUnsupported(sql_, item, "LATERAL");
+    SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindQuery((*body)["subquery"]["SelectStmt"]));
+    PlanPtr p = q.plan;
+    std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
+    for (size_t i = 0; i < q.visible; ++i)
+      cols->push_back({alias, p->columns[i].name, p->columns[i].type});
+    if (p->columns.size() != q.visible) {
+      std::vector<ExprPtr> ex;
+      std::vector<std::string> names;
+      for (size_t i = 0; i < q.visible; ++i) {
+        ex.push_back(MakeColumn(static_cast<int>(i), p->columns[i].type));
+        names.push_back(p->columns[i].name);
+      }
+      p = MakeProject(p, ex, names);
+    }
+    if (body->contains("alias") && (*body)["alias"].contains("colnames")) {
+      const Json& names = (*body)["alias"]["colnames"];
+      for (size_t i = 0; i < names.size() && i < cols->size(); ++i) (*cols)[i].name = Str(names[i]);
+    }
+    *plan = p;
+    return Status::OK();
+  }
+  if (kind == "JoinExpr") {
+    PlanPtr lp, rp;
+    std::vector<ScopeCol> lc, rc;
+    SLUICE_RETURN_IF_ERROR(BindFromItem((*body)["larg"], &lp, &lc));
+    SLUICE_RETURN_IF_ERROR(BindFromItem((*body)["rarg"], &rp, &rc));
+    std::string jt = body->value("jointype", "JOIN_INNER");
+    JoinType type = jt == "JOIN_LEFT"    ? JoinType::kLeft
+                    : jt == "JOIN_RIGHT" ? JoinType::kRight
+                    : jt == "JOIN_FULL"  ? JoinType::kFull
+                                         : JoinType::kInner;
+    if (jt != "JOIN_INNER" && jt != "JOIN_LEFT" && jt != "JOIN_RIGHT" && jt != "JOIN_FULL") {
+      return SqlUnsupported(sql_, item, jt);
+    }
+    Ctx ctx;
+    ctx.scope = lc;
+    ctx.scope.insert(ctx.scope.end(), rc.begin(), rc.end());
+    const int lw = static_cast<int>(lc.size());
+    std::vector<ExprPtr> conjuncts;
+    if (body->value("isNatural", false)) return SqlUnsupported(sql_, item, "NATURAL JOIN");
+    if (body->contains("usingClause")) {
+      for (const Json& u : (*body)["usingClause"]) {
+        std::string name = Str(u);
+        int li = -1, ri = -1;
+        for (int i = 0; i < lw; ++i) {
+          if (lc[static_cast<size_t>(i)].name == name) li = i;
+        }
+        for (size_t i = 0; i < rc.size(); ++i) {
+          if (rc[i].name == name) ri = static_cast<int>(i);
+        }
+        if (li < 0 || ri < 0) {
+          return SqlError(sql_, item,
+                          "column \"" + name + "\" specified in USING clause does not exist");
+        }
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr eq,
+                                Call("=",
+                                     {MakeColumn(li, lc[static_cast<size_t>(li)].type),
+                                      MakeColumn(lw + ri, rc[static_cast<size_t>(ri)].type)},
+                                     item));
+        conjuncts.push_back(eq);
+      }
+    }
+    if (body->contains("quals")) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr q, BindExpr((*body)["quals"], ctx));
+      if (!ctx.pending.empty())
+        return SqlUnsupported(sql_, (*body)["quals"], "a subquery in a JOIN condition");
+      if (q->type.id() != TypeId::kBoolean) {
+        return SqlError(sql_, (*body)["quals"], "argument of JOIN/ON must be type boolean");
+      }
+      SplitConjuncts(q, &conjuncts);
+    }
+    // Equalities between the two sides become keys; the rest is a residual
+    // predicate (for outer joins it decides matching, so it stays in the join).
+    std::vector<ExprPtr> lk, rk, rest;
+    for (const ExprPtr& c : conjuncts) {
+      if (c->kind == ExprKind::kCall && std::string(c->fn_name) == "=") {
+        std::vector<int> a, b;
+        CollectColumns(*c->args[0], &a);
+        CollectColumns(*c->args[1], &b);
+        auto all_left = [&](const std::vector<int>& v) {
+          return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x < lw; });
+        };
+        auto all_right = [&](const std::vector<int>& v) {
+          return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x >= lw; });
+        };
+        if (all_left(a) && all_right(b)) {
+          lk.push_back(c->args[0]);
+          rk.push_back(Shift(c->args[1], -lw));
+          continue;
+        }
+        if (all_left(b) && all_right(a)) {
+          lk.push_back(c->args[1]);
+          rk.push_back(Shift(c->args[0], -lw));
+          continue;
+        }
+      }
+      rest.push_back(c);
+    }
+    if (type != JoinType::kInner) {
+      // A condition on the inner side alone (or on no side) of a LEFT or
+      // RIGHT join only decides which of its rows can match: it filters that
+      // side before the join.
+      std::vector<ExprPtr> left_only, right_only, other;
+      for (const ExprPtr& c : rest) {
+        std::vector<int> cols;
+        CollectColumns(*c, &cols);
+        bool on_left = std::all_of(cols.begin(), cols.end(), [&](int x) { return x < lw; });
+        bool on_right = std::all_of(cols.begin(), cols.end(), [&](int x) { return x >= lw; });
+        if (type == JoinType::kLeft && on_right) {
+          right_only.push_back(Shift(c, -lw));
+        } else if (type == JoinType::kRight && on_left) {
+          left_only.push_back(c);
+        } else {
+          other.push_back(c);
+        }
+      }
+      if (!other.empty()) {
+        return SqlUnsupported(sql_, item,
+                              "this outer join condition (only equalities between the two sides, "
+                              "and conditions on the inner side, are)");
+      }
+      if (!right_only.empty()) rp = MakeFilter(rp, AndAll(right_only));
+      if (!left_only.empty()) lp = MakeFilter(lp, AndAll(left_only));
+      rest.clear();
+    }
+    PlanPtr j = MakeJoin(lp, rp, type, lk, rk, nullptr);
+    if (!rest.empty()) j = MakeFilter(j, AndAll(rest));
+    *plan = j;
+    *cols = ctx.scope;
+    for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = j->columns[i].type;
+    if (body->contains("alias")) {
+      for (ScopeCol& c : *cols) c.qualifier = (*body)["alias"].value("aliasname", "");
+    }
+    return Status::OK();
+  }
+  return SqlUnsupported(sql_, item, kind.empty() ? "this FROM item" : kind);
+}
+
+Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,
+                                   std::vector<ExprPtr> conjuncts, size_t from_width) {
+  // Start offsets of each item in the concatenated scope.
+  std::vector<int> start(items.size());
+  int off = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    start[i] = off;
+    off += static_cast<int>(widths[i]);
+  }
+  auto item_of = [&](int col) {
+    size_t i = 0;
+    while (i + 1 < items.size() && col >= start[i + 1]) ++i;
+    return i;
+  };
+  std::vector<bool> used(conjuncts.size(), false);
+  // Push predicates on one item below the joins.
+  for (size_t c = 0; c < conjuncts.size(); ++c) {
+    std::vector<int> cols;
+    CollectColumns(*conjuncts[c], &cols);
+    if (cols.empty() || std::any_of(cols.begin(), cols.end(),
+                                    [&](int x) { return x >= static_cast<int>(from_width); }))
+      continue;
+    size_t it = item_of(cols[0]);
+    if (std::all_of(cols.begin(), cols.end(), [&](int x) { return item_of(x) == it; })) {
+      ExprPtr local = Shift(conjuncts[c], -start[it]);
+      items[it] = MakeFilter(PushRankLimit(items[it], local), local);
+      used[c] = true;
+    }
+  }
+  // Join greedily: next, the first item (in FROM order) that an equality
+  // connects to what is joined already, so that no cross product is built
+  // while a keyed join is possible.
+  std::vector<int> pos(from_width, -1);  // original column -> position in `cur`
+  auto remap = [&](const ExprPtr& e) {
+    std::function<ExprPtr(const ExprPtr&)> rec = [&](const ExprPtr& x) -> ExprPtr {
+      if (x->kind == ExprKind::kColumn && x->column < static_cast<int>(from_width)) {
+        return MakeColumn(pos[static_cast<size_t>(x->column)], x->type);
+      }
+      if (x->args.empty()) return x;
+      auto copy = std::make_shared<Expr>(*x);
+      for (ExprPtr& a : copy->args) a = rec(a);
+      return copy;
+    };
+    return rec(e);
+  };
+  auto in_item = [&](const std::vector<int>& v, size_t it) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return item_of(x) == it; });
+  };
+  std::vector<bool> joined(items.size(), false);
+  auto in_joined = [&](const std::vector<int>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return joined[item_of(x)]; });
+  };
+  PlanPtr cur = items[0];
+  joined[0] = true;
+  int cur_width = 0;
+  for (int c = 0; c < static_cast<int>(widths[0]); ++c) pos[static_cast<size_t>(c)] = cur_width++;
+  bool reordered = false;
+  for (size_t step = 1; step < items.size(); ++step) {
+    size_t next = items.size();
+    for (size_t r = 1; r < items.size() && next == items.size(); ++r) {
+      if (joined[r]) continue;
+      for (size_t c = 0; c < conjuncts.size(); ++c) {
+        const ExprPtr& e = conjuncts[c];
+        if (used[c] || e->kind != ExprKind::kCall || std::string(e->fn_name) != "=") continue;
+        std::vector<int> a, b;
+        CollectColumns(*e->args[0], &a);
+        CollectColumns(*e->args[1], &b);
+        if ((in_joined(a) && in_item(b, r)) || (in_joined(b) && in_item(a, r))) {
+          next = r;
+          break;
+        }
+      }
+    }
+    if (next == items.size()) {
+      for (size_t r = 1; r < items.size(); ++r) {
+        if (!joined[r]) {
+          next = r;
+          break;
+        }
+      }
+    }
+    reordered |= next != step;
+    std::vector<ExprPtr> lk, rk, filters;
+    for (size_t c = 0; c < conjuncts.size(); ++c) {
+      if (used[c]) continue;
+      std::vector<int> cols;
+      CollectColumns(*conjuncts[c], &cols);
+      bool reachable = std::all_of(cols.begin(), cols.end(),
+                                   [&](int x) { return joined[item_of(x)] || item_of(x) == next; });
+      if (!reachable || cols.empty()) continue;
+      used[c] = true;
+      const ExprPtr& e = conjuncts[c];
+      if (e->kind == ExprKind::kCall && std::string(e->fn_name) == "=") {
+        std::vector<int> a, b;
+        CollectColumns(*e->args[0], &a);
+        CollectColumns(*e->args[1], &b);
+        if (in_joined(a) && in_item(b, next)) {
+          lk.push_back(remap(e->args[0]));
+          rk.push_back(Shift(e->args[1], -start[next]));
+          continue;
+        }
+        if (in_joined(b) && in_item(a, next)) {
+          lk.push_back(remap(e->args[1]));
+          rk.push_back(Shift(e->args[0], -start[next]));
+          continue;
+        }
+      }
+      filters.push_back(e);
+    }
+    cur = MakeJoin(cur, items[next], JoinType::kInner, lk, rk, nullptr);
+    joined[next] = true;
+    for (int c = 0; c < static_cast<int>(widths[next]); ++c) {
+      pos[static_cast<size_t>(start[next] + c)] = cur_width++;
+    }
+    if (!filters.empty()) cur = MakeFilter(cur, remap(AndAll(filters)));
+  }
+  // Back to the FROM order of columns, which the rest of the query uses.
+  if (reordered) {
+    std::vector<ExprPtr> cols;
+    std::vector<std::string> names;
+    for (size_t c = 0; c < from_width; ++c) {
+      cols.push_back(MakeColumn(pos[c], cur->columns[static_cast<size_t>(pos[c])].type));
+      names.push_back(cur->columns[static_cast<size_t>(pos[c])].name);
+    }
+    cur = MakeProject(cur, cols, names);
+  }
+  // What is left references no column at all (WHERE 1 = 0, WHERE NULL IS NULL).
+  std::vector<ExprPtr> rest;
+  for (size_t c = 0; c < conjuncts.size(); ++c) {
+    if (!used[c]) rest.push_back(conjuncts[c]);
+  }
+  if (!rest.empty()) cur = MakeFilter(cur, AndAll(rest));
+  return cur;
+}
+
+Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied) {
+  for (; *applied < ctx.pending.size(); ++*applied) {
+    Extension& x = ctx.pending[*applied];
+    if (x.domain != nullptr && x.domain->inputs.empty()) {
+      // The domain: the distinct values of the outer columns over these rows.
+      std::vector<ExprPtr> cols;
+      std::vector<std::string> names;
+      for (size_t i = 0; i < x.domain_cols.size(); ++i) {
+        cols.push_back(MakeCast(
+            MakeColumn(x.domain_cols[i], plan->columns[static_cast<size_t>(x.domain_cols[i])].type),
+            x.domain->columns[i].type));
+        names.push_back(x.domain->columns[i].name);
+      }
+      auto proj = std::make_shared<PlanNode>(*MakeProject(plan, cols, names));
+      proj->columns = x.domain->columns;  // nullable, as the domain declares
+      x.domain->inputs = {proj};
+    }
+    plan = MakeJoin(plan, x.sub, x.type, x.left_keys, x.right_keys, nullptr, x.null_safe);
+  }
+  return plan;
+}
+
+}  // namespace sluice::sql::binding

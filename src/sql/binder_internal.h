@@ -1,0 +1,289 @@
+// The binder's internals, shared by its files: binder.cc (queries, FROM,
+// joins, grouping), binder_expr.cc (expressions) and binder_subquery.cc
+// (subqueries and their decorrelation). Not for use outside src/sql.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sql/binder.h"
+#include "sql/functions.h"
+
+namespace sluice::sql::binding {
+
+// ---------------------------------------------------------------- helpers
+
+// {"Kind": {...}} -> ("Kind", {...})
+inline std::pair<std::string, const Json*> Node(const Json& n) {
+  if (!n.is_object() || n.size() != 1) return {"", &n};
+  return {n.begin().key(), &n.begin().value()};
+}
+
+inline std::string Str(const Json& n) {
+  auto [kind, body] = Node(n);
+  if (kind == "String") return body->value("sval", "");
+  return "";
+}
+
+inline const Json& Field(const Json& body, const char* name) {
+  static const Json kNull;
+  auto it = body.find(name);
+  return it == body.end() ? kNull : *it;
+}
+
+inline bool IsAggregateName(const std::string& name) {
+  return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg";
+}
+
+// True if `n` has an aggregate call outside any subquery.
+inline bool ContainsAggregate(const Json& n) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (ContainsAggregate(x)) return true;
+    }
+    return false;
+  }
+  if (!n.is_object()) return false;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (it.key() == "SubLink" || it.key() == "SelectStmt") continue;
+    if (it.key() == "FuncCall" && it->contains("funcname") && !it->contains("over")) {
+      const Json& names = (*it)["funcname"];
+      if (!names.empty() && IsAggregateName(Str(names.back()))) return true;
+    }
+    if (ContainsAggregate(*it)) return true;
+  }
+  return false;
+}
+
+struct ScopeCol {
+  std::string qualifier;
+  std::string name;
+  SqlType type;
+  // A column of the enclosing query, seen by a correlated subquery: it is
+  // found only when no column of the subquery's own FROM has the name.
+  bool correlated = false;
+  // A column that a subquery's join added: never found by name, nor by *.
+  bool hidden = false;
+};
+
+// A join that binding an expression asked for: the current plan is joined
+// with `sub`, whose columns are appended to the scope.
+struct Extension {
+  PlanPtr sub;
+  JoinType type = JoinType::kLeft;
+  std::vector<ExprPtr> left_keys, right_keys;
+  bool null_safe = false;
+  // A correlated subquery reads the distinct values of the outer columns
+  // `domain_cols`; the node is filled in once the outer plan is built.
+  std::shared_ptr<PlanNode> domain;
+  std::vector<int> domain_cols;
+};
+
+struct Ctx {
+  std::vector<ScopeCol> scope;
+  std::vector<Extension> pending;
+  // Aggregation: while binding the select list and HAVING of a grouped
+  // query, aggregate calls are collected here and bound as kAggRef-like
+  // placeholders (see Binder::AggPlaceholder).
+  std::vector<AggCall>* aggs = nullptr;
+  std::vector<std::string>* agg_keys = nullptr;
+  bool in_aggregate = false;
+  // While finding which outer columns a subquery uses: the outer context,
+  // and where to record them.
+  const Ctx* outer = nullptr;
+  std::vector<int>* outer_refs = nullptr;
+};
+
+// Marks a placeholder for aggregate j: a column reference far past any scope.
+constexpr int kAggBase = 1 << 24;
+
+inline PlanPtr MakeFilter(PlanPtr in, ExprPtr pred) {
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kFilter;
+  n->columns = in->columns;
+  n->inputs = {std::move(in)};
+  n->predicate = std::move(pred);
+  return n;
+}
+
+// The type a computed column is stored with: a column reference keeps its
+// nullability; anything computed may be NULL (CASE without ELSE, NULLIF, a
+// NULL argument), so it is stored as nullable.
+inline SqlType StoredType(const ExprPtr& e) {
+  return e->kind == ExprKind::kColumn ? e->type : e->type.WithNullable(true);
+}
+
+inline PlanPtr MakeProject(PlanPtr in, std::vector<ExprPtr> exprs, std::vector<std::string> names) {
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kProject;
+  for (size_t i = 0; i < exprs.size(); ++i) n->columns.push_back({names[i], StoredType(exprs[i])});
+  n->inputs = {std::move(in)};
+  n->exprs = std::move(exprs);
+  return n;
+}
+
+inline PlanPtr MakeJoin(PlanPtr l, PlanPtr r, JoinType type, std::vector<ExprPtr> lk,
+                        std::vector<ExprPtr> rk, ExprPtr residual, bool null_safe = false) {
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kJoin;
+  n->columns = l->columns;
+  for (const Column& c : r->columns) n->columns.push_back(c);
+  if (type == JoinType::kRight || type == JoinType::kFull) {
+    for (size_t i = 0; i < l->columns.size(); ++i)
+      n->columns[i].type = n->columns[i].type.WithNullable(true);
+  }
+  if (type == JoinType::kLeft || type == JoinType::kFull) {
+    for (size_t i = l->columns.size(); i < n->columns.size(); ++i) {
+      n->columns[i].type = n->columns[i].type.WithNullable(true);
+    }
+  }
+  n->inputs = {std::move(l), std::move(r)};
+  n->join_type = type;
+  n->left_keys = std::move(lk);
+  n->right_keys = std::move(rk);
+  n->predicate = std::move(residual);
+  n->null_safe = null_safe;
+  return n;
+}
+
+inline PlanPtr OneEmptyRow() {
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kValues;
+  n->rows = {Row{}};
+  return n;
+}
+
+// Columns referenced by `e` (kAggBase placeholders excluded).
+inline void CollectColumns(const Expr& e, std::vector<int>* out) {
+  if (e.kind == ExprKind::kColumn && e.column < kAggBase) out->push_back(e.column);
+  for (const ExprPtr& a : e.args) CollectColumns(*a, out);
+}
+
+// `e` with every column index shifted by `delta`.
+inline ExprPtr Shift(const ExprPtr& e, int delta) {
+  if (e->kind == ExprKind::kColumn) return MakeColumn(e->column + delta, e->type);
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  for (ExprPtr& a : copy->args) a = Shift(a, delta);
+  return copy;
+}
+
+inline void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind == ExprKind::kAnd) {
+    for (const ExprPtr& a : e->args) SplitConjuncts(a, out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+inline ExprPtr AndAll(const std::vector<ExprPtr>& cs) {
+  if (cs.empty()) return nullptr;
+  if (cs.size() == 1) return cs[0];
+  return MakeNode(ExprKind::kAnd, SqlType::Boolean(), cs);
+}
+
+inline std::string Key(const Expr& e) { return e.ToString() + ":" + e.type.ToString(); }
+
+// If `item` ends in ROW_NUMBER() (a Project over a kRank node without a
+// limit) and `pred` keeps rows numbered up to k (rn <= k, rn < k, rn = 1),
+// returns the item with the rank node limited to k: a top-k per partition.
+inline PlanPtr PushRankLimit(const PlanPtr& item, const ExprPtr& pred) {
+  if (item->kind != PlanKind::kProject || pred->kind != ExprKind::kCall) return item;
+  std::string op = pred->fn_name;
+  if (op != "<=" && op != "<" && op != "=") return item;
+  const ExprPtr& col = pred->args[0];
+  const ExprPtr& lit = pred->args[1];
+  if (col->kind != ExprKind::kColumn || lit->kind != ExprKind::kLiteral || lit->value.is_null() ||
+      lit->value.kind() != Value::Kind::kInt) {
+    return item;
+  }
+  const PlanPtr& rank = item->inputs[0];
+  const ExprPtr& src = item->exprs[static_cast<size_t>(col->column)];
+  if (rank->kind != PlanKind::kRank || rank->limit >= 0 || src->kind != ExprKind::kColumn ||
+      src->column != static_cast<int>(rank->columns.size()) - 1) {
+    return item;
+  }
+  int64_t k = lit->value.int_value();
+  if (op == "<") --k;
+  if (op == "=" && k != 1) return item;
+  auto limited = std::make_shared<PlanNode>(*rank);
+  limited->limit = std::max<int64_t>(k, 0);
+  auto proj = std::make_shared<PlanNode>(*item);
+  proj->inputs = {limited};
+  return proj;
+}
+
+// The direction and NULL placement of a SortBy node, for output column `col`
+// (PostgreSQL: NULLS LAST ascending, NULLS FIRST descending, by default).
+inline SortKey SortKeyOf(const Json& by, int col) {
+  SortKey k;
+  k.column = col;
+  k.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+  std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+  k.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? k.desc : nulls == "SORTBY_NULLS_FIRST";
+  return k;
+}
+
+// ---------------------------------------------------------------- binder
+
+class Binder {
+ public:
+  Binder(const Catalog& catalog, std::string_view sql) : catalog_(catalog), sql_(sql) {}
+
+  Result<BoundQuery> BindQuery(const Json& select);
+  Result<ExprPtr> BindExpr(const Json& n, Ctx& ctx);
+
+ private:
+  Result<BoundQuery> BindSetOp(const Json& s);
+  Result<BoundQuery> BindSimple(const Json& s);
+  Result<BoundQuery> BindValues(const Json& s);
+  Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols);
+  Result<PlanPtr> BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,
+                             std::vector<ExprPtr> conjuncts, size_t from_width);
+  Result<PlanPtr> ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied);
+  Result<ExprPtr> BindColumnRef(const Json& body, const Json& node, Ctx& ctx);
+  Result<ExprPtr> BindConst(const Json& body, const Json& node);
+  Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
+  Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
+  Result<ExprPtr> BindSubLink(const Json& body, const Json& node, Ctx& ctx);
+  Result<ExprPtr> BindCase(const Json& body, Ctx& ctx);
+  // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
+  // adding their columns to the scope.
+  Result<PlanPtr> BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan);
+  Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
+  // Resolves `name` for `args` and casts them (in place) to what it takes.
+  Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);
+  Result<std::vector<ExprPtr>> Unify(std::vector<ExprPtr> args, const Json& node);
+  // Rewrites an expression bound over the FROM scope of a grouped query onto
+  // the aggregate's output (group keys, then aggregates).
+  Result<ExprPtr> OntoAggregate(const ExprPtr& e, const std::vector<ExprPtr>& keys,
+                                const std::vector<std::string>& key_strs, const Ctx& from);
+  Result<int64_t> ConstInt(const Json& n, const char* what);
+  std::string OutputName(const Json& target);
+
+  // Binds a subquery that refers to columns of `outer`: first finds which
+  // outer columns it uses, then binds it over their distinct values (the
+  // domain), so that it becomes a join instead of a per-row evaluation.
+  struct Frame {
+    const Ctx* outer = nullptr;
+    std::vector<int>* refs = nullptr;   // finding the outer columns
+    std::vector<ScopeCol> domain_cols;  // binding over the domain
+    std::shared_ptr<PlanNode> domain;
+    bool taken = false;
+  };
+
+  const Catalog& catalog_;
+  std::string_view sql_;
+  std::vector<Frame> frames_;
+  // The WITH queries in scope, innermost last.
+  std::vector<std::pair<std::string, BoundQuery>> ctes_;
+  // ROW_NUMBER() calls already computed: their FuncCall body -> column.
+  std::map<const Json*, int> window_cols_;
+};
+
+}  // namespace sluice::sql::binding

@@ -1,0 +1,162 @@
+// Subqueries in expressions: scalar, EXISTS and IN. A subquery that uses
+// columns of its enclosing query is decorrelated: bound once over the distinct
+// values of those columns (its domain) and joined back on them, so that no
+// subquery is ever evaluated row by row.
+#include "sql/binder_internal.h"
+
+namespace sluice::sql::binding {
+
+Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx) {
+  std::string type = body.value("subLinkType", "");
+  if (type != "EXPR_SUBLINK" && type != "EXISTS_SUBLINK" && type != "ANY_SUBLINK") {
+    return SqlUnsupported(sql_, node, type);
+  }
+  if (ctx.aggs != nullptr) {
+    return SqlUnsupported(sql_, node, "a subquery in a grouped select list or HAVING");
+  }
+  const Json& sel = body["subselect"]["SelectStmt"];
+  // Which columns of this query does the subquery use?
+  std::vector<int> refs;
+  Frame find;
+  find.outer = &ctx;
+  find.refs = &refs;
+  frames_.push_back(find);
+  auto probe = BindQuery(sel);
+  frames_.pop_back();
+  if (!probe.ok()) return probe.status();
+  std::sort(refs.begin(), refs.end());
+  refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
+  // Decorrelate: bind the subquery once over the distinct values of those
+  // columns (the domain), and join its result back on them.
+  BoundQuery q;
+  std::shared_ptr<PlanNode> domain;
+  std::vector<ExprPtr> outer_keys;
+  if (refs.empty()) {
+    q = std::move(probe).value();
+  } else {
+    domain = std::make_shared<PlanNode>();
+    domain->kind = PlanKind::kDistinct;
+    Frame over;
+    for (int r : refs) {
+      ScopeCol c = ctx.scope[static_cast<size_t>(r)];
+      c.type = c.type.WithNullable(true);
+      c.correlated = true;
+      over.domain_cols.push_back(c);
+      domain->columns.push_back({c.name, c.type});
+      outer_keys.push_back(MakeColumn(r, ctx.scope[static_cast<size_t>(r)].type));
+    }
+    over.domain = domain;
+    frames_.push_back(over);
+    auto bound = BindQuery(sel);
+    frames_.pop_back();
+    if (!bound.ok()) return bound.status();
+    q = std::move(bound).value();
+  }
+  const size_t k = refs.size();
+  PlanPtr sub = q.plan;
+  if (sub->columns.size() != q.visible) {
+    return SqlUnsupported(sql_, node, "ORDER BY on a hidden column in a subquery");
+  }
+  std::vector<ExprPtr> sub_keys;
+  for (size_t i = 0; i < k; ++i)
+    sub_keys.push_back(MakeColumn(static_cast<int>(i), sub->columns[i].type));
+  // Appends the columns of `p`, joined to the current rows on `lk` = `rk`.
+  auto append = [&](const PlanPtr& p, std::vector<ExprPtr> lk, std::vector<ExprPtr> rk) {
+    Extension x;
+    x.sub = p;
+    x.type = JoinType::kLeft;
+    x.left_keys = std::move(lk);
+    x.right_keys = std::move(rk);
+    x.null_safe = true;  // an outer NULL is a value of the domain like any other
+    x.domain = domain;
+    x.domain_cols = refs;
+    ctx.pending.push_back(x);
+    int base = static_cast<int>(ctx.scope.size());
+    for (const Column& c : p->columns) {
+      ctx.scope.push_back({"", c.name, c.type.WithNullable(true), false, /*hidden=*/true});
+    }
+    return base;
+  };
+  auto project = [&](const PlanPtr& p, std::vector<ExprPtr> exprs) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < exprs.size(); ++i) names.push_back("c" + std::to_string(i));
+    return MakeProject(p, std::move(exprs), std::move(names));
+  };
+  auto distinct = [](const PlanPtr& p) {
+    auto d = std::make_shared<PlanNode>();
+    d->kind = PlanKind::kDistinct;
+    d->columns = p->columns;
+    d->inputs = {p};
+    return PlanPtr(d);
+  };
+  const ExprPtr kTrue = MakeLiteral(Value::Bool(true), SqlType::Boolean(false));
+  const ExprPtr kFalse = MakeLiteral(Value::Bool(false), SqlType::Boolean(false));
+
+  if (type == "EXPR_SUBLINK") {
+    if (q.visible != k + 1) return SqlError(sql_, node, "subquery must return only one column");
+    int base = append(sub, outer_keys, sub_keys);
+    return MakeColumn(base + static_cast<int>(k), sub->columns[k].type.WithNullable(true));
+  }
+  if (type == "EXISTS_SUBLINK") {
+    // The domain values that have a row, each with TRUE.
+    std::vector<ExprPtr> cols = sub_keys;
+    cols.push_back(kTrue);
+    int base = append(distinct(project(sub, cols)), outer_keys, sub_keys);
+    ExprPtr flag = MakeColumn(base + static_cast<int>(k), SqlType::Boolean());
+    return MakeNode(ExprKind::kCoalesce, SqlType::Boolean(), {flag, kFalse});
+  }
+  // x IN (subquery): TRUE if a value matches; FALSE if the subquery has no
+  // rows; NULL if x is NULL or the subquery has NULLs; otherwise FALSE.
+  std::string op = body.contains("operName") ? Str(body["operName"].back()) : "=";
+  if (op != "=") return SqlUnsupported(sql_, node, op + " ANY (subquery)");
+  if (q.visible != k + 1) return SqlError(sql_, node, "subquery has too many columns");
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["testexpr"], ctx));
+  const SqlType yt = sub->columns[k].type;
+  ExprPtr y = MakeColumn(static_cast<int>(k), yt);
+  std::vector<ExprPtr> xy = {x, y};
+  SLUICE_RETURN_IF_ERROR(Coerce("=", &xy, node).status());
+  const ExprPtr xc = xy[0];
+  const SqlType ct = xy[1]->type;
+  // The distinct non-NULL values per domain value.
+  std::vector<ExprPtr> vcols = sub_keys;
+  vcols.push_back(MakeCast(y, ct));
+  PlanPtr vals = project(sub, vcols);
+  vals = MakeFilter(vals, MakeNode(ExprKind::kIsNull, SqlType::Boolean(),
+                                   {MakeColumn(static_cast<int>(k), ct)}, true));
+  std::vector<ExprPtr> lk = outer_keys, rk = sub_keys;
+  lk.push_back(xc);
+  rk.push_back(MakeColumn(static_cast<int>(k), ct));
+  int mbase = append(distinct(vals), lk, rk);
+  ExprPtr matched = MakeColumn(mbase + static_cast<int>(k), ct);
+  // Rows and non-NULL values per domain value.
+  auto agg = std::make_shared<PlanNode>();
+  agg->kind = PlanKind::kAggregate;
+  agg->inputs = {sub};
+  agg->group_keys = sub_keys;
+  agg->global = k == 0;
+  for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
+  agg->aggs.push_back({AggKind::kCountStar, nullptr, SqlType::BigInt(false)});
+  agg->aggs.push_back({AggKind::kCount, y, SqlType::BigInt(false)});
+  agg->columns.push_back({"count", SqlType::BigInt(false)});
+  agg->columns.push_back({"count", SqlType::BigInt(false)});
+  int cbase = append(agg, outer_keys, sub_keys);
+  const ExprPtr zero = MakeLiteral(Value::Int(0), SqlType::BigInt(false));
+  ExprPtr cnt = MakeNode(ExprKind::kCoalesce, SqlType::BigInt(),
+                         {MakeColumn(cbase + static_cast<int>(k), SqlType::BigInt()), zero});
+  ExprPtr cnt_nonnull =
+      MakeNode(ExprKind::kCoalesce, SqlType::BigInt(),
+               {MakeColumn(cbase + static_cast<int>(k) + 1, SqlType::BigInt()), zero});
+  ExprPtr is_match = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {matched}, true);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr empty, Call("=", {cnt, zero}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr has_nulls, Call("<", {cnt_nonnull, cnt}, node));
+  ExprPtr x_null = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {xc});
+  ExprPtr unknown = MakeNode(ExprKind::kOr, SqlType::Boolean(), {x_null, has_nulls});
+  auto e =
+      std::make_shared<Expr>(*MakeNode(ExprKind::kCase, SqlType::Boolean(),
+                                       {is_match, kTrue, empty, kFalse, unknown,
+                                        MakeLiteral(Value::Null(), SqlType::Boolean()), kFalse}));
+  e->has_else = true;
+  return ExprPtr(e);
+}
+
+}  // namespace sluice::sql::binding
