@@ -1,0 +1,208 @@
+// Date, time, timestamp and interval operators and functions.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sql/datetime.h"
+#include "sql/functions_internal.h"
+
+namespace sluice::sql {
+namespace {
+
+SqlType Text() { return SqlType::Varchar(); }
+
+// ---- dates, timestamps, intervals.
+Status TsPlusInterval(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t r;
+  if (!AddInterval(a[0].int_value(), a[1].interval_value(), +1, &r)) {
+    return Status::Overflow("timestamp out of range");
+  }
+  *out = Value::Int(r);
+  return Status::OK();
+}
+Status TsMinusInterval(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t r;
+  if (!AddInterval(a[0].int_value(), a[1].interval_value(), -1, &r)) {
+    return Status::Overflow("timestamp out of range");
+  }
+  *out = Value::Int(r);
+  return Status::OK();
+}
+Status IntervalPlusTs(const SqlType& t, const Value* a, size_t n, Value* out) {
+  Value swapped[2] = {a[1], a[0]};
+  return TsPlusInterval(t, swapped, n, out);
+}
+Status TsMinusTs(const SqlType&, const Value* a, size_t, Value* out) {
+  // PostgreSQL: whole days, and the rest as time.
+  int64_t d = a[0].int_value() - a[1].int_value();
+  int64_t days = d / kMicrosPerDay;
+  *out = Value::MakeInterval(0, static_cast<int32_t>(days), d - days * kMicrosPerDay);
+  return Status::OK();
+}
+Status DatePlusInt(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(a[0].int_value() + a[1].int_value());
+  return Status::OK();
+}
+Status DateMinusInt(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(a[0].int_value() - a[1].int_value());
+  return Status::OK();
+}
+Status DateMinusDate(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(a[0].int_value() - a[1].int_value());
+  return Status::OK();
+}
+Status IntervalAdd(const SqlType&, const Value* a, size_t, Value* out) {
+  const Interval& x = a[0].interval_value();
+  const Interval& y = a[1].interval_value();
+  *out = Value::MakeInterval(x.months + y.months, x.days + y.days, x.micros + y.micros);
+  return Status::OK();
+}
+Status IntervalSub(const SqlType&, const Value* a, size_t, Value* out) {
+  const Interval& x = a[0].interval_value();
+  const Interval& y = a[1].interval_value();
+  *out = Value::MakeInterval(x.months - y.months, x.days - y.days, x.micros - y.micros);
+  return Status::OK();
+}
+// date_bin(stride, source, origin): the start of the stride-long bin that
+// holds source, counting bins from origin (tumbling windows).
+Status DateBin(const SqlType&, const Value* a, size_t, Value* out) {
+  const Interval& iv = a[0].interval_value();
+  if (iv.months != 0) {
+    return Status::InvalidArgument(
+        "timestamps cannot be binned into intervals containing months or years");
+  }
+  int64_t stride = iv.days * kMicrosPerDay + iv.micros;
+  if (stride <= 0) return Status::InvalidArgument("stride must be greater than zero");
+  int64_t diff = a[1].int_value() - a[2].int_value();
+  int64_t bins = diff / stride - (diff % stride < 0);
+  *out = Value::Int(a[2].int_value() + bins * stride);
+  return Status::OK();
+}
+Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string unit = a[0].string_value();
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  int64_t ts = a[1].int_value();
+  int64_t days = ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
+  int64_t clock = ts - days * kMicrosPerDay;
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  int64_t r;
+  if (unit == "year") {
+    r = DaysFromCivil(y, 1, 1) * kMicrosPerDay;
+  } else if (unit == "quarter") {
+    r = DaysFromCivil(y, (m - 1) / 3 * 3 + 1, 1) * kMicrosPerDay;
+  } else if (unit == "month") {
+    r = DaysFromCivil(y, m, 1) * kMicrosPerDay;
+  } else if (unit == "week") {
+    int64_t dow = ((days + 3) % 7 + 7) % 7;  // 0 = Monday
+    r = (days - dow) * kMicrosPerDay;
+  } else if (unit == "day") {
+    r = days * kMicrosPerDay;
+  } else if (unit == "hour" || unit == "minute" || unit == "second" || unit == "milliseconds" ||
+             unit == "millisecond") {
+    int64_t q = unit == "hour"     ? 3600000000LL
+                : unit == "minute" ? 60000000LL
+                : unit == "second" ? 1000000
+                                   : 1000;
+    r = days * kMicrosPerDay + clock / q * q;
+  } else {
+    return Status::InvalidArgument("unit \"" + unit + "\" not recognized for type timestamp");
+  }
+  *out = Value::Int(r);
+  return Status::OK();
+}
+Status Extract(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string field = a[0].string_value();
+  for (char& c : field) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  int64_t ts = a[1].int_value();
+  int64_t days = ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
+  int64_t clock = ts - days * kMicrosPerDay;
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  int128 v;  // at scale 6
+  if (field == "year") {
+    v = static_cast<int128>(y) * 1000000;
+  } else if (field == "month") {
+    v = static_cast<int128>(m) * 1000000;
+  } else if (field == "day") {
+    v = static_cast<int128>(d) * 1000000;
+  } else if (field == "hour") {
+    v = static_cast<int128>(clock / 3600000000LL) * 1000000;
+  } else if (field == "minute") {
+    v = static_cast<int128>(clock / 60000000 % 60) * 1000000;
+  } else if (field == "second") {
+    v = clock % 60000000;
+  } else if (field == "dow") {
+    v = static_cast<int128>(((days + 4) % 7 + 7) % 7) * 1000000;  // 0 = Sunday
+  } else if (field == "doy") {
+    v = static_cast<int128>(days - DaysFromCivil(y, 1, 1) + 1) * 1000000;
+  } else if (field == "epoch") {
+    v = ts;
+  } else if (field == "quarter") {
+    v = static_cast<int128>((m - 1) / 3 + 1) * 1000000;
+  } else {
+    return Status::InvalidArgument("unit \"" + field + "\" not recognized for type timestamp");
+  }
+  *out = Value::Decimal(v, 6);
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  if ((name == "+" || name == "-") && args.size() == 2) {
+    const TypeId x = args[0].id(), y = args[1].id();
+    const bool plus = name == "+";
+    auto dt = [&](ScalarFn fn, SqlType a0, SqlType a1, SqlType res) {
+      r->fn = fn;
+      r->name = plus ? "+" : "-";
+      r->arg_types = {a0, a1};
+      r->result = res;
+      return true;
+    };
+    const SqlType ts = SqlType::Timestamp(), iv = SqlType::Interval(), date = SqlType::Date();
+    if ((x == TypeId::kTimestamp || x == TypeId::kDate) && y == TypeId::kInterval) {
+      return dt(plus ? TsPlusInterval : TsMinusInterval, ts, iv, ts);
+    }
+    if (plus && x == TypeId::kInterval && (y == TypeId::kTimestamp || y == TypeId::kDate)) {
+      return dt(IntervalPlusTs, iv, ts, ts);
+    }
+    if (!plus && x == TypeId::kTimestamp && y == TypeId::kTimestamp)
+      return dt(TsMinusTs, ts, ts, iv);
+    if (x == TypeId::kDate && args[1].IsInteger()) {
+      return dt(plus ? DatePlusInt : DateMinusInt, date, SqlType::Integer(), date);
+    }
+    if (!plus && x == TypeId::kDate && y == TypeId::kDate)
+      return dt(DateMinusDate, date, date, SqlType::Integer());
+    if (x == TypeId::kInterval && y == TypeId::kInterval)
+      return dt(plus ? IntervalAdd : IntervalSub, iv, iv, iv);
+  }
+  if (name == "date_bin" && args.size() == 3 && args[0].id() == TypeId::kInterval) {
+    r->fn = DateBin;
+    r->name = "date_bin";
+    r->arg_types = {SqlType::Interval(), SqlType::Timestamp(), SqlType::Timestamp()};
+    r->result = SqlType::Timestamp();
+    return true;
+  }
+  if (name == "date_trunc" && args.size() == 2 && args[0].IsString() &&
+      (args[1].id() == TypeId::kTimestamp || args[1].id() == TypeId::kDate)) {
+    r->fn = DateTrunc;
+    r->name = "date_trunc";
+    r->arg_types = {Text(), SqlType::Timestamp()};
+    r->result = SqlType::Timestamp();
+    return true;
+  }
+  if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
+      (args[1].id() == TypeId::kTimestamp || args[1].id() == TypeId::kDate)) {
+    r->fn = Extract;
+    r->name = "extract";
+    r->arg_types = {Text(), SqlType::Timestamp()};
+    r->result = SqlType::Decimal(38, 6);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace sluice::sql

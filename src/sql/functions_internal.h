@@ -1,0 +1,16 @@
+// Families of scalar functions, each resolved on its own; ResolveFunction
+// (functions.h) asks each in turn.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "sql/functions.h"
+
+namespace sluice::sql {
+
+// Each returns true and fills `r` if it has `name` for `args`.
+bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+
+}  // namespace sluice::sql

@@ -1,0 +1,284 @@
+// Text and math functions, with PostgreSQL's semantics and errors.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sql/functions_internal.h"
+
+namespace sluice::sql {
+namespace {
+
+SqlType Text() { return SqlType::Varchar(); }
+
+// ---- more string functions (PostgreSQL semantics, positions in characters).
+size_t Utf8Offset(const std::string& s, int64_t chars) {
+  size_t i = 0;
+  for (int64_t n = 0; i < s.size() && n < chars; ++n) {
+    ++i;
+    while (i < s.size() && (static_cast<uint8_t>(s[i]) & 0xC0) == 0x80) ++i;
+  }
+  return i;
+}
+Status Substr(const SqlType&, const Value* a, size_t n, Value* out) {
+  const std::string& s = a[0].string_value();
+  int64_t start = a[1].int_value();  // 1-based, may be < 1
+  int64_t end = INT64_MAX;
+  if (n == 3) {
+    if (a[2].int_value() < 0)
+      return Status::InvalidArgument("negative substring length not allowed");
+    end = start + a[2].int_value();
+  }
+  int64_t from = std::max<int64_t>(start, 1);
+  if (end <= from) {
+    *out = Value::String("");
+    return Status::OK();
+  }
+  size_t b = Utf8Offset(s, from - 1);
+  size_t e = end == INT64_MAX ? s.size() : Utf8Offset(s, end - 1);
+  *out = Value::String(s.substr(b, e > b ? e - b : 0));
+  return Status::OK();
+}
+Status TrimBoth(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string& s = a[0].string_value();
+  size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  *out = Value::String(b == std::string::npos ? "" : s.substr(b, e - b + 1));
+  return Status::OK();
+}
+Status Replace(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string s = a[0].string_value();
+  const std::string& from = a[1].string_value();
+  const std::string& to = a[2].string_value();
+  if (!from.empty()) {
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) {
+      s.replace(p, from.size(), to);
+    }
+  }
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+Status Position(const SqlType&, const Value* a, size_t, Value* out) {
+  // position(substring IN string): args are (string, substring) as parsed.
+  const std::string& s = a[0].string_value();
+  size_t p = s.find(a[1].string_value());
+  if (p == std::string::npos) {
+    *out = Value::Int(0);
+  } else {
+    int64_t chars = 0;
+    for (size_t i = 0; i < p; ++i) chars += (static_cast<uint8_t>(s[i]) & 0xC0) != 0x80;
+    *out = Value::Int(chars + 1);
+  }
+  return Status::OK();
+}
+
+// ---- more math on doubles.
+Status CheckFinite(double d, Value* out) {
+  if (std::isnan(d))
+    return Status::InvalidArgument("cannot take the root or logarithm of a negative number");
+  *out = Value::Double(d);
+  return Status::OK();
+}
+Status Sqrt(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].double_value() < 0)
+    return Status::InvalidArgument("cannot take square root of a negative number");
+  *out = Value::Double(std::sqrt(a[0].double_value()));
+  return Status::OK();
+}
+Status Power(const SqlType&, const Value* a, size_t, Value* out) {
+  double x = a[0].double_value(), y = a[1].double_value();
+  if (x == 0 && y < 0)
+    return Status::InvalidArgument("zero raised to a negative power is undefined");
+  if (x < 0 && std::floor(y) != y) {
+    return Status::InvalidArgument(
+        "a negative number raised to a non-integer power yields a complex result");
+  }
+  double r = std::pow(x, y);
+  if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
+    return Status::Overflow("value out of range: overflow");
+  *out = Value::Double(r);
+  return Status::OK();
+}
+Status Ln(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].double_value() == 0) return Status::InvalidArgument("cannot take logarithm of zero");
+  if (a[0].double_value() < 0)
+    return Status::InvalidArgument("cannot take logarithm of a negative number");
+  return CheckFinite(std::log(a[0].double_value()), out);
+}
+Status Exp(const SqlType&, const Value* a, size_t, Value* out) {
+  double r = std::exp(a[0].double_value());
+  if (std::isinf(r) && std::isfinite(a[0].double_value()))
+    return Status::Overflow("value out of range: overflow");
+  *out = Value::Double(r);
+  return Status::OK();
+}
+Status FloorD(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Double(std::floor(a[0].double_value()));
+  return Status::OK();
+}
+Status CeilD(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Double(std::ceil(a[0].double_value()));
+  return Status::OK();
+}
+Status RoundD(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Double(std::nearbyint(a[0].double_value()));  // half to even, as rint()
+  return Status::OK();
+}
+Status SignD(const SqlType&, const Value* a, size_t, Value* out) {
+  double d = a[0].double_value();
+  *out = Value::Double(d > 0 ? 1 : d < 0 ? -1 : 0);
+  return Status::OK();
+}
+
+// ---- decimals: round/floor/ceil at a scale.
+Status RoundDec(const SqlType& t, const Value* a, size_t n, Value* out) {
+  int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
+  int from = a[0].decimal_scale();
+  int128 u = a[0].decimal_unscaled();
+  if (to < from) {
+    int128 f = Pow10(from - std::max(to, 0)), q = u / f, r = u % f;
+    if (r * 2 >= f) ++q;
+    if (r * 2 <= -f) --q;
+    u = q;
+    from = std::max(to, 0);
+    if (to < 0) {
+      int128 g = Pow10(-to), q2 = u / g, r2 = u % g;
+      if (r2 * 2 >= g) ++q2;
+      if (r2 * 2 <= -g) --q2;
+      u = q2 * g;
+    }
+  }
+  (void)t;
+  *out = Value::Decimal(u, from);
+  return Status::OK();
+}
+Status FloorCeilDec(bool ceil, const Value& v, Value* out) {
+  int128 f = Pow10(v.decimal_scale()), u = v.decimal_unscaled(), q = u / f, r = u % f;
+  if (r != 0 && ((r > 0) == ceil)) q += ceil ? 1 : -1;
+  *out = Value::Decimal(q, 0);
+  return Status::OK();
+}
+Status FloorDec(const SqlType&, const Value* a, size_t, Value* out) {
+  return FloorCeilDec(false, a[0], out);
+}
+Status CeilDec(const SqlType&, const Value* a, size_t, Value* out) {
+  return FloorCeilDec(true, a[0], out);
+}
+Status SignDec(const SqlType&, const Value* a, size_t, Value* out) {
+  int128 u = a[0].decimal_unscaled();
+  *out = Value::Decimal(u > 0 ? 1 : u < 0 ? -1 : 0, 0);
+  return Status::OK();
+}
+Status SignInt(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t v = a[0].int_value();
+  *out = Value::Int(v > 0 ? 1 : v < 0 ? -1 : 0);
+  return Status::OK();
+}
+Status Identity(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = a[0];
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  // Strings.
+  auto all_text = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to && i < args.size(); ++i) {
+      if (!args[i].IsString()) return false;
+    }
+    return true;
+  };
+  if ((name == "substr" || name == "substring") && (args.size() == 2 || args.size() == 3) &&
+      args[0].IsString() && args[1].IsInteger() && (args.size() == 2 || args[2].IsInteger())) {
+    r->fn = Substr;
+    r->name = "substr";
+    r->result = Text();
+    r->arg_types = {Text(), SqlType::BigInt()};
+    if (args.size() == 3) r->arg_types.push_back(SqlType::BigInt());
+    return true;
+  }
+  if ((name == "btrim" || name == "trim") && args.size() == 1 && args[0].IsString()) {
+    r->fn = TrimBoth;
+    r->name = "btrim";
+    r->result = Text();
+    r->arg_types = {Text()};
+    return true;
+  }
+  if (name == "replace" && args.size() == 3 && all_text(0, 3)) {
+    r->fn = Replace;
+    r->name = "replace";
+    r->result = Text();
+    r->arg_types = {Text(), Text(), Text()};
+    return true;
+  }
+  if ((name == "position" || name == "strpos") && args.size() == 2 && all_text(0, 2)) {
+    r->fn = Position;
+    r->name = "strpos";
+    r->result = SqlType::Integer();
+    r->arg_types = {Text(), Text()};
+    return true;
+  }
+  // Math: doubles, and exact versions for integers and decimals.
+  auto num1 = args.size() == 1 && IsNumeric(args[0]);
+  if (num1 && (name == "sqrt" || name == "ln" || name == "exp")) {
+    r->fn = name == "sqrt" ? Sqrt : name == "ln" ? Ln : Exp;
+    r->name = name == "sqrt" ? "sqrt" : name == "ln" ? "ln" : "exp";
+    r->result = SqlType::Double();
+    r->arg_types = {SqlType::Double()};
+    return true;
+  }
+  if ((name == "power" || name == "pow") && args.size() == 2 && IsNumeric(args[0]) &&
+      IsNumeric(args[1])) {
+    r->fn = Power;
+    r->name = "power";
+    r->result = SqlType::Double();
+    r->arg_types = {SqlType::Double(), SqlType::Double()};
+    return true;
+  }
+  if (num1 && (name == "floor" || name == "ceil" || name == "ceiling" || name == "round" ||
+               name == "sign" || name == "trunc")) {
+    const SqlType& t = args[0];
+    r->arg_types = {t};
+    r->name = name == "ceiling" ? "ceil"
+              : name == "floor" ? "floor"
+              : name == "ceil"  ? "ceil"
+              : name == "round" ? "round"
+              : name == "sign"  ? "sign"
+                                : "trunc";
+    if (t.IsInteger()) {
+      r->fn = name == "sign" ? SignInt : Identity;
+      r->result = t.WithNullable(true);
+    } else if (t.id() == TypeId::kDecimal) {
+      r->fn = name == "sign"                          ? SignDec
+              : name == "round"                       ? RoundDec
+              : (name == "ceil" || name == "ceiling") ? CeilDec
+              : name == "floor"                       ? FloorDec
+                                                      : nullptr;
+      if (r->fn == nullptr) return false;
+      r->result = SqlType::Decimal(38, 0);
+    } else {
+      r->fn = name == "sign"                          ? SignD
+              : name == "round"                       ? RoundD
+              : (name == "ceil" || name == "ceiling") ? CeilD
+              : name == "floor"                       ? FloorD
+                                                      : nullptr;
+      if (r->fn == nullptr) return false;
+      r->result = SqlType::Double();
+      r->arg_types = {SqlType::Double()};
+    }
+    return true;
+  }
+  if (name == "round" && args.size() == 2 && IsNumeric(args[0]) && args[1].IsInteger()) {
+    int scale = 38;  // the result keeps the digits the value has (at most)
+    r->fn = RoundDec;
+    r->name = "round";
+    r->arg_types = {args[0].id() == TypeId::kDecimal
+                        ? args[0]
+                        : SqlType::Decimal(38, args[0].IsInteger() ? 0 : 16),
+                    SqlType::Integer()};
+    r->result = SqlType::Decimal(38, std::min(scale, 16));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace sluice::sql
