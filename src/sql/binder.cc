@@ -123,6 +123,42 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
   return q;
 }
 
+Result<int> Binder::OrderByColumn(const Json& node, const std::vector<std::string>& names,
+                                  size_t first, size_t visible) {
+  auto [kind, body] = Node(node);
+  if (kind == "A_Const") {
+    SLUICE_ASSIGN_OR_RETURN(int64_t pos, ConstInt(node, "ORDER BY position"));
+    if (pos < 1 || pos > static_cast<int64_t>(visible - first)) {
+      return SqlError(sql_, node,
+                      "ORDER BY position " + std::to_string(pos) + " is not in select list");
+    }
+    return static_cast<int>(first + static_cast<size_t>(pos) - 1);
+  }
+  if (kind == "ColumnRef" && (*body)["fields"].size() == 1) {
+    std::string name = Str((*body)["fields"][0]);
+    for (size_t i = first; i < visible; ++i) {
+      if (names[i] == name) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+Result<PlanPtr> Binder::ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order) {
+  if (!s.contains("limitCount") && !s.contains("limitOffset")) return plan;
+  auto t = std::make_shared<PlanNode>();
+  t->kind = PlanKind::kTopK;
+  t->columns = plan->columns;
+  t->inputs = {plan};
+  t->order = order;
+  if (s.contains("limitCount")) {
+    SLUICE_ASSIGN_OR_RETURN(t->limit, ConstInt(s["limitCount"], "LIMIT"));
+  }
+  if (s.contains("limitOffset")) {
+    SLUICE_ASSIGN_OR_RETURN(t->offset, ConstInt(s["limitOffset"], "OFFSET"));
+  }
+  return PlanPtr(t);
+}
+
 Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   // The branches of a set operation are SelectStmt bodies, not wrapped.
   SLUICE_ASSIGN_OR_RETURN(BoundQuery l, BindQuery(s["larg"]));
@@ -191,42 +227,17 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   BoundQuery q;
   q.plan = plan;
   q.visible = plan->columns.size();
-  // ORDER BY of a set operation: output columns by position or name.
+  // ORDER BY of a set operation: output columns (named as the left branch's)
+  // by position or name.
   for (const Json& sb : s.value("sortClause", Json::array())) {
     const Json& by = sb["SortBy"];
-    const Json& node = by["node"];
-    auto [kind, body] = Node(node);
-    int col = -1;
-    if (kind == "A_Const") {
-      SLUICE_ASSIGN_OR_RETURN(int64_t pos, ConstInt(node, "ORDER BY position"));
-      if (pos < 1 || pos > static_cast<int64_t>(q.visible)) {
-        return SqlError(sql_, node,
-                        "ORDER BY position " + std::to_string(pos) + " is not in select list");
-      }
-      col = static_cast<int>(pos - 1);
-    } else if (kind == "ColumnRef" && (*body)["fields"].size() == 1) {
-      std::string name = Str((*body)["fields"][0]);
-      for (size_t i = 0; i < q.visible; ++i) {
-        if (plan->columns[i].name == name) col = static_cast<int>(i);
-      }
+    SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(by["node"], names, 0, q.visible));
+    if (col < 0) {
+      return SqlUnsupported(sql_, by["node"], "ORDER BY of a set operation on an expression");
     }
-    if (col < 0) return SqlUnsupported(sql_, node, "ORDER BY of a set operation on an expression");
     q.order.push_back(SortKeyOf(by, col));
   }
-  if (s.contains("limitCount") || s.contains("limitOffset")) {
-    auto t = std::make_shared<PlanNode>();
-    t->kind = PlanKind::kTopK;
-    t->columns = plan->columns;
-    t->inputs = {plan};
-    t->order = q.order;
-    if (s.contains("limitCount")) {
-      SLUICE_ASSIGN_OR_RETURN(t->limit, ConstInt(s["limitCount"], "LIMIT"));
-    }
-    if (s.contains("limitOffset")) {
-      SLUICE_ASSIGN_OR_RETURN(t->offset, ConstInt(s["limitOffset"], "OFFSET"));
-    }
-    q.plan = t;
-  }
+  SLUICE_ASSIGN_OR_RETURN(q.plan, ApplyLimit(s, plan, q.order));
   return q;
 }
 
@@ -454,24 +465,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   for (const Json& sb : s.value("sortClause", Json::array())) {
     const Json& by = sb["SortBy"];
     const Json& node = by["node"];
-    auto [kind, body] = Node(node);
-    int col = -1;
-    if (kind == "A_Const") {
-      SLUICE_ASSIGN_OR_RETURN(int64_t pos, ConstInt(node, "ORDER BY position"));
-      if (pos < 1 || pos > static_cast<int64_t>(visible - k)) {
-        return SqlError(sql_, node,
-                        "ORDER BY position " + std::to_string(pos) + " is not in select list");
-      }
-      col = static_cast<int>(k + static_cast<size_t>(pos) - 1);
-    } else if (kind == "ColumnRef" && (*body)["fields"].size() == 1) {
-      std::string name = Str((*body)["fields"][0]);
-      for (size_t i = k; i < visible; ++i) {
-        if (names[i] == name) {
-          col = static_cast<int>(i);
-          break;
-        }
-      }
-    }
+    SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(node, names, k, visible));
     if (col < 0) {
       Ctx& oc = grouped ? agg_ctx : ctx;
       SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(node, oc));
@@ -504,20 +498,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     d->inputs = {plan};
     plan = d;
   }
-  if (s.contains("limitCount") || s.contains("limitOffset")) {
-    auto t = std::make_shared<PlanNode>();
-    t->kind = PlanKind::kTopK;
-    t->columns = plan->columns;
-    t->inputs = {plan};
-    t->order = order;
-    if (s.contains("limitCount")) {
-      SLUICE_ASSIGN_OR_RETURN(t->limit, ConstInt(s["limitCount"], "LIMIT"));
-    }
-    if (s.contains("limitOffset")) {
-      SLUICE_ASSIGN_OR_RETURN(t->offset, ConstInt(s["limitOffset"], "OFFSET"));
-    }
-    plan = t;
-  }
+  SLUICE_ASSIGN_OR_RETURN(plan, ApplyLimit(s, plan, order));
   BoundQuery q;
   q.plan = plan;
   q.order = order;

@@ -264,6 +264,12 @@ class Binder {
   Result<ExprPtr> OntoAggregate(const ExprPtr& e, const std::vector<ExprPtr>& keys,
                                 const std::vector<std::string>& key_strs, const Ctx& from);
   Result<int64_t> ConstInt(const Json& n, const char* what);
+  // An ORDER BY item that names an output column in [first, visible): by
+  // 1-based position (counted from `first`) or by name; -1 if it names none.
+  Result<int> OrderByColumn(const Json& node, const std::vector<std::string>& names, size_t first,
+                            size_t visible);
+  // LIMIT and OFFSET of `s`, as a top-k over `plan` in `order`.
+  Result<PlanPtr> ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order);
   std::string OutputName(const Json& target);
 
   // Binds a subquery that refers to columns of `outer`: first finds which

@@ -78,15 +78,26 @@ Status DateBin(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(a[2].int_value() + bins * stride);
   return Status::OK();
 }
-Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
-  std::string unit = a[0].string_value();
-  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  int64_t ts = a[1].int_value();
-  int64_t days = ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
-  int64_t clock = ts - days * kMicrosPerDay;
-  int64_t y;
+// A timestamp taken apart: its day, time of day and calendar date.
+struct Civil {
+  int64_t days, clock, y;
   unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
+};
+Civil Split(int64_t ts) {
+  Civil c;
+  c.days = ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
+  c.clock = ts - c.days * kMicrosPerDay;
+  CivilFromDays(c.days, &c.y, &c.m, &c.d);
+  return c;
+}
+std::string LowerCase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string unit = LowerCase(a[0].string_value());
+  const auto [days, clock, y, m, d] = Split(a[1].int_value());
   int64_t r;
   if (unit == "year") {
     r = DaysFromCivil(y, 1, 1) * kMicrosPerDay;
@@ -113,14 +124,9 @@ Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 Status Extract(const SqlType&, const Value* a, size_t, Value* out) {
-  std::string field = a[0].string_value();
-  for (char& c : field) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  int64_t ts = a[1].int_value();
-  int64_t days = ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
-  int64_t clock = ts - days * kMicrosPerDay;
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
+  const std::string field = LowerCase(a[0].string_value());
+  const int64_t ts = a[1].int_value();
+  const auto [days, clock, y, m, d] = Split(ts);
   int128 v;  // at scale 6
   if (field == "year") {
     v = static_cast<int128>(y) * 1000000;
