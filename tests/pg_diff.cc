@@ -283,8 +283,9 @@ class Generator {
       }
     }
     if (shape == 6) {
-      static const char* kOps[] = {"UNION", "UNION ALL", "EXCEPT", "INTERSECT"};
-      return "SELECT " + IntExpr(a, "x.") + " FROM " + from + " " + kOps[Pick(4)] + " SELECT " +
+      static const char* kOps[] = {"UNION",     "UNION ALL",  "EXCEPT",
+                                   "INTERSECT", "EXCEPT ALL", "INTERSECT ALL"};
+      return "SELECT " + IntExpr(a, "x.") + " FROM " + from + " " + kOps[Pick(6)] + " SELECT " +
              IntExpr(b, "y.") + " FROM " + b.name + " y";
     }
     // Top-k.

@@ -208,11 +208,9 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   if (op == "SETOP_UNION") {
     n->kind = PlanKind::kUnionAll;
   } else if (op == "SETOP_EXCEPT") {
-    if (all) return SqlUnsupported(sql_, s, "EXCEPT ALL");
-    n->kind = PlanKind::kExcept;
+    n->kind = all ? PlanKind::kExceptAll : PlanKind::kExcept;
   } else if (op == "SETOP_INTERSECT") {
-    if (all) return SqlUnsupported(sql_, s, "INTERSECT ALL");
-    n->kind = PlanKind::kIntersect;
+    n->kind = all ? PlanKind::kIntersectAll : PlanKind::kIntersect;
   } else {
     return SqlUnsupported(sql_, s, op);
   }

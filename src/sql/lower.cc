@@ -5,6 +5,7 @@
 #include "dataflow/operators/distinct.h"
 #include "dataflow/operators/filter.h"
 #include "dataflow/operators/flat_map.h"
+#include "dataflow/operators/intersect.h"
 #include "dataflow/operators/join.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/sum.h"
@@ -171,15 +172,8 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       std::vector<Stream*> ins;
       for (const PlanPtr& p : n.inputs) {
         SLUICE_ASSIGN_OR_RETURN(Stream * s, Lower(p));
-        // Re-encode when a branch's nullability differs from the result's.
-        if (!(p->schema() == n.schema())) {
-          Schema from = p->schema(), to = n.schema();
-          s = Map(c_, s,
-                  [from, to](std::string_view k, std::string_view, std::string* ok, std::string*) {
-                    SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(from, k));
-                    return EncodeRow(to, row, ok);
-                  });
-        }
+        // A branch's nullability may differ from the result's.
+        SLUICE_ASSIGN_OR_RETURN(s, Reencode(s, p->schema(), n.schema()));
         ins.push_back(s);
       }
       return Union(c_, ins);
@@ -188,6 +182,9 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerSetOp(n, JoinType::kAnti);
     case PlanKind::kIntersect:
       return LowerSetOp(n, JoinType::kSemi);
+    case PlanKind::kExceptAll:
+    case PlanKind::kIntersectAll:
+      return LowerSetOpAll(n);
     case PlanKind::kTopK:
       return LowerTopK(n);
     case PlanKind::kRank:
@@ -337,20 +334,9 @@ Result<Stream*> Lowering::AddDefaults(const PlanNode& n, Stream* agg, Stream* do
 Result<Stream*> Lowering::LowerSetOp(const PlanNode& n, JoinType type) {
   SLUICE_ASSIGN_OR_RETURN(Stream * a, Lower(n.inputs[0]));
   SLUICE_ASSIGN_OR_RETURN(Stream * b, Lower(n.inputs[1]));
-  Schema out = n.schema();
-  auto rekey = [&](Stream* s, const Schema& from) {
-    return Map(c_, s,
-               [from, out](std::string_view k, std::string_view, std::string* ok, std::string*) {
-                 if (from == out) {
-                   ok->assign(k);
-                   return Status::OK();
-                 }
-                 SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(from, k));
-                 return EncodeRow(out, row, ok);
-               });
-  };
-  Stream* da = Distinct(c_, rekey(a, n.inputs[0]->schema()));
-  Stream* db = rekey(b, n.inputs[1]->schema());
+  SLUICE_ASSIGN_OR_RETURN(a, Reencode(a, n.inputs[0]->schema(), n.schema()));
+  SLUICE_ASSIGN_OR_RETURN(Stream * db, Reencode(b, n.inputs[1]->schema(), n.schema()));
+  Stream* da = Distinct(c_, a);
   JoinSpec spec;
   spec.type = type;
   return Join(c_, da, db, std::move(spec));
@@ -403,6 +389,29 @@ Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
         ok->assign(v);
         return Status::OK();
       });
+}
+
+Result<Stream*> Lowering::LowerSetOpAll(const PlanNode& n) {
+  std::vector<Stream*> sides;
+  for (const PlanPtr& in : n.inputs) {
+    SLUICE_ASSIGN_OR_RETURN(Stream * s, Lower(in));
+    SLUICE_ASSIGN_OR_RETURN(s, Reencode(s, in->schema(), n.schema()));
+    sides.push_back(s);
+  }
+  // INTERSECT ALL keeps min(A, B) of each row; EXCEPT ALL keeps
+  // max(A - B, 0) = A - min(A, B).
+  Stream* both = Intersect(c_, sides[0], sides[1]);
+  if (n.kind == PlanKind::kIntersectAll) return both;
+  return Subtract(c_, sides[0], both);
+}
+
+Result<Stream*> Lowering::Reencode(Stream* s, const Schema& from, const Schema& to) {
+  if (from == to) return s;
+  return Map(c_, s,
+             [from, to](std::string_view k, std::string_view, std::string* ok, std::string*) {
+               SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(from, k));
+               return EncodeRow(to, row, ok);
+             });
 }
 
 Result<Stream*> Lowering::LowerTopK(const PlanNode& n) {

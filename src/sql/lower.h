@@ -53,6 +53,10 @@ class Lowering {
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);
   Result<Stream*> LowerSetOp(const PlanNode& n, JoinType type);
+  Result<Stream*> LowerSetOpAll(const PlanNode& n);
+  // `s` with its rows encoded as `to` instead of `from` (same values; the
+  // nullability of columns may differ).
+  Result<Stream*> Reencode(Stream* s, const Schema& from, const Schema& to);
   // The aggregate `agg` plus a default row for every row of `dom` (whose
   // columns are the first group keys) that has no group.
   Result<Stream*> AddDefaults(const PlanNode& n, Stream* agg, Stream* dom,

@@ -37,12 +37,14 @@ enum class PlanKind {
   kJoin,       // inputs 0 and 1 on left_keys = right_keys, then `predicate`
   kAggregate,  // group_keys, then aggs, over input 0
   kDistinct,
-  kUnionAll,   // all inputs, same columns
-  kExcept,     // distinct rows of input 0 not in input 1
-  kIntersect,  // distinct rows of input 0 also in input 1
-  kTopK,       // the first `limit` rows after `offset` in `order`
-  kRank,       // input 0 plus ROW_NUMBER() OVER (PARTITION BY partition ORDER BY
-               // order_exprs), keeping rows numbered up to `limit`
+  kUnionAll,      // all inputs, same columns
+  kExcept,        // distinct rows of input 0 not in input 1
+  kIntersect,     // distinct rows of input 0 also in input 1
+  kExceptAll,     // each row max(A - B, 0) times
+  kIntersectAll,  // each row min(A, B) times
+  kTopK,          // the first `limit` rows after `offset` in `order`
+  kRank,          // input 0 plus ROW_NUMBER() OVER (PARTITION BY partition ORDER BY
+                  // order_exprs), keeping rows numbered up to `limit`
 };
 
 struct PlanNode;

@@ -206,6 +206,19 @@ SELECT a FROM t1 INTERSECT SELECT x FROM t2
 1
 2
 
+query I rowsort
+SELECT a % 2 FROM t1 EXCEPT ALL SELECT x % 2 FROM t2 WHERE x < 3
+----
+0
+1
+
+query I rowsort
+SELECT a % 2 FROM t1 INTERSECT ALL SELECT x % 2 FROM t2
+----
+0
+1
+1
+
 query II rowsort
 WITH big(n, m) AS (SELECT a, b FROM t1 WHERE b > 5), twice AS (SELECT n * 2 AS n2 FROM big)
 SELECT n, (SELECT MAX(n2) FROM twice) FROM big
@@ -240,7 +253,7 @@ SELECT a FROM t1 ORDER BY a LIMIT 2 OFFSET 1
 2
 3
 )",
-                18);
+                20);
 }
 
 TEST(SqlTest, SubqueriesAndDml) {
