@@ -230,7 +230,20 @@ class Generator {
   std::string Query(const std::vector<GenTable>& ts) {
     const GenTable& a = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
     const GenTable& b = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
-    int shape = Pick(8);
+    int shape = Pick(9);
+    if (shape == 8) {
+      // A rolling aggregate over an integer order key.
+      for (size_t i = 0; i < a.cols.size(); ++i) {
+        if (a.types[i] == "TEXT") continue;
+        static const char* kAggs[] = {"SUM", "COUNT", "MIN", "MAX", "AVG"};
+        std::string k = "x." + a.cols[i];
+        return "SELECT x." + a.cols[0] + ", " + k + ", " + kAggs[Pick(5)] + "(" + IntExpr(a, "x.") +
+               ") OVER (PARTITION BY x." + a.cols[0] + " ORDER BY " + k + " RANGE BETWEEN " +
+               std::to_string(Pick(4)) + " PRECEDING AND CURRENT ROW) FROM " + a.name +
+               " x WHERE " + k + " IS NOT NULL";
+      }
+      shape = 0;
+    }
     std::string from = a.name + " x";
     if (shape == 0) {
       // Filter and project.

@@ -510,6 +510,10 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     auto [kind, body] = Node(val);
     if (kind != "FuncCall" || !body->contains("over")) continue;  // nested ones: see BindFuncCall
     std::string name = Str((*body)["funcname"].back());
+    if (IsAggregateName(name)) {
+      SLUICE_ASSIGN_OR_RETURN(plan, BindRolling(val, *body, name, ctx, plan));
+      continue;
+    }
     if (name != "row_number") {
       return SqlUnsupported(sql_, val, "the window function " + name + "()");
     }
@@ -542,6 +546,88 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     ctx.scope.push_back({"", "row_number", SqlType::BigInt(false), false, /*hidden=*/true});
   }
   return plan;
+}
+
+Result<PlanPtr> Binder::BindRolling(const Json& node, const Json& body, const std::string& name,
+                                    Ctx& ctx, PlanPtr plan) {
+  // PostgreSQL's frame option bits (nodes/parsenodes.h).
+  constexpr int kRange = 0x2, kBetween = 0x10, kEndCurrentRow = 0x400,
+                kStartOffsetPreceding = 0x800;
+  const Json& over = body["over"];
+  int frame = over.value("frameOptions", 0);
+  int wanted = kRange | kBetween | kEndCurrentRow | kStartOffsetPreceding;
+  if ((frame & ~1) != wanted || !over.contains("startOffset")) {
+    return SqlUnsupported(
+        sql_, node, "this window frame (RANGE BETWEEN <offset> PRECEDING AND CURRENT ROW is)");
+  }
+  const Json& order = over.value("orderClause", Json::array());
+  if (order.size() != 1 || order[0]["SortBy"].value("sortby_dir", "") == "SORTBY_DESC") {
+    return SqlError(sql_, node, "a RANGE window needs exactly one ascending ORDER BY column");
+  }
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kRolling;
+  n->inputs = {plan};
+  for (const Json& p : over.value("partitionClause", Json::array())) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
+    n->partition.push_back(e);
+  }
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr key, BindExpr(order[0]["SortBy"]["node"], ctx));
+  const TypeId kt = key->type.id();
+  if (!key->type.IsInteger() && kt != TypeId::kDate && kt != TypeId::kTimestamp) {
+    return SqlUnsupported(sql_, node, "a RANGE window ordered by " + PgTypeName(key->type));
+  }
+  n->order_exprs = {key};
+  // The offset: an interval for dates and timestamps, a number otherwise.
+  Ctx none;
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr off, BindExpr(over["startOffset"], none));
+  if (off->kind != ExprKind::kLiteral || off->value.is_null()) {
+    return SqlError(sql_, over["startOffset"], "the RANGE offset must be a constant");
+  }
+  if (kt == TypeId::kTimestamp || kt == TypeId::kDate) {
+    Value iv;
+    Status st = CastValue(off->value, off->type, SqlType::Interval(), &iv);
+    if (!st.ok() || iv.interval_value().months != 0) {
+      return SqlError(
+          sql_, over["startOffset"],
+          "the RANGE offset of a date or timestamp must be an interval of days and time");
+    }
+    const Interval& v = iv.interval_value();
+    int64_t micros = v.days * 86400000000LL + v.micros;
+    n->range = kt == TypeId::kDate ? micros / 86400000000LL : micros;
+  } else {
+    if (!off->type.IsInteger())
+      return SqlError(sql_, over["startOffset"], "the RANGE offset must be an integer");
+    n->range = off->value.int_value();
+  }
+  if (n->range < 0)
+    return SqlError(sql_, over["startOffset"],
+                    "invalid preceding or following size in window function");
+  // The aggregate and its argument.
+  AggCall call;
+  bool star = body.value("agg_star", false);
+  if (body.value("agg_distinct", false) || body.contains("agg_filter")) {
+    return SqlUnsupported(sql_, node, "DISTINCT or FILTER in a window aggregate");
+  }
+  if (!star) {
+    const Json& args = body.value("args", Json::array());
+    if (args.size() != 1) return SqlError(sql_, node, "function " + name + " takes one argument");
+    SLUICE_ASSIGN_OR_RETURN(call.arg, BindExpr(args[0], ctx));
+  }
+  call.kind = name == "count" ? (star ? AggKind::kCountStar : AggKind::kCount)
+              : name == "sum" ? AggKind::kSum
+              : name == "avg" ? AggKind::kAvg
+              : name == "min" ? AggKind::kMin
+                              : AggKind::kMax;
+  Schema one = {call.arg ? call.arg->type.WithNullable(true) : SqlType::BigInt()};
+  auto t = AggOutputType(AggSpec{call.kind, call.arg ? 0 : -1}, one);
+  if (!t.ok()) return SqlError(sql_, node, t.status().message());
+  call.type = *t;
+  n->rolling = call;
+  n->columns = plan->columns;
+  n->columns.push_back({name, call.type});
+  window_cols_[&body] = static_cast<int>(ctx.scope.size());
+  ctx.scope.push_back({"", name, call.type, false, /*hidden=*/true});
+  return PlanPtr(n);
 }
 
 Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPtr>& keys,

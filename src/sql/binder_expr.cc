@@ -289,12 +289,12 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   std::string name = Str(body["funcname"].back());
   if (body.contains("over")) {
     auto it = window_cols_.find(&body);
-    if (it == window_cols_.end() || ctx.aggs != nullptr) {
+    if (it == window_cols_.end() || ctx.aggs != nullptr) {  // bound by BindWindows, or nowhere
       return SqlUnsupported(sql_, node,
                             "a window function here (only ROW_NUMBER() as a select item of a query "
                             "without GROUP BY is)");
     }
-    return MakeColumn(it->second, SqlType::BigInt(false));
+    return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }
   std::vector<ExprPtr> args;
   if (IsAggregateName(name)) {

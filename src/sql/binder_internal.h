@@ -255,6 +255,10 @@ class Binder {
   // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
   // adding their columns to the scope.
   Result<PlanPtr> BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan);
+  // An aggregate OVER (PARTITION BY ... ORDER BY k RANGE BETWEEN n PRECEDING
+  // AND CURRENT ROW) over `plan`: a rolling aggregate.
+  Result<PlanPtr> BindRolling(const Json& node, const Json& body, const std::string& name, Ctx& ctx,
+                              PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
   // Resolves `name` for `args` and casts them (in place) to what it takes.
   Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);

@@ -8,6 +8,7 @@
 #include "dataflow/operators/intersect.h"
 #include "dataflow/operators/join.h"
 #include "dataflow/operators/map.h"
+#include "dataflow/operators/rolling_aggregate.h"
 #include "dataflow/operators/sum.h"
 #include "dataflow/operators/top_k.h"
 #include "types/row_codec.h"
@@ -189,6 +190,8 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerTopK(n);
     case PlanKind::kRank:
       return LowerRank(n);
+    case PlanKind::kRolling:
+      return LowerRolling(n);
   }
   return Status::Internal("unknown plan node");
 }
@@ -411,6 +414,52 @@ Result<Stream*> Lowering::Reencode(Stream* s, const Schema& from, const Schema& 
              [from, to](std::string_view k, std::string_view, std::string* ok, std::string*) {
                SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(from, k));
                return EncodeRow(to, row, ok);
+             });
+}
+
+Result<Stream*> Lowering::LowerRolling(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema schema = n.inputs[0]->schema();
+  Schema part_types;
+  for (const ExprPtr& e : n.partition) part_types.push_back(e->type.WithNullable(true));
+  const ExprPtr key = n.order_exprs[0];
+  const ExprPtr arg = n.rolling.arg;
+  // Values: the order key (NOT NULL, so that it sorts and seeks), the
+  // argument, then the row itself.
+  Schema val_schema = {key->type.WithNullable(false),
+                       arg ? arg->type.WithNullable(true) : SqlType::BigInt()};
+  val_schema.insert(val_schema.end(), schema.begin(), schema.end());
+  std::vector<ExprPtr> partition = n.partition;
+  Stream* keyed =
+      EvalMap(in, [schema, partition, part_types, key, arg, val_schema](
+                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
+        Row row;
+        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
+        Value kv, av;
+        SLUICE_RETURN_IF_ERROR(OnRow(Eval(*key, row, &kv), schema, k));
+        if (kv.is_null()) {
+          // A NULL order key has no place in a range: the row gets no result.
+          return Status::InvalidArgument("a RANGE window's ORDER BY value is NULL (in row " +
+                                         RowToString(schema, k) + ")");
+        }
+        if (arg) SLUICE_RETURN_IF_ERROR(OnRow(Eval(*arg, row, &av), schema, k));
+        SLUICE_RETURN_IF_ERROR(EncodeValue(val_schema[0], kv, ov));
+        SLUICE_RETURN_IF_ERROR(EncodeValue(val_schema[1], arg ? av : Value::Null(), ov));
+        ov->append(k);
+        return Status::OK();
+      });
+  RollingSpec spec;
+  spec.range = n.range;
+  spec.agg = AggSpec{n.rolling.kind, arg ? 1 : -1};
+  Stream* rolled = RollingAggregate(c_, keyed, val_schema, spec);
+  // The row (after the order key and the argument), then the aggregate.
+  const Schema head(val_schema.begin(), val_schema.begin() + 2);
+  return Map(c_, rolled,
+             [head](std::string_view, std::string_view v, std::string* ok, std::string*) {
+               for (const SqlType& t : head) SLUICE_RETURN_IF_ERROR(SkipValue(t, &v));
+               ok->assign(v);
+               return Status::OK();
              });
 }
 

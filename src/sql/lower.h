@@ -52,6 +52,7 @@ class Lowering {
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);
+  Result<Stream*> LowerRolling(const PlanNode& n);
   Result<Stream*> LowerSetOp(const PlanNode& n, JoinType type);
   Result<Stream*> LowerSetOpAll(const PlanNode& n);
   // `s` with its rows encoded as `to` instead of `from` (same values; the

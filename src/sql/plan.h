@@ -40,6 +40,8 @@ enum class PlanKind {
   kUnionAll,      // all inputs, same columns
   kExcept,        // distinct rows of input 0 not in input 1
   kIntersect,     // distinct rows of input 0 also in input 1
+  kRolling,       // input 0 plus agg over the rows of its partition whose
+                  // order key lies in [key - range, key]
   kExceptAll,     // each row max(A - B, 0) times
   kIntersectAll,  // each row min(A, B) times
   kTopK,          // the first `limit` rows after `offset` in `order`
@@ -71,7 +73,9 @@ struct PlanNode {
   std::vector<SortKey> order;        // kTopK; kRank (directions)
   int64_t limit = -1, offset = 0;    // kTopK; kRank (-1 until a filter on it sets it)
   std::vector<ExprPtr> partition;    // kRank
-  std::vector<ExprPtr> order_exprs;  // kRank
+  std::vector<ExprPtr> order_exprs;  // kRank; kRolling (one, the order key)
+  int64_t range = 0;                 // kRolling, in the order key's unit
+  AggCall rolling;                   // kRolling
 
   Schema schema() const {
     Schema s;

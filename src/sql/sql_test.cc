@@ -366,6 +366,66 @@ SELECT COUNT(*) FROM ev WHERE ts > '2024-01-31 11:00' AND d < DATE '2024-01-01'
                 6);
 }
 
+TEST(SqlTest, RollingAggregates) {
+  ExpectAllPass(R"(
+statement ok
+CREATE TABLE m(p INTEGER, ts TIMESTAMP, x INTEGER)
+
+statement ok
+INSERT INTO m VALUES (1, '2024-01-01 00:00', 1), (1, '2024-01-01 00:30', 2), (1, '2024-01-01 01:15', 4)
+
+statement ok
+INSERT INTO m VALUES (2, '2024-01-01 00:10', 8), (1, '2024-01-01 02:00', 16)
+
+query III rowsort
+SELECT p, x, SUM(x) OVER (PARTITION BY p ORDER BY ts RANGE BETWEEN INTERVAL '1 hour' PRECEDING AND CURRENT ROW) FROM m
+----
+1
+1
+1
+1
+16
+20
+1
+2
+3
+1
+4
+6
+2
+8
+8
+
+query II rowsort
+SELECT x, COUNT(*) OVER (ORDER BY x RANGE BETWEEN 3 PRECEDING AND CURRENT ROW) FROM m
+----
+1
+1
+16
+1
+2
+2
+4
+3
+8
+1
+
+statement ok
+DELETE FROM m WHERE x = 2
+
+query II rowsort
+SELECT x, MAX(x) OVER (PARTITION BY p ORDER BY ts RANGE BETWEEN INTERVAL '45 minutes' PRECEDING AND CURRENT ROW) FROM m WHERE p = 1
+----
+1
+1
+16
+16
+4
+4
+)",
+                7);
+}
+
 TEST(SqlTest, ErrorsPointAtTheSpot) {
   auto r = ParseSql("SELECT a\nFROM t1 WHERE a >");
   ASSERT_FALSE(r.ok());
