@@ -301,6 +301,14 @@ class Generator {
       return "SELECT " + IntExpr(a, "x.") + " FROM " + from + " " + kOps[Pick(6)] + " SELECT " +
              IntExpr(b, "y.") + " FROM " + b.name + " y";
     }
+    if (Chance(50)) {
+      // Ranking as a top-k per partition.
+      static const char* kRanks[] = {"ROW_NUMBER", "RANK", "DENSE_RANK"};
+      std::string p = "x." + a.cols[0], o = "x." + a.cols[a.cols.size() - 1];
+      return "SELECT p, o, r FROM (SELECT " + p + " AS p, " + o + " AS o, " + kRanks[Pick(3)] +
+             "() OVER (PARTITION BY " + p + " ORDER BY " + o + (Chance(50) ? " DESC" : "") +
+             ") AS r FROM " + from + ") s WHERE r <= " + std::to_string(1 + Pick(3));
+    }
     // Top-k.
     std::string e = IntExpr(a, "x.");
     return "SELECT " + e + " FROM " + from + " ORDER BY 1 " + (Chance(50) ? "DESC" : "ASC") +

@@ -774,6 +774,76 @@ TEST_P(TopKProperty, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(RowNumber, TopKProperty, ::testing::Bool());
 
+// RANK() and DENSE_RANK() <= k per k, ordered by s DESC: values with equal s
+// are peers. Multiplicities and ties both occur (s has 6 values).
+class RankProperty : public ::testing::TestWithParam<RankKind> {};
+
+TEST_P(RankProperty, MatchesReference) {
+  const RankKind kind = GetParam();
+  const size_t k = 2;
+  auto sort_key = [](const std::vector<Value>& v) {
+    std::string s = Enc({kA[2]}, {v[2]});
+    InvertBytes(s.data(), s.size());
+    return s;
+  };
+  Property p;
+  p.build = [&](Circuit& c, Stream* a, Stream*) {
+    Stream* idx =
+        Map(c, a, [&](std::string_view row, std::string_view, std::string* ok, std::string* ov) {
+          auto v = Dec(kA, row);
+          *ok = Enc({kA[0]}, {v[0]});
+          *ov = sort_key(v) + Enc({kA[1]}, {v[1]});
+          return Status::OK();
+        });
+    TopKSpec spec;
+    spec.k = k;
+    spec.rank = kind;
+    // The order key is the (inverted) first field of the value.
+    spec.order_key = [](std::string_view val) {
+      std::string plain(val);
+      InvertBytes(plain.data(), plain.size());
+      std::string_view in = plain;
+      EXPECT_TRUE(SkipValue(kA[2], &in).ok());
+      return val.size() - in.size();
+    };
+    AddOutput(c, TopK(c, idx, spec), "out");
+  };
+  p.reference = [&](const Model& a, const Model&) {
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>> groups;  // (key, val)
+    for (const auto& [kv, w] : a) {
+      auto v = Dec(kA, kv.first);
+      for (Weight i = 0; i < w; ++i) {
+        groups[Enc({kA[0]}, {v[0]})].push_back({sort_key(v), sort_key(v) + Enc({kA[1]}, {v[1]})});
+      }
+    }
+    Model out;
+    for (auto& [g, vals] : groups) {
+      std::sort(vals.begin(), vals.end(),
+                [](const auto& x, const auto& y) { return x.second < y.second; });
+      uint64_t before = 0, dense = 0, rank = 0;
+      for (size_t i = 0; i < vals.size(); ++i) {
+        if (i == 0 || vals[i].first != vals[i - 1].first) {
+          ++dense;
+          rank = kind == RankKind::kRank ? before + 1 : dense;
+        }
+        if (rank > k) break;
+        std::string v = vals[i].second;
+        AppendInt64(static_cast<int64_t>(rank), false, &v);
+        AddTo(&out, g, v, 1);
+        ++before;
+      }
+    }
+    return out;
+  };
+  CheckAll(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, RankProperty,
+                         ::testing::Values(RankKind::kRank, RankKind::kDenseRank),
+                         [](const auto& info) {
+                           return std::string(info.param == RankKind::kRank ? "Rank" : "DenseRank");
+                         });
+
 // ---------------------------------------------------------------- rolling
 
 const Schema kR = {SqlType::BigInt(false), SqlType::Timestamp(false), SqlType::BigInt()};

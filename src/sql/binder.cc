@@ -514,10 +514,10 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
       SLUICE_ASSIGN_OR_RETURN(plan, BindRolling(val, *body, name, ctx, plan));
       continue;
     }
-    if (name != "row_number") {
+    if (name != "row_number" && name != "rank" && name != "dense_rank") {
       return SqlUnsupported(sql_, val, "the window function " + name + "()");
     }
-    if (body->contains("args")) return SqlError(sql_, val, "row_number() takes no arguments");
+    if (body->contains("args")) return SqlError(sql_, val, name + "() takes no arguments");
     const Json& over = (*body)["over"];
     if (over.contains("name") || over.contains("refname")) {
       return SqlUnsupported(sql_, val, "named windows");
@@ -526,7 +526,10 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     rank->kind = PlanKind::kRank;
     rank->inputs = {plan};
     rank->columns = plan->columns;
-    rank->columns.push_back({"row_number", SqlType::BigInt(false)});
+    rank->columns.push_back({name, SqlType::BigInt(false)});
+    rank->rank_kind = name == "rank"         ? RankKind::kRank
+                      : name == "dense_rank" ? RankKind::kDenseRank
+                                             : RankKind::kRowNumber;
     for (const Json& p : over.value("partitionClause", Json::array())) {
       SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
       rank->partition.push_back(e);
@@ -543,7 +546,7 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     }
     plan = rank;
     window_cols_[body] = static_cast<int>(ctx.scope.size());
-    ctx.scope.push_back({"", "row_number", SqlType::BigInt(false), false, /*hidden=*/true});
+    ctx.scope.push_back({"", name, SqlType::BigInt(false), false, /*hidden=*/true});
   }
   return plan;
 }

@@ -348,8 +348,8 @@ Result<Stream*> Lowering::LowerSetOp(const PlanNode& n, JoinType type) {
 Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
   if (n.limit < 0) {
     return Status::Unimplemented(
-        "ROW_NUMBER() OVER (...) is supported as a top-k: filter it with row_number <= k in an "
-        "enclosing query");
+        "ROW_NUMBER(), RANK() and DENSE_RANK() OVER (...) are supported as a top-k: filter them "
+        "with row_number <= k (or rank, dense_rank) in an enclosing query");
   }
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
   const Schema schema = n.inputs[0]->schema();
@@ -380,7 +380,16 @@ Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
       });
   TopKSpec spec;
   spec.k = static_cast<size_t>(n.limit);
-  spec.row_number = true;
+  spec.row_number = n.rank_kind == RankKind::kRowNumber;
+  spec.rank = n.rank_kind;
+  // Peers for RANK and DENSE_RANK: equal sort keys, the value's prefix.
+  spec.order_key = [order_exprs, order](std::string_view val) {
+    std::string_view rest = val;
+    for (size_t i = 0; i < order_exprs.size(); ++i) {
+      if (!SkipSortField(order_exprs[i]->type, order[i], &rest).ok()) return val.size();
+    }
+    return val.size() - rest.size();
+  };
   Stream* top = TopK(c_, keyed, spec);
   // Drop the partition key and the sort key: the row, then its number.
   return Map(

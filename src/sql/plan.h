@@ -8,6 +8,7 @@
 
 #include "dataflow/operators/aggregator.h"
 #include "dataflow/operators/join.h"
+#include "dataflow/operators/top_k.h"
 #include "sql/expr.h"
 
 namespace sluice::sql {
@@ -69,13 +70,14 @@ struct PlanNode {
                                     // a row, with COUNT 0 and NULL aggregates
   std::vector<ExprPtr> group_keys;  // kAggregate
   std::vector<AggCall> aggs;
-  bool global = false;               // kAggregate without GROUP BY: one row even if empty
-  std::vector<SortKey> order;        // kTopK; kRank (directions)
-  int64_t limit = -1, offset = 0;    // kTopK; kRank (-1 until a filter on it sets it)
-  std::vector<ExprPtr> partition;    // kRank
-  std::vector<ExprPtr> order_exprs;  // kRank; kRolling (one, the order key)
-  int64_t range = 0;                 // kRolling, in the order key's unit
-  AggCall rolling;                   // kRolling
+  bool global = false;                        // kAggregate without GROUP BY: one row even if empty
+  std::vector<SortKey> order;                 // kTopK; kRank (directions)
+  int64_t limit = -1, offset = 0;             // kTopK; kRank (-1 until a filter on it sets it)
+  std::vector<ExprPtr> partition;             // kRank
+  std::vector<ExprPtr> order_exprs;           // kRank; kRolling (one, the order key)
+  int64_t range = 0;                          // kRolling, in the order key's unit
+  RankKind rank_kind = RankKind::kRowNumber;  // kRank
+  AggCall rolling;                            // kRolling
 
   Schema schema() const {
     Schema s;

@@ -247,13 +247,36 @@ two
 4
 four
 
+query II rowsort
+SELECT g, r FROM (
+  SELECT a % 2 AS g, RANK() OVER (PARTITION BY a % 2 ORDER BY b IS NULL) AS r FROM t1) s
+WHERE r <= 1
+----
+0
+1
+1
+1
+
+query II rowsort
+SELECT n, d FROM (SELECT b IS NULL AS n, DENSE_RANK() OVER (ORDER BY b IS NULL) AS d FROM t1) s
+WHERE d <= 2
+----
+0
+1
+0
+1
+1
+2
+1
+2
+
 query I nosort
 SELECT a FROM t1 ORDER BY a LIMIT 2 OFFSET 1
 ----
 2
 3
 )",
-                20);
+                22);
 }
 
 TEST(SqlTest, SubqueriesAndDml) {

@@ -10,6 +10,7 @@ namespace sluice {
 Status TopKOp::EmitTop(Cursor& c, std::string_view group, Weight sign, BatchBuilder& out) {
   c.SeekKey(group);
   if (!c.KeyValid() || c.key() != group) return Status::OK();
+  if (spec_.rank != RankKind::kRowNumber) return EmitRanked(c, group, sign, out);
   size_t taken = 0;
   std::string val;
   for (; c.ValValid() && taken < spec_.k; c.StepVal()) {
@@ -26,6 +27,32 @@ Status TopKOp::EmitTop(Cursor& c, std::string_view group, Weight sign, BatchBuil
       }
     }
     taken += n;
+  }
+  return c.status();
+}
+
+Status TopKOp::EmitRanked(Cursor& c, std::string_view group, Weight sign, BatchBuilder& out) {
+  // RANK: 1 + the rows before the value's peers; DENSE_RANK: 1 + the distinct
+  // order keys before it. Peers share a rank, so they stay or go together.
+  uint64_t before = 0, dense = 0, rank = 0;
+  std::string peer, val;
+  bool first = true;
+  for (; c.ValValid(); c.StepVal()) {
+    Weight w = c.weight();
+    if (w <= 0) continue;
+    std::string_view v = c.val();
+    std::string_view key = v.substr(0, spec_.order_key(v));
+    if (first || key != peer) {
+      ++dense;
+      rank = spec_.rank == RankKind::kRank ? before + 1 : dense;
+      peer.assign(key);
+      first = false;
+    }
+    if (rank > spec_.k) break;
+    val.assign(v);
+    AppendInt64(static_cast<int64_t>(rank), false, &val);
+    out.Push(group, val, sign * w);
+    before += static_cast<uint64_t>(w);
   }
   return c.status();
 }
