@@ -352,55 +352,12 @@ Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
         "with row_number <= k (or rank, dense_rank) in an enclosing query");
   }
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
-  const Schema schema = n.inputs[0]->schema();
-  if (n.limit == 0) {
-    return Filter(c_, in, [](std::string_view, std::string_view, bool* keep) {
-      *keep = false;
-      return Status::OK();
-    });
-  }
-  Schema part_types;
-  for (const ExprPtr& e : n.partition) part_types.push_back(e->type.WithNullable(true));
-  std::vector<ExprPtr> partition = n.partition, order_exprs = n.order_exprs;
-  std::vector<SortKey> order = n.order;
-  // Indexed by partition; values ordered by the sort key, then the row.
-  Stream* keyed =
-      EvalMap(in, [schema, partition, part_types, order_exprs, order](
-                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
-        Row row;
-        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
-        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
-        for (size_t i = 0; i < order_exprs.size(); ++i) {
-          Value v;
-          SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
-          AppendSortField(order_exprs[i]->type, v, order[i], ov);
-        }
-        ov->append(k);
-        return Status::OK();
-      });
+  if (n.limit == 0) return NoRows(in);
   TopKSpec spec;
   spec.k = static_cast<size_t>(n.limit);
   spec.row_number = n.rank_kind == RankKind::kRowNumber;
   spec.rank = n.rank_kind;
-  // Peers for RANK and DENSE_RANK: equal sort keys, the value's prefix.
-  spec.order_key = [order_exprs, order](std::string_view val) {
-    std::string_view rest = val;
-    for (size_t i = 0; i < order_exprs.size(); ++i) {
-      if (!SkipSortField(order_exprs[i]->type, order[i], &rest).ok()) return val.size();
-    }
-    return val.size() - rest.size();
-  };
-  Stream* top = TopK(c_, keyed, spec);
-  // Drop the partition key and the sort key: the row, then its number.
-  return Map(
-      c_, top,
-      [order_exprs, order](std::string_view, std::string_view v, std::string* ok, std::string*) {
-        for (size_t i = 0; i < order_exprs.size(); ++i) {
-          SLUICE_RETURN_IF_ERROR(SkipSortField(order_exprs[i]->type, order[i], &v));
-        }
-        ok->assign(v);
-        return Status::OK();
-      });
+  return SortedTopK(in, n.inputs[0]->schema(), n.partition, n.order_exprs, n.order, spec);
 }
 
 Result<Stream*> Lowering::LowerSetOpAll(const PlanNode& n) {
@@ -474,41 +431,21 @@ Result<Stream*> Lowering::LowerRolling(const PlanNode& n) {
 
 Result<Stream*> Lowering::LowerTopK(const PlanNode& n) {
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
-  if (n.limit == 0) {
-    return Filter(c_, in, [](std::string_view, std::string_view, bool* keep) {
-      *keep = false;
-      return Status::OK();
-    });
-  }
+  if (n.limit == 0) return NoRows(in);
   const Schema schema = n.schema();
-  const std::vector<SortKey> order = n.order;
-  // One group (key ""), values ordered by the sort key, then the row.
-  Stream* keyed = Map(
-      c_, in, [schema, order](std::string_view k, std::string_view, std::string*, std::string* ov) {
-        SLUICE_ASSIGN_OR_RETURN(Row row, DecodeRow(schema, k));
-        for (const SortKey& sk : order) {
-          AppendSortField(schema[static_cast<size_t>(sk.column)],
-                          row[static_cast<size_t>(sk.column)], sk, ov);
-        }
-        ov->append(k);
-        return Status::OK();
-      });
+  std::vector<ExprPtr> order_exprs;
+  for (const SortKey& sk : n.order) {
+    order_exprs.push_back(MakeColumn(sk.column, schema[static_cast<size_t>(sk.column)]));
+  }
+  // One partition: the first limit + offset rows, numbered when there is an
+  // OFFSET so that the first ones can be dropped.
   TopKSpec spec;
   spec.k = static_cast<size_t>(n.limit < 0 ? INT64_MAX : n.limit + n.offset);
   spec.row_number = n.offset > 0;
-  Stream* top = TopK(c_, keyed, spec);
+  Stream* top = SortedTopK(in, schema, {}, order_exprs, n.order, spec);
   const int64_t offset = n.offset;
-  Stream* stripped = Map(
-      c_, top,
-      [schema, order, offset](std::string_view, std::string_view v, std::string* ok, std::string*) {
-        for (const SortKey& sk : order) {
-          SLUICE_RETURN_IF_ERROR(SkipSortField(schema[static_cast<size_t>(sk.column)], sk, &v));
-        }
-        ok->assign(v);  // the row, then its row number when there is an OFFSET
-        return Status::OK();
-      });
-  if (offset == 0) return stripped;
-  Stream* kept = Filter(c_, stripped, [offset](std::string_view k, std::string_view, bool* keep) {
+  if (offset == 0) return top;
+  Stream* kept = Filter(c_, top, [offset](std::string_view k, std::string_view, bool* keep) {
     std::string_view rn = k.substr(k.size() - 8);
     int64_t n;
     ReadInt(TypeId::kBigInt, false, &rn, &n);
@@ -519,6 +456,52 @@ Result<Stream*> Lowering::LowerTopK(const PlanNode& n) {
     ok->assign(k.substr(0, k.size() - 8));
     return Status::OK();
   });
+}
+
+Stream* Lowering::NoRows(Stream* in) {
+  return Filter(c_, in, [](std::string_view, std::string_view, bool* keep) {
+    *keep = false;
+    return Status::OK();
+  });
+}
+
+Stream* Lowering::SortedTopK(Stream* in, const Schema& schema, std::vector<ExprPtr> partition,
+                             std::vector<ExprPtr> order_exprs, std::vector<SortKey> order,
+                             TopKSpec spec) {
+  Schema part_types;
+  for (const ExprPtr& e : partition) part_types.push_back(e->type.WithNullable(true));
+  // Indexed by partition; values ordered by the sort key, then the row.
+  Stream* keyed =
+      EvalMap(in, [schema, partition, part_types, order_exprs, order](
+                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
+        Row row;
+        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
+        for (size_t i = 0; i < order_exprs.size(); ++i) {
+          Value v;
+          SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
+          AppendSortField(order_exprs[i]->type, v, order[i], ov);
+        }
+        ov->append(k);
+        return Status::OK();
+      });
+  // The sort key's length: peers for RANK and DENSE_RANK share it, and it is
+  // dropped from the output.
+  auto key_length = [order_exprs, order](std::string_view val) {
+    std::string_view rest = val;
+    for (size_t i = 0; i < order_exprs.size(); ++i) {
+      if (!SkipSortField(order_exprs[i]->type, order[i], &rest).ok()) return val.size();
+    }
+    return val.size() - rest.size();
+  };
+  spec.order_key = key_length;
+  Stream* top = TopK(c_, keyed, spec);
+  // The row, then its number or rank when the spec asks for one.
+  return Map(c_, top,
+             [key_length](std::string_view, std::string_view v, std::string* ok, std::string*) {
+               ok->assign(v.substr(key_length(v)));
+               return Status::OK();
+             });
 }
 
 }  // namespace sluice::sql

@@ -13,6 +13,7 @@
 #include "dataflow/circuit.h"
 #include "dataflow/operators/filter.h"
 #include "dataflow/operators/map.h"
+#include "dataflow/operators/top_k.h"
 #include "sql/plan.h"
 
 namespace sluice::sql {
@@ -53,6 +54,12 @@ class Lowering {
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);
   Result<Stream*> LowerRolling(const PlanNode& n);
+  // The first rows of each partition in `order` (a top-k per partition),
+  // each row followed by its number or rank when `spec` asks for one.
+  Stream* SortedTopK(Stream* in, const Schema& schema, std::vector<ExprPtr> partition,
+                     std::vector<ExprPtr> order_exprs, std::vector<SortKey> order, TopKSpec spec);
+  // A stream that drops every row (LIMIT 0).
+  Stream* NoRows(Stream* in);
   Result<Stream*> LowerSetOp(const PlanNode& n, JoinType type);
   Result<Stream*> LowerSetOpAll(const PlanNode& n);
   // `s` with its rows encoded as `to` instead of `from` (same values; the
