@@ -83,6 +83,38 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body) {
   return t;
 }
 
+bool IsCreateView(const std::string& kind, const Json& body) {
+  return kind == "ViewStmt" ||
+         (kind == "CreateTableAsStmt" && body.value("objtype", "") == "OBJECT_MATVIEW");
+}
+
+const Json& ViewRelation(const std::string& kind, const Json& body) {
+  return kind == "ViewStmt" ? body["view"] : body["into"]["rel"];
+}
+
+Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
+                               const std::string& kind, const Json& body) {
+  ViewDef v;
+  v.name = ViewRelation(kind, body)["relname"];
+  v.materialized = kind != "ViewStmt";
+  SLUICE_ASSIGN_OR_RETURN(v.query, BindSelect(catalog, sql, body["query"]["SelectStmt"]));
+  const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())
+                                           : body["into"].value("options", Json::array());
+  bool ignored = false;  // a view's materialization comes from its statement
+  SLUICE_RETURN_IF_ERROR(ReadOptions(sql, options, &ignored, &v.connectors));
+  return v;
+}
+
+IndexDef BindCreateIndex(const Json& body) {
+  IndexDef idx;
+  idx.relation = body["relation"]["relname"];
+  idx.name = body.value("idxname", idx.relation + "_idx");
+  for (const Json& e : body.value("indexParams", Json::array())) {
+    idx.columns.push_back(e["IndexElem"].value("name", ""));
+  }
+  return idx;
+}
+
 Result<Program> CompileProgram(std::string_view text) {
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(text));
   Program p;
@@ -96,29 +128,14 @@ Result<Program> CompileProgram(std::string_view text) {
       Status s = p.catalog.AddTable(std::move(t));
       if (!s.ok()) return SqlError(text, body["relation"], s.message());
       p.tables.push_back(name);
-    } else if (kind == "ViewStmt" ||
-               (kind == "CreateTableAsStmt" && body.value("objtype", "") == "OBJECT_MATVIEW")) {
-      ViewDef v;
-      const Json& rel = kind == "ViewStmt" ? body["view"] : body["into"]["rel"];
-      v.name = rel["relname"];
-      v.materialized = kind != "ViewStmt";
-      SLUICE_ASSIGN_OR_RETURN(v.query, BindSelect(p.catalog, text, body["query"]["SelectStmt"]));
-      const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())
-                                               : body["into"].value("options", Json::array());
-      bool ignored = false;
-      SLUICE_RETURN_IF_ERROR(ReadOptions(text, options, &ignored, &v.connectors));
+    } else if (IsCreateView(kind, body)) {
+      SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(p.catalog, text, kind, body));
       std::string name = v.name;
       Status s = p.catalog.AddView(std::move(v));
-      if (!s.ok()) return SqlError(text, rel, s.message());
+      if (!s.ok()) return SqlError(text, ViewRelation(kind, body), s.message());
       p.views.push_back(name);
     } else if (kind == "IndexStmt") {
-      IndexDef idx;
-      idx.relation = body["relation"]["relname"];
-      idx.name = body.value("idxname", idx.relation + "_idx");
-      for (const Json& e : body.value("indexParams", Json::array())) {
-        idx.columns.push_back(e["IndexElem"].value("name", ""));
-      }
-      Status s = p.catalog.AddIndex(std::move(idx));
+      Status s = p.catalog.AddIndex(BindCreateIndex(body));
       if (!s.ok()) return SqlError(text, body["relation"], s.message());
     } else {
       return SqlError(text, body,

@@ -35,4 +35,14 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors);
 // The table that a CREATE TABLE statement (the CreateStmt body) declares.
 Result<TableDef> BindCreateTable(std::string_view sql, const Json& body);
 
+// CREATE [MATERIALIZED] VIEW: a ViewStmt, or a CreateTableAsStmt of a
+// materialized view; `kind` is the statement's node name.
+bool IsCreateView(const std::string& kind, const Json& body);
+const Json& ViewRelation(const std::string& kind, const Json& body);
+Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
+                               const std::string& kind, const Json& body);
+
+// The index that a CREATE INDEX statement (the IndexStmt body) declares.
+IndexDef BindCreateIndex(const Json& body);
+
 }  // namespace sluice::sql

@@ -379,19 +379,11 @@ Status Runner::Statement(const std::string& sql) {
       SLUICE_RETURN_IF_ERROR(Delete(sql, body));
     } else if (kind == "UpdateStmt") {
       SLUICE_RETURN_IF_ERROR(Update(sql, body));
-    } else if (kind == "ViewStmt") {
-      ViewDef v;
-      v.name = body["view"]["relname"];
-      SLUICE_ASSIGN_OR_RETURN(v.query, BindSelect(catalog_, sql, body["query"]["SelectStmt"]));
+    } else if (IsCreateView(kind, body)) {
+      SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(catalog_, sql, kind, body));
       SLUICE_RETURN_IF_ERROR(catalog_.AddView(std::move(v)));
     } else if (kind == "IndexStmt") {
-      IndexDef idx;
-      idx.relation = body["relation"]["relname"];
-      idx.name = body.value("idxname", idx.relation + "_idx");
-      for (const Json& p : body.value("indexParams", Json::array())) {
-        idx.columns.push_back(p["IndexElem"].value("name", ""));
-      }
-      SLUICE_RETURN_IF_ERROR(catalog_.AddIndex(std::move(idx)));
+      SLUICE_RETURN_IF_ERROR(catalog_.AddIndex(BindCreateIndex(body)));
     } else if (kind == "DropStmt") {
       std::string type = body.value("removeType", "");
       bool missing_ok = body.value("missing_ok", false);
