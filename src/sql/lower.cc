@@ -300,9 +300,7 @@ Result<Stream*> Lowering::AddDefaults(const PlanNode& n, Stream* agg, Stream* do
   const Schema key_schema(out.begin(), out.begin() + static_cast<ptrdiff_t>(k));
   std::string defaults;
   for (size_t i = 0; i < n.aggs.size(); ++i) {
-    AggKind kind = n.aggs[i].kind;
-    bool count =
-        kind == AggKind::kCountStar || kind == AggKind::kCount || kind == AggKind::kCountDistinct;
+    bool count = IsCount(n.aggs[i].kind);
     SLUICE_RETURN_IF_ERROR(
         EncodeValue(out[k + i], count ? Value::Int(0) : Value::Null(), &defaults));
   }

@@ -23,6 +23,10 @@ bool IsDistinctAgg(AggKind kind) {
          kind == AggKind::kAvgDistinct;
 }
 
+bool IsCount(AggKind kind) {
+  return kind == AggKind::kCountStar || BaseKind(kind) == AggKind::kCount;
+}
+
 AggKind BaseKind(AggKind kind) {
   switch (kind) {
     case AggKind::kCountDistinct:
@@ -83,7 +87,7 @@ Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view
   };
   if (spec.kind == AggKind::kCountStar) return add_count();
   if (FieldIsNull(col, field)) return Status::OK();
-  if (spec.kind == AggKind::kCount || spec.kind == AggKind::kCountDistinct) return add_count();
+  if (spec.kind == AggKind::kCount) return add_count();
   SLUICE_RETURN_IF_ERROR(add_count());
   std::string_view in = field;
   switch (ArithOf(col)) {
@@ -121,8 +125,7 @@ Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view
 Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const LinearAcc& acc,
                     std::string* out) {
   const AggSpec spec{BaseKind(distinct_spec.kind), distinct_spec.column};
-  if (spec.kind == AggKind::kCountStar || spec.kind == AggKind::kCount ||
-      spec.kind == AggKind::kCountDistinct) {
+  if (IsCount(spec.kind)) {
     AppendInt64(acc.count, false, out);
     return Status::OK();
   }

@@ -31,6 +31,8 @@ enum class AggKind {
 // counted once.
 bool IsDistinctAgg(AggKind kind);
 AggKind BaseKind(AggKind kind);
+// COUNT(*), COUNT and COUNT(DISTINCT): BIGINT NOT NULL, 0 over no rows.
+bool IsCount(AggKind kind);
 
 struct AggSpec {
   AggKind kind;
