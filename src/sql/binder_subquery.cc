@@ -5,6 +5,34 @@
 #include "sql/binder_internal.h"
 
 namespace sluice::sql::binding {
+namespace {
+
+// Whether `p` has at most one row per value of its first `k` columns (the
+// domain's), so that a scalar subquery over it needs no check: an aggregate
+// grouped by exactly those columns (or a global one), a LIMIT 1, one VALUES
+// row, and filters and projections of these (which keep the domain columns
+// first).
+bool AtMostOneRowPerKey(const PlanNode& p, size_t k) {
+  switch (p.kind) {
+    case PlanKind::kAggregate:
+      return p.group_keys.size() == k && (k > 0 || p.global);
+    case PlanKind::kFilter:
+    case PlanKind::kProject:
+      return AtMostOneRowPerKey(*p.inputs[0], k);
+    case PlanKind::kTopK:
+      return k == 0 && p.limit >= 0 && p.limit <= 1;
+    case PlanKind::kValues:
+      return k == 0 && p.rows.size() <= 1;
+    default:
+      return false;
+  }
+}
+
+Status MoreThanOneRow(const SqlType&, const Value*, size_t, Value*) {
+  return Status::InvalidArgument("more than one row returned by a subquery used as an expression");
+}
+
+}  // namespace
 
 Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx) {
   std::string type = body.value("subLinkType", "");
@@ -94,8 +122,32 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
 
   if (type == "EXPR_SUBLINK") {
     if (q.visible != k + 1) return SqlError(sql_, node, "subquery must return only one column");
-    int base = append(sub, outer_keys, sub_keys);
-    return MakeColumn(base + static_cast<int>(k), sub->columns[k].type.WithNullable(true));
+    const SqlType vt = sub->columns[k].type.WithNullable(true);
+    if (AtMostOneRowPerKey(*sub, k)) {
+      int base = append(sub, outer_keys, sub_keys);
+      return MakeColumn(base + static_cast<int>(k), vt);
+    }
+    // Rows and a value per domain value: more than one row is an error, as
+    // in PostgreSQL (here, of the outer rows that see it).
+    auto agg = std::make_shared<PlanNode>();
+    agg->kind = PlanKind::kAggregate;
+    agg->inputs = {sub};
+    agg->group_keys = sub_keys;
+    for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
+    agg->aggs.push_back({AggKind::kCountStar, nullptr, SqlType::BigInt(false)});
+    agg->aggs.push_back({AggKind::kMin, MakeColumn(static_cast<int>(k), sub->columns[k].type), vt});
+    agg->columns.push_back({"count", SqlType::BigInt(false)});
+    agg->columns.push_back({"value", vt});
+    int base = append(agg, outer_keys, sub_keys);
+    ExprPtr cnt = MakeColumn(base + static_cast<int>(k), SqlType::BigInt());
+    SLUICE_ASSIGN_OR_RETURN(
+        ExprPtr many, Call(">", {cnt, MakeLiteral(Value::Int(1), SqlType::BigInt(false))}, node));
+    auto e = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kCase, vt,
+                  {many, MakeCall(MoreThanOneRow, "scalar subquery", vt, {cnt}),
+                   MakeColumn(base + static_cast<int>(k) + 1, vt)}));
+    e->has_else = true;
+    return ExprPtr(e);
   }
   if (type == "EXISTS_SUBLINK") {
     // The domain values that have a row, each with TRUE.

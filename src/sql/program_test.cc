@@ -115,6 +115,48 @@ TEST(ProgramTest, RowNumberNeedsATopKFilter) {
       << lag.status().message();
 }
 
+TEST(ProgramTest, ScalarSubqueryOfManyRowsIsAnError) {
+  auto p = CompileProgram(
+      "CREATE TABLE t (a INT);\nCREATE TABLE u (a INT, b INT);\n"
+      "CREATE VIEW v AS SELECT a, (SELECT b FROM u WHERE u.a = t.a) AS b FROM t;");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EvalErrors errors;
+  auto rt = Runtime::Start({}, [&](Circuit& c) { return BuildProgram(*p, c, &errors); });
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  const Schema t = {SqlType::Integer()}, u = {SqlType::Integer(), SqlType::Integer()};
+  auto push = [&](const std::string& table, const Schema& s, std::vector<Value> row, Weight w) {
+    std::string bytes;
+    ASSERT_TRUE(EncodeRow(s, row, &bytes).ok());
+    BatchBuilder b;
+    b.Push(bytes, w);
+    ASSERT_TRUE((*rt)->Push(table, *b.Finish()).ok());
+  };
+  auto rows = [&]() {
+    std::vector<std::string> out;
+    auto b = (*rt)->Output("v");
+    EXPECT_TRUE(b.ok());
+    for (auto c = (*b)->NewCursor(); c->KeyValid(); c->StepKey()) {
+      out.push_back(std::to_string(c->weight()) + " " + RowToString(u, c->key()));
+    }
+    return out;
+  };
+  push("t", t, {Value::Int(1)}, 1);
+  push("t", t, {Value::Int(2)}, 1);
+  push("t", t, {Value::Int(3)}, 1);
+  push("u", u, {Value::Int(1), Value::Int(10)}, 1);
+  push("u", u, {Value::Int(2), Value::Int(20)}, 1);
+  push("u", u, {Value::Int(2), Value::Int(21)}, 1);
+  ASSERT_TRUE((*rt)->Step().ok());
+  // a = 2 sees two rows: PostgreSQL's error, counted against that row.
+  EXPECT_EQ(rows(), (std::vector<std::string>{"1 (1, 10)", "1 (3, NULL)"}));
+  ASSERT_EQ(errors.count(), 1);
+  EXPECT_NE(errors.samples()[0].find("more than one row returned by a subquery"), std::string::npos)
+      << errors.samples()[0];
+  push("u", u, {Value::Int(2), Value::Int(21)}, -1);
+  ASSERT_TRUE((*rt)->Step().ok());
+  EXPECT_EQ(rows(), std::vector<std::string>{"1 (2, 20)"});
+}
+
 TEST(ProgramTest, ErrorsNameTheSpot) {
   auto e1 = CompileProgram("CREATE TABLE t (a INT) WITH (colour = 'red');");
   ASSERT_FALSE(e1.ok());
