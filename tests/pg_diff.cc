@@ -133,6 +133,22 @@ class PgCluster {
 
 // ---------------------------------------------------------------- generator
 
+// hop() and tumble() over integers, as docs/sql.md defines them for
+// timestamps, so that PostgreSQL can answer window queries.
+const char* kWindowFunctions = R"(
+CREATE OR REPLACE FUNCTION hop(ts bigint, slide bigint, size bigint, origin bigint DEFAULT 0)
+RETURNS TABLE (window_start bigint, window_end bigint)
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT s, s + size
+  FROM (SELECT origin + floor((ts - origin)::numeric / slide)::bigint * slide - n * slide AS s
+        FROM generate_series(0, (size + slide - 1) / slide) AS n) q
+  WHERE s + size > ts
+$$;
+CREATE OR REPLACE FUNCTION tumble(ts bigint, size bigint, origin bigint DEFAULT 0)
+RETURNS TABLE (window_start bigint, window_end bigint)
+LANGUAGE sql IMMUTABLE AS $$ SELECT * FROM hop(ts, size, size, origin) $$;
+)";
+
 struct GenTable {
   std::string name;
   std::vector<std::string> cols;  // after "rid"
@@ -230,7 +246,23 @@ class Generator {
   std::string Query(const std::vector<GenTable>& ts) {
     const GenTable& a = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
     const GenTable& b = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
-    int shape = Pick(9);
+    int shape = Pick(10);
+    if (shape == 9) {
+      // Hopping and tumbling windows over an integer time (PostgreSQL runs
+      // the definitions of kWindowFunctions).
+      for (size_t i = 0; i < a.cols.size(); ++i) {
+        if (a.types[i] == "TEXT") continue;
+        std::string ts = "x." + a.cols[i];
+        std::string fn = Chance(30) ? "tumble(" + ts + ", " + std::to_string(1 + Pick(4))
+                                    : "hop(" + ts + ", " + std::to_string(1 + Pick(3)) + ", " +
+                                          std::to_string(1 + Pick(6));
+        if (Chance(30)) fn += ", " + std::to_string(Pick(5) - 2);
+        return "SELECT w.window_start, w.window_end, COUNT(*), SUM(" + IntExpr(a, "x.") +
+               ") FROM " + a.name + " x, " + fn + ") AS w WHERE " + Pred(a, "x.") +
+               " GROUP BY 1, 2";
+      }
+      shape = 0;
+    }
     if (shape == 8) {
       // A rolling aggregate over an integer order key.
       for (size_t i = 0; i < a.cols.size(); ++i) {
@@ -555,6 +587,10 @@ int main(int argc, char** argv) {
   std::string error;
   if (!pg.Start(&error)) {
     std::fprintf(stderr, "pg_diff: %s\n", error.c_str());
+    return 2;
+  }
+  if (!pg.Exec(sluice::kWindowFunctions, nullptr, &error)) {
+    std::fprintf(stderr, "pg_diff: creating the window functions: %s\n", error.c_str());
     return 2;
   }
   int passed = 0, failed = 0, skipped = 0;

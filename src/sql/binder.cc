@@ -256,6 +256,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     ctx.outer_refs = frame->refs;
   }
   for (const Json& item : s.value("fromClause", Json::array())) {
+    if (item.contains("RangeFunction")) {
+      SLUICE_RETURN_IF_ERROR(BindTableFunction(item, &items, &widths, &ctx.scope));
+      continue;
+    }
     PlanPtr p;
     std::vector<ScopeCol> cols;
     SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols));

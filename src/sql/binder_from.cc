@@ -1,6 +1,7 @@
 // FROM: tables, views, WITH queries and subqueries as items, explicit JOINs
-// with their keys, and the join order of comma-separated items (greedy along
-// equalities), with predicates pushed down to the items they touch.
+// with their keys, the join order of comma-separated items (greedy along
+// equalities), with predicates pushed down to the items they touch, and the
+// window table functions hop() and tumble().
 #include "sql/binder_internal.h"
 
 namespace sluice::sql::binding {
@@ -194,6 +195,11 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     }
     return Status::OK();
   }
+  if (kind == "RangeFunction") {
+    return SqlUnsupported(sql_, item,
+                          "a table function inside JOIN (list hop() or tumble() in FROM, after a "
+                          "comma)");
+  }
   return SqlUnsupported(sql_, item, kind.empty() ? "this FROM item" : kind);
 }
 
@@ -352,6 +358,172 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
     plan = MakeJoin(plan, x.sub, x.type, x.left_keys, x.right_keys, nullptr, x.null_safe);
   }
   return plan;
+}
+
+// hop(ts, slide, size [, origin]) and tumble(ts, size [, origin]) return, for
+// each row of the FROM item whose column `ts` they read, one row
+// (window_start, window_end) per window [start, start + size) that holds ts,
+// where the starts are origin + n * slide (tumble: slide = size). PostgreSQL
+// would run such a function once per row (a LATERAL call); here it is one
+// window operator over the item's changes, and the item's scope grows by the
+// two columns.
+Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
+                                 std::vector<size_t>* widths, std::vector<ScopeCol>* scope) {
+  const Json& body = item["RangeFunction"];
+  if (body.value("ordinality", false)) return SqlUnsupported(sql_, item, "WITH ORDINALITY");
+  const Json& fns = body.value("functions", Json::array());
+  if (body.value("is_rowsfrom", false) || fns.size() != 1) {
+    return SqlUnsupported(sql_, item, "ROWS FROM");
+  }
+  const Json& call = fns[0]["List"]["items"][0];
+  if (!call.contains("FuncCall")) return SqlUnsupported(sql_, item, "this FROM item");
+  const Json& fc = call["FuncCall"];
+  const std::string name = Str(fc["funcname"].back());
+  if (name != "hop" && name != "tumble") {
+    return SqlError(sql_, call,
+                    "table function " + name +
+                        "() does not exist; FROM takes the window functions hop() and tumble()");
+  }
+  const bool hop = name == "hop";
+  const Json& args = fc.value("args", Json::array());
+  const size_t want = hop ? 3 : 2;
+  if (args.size() != want && args.size() != want + 1) {
+    return SqlError(sql_, call,
+                    hop ? "hop() takes (time, slide, size) or (time, slide, size, origin)"
+                        : "tumble() takes (time, size) or (time, size, origin)");
+  }
+  // The time column: an expression over the columns of one earlier item.
+  Ctx ctx;
+  ctx.scope = *scope;
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr ts, BindExpr(args[0], ctx));
+  if (!ctx.pending.empty()) return SqlUnsupported(sql_, args[0], "a subquery here");
+  std::vector<int> cols;
+  CollectColumns(*ts, &cols);
+  std::vector<int> start;
+  int off = 0;
+  for (size_t w : *widths) {
+    start.push_back(off);
+    off += static_cast<int>(w);
+  }
+  auto item_of = [&](int col) {
+    size_t i = 0;
+    while (i + 1 < start.size() && col >= start[i + 1]) ++i;
+    return i;
+  };
+  if (cols.empty() || std::any_of(cols.begin(), cols.end(), [&](int c) {
+        return c >= off || item_of(c) != item_of(cols[0]);
+      })) {
+    return SqlError(sql_, args[0],
+                    name +
+                        "()'s time argument must read the columns of one FROM item listed "
+                        "before it");
+  }
+  const size_t it = item_of(cols[0]);
+  const TypeId tt = ts->type.id();
+  if (tt == TypeId::kDate)
+    ts = MakeCast(ts, SqlType::Timestamp().WithNullable(ts->type.nullable()));
+  if (!ts->type.IsInteger() && ts->type.id() != TypeId::kTimestamp) {
+    return SqlError(
+        sql_, args[0],
+        name + "() takes a TIMESTAMP, DATE or integer time, not " + PgTypeName(ts->type));
+  }
+  const bool is_time = ts->type.id() == TypeId::kTimestamp;
+  // Slide, size and origin: constants in the time's unit (micros for times).
+  auto constant = [&](const Json& a, bool origin, int64_t* out) -> Status {
+    Ctx none;
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, none));
+    if (e->kind != ExprKind::kLiteral || e->value.is_null()) {
+      return SqlError(
+          sql_, a, name + "()'s " + (origin ? "origin" : "slide and size") + " must be constants");
+    }
+    Value v;
+    if (!is_time) {
+      if (!e->type.IsInteger()) {
+        return SqlError(sql_, a, name + "() over an integer time takes integer bounds");
+      }
+      *out = e->value.int_value();
+    } else if (origin) {
+      if (!CastValue(e->value, e->type, SqlType::Timestamp(), &v).ok()) {
+        return SqlError(sql_, a, name + "()'s origin must be a timestamp");
+      }
+      *out = v.int_value();
+    } else {
+      if (!CastValue(e->value, e->type, SqlType::Interval(), &v).ok() ||
+          v.interval_value().months != 0) {
+        return SqlError(sql_, a,
+                        name +
+                            "() takes intervals of days and time (months and years vary "
+                            "in length)");
+      }
+      const Interval& iv = v.interval_value();
+      if (__builtin_mul_overflow(int64_t{iv.days}, int64_t{86400000000LL}, out) ||
+          __builtin_add_overflow(*out, iv.micros, out)) {
+        return SqlError(sql_, a, "interval out of range");
+      }
+    }
+    if (!origin && *out <= 0) return SqlError(sql_, a, name + "()'s intervals must be positive");
+    return Status::OK();
+  };
+  WindowSpec spec;
+  SLUICE_RETURN_IF_ERROR(constant(args[1], false, hop ? &spec.hop : &spec.size));
+  if (hop) SLUICE_RETURN_IF_ERROR(constant(args[2], false, &spec.size));
+  if (!hop) spec.hop = spec.size;
+  if (args.size() == want + 1) SLUICE_RETURN_IF_ERROR(constant(args[want], true, &spec.offset));
+  // The window operator reads a column: project the time first when it is
+  // an expression, and drop it after.
+  PlanPtr in = (*items)[it];
+  const size_t w = (*widths)[it];
+  ts = Shift(ts, -start[it]);
+  const bool projected = ts->kind != ExprKind::kColumn;
+  if (projected) {
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < w; ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(i), in->columns[i].type));
+      names.push_back(in->columns[i].name);
+    }
+    ex.push_back(ts);
+    names.push_back(name + "_time");
+    in = MakeProject(in, ex, names);
+  }
+  spec.ts_column = projected ? static_cast<int>(w) : ts->column;
+  std::string qualifier = name;
+  std::vector<std::string> out_names = {"window_start", "window_end"};
+  if (body.contains("alias")) {
+    const Json& alias = body["alias"];
+    qualifier = alias.value("aliasname", name);
+    const Json& names = alias.value("colnames", Json::array());
+    if (names.size() > 2) {
+      return SqlError(sql_, item,
+                      name + "() returns 2 columns (window_start, window_end), but " +
+                          std::to_string(names.size()) + " names were given");
+    }
+    for (size_t i = 0; i < names.size(); ++i) out_names[i] = Str(names[i]);
+  }
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kWindow;
+  n->columns = in->columns;
+  const SqlType bound = ts->type.WithNullable(false);
+  for (const std::string& c : out_names) n->columns.push_back({c, bound});
+  n->window = spec;
+  n->inputs = {in};
+  PlanPtr out = n;
+  if (projected) {
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < n->columns.size(); ++i) {
+      if (i == w) continue;
+      ex.push_back(MakeColumn(static_cast<int>(i), n->columns[i].type));
+      names.push_back(n->columns[i].name);
+    }
+    out = MakeProject(n, ex, names);
+  }
+  (*items)[it] = out;
+  (*widths)[it] += 2;
+  std::vector<ScopeCol> added;
+  for (const std::string& c : out_names) added.push_back({qualifier, c, bound});
+  scope->insert(scope->begin() + start[it] + static_cast<ptrdiff_t>(w), added.begin(), added.end());
+  return Status::OK();
 }
 
 }  // namespace sluice::sql::binding

@@ -243,6 +243,10 @@ class Binder {
   Result<BoundQuery> BindSimple(const Json& s);
   Result<BoundQuery> BindValues(const Json& s);
   Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols);
+  // hop(...) or tumble(...) in FROM: windows over the time column of one
+  // earlier FROM item, whose plan and scope columns it extends in place.
+  Status BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
+                           std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
   Result<PlanPtr> BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,
                              std::vector<ExprPtr> conjuncts, size_t from_width);
   Result<PlanPtr> ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied);

@@ -192,6 +192,10 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerRank(n);
     case PlanKind::kRolling:
       return LowerRolling(n);
+    case PlanKind::kWindow: {
+      SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+      return Window(c_, in, n.inputs[0]->schema(), n.window);
+    }
   }
   return Status::Internal("unknown plan node");
 }

@@ -6,16 +6,41 @@
 
 namespace sluice::sql {
 
+namespace {
+
+// The smallest location in a subtree: where the node's text starts.
+int FirstLocation(const Json& node) {
+  int best = -1;
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      int l =
+          it.key() == "location" && it->is_number_integer() ? it->get<int>() : FirstLocation(*it);
+      if (l >= 0 && (best < 0 || l < best)) best = l;
+    }
+  } else if (node.is_array()) {
+    for (const Json& e : node) {
+      int l = FirstLocation(e);
+      if (l >= 0 && (best < 0 || l < best)) best = l;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 int Location(const Json& node) {
   if (!node.is_object()) return -1;
   auto it = node.find("location");
-  if (it != node.end() && it->is_number_integer()) return it->get<int>();
+  if (it != node.end() && it->is_number_integer() && it->get<int>() >= 0) return it->get<int>();
   // Most nodes are wrapped as {"NodeType": {...}}.
   if (node.size() == 1 && node.begin()->is_object()) {
     auto inner = node.begin()->find("location");
-    if (inner != node.begin()->end() && inner->is_number_integer()) return inner->get<int>();
+    if (inner != node.begin()->end() && inner->is_number_integer() && inner->get<int>() >= 0) {
+      return inner->get<int>();
+    }
   }
-  return -1;
+  // A node without a location of its own (a cast, a JOIN): where its text starts.
+  return FirstLocation(node);
 }
 
 std::string FormatSqlError(std::string_view sql, int offset, std::string_view message) {

@@ -25,7 +25,8 @@ std::string FormatSqlError(std::string_view sql, int offset, std::string_view me
 Status SqlError(std::string_view sql, const Json& node, std::string_view message);
 Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view feature);
 
-// The node's "location" field, or -1.
+// The node's "location" field; for a node without one (a cast, a JOIN),
+// where its text starts; -1 if nothing in it has a location.
 int Location(const Json& node);
 
 }  // namespace sluice::sql

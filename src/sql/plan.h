@@ -9,6 +9,7 @@
 #include "dataflow/operators/aggregator.h"
 #include "dataflow/operators/join.h"
 #include "dataflow/operators/top_k.h"
+#include "dataflow/operators/window.h"
 #include "sql/expr.h"
 
 namespace sluice::sql {
@@ -48,6 +49,8 @@ enum class PlanKind {
   kTopK,          // the first `limit` rows after `offset` in `order`
   kRank,          // input 0 plus ROW_NUMBER() OVER (PARTITION BY partition ORDER BY
                   // order_exprs), keeping rows numbered up to `limit`
+  kWindow,        // input 0 plus (window_start, window_end), once per
+                  // tumbling or hopping window that holds its time column
 };
 
 struct PlanNode;
@@ -78,6 +81,7 @@ struct PlanNode {
   int64_t range = 0;                          // kRolling, in the order key's unit
   RankKind rank_kind = RankKind::kRowNumber;  // kRank
   AggCall rolling;                            // kRolling
+  WindowSpec window;                          // kWindow
 
   Schema schema() const {
     Schema s;

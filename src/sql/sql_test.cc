@@ -449,6 +449,85 @@ SELECT x, MAX(x) OVER (PARTITION BY p ORDER BY ts RANGE BETWEEN INTERVAL '45 min
                 7);
 }
 
+TEST(SqlTest, HoppingAndTumblingWindows) {
+  ExpectAllPass(R"(
+statement ok
+CREATE TABLE ev(id INTEGER, ts TIMESTAMP, d DATE)
+
+statement ok
+INSERT INTO ev VALUES (1, '2024-01-31 10:15:00', '2024-02-29'), (2, '2024-01-31 11:45:30.5', '2024-03-01'), (3, NULL, NULL), (4, '2024-01-31 10:40:00', '2024-02-29')
+
+query TTI rowsort
+SELECT w.window_start, w.window_end, COUNT(*) FROM ev, hop(ev.ts, INTERVAL '30 minutes', INTERVAL '1 hour') AS w GROUP BY 1, 2
+----
+2024-01-31 09:30:00
+2024-01-31 10:30:00
+1
+2024-01-31 10:00:00
+2024-01-31 11:00:00
+2
+2024-01-31 10:30:00
+2024-01-31 11:30:00
+1
+2024-01-31 11:00:00
+2024-01-31 12:00:00
+1
+2024-01-31 11:30:00
+2024-01-31 12:30:00
+1
+
+query IT rowsort
+SELECT id, s FROM ev, tumble(ts + INTERVAL '5 minutes', INTERVAL '1 hour', TIMESTAMP '2000-01-01 00:30') AS t(s, e) WHERE e > TIMESTAMP '2024-01-31 11:00'
+----
+2
+2024-01-31 11:30:00
+4
+2024-01-31 10:30:00
+
+query TI rowsort
+SELECT window_start, SUM(id) FROM ev, hop(d, INTERVAL '1 day', INTERVAL '2 days') GROUP BY window_start
+----
+2024-02-28 00:00:00
+5
+2024-02-29 00:00:00
+7
+2024-03-01 00:00:00
+2
+
+statement ok
+CREATE TABLE n(x INTEGER)
+
+statement ok
+INSERT INTO n VALUES (7), (-3)
+
+query III rowsort
+SELECT x, window_start, window_end FROM n, hop(x, 5, 10)
+----
+-3
+-10
+0
+-3
+-5
+5
+7
+0
+10
+7
+5
+15
+
+statement error
+SELECT * FROM ev, hop(ts, INTERVAL '1 month', INTERVAL '2 months')
+
+statement error
+SELECT * FROM ev, generate_series(1, 3)
+
+statement error
+SELECT * FROM ev, n, hop(id + x, 1, 2)
+)",
+                11);
+}
+
 TEST(SqlTest, ErrorsPointAtTheSpot) {
   auto r = ParseSql("SELECT a\nFROM t1 WHERE a >");
   ASSERT_FALSE(r.ok());
