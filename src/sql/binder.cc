@@ -678,7 +678,13 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
       mods.push_back((*body)["ival"].value("ival", int64_t{0}));
   }
   if (tn.contains("arrayBounds")) {
-    return SqlUnsupported(sql, type_name, "an array type in this position");
+    // T[], T[n] and T ARRAY: one array level per bound (sizes are not
+    // enforced, as in PostgreSQL).
+    Json elem = tn;
+    elem.erase("arrayBounds");
+    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql, elem));
+    for (size_t i = 0; i < tn["arrayBounds"].size(); ++i) t = SqlType::Array(t);
+    return t;
   }
   if (name == "int4" || name == "integer" || name == "int") return SqlType::Integer();
   if (name == "int8" || name == "bigint") return SqlType::BigInt();

@@ -469,6 +469,37 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   }
   if (kind == "FuncCall") return BindFuncCall(body, n, ctx);
   if (kind == "SubLink") return BindSubLink(body, n, ctx);
+  if (kind == "A_ArrayExpr") {
+    std::vector<ExprPtr> items;
+    for (const Json& a : body.value("elements", Json::array())) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+      items.push_back(x);
+    }
+    if (items.empty()) {
+      return SqlError(sql_, n, "cannot determine type of empty array (cast it: ARRAY[]::INT[])");
+    }
+    SLUICE_ASSIGN_OR_RETURN(items, Unify(std::move(items), n));
+    SqlType t = SqlType::Array(items[0]->type.WithNullable(true), false);
+    return MakeNode(ExprKind::kArray, t, std::move(items));
+  }
+  if (kind == "A_Indirection") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
+    for (const Json& ind : body.value("indirection", Json::array())) {
+      auto [ikind, ibody] = Node(ind);
+      if (ikind != "A_Indices" || ibody->value("is_slice", false)) {
+        return SqlUnsupported(sql_, n, ikind == "A_Indices" ? "array slices" : "field selection");
+      }
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindExpr((*ibody)["uidx"], ctx));
+      if (x->type.id() != TypeId::kArray) {
+        return SqlError(sql_, n,
+                        "cannot subscript type " + PgTypeName(x->type) +
+                            " because it is not an "
+                            "array");
+      }
+      SLUICE_ASSIGN_OR_RETURN(x, Call("[]", {x, i}, n));
+    }
+    return x;
+  }
   return SqlUnsupported(sql_, n, kind.empty() ? "this expression" : kind);
 }
 

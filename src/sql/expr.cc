@@ -1,5 +1,7 @@
 #include "sql/expr.h"
 
+#include <strings.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -114,6 +116,95 @@ double DecimalToDouble(int128 u, int scale) {
   return static_cast<double>(u) / std::pow(10.0, scale);
 }
 
+// PostgreSQL's text of an array element: quoted when it is empty, is the
+// word NULL, or holds a delimiter, a quote, a backslash or a space.
+std::string QuoteArrayElement(const std::string& text) {
+  bool quote = text.empty() || strcasecmp(text.c_str(), "null") == 0;
+  for (char c : text) {
+    if (c == '{' || c == '}' || c == ',' || c == '"' || c == '\\' ||
+        std::isspace(static_cast<unsigned char>(c))) {
+      quote = true;
+    }
+  }
+  if (!quote) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Parses PostgreSQL's array text ('{1,2,NULL}', '{"a b",c}', '{{1},{2}}')
+// from `*pos` into elements of type `elem`.
+Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Value* out) {
+  auto bad = [&](const char* why) {
+    return Status::InvalidArgument("malformed array literal: \"" + std::string(s) + "\" (" + why +
+                                   ")");
+  };
+  auto skip_space = [&] {
+    while (*pos < s.size() && std::isspace(static_cast<unsigned char>(s[*pos]))) ++*pos;
+  };
+  skip_space();
+  if (*pos >= s.size() || s[*pos] != '{') return bad("it must start with \"{\"");
+  ++*pos;
+  std::vector<Value> items;
+  skip_space();
+  if (*pos < s.size() && s[*pos] == '}') {
+    ++*pos;
+    *out = Value::List(std::move(items));
+    return Status::OK();
+  }
+  for (;;) {
+    skip_space();
+    Value item;
+    if (*pos < s.size() && s[*pos] == '{') {
+      if (elem.id() != TypeId::kArray) return bad("too many dimensions");
+      SLUICE_RETURN_IF_ERROR(ParseArrayText(s, pos, elem.children()[0], &item));
+    } else {
+      std::string text;
+      bool quoted = false;
+      if (*pos < s.size() && s[*pos] == '"') {
+        quoted = true;
+        ++*pos;
+        while (*pos < s.size() && s[*pos] != '"') {
+          if (s[*pos] == '\\' && *pos + 1 < s.size()) ++*pos;
+          text += s[(*pos)++];
+        }
+        if (*pos >= s.size()) return bad("unterminated quote");
+        ++*pos;
+      } else {
+        while (*pos < s.size() && s[*pos] != ',' && s[*pos] != '}') {
+          if (s[*pos] == '\\' && *pos + 1 < s.size()) ++*pos;
+          text += s[(*pos)++];
+        }
+        text = Trim(text);
+        if (text.empty()) return bad("an element is missing");
+      }
+      if (!quoted && strcasecmp(text.c_str(), "null") == 0) {
+        item = Value::Null();
+      } else if (elem.id() == TypeId::kArray) {
+        return bad("an element must be an array");
+      } else {
+        SLUICE_RETURN_IF_ERROR(CastValue(Value::String(text), SqlType::Varchar(), elem, &item));
+      }
+    }
+    items.push_back(std::move(item));
+    skip_space();
+    if (*pos < s.size() && s[*pos] == ',') {
+      ++*pos;
+      continue;
+    }
+    if (*pos < s.size() && s[*pos] == '}') {
+      ++*pos;
+      break;
+    }
+    return bad("expected \",\" or \"}\"");
+  }
+  *out = Value::List(std::move(items));
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string Expr::ToString() const {
@@ -206,6 +297,22 @@ int CompareValues(const Value& a, const Value& b) {
       int128 ky = (static_cast<int128>(y.months) * 30 + y.days) * 86400000000LL + y.micros;
       return kx < ky ? -1 : kx > ky;
     }
+    case K::kList: {
+      // Element by element, a NULL element after every value, then by
+      // length (PostgreSQL's array order).
+      const auto& x = a.list();
+      const auto& y = b.list();
+      for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+        if (x[i].is_null() || y[i].is_null()) {
+          int c = static_cast<int>(x[i].is_null()) - static_cast<int>(y[i].is_null());
+          if (c != 0) return c;
+          continue;
+        }
+        int c = CompareValues(x[i], y[i]);
+        if (c != 0) return c;
+      }
+      return x.size() < y.size() ? -1 : x.size() > y.size();
+    }
     default:
       return a == b ? 0 : (a.ToString() < b.ToString() ? -1 : 1);
   }
@@ -245,6 +352,24 @@ std::string ValueToText(const Value& v, const SqlType& type) {
     }
     case Value::Kind::kString:
       return v.string_value();
+    case Value::Kind::kList:
+      if (type.id() == TypeId::kArray) {
+        const SqlType& elem = type.children()[0];
+        std::string out = "{";
+        for (size_t i = 0; i < v.list().size(); ++i) {
+          const Value& x = v.list()[i];
+          if (i > 0) out += ',';
+          if (x.is_null()) {
+            out += "NULL";
+          } else if (elem.id() == TypeId::kArray) {
+            out += ValueToText(x, elem);
+          } else {
+            out += QuoteArrayElement(ValueToText(x, elem));
+          }
+        }
+        return out + "}";
+      }
+      return v.ToString();
     default:
       return v.ToString();
   }
@@ -257,6 +382,32 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
   }
   const TypeId t = to.id();
   using K = Value::Kind;
+  if (t == TypeId::kArray) {
+    const SqlType& elem = to.children()[0];
+    if (v.kind() == K::kString) {
+      const std::string text = v.string_value();  // `out` may be `v`
+      size_t pos = 0;
+      SLUICE_RETURN_IF_ERROR(ParseArrayText(text, &pos, elem, out));
+      while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+      if (pos != text.size()) {
+        return Status::InvalidArgument("malformed array literal: \"" + text +
+                                       "\" (junk after the closing \"}\")");
+      }
+      return Status::OK();
+    }
+    if (v.kind() == K::kList && from.id() == TypeId::kArray) {
+      std::vector<Value> items;
+      const std::vector<Value> in = v.list();  // `out` may be `v`
+      for (const Value& x : in) {
+        Value y;
+        SLUICE_RETURN_IF_ERROR(CastValue(x, from.children()[0], elem, &y));
+        items.push_back(std::move(y));
+      }
+      *out = Value::List(std::move(items));
+      return Status::OK();
+    }
+    return Status::InvalidArgument("cannot cast type " + from.ToString() + " to " + to.ToString());
+  }
   if (t == TypeId::kDate || t == TypeId::kTime || t == TypeId::kTimestamp) {
     const char* name = t == TypeId::kDate ? "date" : t == TypeId::kTime ? "time" : "timestamp";
     int64_t x = 0;
@@ -461,7 +612,7 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
 
 ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
   if (e->type.id() == to.id() && e->type.precision() == to.precision() &&
-      e->type.scale() == to.scale()) {
+      e->type.scale() == to.scale() && e->type.children() == to.children()) {
     return e;
   }
   if (e->kind == ExprKind::kLiteral) {
@@ -540,6 +691,14 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
       }
       if (e.has_else) return Eval(*e.args.back(), row, out);
       *out = Value::Null();
+      return Status::OK();
+    }
+    case ExprKind::kArray: {
+      std::vector<Value> items(e.args.size());
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &items[i]));
+      }
+      *out = Value::List(std::move(items));
       return Status::OK();
     }
     case ExprKind::kCoalesce:

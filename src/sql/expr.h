@@ -40,6 +40,7 @@ enum class ExprKind {
   kCoalesce,    // first non-NULL arg
   kInList,      // args[0] [NOT] IN (args[1..]) with SQL's NULL rules
   kIsDistinct,  // args[0] IS [NOT] DISTINCT FROM args[1]
+  kArray,       // ARRAY[args...]
 };
 
 struct Expr;

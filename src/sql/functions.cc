@@ -342,6 +342,8 @@ std::string PgTypeName(const SqlType& t) {
       return "timestamp without time zone";
     case TypeId::kInterval:
       return "interval";
+    case TypeId::kArray:
+      return PgTypeName(t.children()[0]) + "[]";
     default:
       return t.ToString();
   }
@@ -365,6 +367,14 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
     return t.id() == TypeId::kDate || t.id() == TypeId::kTimestamp;
   };
   if (is_dt(a) && is_dt(b) && a.id() != b.id()) return SqlType::Timestamp();
+  if (a.id() == TypeId::kArray && b.id() == TypeId::kArray) {
+    auto e = CommonType(a.children()[0], b.children()[0]);
+    if (!e.ok()) {
+      return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
+                                     " cannot be matched");
+    }
+    return SqlType::Array(*e);
+  }
   if (a.id() == b.id()) return a.WithNullable(true);
   return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
                                  " cannot be matched");
@@ -403,7 +413,10 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
     }
     return r;
   };
-  if (ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r)) return r;
+  if (ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r) ||
+      ResolveArray(name, args, &r)) {
+    return r;
+  }
   if (name == "+" && args.size() == 2) return arith(AddInt, AddDouble, AddDec, "+", false, false);
   if (name == "-" && args.size() == 2) return arith(SubInt, SubDouble, SubDec, "-", false, false);
   if (name == "*") return arith(MulInt, MulDouble, MulDec, "*", false, true);

@@ -12,5 +12,6 @@ namespace sluice::sql {
 // Each returns true and fills `r` if it has `name` for `args`.
 bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 
 }  // namespace sluice::sql

@@ -528,6 +528,95 @@ SELECT * FROM ev, n, hop(id + x, 1, 2)
                 11);
 }
 
+TEST(SqlTest, Arrays) {
+  ExpectAllPass(R"(
+statement ok
+CREATE TABLE a(id INTEGER, xs INTEGER[], tags TEXT ARRAY)
+
+statement ok
+INSERT INTO a VALUES (1, '{1,2,3}', '{"a b",c}'), (2, ARRAY[4, NULL], ARRAY['x']), (3, NULL, '{}'), (4, '{1,2,3}', NULL)
+
+query ITT rowsort
+SELECT id, xs, tags FROM a
+----
+1
+{1,2,3}
+{"a b",c}
+2
+{4,NULL}
+{x}
+3
+NULL
+{}
+4
+{1,2,3}
+NULL
+
+query IIIIT rowsort
+SELECT id, xs[1], xs[5], cardinality(xs), array_to_string(tags, '|') FROM a
+----
+1
+1
+NULL
+3
+a b|c
+2
+4
+NULL
+2
+x
+3
+NULL
+NULL
+NULL
+(empty)
+4
+1
+NULL
+3
+NULL
+
+query TI rowsort
+SELECT xs, COUNT(*) FROM a GROUP BY xs
+----
+NULL
+1
+{1,2,3}
+2
+{4,NULL}
+1
+
+query II rowsort
+SELECT x.id, y.id FROM a x JOIN a y ON x.xs = y.xs AND x.id < y.id
+----
+1
+4
+
+query TII nosort
+SELECT ARRAY[id, id * 2], array_length(xs, 1), array_position(xs, 2) FROM a WHERE id = 1
+----
+{1,2}
+3
+2
+
+query I rowsort
+SELECT id FROM a WHERE xs < ARRAY[2] AND xs > '{1,1}'
+----
+1
+4
+
+statement error
+SELECT ARRAY[]
+
+statement error
+SELECT id[1] FROM a
+
+statement error
+INSERT INTO a VALUES (5, '{1,', NULL)
+)",
+                11);
+}
+
 TEST(SqlTest, ErrorsPointAtTheSpot) {
   auto r = ParseSql("SELECT a\nFROM t1 WHERE a >");
   ASSERT_FALSE(r.ok());

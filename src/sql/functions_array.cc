@@ -1,0 +1,103 @@
+// Array functions: subscripts, cardinality, array_length, array_to_string
+// and array_position, with PostgreSQL's one-based, NULL-when-absent rules.
+#include "sql/functions_internal.h"
+
+namespace sluice::sql {
+namespace {
+
+// a[i]: NULL when i is out of range, as in PostgreSQL.
+Status Subscript(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<Value>& items = a[0].list();
+  int64_t i = a[1].int_value();
+  *out = i >= 1 && static_cast<uint64_t>(i) <= items.size() ? items[static_cast<size_t>(i - 1)]
+                                                            : Value::Null();
+  return Status::OK();
+}
+
+Status Cardinality(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(static_cast<int64_t>(a[0].list().size()));
+  return Status::OK();
+}
+
+// array_length(a, 1): NULL for an empty array or another dimension.
+Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
+  const size_t n = a[0].list().size();
+  *out = a[1].int_value() == 1 && n > 0 ? Value::Int(static_cast<int64_t>(n)) : Value::Null();
+  return Status::OK();
+}
+
+// array_to_string(a, sep): the non-NULL elements' text, joined.
+Status ArrayToString(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string s;
+  bool first = true;
+  for (const Value& x : a[0].list()) {
+    if (x.is_null()) continue;
+    if (!first) s += a[1].string_value();
+    first = false;
+    s += x.string_value();
+  }
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+
+// array_position(a, x): the first one-based position of x, or NULL.
+Status ArrayPosition(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<Value>& items = a[0].list();
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].is_null() && CompareValues(items[i], a[1]) == 0) {
+      *out = Value::Int(static_cast<int64_t>(i + 1));
+      return Status::OK();
+    }
+  }
+  *out = Value::Null();
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  if (args.empty() || args[0].id() != TypeId::kArray) return false;
+  const SqlType elem = args[0].children()[0];
+  const SqlType array = args[0].WithNullable(true);
+  if (name == "[]" && args.size() == 2 && args[1].IsInteger()) {
+    r->fn = Subscript;
+    r->name = "[]";
+    r->result = elem.WithNullable(true);
+    r->arg_types = {array, SqlType::BigInt()};
+    return true;
+  }
+  if (name == "cardinality" && args.size() == 1) {
+    r->fn = Cardinality;
+    r->name = "cardinality";
+    r->result = SqlType::Integer();
+    r->arg_types = {array};
+    return true;
+  }
+  if (name == "array_length" && args.size() == 2 && args[1].IsInteger()) {
+    r->fn = ArrayLength;
+    r->name = "array_length";
+    r->result = SqlType::Integer();
+    r->arg_types = {array, SqlType::BigInt()};
+    return true;
+  }
+  if (name == "array_to_string" && args.size() == 2 && args[1].IsString()) {
+    // Elements become text first, as PostgreSQL prints them.
+    r->fn = ArrayToString;
+    r->name = "array_to_string";
+    r->result = SqlType::Varchar();
+    r->arg_types = {SqlType::Array(SqlType::Varchar()), SqlType::Varchar()};
+    return true;
+  }
+  if (name == "array_position" && args.size() == 2) {
+    auto t = CommonType(elem, args[1]);
+    if (!t.ok()) return false;
+    r->fn = ArrayPosition;
+    r->name = "array_position";
+    r->result = SqlType::Integer();
+    r->arg_types = {SqlType::Array(*t), *t};
+    return true;
+  }
+  return false;
+}
+
+}  // namespace sluice::sql
