@@ -966,21 +966,22 @@ INSTANTIATE_TEST_SUITE_P(Hops, WindowProperty, ::testing::Values(0, 4, 15));
 
 // ---------------------------------------------------------------- upsert
 
-// Random inserts (replacing) and deletes by key, several per key in one step,
-// against a std::map from key to row applied in sequence order.
+// Random inserts (replacing), deletes and updates of some columns by key,
+// several per key in one step, against a std::map from key to row applied in
+// sequence order.
 TEST(OperatorProperty, UpsertKeepsOneRowPerKey) {
   const Schema key_schema = {SqlType::BigInt(false)};
-  const Schema row_schema = {SqlType::BigInt(false), SqlType::Varchar()};
+  const Schema row_schema = {SqlType::BigInt(false), SqlType::Varchar(), SqlType::BigInt()};
   for (int workers : {1, 2, 3, 7}) {
     RuntimeOptions opts;
     opts.workers = workers;
     auto rt = Runtime::Start(opts, [&](Circuit& c) {
-      AddOutput(c, Upsert(c, AddInput(c, "cmds")), "out");
+      AddOutput(c, Upsert(c, AddInput(c, "cmds"), row_schema), "out");
       return Status::OK();
     });
     ASSERT_TRUE(rt.ok());
     std::mt19937_64 rng(static_cast<uint64_t>(workers) * 31);
-    std::map<int64_t, std::string> table;  // key -> encoded row
+    std::map<int64_t, std::vector<Value>> table;  // key -> row
     Model integral;
     uint64_t seq = 0;
     for (int step = 0; step < 40; ++step) {
@@ -989,12 +990,35 @@ TEST(OperatorProperty, UpsertKeepsOneRowPerKey) {
       for (int i = 0; i < n; ++i) {
         int64_t k = static_cast<int64_t>(rng() % 10);
         std::string key = Enc(key_schema, {Value::Int(k)});
-        if (rng() % 3 == 0) {
+        int what = static_cast<int>(rng() % 4);
+        Value num = rng() % 4 == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(rng() % 50));
+        if (what == 0) {
           cmds.Push(key, EncodeUpsertCommand(seq++, UpsertOpKind::kDelete, ""), 1);
           table.erase(k);
+        } else if (what == 1) {
+          // Update the string, the number or both; nothing if no row.
+          std::vector<bool> present = {false, rng() % 2 == 0, false};
+          present[2] = !present[1] || rng() % 2 == 0;
+          Value str = RandS(rng);
+          std::string fields;
+          Schema sub;
+          std::vector<Value> vals;
+          if (present[1]) sub.push_back(row_schema[1]), vals.push_back(str);
+          if (present[2]) sub.push_back(row_schema[2]), vals.push_back(num);
+          ASSERT_TRUE(EncodeRow(sub, vals, &fields).ok());
+          cmds.Push(
+              key,
+              EncodeUpsertCommand(seq++, UpsertOpKind::kUpdate, EncodeUpdatePatch(present, fields)),
+              1);
+          auto it = table.find(k);
+          if (it != table.end()) {
+            if (present[1]) it->second[1] = str;
+            if (present[2]) it->second[2] = num;
+          }
         } else {
-          std::string row = Enc(row_schema, {Value::Int(k), RandS(rng)});
-          cmds.Push(key, EncodeUpsertCommand(seq++, UpsertOpKind::kInsert, row), 1);
+          std::vector<Value> row = {Value::Int(k), RandS(rng), num};
+          cmds.Push(key, EncodeUpsertCommand(seq++, UpsertOpKind::kInsert, Enc(row_schema, row)),
+                    1);
           table[k] = row;
         }
       }
@@ -1003,7 +1027,7 @@ TEST(OperatorProperty, UpsertKeepsOneRowPerKey) {
       for (const auto& [kv, w] : FromBatch(**(*rt)->Output("out")))
         AddTo(&integral, kv.first, kv.second, w);
       Model expected;
-      for (const auto& [k, row] : table) AddTo(&expected, row, "", 1);
+      for (const auto& [k, row] : table) AddTo(&expected, Enc(row_schema, row), "", 1);
       ASSERT_EQ(integral, expected) << "workers " << workers << " step " << step;
     }
   }

@@ -153,7 +153,10 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors) {
     // A table with a primary key takes keyed commands (upsert.h) and holds
     // one row per key; any other table takes its rows' changes as they are.
     Stream* in = AddInput(c, t);
-    inputs[t] = program.catalog.FindTable(t)->primary_key.empty() ? in : Upsert(c, in);
+    const TableDef& def = *program.catalog.FindTable(t);
+    Schema schema;
+    for (const Column& col : def.columns) schema.push_back(col.type);
+    inputs[t] = def.primary_key.empty() ? in : Upsert(c, in, schema);
   }
   Lowering lower(
       c, [&](const std::string& table) { return inputs.at(table); }, errors);

@@ -2,20 +2,49 @@
 
 #include "base/bytes.h"
 #include "dataflow/operators/exchange.h"
+#include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
 
 namespace sluice {
 
-std::string EncodeUpsertCommand(uint64_t seq, UpsertOpKind op, std::string_view row) {
+std::string EncodeUpsertCommand(uint64_t seq, UpsertOpKind op, std::string_view payload) {
   std::string out(8, '\0');
   for (int i = 7; i >= 0; --i) {
     out[static_cast<size_t>(i)] = static_cast<char>(seq & 0xff);
     seq >>= 8;
   }
   out.push_back(static_cast<char>(op));
-  if (op == UpsertOpKind::kInsert) out.append(row);
+  if (op != UpsertOpKind::kDelete) out.append(payload);
   return out;
+}
+
+std::string EncodeUpdatePatch(const std::vector<bool>& present, std::string_view fields) {
+  std::string out((present.size() + 7) / 8, '\0');
+  for (size_t i = 0; i < present.size(); ++i) {
+    if (present[i]) out[i / 8] = static_cast<char>(out[i / 8] | (1 << (i % 8)));
+  }
+  out.append(fields);
+  return out;
+}
+
+Status UpsertOp::ApplyPatch(std::string_view patch, std::string* row) const {
+  const size_t n = schema_.size(), bitmap = (n + 7) / 8;
+  if (patch.size() < bitmap) return Status::InvalidArgument("truncated update patch");
+  Schema present;
+  std::vector<bool> set(n);
+  for (size_t i = 0; i < n; ++i) {
+    set[i] = (static_cast<uint8_t>(patch[i / 8]) >> (i % 8)) & 1;
+    if (set[i]) present.push_back(schema_[i]);
+  }
+  std::vector<std::string_view> old_fields, new_fields;
+  SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(schema_, *row, &old_fields, "upsert"));
+  SLUICE_RETURN_IF_ERROR(
+      SplitRowOrMisfit(present, patch.substr(bitmap), &new_fields, "update patch"));
+  std::string out;
+  for (size_t i = 0, j = 0; i < n; ++i) out.append(set[i] ? new_fields[j++] : old_fields[i]);
+  *row = std::move(out);
+  return Status::OK();
 }
 
 Status UpsertOp::Eval() {
@@ -51,6 +80,8 @@ Status UpsertOp::Eval() {
         has = true;
       } else if (op == static_cast<char>(UpsertOpKind::kDelete)) {
         has = false;
+      } else if (op == static_cast<char>(UpsertOpKind::kUpdate)) {
+        if (has) SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), &after));
       } else {
         return Status::InvalidArgument("unknown upsert command '" + std::string(1, op) + "'");
       }
@@ -75,8 +106,8 @@ Status UpsertOp::Eval() {
   return Status::OK();
 }
 
-Stream* Upsert(Circuit& c, Stream* commands) {
-  return c.Add<UpsertOp>(Exchange(c, commands), c.context().spine)->output();
+Stream* Upsert(Circuit& c, Stream* commands, Schema schema) {
+  return c.Add<UpsertOp>(Exchange(c, commands), std::move(schema), c.context().spine)->output();
 }
 
 }  // namespace sluice
