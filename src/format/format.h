@@ -1,0 +1,125 @@
+// Input and output formats: JSON and CSV records decoded into encoded rows
+// (and keyed commands), and rows encoded back into records.
+//
+// A decoder turns a chunk of complete records into a ChangeBuffer; a record
+// that cannot be decoded is reported with its number, line, column and
+// reason, and adds nothing (callers that need a request to be atomic discard
+// the whole buffer when any record failed).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "types/sql_type.h"
+
+namespace sluice::format {
+
+// A table or view as formats see it.
+struct Relation {
+  std::string name;
+  std::vector<std::string> columns;
+  Schema schema;
+  std::vector<int> key;  // primary key columns; empty: the table takes row changes
+};
+
+enum class ChangeKind : uint8_t { kInsert, kDelete, kUpdate };
+
+// Decoded changes to one relation, in arrival order, in one arena:
+//  - a relation without a key: `payload` is the encoded row;
+//  - with a key: `key` is the encoded key columns, and `payload` is the row
+//    (insert), nothing (delete) or an update patch (EncodeUpdatePatch).
+class ChangeBuffer {
+ public:
+  void Add(ChangeKind kind, std::string_view key, std::string_view payload);
+  void Append(const ChangeBuffer& other);
+  // Keeps the first `n` changes.
+  void Truncate(size_t n);
+  void Clear();
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  size_t bytes() const { return arena_.size(); }
+  ChangeKind kind(size_t i) const { return entries_[i].kind; }
+  std::string_view key(size_t i) const {
+    return std::string_view(arena_).substr(entries_[i].offset, entries_[i].key_len);
+  }
+  std::string_view payload(size_t i) const {
+    return std::string_view(arena_).substr(entries_[i].offset + entries_[i].key_len,
+                                           entries_[i].payload_len);
+  }
+
+ private:
+  struct Entry {
+    ChangeKind kind;
+    uint32_t key_len;
+    uint32_t payload_len;
+    uint64_t offset;
+  };
+  std::string arena_;
+  std::vector<Entry> entries_;
+};
+
+// Where a chunk starts in its stream, for error positions.
+struct Position {
+  uint64_t record = 1;  // number of the chunk's first record
+  uint64_t line = 1;    // line of the chunk's first byte
+};
+
+struct RecordError {
+  uint64_t record = 0;
+  uint64_t line = 0;
+  uint64_t column = 0;  // 1-based byte column in the line
+  std::string reason;
+
+  std::string ToString() const;
+};
+
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  // Decodes `data`, which holds whole records. Returns the position after
+  // them. Bad records go to `errors` (at most `max_errors` are kept; the
+  // count is complete).
+  virtual Position Decode(std::string_view data, Position at, ChangeBuffer* out,
+                          std::vector<RecordError>* errors, uint64_t* error_count) = 0;
+  // The length of the longest prefix of `data` that holds whole records
+  // (for streams that arrive in pieces).
+  virtual size_t CompleteRecords(std::string_view data) const;
+
+  static constexpr size_t kMaxErrors = 100;
+};
+
+class Encoder {
+ public:
+  virtual ~Encoder() = default;
+  // Appends the records of one encoded row with its weight: |weight|
+  // inserts (weight > 0) or deletes, each followed by the encoder's
+  // terminator.
+  virtual Status Encode(std::string_view row, int64_t weight, std::string* out) = 0;
+};
+
+// Options of the formats, from a connector's `format.config` or from the
+// query string of an HTTP request.
+struct FormatOptions {
+  std::string name = "json";                    // json | csv
+  std::string update_format = "insert_delete";  // json: insert_delete | raw
+  bool array = false;                           // json: one array of records
+  char delimiter = ',';                         // csv
+  bool headers = false;                         // csv: the first line names columns (skipped)
+};
+
+// Reads FormatOptions from a JSON object (`format.config`); unknown keys
+// are an error that names them.
+Result<FormatOptions> ParseFormatOptions(const std::string& name, std::string_view config_json);
+
+Result<std::unique_ptr<Decoder>> MakeDecoder(const FormatOptions& options, const Relation& rel);
+// `terminator` follows every record: "\n" for files, "," inside a JSON
+// array.
+Result<std::unique_ptr<Encoder>> MakeEncoder(const FormatOptions& options, const Relation& rel,
+                                             std::string terminator = "\n");
+
+}  // namespace sluice::format

@@ -1,0 +1,239 @@
+#include "format/format.h"
+
+#include <gtest/gtest.h>
+
+#include "dataflow/operators/upsert.h"
+#include "types/row_codec.h"
+
+namespace sluice::format {
+namespace {
+
+Relation People(bool keyed) {
+  Relation r;
+  r.name = "people";
+  r.columns = {"id", "name", "score", "born", "seen", "tags", "ok"};
+  r.schema = {SqlType::BigInt(false), SqlType::Varchar(),   SqlType::Decimal(30, 10),
+              SqlType::Date(),        SqlType::Timestamp(), SqlType::Array(SqlType::Integer()),
+              SqlType::Boolean()};
+  if (keyed) r.key = {0};
+  return r;
+}
+
+struct Decoded {
+  ChangeBuffer changes;
+  std::vector<RecordError> errors;
+  uint64_t error_count = 0;
+  Position end;
+};
+
+Decoded Decode(const FormatOptions& o, const Relation& rel, std::string_view data) {
+  Decoded d;
+  auto dec = MakeDecoder(o, rel);
+  EXPECT_TRUE(dec.ok());
+  d.end = (*dec)->Decode(data, Position{}, &d.changes, &d.errors, &d.error_count);
+  return d;
+}
+
+std::string Row(const Relation& rel, std::string_view bytes) {
+  return RowToString(rel.schema, bytes);
+}
+
+TEST(JsonTest, InsertsAndDeletesEveryType) {
+  Relation rel = People(false);
+  FormatOptions o;
+  Decoded d = Decode(
+      o, rel,
+      R"({"insert": {"id": 1, "name": "ann", "score": 12345678901234567890.0123456789, "born": "2001-02-03", "seen": "2024-01-31 10:15:00.5", "tags": [1, null, 3], "ok": true}}
+{"delete": {"ID": 2, "Name": "b\"ob\n"}}
+
+  {"insert": {"id": 3}}
+)");
+  ASSERT_TRUE(d.errors.empty()) << d.errors[0].ToString();
+  ASSERT_EQ(d.changes.size(), 3u);
+  EXPECT_EQ(d.changes.kind(0), ChangeKind::kInsert);
+  EXPECT_EQ(Row(rel, d.changes.payload(0)),
+            "(1, 'ann', 12345678901234567890.0123456789, 11356, 1706696100500000, [1, NULL, 3], "
+            "true)");
+  EXPECT_EQ(d.changes.kind(1), ChangeKind::kDelete);
+  EXPECT_EQ(Row(rel, d.changes.payload(1)), "(2, 'b\"ob\n', NULL, NULL, NULL, NULL, NULL)");
+  EXPECT_EQ(Row(rel, d.changes.payload(2)), "(3, NULL, NULL, NULL, NULL, NULL, NULL)");
+  EXPECT_EQ(d.end.record, 4u);
+  EXPECT_EQ(d.end.line, 5u);
+}
+
+TEST(JsonTest, BadRecordsNameRecordLineColumnAndReason) {
+  Relation rel = People(false);
+  FormatOptions o;
+  Decoded d = Decode(o, rel,
+                     "{\"insert\": {\"id\": 1}}\n"
+                     "{\"insert\": {\"id\": \"x\"}}\n"
+                     "{\"insert\": {\"id\": 2, \"nope\": 1}}\n"
+                     "{\"insert\": {\"id\": 3,, }}\n"
+                     "{\"insert\": {\"name\": \"no id\"}}\n"
+                     "{\"upsert\": {\"id\": 4}}\n"
+                     "{\"insert\": {\"id\": 5, \"born\": \"2001-13-01\"}}\n"
+                     "{\"insert\": {\"id\": 6}} x\n"
+                     "[1]\n"
+                     "{\"insert\": {\"id\": 7, \"tags\": [1, \"a\"]}}\n"
+                     "{\"insert\": {\"id\": 8}}\n");
+  EXPECT_EQ(d.changes.size(), 2u);
+  ASSERT_EQ(d.error_count, 9u);
+  ASSERT_EQ(d.errors.size(), 9u);
+  auto err = [&](size_t i) { return d.errors[i].ToString(); };
+  EXPECT_EQ(d.errors[0].record, 2u);
+  EXPECT_EQ(d.errors[0].line, 2u);
+  EXPECT_EQ(d.errors[0].column, 19u);
+  EXPECT_NE(err(0).find("column \"id\": invalid input syntax for type bigint"), std::string::npos)
+      << err(0);
+  EXPECT_NE(err(1).find("unknown column \"nope\" of table people"), std::string::npos) << err(1);
+  EXPECT_EQ(d.errors[2].line, 4u);
+  EXPECT_NE(err(3).find("column \"id\": NOT NULL column is missing"), std::string::npos) << err(3);
+  EXPECT_NE(err(4).find("unknown operation \"upsert\""), std::string::npos) << err(4);
+  EXPECT_NE(err(5).find("column \"born\""), std::string::npos) << err(5);
+  EXPECT_NE(err(6).find("trailing characters"), std::string::npos) << err(6);
+  EXPECT_EQ(d.errors[6].column, 23u);
+  EXPECT_NE(err(7).find("must be a JSON object"), std::string::npos) << err(7);
+  EXPECT_NE(err(8).find("column \"tags\""), std::string::npos) << err(8);
+  EXPECT_EQ(Row(rel, d.changes.payload(1)), "(8, NULL, NULL, NULL, NULL, NULL, NULL)");
+}
+
+TEST(JsonTest, ArraysOfRecordsAndRawRows) {
+  Relation rel = People(false);
+  FormatOptions o;
+  o.array = true;
+  Decoded d = Decode(o, rel, "[{\"insert\": {\"id\": 1}},\n {\"delete\": {\"id\": 2}}]");
+  ASSERT_TRUE(d.errors.empty()) << d.errors[0].ToString();
+  ASSERT_EQ(d.changes.size(), 2u);
+  EXPECT_EQ(d.changes.kind(1), ChangeKind::kDelete);
+  Decoded bad = Decode(o, rel, "[{\"insert\": {\"id\": 1}},\n {\"insert\": {\"id\": true}}]");
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_EQ(bad.errors[0].record, 2u);
+  EXPECT_EQ(bad.errors[0].line, 2u);
+  o.array = false;
+  o.update_format = "raw";
+  Decoded raw = Decode(o, rel, "{\"id\": 5, \"name\": \"e\"}\n");
+  ASSERT_EQ(raw.changes.size(), 1u);
+  EXPECT_EQ(Row(rel, raw.changes.payload(0)), "(5, 'e', NULL, NULL, NULL, NULL, NULL)");
+}
+
+TEST(JsonTest, KeyedTablesTakeKeysAndUpdates) {
+  Relation rel = People(true);
+  FormatOptions o;
+  Decoded d = Decode(o, rel,
+                     "{\"insert\": {\"id\": 1, \"name\": \"ann\"}}\n"
+                     "{\"delete\": {\"id\": 1}}\n"
+                     "{\"update\": {\"id\": 1, \"ok\": false}}\n"
+                     "{\"update\": {\"name\": \"no key\"}}\n");
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_NE(d.errors[0].reason.find("primary key column \"id\" is missing"), std::string::npos);
+  ASSERT_EQ(d.changes.size(), 3u);
+  const Schema key = {SqlType::BigInt(false)};
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(RowToString(key, d.changes.key(i)), "(1)");
+  EXPECT_EQ(d.changes.payload(1), "");
+  EXPECT_EQ(d.changes.kind(2), ChangeKind::kUpdate);
+  std::string fields;
+  ASSERT_TRUE(EncodeRow({SqlType::BigInt(false), SqlType::Boolean()},
+                        {Value::Int(1), Value::Bool(false)}, &fields)
+                  .ok());
+  EXPECT_EQ(d.changes.payload(2),
+            EncodeUpdatePatch({true, false, false, false, false, false, true}, fields));
+  Relation plain = People(false);
+  Decoded u = Decode(o, plain, "{\"update\": {\"id\": 1}}\n");
+  ASSERT_EQ(u.errors.size(), 1u);
+  EXPECT_NE(u.errors[0].reason.find("needs a primary key"), std::string::npos);
+}
+
+TEST(JsonTest, EncodesRecordsThatDecodeBack) {
+  Relation rel = People(false);
+  FormatOptions o;
+  auto enc = MakeEncoder(o, rel);
+  ASSERT_TRUE(enc.ok());
+  std::string row, out;
+  ASSERT_TRUE(
+      EncodeRow(rel.schema,
+                {Value::Int(7), Value::String("a \"q\"\n"), Value::Decimal(12345, 2),
+                 Value::Int(10), Value::Int(1500000), Value::List({Value::Int(1)}), Value::Null()},
+                &row)
+          .ok());
+  ASSERT_TRUE((*enc)->Encode(row, 2, &out).ok());
+  ASSERT_TRUE((*enc)->Encode(row, -1, &out).ok());
+  const std::string one =
+      R"({"id":7,"name":"a \"q\"\n","score":123.4500000000,"born":"1970-01-11","seen":"1970-01-01 00:00:01.5","tags":[1],"ok":null})";
+  EXPECT_EQ(out, "{\"insert\":" + one + "}\n{\"insert\":" + one + "}\n{\"delete\":" + one + "}\n");
+  Decoded d = Decode(o, rel, out);
+  ASSERT_TRUE(d.errors.empty()) << d.errors[0].ToString();
+  ASSERT_EQ(d.changes.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(d.changes.payload(i), row);
+  EXPECT_EQ(d.changes.kind(2), ChangeKind::kDelete);
+}
+
+TEST(CsvTest, QuotesNullsWeightsAndErrors) {
+  Relation rel;
+  rel.name = "t";
+  rel.columns = {"a", "s", "d"};
+  rel.schema = {SqlType::Integer(), SqlType::Varchar(), SqlType::Date()};
+  FormatOptions o;
+  o.name = "csv";
+  Decoded d = Decode(o, rel,
+                     "1,plain,2024-01-02\n"
+                     "2,\"with, comma and \"\"quotes\"\"\nand a newline\",\n"
+                     ",\"\",2024-01-03,-1\n"
+                     "x,bad,\n"
+                     "4,four\n"
+                     "5,\"five\"x,\n"
+                     "6,six,2024-02-30\r\n"
+                     "7,seven,,3\n");
+  ASSERT_EQ(d.errors.size(), 4u);
+  EXPECT_EQ(d.errors[0].record, 4u);
+  EXPECT_EQ(d.errors[0].line, 5u);
+  EXPECT_EQ(d.errors[0].column, 1u);
+  EXPECT_NE(d.errors[0].reason.find("column \"a\""), std::string::npos) << d.errors[0].reason;
+  EXPECT_NE(d.errors[1].reason.find("expected 3 fields"), std::string::npos);
+  EXPECT_NE(d.errors[2].reason.find("after a closing quote"), std::string::npos);
+  EXPECT_EQ(d.errors[3].line, 8u);
+  EXPECT_EQ(d.errors[3].column, 7u);
+  ASSERT_EQ(d.changes.size(), 6u);
+  EXPECT_EQ(Row(rel, d.changes.payload(0)), "(1, 'plain', 19724)");
+  EXPECT_EQ(Row(rel, d.changes.payload(1)),
+            "(2, 'with, comma and \"quotes\"\nand a newline', NULL)");
+  EXPECT_EQ(d.changes.kind(2), ChangeKind::kDelete);
+  EXPECT_EQ(Row(rel, d.changes.payload(2)), "(NULL, '', 19725)");
+  for (size_t i = 3; i < 6; ++i) EXPECT_EQ(Row(rel, d.changes.payload(i)), "(7, 'seven', NULL)");
+  EXPECT_EQ(d.end.line, 10u);
+  // A chunk ends after the last newline outside quotes.
+  auto dec = MakeDecoder(o, rel);
+  EXPECT_EQ((*dec)->CompleteRecords("1,a,\n2,\"b\nc"), 5u);
+}
+
+TEST(CsvTest, EncodesWithWeights) {
+  Relation rel;
+  rel.name = "t";
+  rel.columns = {"a", "s", "xs"};
+  rel.schema = {SqlType::Integer(), SqlType::Varchar(), SqlType::Array(SqlType::Integer())};
+  FormatOptions o;
+  o.name = "csv";
+  auto enc = MakeEncoder(o, rel);
+  std::string row, out;
+  ASSERT_TRUE(EncodeRow(rel.schema,
+                        {Value::Null(), Value::String("a,\"b\""),
+                         Value::List({Value::Int(1), Value::Int(2)})},
+                        &row)
+                  .ok());
+  ASSERT_TRUE((*enc)->Encode(row, -2, &out).ok());
+  EXPECT_EQ(out, ",\"a,\"\"b\"\"\",\"{1,2}\",-2\n");
+  Decoded d = Decode(o, rel, out);
+  ASSERT_TRUE(d.errors.empty()) << d.errors[0].ToString();
+  ASSERT_EQ(d.changes.size(), 2u);
+  EXPECT_EQ(d.changes.payload(0), row);
+}
+
+TEST(FormatTest, OptionsNameUnknownSettings) {
+  EXPECT_TRUE(ParseFormatOptions("json", R"({"update_format": "raw", "array": true})").ok());
+  auto bad = ParseFormatOptions("json", R"({"colour": 1})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown setting \"colour\""), std::string::npos);
+  EXPECT_FALSE(ParseFormatOptions("xml", "").ok());
+}
+
+}  // namespace
+}  // namespace sluice::format
