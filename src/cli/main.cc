@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/demo.h"
+#include "cli/run.h"
 #include "sql/slt.h"
 
 namespace {
@@ -15,6 +16,10 @@ void Usage(FILE* out) {
                "usage: sluice <command> [options]\n"
                "\n"
                "commands:\n"
+               "  run PROGRAM.sql [--port N] [--host ADDR] [--workers W] [--storage DIR]\n"
+               "      [--config runtime.json]\n"
+               "                       run a pipeline: its connectors and the HTTP API\n"
+               "                       (docs/api.md) until SIGINT or SIGTERM\n"
                "  demo [--workers N]   run the engine demo: a join feeding a GROUP BY,\n"
                "                       maintained incrementally over three steps\n"
                "  slt [--workers N] [--verbose] FILE|DIR...\n"
@@ -32,6 +37,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   std::string cmd = argv[1];
+  if (cmd == "run") return sluice::RunPipeline(argc, argv);
   if (cmd == "demo") {
     int workers = 2;
     for (int i = 2; i < argc; ++i) {

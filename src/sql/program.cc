@@ -157,6 +157,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors) {
     Schema schema;
     for (const Column& col : def.columns) schema.push_back(col.type);
     inputs[t] = def.primary_key.empty() ? in : Upsert(c, in, schema);
+    AddOutput(c, inputs[t], t);
   }
   Lowering lower(
       c, [&](const std::string& table) { return inputs.at(table); }, errors);

@@ -25,7 +25,8 @@ struct Program {
 Result<Program> CompileProgram(std::string_view text);
 
 // Builds the circuit of every view into `c`: one input per table (named after
-// it) and one output per view (named after it, the view's visible columns).
+// it), and one output per table (its rows' changes) and per view (the view's
+// visible columns), named after them.
 // A table without a primary key takes the changes of its rows (encoded with
 // its columns); a table with one takes commands (EncodeUpsertCommand, keyed
 // by the encoded key columns), so that inserting an existing key replaces

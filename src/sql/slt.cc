@@ -16,6 +16,7 @@
 #include "sql/binder.h"
 #include "sql/lower.h"
 #include "sql/program.h"
+#include "sql/query.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -410,8 +411,19 @@ Status Runner::Statement(const std::string& sql) {
 }
 
 Result<std::vector<Row>> Runner::Evaluate(const BoundQuery& q, bool incremental) {
+  if (!incremental) {
+    // Over the data already there, an evaluation error is what PostgreSQL
+    // would have failed the query with.
+    return EvaluateOnce(q, [&](const std::string& name) -> Result<std::vector<BatchPtr>> {
+      TableData* t = Find(name);
+      BatchBuilder b;
+      for (const auto& [row, w] : t->rows) b.Push(row, w);
+      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, b.Finish());
+      return std::vector<BatchPtr>{all};
+    });
+  }
   RuntimeOptions opts;
-  opts.workers = incremental ? options_.workers : 1;
+  opts.workers = options_.workers;
   std::set<std::string> scanned;
   EvalErrors errors;
   auto rt = Runtime::Start(opts, [&](Circuit& c) {
@@ -437,33 +449,19 @@ Result<std::vector<Row>> Runner::Evaluate(const BoundQuery& q, bool incremental)
     outputs.push_back(o);
     return Status::OK();
   };
-  if (!incremental) {
+  // The statements' changes, in their order, spread over a few steps; an
+  // empty first step comes before any data. Intermediate states may raise
+  // evaluation errors that the final state does not have.
+  const size_t kSteps = 4;
+  SLUICE_RETURN_IF_ERROR(step());
+  for (size_t s = 0; s < kSteps; ++s) {
     for (const std::string& name : scanned) {
-      TableData* t = Find(name);
-      BatchBuilder b;
-      for (const auto& [row, w] : t->rows) b.Push(row, w);
-      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, b.Finish());
-      SLUICE_RETURN_IF_ERROR((*rt)->Push(name, all));
+      const auto& h = Find(name)->history;
+      size_t from = h.size() * s / kSteps, to = h.size() * (s + 1) / kSteps;
+      for (size_t i = from; i < to; ++i) SLUICE_RETURN_IF_ERROR((*rt)->Push(name, h[i]));
     }
     SLUICE_RETURN_IF_ERROR(step());
-  } else {
-    // The statements' changes, in their order, spread over a few steps; an
-    // empty first step comes before any data.
-    const size_t kSteps = 4;
-    SLUICE_RETURN_IF_ERROR(step());
-    for (size_t s = 0; s < kSteps; ++s) {
-      for (const std::string& name : scanned) {
-        const auto& h = Find(name)->history;
-        size_t from = h.size() * s / kSteps, to = h.size() * (s + 1) / kSteps;
-        for (size_t i = from; i < to; ++i) SLUICE_RETURN_IF_ERROR((*rt)->Push(name, h[i]));
-      }
-      SLUICE_RETURN_IF_ERROR(step());
-    }
   }
-  // Over the data already there, an evaluation error is what PostgreSQL
-  // would have failed the query with. While the data arrives, intermediate
-  // states may raise errors that the final state does not have.
-  if (!incremental && errors.count() > 0) return Status::InvalidArgument(errors.samples()[0]);
   SLUICE_ASSIGN_OR_RETURN(BatchPtr integral, MergeBatches(outputs, {}));
   std::vector<Row> rows;
   Schema schema = q.plan->schema();
@@ -491,20 +489,7 @@ Result<std::vector<std::string>> Runner::Query(const Record& r, std::string* why
   std::vector<std::string> first;
   for (bool incremental : {false, true}) {
     SLUICE_ASSIGN_OR_RETURN(std::vector<Row> rows, Evaluate(q, incremental));
-    // Presentation order: the outermost ORDER BY.
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-      for (const SortKey& k : q.order) {
-        const Value& x = a[static_cast<size_t>(k.column)];
-        const Value& y = b[static_cast<size_t>(k.column)];
-        if (x.is_null() || y.is_null()) {
-          if (x.is_null() == y.is_null()) continue;
-          return x.is_null() == k.nulls_first;
-        }
-        int c = CompareValues(x, y);
-        if (c != 0) return k.desc ? c > 0 : c < 0;
-      }
-      return false;
-    });
+    SortForPresentation(q, &rows);
     std::vector<std::vector<std::string>> table;
     for (const Row& row : rows) {
       std::vector<std::string> cells;

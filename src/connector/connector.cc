@@ -1,0 +1,237 @@
+#include "connector/connector.h"
+
+#include <nlohmann/json.hpp>
+
+#include "connector/file.h"
+
+namespace sluice::connector {
+namespace {
+
+using Json = nlohmann::json;
+
+struct TransportInfo {
+  const char* name;
+  bool input;
+  std::vector<std::string> settings;  // allowed keys of transport.config
+  std::vector<std::string> required;
+};
+
+const std::vector<TransportInfo>& Transports() {
+  static const std::vector<TransportInfo> kTransports = {
+      {"file_input", true, {"path", "follow"}, {"path"}},
+      {"http_input", true, {}, {}},
+      {"file_output", false, {"path"}, {"path"}},
+      {"null_output", false, {}, {}},
+      {"http_output", false, {}, {}},
+  };
+  return kTransports;
+}
+
+}  // namespace
+
+Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, bool is_table,
+                                                   std::string_view json,
+                                                   const std::string& base_dir) {
+  std::vector<ConnectorSpec> out;
+  if (json.empty()) return out;
+  const std::string what = std::string(is_table ? "table " : "view ") + relation;
+  Json list = Json::parse(json, nullptr, false);
+  if (list.is_discarded() || !list.is_array()) {
+    return Status::InvalidArgument("connectors of " + what + ": expected a JSON array");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& c = list[i];
+    ConnectorSpec spec;
+    spec.relation = relation;
+    spec.input = is_table;
+    spec.name = relation + "." + std::to_string(i);
+    auto fail = [&](const std::string& msg) {
+      return Status::InvalidArgument("connector \"" + spec.name + "\" of " + what + ": " + msg);
+    };
+    if (!c.is_object()) return fail("expected a JSON object");
+    if (c.contains("name")) {
+      if (!c["name"].is_string()) return fail("\"name\" must be a string");
+      spec.name = c["name"].get<std::string>();
+    }
+    bool have_transport = false;
+    for (auto it = c.begin(); it != c.end(); ++it) {
+      const std::string& k = it.key();
+      const Json& v = it.value();
+      if (k == "name") continue;
+      if (k == "transport") {
+        if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
+          return fail("\"transport\" must be an object with a \"name\"");
+        }
+        for (auto f = v.begin(); f != v.end(); ++f) {
+          if (f.key() != "name" && f.key() != "config") {
+            return fail("unknown field \"" + f.key() + "\" in \"transport\"");
+          }
+        }
+        spec.transport = v["name"].get<std::string>();
+        const TransportInfo* info = nullptr;
+        std::string names;
+        for (const TransportInfo& t : Transports()) {
+          names += (names.empty() ? "" : ", ") + std::string(t.name);
+          if (spec.transport == t.name) info = &t;
+        }
+        if (info == nullptr) {
+          return fail("unknown transport \"" + spec.transport + "\" (known: " + names + ")");
+        }
+        if (info->input != is_table) {
+          return fail("transport \"" + spec.transport + "\" is an " +
+                      (info->input ? "input; a view takes output" : "output; a table takes input") +
+                      " transports");
+        }
+        Json config = v.value("config", Json::object());
+        if (!config.is_object()) return fail("\"transport.config\" must be an object");
+        for (auto f = config.begin(); f != config.end(); ++f) {
+          if (std::find(info->settings.begin(), info->settings.end(), f.key()) ==
+              info->settings.end()) {
+            return fail("unknown setting \"" + f.key() + "\" of transport " + spec.transport);
+          }
+        }
+        for (const std::string& r : info->required) {
+          if (!config.contains(r)) {
+            return fail("transport " + spec.transport + " needs the setting \"" + r + "\"");
+          }
+        }
+        if (config.contains("path")) {
+          if (!config["path"].is_string() || config["path"].get<std::string>().empty()) {
+            return fail("\"path\" must be a file name");
+          }
+          std::string path = config["path"].get<std::string>();
+          if (path[0] != '/' && !base_dir.empty()) config["path"] = base_dir + "/" + path;
+        }
+        if (config.contains("follow") && !config["follow"].is_boolean()) {
+          return fail("\"follow\" must be a boolean");
+        }
+        spec.transport_config = config.dump();
+        have_transport = true;
+      } else if (k == "format") {
+        if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
+          return fail("\"format\" must be an object with a \"name\"");
+        }
+        for (auto f = v.begin(); f != v.end(); ++f) {
+          if (f.key() != "name" && f.key() != "config") {
+            return fail("unknown field \"" + f.key() + "\" in \"format\"");
+          }
+        }
+        auto fo = format::ParseFormatOptions(v["name"].get<std::string>(),
+                                             v.contains("config") ? v["config"].dump() : "");
+        if (!fo.ok()) return fail(fo.status().message());
+        spec.format = *fo;
+      } else if (k == "paused" || k == "send_snapshot") {
+        if (!v.is_boolean()) return fail("\"" + k + "\" must be a boolean");
+        (k == "paused" ? spec.paused : spec.send_snapshot) = v.get<bool>();
+      } else if (k == "max_queued_records" || k == "max_batch_size") {
+        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0) {
+          return fail("\"" + k + "\" must be a positive integer");
+        }
+        (k == "max_queued_records" ? spec.max_queued_records : spec.max_batch_size) =
+            v.get<uint64_t>();
+      } else {
+        return fail("unknown field \"" + k +
+                    "\" (known: name, transport, format, paused, send_snapshot, "
+                    "max_queued_records, max_batch_size)");
+      }
+    }
+    if (!have_transport) return fail("\"transport\" is missing");
+    if (spec.send_snapshot && is_table) return fail("\"send_snapshot\" is for output connectors");
+    for (const ConnectorSpec& o : out) {
+      if (o.name == spec.name) return fail("two connectors have this name");
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+void ConnectorStats::SetError(std::string message) {
+  std::lock_guard<std::mutex> l(mu_);
+  last_error_ = std::move(message);
+}
+
+std::string ConnectorStats::last_error() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return last_error_;
+}
+
+uint64_t OutputChunk::records() const {
+  uint64_t n = 0;
+  for (const BatchPtr& b : batches) n += b->len();
+  return n;
+}
+
+bool OutputQueue::Put(OutputChunk chunk) {
+  const uint64_t n = chunk.records();
+  std::unique_lock<std::mutex> l(mu_);
+  if (closed_) return false;
+  if (records_ > 0 && records_ + n > max_records_) {
+    if (!backpressure_) {
+      closed_ = true;
+      error_ = Status::Overflow(
+          "the consumer fell behind by more than " + std::to_string(max_records_) +
+          " records and was disconnected (ask with backpressure=true to slow the pipeline "
+          "down instead)");
+      chunks_.clear();
+      records_ = 0;
+      cv_.notify_all();
+      return false;
+    }
+    cv_.wait(l, [&] { return closed_ || records_ == 0 || records_ + n <= max_records_; });
+    if (closed_) return false;
+  }
+  records_ += n;
+  chunks_.push_back(std::move(chunk));
+  cv_.notify_all();
+  return true;
+}
+
+OutputQueue::PopResult OutputQueue::Pop(OutputChunk* out, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (!cv_.wait_for(l, timeout, [&] { return closed_ || !chunks_.empty(); })) {
+    return PopResult::kTimeout;
+  }
+  if (chunks_.empty()) return PopResult::kClosed;
+  *out = std::move(chunks_.front());
+  chunks_.pop_front();
+  records_ -= out->records();
+  cv_.notify_all();
+  return PopResult::kChunk;
+}
+
+void OutputQueue::Close(Status error) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!closed_ && !error.ok()) error_ = std::move(error);
+  closed_ = true;
+  cv_.notify_all();
+}
+
+Status OutputQueue::error() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return error_;
+}
+
+bool OutputQueue::closed() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return closed_;
+}
+
+uint64_t OutputQueue::queued_records() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return records_;
+}
+
+Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& spec,
+                                                           const format::Relation& rel) {
+  if (spec.transport == "file_input") return MakeFileInput(spec, rel);
+  return std::unique_ptr<InputConnector>();  // http_input: the API's /ingress
+}
+
+Result<std::unique_ptr<OutputConnector>> MakeOutputConnector(const ConnectorSpec& spec,
+                                                             const format::Relation& rel) {
+  if (spec.transport == "file_output") return MakeFileOutput(spec, rel);
+  if (spec.transport == "null_output") return MakeNullOutput(spec);
+  return std::unique_ptr<OutputConnector>();  // http_output: the API's /egress
+}
+
+}  // namespace sluice::connector

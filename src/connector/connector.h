@@ -1,0 +1,150 @@
+// Connectors: the transports that bring records into tables and take the
+// changes of views out, declared in SQL (`WITH (connectors = '[...]')`) with
+// Feldera's field names:
+//
+//   {"name": "people_in",
+//    "transport": {"name": "file_input", "config": {"path": "people.json"}},
+//    "format": {"name": "json", "config": {"update_format": "insert_delete"}},
+//    "paused": false, "send_snapshot": false,
+//    "max_queued_records": 1000000, "max_batch_size": 10000}
+//
+// Input connectors decode records and hand them to an InputSink (the
+// pipeline's table queues). Output connectors read OutputChunks from an
+// OutputQueue that the pipeline fills after every step.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "format/format.h"
+#include "zset/batch.h"
+
+namespace sluice::connector {
+
+struct ConnectorSpec {
+  std::string name;
+  std::string relation;  // the table or view it is declared on
+  bool input = true;     // declared on a table: input; on a view: output
+  std::string transport;
+  std::string transport_config;  // JSON object text
+  format::FormatOptions format;
+  bool paused = false;
+  bool send_snapshot = false;
+  uint64_t max_queued_records = 1000000;
+  uint64_t max_batch_size = 10000;
+};
+
+// Parses the connectors of a table (`is_table`) or view from the JSON text
+// of its `connectors` option. An unknown field or transport, or a transport
+// on the wrong kind of relation, is an error that names it. A relative
+// `path` is taken from `base_dir` (the program file's directory).
+Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, bool is_table,
+                                                   std::string_view json,
+                                                   const std::string& base_dir = "");
+
+// Counters of one connector, read by /stats while the connector runs.
+struct ConnectorStats {
+  std::atomic<uint64_t> records{0};
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<uint64_t> parse_errors{0};
+  std::atomic<uint64_t> transport_errors{0};
+  std::atomic<bool> end_of_input{false};
+  std::atomic<bool> paused{false};
+
+  void SetError(std::string message);
+  std::string last_error() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::string last_error_;
+};
+
+// Where input connectors put what they decoded.
+class InputSink {
+ public:
+  virtual ~InputSink() = default;
+  // Queues `changes` for the relation's next step. Blocks while the queue
+  // holds more than `max_queued` records or the pipeline or the connector is
+  // paused. Returns false once the pipeline stops (the changes are dropped).
+  virtual bool Enqueue(const std::string& table, format::ChangeBuffer changes, uint64_t max_queued,
+                       const std::atomic<bool>* paused) = 0;
+  virtual bool stopping() const = 0;
+};
+
+// One step's output for a consumer: the change of a view in `step`, or (a
+// snapshot) the view's contents as of `step`, as batches that sum to it.
+struct OutputChunk {
+  enum class Kind { kChanges, kSnapshot, kReset };
+  Kind kind = Kind::kChanges;
+  uint64_t step = 0;
+  std::vector<BatchPtr> batches;
+  uint64_t records() const;
+};
+
+// A bounded queue from the pipeline to one consumer. With backpressure, a
+// full queue makes Put() wait (the pipeline holds its steps back); without,
+// a full queue is closed with an error and Put() returns false, so that a
+// slow consumer is cut off, never silently skipped.
+class OutputQueue {
+ public:
+  OutputQueue(uint64_t max_records, bool backpressure)
+      : max_records_(max_records), backpressure_(backpressure) {}
+
+  bool Put(OutputChunk chunk);
+  enum class PopResult { kChunk, kTimeout, kClosed };
+  PopResult Pop(OutputChunk* out, std::chrono::milliseconds timeout);
+  // Closes the queue: Put() fails, and Pop() returns kClosed once empty
+  // (`error` explains why, if it is an error).
+  void Close(Status error = Status::OK());
+  Status error() const;
+  bool closed() const;
+  uint64_t queued_records() const;
+
+ private:
+  const uint64_t max_records_;
+  const bool backpressure_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<OutputChunk> chunks_;  // GUARDED_BY(mu_)
+  uint64_t records_ = 0;            // GUARDED_BY(mu_)
+  bool closed_ = false;             // GUARDED_BY(mu_)
+  Status error_;                    // GUARDED_BY(mu_)
+};
+
+class InputConnector {
+ public:
+  virtual ~InputConnector() = default;
+  virtual Status Start(InputSink* sink) = 0;
+  virtual void Stop() = 0;  // returns once its threads have ended
+  ConnectorStats& stats() { return stats_; }
+
+ protected:
+  ConnectorStats stats_;
+};
+
+class OutputConnector {
+ public:
+  virtual ~OutputConnector() = default;
+  virtual Status Start(std::shared_ptr<OutputQueue> queue) = 0;
+  virtual void Stop() = 0;  // drains what is queued, then returns
+  ConnectorStats& stats() { return stats_; }
+
+ protected:
+  ConnectorStats stats_;
+};
+
+Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& spec,
+                                                           const format::Relation& rel);
+// Null for transports served by the HTTP API (http_output).
+Result<std::unique_ptr<OutputConnector>> MakeOutputConnector(const ConnectorSpec& spec,
+                                                             const format::Relation& rel);
+
+}  // namespace sluice::connector

@@ -1,0 +1,65 @@
+#include "pipeline/config.h"
+
+#include <nlohmann/json.hpp>
+
+namespace sluice::pipeline {
+
+Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
+  using Json = nlohmann::json;
+  PipelineConfig c;
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded()) return Status::InvalidArgument("runtime config: not valid JSON");
+  if (!j.is_object()) return Status::InvalidArgument("runtime config: expected a JSON object");
+  auto bad = [](const std::string& key, const char* what) {
+    return Status::InvalidArgument("runtime config: \"" + key + "\" must be " + what);
+  };
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    const Json& v = it.value();
+    if (k == "workers") {
+      if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > 1024) {
+        return bad(k, "an integer from 1 to 1024");
+      }
+      c.workers = v.get<int>();
+    } else if (k == "storage") {
+      if (!v.is_string() && !v.is_null()) return bad(k, "a directory path");
+      c.storage = v.is_string() ? v.get<std::string>() : "";
+    } else if (k == "min_batch_size_records" || k == "max_buffering_delay_usecs") {
+      if (!v.is_number_unsigned()) return bad(k, "a non-negative integer");
+      (k == "min_batch_size_records" ? c.min_batch_size_records : c.max_buffering_delay_usecs) =
+          v.get<uint64_t>();
+    } else if (k == "fault_tolerance") {
+      if (!v.is_object() && !v.is_null()) return bad(k, "an object");
+      if (v.is_object()) {
+        for (auto f = v.begin(); f != v.end(); ++f) {
+          if (f.key() == "model") {
+            if (!f->is_string() ||
+                (*f != "none" && *f != "at_least_once" && *f != "exactly_once")) {
+              return bad("fault_tolerance.model",
+                         "\"none\", \"at_least_once\" or \"exactly_once\"");
+            }
+          } else if (f.key() == "checkpoint_interval_secs") {
+            if (!f->is_number_unsigned()) {
+              return bad("fault_tolerance.checkpoint_interval_secs", "a non-negative integer");
+            }
+          } else {
+            return Status::InvalidArgument("runtime config: unknown key \"fault_tolerance." +
+                                           f.key() + "\"");
+          }
+        }
+        c.fault_tolerance = v.dump();
+      }
+    } else if (k == "dev_tweaks") {
+      if (!v.is_object()) return bad(k, "an object");
+      c.dev_tweaks = v.dump();
+    } else {
+      return Status::InvalidArgument(
+          "runtime config: unknown key \"" + k +
+          "\" (known: workers, storage, min_batch_size_records, max_buffering_delay_usecs, "
+          "fault_tolerance, dev_tweaks)");
+    }
+  }
+  return c;
+}
+
+}  // namespace sluice::pipeline

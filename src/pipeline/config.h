@@ -1,0 +1,31 @@
+// The runtime configuration of a pipeline (`sluice run --config FILE`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace sluice::pipeline {
+
+struct PipelineConfig {
+  int workers = 1;
+  // Where spines spill large batches (and, later, checkpoints go); empty
+  // keeps everything in memory.
+  std::string storage;
+  // A step starts once this many records are queued, or once the oldest
+  // queued record has waited max_buffering_delay_usecs, whichever is first.
+  uint64_t min_batch_size_records = 0;
+  uint64_t max_buffering_delay_usecs = 0;
+  // {"model": "none"|"at_least_once"|"exactly_once",
+  //  "checkpoint_interval_secs": N}; kept as JSON text.
+  std::string fault_tolerance;
+  std::string dev_tweaks;  // a JSON object, for experiments
+
+  // Parses the JSON text of a config file. An unknown key is an error that
+  // names it, as is a value of the wrong type.
+  static Result<PipelineConfig> Parse(std::string_view json);
+};
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,679 @@
+#include "pipeline/controller.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "dataflow/operators/upsert.h"
+#include "zset/batch_builder.h"
+#include "zset/merge.h"
+
+namespace sluice::pipeline {
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+uint64_t ResidentBytes() {
+  std::ifstream f("/proc/self/statm");
+  uint64_t pages = 0, resident = 0;
+  f >> pages >> resident;
+  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+uint64_t DirectoryBytes(const std::string& dir) {
+  if (dir.empty()) return 0;
+  std::error_code ec;
+  uint64_t total = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+format::Relation MakeRelation(const std::string& name, const std::vector<sql::Column>& columns,
+                              std::vector<int> key) {
+  format::Relation r;
+  r.name = name;
+  for (const sql::Column& c : columns) {
+    r.columns.push_back(c.name);
+    r.schema.push_back(c.type);
+  }
+  r.key = std::move(key);
+  return r;
+}
+
+}  // namespace
+
+const char* StateName(PipelineState s) {
+  switch (s) {
+    case PipelineState::kRunning:
+      return "Running";
+    case PipelineState::kPaused:
+      return "Paused";
+    case PipelineState::kStopping:
+      return "Stopping";
+    case PipelineState::kFailed:
+      return "Failed";
+  }
+  return "?";
+}
+
+Controller::Controller(sql::Program program, PipelineConfig config, std::string base_dir)
+    : program_(std::move(program)), config_(std::move(config)), base_dir_(std::move(base_dir)) {}
+
+Result<std::unique_ptr<Controller>> Controller::Start(std::string_view program_text,
+                                                      PipelineConfig config, std::string base_dir) {
+  SLUICE_ASSIGN_OR_RETURN(sql::Program program, sql::CompileProgram(program_text));
+  std::unique_ptr<Controller> c(
+      new Controller(std::move(program), std::move(config), std::move(base_dir)));
+  Status s = c->Init();
+  if (!s.ok()) {
+    c->Stop();
+    return s;
+  }
+  return c;
+}
+
+Status Controller::Init() {
+  // Relations, and their connectors (checked before anything starts).
+  std::vector<connector::ConnectorSpec> specs;
+  for (const std::string& t : program_.tables) {
+    const sql::TableDef& def = *program_.catalog.FindTable(t);
+    relations_[t] = {MakeRelation(t, def.columns, def.primary_key), true, def.materialized};
+    output_names_.push_back(t);
+    queues_[t].keyed = !def.primary_key.empty();
+    SLUICE_ASSIGN_OR_RETURN(auto cs,
+                            connector::ParseConnectors(t, true, def.connectors, base_dir_));
+    specs.insert(specs.end(), cs.begin(), cs.end());
+  }
+  for (const std::string& v : program_.views) {
+    const sql::ViewDef& def = *program_.catalog.FindView(v);
+    std::vector<sql::Column> cols(
+        def.query.plan->columns.begin(),
+        def.query.plan->columns.begin() + static_cast<ptrdiff_t>(def.query.visible));
+    relations_[v] = {MakeRelation(v, cols, {}), false, def.materialized};
+    output_names_.push_back(v);
+    SLUICE_ASSIGN_OR_RETURN(auto cs,
+                            connector::ParseConnectors(v, false, def.connectors, base_dir_));
+    specs.insert(specs.end(), cs.begin(), cs.end());
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (specs[i].name == specs[j].name) {
+        return Status::InvalidArgument("two connectors are named \"" + specs[i].name + "\" (on " +
+                                       specs[j].relation + " and " + specs[i].relation + ")");
+      }
+    }
+  }
+  // Workers.
+  RuntimeOptions opts;
+  opts.workers = config_.workers;
+  if (!config_.storage.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(config_.storage, ec);
+    if (ec) {
+      return Status::IOError("cannot create the storage directory " + config_.storage + ": " +
+                             ec.message());
+    }
+    opts.spine.merge.storage_dir = config_.storage;
+  }
+  SLUICE_ASSIGN_OR_RETURN(runtime_, Runtime::Start(opts, [&](Circuit& c) {
+                            return sql::BuildProgram(program_, c, &errors_);
+                          }));
+  for (const auto& [name, info] : relations_) {
+    if (info.materialized) integrals_[name] = std::make_unique<Spine>(opts.spine);
+  }
+  // Connectors: outputs first, so that nothing an input brings is missed.
+  for (const connector::ConnectorSpec& spec : specs) {
+    const RelationInfo& info = relations_.at(spec.relation);
+    if (spec.input) {
+      SLUICE_ASSIGN_OR_RETURN(auto in, connector::MakeInputConnector(spec, info.rel));
+      inputs_.push_back({spec, std::move(in)});
+      continue;
+    }
+    if (spec.send_snapshot && !info.materialized) {
+      return Status::InvalidArgument("connector \"" + spec.name + "\": send_snapshot needs " +
+                                     spec.relation + " to be a materialized view");
+    }
+    SLUICE_ASSIGN_OR_RETURN(auto out, connector::MakeOutputConnector(spec, info.rel));
+    if (out == nullptr) continue;  // http_output: streams come through /egress
+    auto e = std::make_unique<Endpoint>();
+    e->id = next_endpoint_id_++;
+    e->name = spec.name;
+    e->relation = spec.relation;
+    e->transport = spec.transport;
+    e->queue = std::make_shared<connector::OutputQueue>(spec.max_queued_records, true);
+    e->send_snapshot = spec.send_snapshot;
+    out->stats().paused = spec.paused;
+    SLUICE_RETURN_IF_ERROR(out->Start(e->queue));
+    e->connector = std::move(out);
+    endpoints_.push_back(std::move(e));
+  }
+  loop_ = std::thread([this] { Loop(); });
+  for (Input& in : inputs_) {
+    if (in.connector) SLUICE_RETURN_IF_ERROR(in.connector->Start(this));
+  }
+  return Status::OK();
+}
+
+Controller::~Controller() { Stop(); }
+
+void Controller::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (state_ != PipelineState::kFailed) state_ = PipelineState::kStopping;
+    cv_.notify_all();
+    space_cv_.notify_all();
+    done_cv_.notify_all();
+  }
+  for (Input& in : inputs_) {
+    if (in.connector) in.connector->Stop();
+  }
+  {
+    // HTTP streams end; connectors drain what they were handed.
+    std::lock_guard<std::mutex> sl(step_mu_);
+    for (auto& e : endpoints_) {
+      if (!e->connector) e->queue->Close(Status::Aborted("the pipeline is stopping"));
+    }
+  }
+  if (loop_.joinable()) loop_.join();
+  std::lock_guard<std::mutex> sl(step_mu_);
+  for (auto& e : endpoints_) {
+    if (e->connector) e->connector->Stop();
+    e->queue->Close();
+  }
+  endpoints_.clear();
+}
+
+const RelationInfo* Controller::FindRelation(const std::string& name) const {
+  auto it = relations_.find(name);
+  return it == relations_.end() ? nullptr : &it->second;
+}
+
+// ---------------------------------------------------------------- input
+
+Result<uint64_t> Controller::Ingest(const std::string& table, format::ChangeBuffer changes,
+                                    bool force, uint64_t bytes) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (!force) {
+    space_cv_.wait(l, [&] { return state_ != PipelineState::kPaused; });
+  }
+  if (state_ == PipelineState::kFailed) return failure_;
+  if (state_ == PipelineState::kStopping) return Status::Aborted("the pipeline is stopping");
+  auto it = queues_.find(table);
+  if (it == queues_.end()) return Status::NotFound("table \"" + table + "\" does not exist");
+  IngressStats& st = ingress_[table];
+  ++st.requests;
+  st.records += changes.size();
+  st.bytes += bytes;
+  if (!changes.empty()) {
+    if (buffered_ == 0) first_buffered_ = Clock::now();
+    buffered_ += changes.size();
+    it->second.changes.Append(changes);
+  }
+  uint64_t token = next_token_++;
+  cv_.notify_all();
+  return token;
+}
+
+void Controller::CountIngressErrors(const std::string& table, uint64_t errors) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = ingress_.find(table);
+  if (queues_.count(table) == 0) return;
+  (it == ingress_.end() ? ingress_[table] : it->second).parse_errors += errors;
+}
+
+bool Controller::Enqueue(const std::string& table, format::ChangeBuffer changes,
+                         uint64_t max_queued, const std::atomic<bool>* paused) {
+  std::unique_lock<std::mutex> l(mu_);
+  TableQueue& q = queues_.at(table);
+  space_cv_.wait(l, [&] {
+    if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return true;
+    if (state_ != PipelineState::kRunning || paused->load()) return false;
+    return q.changes.empty() || q.changes.size() + changes.size() <= max_queued;
+  });
+  if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return false;
+  if (buffered_ == 0) first_buffered_ = Clock::now();
+  buffered_ += changes.size();
+  q.changes.Append(changes);
+  cv_.notify_all();
+  return true;
+}
+
+bool Controller::stopping() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return state_ == PipelineState::kStopping || state_ == PipelineState::kFailed;
+}
+
+Result<Controller::Completion> Controller::CompletionOf(uint64_t token) const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (token == 0 || token >= next_token_) {
+    return Status::NotFound("unknown token " + std::to_string(token));
+  }
+  Completion c;
+  if (token > done_token_) {
+    c.step = step_;
+    return c;
+  }
+  c.complete = true;
+  auto it = std::lower_bound(completed_.begin(), completed_.end(), token,
+                             [](const auto& e, uint64_t t) { return e.first < t; });
+  c.step = it == completed_.end() ? step_ : it->second;
+  return c;
+}
+
+bool Controller::WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> l(mu_);
+  return done_cv_.wait_for(l, timeout, [&] {
+    return token <= done_token_ || state_ == PipelineState::kFailed ||
+           state_ == PipelineState::kStopping;
+  }) && token <= done_token_;
+}
+
+// ---------------------------------------------------------------- steps
+
+void Controller::Loop() {
+  for (;;) {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
+      if (state_ == PipelineState::kRunning) {
+        if (commit_requested_) break;
+        if (buffered_ > 0) {
+          if (buffered_ >= config_.min_batch_size_records) break;
+          auto due = first_buffered_ + std::chrono::microseconds(config_.max_buffering_delay_usecs);
+          if (Clock::now() >= due) break;
+          cv_.wait_until(l, due);
+          continue;
+        }
+      }
+      cv_.wait(l);
+    }
+    std::map<std::string, format::ChangeBuffer> taken;
+    for (auto& [name, q] : queues_) {
+      if (!q.changes.empty()) {
+        taken[name] = std::move(q.changes);
+        q.changes = format::ChangeBuffer();
+      }
+    }
+    processed_records_ += buffered_;
+    buffered_ = 0;
+    const uint64_t token = next_token_ - 1;
+    const bool commit = commit_requested_;
+    l.unlock();
+    space_cv_.notify_all();
+    Status s;
+    {
+      std::lock_guard<std::mutex> sl(step_mu_);
+      s = RunStep(std::move(taken), token, commit);
+    }
+    if (!s.ok()) {
+      Fail(s);
+      return;
+    }
+  }
+}
+
+Status Controller::RunStep(std::map<std::string, format::ChangeBuffer> taken, uint64_t token,
+                           bool commit) {
+  for (auto& [table, changes] : taken) {
+    const bool keyed = queues_.at(table).keyed;  // fixed at Init
+    BatchBuilder b;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const format::ChangeKind k = changes.kind(i);
+      if (!keyed) {
+        b.Push(changes.payload(i), k == format::ChangeKind::kDelete ? -1 : 1);
+        continue;
+      }
+      const UpsertOpKind op = k == format::ChangeKind::kInsert   ? UpsertOpKind::kInsert
+                              : k == format::ChangeKind::kDelete ? UpsertOpKind::kDelete
+                                                                 : UpsertOpKind::kUpdate;
+      b.Push(changes.key(i), EncodeUpsertCommand(upsert_seq_++, op, changes.payload(i)), 1);
+    }
+    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr batch, b.Finish());
+    SLUICE_RETURN_IF_ERROR(runtime_->Push(table, batch));
+  }
+  SLUICE_RETURN_IF_ERROR(runtime_->Step());
+  const uint64_t step = runtime_->steps();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    step_ = step;
+  }
+  std::map<std::string, BatchPtr> outputs;
+  for (const std::string& name : output_names_) {
+    SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
+    if (!b->empty()) outputs[name] = b;
+  }
+  bool in_txn;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    in_txn = in_txn_;
+  }
+  if (in_txn && !commit) {
+    for (auto& [name, b] : outputs) txn_outputs_[name].push_back(b);
+    return Status::OK();
+  }
+  if (commit) {
+    for (auto& [name, b] : outputs) txn_outputs_[name].push_back(b);
+    outputs.clear();
+    for (auto& [name, list] : txn_outputs_) {
+      MergeOptions mo;
+      mo.storage_dir = config_.storage;
+      SLUICE_ASSIGN_OR_RETURN(BatchPtr sum, MergeBatches(list, mo));
+      if (!sum->empty()) outputs[name] = sum;
+    }
+    txn_outputs_.clear();
+  }
+  for (auto& [name, b] : outputs) {
+    auto it = integrals_.find(name);
+    if (it != integrals_.end()) SLUICE_RETURN_IF_ERROR(it->second->Insert(b));
+  }
+  Deliver(step, outputs, token);
+  std::lock_guard<std::mutex> l(mu_);
+  if (commit) {
+    in_txn_ = false;
+    commit_requested_ = false;
+    commit_step_ = step;
+  }
+  done_cv_.notify_all();
+  return Status::OK();
+}
+
+void Controller::Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs,
+                         uint64_t token) {
+  for (auto it = endpoints_.begin(); it != endpoints_.end();) {
+    Endpoint& e = **it;
+    auto o = outputs.find(e.relation);
+    bool ok = true;
+    if (o != outputs.end()) {
+      connector::OutputChunk chunk;
+      chunk.step = step;
+      chunk.batches = {o->second};
+      ok = e.queue->Put(std::move(chunk));
+    }
+    // A stream whose client left (or fell behind) is dropped; a connector
+    // stays, and its queue only closes when the pipeline stops.
+    if (!ok && !e.connector) {
+      it = endpoints_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  delivered_step_ = step;
+  std::lock_guard<std::mutex> l(mu_);
+  done_token_ = token;
+  completed_.emplace_back(token, step);
+  if (completed_.size() > 1000000) completed_.pop_front();
+}
+
+void Controller::Fail(Status s) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    state_ = PipelineState::kFailed;
+    failure_ = s.WithContext("pipeline failed");
+    cv_.notify_all();
+    space_cv_.notify_all();
+    done_cv_.notify_all();
+  }
+  std::lock_guard<std::mutex> sl(step_mu_);
+  for (auto& e : endpoints_) {
+    if (!e->connector) e->queue->Close(failure());
+  }
+}
+
+// ---------------------------------------------------------------- output
+
+Status Controller::AddSnapshot(Endpoint& e, uint64_t step) {
+  auto it = integrals_.find(e.relation);
+  if (it == integrals_.end()) {
+    return Status::InvalidArgument(
+        "\"" + e.relation + "\" is not materialized, so it has no snapshot: declare it " +
+        (relations_.at(e.relation).is_table ? "WITH (materialized = true)"
+                                            : "as a CREATE MATERIALIZED VIEW"));
+  }
+  connector::OutputChunk chunk;
+  chunk.kind = connector::OutputChunk::Kind::kSnapshot;
+  chunk.step = step;
+  chunk.batches = it->second->Snapshot();
+  e.queue->Put(std::move(chunk));
+  return Status::OK();
+}
+
+Result<Controller::Subscription> Controller::Subscribe(const std::string& relation, bool snapshot,
+                                                       bool follow, bool backpressure,
+                                                       uint64_t max_queued_records) {
+  if (relations_.count(relation) == 0) {
+    return Status::NotFound("table or view \"" + relation + "\" does not exist");
+  }
+  std::lock_guard<std::mutex> sl(step_mu_);
+  if (state() == PipelineState::kFailed) return failure();
+  auto e = std::make_unique<Endpoint>();
+  e->id = next_endpoint_id_++;
+  e->relation = relation;
+  e->transport = "http_output";
+  e->queue = std::make_shared<connector::OutputQueue>(max_queued_records, backpressure);
+  Subscription sub{e->id, e->queue, delivered_step_};
+  if (snapshot) SLUICE_RETURN_IF_ERROR(AddSnapshot(*e, delivered_step_));
+  if (!follow) {
+    e->queue->Close();
+    return sub;
+  }
+  endpoints_.push_back(std::move(e));
+  return sub;
+}
+
+void Controller::Unsubscribe(uint64_t id) {
+  std::lock_guard<std::mutex> sl(step_mu_);
+  for (auto it = endpoints_.begin(); it != endpoints_.end(); ++it) {
+    if ((*it)->id == id && !(*it)->connector) {
+      (*it)->queue->Close();
+      endpoints_.erase(it);
+      return;
+    }
+  }
+}
+
+Status Controller::ResetOutput(const std::string& name) {
+  std::lock_guard<std::mutex> sl(step_mu_);
+  for (auto& e : endpoints_) {
+    if (e->name != name) continue;
+    connector::OutputChunk reset;
+    reset.kind = connector::OutputChunk::Kind::kReset;
+    reset.step = delivered_step_;
+    e->queue->Put(std::move(reset));
+    if (e->send_snapshot) SLUICE_RETURN_IF_ERROR(AddSnapshot(*e, delivered_step_));
+    return Status::OK();
+  }
+  return Status::NotFound("output connector \"" + name + "\" does not exist");
+}
+
+Status Controller::SetEndpointPaused(const std::string& name, bool paused) {
+  for (Input& in : inputs_) {
+    if (in.spec.name == name) {
+      if (!in.connector) return Status::InvalidArgument("\"" + name + "\" is served by /ingress");
+      std::lock_guard<std::mutex> l(mu_);
+      in.connector->stats().paused = paused;
+      space_cv_.notify_all();
+      return Status::OK();
+    }
+  }
+  std::lock_guard<std::mutex> sl(step_mu_);
+  for (auto& e : endpoints_) {
+    if (e->name == name) {
+      e->connector->stats().paused = paused;
+      return Status::OK();
+    }
+  }
+  return Status::NotFound("connector \"" + name + "\" does not exist");
+}
+
+Result<std::map<std::string, std::vector<BatchPtr>>> Controller::Snapshots(
+    const std::vector<std::string>& relations, uint64_t* step) {
+  std::lock_guard<std::mutex> sl(step_mu_);
+  std::map<std::string, std::vector<BatchPtr>> out;
+  for (const std::string& r : relations) {
+    auto it = integrals_.find(r);
+    if (it == integrals_.end()) {
+      return Status::InvalidArgument("\"" + r + "\" is not materialized");
+    }
+    out[r] = it->second->Snapshot();
+  }
+  *step = delivered_step_;
+  return out;
+}
+
+// ---------------------------------------------------------------- control
+
+void Controller::Pause() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (state_ == PipelineState::kRunning) state_ = PipelineState::kPaused;
+}
+
+void Controller::Resume() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (state_ == PipelineState::kPaused) state_ = PipelineState::kRunning;
+  cv_.notify_all();
+  space_cv_.notify_all();
+}
+
+PipelineState Controller::state() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return state_;
+}
+
+Status Controller::failure() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return failure_;
+}
+
+uint64_t Controller::step() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return step_;
+}
+
+bool Controller::in_transaction() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return in_txn_;
+}
+
+Status Controller::StartTransaction() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (state_ == PipelineState::kFailed) return failure_;
+  if (in_txn_) return Status::InvalidArgument("a transaction is already open");
+  in_txn_ = true;
+  return Status::OK();
+}
+
+Result<uint64_t> Controller::CommitTransaction() {
+  std::unique_lock<std::mutex> l(mu_);
+  if (!in_txn_) return Status::InvalidArgument("no transaction is open");
+  if (state_ == PipelineState::kPaused) {
+    return Status::InvalidArgument("the pipeline is paused: start it to commit");
+  }
+  commit_requested_ = true;
+  cv_.notify_all();
+  done_cv_.wait(l, [&] {
+    return !commit_requested_ || state_ == PipelineState::kFailed ||
+           state_ == PipelineState::kStopping;
+  });
+  if (state_ == PipelineState::kFailed) return failure_;
+  if (commit_requested_) return Status::Aborted("the pipeline stopped before the commit");
+  return commit_step_;
+}
+
+// ---------------------------------------------------------------- stats
+
+std::string Controller::StatusJson() const {
+  Json j;
+  std::lock_guard<std::mutex> l(mu_);
+  j["state"] = StateName(state_);
+  j["step"] = step_;
+  j["transaction"] = in_txn_;
+  if (!failure_.ok()) j["error"] = failure_.ToString();
+  return j.dump();
+}
+
+std::string Controller::StatsJson() const {
+  Json j;
+  Json global;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    global["state"] = StateName(state_);
+    global["step"] = step_;
+    global["processed_records"] = processed_records_;
+    global["buffered_records"] = buffered_;
+    global["transaction"] = in_txn_;
+  }
+  global["uptime_msecs"] =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
+  global["rss_bytes"] = ResidentBytes();
+  global["storage_bytes"] = DirectoryBytes(config_.storage);
+  global["workers"] = config_.workers;
+  global["eval_errors"] = errors_.count();
+  global["eval_error_samples"] = errors_.samples();
+  j["global"] = global;
+  Json inputs = Json::array();
+  auto health = [](const connector::ConnectorStats& s) {
+    return s.last_error().empty() ? "Healthy" : "Unhealthy";
+  };
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto& [table, st] : ingress_) {
+      inputs.push_back({{"name", table + ".http"},
+                        {"table", table},
+                        {"transport", "http_input"},
+                        {"records", st.records},
+                        {"bytes", st.bytes},
+                        {"requests", st.requests},
+                        {"parse_errors", st.parse_errors},
+                        {"transport_errors", 0},
+                        {"health", "Healthy"}});
+    }
+    for (const Input& in : inputs_) {
+      if (!in.connector) continue;
+      const connector::ConnectorStats& s = in.connector->stats();
+      Json c = {{"name", in.spec.name},
+                {"table", in.spec.relation},
+                {"transport", in.spec.transport},
+                {"records", s.records.load()},
+                {"bytes", s.bytes.load()},
+                {"parse_errors", s.parse_errors.load()},
+                {"transport_errors", s.transport_errors.load()},
+                {"queued_records", queues_.at(in.spec.relation).changes.size()},
+                {"end_of_input", s.end_of_input.load()},
+                {"paused", s.paused.load()},
+                {"health", health(s)}};
+      if (!s.last_error().empty()) c["last_error"] = s.last_error();
+      inputs.push_back(c);
+    }
+  }
+  j["inputs"] = inputs;
+  Json outputs = Json::array();
+  {
+    std::lock_guard<std::mutex> sl(step_mu_);
+    for (const auto& e : endpoints_) {
+      Json c = {{"name", e->name.empty() ? "egress." + std::to_string(e->id) : e->name},
+                {"view", e->relation},
+                {"transport", e->transport},
+                {"queued_records", e->queue->queued_records()}};
+      if (e->connector) {
+        const connector::ConnectorStats& s = e->connector->stats();
+        c["records"] = s.records.load();
+        c["bytes"] = s.bytes.load();
+        c["transport_errors"] = s.transport_errors.load();
+        c["paused"] = s.paused.load();
+        c["health"] = health(s);
+        if (!s.last_error().empty()) c["last_error"] = s.last_error();
+      }
+      outputs.push_back(c);
+    }
+  }
+  j["outputs"] = outputs;
+  return j.dump();
+}
+
+}  // namespace sluice::pipeline

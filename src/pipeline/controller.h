@@ -1,0 +1,206 @@
+// The controller: runs a compiled program as a pipeline. It owns the
+// workers (Runtime), the table queues that HTTP ingress and input connectors
+// fill, the step loop, the integrals of materialized tables and views (for
+// snapshots and ad hoc queries), and the output endpoints (connectors and
+// HTTP egress streams) that every step's changes are handed to.
+//
+// Steps. The step loop sleeps until input is queued, then waits for
+// min_batch_size_records records or max_buffering_delay_usecs (whichever
+// comes first), takes everything queued, runs one step on every worker, and
+// hands each relation's change to its endpoints. Steps are numbered from 1.
+//
+// Consistency. Subscribing, snapshots and ad hoc queries happen between
+// steps (under `step_mu_`), so a snapshot is exactly the integral after the
+// last delivered step S, and a stream that starts with it then receives
+// every change from step S+1 on.
+//
+// Transactions. Between StartTransaction() and CommitTransaction(), steps
+// run as usual but their outputs are held; the commit delivers their sum as
+// one change, with the commit's step, so that sinks see the transaction at
+// once. Completion of ingress during a transaction waits for the commit.
+//
+// Backpressure. An input connector waits while its table's queue is full;
+// an endpoint's full queue holds the step loop back (or, for an HTTP stream
+// without backpressure, cuts that client off with an error).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "connector/connector.h"
+#include "format/format.h"
+#include "pipeline/config.h"
+#include "runtime/runtime.h"
+#include "sql/program.h"
+#include "zset/spine.h"
+
+namespace sluice::pipeline {
+
+enum class PipelineState { kRunning, kPaused, kStopping, kFailed };
+const char* StateName(PipelineState s);
+
+struct RelationInfo {
+  format::Relation rel;
+  bool is_table = false;
+  bool materialized = false;
+};
+
+class Controller : public connector::InputSink {
+ public:
+  // Compiles `program_text`, checks its connectors, starts the workers, the
+  // connectors and the step loop. Relative connector paths are taken from
+  // `base_dir` (the program file's directory).
+  static Result<std::unique_ptr<Controller>> Start(std::string_view program_text,
+                                                   PipelineConfig config,
+                                                   std::string base_dir = "");
+  ~Controller() override;
+  // Stops the connectors (output ones after draining what they were handed),
+  // the step loop and the workers. Idempotent.
+  void Stop();
+
+  const RelationInfo* FindRelation(const std::string& name) const;
+  const sql::Program& program() const { return program_; }
+
+  // ---- input
+  // Queues one request's decoded changes as a whole. Waits while the
+  // pipeline is paused, unless `force`. Returns the request's token.
+  Result<uint64_t> Ingest(const std::string& table, format::ChangeBuffer changes, bool force,
+                          uint64_t bytes);
+  // Counts a rejected ingress request's bad records for /stats.
+  void CountIngressErrors(const std::string& table, uint64_t errors);
+  struct Completion {
+    bool complete = false;
+    uint64_t step = 0;  // complete: the step that processed it; else the current step
+  };
+  Result<Completion> CompletionOf(uint64_t token) const;
+  // Waits until `token` is complete or `timeout` passes (for tests and tools).
+  bool WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const;
+
+  bool Enqueue(const std::string& table, format::ChangeBuffer changes, uint64_t max_queued,
+               const std::atomic<bool>* paused) override;
+  bool stopping() const override;
+
+  // ---- output
+  struct Subscription {
+    uint64_t id = 0;
+    std::shared_ptr<connector::OutputQueue> queue;
+    uint64_t snapshot_step = 0;  // the step the snapshot reflects
+  };
+  // A stream of a relation's changes: with `snapshot`, first its contents
+  // (materialized relations only); with `follow`, every later change.
+  Result<Subscription> Subscribe(const std::string& relation, bool snapshot, bool follow,
+                                 bool backpressure, uint64_t max_queued_records);
+  void Unsubscribe(uint64_t id);
+
+  // ---- control
+  void Pause();
+  void Resume();
+  PipelineState state() const;
+  Status failure() const;
+  uint64_t step() const;
+  Status StartTransaction();
+  // Delivers the transaction's outputs; returns the step that committed it.
+  Result<uint64_t> CommitTransaction();
+  bool in_transaction() const;
+  Status SetEndpointPaused(const std::string& name, bool paused);
+  // An output connector starts over: a file sink truncates its file, and a
+  // send_snapshot connector gets the relation's snapshot again.
+  Status ResetOutput(const std::string& name);
+
+  // The integrals of materialized relations after the last delivered step,
+  // read together (for ad hoc queries). Error if one is not materialized.
+  Result<std::map<std::string, std::vector<BatchPtr>>> Snapshots(
+      const std::vector<std::string>& relations, uint64_t* step);
+
+  // An ad hoc SELECT over the materialized tables and views, all read at
+  // the last delivered step.
+  struct QueryResult {
+    std::vector<sql::Column> columns;
+    std::vector<sql::Row> rows;  // in the query's ORDER BY
+    uint64_t step = 0;
+  };
+  Result<QueryResult> Query(std::string_view sql);
+
+  // JSON text of /stats and /status.
+  std::string StatsJson() const;
+  std::string StatusJson() const;
+
+ private:
+  struct TableQueue {
+    format::ChangeBuffer changes;
+    bool keyed = false;
+  };
+  struct Endpoint {
+    uint64_t id = 0;
+    std::string name;  // connectors only
+    std::string relation;
+    std::string transport;
+    std::shared_ptr<connector::OutputQueue> queue;
+    std::unique_ptr<connector::OutputConnector> connector;  // null for HTTP streams
+    bool send_snapshot = false;
+  };
+  struct Input {
+    connector::ConnectorSpec spec;
+    std::unique_ptr<connector::InputConnector> connector;
+  };
+  struct IngressStats {
+    uint64_t requests = 0, records = 0, bytes = 0, parse_errors = 0;
+  };
+
+  Controller(sql::Program program, PipelineConfig config, std::string base_dir);
+  Status Init();
+  void Loop();
+  Status RunStep(std::map<std::string, format::ChangeBuffer> taken, uint64_t token, bool commit);
+  void Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs, uint64_t token);
+  Status AddSnapshot(Endpoint& e, uint64_t step);
+  void Fail(Status s);
+
+  const sql::Program program_;
+  const PipelineConfig config_;
+  const std::string base_dir_;
+  std::map<std::string, RelationInfo> relations_;
+  std::vector<std::string> output_names_;  // tables and views, in program order
+  sql::EvalErrors errors_;
+  std::unique_ptr<Runtime> runtime_;
+  std::map<std::string, std::unique_ptr<Spine>> integrals_;  // materialized relations
+  std::vector<Input> inputs_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  // Held by the step loop while it steps and delivers, and by whoever reads
+  // integrals or changes the endpoints, so that they see a step boundary.
+  mutable std::mutex step_mu_;
+  std::vector<std::unique_ptr<Endpoint>> endpoints_;          // GUARDED_BY(step_mu_)
+  std::map<std::string, std::vector<BatchPtr>> txn_outputs_;  // GUARDED_BY(step_mu_)
+  uint64_t delivered_step_ = 0;                               // GUARDED_BY(step_mu_)
+  uint64_t next_endpoint_id_ = 1;                             // GUARDED_BY(step_mu_)
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;                    // wakes the step loop
+  mutable std::condition_variable space_cv_;              // wakes waiting producers
+  mutable std::condition_variable done_cv_;               // a step was delivered
+  PipelineState state_ = PipelineState::kRunning;         // GUARDED_BY(mu_)
+  Status failure_;                                        // GUARDED_BY(mu_)
+  std::map<std::string, TableQueue> queues_;              // GUARDED_BY(mu_)
+  std::map<std::string, IngressStats> ingress_;           // GUARDED_BY(mu_)
+  uint64_t buffered_ = 0;                                 // GUARDED_BY(mu_)
+  std::chrono::steady_clock::time_point first_buffered_;  // GUARDED_BY(mu_)
+  uint64_t next_token_ = 1;                               // GUARDED_BY(mu_)
+  uint64_t done_token_ = 0;                               // GUARDED_BY(mu_)
+  std::deque<std::pair<uint64_t, uint64_t>> completed_;   // (last token, step); GUARDED_BY(mu_)
+  bool in_txn_ = false;                                   // GUARDED_BY(mu_)
+  bool commit_requested_ = false;                         // GUARDED_BY(mu_)
+  uint64_t commit_step_ = 0;                              // GUARDED_BY(mu_)
+  uint64_t step_ = 0;                                     // GUARDED_BY(mu_)
+  uint64_t processed_records_ = 0;                        // GUARDED_BY(mu_)
+  uint64_t upsert_seq_ = 0;                               // only the step loop
+  std::thread loop_;
+};
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,468 @@
+#include "server/server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <charconv>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "format/format.h"
+#include "format/json.h"
+#include "server/render.h"
+#include "zset/cursor.h"
+
+namespace sluice::server {
+namespace {
+
+using Json = nlohmann::json;
+using httplib::Request;
+using httplib::Response;
+
+void SendError(Response& res, int status, const std::string& code, const std::string& message,
+               Json details = Json::object()) {
+  Json j = {{"message", message}, {"error_code", code}, {"details", std::move(details)}};
+  res.status = status;
+  res.set_content(j.dump() + "\n", "application/json");
+}
+
+void SendStatus(Response& res, const Status& s, const std::string& code = "") {
+  int http = 500;
+  std::string c = code;
+  switch (s.code()) {
+    case StatusCode::kNotFound:
+      http = 404;
+      if (c.empty()) c = "NotFound";
+      break;
+    case StatusCode::kInvalidArgument:
+      http = 400;
+      if (c.empty()) c = "InvalidRequest";
+      break;
+    case StatusCode::kAborted:
+      http = 503;
+      if (c.empty()) c = "PipelineStopping";
+      break;
+    case StatusCode::kUnimplemented:
+      http = 501;
+      if (c.empty()) c = "NotSupported";
+      break;
+    default:
+      if (c.empty()) c = "InternalError";
+  }
+  SendError(res, http, c, s.message());
+}
+
+void SendJson(Response& res, const std::string& json) {
+  res.status = 200;
+  res.set_content(json + "\n", "application/json");
+}
+
+// A query parameter that must be one of `allowed` (the first is the default).
+bool Param(const Request& req, Response& res, const std::string& name,
+           const std::vector<std::string>& allowed, std::string* out) {
+  *out = req.has_param(name) ? req.get_param_value(name) : allowed[0];
+  if (std::find(allowed.begin(), allowed.end(), *out) != allowed.end()) return true;
+  std::string list;
+  for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  SendError(res, 400, "InvalidParameter",
+            "parameter " + name + "=" + *out + " is not one of: " + list,
+            {{"parameter", name}, {"value", *out}});
+  return false;
+}
+
+// The records of one egress stream, as JSON lines.
+struct EgressStream {
+  pipeline::Controller* controller = nullptr;
+  uint64_t id = 0;
+  std::shared_ptr<connector::OutputQueue> queue;
+  std::unique_ptr<format::Encoder> encoder;
+  bool json = true;
+  uint64_t sequence = 0;
+  uint64_t step = 0;
+  bool ended = false;
+  ServerOptions options;
+
+  bool WriteLine(httplib::DataSink& sink, const Json& j) {
+    std::string line = j.dump();
+    line.push_back('\n');
+    return sink.write(line.data(), line.size());
+  }
+
+  // Writes `chunk` in pieces of at most max_chunk_records records.
+  bool WriteChunk(httplib::DataSink& sink, const connector::OutputChunk& chunk) {
+    const bool snapshot = chunk.kind == connector::OutputChunk::Kind::kSnapshot;
+    step = chunk.step;
+    std::string data;
+    uint64_t records = 0;
+    bool wrote = false;
+    auto flush = [&]() {
+      if (json && !data.empty() && data.back() == ',') data.pop_back();
+      std::string line = "{\"sequence_number\":" + std::to_string(sequence++) +
+                         ",\"step\":" + std::to_string(step) +
+                         ",\"snapshot\":" + (snapshot ? "true" : "false");
+      if (json) {
+        line += ",\"json_data\":[" + data + "]}\n";
+      } else {
+        std::string text;
+        format::AppendJsonString(data, &text);
+        line += ",\"text_data\":" + text + "}\n";
+      }
+      data.clear();
+      records = 0;
+      wrote = true;
+      return sink.write(line.data(), line.size());
+    };
+    auto c = NewCursorOver(chunk.batches);
+    for (; c->KeyValid(); c->StepKey()) {
+      int64_t w = c->weight();
+      if (w == 0) continue;
+      Status s = encoder->Encode(c->key(), w, &data);
+      if (!s.ok())
+        return WriteLine(sink, {{"sequence_number", sequence++}, {"error", s.ToString()}});
+      records += static_cast<uint64_t>(w > 0 ? w : -w);
+      if (records >= options.max_chunk_records && !flush()) return false;
+    }
+    // A snapshot always says which step it is, even when it is empty.
+    if (records > 0 || (snapshot && !wrote)) return flush();
+    return true;
+  }
+
+  bool Next(httplib::DataSink& sink) {
+    if (ended) {
+      sink.done();
+      return true;
+    }
+    connector::OutputChunk chunk;
+    auto r = queue->Pop(&chunk, std::chrono::milliseconds(options.heartbeat_msecs));
+    if (r == connector::OutputQueue::PopResult::kTimeout) {
+      return WriteLine(
+          sink,
+          {{"sequence_number", sequence++}, {"step", controller->step()}, {"heartbeat", true}});
+    }
+    if (r == connector::OutputQueue::PopResult::kClosed) {
+      ended = true;
+      Status e = queue->error();
+      if (!e.ok()) {
+        return WriteLine(
+            sink, {{"sequence_number", sequence++},
+                   {"error",
+                    {{"message", e.message()},
+                     {"error_code", e.code() == StatusCode::kAborted    ? "StreamEnded"
+                                    : e.code() == StatusCode::kOverflow ? "ConsumerFellBehind"
+                                                                        : "PipelineFailed"}}}});
+      }
+      sink.done();
+      return true;
+    }
+    return WriteChunk(sink, chunk);
+  }
+};
+
+}  // namespace
+
+struct Server::Impl {
+  pipeline::Controller* controller;
+  ServerOptions options;
+  httplib::Server http;
+  std::thread thread;
+  std::atomic<bool> stopped{false};
+
+  void Routes();
+  void Ingress(const Request& req, Response& res, const httplib::ContentReader& reader);
+  void Egress(const std::string& name, const Request& req, Response& res);
+};
+
+void Server::Impl::Ingress(const Request& req, Response& res,
+                           const httplib::ContentReader& reader) {
+  const std::string table = req.matches[1];
+  const pipeline::RelationInfo* info = controller->FindRelation(table);
+  if (info == nullptr || !info->is_table) {
+    SendError(res, 404, "UnknownTable", "table \"" + table + "\" does not exist",
+              {{"table", table}});
+    return;
+  }
+  std::string fmt, update_format, array, force;
+  if (!Param(req, res, "format", {"json", "csv"}, &fmt) ||
+      !Param(req, res, "update_format", {"insert_delete", "raw"}, &update_format) ||
+      !Param(req, res, "array", {"false", "true"}, &array) ||
+      !Param(req, res, "force", {"false", "true"}, &force)) {
+    return;
+  }
+  std::string body;
+  bool too_big = false;
+  reader([&](const char* data, size_t len) {
+    if (body.size() + len > options.max_request_bytes) {
+      too_big = true;
+      return false;
+    }
+    body.append(data, len);
+    return true;
+  });
+  if (too_big) {
+    SendError(res, 413, "RequestTooLarge",
+              "the request is larger than " + std::to_string(options.max_request_bytes) +
+                  " bytes: send the records in several requests",
+              {{"max_request_bytes", options.max_request_bytes}});
+    return;
+  }
+  format::FormatOptions fo;
+  fo.name = fmt;
+  fo.update_format = update_format;
+  fo.array = array == "true";
+  auto dec = format::MakeDecoder(fo, info->rel);
+  if (!dec.ok()) {
+    SendStatus(res, dec.status());
+    return;
+  }
+  format::ChangeBuffer changes;
+  std::vector<format::RecordError> errors;
+  uint64_t error_count = 0;
+  (*dec)->Decode(body, format::Position{}, &changes, &errors, &error_count);
+  if (error_count > 0) {
+    controller->CountIngressErrors(table, error_count);
+    Json list = Json::array();
+    for (const format::RecordError& e : errors) {
+      list.push_back(
+          {{"record", e.record}, {"line", e.line}, {"column", e.column}, {"reason", e.reason}});
+    }
+    SendError(res, 400, "ParseErrors",
+              std::to_string(error_count) + " of the request's records could not be read (first: " +
+                  errors.front().ToString() + "); none of its records was ingested",
+              {{"errors", list}, {"error_count", error_count}});
+    return;
+  }
+  auto token = controller->Ingest(table, std::move(changes), force == "true", body.size());
+  if (!token.ok()) {
+    SendStatus(res, token.status());
+    return;
+  }
+  SendJson(res, Json{{"token", std::to_string(*token)}}.dump());
+}
+
+void Server::Impl::Egress(const std::string& name, const Request& req, Response& res) {
+  const pipeline::RelationInfo* info = controller->FindRelation(name);
+  if (info == nullptr) {
+    SendError(res, 404, "UnknownView", "table or view \"" + name + "\" does not exist",
+              {{"view", name}});
+    return;
+  }
+  std::string fmt, mode, backpressure;
+  if (!Param(req, res, "format", {"json", "csv"}, &fmt) ||
+      !Param(req, res, "mode", {"follow", "snapshot_and_follow", "snapshot"}, &mode) ||
+      !Param(req, res, "backpressure", {"false", "true"}, &backpressure)) {
+    return;
+  }
+  const bool snapshot = mode != "follow";
+  if (snapshot && !info->materialized) {
+    SendError(
+        res, 400, "NotMaterialized",
+        "\"" + name + "\" is not materialized, so it has no snapshot: declare it " +
+            (info->is_table ? "WITH (materialized = true)" : "as a CREATE MATERIALIZED VIEW") +
+            ", or ask for mode=follow",
+        {{"view", name}});
+    return;
+  }
+  format::FormatOptions fo;
+  fo.name = fmt;
+  auto enc = format::MakeEncoder(fo, info->rel, fmt == "json" ? "," : "\n");
+  if (!enc.ok()) {
+    SendStatus(res, enc.status());
+    return;
+  }
+  uint64_t max_queued = 1000000;
+  if (req.has_param("max_queued_records")) {
+    const std::string v = req.get_param_value("max_queued_records");
+    if (std::from_chars(v.data(), v.data() + v.size(), max_queued).ec != std::errc() ||
+        max_queued == 0) {
+      SendError(res, 400, "InvalidParameter",
+                "max_queued_records=" + v + " is not a positive integer");
+      return;
+    }
+  }
+  auto sub =
+      controller->Subscribe(name, snapshot, mode != "snapshot", backpressure == "true", max_queued);
+  if (!sub.ok()) {
+    SendStatus(res, sub.status());
+    return;
+  }
+  auto st = std::make_shared<EgressStream>();
+  st->controller = controller;
+  st->id = sub->id;
+  st->queue = sub->queue;
+  st->encoder = std::move(enc).value();
+  st->json = fmt == "json";
+  st->step = sub->snapshot_step;
+  st->options = options;
+  res.status = 200;
+  res.set_chunked_content_provider(
+      "application/x-ndjson", [st](size_t, httplib::DataSink& sink) { return st->Next(sink); },
+      [st](bool) { st->controller->Unsubscribe(st->id); });
+}
+
+void Server::Impl::Routes() {
+  auto* c = controller;
+  // POST endpoints other than /ingress take no body, and are answered
+  // before one is read: clients (curl -X POST) often send none, not even a
+  // Content-Length, which the HTTP library would otherwise wait for.
+  using Match = std::vector<std::string>;
+  using Handler = std::function<void(const Request&, Response&, const Match&)>;
+  auto posts = std::make_shared<std::vector<std::pair<std::regex, Handler>>>();
+  auto route = [&](bool get, bool post, const std::string& pattern, Handler h) {
+    if (post) posts->emplace_back(std::regex(pattern), h);
+    if (get) {
+      http.Get(pattern, [h](const Request& req, Response& res) {
+        Match m(req.matches.begin(), req.matches.end());
+        h(req, res, m);
+      });
+    }
+  };
+  http.Post(R"(/ingress/([^/]+))",
+            [this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+              Ingress(req, res, reader);
+            });
+  http.set_pre_routing_handler([posts](const Request& req, Response& res) {
+    if (req.method != "POST") return httplib::Server::HandlerResponse::Unhandled;
+    for (const auto& [re, h] : *posts) {
+      std::smatch sm;
+      if (!std::regex_match(req.path, sm, re)) continue;
+      // A body we do not read would be taken for the next request.
+      if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+        res.set_header("Connection", "close");
+      }
+      Match m(sm.begin(), sm.end());
+      h(req, res, m);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  route(false, true, R"(/egress/([^/]+))",
+        [this](const Request& req, Response& res, const Match& m) {
+          res.set_header("Connection", "close");
+          Egress(m[1], req, res);
+        });
+  route(true, false, "/completion_status", [c](const Request& req, Response& res, const Match&) {
+    uint64_t token = 0;
+    std::string t = req.get_param_value("token");
+    if (t.empty() || std::from_chars(t.data(), t.data() + t.size(), token).ec != std::errc()) {
+      SendError(res, 400, "InvalidParameter", "token=" + t + " is not a token");
+      return;
+    }
+    auto r = c->CompletionOf(token);
+    if (!r.ok()) {
+      SendStatus(res, r.status(), "UnknownToken");
+      return;
+    }
+    SendJson(res,
+             Json{{"status", r->complete ? "complete" : "inprogress"}, {"step", r->step}}.dump());
+  });
+  route(true, true, "/start", [c](const Request&, Response& res, const Match&) {
+    c->Resume();
+    SendJson(res, c->StatusJson());
+  });
+  route(true, true, "/pause", [c](const Request&, Response& res, const Match&) {
+    c->Pause();
+    SendJson(res, c->StatusJson());
+  });
+  route(true, false, "/status",
+        [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatusJson()); });
+  route(true, false, "/stats",
+        [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatsJson()); });
+  route(false, true, "/start_transaction", [c](const Request&, Response& res, const Match&) {
+    Status s = c->StartTransaction();
+    if (!s.ok()) return SendStatus(res, s, "TransactionError");
+    SendJson(res, Json{{"transaction", "started"}}.dump());
+  });
+  route(false, true, "/commit_transaction", [c](const Request&, Response& res, const Match&) {
+    auto step = c->CommitTransaction();
+    if (!step.ok()) return SendStatus(res, step.status(), "TransactionError");
+    SendJson(res, Json{{"transaction", "committed"}, {"step", *step}}.dump());
+  });
+  Handler control = [c](const Request&, Response& res, const Match& m) {
+    const std::string name = m[1], action = m[2];
+    Status s =
+        action == "reset" ? c->ResetOutput(name) : c->SetEndpointPaused(name, action == "pause");
+    if (!s.ok()) {
+      return SendStatus(res, s, s.code() == StatusCode::kNotFound ? "UnknownConnector" : "");
+    }
+    SendJson(res, Json{{"connector", name}, {"action", action}}.dump());
+  };
+  route(true, true, R"(/output_endpoints/([^/]+)/(start|pause))", control);
+  route(false, true, R"(/output_endpoints/([^/]+)/(reset))", control);
+  route(true, true, R"(/input_endpoints/([^/]+)/(start|pause))", control);
+  route(true, false, "/query", [c](const Request& req, Response& res, const Match&) {
+    std::string fmt;
+    if (!Param(req, res, "format", {"text", "json", "csv"}, &fmt)) return;
+    if (!req.has_param("sql")) {
+      SendError(res, 400, "InvalidParameter", "the query is missing: /query?sql=SELECT ...");
+      return;
+    }
+    auto r = c->Query(req.get_param_value("sql"));
+    if (!r.ok()) return SendStatus(res, r.status(), "QueryError");
+    res.status = 200;
+    if (fmt == "json") {
+      res.set_content(RenderJson(*r), "application/x-ndjson");
+    } else if (fmt == "csv") {
+      res.set_content(RenderCsv(*r), "text/csv");
+    } else {
+      res.set_content(RenderText(*r), "text/plain; charset=utf-8");
+    }
+  });
+  http.set_error_handler([](const Request& req, Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 404) {
+      SendError(res, 404, "UnknownEndpoint", "no endpoint " + req.method + " " + req.path);
+    } else if (res.status == 413) {
+      SendError(res, 413, "RequestTooLarge", "the request is too large");
+    } else {
+      SendError(res, res.status, "HttpError", "HTTP error " + std::to_string(res.status));
+    }
+  });
+  http.set_exception_handler([](const Request&, Response& res, std::exception_ptr ep) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    SendError(res, 500, "InternalError", what);
+  });
+}
+
+Server::Server(pipeline::Controller* controller, ServerOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->controller = controller;
+  impl_->options = options;
+}
+
+Server::~Server() { Stop(); }
+
+Status Server::Start() {
+  impl_->http.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  impl_->http.set_payload_max_length(impl_->options.max_request_bytes + 1);
+  impl_->http.set_read_timeout(60, 0);
+  impl_->http.set_write_timeout(60, 0);
+  impl_->Routes();
+  if (impl_->options.port == 0) {
+    port_ = impl_->http.bind_to_any_port(impl_->options.host);
+    if (port_ <= 0) return Status::IOError("cannot bind a port on " + impl_->options.host);
+  } else {
+    if (!impl_->http.bind_to_port(impl_->options.host, impl_->options.port)) {
+      return Status::IOError("cannot listen on " + impl_->options.host + ":" +
+                             std::to_string(impl_->options.port) + " (is the port in use?)");
+    }
+    port_ = impl_->options.port;
+  }
+  impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
+  return Status::OK();
+}
+
+void Server::Stop() {
+  if (!impl_ || impl_->stopped.exchange(true)) return;
+  impl_->http.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,39 @@
+// The HTTP API of a pipeline (docs/api.md): a thin layer over the
+// controller. Errors are JSON {"message", "error_code", "details"} with a
+// fitting status.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "pipeline/controller.h"
+
+namespace sluice::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;  // 0: any free port
+  uint64_t max_request_bytes = 1ull << 30;
+  int heartbeat_msecs = 2000;
+  uint64_t max_chunk_records = 10000;
+};
+
+class Server {
+ public:
+  Server(pipeline::Controller* controller, ServerOptions options);
+  ~Server();
+  // Binds the port and starts serving on background threads.
+  Status Start();
+  // The port it listens on (after Start).
+  int port() const { return port_; }
+  // Ends every stream and stops serving. Idempotent.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,86 @@
+#include "sql/query.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "dataflow/operators/input.h"
+#include "dataflow/operators/output.h"
+#include "runtime/runtime.h"
+#include "types/row_codec.h"
+#include "zset/cursor.h"
+
+namespace sluice::sql {
+
+Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
+                                      int workers) {
+  RuntimeOptions opts;
+  opts.workers = workers;
+  std::set<std::string> scanned;
+  EvalErrors errors;
+  auto rt = Runtime::Start(opts, [&](Circuit& c) {
+    std::map<std::string, Stream*> inputs;
+    Lowering lower(
+        c,
+        [&](const std::string& table) {
+          auto it = inputs.find(table);
+          if (it != inputs.end()) return it->second;
+          scanned.insert(table);
+          return inputs[table] = AddInput(c, table);
+        },
+        &errors);
+    SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
+    AddOutput(c, s, "query");
+    return Status::OK();
+  });
+  if (!rt.ok()) return rt.status();
+  for (const std::string& name : scanned) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, contents(name));
+    for (const BatchPtr& b : batches) SLUICE_RETURN_IF_ERROR((*rt)->Push(name, b));
+  }
+  SLUICE_RETURN_IF_ERROR((*rt)->Step());
+  if (errors.count() > 0) return Status::InvalidArgument(errors.samples()[0]);
+  SLUICE_ASSIGN_OR_RETURN(BatchPtr out, (*rt)->Output("query"));
+  std::vector<Row> rows;
+  const Schema schema = q.plan->schema();
+  for (auto c = out->NewCursor(); c->KeyValid(); c->StepKey()) {
+    Weight w = c->weight();
+    if (w < 0) return Status::Internal("the query's result holds a row with negative multiplicity");
+    SLUICE_ASSIGN_OR_RETURN(Row r, DecodeRow(schema, c->key()));
+    for (Weight i = 0; i < w; ++i) rows.push_back(r);
+  }
+  return rows;
+}
+
+void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows) {
+  std::stable_sort(rows->begin(), rows->end(), [&](const Row& a, const Row& b) {
+    for (const SortKey& k : q.order) {
+      const Value& x = a[static_cast<size_t>(k.column)];
+      const Value& y = b[static_cast<size_t>(k.column)];
+      if (x.is_null() || y.is_null()) {
+        if (x.is_null() == y.is_null()) continue;
+        return x.is_null() == k.nulls_first;
+      }
+      int c = CompareValues(x, y);
+      if (c != 0) return k.desc ? c > 0 : c < 0;
+    }
+    return false;
+  });
+}
+
+std::vector<std::string> ScannedRelations(const PlanPtr& plan) {
+  std::set<std::string> out;
+  std::set<const PlanNode*> seen;
+  std::vector<const PlanNode*> todo = {plan.get()};
+  while (!todo.empty()) {
+    const PlanNode* n = todo.back();
+    todo.pop_back();
+    if (n == nullptr || !seen.insert(n).second) continue;
+    if (n->kind == PlanKind::kScan) out.insert(n->table);
+    for (const PlanPtr& in : n->inputs) todo.push_back(in.get());
+    if (n->domain) todo.push_back(n->domain.get());
+  }
+  return {out.begin(), out.end()};
+}
+
+}  // namespace sluice::sql

@@ -1,0 +1,32 @@
+// Running a query once, over given contents of the relations it reads (ad
+// hoc queries over snapshots, and the sqllogictest runner's bulk check), and
+// presenting its rows in the order of its ORDER BY.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sql/lower.h"
+#include "sql/plan.h"
+#include "zset/batch.h"
+
+namespace sluice::sql {
+
+// The contents of a relation that the query scans.
+using ContentsFn = std::function<Result<std::vector<BatchPtr>>(const std::string& relation)>;
+
+// Evaluates `q` in one step over the contents; returns its rows (all
+// columns, hidden ORDER BY keys included), each repeated by its
+// multiplicity. An evaluation error fails the query, as in PostgreSQL.
+Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
+                                      int workers = 1);
+
+// Sorts rows by the query's outermost ORDER BY (stable; NULLs as the keys
+// say).
+void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows);
+
+// The relations that `plan` scans.
+std::vector<std::string> ScannedRelations(const PlanPtr& plan);
+
+}  // namespace sluice::sql
