@@ -5,6 +5,7 @@
 #include <atomic>
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
@@ -190,12 +191,15 @@ void Server::Impl::Ingress(const Request& req, Response& res,
       !Param(req, res, "force", {"false", "true"}, &force)) {
     return;
   }
+  // The body is read to its end even when it is too large (and then
+  // dropped), so that the client gets the answer rather than a reset.
   std::string body;
   bool too_big = false;
   reader([&](const char* data, size_t len) {
-    if (body.size() + len > options.max_request_bytes) {
+    if (too_big || body.size() + len > options.max_request_bytes) {
       too_big = true;
-      return false;
+      std::string().swap(body);
+      return true;
     }
     body.append(data, len);
     return true;
@@ -441,7 +445,9 @@ Server::~Server() { Stop(); }
 
 Status Server::Start() {
   impl_->http.new_task_queue = [] { return new httplib::ThreadPool(64); };
-  impl_->http.set_payload_max_length(impl_->options.max_request_bytes + 1);
+  // Ingress enforces its own limit (with a JSON answer); the library's
+  // would hand the handler an empty body instead.
+  impl_->http.set_payload_max_length(std::numeric_limits<size_t>::max());
   impl_->http.set_read_timeout(60, 0);
   impl_->http.set_write_timeout(60, 0);
   impl_->Routes();

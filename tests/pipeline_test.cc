@@ -1,0 +1,541 @@
+// Black-box tests of `sluice run`: each test starts the binary on a free
+// port and talks to it over HTTP, as a user would.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+using Json = nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string UrlEncode(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+// A `sluice run` process with its program in a fresh directory.
+class Pipeline {
+ public:
+  explicit Pipeline(const std::string& program, std::vector<std::string> args = {},
+                    const std::map<std::string, std::string>& files = {}) {
+    char tmpl[] = "/tmp/sluice-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    for (const auto& [name, text] : files) std::ofstream(dir_ + "/" + name) << text;
+    std::ofstream(dir_ + "/program.sql") << program;
+    log_ = dir_ + "/log.txt";
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 2);
+      dup2(fd, 1);
+      std::vector<std::string> argv = {SLUICE_BINARY, "run", dir_ + "/program.sql", "--port", "0"};
+      argv.insert(argv.end(), args.begin(), args.end());
+      std::vector<char*> cargv;
+      for (std::string& a : argv) cargv.push_back(a.data());
+      cargv.push_back(nullptr);
+      execv(cargv[0], cargv.data());
+      _exit(127);
+    }
+    // Wait for "listening on http://127.0.0.1:PORT", or for the process to end.
+    for (int i = 0; i < 200 && port_ == 0; ++i) {
+      std::string log = Slurp(log_);
+      size_t at = log.find("listening on http://127.0.0.1:");
+      if (at != std::string::npos) {
+        port_ = std::atoi(log.c_str() + at + std::strlen("listening on http://127.0.0.1:"));
+        break;
+      }
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  ~Pipeline() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  int port() const { return port_; }
+  const std::string& dir() const { return dir_; }
+  std::string log() const { return Slurp(log_); }
+  // Exit code if the process ended during start-up, else -1.
+  int exit_code() const { return exit_code_; }
+
+  // Sends SIGTERM and returns the exit code (or -1 if it did not end in time).
+  int Terminate() {
+    if (pid_ <= 0) return exit_code_;
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 200; ++i) {
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return -1;
+  }
+
+  httplib::Client Client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(30, 0);
+    return c;
+  }
+
+  // POST /ingress; returns the token (or "" with the error in *error).
+  std::string Ingest(const std::string& table, const std::string& body,
+                     const std::string& params = "", Json* error = nullptr) {
+    auto r = Client().Post("/ingress/" + table + params, body, "application/json");
+    if (!r || r->status != 200) {
+      if (error != nullptr && r) *error = Json::parse(r->body, nullptr, false);
+      return "";
+    }
+    return Json::parse(r->body)["token"].get<std::string>();
+  }
+
+  bool WaitComplete(const std::string& token) {
+    for (int i = 0; i < 400; ++i) {
+      auto r = Client().Get("/completion_status?token=" + token);
+      if (r && r->status == 200 && Json::parse(r->body)["status"] == "complete") return true;
+      std::this_thread::sleep_for(25ms);
+    }
+    return false;
+  }
+
+  std::string Query(const std::string& sql, const std::string& format = "text") {
+    auto r = Client().Get("/query?format=" + format + "&sql=" + UrlEncode(sql));
+    return r ? r->body : "(no answer)";
+  }
+
+ private:
+  std::string dir_, log_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int exit_code_ = -1;
+};
+
+// Reads an egress stream on a thread, one JSON line at a time.
+class Stream {
+ public:
+  Stream(const Pipeline& p, const std::string& path) {
+    thread_ = std::thread([this, port = p.port(), path] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_read_timeout(60, 0);
+      httplib::Request req;
+      req.method = "POST";
+      req.path = path;
+      req.content_receiver = [this](const char* data, size_t len, uint64_t, uint64_t) {
+        std::lock_guard<std::mutex> l(mu_);
+        buf_.append(data, len);
+        for (size_t nl; (nl = buf_.find('\n')) != std::string::npos;) {
+          lines_.push_back(Json::parse(buf_.substr(0, nl)));
+          buf_.erase(0, nl + 1);
+        }
+        cv_.notify_all();
+        return !stop_;
+      };
+      auto res = c.send(req);
+      std::lock_guard<std::mutex> l(mu_);
+      status_ = res ? res->status : -1;
+      if (res && res->status != 200) lines_.push_back(Json::parse(res->body, nullptr, false));
+      ended_ = true;
+      cv_.notify_all();
+    });
+  }
+  ~Stream() {
+    Close();
+    thread_.join();
+  }
+  // Makes the client hang up at the next data it receives.
+  void Close() {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  // Waits until `pred` holds over the lines received so far.
+  bool WaitFor(const std::function<bool(const std::vector<Json>&)>& pred,
+               std::chrono::milliseconds timeout = 20s) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, timeout, [&] { return pred(lines_) || ended_; }) && pred(lines_);
+  }
+  bool WaitEnded(std::chrono::milliseconds timeout = 20s) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, timeout, [&] { return ended_; });
+  }
+  std::vector<Json> lines() {
+    std::lock_guard<std::mutex> l(mu_);
+    return lines_;
+  }
+  int status() {
+    std::lock_guard<std::mutex> l(mu_);
+    return status_;
+  }
+
+ private:
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string buf_;
+  std::vector<Json> lines_;
+  bool stop_ = false, ended_ = false;
+  int status_ = 0;
+};
+
+const char* kProgram = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER, s VARCHAR)
+  WITH (materialized = true);
+CREATE TABLE plain (a INTEGER, b VARCHAR);
+CREATE MATERIALIZED VIEW groups AS
+  SELECT id % 5 AS g, COUNT(*) AS n, SUM(v) AS total FROM t GROUP BY id % 5;
+CREATE VIEW big AS SELECT id, v FROM t WHERE v > 100;
+CREATE MATERIALIZED VIEW plain_count AS SELECT COUNT(*) AS n, MAX(b) AS top FROM plain;
+)";
+
+TEST(PipelineTest, IngressCompletionAndQueries) {
+  Pipeline p(kProgram, {"--workers", "2"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::string t1 = p.Ingest("t",
+                            "{\"insert\": {\"id\": 1, \"v\": 10, \"s\": \"one\"}}\n"
+                            "{\"insert\": {\"id\": 2, \"v\": 20, \"s\": \"two\"}}\n"
+                            "{\"insert\": {\"id\": 6, \"v\": 60}}\n");
+  ASSERT_FALSE(t1.empty());
+  ASSERT_TRUE(p.WaitComplete(t1));
+  EXPECT_EQ(p.Query("SELECT g, n, total FROM groups ORDER BY g"),
+            " g | n | total \n---+---+-------\n 1 | 2 |    70\n 2 | 1 |    20\n(2 rows)\n");
+  // Updates change some columns; deletes need the key; CSV works too.
+  std::string t2 = p.Ingest("t",
+                            "{\"update\": {\"id\": 6, \"v\": 61}}\n"
+                            "{\"delete\": {\"id\": 2}}\n");
+  std::string t3 = p.Ingest("t", "7,700,seven\n", "?format=csv");
+  ASSERT_FALSE(t2.empty());
+  ASSERT_FALSE(t3.empty());
+  ASSERT_TRUE(p.WaitComplete(t3));
+  EXPECT_EQ(p.Query("SELECT id, v, s FROM t ORDER BY id", "json"),
+            "{\"id\":1,\"v\":10,\"s\":\"one\"}\n{\"id\":6,\"v\":61,\"s\":null}\n"
+            "{\"id\":7,\"v\":700,\"s\":\"seven\"}\n");
+  EXPECT_EQ(p.Query("SELECT g, total FROM groups ORDER BY g", "csv"), "1,71\n2,700\n");
+  // Raw rows and arrays of records, into a table without a key.
+  std::string t4 = p.Ingest("plain", "[{\"a\": 1, \"b\": \"x\"}, {\"a\": 1, \"b\": \"x\"}]",
+                            "?update_format=raw&array=true");
+  ASSERT_TRUE(p.WaitComplete(t4));
+  EXPECT_EQ(p.Query("SELECT * FROM plain_count"), " n | top \n---+-----\n 2 | x\n(1 row)\n");
+  // Errors are JSON with a code.
+  auto r = p.Client().Get("/completion_status?token=999");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Json::parse(r->body)["error_code"], "UnknownToken");
+  Json q = Json::parse(p.Query("SELECT * FROM big"));
+  EXPECT_EQ(q["error_code"], "QueryError");
+  EXPECT_NE(q["message"].get<std::string>().find("\"big\" is not materialized"), std::string::npos)
+      << q.dump();
+  q = Json::parse(p.Query("SELECT nope FROM t"));
+  EXPECT_NE(q["message"].get<std::string>().find("column \"nope\" does not exist"),
+            std::string::npos)
+      << q.dump();
+  auto status = p.Client().Get("/status");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(Json::parse(status->body)["state"], "Running");
+  auto stats = p.Client().Get("/stats");
+  ASSERT_TRUE(stats);
+  Json st = Json::parse(stats->body);
+  EXPECT_GE(st["global"]["processed_records"].get<int>(), 8);
+  EXPECT_EQ(p.Terminate(), 0);
+}
+
+TEST(PipelineTest, BadRequestsIngestNothing) {
+  Pipeline p(kProgram, {"--max-request-mib", "1"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  Json err;
+  EXPECT_EQ(p.Ingest("t",
+                     "{\"insert\": {\"id\": 1, \"v\": 10}}\n"
+                     "{\"insert\": {\"id\": 2, \"v\": }}\n"
+                     "{\"insert\": {\"id\": 3, \"v\": \"many\"}}\n"
+                     "{\"insert\": {\"id\": 4, \"w\": 1}}\n",
+                     "", &err),
+            "");
+  EXPECT_EQ(err["error_code"], "ParseErrors");
+  ASSERT_EQ(err["details"]["errors"].size(), 3u) << err.dump();
+  EXPECT_EQ(err["details"]["errors"][0]["record"], 2);
+  EXPECT_EQ(err["details"]["errors"][0]["line"], 2);
+  EXPECT_EQ(err["details"]["errors"][1]["line"], 3);
+  EXPECT_NE(err["details"]["errors"][1]["reason"].get<std::string>().find("column \"v\""),
+            std::string::npos);
+  EXPECT_NE(err["details"]["errors"][2]["reason"].get<std::string>().find("unknown column \"w\""),
+            std::string::npos);
+  EXPECT_EQ(p.Ingest("t", "1,2,x\n2,oops,y\n", "?format=csv", &err), "");
+  EXPECT_EQ(err["details"]["errors"][0]["column"], 3);
+  EXPECT_EQ(p.Ingest("nope", "{}", "", &err), "");
+  EXPECT_EQ(err["error_code"], "UnknownTable");
+  EXPECT_EQ(p.Ingest("t", "{}", "?format=xml", &err), "");
+  EXPECT_EQ(err["error_code"], "InvalidParameter");
+  std::string big(2 << 20, ' ');
+  EXPECT_EQ(p.Ingest("t", big, "", &err), "");
+  EXPECT_EQ(err["error_code"], "RequestTooLarge");
+  // None of it arrived; a good request still does.
+  std::string ok = p.Ingest("t", "{\"insert\": {\"id\": 9, \"v\": 1}}");
+  ASSERT_TRUE(p.WaitComplete(ok));
+  EXPECT_EQ(p.Query("SELECT id FROM t", "csv"), "9\n");
+  Json st = Json::parse(p.Client().Get("/stats")->body);
+  bool found = false;
+  for (const Json& in : st["inputs"]) {
+    if (in["name"] == "t.http") {
+      found = true;
+      EXPECT_EQ(in["parse_errors"], 4);
+    }
+  }
+  EXPECT_TRUE(found) << st.dump();
+  // Snapshots exist only for materialized relations.
+  auto r = p.Client().Post("/egress/big?mode=snapshot", "", "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(Json::parse(r->body)["error_code"], "NotMaterialized");
+}
+
+// The snapshot plus the following changes equal the view at every step,
+// while another client keeps changing the table.
+TEST(PipelineTest, SnapshotAndFollowUnderConcurrentIngest) {
+  Pipeline p(kProgram, {"--workers", "3"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::atomic<int> sent{0};
+  std::string last_token;
+  std::thread writer([&] {
+    std::mt19937 rng(7);
+    for (int i = 0; i < 150; ++i) {
+      std::string body;
+      for (int j = 0; j < 5; ++j) {
+        int id = static_cast<int>(rng() % 40);
+        if (rng() % 4 == 0) {
+          body += "{\"delete\": {\"id\": " + std::to_string(id) + "}}\n";
+        } else {
+          body += "{\"insert\": {\"id\": " + std::to_string(id) +
+                  ", \"v\": " + std::to_string(rng() % 100) + "}}\n";
+        }
+      }
+      last_token = p.Ingest("t", body);
+      ASSERT_FALSE(last_token.empty());
+      ++sent;
+    }
+  });
+  while (sent < 40) std::this_thread::sleep_for(5ms);
+  Stream s(p, "/egress/groups?mode=snapshot_and_follow&backpressure=true");
+  writer.join();
+  ASSERT_TRUE(p.WaitComplete(last_token));
+  Json done = Json::parse(p.Client().Get("/status")->body);
+  const uint64_t final_step = done["step"];
+  // Wait for a line at (or after) the final step.
+  ASSERT_TRUE(s.WaitFor([&](const std::vector<Json>& lines) {
+    return !lines.empty() && lines.back().contains("step") &&
+           lines.back()["step"].get<uint64_t>() >= final_step &&
+           !lines.back().contains("heartbeat");
+  }) || s.WaitFor([&](const std::vector<Json>& lines) {
+    return !lines.empty() && lines.back().contains("heartbeat");
+  })) << p.log();
+  std::map<std::string, int> rows;
+  uint64_t snapshot_step = 0, last = 0;
+  bool seen_snapshot = false;
+  for (const Json& line : s.lines()) {
+    if (line.contains("heartbeat")) continue;
+    ASSERT_TRUE(line.contains("json_data")) << line.dump();
+    uint64_t step = line["step"];
+    if (line["snapshot"]) {
+      ASSERT_TRUE(!seen_snapshot || step == snapshot_step);
+      seen_snapshot = true;
+      snapshot_step = step;
+    } else {
+      ASSERT_TRUE(seen_snapshot) << "changes before the snapshot";
+      EXPECT_GT(step, snapshot_step);
+      EXPECT_GE(step, last);
+    }
+    last = step;
+    for (const Json& rec : line["json_data"]) {
+      if (rec.contains("insert")) ++rows[rec["insert"].dump()];
+      if (rec.contains("delete")) --rows[rec["delete"].dump()];
+    }
+  }
+  EXPECT_TRUE(seen_snapshot);
+  std::map<std::string, int> expected;
+  std::istringstream view(p.Query("SELECT g, n, total FROM groups", "json"));
+  for (std::string line; std::getline(view, line);) ++expected[Json::parse(line).dump()];
+  for (auto it = rows.begin(); it != rows.end();) it = it->second == 0 ? rows.erase(it) : ++it;
+  EXPECT_EQ(rows, expected);
+}
+
+TEST(PipelineTest, TransactionsReachSinksAtCommit) {
+  Pipeline p(kProgram);
+  ASSERT_GT(p.port(), 0) << p.log();
+  Stream s(p, "/egress/big?mode=follow");
+  auto start = p.Client().Post("/start_transaction", "", "text/plain");
+  ASSERT_TRUE(start && start->status == 200);
+  std::string a = p.Ingest("t", "{\"insert\": {\"id\": 1, \"v\": 500}}");
+  std::string b = p.Ingest("t", "{\"insert\": {\"id\": 2, \"v\": 600}}");
+  std::this_thread::sleep_for(300ms);
+  auto c = p.Client().Get("/completion_status?token=" + b);
+  EXPECT_EQ(Json::parse(c->body)["status"], "inprogress");
+  for (const Json& line : s.lines()) EXPECT_FALSE(line.contains("json_data")) << line.dump();
+  auto commit = p.Client().Post("/commit_transaction", "", "text/plain");
+  ASSERT_TRUE(commit && commit->status == 200) << (commit ? commit->body : "");
+  uint64_t step = Json::parse(commit->body)["step"];
+  ASSERT_TRUE(s.WaitFor([](const std::vector<Json>& lines) {
+    for (const Json& l : lines) {
+      if (l.contains("json_data")) return true;
+    }
+    return false;
+  }));
+  int chunks = 0;
+  for (const Json& line : s.lines()) {
+    if (!line.contains("json_data")) continue;
+    ++chunks;
+    EXPECT_EQ(line["step"], step);
+    EXPECT_EQ(line["json_data"].size(), 2u);
+  }
+  EXPECT_EQ(chunks, 1);
+  EXPECT_TRUE(p.WaitComplete(b));
+  auto again = p.Client().Post("/commit_transaction", "", "text/plain");
+  EXPECT_EQ(again->status, 400);
+}
+
+TEST(PipelineTest, PausedPipelineHoldsIngressUnlessForced) {
+  Pipeline p(kProgram);
+  ASSERT_GT(p.port(), 0) << p.log();
+  ASSERT_EQ(Json::parse(p.Client().Post("/pause", "", "text/plain")->body)["state"], "Paused");
+  std::atomic<bool> returned{false};
+  std::string held;
+  std::thread t([&] {
+    held = p.Ingest("t", "{\"insert\": {\"id\": 1, \"v\": 1}}");
+    returned = true;
+  });
+  std::string forced = p.Ingest("t", "{\"insert\": {\"id\": 2, \"v\": 2}}", "?force=true");
+  EXPECT_FALSE(forced.empty());
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(returned);
+  auto c = p.Client().Get("/completion_status?token=" + forced);
+  EXPECT_EQ(Json::parse(c->body)["status"], "inprogress");
+  p.Client().Post("/start", "", "text/plain");
+  t.join();
+  ASSERT_TRUE(p.WaitComplete(held));
+  EXPECT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), "2\n");
+}
+
+TEST(PipelineTest, ClientsMayLeaveAndStreamsEndOnShutdown) {
+  Pipeline p(kProgram);
+  ASSERT_GT(p.port(), 0) << p.log();
+  {
+    Stream gone(p, "/egress/groups?mode=snapshot_and_follow");
+    ASSERT_TRUE(gone.WaitFor([](const std::vector<Json>& l) { return !l.empty(); }));
+    gone.Close();
+    p.Ingest("t", "{\"insert\": {\"id\": 1, \"v\": 1}}");
+    ASSERT_TRUE(gone.WaitEnded());
+  }
+  // The pipeline goes on without it.
+  std::string tok = p.Ingest("t", "{\"insert\": {\"id\": 2, \"v\": 2}}");
+  ASSERT_TRUE(p.WaitComplete(tok));
+  Stream s(p, "/egress/groups?mode=follow");
+  ASSERT_TRUE(s.WaitFor([](const std::vector<Json>& l) { return !l.empty(); }, 10s));
+  EXPECT_EQ(p.Terminate(), 0) << p.log();
+  ASSERT_TRUE(s.WaitEnded());
+  std::vector<Json> lines = s.lines();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back()["error"]["error_code"], "StreamEnded") << lines.back().dump();
+  EXPECT_NE(p.log().find("SIGTERM received, stopping"), std::string::npos) << p.log();
+}
+
+TEST(PipelineTest, FileConnectors) {
+  const std::string program = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (connectors = '[{
+  "name": "t_in", "transport": {"name": "file_input", "config": {"path": "in.json"}},
+  "format": {"name": "json"}}]');
+CREATE VIEW doubled WITH (connectors = '[{
+  "name": "d_out", "transport": {"name": "file_output", "config": {"path": "out.csv"}},
+  "format": {"name": "csv"}}]') AS SELECT id, v * 2 AS v2 FROM t;
+)";
+  Pipeline p(program, {},
+             {{"in.json",
+               "{\"insert\": {\"id\": 1, \"v\": 5}}\n{\"insert\": {\"id\": oops}}\n"
+               "{\"insert\": {\"id\": 2, \"v\": 7}}\n{\"insert\": {\"id\": 1, \"v\": 6}}\n"}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  Json in, out;
+  for (int i = 0; i < 200; ++i) {
+    Json st = Json::parse(p.Client().Get("/stats")->body);
+    for (const Json& c : st["inputs"]) {
+      if (c["name"] == "t_in") in = c;
+    }
+    for (const Json& c : st["outputs"]) {
+      if (c["name"] == "d_out") out = c;
+    }
+    if (in.value("end_of_input", false) && out.value("records", 0) >= 2) break;
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(in["records"], 3);
+  EXPECT_EQ(in["parse_errors"], 1);
+  EXPECT_NE(in["last_error"].get<std::string>().find("record 2 (line 2"), std::string::npos)
+      << in.dump();
+  // One step took the whole file: id 1 is replaced within it.
+  EXPECT_EQ(Slurp(p.dir() + "/out.csv"), "1,12,1\n2,14,1\n");
+}
+
+TEST(PipelineTest, BadConfigurationIsAnErrorThatNamesIt) {
+  Pipeline bad_sql("CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT b FROM t;");
+  EXPECT_EQ(bad_sql.exit_code(), 1);
+  EXPECT_NE(bad_sql.log().find("line 2, column 25: column \"b\" does not exist"), std::string::npos)
+      << bad_sql.log();
+  Pipeline bad_connector(
+      "CREATE TABLE t (a INT) WITH (connectors = '[{\"transport\": {\"name\": "
+      "\"kafka_input\"}}]');");
+  EXPECT_EQ(bad_connector.exit_code(), 1);
+  EXPECT_NE(bad_connector.log().find("unknown transport \"kafka_input\""), std::string::npos)
+      << bad_connector.log();
+  Pipeline missing_file(
+      "CREATE TABLE t (a INT) WITH (connectors = '[{\"transport\": {\"name\": \"file_input\", "
+      "\"config\": {\"path\": \"nope.json\"}}}]');");
+  EXPECT_EQ(missing_file.exit_code(), 1);
+  EXPECT_NE(missing_file.log().find("cannot open"), std::string::npos) << missing_file.log();
+  char tmpl[] = "/tmp/sluice-config-XXXXXX";
+  int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  std::string config = "{\"workers\": 2, \"colour\": \"red\"}";
+  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
+  close(fd);
+  Pipeline bad_config("CREATE TABLE t (a INT);", {"--config", tmpl});
+  unlink(tmpl);
+  EXPECT_EQ(bad_config.exit_code(), 1);
+  EXPECT_NE(bad_config.log().find("unknown key \"colour\""), std::string::npos) << bad_config.log();
+}
+
+}  // namespace
