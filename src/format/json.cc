@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "dataflow/operators/upsert.h"
+#include "sql/datetime.h"
 #include "sql/expr.h"
 #include "types/row_codec.h"
 
@@ -161,6 +162,14 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
       *out = Value::String(std::string(s));
       return true;
     }
+    // The common forms directly; the rest (and the error) as a cast.
+    int64_t x;
+    if ((id == TypeId::kTimestamp && sql::ParseTimestamp(s, &x)) ||
+        (id == TypeId::kDate && sql::ParseDate(s, &x)) ||
+        (id == TypeId::kTime && sql::ParseTime(s, &x))) {
+      *out = Value::Int(x);
+      return true;
+    }
     return from_text(s);
   }
   switch (id) {
@@ -186,6 +195,11 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
       // The number's own digits, not a double's.
       size_t end = raw.size();
       while (end > 0 && std::isspace(static_cast<unsigned char>(raw[end - 1]))) --end;
+      int128 u;
+      if (ParseDecimal(raw.substr(0, end), type.scale(), &u)) {
+        *out = Value::Decimal(u, type.scale());
+        return true;
+      }
       return from_text(raw.substr(0, end));
     }
     case TypeId::kReal:

@@ -213,7 +213,11 @@ Result<uint64_t> Controller::Ingest(const std::string& table, format::ChangeBuff
   if (!changes.empty()) {
     if (buffered_ == 0) first_buffered_ = Clock::now();
     buffered_ += changes.size();
-    it->second.changes.Append(changes);
+    if (it->second.changes.empty()) {
+      it->second.changes = std::move(changes);
+    } else {
+      it->second.changes.Append(changes);
+    }
   }
   uint64_t token = next_token_++;
   cv_.notify_all();
@@ -239,7 +243,11 @@ bool Controller::Enqueue(const std::string& table, format::ChangeBuffer changes,
   if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return false;
   if (buffered_ == 0) first_buffered_ = Clock::now();
   buffered_ += changes.size();
-  q.changes.Append(changes);
+  if (q.changes.empty()) {
+    q.changes = std::move(changes);
+  } else {
+    q.changes.Append(changes);
+  }
   cv_.notify_all();
   return true;
 }

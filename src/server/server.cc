@@ -195,6 +195,12 @@ void Server::Impl::Ingress(const Request& req, Response& res,
   // dropped), so that the client gets the answer rather than a reset.
   std::string body;
   bool too_big = false;
+  if (req.has_header("Content-Length")) {
+    const std::string v = req.get_header_value("Content-Length");
+    uint64_t declared = 0;
+    std::from_chars(v.data(), v.data() + v.size(), declared);
+    if (declared <= options.max_request_bytes) body.reserve(declared);
+  }
   reader([&](const char* data, size_t len) {
     if (too_big || body.size() + len > options.max_request_bytes) {
       too_big = true;

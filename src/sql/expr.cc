@@ -39,22 +39,8 @@ bool FitsInt(int128 v, TypeId id) {
   }
 }
 
-// Rounds unscaled `u` at scale `from` to scale `to`, half away from zero.
 int128 Rescale(int128 u, int from, int to, bool* overflow) {
-  if (to >= from) {
-    int128 f = Pow10(to - from);
-    int128 limit = std::numeric_limits<int128>::max() / f;
-    if (u > limit || u < -limit) {
-      *overflow = true;
-      return 0;
-    }
-    return u * f;
-  }
-  int128 f = Pow10(from - to);
-  int128 q = u / f, r = u % f;
-  if (r * 2 >= f) ++q;
-  if (r * 2 <= -f) --q;
-  return q;
+  return RescaleDecimal(u, from, to, overflow);
 }
 
 std::string Trim(std::string_view s) {
@@ -73,43 +59,6 @@ Status BadInput(const SqlType& to, std::string_view text) {
                                                    : "double precision";
   return Status::InvalidArgument("invalid input syntax for type " + name + ": \"" +
                                  std::string(text) + "\"");
-}
-
-// Parses decimal text "[-]digits[.digits][e[-]digits]" to unscaled at scale.
-bool ParseDecimal(std::string_view s, int scale, int128* out) {
-  bool neg = false;
-  size_t i = 0;
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
-  int128 v = 0;
-  int frac = 0;
-  bool any = false, dot = false;
-  for (; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '.' && !dot) {
-      dot = true;
-      continue;
-    }
-    if (c < '0' || c > '9') break;
-    any = true;
-    if (v > Pow10(37)) return false;
-    v = v * 10 + (c - '0');
-    if (dot) ++frac;
-  }
-  if (!any) return false;
-  int exp = 0;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    int e = 0;
-    auto r = std::from_chars(s.data() + i + 1, s.data() + s.size(), e);
-    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
-    exp = e;
-    i = s.size();
-  }
-  if (i != s.size()) return false;
-  bool overflow = false;
-  int128 u = Rescale(v, frac - exp, scale, &overflow);
-  if (overflow) return false;
-  *out = neg ? -u : u;
-  return true;
 }
 
 double DecimalToDouble(int128 u, int scale) {

@@ -1,7 +1,9 @@
 #include "types/value.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace sluice {
 namespace {
@@ -41,6 +43,66 @@ bool Value::operator==(const Value& other) const {
       return map_keys() == other.map_keys() && map_values() == other.map_values();
   }
   return false;
+}
+
+int128 RescaleDecimal(int128 u, int from, int to, bool* overflow) {
+  if (u == 0) return 0;
+  if (to >= from) {
+    if (to - from > 38) {
+      *overflow = true;
+      return 0;
+    }
+    int128 f = Pow10(to - from);
+    int128 limit = std::numeric_limits<int128>::max() / f;
+    if (u > limit || u < -limit) {
+      *overflow = true;
+      return 0;
+    }
+    return u * f;
+  }
+  if (from - to > 38) return 0;  // |u| < 10^39 rounds to 0
+  int128 f = Pow10(from - to);
+  int128 q = u / f, r = u % f;
+  if (r * 2 >= f) ++q;
+  if (r * 2 <= -f) --q;
+  return q;
+}
+
+bool ParseDecimal(std::string_view s, int scale, int128* out) {
+  bool neg = false;
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+  int128 v = 0;
+  int frac = 0;
+  bool any = false, dot = false;
+  const int128 limit = Pow10(37);
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '.' && !dot) {
+      dot = true;
+      continue;
+    }
+    if (c < '0' || c > '9') break;
+    any = true;
+    if (v >= limit) return false;
+    v = v * 10 + (c - '0');
+    if (dot) ++frac;
+  }
+  if (!any) return false;
+  int exp = 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    auto r = std::from_chars(s.data() + i + 1, s.data() + s.size(), exp);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size() || exp > 1000 || exp < -1000) {
+      return false;
+    }
+    i = s.size();
+  }
+  if (i != s.size()) return false;
+  bool overflow = false;
+  int128 u = RescaleDecimal(v, frac - exp, scale, &overflow);
+  if (overflow) return false;
+  *out = neg ? -u : u;
+  return true;
 }
 
 std::string DecimalToString(int128 unscaled, int scale) {

@@ -16,8 +16,10 @@
 //                                  it, kNull the SQL NULL
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -104,11 +106,25 @@ class Value {
 };
 
 // 10^n for 0 <= n <= 38.
+// 10^n for 0 <= n <= 38 (the powers that fit in an int128).
 inline int128 Pow10(int n) {
-  int128 p = 1;
-  while (n-- > 0) p *= 10;
-  return p;
+  static const auto kPowers = [] {
+    std::array<int128, 39> p{};
+    p[0] = 1;
+    for (size_t i = 1; i < p.size(); ++i) p[i] = p[i - 1] * 10;
+    return p;
+  }();
+  return kPowers[static_cast<size_t>(n)];
 }
+
+// Rounds unscaled `u` at scale `from` to scale `to`, half away from zero;
+// sets *overflow if the result does not fit.
+int128 RescaleDecimal(int128 u, int from, int to, bool* overflow);
+
+// Parses decimal text "[+-]digits[.digits][e[+-]digits]" (nothing around
+// it) to an unscaled value at `scale`. False if it is not such text or does
+// not fit in 38 digits.
+bool ParseDecimal(std::string_view s, int scale, int128* out);
 
 // Decimal text of a 128-bit integer scaled by 10^-scale, e.g. "-12.50".
 std::string DecimalToString(int128 unscaled, int scale);
