@@ -38,6 +38,10 @@ class ChangeBuffer {
   void Append(const ChangeBuffer& other);
   // Keeps the first `n` changes.
   void Truncate(size_t n);
+  void Reserve(size_t changes, size_t bytes) {
+    entries_.reserve(changes);
+    arena_.reserve(bytes);
+  }
   void Clear();
 
   size_t size() const { return entries_.size(); }

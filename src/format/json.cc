@@ -33,6 +33,8 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 // A value's failure, with the byte where it was found.
 struct Fail {
   const char* at = nullptr;
@@ -129,17 +131,21 @@ bool VariantFromJson(od::value v, Value* out, Fail* fail) {
 bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
   std::string_view raw = v.raw_json_token();
   const char* at = raw.data();
-  bool is_null = false;
-  if (v.is_null().get(is_null) == simdjson::SUCCESS && is_null) {
-    *out = Value::Null();  // SQL NULL; a JSON null nested in a VARIANT stays JSON
-    return true;
-  }
-  if (type.id() == TypeId::kVariant) return VariantFromJson(v, out, fail);
   od::json_type jt;
   if (v.type().get(jt) != simdjson::SUCCESS) {
     *fail = {at, "malformed JSON value"};
     return false;
   }
+  if (jt == od::json_type::null) {
+    bool is_null = false;
+    if (v.is_null().get(is_null) == simdjson::SUCCESS && is_null) {
+      *out = Value::Null();  // SQL NULL; a JSON null nested in a VARIANT stays JSON
+      return true;
+    }
+    *fail = {at, "malformed JSON value"};
+    return false;
+  }
+  if (type.id() == TypeId::kVariant) return VariantFromJson(v, out, fail);
   auto expected = [&](const std::string& what) {
     *fail = {at, "expected " + what + " for type " + type.ToString() + ", found " +
                      std::string(raw.substr(0, std::min<size_t>(raw.size(), 40)))};
@@ -194,7 +200,7 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
       if (jt != od::json_type::number) return expected("a number");
       // The number's own digits, not a double's.
       size_t end = raw.size();
-      while (end > 0 && std::isspace(static_cast<unsigned char>(raw[end - 1]))) --end;
+      while (end > 0 && IsJsonSpace(raw[end - 1])) --end;
       int128 u;
       if (ParseDecimal(raw.substr(0, end), type.scale(), &u)) {
         *out = Value::Decimal(u, type.scale());
@@ -313,8 +319,10 @@ class JsonDecoder final : public Decoder {
 
   Position Decode(std::string_view data, Position at, ChangeBuffer* out,
                   std::vector<RecordError>* errors, uint64_t* error_count) override {
-    // One padded copy, so that every record can be parsed in place.
+    // One padded copy, so that every record can be parsed in place; room
+    // for about as many rows as the text suggests (rows are smaller).
     simdjson::padded_string buf(data);
+    if (out->empty()) out->Reserve(data.size() / 64, data.size() / 3);
     const char* base = buf.data();
     errors_ = errors;
     error_count_ = error_count;
@@ -480,16 +488,33 @@ class JsonDecoder final : public Decoder {
 
   bool Row(od::object obj, ChangeKind kind, uint64_t record, const char* at, ChangeBuffer* out) {
     const size_t n = rel_.columns.size();
-    values_.assign(n, Value::Null());
     present_.assign(n, false);
+    size_t hint = 0;  // fields usually come in column order
     for (auto f : obj) {
       std::string_view k;
       od::value fv;
-      if (f.unescaped_key().get(k) != simdjson::SUCCESS || f.value().get(fv) != simdjson::SUCCESS) {
+      // The expected column's name is compared with the key as written;
+      // any other key is unescaped and looked up.
+      od::raw_json_string raw;
+      size_t i = n;
+      if (f.key().get(raw) != simdjson::SUCCESS) {
         Error(record, at, "malformed JSON object");
         return false;
       }
-      size_t i = Column(k);
+      if (hint < n && raw.is_equal(rel_.columns[hint])) {
+        i = hint;
+      } else {
+        if (f.unescaped_key().get(k) != simdjson::SUCCESS) {
+          Error(record, at, "malformed JSON object");
+          return false;
+        }
+        i = Column(k);
+      }
+      if (f.value().get(fv) != simdjson::SUCCESS) {
+        Error(record, at, "malformed JSON object");
+        return false;
+      }
+      hint = i + 1;
       const char* fat = fv.raw_json_token().data();
       if (i == n) {
         Error(record, fat, "unknown column \"" + std::string(k) + "\" of table " + rel_.name);
@@ -500,65 +525,59 @@ class JsonDecoder final : public Decoder {
         return false;
       }
       present_[i] = true;
+      // Each value is encoded as it is read, into its column's buffer.
       Fail fail;
-      if (!JsonToValue(fv, rel_.schema[i], &values_[i], &fail)) {
+      if (!JsonToValue(fv, rel_.schema[i], &value_, &fail)) {
         Error(record, fail.at ? fail.at : fat,
               "column \"" + rel_.columns[i] + "\": " + fail.reason);
         return false;
       }
-      value_at_[i] = fat;
+      enc_[i].clear();
+      Status st = EncodeValue(rel_.schema[i], value_, &enc_[i]);
+      if (!st.ok()) {
+        Error(record, fat,
+              "column \"" + rel_.columns[i] +
+                  "\": " + (value_.is_null() ? "NOT NULL column is null" : st.message()));
+        return false;
+      }
     }
     return Encode(kind, record, at, out);
   }
 
   bool Encode(ChangeKind kind, uint64_t record, const char* at, ChangeBuffer* out) {
     const size_t n = rel_.columns.size();
-    auto encode_fields = [&](const std::vector<size_t>& cols, std::string* bytes) {
-      for (size_t i : cols) {
-        Status s = EncodeValue(rel_.schema[i], values_[i], bytes);
-        if (!s.ok()) {
-          Error(
-              record, present_[i] ? value_at_[i] : at,
-              "column \"" + rel_.columns[i] + "\": " +
-                  (values_[i].is_null() && !rel_.schema[i].nullable()
-                       ? std::string("NOT NULL column") + (present_[i] ? " is null" : " is missing")
-                       : s.message()));
-          return false;
-        }
-      }
-      return true;
-    };
     row_.clear();
     key_.clear();
-    cols_.clear();
-    if (!rel_.key.empty()) {
-      for (int k : rel_.key) {
-        if (!present_[static_cast<size_t>(k)]) {
-          Error(
-              record, at,
-              "the primary key column \"" + rel_.columns[static_cast<size_t>(k)] + "\" is missing");
-          return false;
-        }
-        cols_.push_back(static_cast<size_t>(k));
+    for (int k : rel_.key) {
+      const size_t i = static_cast<size_t>(k);
+      if (!present_[i]) {
+        Error(record, at, "the primary key column \"" + rel_.columns[i] + "\" is missing");
+        return false;
       }
-      if (!encode_fields(cols_, &key_)) return false;
+      key_.append(enc_[i]);
     }
-    cols_.clear();
     if (kind == ChangeKind::kUpdate) {
       for (size_t i = 0; i < n; ++i) {
-        if (present_[i]) cols_.push_back(i);
+        if (present_[i]) row_.append(enc_[i]);
       }
-      std::string fields;
-      if (!encode_fields(cols_, &fields)) return false;
-      out->Add(kind, key_, EncodeUpdatePatch(present_, fields));
+      out->Add(kind, key_, EncodeUpdatePatch(present_, row_));
       return true;
     }
     if (kind == ChangeKind::kDelete && !rel_.key.empty()) {
       out->Add(kind, key_, "");
       return true;
     }
-    for (size_t i = 0; i < n; ++i) cols_.push_back(i);
-    if (!encode_fields(cols_, &row_)) return false;
+    // A missing column is NULL.
+    for (size_t i = 0; i < n; ++i) {
+      if (present_[i]) {
+        row_.append(enc_[i]);
+      } else if (rel_.schema[i].nullable()) {
+        AppendNull(&row_);
+      } else {
+        Error(record, at, "column \"" + rel_.columns[i] + "\": NOT NULL column is missing");
+        return false;
+      }
+    }
     out->Add(kind, key_, row_);
     return true;
   }
@@ -585,10 +604,9 @@ class JsonDecoder final : public Decoder {
   const char* line_start_ = nullptr;
   uint64_t line_ = 1;
   size_t mark_ = 0;
-  std::vector<Value> values_;
+  Value value_;
   std::vector<bool> present_;
-  std::vector<const char*> value_at_ = std::vector<const char*>(rel_.columns.size());
-  std::vector<size_t> cols_;
+  std::vector<std::string> enc_ = std::vector<std::string>(rel_.columns.size());
   std::string row_, key_;
 };
 

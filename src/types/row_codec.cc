@@ -28,15 +28,19 @@ enum VariantKind : uint8_t {
 constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
 
 void PutBigEndian(uint64_t v, int width, std::string* out) {
+  // The low `width` bytes, most significant first: one byte swap.
+  const uint64_t be = __builtin_bswap64(v << (64 - 8 * width));
   char buf[8];
-  for (int i = width - 1; i >= 0; --i) {
-    buf[i] = static_cast<char>(v & 0xff);
-    v >>= 8;
-  }
+  std::memcpy(buf, &be, sizeof be);
   out->append(buf, static_cast<size_t>(width));
 }
 
 uint64_t GetBigEndian(const char* p, int width) {
+  if (width == 8) {
+    uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return __builtin_bswap64(v);
+  }
   uint64_t v = 0;
   for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
   return v;

@@ -46,14 +46,23 @@ bool Value::operator==(const Value& other) const {
 }
 
 int128 RescaleDecimal(int128 u, int from, int to, bool* overflow) {
-  if (u == 0) return 0;
-  if (to >= from) {
+  if (u == 0 || to == from) return u;
+  if (to > from) {
     if (to - from > 38) {
       *overflow = true;
       return 0;
     }
+    // The largest value that 10^k may multiply, for every k (no division
+    // per call: this runs for every decimal read).
+    static const auto kLimits = [] {
+      std::array<int128, 39> l{};
+      for (size_t k = 0; k < l.size(); ++k) {
+        l[k] = std::numeric_limits<int128>::max() / Pow10(static_cast<int>(k));
+      }
+      return l;
+    }();
     int128 f = Pow10(to - from);
-    int128 limit = std::numeric_limits<int128>::max() / f;
+    int128 limit = kLimits[static_cast<size_t>(to - from)];
     if (u > limit || u < -limit) {
       *overflow = true;
       return 0;
