@@ -510,6 +510,48 @@ CREATE VIEW doubled WITH (connectors = '[{
   EXPECT_EQ(Slurp(p.dir() + "/out.csv"), "1,12,1\n2,14,1\n");
 }
 
+// A connector gives a step at most max_batch_size records.
+TEST(PipelineTest, MaxBatchSizeSpreadsAFileOverSteps) {
+  const std::string program = R"(
+CREATE TABLE t (id BIGINT NOT NULL, v INTEGER) WITH (materialized = true, connectors = '[{
+  "name": "t_in", "max_batch_size": 3,
+  "transport": {"name": "file_input", "config": {"path": "in.csv"}},
+  "format": {"name": "csv"}}]');
+)";
+  std::string csv;
+  for (int i = 0; i < 10; ++i) csv += std::to_string(i) + "," + std::to_string(i * i) + "\n";
+  Pipeline p(program, {}, {{"in.csv", csv}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  for (int i = 0; i < 200 && p.Query("SELECT COUNT(*) FROM t", "csv") != "10\n"; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(p.Query("SELECT COUNT(*), SUM(v) FROM t", "csv"), "10,285\n");
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 4);
+}
+
+// A step waits for min_batch_size_records (or the buffering delay).
+TEST(PipelineTest, MinBatchSizeHoldsSmallInput) {
+  char tmpl[] = "/tmp/sluice-config-XXXXXX";
+  int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  std::string config = "{\"min_batch_size_records\": 5, \"max_buffering_delay_usecs\": 100000000}";
+  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
+  close(fd);
+  Pipeline p(kProgram, {"--config", tmpl});
+  unlink(tmpl);
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::string a = p.Ingest("t", "{\"insert\": {\"id\": 1}}\n{\"insert\": {\"id\": 2}}");
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(Json::parse(p.Client().Get("/completion_status?token=" + a)->body)["status"],
+            "inprogress");
+  std::string b = p.Ingest("t",
+                           "{\"insert\": {\"id\": 3}}\n{\"insert\": {\"id\": 4}}\n"
+                           "{\"insert\": {\"id\": 5}}");
+  ASSERT_TRUE(p.WaitComplete(b));
+  ASSERT_TRUE(p.WaitComplete(a));
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 1);
+}
+
 TEST(PipelineTest, BadConfigurationIsAnErrorThatNamesIt) {
   Pipeline bad_sql("CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT b FROM t;");
   EXPECT_EQ(bad_sql.exit_code(), 1);

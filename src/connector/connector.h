@@ -67,15 +67,15 @@ struct ConnectorStats {
   std::string last_error_;
 };
 
-// Where input connectors put what they decoded.
+// Where an input connector puts what it decoded (one sink per connector).
 class InputSink {
  public:
   virtual ~InputSink() = default;
-  // Queues `changes` for the relation's next step. Blocks while the queue
-  // holds more than `max_queued` records or the pipeline or the connector is
+  // Queues `changes` for the next steps, which take at most the connector's
+  // max_batch_size records each. Blocks while the connector has more than
+  // max_queued_records queued, or while the pipeline or the connector is
   // paused. Returns false once the pipeline stops (the changes are dropped).
-  virtual bool Enqueue(const std::string& table, format::ChangeBuffer changes, uint64_t max_queued,
-                       const std::atomic<bool>* paused) = 0;
+  virtual bool Enqueue(format::ChangeBuffer changes) = 0;
   virtual bool stopping() const = 0;
 };
 

@@ -99,8 +99,7 @@ class FileInput final : public InputConnector {
     }
     if (changes.empty()) return true;
     stats_.records += changes.size();
-    return sink_->Enqueue(spec_.relation, std::move(changes), spec_.max_queued_records,
-                          &stats_.paused);
+    return sink_->Enqueue(std::move(changes));
   }
 
   bool Stopping() {

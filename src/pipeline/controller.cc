@@ -62,6 +62,21 @@ const char* StateName(PipelineState s) {
   return "?";
 }
 
+// The sink of one input connector: its changes, tagged with where they came
+// from, so that steps honour its max_batch_size and max_queued_records.
+class Controller::Source final : public connector::InputSink {
+ public:
+  Source(Controller* c, size_t input) : c_(c), input_(input) {}
+  bool Enqueue(format::ChangeBuffer changes) override {
+    return c_->EnqueueFrom(input_, std::move(changes));
+  }
+  bool stopping() const override { return c_->stopping(); }
+
+ private:
+  Controller* c_;
+  size_t input_;
+};
+
 Controller::Controller(sql::Program program, PipelineConfig config, std::string base_dir)
     : program_(std::move(program)), config_(std::move(config)), base_dir_(std::move(base_dir)) {}
 
@@ -154,8 +169,11 @@ Status Controller::Init() {
     endpoints_.push_back(std::move(e));
   }
   loop_ = std::thread([this] { Loop(); });
-  for (Input& in : inputs_) {
-    if (in.connector) SLUICE_RETURN_IF_ERROR(in.connector->Start(this));
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    Input& in = inputs_[i];
+    if (!in.connector) continue;
+    in.sink = std::make_unique<Source>(this, i);
+    SLUICE_RETURN_IF_ERROR(in.connector->Start(in.sink.get()));
   }
   return Status::OK();
 }
@@ -213,11 +231,8 @@ Result<uint64_t> Controller::Ingest(const std::string& table, format::ChangeBuff
   if (!changes.empty()) {
     if (buffered_ == 0) first_buffered_ = Clock::now();
     buffered_ += changes.size();
-    if (it->second.changes.empty()) {
-      it->second.changes = std::move(changes);
-    } else {
-      it->second.changes.Append(changes);
-    }
+    it->second.segments.push_back(
+        {-1, std::make_shared<const format::ChangeBuffer>(std::move(changes)), 0});
   }
   uint64_t token = next_token_++;
   cv_.notify_all();
@@ -231,23 +246,23 @@ void Controller::CountIngressErrors(const std::string& table, uint64_t errors) {
   (it == ingress_.end() ? ingress_[table] : it->second).parse_errors += errors;
 }
 
-bool Controller::Enqueue(const std::string& table, format::ChangeBuffer changes,
-                         uint64_t max_queued, const std::atomic<bool>* paused) {
+bool Controller::EnqueueFrom(size_t input, format::ChangeBuffer changes) {
   std::unique_lock<std::mutex> l(mu_);
-  TableQueue& q = queues_.at(table);
+  Input& in = inputs_[input];
+  const uint64_t n = changes.size();
   space_cv_.wait(l, [&] {
     if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return true;
-    if (state_ != PipelineState::kRunning || paused->load()) return false;
-    return q.changes.empty() || q.changes.size() + changes.size() <= max_queued;
+    if (state_ != PipelineState::kRunning || in.connector->stats().paused) return false;
+    return in.queued == 0 || in.queued + n <= in.spec.max_queued_records;
   });
   if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return false;
+  if (n == 0) return true;
   if (buffered_ == 0) first_buffered_ = Clock::now();
-  buffered_ += changes.size();
-  if (q.changes.empty()) {
-    q.changes = std::move(changes);
-  } else {
-    q.changes.Append(changes);
-  }
+  buffered_ += n;
+  in.queued += n;
+  queues_.at(in.spec.relation)
+      .segments.push_back({static_cast<int>(input),
+                           std::make_shared<const format::ChangeBuffer>(std::move(changes)), 0});
   cv_.notify_all();
   return true;
 }
@@ -301,15 +316,30 @@ void Controller::Loop() {
       }
       cv_.wait(l);
     }
-    std::map<std::string, format::ChangeBuffer> taken;
+    // Everything queued, except that a connector gives at most its
+    // max_batch_size records to one step (the rest waits for the next).
+    std::map<std::string, std::vector<Range>> taken;
+    std::vector<uint64_t> budget;
+    for (const Input& in : inputs_) budget.push_back(in.spec.max_batch_size);
+    uint64_t count = 0;
     for (auto& [name, q] : queues_) {
-      if (!q.changes.empty()) {
-        taken[name] = std::move(q.changes);
-        q.changes = format::ChangeBuffer();
+      for (auto it = q.segments.begin(); it != q.segments.end();) {
+        Segment& seg = *it;
+        uint64_t n = seg.changes->size() - seg.next;
+        if (seg.source >= 0) {
+          const size_t src = static_cast<size_t>(seg.source);
+          n = std::min(n, budget[src]);
+          budget[src] -= n;
+          inputs_[src].queued -= n;
+        }
+        if (n > 0) taken[name].push_back({seg.changes, seg.next, seg.next + n});
+        seg.next += n;
+        count += n;
+        it = seg.next == seg.changes->size() ? q.segments.erase(it) : it + 1;
       }
     }
-    processed_records_ += buffered_;
-    buffered_ = 0;
+    processed_records_ += count;
+    buffered_ -= count;
     const uint64_t token = next_token_ - 1;
     const bool commit = commit_requested_;
     l.unlock();
@@ -317,7 +347,7 @@ void Controller::Loop() {
     Status s;
     {
       std::lock_guard<std::mutex> sl(step_mu_);
-      s = RunStep(std::move(taken), token, commit);
+      s = RunStep(taken, token, commit);
     }
     if (!s.ok()) {
       Fail(s);
@@ -326,21 +356,24 @@ void Controller::Loop() {
   }
 }
 
-Status Controller::RunStep(std::map<std::string, format::ChangeBuffer> taken, uint64_t token,
+Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
                            bool commit) {
-  for (auto& [table, changes] : taken) {
+  for (const auto& [table, ranges] : taken) {
     const bool keyed = queues_.at(table).keyed;  // fixed at Init
     BatchBuilder b;
-    for (size_t i = 0; i < changes.size(); ++i) {
-      const format::ChangeKind k = changes.kind(i);
-      if (!keyed) {
-        b.Push(changes.payload(i), k == format::ChangeKind::kDelete ? -1 : 1);
-        continue;
+    for (const Range& r : ranges) {
+      const format::ChangeBuffer& changes = *r.changes;
+      for (size_t i = r.from; i < r.to; ++i) {
+        const format::ChangeKind k = changes.kind(i);
+        if (!keyed) {
+          b.Push(changes.payload(i), k == format::ChangeKind::kDelete ? -1 : 1);
+          continue;
+        }
+        const UpsertOpKind op = k == format::ChangeKind::kInsert   ? UpsertOpKind::kInsert
+                                : k == format::ChangeKind::kDelete ? UpsertOpKind::kDelete
+                                                                   : UpsertOpKind::kUpdate;
+        b.Push(changes.key(i), EncodeUpsertCommand(upsert_seq_++, op, changes.payload(i)), 1);
       }
-      const UpsertOpKind op = k == format::ChangeKind::kInsert   ? UpsertOpKind::kInsert
-                              : k == format::ChangeKind::kDelete ? UpsertOpKind::kDelete
-                                                                 : UpsertOpKind::kUpdate;
-      b.Push(changes.key(i), EncodeUpsertCommand(upsert_seq_++, op, changes.payload(i)), 1);
     }
     SLUICE_ASSIGN_OR_RETURN(MemBatchPtr batch, b.Finish());
     SLUICE_RETURN_IF_ERROR(runtime_->Push(table, batch));
@@ -651,7 +684,7 @@ std::string Controller::StatsJson() const {
                 {"bytes", s.bytes.load()},
                 {"parse_errors", s.parse_errors.load()},
                 {"transport_errors", s.transport_errors.load()},
-                {"queued_records", queues_.at(in.spec.relation).changes.size()},
+                {"queued_records", in.queued},
                 {"end_of_input", s.end_of_input.load()},
                 {"paused", s.paused.load()},
                 {"health", health(s)}};

@@ -52,7 +52,7 @@ struct RelationInfo {
   bool materialized = false;
 };
 
-class Controller : public connector::InputSink {
+class Controller {
  public:
   // Compiles `program_text`, checks its connectors, starts the workers, the
   // connectors and the step loop. Relative connector paths are taken from
@@ -60,7 +60,7 @@ class Controller : public connector::InputSink {
   static Result<std::unique_ptr<Controller>> Start(std::string_view program_text,
                                                    PipelineConfig config,
                                                    std::string base_dir = "");
-  ~Controller() override;
+  ~Controller();
   // Stops the connectors (output ones after draining what they were handed),
   // the step loop and the workers. Idempotent.
   void Stop();
@@ -83,9 +83,7 @@ class Controller : public connector::InputSink {
   // Waits until `token` is complete or `timeout` passes (for tests and tools).
   bool WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const;
 
-  bool Enqueue(const std::string& table, format::ChangeBuffer changes, uint64_t max_queued,
-               const std::atomic<bool>* paused) override;
-  bool stopping() const override;
+  bool stopping() const;
 
   // ---- output
   struct Subscription {
@@ -133,10 +131,25 @@ class Controller : public connector::InputSink {
   std::string StatusJson() const;
 
  private:
+  // Changes from one producer: an input connector (`source` >= 0) or one
+  // HTTP request (-1, always taken whole so that its token completes in one
+  // step). `next` counts the changes already taken.
+  struct Segment {
+    int source = -1;
+    std::shared_ptr<const format::ChangeBuffer> changes;
+    size_t next = 0;
+  };
   struct TableQueue {
-    format::ChangeBuffer changes;
+    std::deque<Segment> segments;
     bool keyed = false;
   };
+  // Changes of one table that a step takes.
+  struct Range {
+    std::shared_ptr<const format::ChangeBuffer> changes;
+    size_t from = 0, to = 0;
+  };
+  class Source;
+  bool EnqueueFrom(size_t input, format::ChangeBuffer changes);
   struct Endpoint {
     uint64_t id = 0;
     std::string name;  // connectors only
@@ -149,6 +162,8 @@ class Controller : public connector::InputSink {
   struct Input {
     connector::ConnectorSpec spec;
     std::unique_ptr<connector::InputConnector> connector;
+    std::unique_ptr<connector::InputSink> sink;
+    uint64_t queued = 0;  // records not yet taken by a step; GUARDED_BY(mu_)
   };
   struct IngressStats {
     uint64_t requests = 0, records = 0, bytes = 0, parse_errors = 0;
@@ -157,7 +172,8 @@ class Controller : public connector::InputSink {
   Controller(sql::Program program, PipelineConfig config, std::string base_dir);
   Status Init();
   void Loop();
-  Status RunStep(std::map<std::string, format::ChangeBuffer> taken, uint64_t token, bool commit);
+  Status RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
+                 bool commit);
   void Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs, uint64_t token);
   Status AddSnapshot(Endpoint& e, uint64_t step);
   void Fail(Status s);
