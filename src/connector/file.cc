@@ -124,16 +124,16 @@ class FileInput final : public InputConnector {
 void Drain(OutputQueue& q, ConnectorStats& stats,
            const std::function<Status(const OutputChunk&)>& write) {
   for (;;) {
-    // A paused connector leaves its queue to fill, which holds the
-    // pipeline's steps back: nothing is dropped.
-    if (stats.paused && !q.closed()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      continue;
-    }
     OutputChunk chunk;
     auto r = q.Pop(&chunk, std::chrono::milliseconds(1000));
     if (r == OutputQueue::PopResult::kClosed) return;
     if (r == OutputQueue::PopResult::kTimeout) continue;
+    // A paused connector holds on to its chunk and leaves its queue to
+    // fill, which holds the pipeline's steps back: nothing is dropped. (At
+    // shutdown it writes what it holds.)
+    while (stats.paused && !q.closed()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
     Status s = write(chunk);
     if (!s.ok()) {
       ++stats.transport_errors;
