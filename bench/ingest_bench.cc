@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
   (*controller)->WaitComplete(last_token, std::chrono::minutes(30));
   const double pipeline_s = Seconds(start, Clock::now());
   const uint64_t steps = (*controller)->step();
+  const double step_s = static_cast<double>((*controller)->step_usecs()) / 1e6;
   (*controller)->Unsubscribe(sub->id);
   drain.join();
   (*controller)->Stop();
@@ -224,6 +225,8 @@ int main(int argc, char** argv) {
   std::printf("pipeline       %10.0f records/s  (%.2f s, %d workers, %d clients, %llu steps)\n",
               rate, pipeline_s, workers, clients, static_cast<unsigned long long>(steps));
   std::printf("per worker     %10.0f records/s\n", rate / workers);
+  std::printf("steps          %.2f s of the %.2f s (taking queued changes to outputs)\n", step_s,
+              pipeline_s);
   std::printf("ratio          %10.2f  (pipeline / simdjson alone)\n", rate / parse_rate);
   std::printf("view rows out  %llu; peak RSS %.0f MB\n",
               static_cast<unsigned long long>(out_records.load()),

@@ -310,6 +310,80 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
   }
 }
 
+// The common scalar types, encoded straight from the JSON token into the
+// field's bytes (no Value). Returns false if `type` is not one of them or
+// the token is not of the usual form; then nothing was read from `v`, and
+// JsonToValue takes over. Errors of a value of the usual form are reported
+// here, through `fail`.
+bool FastField(od::value v, od::json_type jt, std::string_view raw, const SqlType& type,
+               std::string* enc, bool* ok, Fail* fail) {
+  const TypeId id = type.id();
+  const char* at = raw.data();
+  auto misfit = [&](const Value& x) {
+    std::string tmp;
+    Status s = EncodeValue(type, x, &tmp);
+    *fail = {at, s.ok() ? "value out of range for " + type.ToString() : s.message()};
+    *ok = false;
+    return true;
+  };
+  *ok = true;
+  if (type.IsInteger() && jt == od::json_type::number) {
+    int64_t x;
+    if (v.get_int64().get(x) != simdjson::SUCCESS) {
+      *fail = {at, "expected an integer for type " + type.ToString() + ", found " +
+                       std::string(raw.substr(0, std::min<size_t>(raw.size(), 40)))};
+      *ok = false;
+      return true;
+    }
+    return AppendIntField(type, x, enc) || misfit(Value::Int(x));
+  }
+  if (id == TypeId::kDecimal && jt == od::json_type::number) {
+    size_t end = raw.size();
+    while (end > 0 && IsJsonSpace(raw[end - 1])) --end;
+    int128 u;
+    if (!ParseDecimal(raw.substr(0, end), type.scale(), &u)) {
+      Value tmp;
+      Status s = FromText(raw.substr(0, end), type, &tmp);
+      *fail = {at, s.ok() ? "numeric field overflow" : s.message()};
+      *ok = false;
+      return true;
+    }
+    return AppendDecimalField(type, u, enc) || misfit(Value::Decimal(u, type.scale()));
+  }
+  if (jt != od::json_type::string) return false;
+  const bool time = id == TypeId::kTimestamp || id == TypeId::kDate || id == TypeId::kTime;
+  if (!time && !type.IsString()) return false;
+  std::string_view s;
+  if (v.get_string().get(s) != simdjson::SUCCESS) {
+    *fail = {at, "malformed JSON string"};
+    *ok = false;
+    return true;
+  }
+  if (type.IsString()) {
+    return AppendStringField(type, s, enc) || misfit(Value::String(std::string(s)));
+  }
+  int64_t x;
+  const bool parsed = id == TypeId::kTimestamp ? sql::ParseTimestamp(s, &x)
+                      : id == TypeId::kDate    ? sql::ParseDate(s, &x)
+                                               : sql::ParseTime(s, &x);
+  if (!parsed) {
+    Value tmp;
+    Status st = FromText(s, type, &tmp);
+    if (st.ok()) {  // a form the fast parsers do not take, but the cast does
+      std::string bytes;
+      st = EncodeValue(type, tmp, &bytes);
+      if (st.ok()) {
+        enc->append(bytes);
+        return true;
+      }
+    }
+    *fail = {at, st.message()};
+    *ok = false;
+    return true;
+  }
+  return AppendIntField(type, x, enc) || misfit(Value::Int(x));
+}
+
 class JsonDecoder final : public Decoder {
  public:
   JsonDecoder(const FormatOptions& o, const Relation& rel) : opts_(o), rel_(rel) {
@@ -525,14 +599,26 @@ class JsonDecoder final : public Decoder {
         return false;
       }
       present_[i] = true;
-      // Each value is encoded as it is read, into its column's buffer.
+      // Each value is encoded as it is read, into its column's buffer:
+      // the common types directly, the others through a Value.
       Fail fail;
+      enc_[i].clear();
+      od::json_type jt;
+      bool ok = true;
+      if (fv.type().get(jt) == simdjson::SUCCESS && jt != od::json_type::null &&
+          FastField(fv, jt, fv.raw_json_token(), rel_.schema[i], &enc_[i], &ok, &fail)) {
+        if (!ok) {
+          Error(record, fail.at ? fail.at : fat,
+                "column \"" + rel_.columns[i] + "\": " + fail.reason);
+          return false;
+        }
+        continue;
+      }
       if (!JsonToValue(fv, rel_.schema[i], &value_, &fail)) {
         Error(record, fail.at ? fail.at : fat,
               "column \"" + rel_.columns[i] + "\": " + fail.reason);
         return false;
       }
-      enc_[i].clear();
       Status st = EncodeValue(rel_.schema[i], value_, &enc_[i]);
       if (!st.ok()) {
         Error(record, fat,

@@ -345,9 +345,15 @@ void Controller::Loop() {
     l.unlock();
     space_cv_.notify_all();
     Status s;
+    const auto began = Clock::now();
     {
       std::lock_guard<std::mutex> sl(step_mu_);
       s = RunStep(taken, token, commit);
+    }
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      step_usecs_ += static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
     }
     if (!s.ok()) {
       Fail(s);
@@ -591,6 +597,11 @@ Status Controller::failure() const {
   return failure_;
 }
 
+uint64_t Controller::step_usecs() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return step_usecs_;
+}
+
 uint64_t Controller::step() const {
   std::lock_guard<std::mutex> l(mu_);
   return step_;
@@ -646,6 +657,7 @@ std::string Controller::StatsJson() const {
     global["state"] = StateName(state_);
     global["step"] = step_;
     global["processed_records"] = processed_records_;
+    global["step_msecs"] = step_usecs_ / 1000;
     global["buffered_records"] = buffered_;
     global["transaction"] = in_txn_;
   }

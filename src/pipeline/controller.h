@@ -103,6 +103,8 @@ class Controller {
   PipelineState state() const;
   Status failure() const;
   uint64_t step() const;
+  // Microseconds spent running steps and handing their outputs over.
+  uint64_t step_usecs() const;
   Status StartTransaction();
   // Delivers the transaction's outputs; returns the step that committed it.
   Result<uint64_t> CommitTransaction();
@@ -215,7 +217,8 @@ class Controller {
   uint64_t commit_step_ = 0;                              // GUARDED_BY(mu_)
   uint64_t step_ = 0;                                     // GUARDED_BY(mu_)
   uint64_t processed_records_ = 0;                        // GUARDED_BY(mu_)
-  uint64_t upsert_seq_ = 0;                               // only the step loop
+  uint64_t step_usecs_ = 0;  // stepping and handing outputs over; GUARDED_BY(mu_)
+  uint64_t upsert_seq_ = 0;  // only the step loop
   std::thread loop_;
 };
 

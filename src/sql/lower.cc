@@ -24,6 +24,35 @@ Status DecodeInto(const Schema& schema, std::string_view bytes, Row* row) {
   return Status::OK();
 }
 
+// Which columns of a row of `width` the expressions read.
+void MarkUsed(const Expr& e, std::vector<bool>* used) {
+  if (e.kind == ExprKind::kColumn && e.column >= 0 &&
+      static_cast<size_t>(e.column) < used->size()) {
+    (*used)[static_cast<size_t>(e.column)] = true;
+  }
+  for (const ExprPtr& a : e.args) MarkUsed(*a, used);
+}
+
+std::vector<bool> UsedColumns(const std::vector<ExprPtr>& exprs, size_t width) {
+  std::vector<bool> used(width, false);
+  for (const ExprPtr& e : exprs) MarkUsed(*e, &used);
+  return used;
+}
+
+// Decodes only the columns that `used` marks into `row` (the others are
+// left as they are): a filter on one column of a wide row reads one field.
+Status DecodeUsed(const Schema& schema, const std::vector<bool>& used, std::string_view bytes,
+                  Row* row) {
+  row->resize(schema.size());
+  size_t last = schema.size();
+  while (last > 0 && !used[last - 1]) --last;
+  for (size_t i = 0; i < last; ++i) {
+    SLUICE_RETURN_IF_ERROR(used[i] ? DecodeValue(schema[i], &bytes, &(*row)[i])
+                                   : SkipValue(schema[i], &bytes));
+  }
+  return Status::OK();
+}
+
 // Evaluates `exprs` over `row` and appends their encodings as `types`.
 Status EncodeExprs(const std::vector<ExprPtr>& exprs, const Schema& types, const Row& row,
                    std::string* out) {
@@ -143,9 +172,11 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
       Schema schema = n.inputs[0]->schema();
       ExprPtr pred = n.predicate;
-      return EvalFilter(in, [schema, pred](std::string_view k, std::string_view, bool* keep) {
-        Row row;
-        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+      std::vector<bool> used = UsedColumns({pred}, schema.size());
+      // `row` is this worker's scratch row (each worker lowers its own plan).
+      return EvalFilter(in, [schema, pred, used, row = Row()](std::string_view k, std::string_view,
+                                                              bool* keep) mutable {
+        SLUICE_RETURN_IF_ERROR(DecodeUsed(schema, used, k, &row));
         return OnRow(EvalPredicate(*pred, row, keep), schema, k);
       });
     }
@@ -154,12 +185,13 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       Schema in_schema = n.inputs[0]->schema();
       Schema out_schema = n.schema();
       std::vector<ExprPtr> exprs = n.exprs;
-      return EvalMap(in, [in_schema, out_schema, exprs](std::string_view k, std::string_view,
-                                                        std::string* ok, std::string*) {
-        Row row;
-        SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
-        return OnRow(EncodeExprs(exprs, out_schema, row, ok), in_schema, k);
-      });
+      std::vector<bool> used = UsedColumns(exprs, in_schema.size());
+      return EvalMap(
+          in, [in_schema, out_schema, exprs, used, row = Row()](
+                  std::string_view k, std::string_view, std::string* ok, std::string*) mutable {
+            SLUICE_RETURN_IF_ERROR(DecodeUsed(in_schema, used, k, &row));
+            return OnRow(EncodeExprs(exprs, out_schema, row, ok), in_schema, k);
+          });
     }
     case PlanKind::kJoin:
       return LowerJoin(n);

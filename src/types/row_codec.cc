@@ -598,6 +598,43 @@ Status ReadNullTag(const SqlType& type, std::string_view* in, bool* is_null) {
 
 }  // namespace
 
+bool AppendIntField(const SqlType& type, int64_t v, std::string* out) {
+  const int width = IntWidth(type.id());
+  if (width < 8) {
+    const int64_t lim = int64_t{1} << (8 * width - 1);
+    if (v < -lim || v >= lim) return false;
+  }
+  if (type.id() == TypeId::kTime && (v < 0 || v >= kMicrosPerDay)) return false;
+  if (type.nullable()) out->push_back(kPresent);
+  PutSigned(v, width, out);
+  return true;
+}
+
+bool AppendDecimalField(const SqlType& type, int128 unscaled, std::string* out) {
+  const int128 limit = Pow10(type.precision());
+  if (unscaled >= limit || unscaled <= -limit) return false;
+  if (type.nullable()) out->push_back(kPresent);
+  if (type.precision() <= 18) {
+    PutSigned(static_cast<int64_t>(unscaled), 8, out);
+  } else {
+    PutInt128(unscaled, out);
+  }
+  return true;
+}
+
+bool AppendStringField(const SqlType& type, std::string_view s, std::string* out) {
+  if (type.id() == TypeId::kChar) {
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  }
+  if (type.length() >= 0) {
+    size_t len = type.IsString() ? Utf8Length(s) : s.size();
+    if (len > static_cast<size_t>(type.length())) return false;
+  }
+  if (type.nullable()) out->push_back(kPresent);
+  PutBytes(s, out);
+  return true;
+}
+
 Status EncodeValue(const SqlType& type, const Value& v, std::string* out) {
   if (v.is_null()) {
     if (!type.nullable()) {

@@ -80,6 +80,16 @@ Status SplitRowOrMisfit(const Schema& schema, std::string_view row,
 // TIMESTAMP field.
 int IntWidth(TypeId id);
 
+// Direct encoders for input parsers, without a Value: each appends one
+// field of `type` (with its null tag) and returns false, appending nothing,
+// if the value does not fit (then EncodeValue says why).
+//   AppendIntField: integer types, DATE (days), TIME and TIMESTAMP (micros)
+//   AppendDecimalField: DECIMAL, `unscaled` already at the type's scale
+//   AppendStringField: CHAR, VARCHAR, BINARY, VARBINARY
+bool AppendIntField(const SqlType& type, int64_t v, std::string* out);
+bool AppendDecimalField(const SqlType& type, int128 unscaled, std::string* out);
+bool AppendStringField(const SqlType& type, std::string_view s, std::string* out);
+
 // Fast paths for the common fixed-width fields, used by operators.
 // Appends a BIGINT (nullable or not as `nullable` says).
 void AppendInt64(int64_t v, bool nullable, std::string* out);
