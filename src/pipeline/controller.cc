@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "dataflow/operators/exchange.h"
 #include "dataflow/operators/upsert.h"
 #include "zset/batch_builder.h"
 #include "zset/merge.h"
@@ -364,25 +365,45 @@ void Controller::Loop() {
 
 Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
                            bool commit) {
+  // Each table's changes become one batch per worker (split by the hash
+  // that the exchange uses); large ones are sorted on several threads, which
+  // would otherwise wait for the step.
+  const int workers = runtime_->workers();
   for (const auto& [table, ranges] : taken) {
     const bool keyed = queues_.at(table).keyed;  // fixed at Init
-    BatchBuilder b;
+    std::vector<BatchBuilder> parts(static_cast<size_t>(workers));
+    size_t records = 0;
     for (const Range& r : ranges) {
       const format::ChangeBuffer& changes = *r.changes;
+      records += r.to - r.from;
       for (size_t i = r.from; i < r.to; ++i) {
         const format::ChangeKind k = changes.kind(i);
+        const std::string_view key = keyed ? changes.key(i) : changes.payload(i);
+        BatchBuilder& b = parts[workers == 1 ? 0 : static_cast<size_t>(WorkerForKey(key, workers))];
         if (!keyed) {
-          b.Push(changes.payload(i), k == format::ChangeKind::kDelete ? -1 : 1);
+          b.Push(key, k == format::ChangeKind::kDelete ? -1 : 1);
           continue;
         }
         const UpsertOpKind op = k == format::ChangeKind::kInsert   ? UpsertOpKind::kInsert
                                 : k == format::ChangeKind::kDelete ? UpsertOpKind::kDelete
                                                                    : UpsertOpKind::kUpdate;
-        b.Push(changes.key(i), EncodeUpsertCommand(upsert_seq_++, op, changes.payload(i)), 1);
+        b.Push(key, EncodeUpsertCommand(upsert_seq_++, op, changes.payload(i)), 1);
       }
     }
-    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr batch, b.Finish());
-    SLUICE_RETURN_IF_ERROR(runtime_->Push(table, batch));
+    std::vector<Result<MemBatchPtr>> built(parts.size(), MemBatch::Empty());
+    auto finish = [&](size_t w) { built[w] = parts[w].Finish(); };
+    if (workers > 1 && records >= 10000) {
+      std::vector<std::thread> helpers;
+      for (size_t w = 1; w < parts.size(); ++w) helpers.emplace_back(finish, w);
+      finish(0);
+      for (std::thread& t : helpers) t.join();
+    } else {
+      for (size_t w = 0; w < parts.size(); ++w) finish(w);
+    }
+    for (size_t w = 0; w < parts.size(); ++w) {
+      if (!built[w].ok()) return built[w].status();
+      SLUICE_RETURN_IF_ERROR(runtime_->PushToWorker(table, static_cast<int>(w), *built[w]));
+    }
   }
   SLUICE_RETURN_IF_ERROR(runtime_->Step());
   const uint64_t step = runtime_->steps();

@@ -82,6 +82,16 @@ Status Runtime::Push(const std::string& name, const BatchPtr& batch) {
   return Status::OK();
 }
 
+Status Runtime::PushToWorker(const std::string& name, int worker, const BatchPtr& batch) {
+  if (worker < 0 || worker >= options_.workers) {
+    return Status::InvalidArgument("no worker " + std::to_string(worker));
+  }
+  auto* in = circuits_[static_cast<size_t>(worker)]->input(name);
+  if (in == nullptr) return Status::NotFound("the circuit has no input named '" + name + "'");
+  if (!batch->empty()) in->Push(batch);
+  return Status::OK();
+}
+
 Status Runtime::Step() {
   if (!failed_.ok()) return failed_;
   std::vector<Status> results;

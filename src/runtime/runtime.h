@@ -50,6 +50,9 @@ class Runtime {
 
   // Adds `batch` to input `name` for the next step.
   Status Push(const std::string& name, const BatchPtr& batch);
+  // Adds `batch` to input `name` of one worker: the caller has split its
+  // rows by WorkerForKey (exchange.h), as Push() would have.
+  Status PushToWorker(const std::string& name, int worker, const BatchPtr& batch);
   // Runs one step on every worker.
   Status Step();
   // Output `name`'s change in the last step, summed over the workers.
