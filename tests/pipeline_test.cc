@@ -1,9 +1,12 @@
 // Black-box tests of `sluice run`: each test starts the binary on a free
 // port and talks to it over HTTP, as a user would.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -557,6 +560,49 @@ CREATE MATERIALIZED VIEW m WITH (connectors = '[{
   EXPECT_EQ(line["text_data"], "1,6,1\n2,7,1\n");
   EXPECT_EQ(line["snapshot"], true);
   EXPECT_EQ(line["step"], Json::parse(p.Client().Get("/status")->body)["step"]);
+}
+
+// Without backpressure, a client that does not read is cut off with an
+// error chunk, and the pipeline goes on without waiting for it.
+TEST(PipelineTest, SlowClientWithoutBackpressureIsCutOff) {
+  const std::string program =
+      "CREATE TABLE t (id BIGINT NOT NULL, s VARCHAR);\n"
+      "CREATE VIEW all_rows AS SELECT id, s FROM t;\n";
+  Pipeline p(program);
+  ASSERT_GT(p.port(), 0) << p.log();
+  // A raw connection that asks for the stream and then reads nothing.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(p.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string req =
+      "POST /egress/all_rows?backpressure=false&max_queued_records=1000 HTTP/1.1\r\n"
+      "Host: localhost\r\nContent-Length: 0\r\n\r\n";
+  ASSERT_EQ(send(fd, req.data(), req.size(), 0), static_cast<ssize_t>(req.size()));
+  std::this_thread::sleep_for(200ms);
+  // About 40 MB of changes: more than the socket buffers hold.
+  const std::string pad(300, 'x');
+  std::string last;
+  for (int r = 0; r < 4; ++r) {
+    std::string body;
+    for (int i = 0; i < 30000; ++i) {
+      body +=
+          "{\"insert\": {\"id\": " + std::to_string(r * 30000 + i) + ", \"s\": \"" + pad + "\"}}\n";
+    }
+    last = p.Ingest("t", body);
+    ASSERT_FALSE(last.empty());
+  }
+  // Every request completes although the client has read nothing.
+  ASSERT_TRUE(p.WaitComplete(last)) << p.log();
+  // Now read: the stream ends with the error chunk.
+  std::string got;
+  char buf[1 << 16];
+  for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<size_t>(n));
+  close(fd);
+  EXPECT_NE(got.find("\"ConsumerFellBehind\""), std::string::npos) << got.substr(0, 300);
 }
 
 // A connector gives a step at most max_batch_size records.
