@@ -647,6 +647,24 @@ TEST(PipelineTest, MinBatchSizeHoldsSmallInput) {
   EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 1);
 }
 
+TEST(PipelineTest, APortInUseIsAnError) {
+  Pipeline first(kProgram);
+  ASSERT_GT(first.port(), 0) << first.log();
+  Pipeline second(kProgram, {"--port", std::to_string(first.port())});
+  EXPECT_EQ(second.exit_code(), 1) << second.log();
+  EXPECT_NE(second.log().find("is the port in use?"), std::string::npos) << second.log();
+  // Unknown endpoints and bad ad hoc queries answer with JSON errors.
+  auto r = first.Client().Get("/nope");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Json::parse(r->body)["error_code"], "UnknownEndpoint");
+  Json q = Json::parse(first.Query("DELETE FROM t"));
+  EXPECT_EQ(q["error_code"], "QueryError");
+  q = Json::parse(first.Query("SELEC 1"));
+  EXPECT_NE(q["message"].get<std::string>().find("syntax error"), std::string::npos) << q.dump();
+  EXPECT_EQ(first.Query("SELECT 1 + 1 AS two", "csv"), "2\n");
+}
+
 TEST(PipelineTest, BadConfigurationIsAnErrorThatNamesIt) {
   Pipeline bad_sql("CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT b FROM t;");
   EXPECT_EQ(bad_sql.exit_code(), 1);

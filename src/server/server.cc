@@ -1,6 +1,7 @@
 #include "server/server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <charconv>
@@ -451,6 +452,13 @@ Server::~Server() { Stop(); }
 
 Status Server::Start() {
   impl_->http.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  // SO_REUSEADDR only: the library's default also sets SO_REUSEPORT, which
+  // would let a second pipeline listen on the same port and take half of
+  // the first one's requests.
+  impl_->http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   // Ingress enforces its own limit (with a JSON answer); the library's
   // would hand the handler an empty body instead.
   impl_->http.set_payload_max_length(std::numeric_limits<size_t>::max());
