@@ -44,12 +44,20 @@ class Stream {
   BatchPtr value_ = MemBatch::Empty();
 };
 
+class StateWriter;
+class StateReader;
+
 class Operator {
  public:
   virtual ~Operator() = default;
   // Computes this step's output from this step's inputs.
   virtual Status Eval() = 0;
   virtual const char* name() const = 0;
+  // Checkpoints: the state an operator keeps from one step to the next,
+  // written and read back at a step boundary (none by default).
+  virtual bool has_state() const { return false; }
+  virtual Status SaveState(StateWriter&) const { return Status::OK(); }
+  virtual Status LoadState(StateReader&) { return Status::OK(); }
   Stream* output() { return &output_; }
 
  protected:
@@ -73,6 +81,9 @@ class Circuit {
 
   // Evaluates every operator once. An error names the operator.
   Status Step();
+  // The state of every stateful operator, between steps (state.h).
+  Status SaveState(StateWriter& w) const;
+  Status LoadState(StateReader& r);
 
   const WorkerContext& context() const { return ctx_; }
   int NewExchangeId() { return next_exchange_++; }

@@ -1,8 +1,11 @@
 #include "runtime/runtime.h"
 
+#include <nlohmann/json.hpp>
+
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/output.h"
+#include "dataflow/state.h"
 #include "runtime/memory_transport.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -89,6 +92,48 @@ Status Runtime::PushToWorker(const std::string& name, int worker, const BatchPtr
   auto* in = circuits_[static_cast<size_t>(worker)]->input(name);
   if (in == nullptr) return Status::NotFound("the circuit has no input named '" + name + "'");
   if (!batch->empty()) in->Push(batch);
+  return Status::OK();
+}
+
+Result<std::string> Runtime::SaveState(const std::string& dir) const {
+  if (!failed_.ok()) return failed_;
+  // Workers are idle between steps: each circuit is written on its own thread.
+  const size_t n = circuits_.size();
+  std::vector<std::unique_ptr<StateWriter>> writers;
+  std::vector<Status> results(n);
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < n; ++w) {
+    writers.push_back(std::make_unique<StateWriter>(dir, "w" + std::to_string(w)));
+    threads.emplace_back([&, w] { results[w] = circuits_[w]->SaveState(*writers[w]); });
+  }
+  for (std::thread& t : threads) t.join();
+  nlohmann::json m;
+  m["workers"] = n;
+  m["steps"] = steps_;
+  m["circuits"] = nlohmann::json::array();
+  for (size_t w = 0; w < n; ++w) {
+    if (!results[w].ok()) return results[w].WithContext("worker " + std::to_string(w));
+    m["circuits"].push_back(nlohmann::json::parse(writers[w]->Manifest()));
+  }
+  return m.dump();
+}
+
+Status Runtime::LoadState(const std::string& dir, std::string_view manifest) {
+  nlohmann::json m = nlohmann::json::parse(manifest, nullptr, false);
+  if (m.is_discarded() || !m.contains("circuits") || !m["circuits"].is_array()) {
+    return Status::Corruption("the runtime's checkpoint manifest is not valid");
+  }
+  if (m["circuits"].size() != circuits_.size()) {
+    return Status::InvalidArgument(
+        "the checkpoint was taken with " + std::to_string(m["circuits"].size()) +
+        " workers; this pipeline has " + std::to_string(circuits_.size()));
+  }
+  for (size_t w = 0; w < circuits_.size(); ++w) {
+    SLUICE_ASSIGN_OR_RETURN(auto reader, StateReader::Open(dir, m["circuits"][w].dump()));
+    SLUICE_RETURN_IF_ERROR(
+        circuits_[w]->LoadState(*reader).WithContext("worker " + std::to_string(w)));
+  }
+  steps_ = m.value("steps", uint64_t{0});
   return Status::OK();
 }
 

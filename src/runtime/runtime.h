@@ -58,6 +58,13 @@ class Runtime {
   // Output `name`'s change in the last step, summed over the workers.
   Result<BatchPtr> Output(const std::string& name) const;
 
+  // Checkpoints, between steps: SaveState writes every worker's operator
+  // state into `dir` (which must exist) and returns its manifest (JSON
+  // text); LoadState reads it into a runtime just started from the same
+  // program with as many workers, which then goes on from the saved step.
+  Result<std::string> SaveState(const std::string& dir) const;
+  Status LoadState(const std::string& dir, std::string_view manifest);
+
   int workers() const { return options_.workers; }
   uint64_t steps() const { return steps_; }
 

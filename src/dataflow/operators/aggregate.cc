@@ -4,6 +4,7 @@
 
 #include "base/bytes.h"
 #include "dataflow/operators/exchange.h"
+#include "dataflow/state.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -230,6 +231,27 @@ Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec
   return c
       .Add<AggregateOp>(Exchange(c, in), std::move(val_schema), std::move(aggs), c.context().spine)
       ->output();
+}
+
+Status AggregateOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(states_));
+  for (const auto& idx : index_) {
+    w.PutU64(idx != nullptr);
+    if (idx != nullptr) SLUICE_RETURN_IF_ERROR(w.PutSpine(*idx));
+  }
+  return Status::OK();
+}
+
+Status AggregateOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&states_));
+  for (auto& idx : index_) {
+    SLUICE_ASSIGN_OR_RETURN(uint64_t present, r.GetU64());
+    if ((present != 0) != (idx != nullptr)) {
+      return Status::Corruption("checkpoint state of an aggregate does not match its kinds");
+    }
+    if (idx != nullptr) SLUICE_RETURN_IF_ERROR(r.GetSpine(idx.get()));
+  }
+  return Status::OK();
 }
 
 }  // namespace sluice

@@ -34,6 +34,9 @@ class AggregateOp final : public Operator {
   AggregateOp(Stream* in, Schema val_schema, std::vector<AggSpec> aggs, const SpineOptions& opts);
   Status Eval() override;
   const char* name() const override { return "aggregate"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
 
  private:
   struct State;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "dataflow/circuit.h"
+#include "dataflow/state.h"
 
 namespace sluice {
 
@@ -16,6 +17,16 @@ class ConstantOp final : public Operator {
     return Status::OK();
   }
   const char* name() const override { return "constant"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override {
+    w.PutU64(done_);
+    return Status::OK();
+  }
+  Status LoadState(StateReader& r) override {
+    SLUICE_ASSIGN_OR_RETURN(uint64_t done, r.GetU64());
+    done_ = done != 0;
+    return Status::OK();
+  }
 
  private:
   BatchPtr batch_;

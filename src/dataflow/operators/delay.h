@@ -1,6 +1,7 @@
 #pragma once
 
 #include "dataflow/circuit.h"
+#include "dataflow/state.h"
 
 namespace sluice {
 
@@ -15,6 +16,12 @@ class DelayOp final : public Operator {
     return Status::OK();
   }
   const char* name() const override { return "delay"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override { return w.PutBatch(held_); }
+  Status LoadState(StateReader& r) override {
+    SLUICE_ASSIGN_OR_RETURN(held_, r.GetBatch());
+    return Status::OK();
+  }
 
  private:
   Stream* in_;

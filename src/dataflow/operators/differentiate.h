@@ -1,6 +1,7 @@
 #pragma once
 
 #include "dataflow/circuit.h"
+#include "dataflow/state.h"
 
 namespace sluice {
 
@@ -12,6 +13,12 @@ class DifferentiateOp final : public Operator {
   explicit DifferentiateOp(Stream* in) : in_(in) {}
   Status Eval() override;
   const char* name() const override { return "differentiate"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override { return w.PutBatch(prev_); }
+  Status LoadState(StateReader& r) override {
+    SLUICE_ASSIGN_OR_RETURN(prev_, r.GetBatch());
+    return Status::OK();
+  }
 
  private:
   Stream* in_;

@@ -1,6 +1,7 @@
 #include "dataflow/operators/distinct.h"
 
 #include "dataflow/operators/exchange.h"
+#include "dataflow/state.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
 
@@ -39,6 +40,16 @@ Status DistinctOp::Eval() {
 
 Stream* Distinct(Circuit& c, Stream* in) {
   return c.Add<DistinctOp>(Exchange(c, in), c.context().spine)->output();
+}
+
+Status DistinctOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(integral_));
+  return Status::OK();
+}
+
+Status DistinctOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&integral_));
+  return Status::OK();
 }
 
 }  // namespace sluice

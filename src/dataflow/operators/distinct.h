@@ -17,6 +17,9 @@ class DistinctOp final : public Operator {
   DistinctOp(Stream* in, const SpineOptions& opts) : in_(in), integral_(opts) {}
   Status Eval() override;
   const char* name() const override { return "distinct"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
 
  private:
   Stream* in_;

@@ -1,5 +1,7 @@
 #include "dataflow/operators/integrate.h"
 
+#include "dataflow/state.h"
+
 namespace sluice {
 
 Status IntegrateOp::Eval() {
@@ -11,6 +13,16 @@ Status IntegrateOp::Eval() {
 
 Stream* Integrate(Circuit& c, Stream* in) {
   return c.Add<IntegrateOp>(in, c.context().spine)->output();
+}
+
+Status IntegrateOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(spine_));
+  return Status::OK();
+}
+
+Status IntegrateOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&spine_));
+  return Status::OK();
 }
 
 }  // namespace sluice

@@ -14,6 +14,9 @@ class IntegrateOp final : public Operator {
   IntegrateOp(Stream* in, const SpineOptions& opts) : in_(in), spine_(opts) {}
   Status Eval() override;
   const char* name() const override { return "integrate"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
   const Spine& spine() const { return spine_; }
 
  private:

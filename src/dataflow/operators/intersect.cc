@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dataflow/operators/exchange.h"
+#include "dataflow/state.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
 
@@ -65,6 +66,18 @@ Status IntersectOp::Eval() {
 
 Stream* Intersect(Circuit& c, Stream* a, Stream* b) {
   return c.Add<IntersectOp>(Exchange(c, a), Exchange(c, b), c.context().spine)->output();
+}
+
+Status IntersectOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(ia_));
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(ib_));
+  return Status::OK();
+}
+
+Status IntersectOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&ia_));
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&ib_));
+  return Status::OK();
 }
 
 }  // namespace sluice

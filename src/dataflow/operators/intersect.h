@@ -18,6 +18,9 @@ class IntersectOp final : public Operator {
       : a_(a), b_(b), ia_(opts), ib_(opts) {}
   Status Eval() override;
   const char* name() const override { return "intersect"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
 
  private:
   Stream* a_;

@@ -1,6 +1,7 @@
 #include "dataflow/operators/join.h"
 
 #include "dataflow/operators/exchange.h"
+#include "dataflow/state.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
 
@@ -166,6 +167,18 @@ Stream* Join(Circuit& c, Stream* a, Stream* b, JoinSpec spec) {
   Stream* ea = Exchange(c, a);
   Stream* eb = Exchange(c, b);
   return c.Add<JoinOp>(ea, eb, std::move(spec), c.context().spine)->output();
+}
+
+Status JoinOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(ia_));
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(ib_));
+  return Status::OK();
+}
+
+Status JoinOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&ia_));
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&ib_));
+  return Status::OK();
 }
 
 }  // namespace sluice

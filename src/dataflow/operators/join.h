@@ -52,6 +52,9 @@ class JoinOp final : public Operator {
       : a_(a), b_(b), spec_(std::move(spec)), ia_(opts), ib_(opts) {}
   Status Eval() override;
   const char* name() const override { return "join"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
 
  private:
   class Emitter;

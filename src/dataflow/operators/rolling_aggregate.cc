@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "dataflow/operators/exchange.h"
+#include "dataflow/state.h"
 #include "types/row_codec.h"
 #include "zset/cursor.h"
 
@@ -191,6 +192,16 @@ Status RollingAggregateOp::Eval() {
 Stream* RollingAggregate(Circuit& c, Stream* in, Schema val_schema, RollingSpec spec) {
   return c.Add<RollingAggregateOp>(Exchange(c, in), std::move(val_schema), spec, c.context().spine)
       ->output();
+}
+
+Status RollingAggregateOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(integral_));
+  return Status::OK();
+}
+
+Status RollingAggregateOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&integral_));
+  return Status::OK();
 }
 
 }  // namespace sluice

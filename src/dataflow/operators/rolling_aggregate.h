@@ -39,6 +39,9 @@ class RollingAggregateOp final : public Operator {
       : in_(in), val_schema_(std::move(val_schema)), spec_(spec), integral_(opts) {}
   Status Eval() override;
   const char* name() const override { return "rolling_aggregate"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
 
  private:
   struct Row;

@@ -1,6 +1,7 @@
 #include "dataflow/operators/top_k.h"
 
 #include "dataflow/operators/exchange.h"
+#include "dataflow/state.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -82,6 +83,16 @@ Status TopKOp::Eval() {
 
 Stream* TopK(Circuit& c, Stream* in, TopKSpec spec) {
   return c.Add<TopKOp>(Exchange(c, in), spec, c.context().spine)->output();
+}
+
+Status TopKOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(integral_));
+  return Status::OK();
+}
+
+Status TopKOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&integral_));
+  return Status::OK();
 }
 
 }  // namespace sluice

@@ -41,6 +41,9 @@ class TopKOp final : public Operator {
       : in_(in), spec_(spec), integral_(opts) {}
   Status Eval() override;
   const char* name() const override { return "top_k"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
 
  private:
   Status EmitTop(Cursor& c, std::string_view group, Weight sign, BatchBuilder& out);

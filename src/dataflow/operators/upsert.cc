@@ -2,6 +2,7 @@
 
 #include "base/bytes.h"
 #include "dataflow/operators/exchange.h"
+#include "dataflow/state.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -108,6 +109,16 @@ Status UpsertOp::Eval() {
 
 Stream* Upsert(Circuit& c, Stream* commands, Schema schema) {
   return c.Add<UpsertOp>(Exchange(c, commands), std::move(schema), c.context().spine)->output();
+}
+
+Status UpsertOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(integral_));
+  return Status::OK();
+}
+
+Status UpsertOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&integral_));
+  return Status::OK();
 }
 
 }  // namespace sluice

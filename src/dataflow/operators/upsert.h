@@ -39,6 +39,9 @@ class UpsertOp final : public Operator {
       : in_(in), schema_(std::move(schema)), integral_(opts) {}
   Status Eval() override;
   const char* name() const override { return "upsert"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
 
  private:
   Status ApplyPatch(std::string_view patch, std::string* row) const;
