@@ -195,8 +195,19 @@ OutputQueue::PopResult OutputQueue::Pop(OutputChunk* out, std::chrono::milliseco
   *out = std::move(chunks_.front());
   chunks_.pop_front();
   records_ -= out->records();
+  in_flight_ = true;
   cv_.notify_all();
   return PopResult::kChunk;
+}
+
+void OutputQueue::Done() {
+  std::lock_guard<std::mutex> l(mu_);
+  in_flight_ = false;
+}
+
+bool OutputQueue::Idle() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return chunks_.empty() && !in_flight_;
 }
 
 void OutputQueue::Close(Status error) {

@@ -75,7 +75,9 @@ class InputSink {
   // max_batch_size records each. Blocks while the connector has more than
   // max_queued_records queued, or while the pipeline or the connector is
   // paused. Returns false once the pipeline stops (the changes are dropped).
-  virtual bool Enqueue(format::ChangeBuffer changes) = 0;
+  // `position` (JSON text) is where the connector goes on reading after
+  // these changes; checkpoints record it with the changes still queued.
+  virtual bool Enqueue(format::ChangeBuffer changes, std::string position) = 0;
   virtual bool stopping() const = 0;
 };
 
@@ -100,7 +102,12 @@ class OutputQueue {
 
   bool Put(OutputChunk chunk);
   enum class PopResult { kChunk, kTimeout, kClosed };
+  // A popped chunk is in flight until Done(): Idle() is false until then.
   PopResult Pop(OutputChunk* out, std::chrono::milliseconds timeout);
+  void Done();
+  // Nothing queued and nothing in flight: the consumer has handled every
+  // chunk it was given.
+  bool Idle() const;
   // Closes the queue: Put() fails, and Pop() returns kClosed once empty
   // (`error` explains why, if it is an error).
   void Close(Status error = Status::OK());
@@ -116,12 +123,19 @@ class OutputQueue {
   std::deque<OutputChunk> chunks_;  // GUARDED_BY(mu_)
   uint64_t records_ = 0;            // GUARDED_BY(mu_)
   bool closed_ = false;             // GUARDED_BY(mu_)
+  bool in_flight_ = false;          // GUARDED_BY(mu_)
   Status error_;                    // GUARDED_BY(mu_)
 };
 
 class InputConnector {
  public:
   virtual ~InputConnector() = default;
+  // Before Start: go on from a position it reported to Enqueue (restart
+  // from a checkpoint).
+  virtual Status Resume(std::string_view position) {
+    (void)position;
+    return Status::OK();
+  }
   virtual Status Start(InputSink* sink) = 0;
   virtual void Stop() = 0;  // returns once its threads have ended
   ConnectorStats& stats() { return stats_; }
@@ -133,8 +147,19 @@ class InputConnector {
 class OutputConnector {
  public:
   virtual ~OutputConnector() = default;
+  // Before Start: go on from recorded progress (restart from a checkpoint).
+  virtual Status Resume(std::string_view progress) {
+    (void)progress;
+    return Status::OK();
+  }
   virtual Status Start(std::shared_ptr<OutputQueue> queue) = 0;
   virtual void Stop() = 0;  // drains what is queued, then returns
+  // Once every chunk handed over so far is written (waiting up to
+  // `timeout`): the connector's progress (JSON text) for a checkpoint.
+  virtual Result<std::string> Progress(std::chrono::milliseconds timeout) {
+    (void)timeout;
+    return std::string("{}");
+  }
   ConnectorStats& stats() { return stats_; }
 
  protected:

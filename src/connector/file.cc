@@ -25,6 +25,18 @@ class FileInput final : public InputConnector {
   }
   ~FileInput() override { Stop(); }
 
+  Status Resume(std::string_view position) override {
+    nlohmann::json p = nlohmann::json::parse(position, nullptr, false);
+    if (p.is_discarded() || !p.contains("offset")) {
+      return Status::Corruption("connector \"" + spec_.name + "\": bad position " +
+                                std::string(position));
+    }
+    start_offset_ = p["offset"].get<uint64_t>();
+    start_.line = p.value("line", uint64_t{1});
+    start_.record = p.value("record", uint64_t{1});
+    return Status::OK();
+  }
+
   Status Start(InputSink* sink) override {
     auto dec = format::MakeDecoder(spec_.format, rel_);
     if (!dec.ok()) return dec.status();
@@ -33,6 +45,10 @@ class FileInput final : public InputConnector {
     if (fd_ < 0) {
       return Status::IOError("connector \"" + spec_.name + "\": cannot open " + path_ + ": " +
                              ErrnoText());
+    }
+    if (start_offset_ > 0 && ::lseek(fd_, static_cast<off_t>(start_offset_), SEEK_SET) < 0) {
+      return Status::IOError("connector \"" + spec_.name + "\": cannot go on from byte " +
+                             std::to_string(start_offset_) + " of " + path_ + ": " + ErrnoText());
     }
     sink_ = sink;
     thread_ = std::thread([this] { Run(); });
@@ -53,7 +69,8 @@ class FileInput final : public InputConnector {
  private:
   void Run() {
     std::string buf;
-    format::Position at;
+    format::Position at = start_;
+    offset_ = start_offset_;  // of buf's first byte in the file
     std::vector<char> chunk(1 << 20);
     while (!Stopping()) {
       ssize_t n = ::read(fd_, chunk.data(), chunk.size());
@@ -97,9 +114,11 @@ class FileInput final : public InputConnector {
       stats_.parse_errors += error_count;
       stats_.SetError(path_ + ": " + errors.front().ToString());
     }
+    offset_ += len;
     if (changes.empty()) return true;
     stats_.records += changes.size();
-    return sink_->Enqueue(std::move(changes));
+    nlohmann::json pos = {{"offset", offset_}, {"line", at->line}, {"record", at->record}};
+    return sink_->Enqueue(std::move(changes), pos.dump());
   }
 
   bool Stopping() {
@@ -112,6 +131,8 @@ class FileInput final : public InputConnector {
   std::string path_;
   bool follow_ = false;
   int fd_ = -1;
+  uint64_t start_offset_ = 0, offset_ = 0;
+  format::Position start_;
   std::unique_ptr<format::Decoder> decoder_;
   InputSink* sink_ = nullptr;
   std::thread thread_;
@@ -135,6 +156,7 @@ void Drain(OutputQueue& q, ConnectorStats& stats,
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     Status s = write(chunk);
+    q.Done();
     if (!s.ok()) {
       ++stats.transport_errors;
       stats.SetError(s.ToString());
@@ -150,14 +172,49 @@ class FileOutput final : public OutputConnector {
   }
   ~FileOutput() override { Stop(); }
 
+  Status Resume(std::string_view progress) override {
+    nlohmann::json p = nlohmann::json::parse(progress, nullptr, false);
+    if (p.is_discarded() || !p.contains("bytes")) {
+      return Status::Corruption("connector \"" + spec_.name + "\": bad progress " +
+                                std::string(progress));
+    }
+    resume_bytes_ = p["bytes"].get<uint64_t>();
+    resume_ = true;
+    return Status::OK();
+  }
+
+  Result<std::string> Progress(std::chrono::milliseconds timeout) override {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (!queue_->Idle()) {
+      if (stats_.paused || std::chrono::steady_clock::now() >= until) {
+        return Status::Aborted(
+            "output connector \"" + spec_.name + "\" has not written out " +
+            (stats_.paused ? "its changes: it is paused" : "its changes in time"));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (::fdatasync(fd_) != 0) return Status::IOError("syncing " + path_ + ": " + ErrnoText());
+    return nlohmann::json{{"bytes", written_.load()}}.dump();
+  }
+
   Status Start(std::shared_ptr<OutputQueue> queue) override {
     auto enc = format::MakeEncoder(spec_.format, rel_);
     if (!enc.ok()) return enc.status();
     encoder_ = std::move(enc).value();
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // A restart goes on from the length recorded in the checkpoint: what was
+    // written after it is written again, so the file holds every change once.
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | (resume_ ? 0 : O_TRUNC) | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       return Status::IOError("connector \"" + spec_.name + "\": cannot create " + path_ + ": " +
                              ErrnoText());
+    }
+    if (resume_) {
+      if (::ftruncate(fd_, static_cast<off_t>(resume_bytes_)) != 0 ||
+          ::lseek(fd_, 0, SEEK_END) != static_cast<off_t>(resume_bytes_)) {
+        return Status::IOError("connector \"" + spec_.name + "\": cannot go on from byte " +
+                               std::to_string(resume_bytes_) + " of " + path_ + ": " + ErrnoText());
+      }
+      written_ = resume_bytes_;
     }
     queue_ = std::move(queue);
     thread_ = std::thread(
@@ -178,6 +235,7 @@ class FileOutput final : public OutputConnector {
       if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
         return Status::IOError("truncating " + path_ + ": " + ErrnoText());
       }
+      written_ = 0;
       return Status::OK();
     }
     std::string out;
@@ -201,6 +259,7 @@ class FileOutput final : public OutputConnector {
     }
     stats_.records += records;
     stats_.bytes += out.size();
+    written_ += out.size();
     return Status::OK();
   }
 
@@ -208,6 +267,9 @@ class FileOutput final : public OutputConnector {
   const format::Relation rel_;
   std::string path_;
   int fd_ = -1;
+  bool resume_ = false;
+  uint64_t resume_bytes_ = 0;
+  std::atomic<uint64_t> written_{0};
   std::unique_ptr<format::Encoder> encoder_;
   std::shared_ptr<OutputQueue> queue_;
   std::thread thread_;

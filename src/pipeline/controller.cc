@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/hash.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/upsert.h"
 #include "zset/batch_builder.h"
@@ -68,8 +69,8 @@ const char* StateName(PipelineState s) {
 class Controller::Source final : public connector::InputSink {
  public:
   Source(Controller* c, size_t input) : c_(c), input_(input) {}
-  bool Enqueue(format::ChangeBuffer changes) override {
-    return c_->EnqueueFrom(input_, std::move(changes));
+  bool Enqueue(format::ChangeBuffer changes, std::string position) override {
+    return c_->EnqueueFrom(input_, std::move(changes), std::move(position));
   }
   bool stopping() const override { return c_->stopping(); }
 
@@ -86,6 +87,7 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::string_view program_t
   SLUICE_ASSIGN_OR_RETURN(sql::Program program, sql::CompileProgram(program_text));
   std::unique_ptr<Controller> c(
       new Controller(std::move(program), std::move(config), std::move(base_dir)));
+  c->program_fingerprint_ = Hash64(program_text);
   Status s = c->Init();
   if (!s.ok()) {
     c->Stop();
@@ -165,9 +167,18 @@ Status Controller::Init() {
     e->queue = std::make_shared<connector::OutputQueue>(spec.max_queued_records, true);
     e->send_snapshot = spec.send_snapshot;
     out->stats().paused = spec.paused;
-    SLUICE_RETURN_IF_ERROR(out->Start(e->queue));
     e->connector = std::move(out);
     endpoints_.push_back(std::move(e));
+  }
+  // A restart goes on from the latest checkpoint on storage.
+  SLUICE_RETURN_IF_ERROR(Restore());
+  for (auto& e : endpoints_) {
+    // A send_snapshot connector starts with the view's contents, once.
+    if (e->send_snapshot && !e->snapshot_sent) {
+      SLUICE_RETURN_IF_ERROR(AddSnapshot(*e, delivered_step_));
+      e->snapshot_sent = true;
+    }
+    SLUICE_RETURN_IF_ERROR(e->connector->Start(e->queue));
   }
   loop_ = std::thread([this] { Loop(); });
   for (size_t i = 0; i < inputs_.size(); ++i) {
@@ -247,7 +258,7 @@ void Controller::CountIngressErrors(const std::string& table, uint64_t errors) {
   (it == ingress_.end() ? ingress_[table] : it->second).parse_errors += errors;
 }
 
-bool Controller::EnqueueFrom(size_t input, format::ChangeBuffer changes) {
+bool Controller::EnqueueFrom(size_t input, format::ChangeBuffer changes, std::string position) {
   std::unique_lock<std::mutex> l(mu_);
   Input& in = inputs_[input];
   const uint64_t n = changes.size();
@@ -257,6 +268,7 @@ bool Controller::EnqueueFrom(size_t input, format::ChangeBuffer changes) {
     return in.queued == 0 || in.queued + n <= in.spec.max_queued_records;
   });
   if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return false;
+  in.position = std::move(position);
   if (n == 0) return true;
   if (buffered_ == 0) first_buffered_ = Clock::now();
   buffered_ += n;
@@ -284,6 +296,7 @@ Result<Controller::Completion> Controller::CompletionOf(uint64_t token) const {
     return c;
   }
   c.complete = true;
+  c.durable = token <= durable_token_;
   auto it = std::lower_bound(completed_.begin(), completed_.end(), token,
                              [](const auto& e, uint64_t t) { return e.first < t; });
   c.step = it == completed_.end() ? step_ : it->second;
@@ -305,6 +318,21 @@ void Controller::Loop() {
     std::unique_lock<std::mutex> l(mu_);
     for (;;) {
       if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
+      if (checkpoint_requested_ > checkpoint_taken_) {
+        // At this step boundary, before any more input is taken.
+        const uint64_t seq = checkpoint_requested_;
+        l.unlock();
+        Status cs;
+        {
+          std::lock_guard<std::mutex> sl(step_mu_);
+          cs = WriteCheckpoint(seq);
+        }
+        l.lock();
+        checkpoint_taken_ = seq;
+        if (!cs.ok()) checkpoint_error_ = {seq, cs};
+        done_cv_.notify_all();
+        continue;
+      }
       if (state_ == PipelineState::kRunning) {
         if (commit_requested_) break;
         if (buffered_ > 0) {

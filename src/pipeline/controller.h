@@ -77,7 +77,8 @@ class Controller {
   void CountIngressErrors(const std::string& table, uint64_t errors);
   struct Completion {
     bool complete = false;
-    uint64_t step = 0;  // complete: the step that processed it; else the current step
+    bool durable = false;  // its changes are in a checkpoint
+    uint64_t step = 0;     // complete: the step that processed it; else the current step
   };
   Result<Completion> CompletionOf(uint64_t token) const;
   // Waits until `token` is complete or `timeout` passes (for tests and tools).
@@ -128,6 +129,14 @@ class Controller {
   };
   Result<QueryResult> Query(std::string_view sql);
 
+  // ---- checkpoints (with storage): the state after a step, on storage.
+  // Asks for one at the next step boundary; returns its sequence number.
+  Result<uint64_t> RequestCheckpoint();
+  // Waits until checkpoint `seq` is written or failed.
+  Status WaitCheckpoint(uint64_t seq, std::chrono::milliseconds timeout);
+  std::string CheckpointStatusJson() const;
+  std::string CheckpointsJson() const;
+
   // JSON text of /stats and /status.
   std::string StatsJson() const;
   std::string StatusJson() const;
@@ -151,7 +160,7 @@ class Controller {
     size_t from = 0, to = 0;
   };
   class Source;
-  bool EnqueueFrom(size_t input, format::ChangeBuffer changes);
+  bool EnqueueFrom(size_t input, format::ChangeBuffer changes, std::string position);
   struct Endpoint {
     uint64_t id = 0;
     std::string name;  // connectors only
@@ -160,12 +169,14 @@ class Controller {
     std::shared_ptr<connector::OutputQueue> queue;
     std::unique_ptr<connector::OutputConnector> connector;  // null for HTTP streams
     bool send_snapshot = false;
+    bool snapshot_sent = false;
   };
   struct Input {
     connector::ConnectorSpec spec;
     std::unique_ptr<connector::InputConnector> connector;
     std::unique_ptr<connector::InputSink> sink;
-    uint64_t queued = 0;  // records not yet taken by a step; GUARDED_BY(mu_)
+    uint64_t queued = 0;   // records not yet taken by a step; GUARDED_BY(mu_)
+    std::string position;  // after the last changes it queued; GUARDED_BY(mu_)
   };
   struct IngressStats {
     uint64_t requests = 0, records = 0, bytes = 0, parse_errors = 0;
@@ -178,11 +189,15 @@ class Controller {
                  bool commit);
   void Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs, uint64_t token);
   Status AddSnapshot(Endpoint& e, uint64_t step);
+  Status WriteCheckpoint(uint64_t seq);
+  Status Restore();
+  std::string CheckpointDir() const;
   void Fail(Status s);
 
   const sql::Program program_;
   const PipelineConfig config_;
   const std::string base_dir_;
+  uint64_t program_fingerprint_ = 0;  // of the program's text
   std::map<std::string, RelationInfo> relations_;
   std::vector<std::string> output_names_;  // tables and views, in program order
   sql::EvalErrors errors_;
@@ -219,6 +234,13 @@ class Controller {
   uint64_t processed_records_ = 0;                        // GUARDED_BY(mu_)
   uint64_t step_usecs_ = 0;  // stepping and handing outputs over; GUARDED_BY(mu_)
   uint64_t upsert_seq_ = 0;  // only the step loop
+  // Checkpoints: requested and taken sequence numbers, the last failure,
+  // and the last complete one (sequence, step, token).
+  uint64_t checkpoint_requested_ = 0;                              // GUARDED_BY(mu_)
+  uint64_t checkpoint_taken_ = 0;                                  // GUARDED_BY(mu_)
+  std::pair<uint64_t, Status> checkpoint_error_{0, Status::OK()};  // GUARDED_BY(mu_)
+  uint64_t checkpoint_ok_ = 0, checkpoint_step_ = 0;               // GUARDED_BY(mu_)
+  uint64_t durable_token_ = 0;                                     // GUARDED_BY(mu_)
   std::thread loop_;
 };
 

@@ -365,8 +365,10 @@ void Server::Impl::Routes() {
       SendStatus(res, r.status(), "UnknownToken");
       return;
     }
-    SendJson(res,
-             Json{{"status", r->complete ? "complete" : "inprogress"}, {"step", r->step}}.dump());
+    SendJson(res, Json{{"status", r->complete ? "complete" : "inprogress"},
+                       {"step", r->step},
+                       {"durable", r->durable}}
+                      .dump());
   });
   route(true, true, "/start", [c](const Request&, Response& res, const Match&) {
     c->Resume();
@@ -376,6 +378,16 @@ void Server::Impl::Routes() {
     c->Pause();
     SendJson(res, c->StatusJson());
   });
+  route(false, true, "/checkpoint", [c](const Request&, Response& res, const Match&) {
+    auto seq = c->RequestCheckpoint();
+    if (!seq.ok()) return SendStatus(res, seq.status(), "CheckpointError");
+    SendJson(res, Json{{"checkpoint_sequence_number", *seq}}.dump());
+  });
+  route(true, false, "/checkpoint_status", [c](const Request&, Response& res, const Match&) {
+    SendJson(res, c->CheckpointStatusJson());
+  });
+  route(true, false, "/checkpoints",
+        [c](const Request&, Response& res, const Match&) { SendJson(res, c->CheckpointsJson()); });
   route(true, false, "/status",
         [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatusJson()); });
   route(true, false, "/stats",

@@ -1,0 +1,390 @@
+// Checkpoints of a pipeline, under `<storage>/checkpoints/<sequence>/`:
+//
+//   pipeline.json   {"body": {...}, "checksum": "<hex>"}: the step, the
+//                   program's fingerprint, the workers' state manifest
+//                   (Runtime::SaveState), the integrals of materialized
+//                   relations, each input connector's position, each output
+//                   connector's progress, and counters (upsert sequence,
+//                   next token)
+//   queues.bin      the changes queued but not yet taken by a step, with the
+//                   connector each came from; checksummed
+//   *.batch         FileBatch files of every spine and held batch
+//
+// A checkpoint is written into `.tmp-<sequence>` and renamed into place, so
+// a crash while writing leaves the previous ones intact. At start, the
+// newest checkpoint whose manifest and files check out is loaded; one that
+// does not is skipped for the one before it.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "base/hash.h"
+#include "dataflow/state.h"
+#include "pipeline/controller.h"
+#include "storage/file.h"
+#include "zset/file_batch.h"
+
+namespace sluice::pipeline {
+namespace {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr size_t kKeepCheckpoints = 2;
+
+std::string Hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string SeqName(uint64_t seq) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%010llu", static_cast<unsigned long long>(seq));
+  return buf;
+}
+
+void PutU32(uint32_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), 4); }
+void PutU64(uint64_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), 8); }
+
+bool GetBytes(std::string_view* in, size_t n, std::string_view* out) {
+  if (in->size() < n) return false;
+  *out = in->substr(0, n);
+  in->remove_prefix(n);
+  return true;
+}
+template <typename T>
+bool GetInt(std::string_view* in, T* v) {
+  std::string_view b;
+  if (!GetBytes(in, sizeof(T), &b)) return false;
+  std::memcpy(v, b.data(), sizeof(T));
+  return true;
+}
+
+// Every batch file a state manifest names.
+void CollectFiles(const Json& j, std::vector<std::string>* out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "batch" && it->is_string()) out->push_back(it->get<std::string>());
+      if (it.key() == "spine" && it->is_array()) {
+        for (const Json& f : *it) out->push_back(f.get<std::string>());
+      }
+      CollectFiles(*it, out);
+    }
+  } else if (j.is_array()) {
+    for (const Json& e : j) CollectFiles(e, out);
+  }
+}
+
+Status WriteWhole(const std::string& path, const std::string& data) {
+  SLUICE_ASSIGN_OR_RETURN(auto f, WritableFile::Create(path));
+  SLUICE_RETURN_IF_ERROR(f->Append(data));
+  SLUICE_RETURN_IF_ERROR(f->Sync());
+  return f->Close();
+}
+
+// Numbered checkpoints under `dir`, newest first.
+std::vector<uint64_t> ListCheckpoints(const std::string& dir) {
+  std::vector<uint64_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.' ||
+        name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    out.push_back(std::strtoull(name.c_str(), nullptr, 10));
+  }
+  std::sort(out.rbegin(), out.rend());
+  return out;
+}
+
+uint64_t DirBytes(const std::string& dir) {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_regular_file(ec)) n += e.file_size(ec);
+  }
+  return n;
+}
+
+Result<Json> ReadManifest(const std::string& dir) {
+  std::ifstream in(dir + "/pipeline.json");
+  if (!in) return Status::NotFound("no pipeline.json in " + dir);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Json j = Json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.contains("body") || !j.contains("checksum")) {
+    return Status::Corruption(dir + "/pipeline.json is torn or not a checkpoint manifest");
+  }
+  if (Hex(Checksum64(j["body"].dump().data(), j["body"].dump().size())) != j["checksum"]) {
+    return Status::Corruption(dir + "/pipeline.json does not match its checksum");
+  }
+  return j["body"];
+}
+
+}  // namespace
+
+std::string Controller::CheckpointDir() const { return config_.storage + "/checkpoints"; }
+
+Result<uint64_t> Controller::RequestCheckpoint() {
+  if (config_.storage.empty()) {
+    return Status::InvalidArgument(
+        "checkpoints need storage: start the pipeline with --storage DIR");
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  if (state_ == PipelineState::kFailed) return failure_;
+  const uint64_t seq = ++checkpoint_requested_;
+  cv_.notify_all();
+  return seq;
+}
+
+Status Controller::WaitCheckpoint(uint64_t seq, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (!done_cv_.wait_for(l, timeout, [&] {
+        return checkpoint_taken_ >= seq || state_ == PipelineState::kFailed ||
+               state_ == PipelineState::kStopping;
+      })) {
+    return Status::Aborted("checkpoint " + std::to_string(seq) + " is not written yet");
+  }
+  if (checkpoint_error_.first == seq) return checkpoint_error_.second;
+  if (checkpoint_taken_ < seq) return Status::Aborted("the pipeline stopped");
+  return Status::OK();
+}
+
+// Runs on the step loop at a step boundary, with step_mu_ held.
+Status Controller::WriteCheckpoint(uint64_t seq) {
+  const std::string root = CheckpointDir();
+  const std::string tmp = root + "/.tmp-" + SeqName(seq);
+  const std::string final_dir = root + "/" + SeqName(seq);
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  SLUICE_RETURN_IF_ERROR(CreateDirs(tmp));
+  Json body;
+  // Output connectors first write out everything they were handed, so that
+  // their recorded progress is exactly this step's.
+  Json outputs = Json::object();
+  for (auto& e : endpoints_) {
+    if (!e->connector) continue;
+    SLUICE_ASSIGN_OR_RETURN(std::string progress, e->connector->Progress(std::chrono::seconds(60)));
+    outputs[e->name] = {{"progress", Json::parse(progress)}, {"snapshot_sent", e->snapshot_sent}};
+  }
+  body["outputs"] = outputs;
+  SLUICE_ASSIGN_OR_RETURN(std::string runtime, runtime_->SaveState(tmp));
+  body["runtime"] = Json::parse(runtime);
+  StateWriter integrals(tmp, "m");
+  size_t i = 0;
+  for (const auto& [name, spine] : integrals_) {
+    integrals.BeginOp(i++, name.c_str());
+    SLUICE_RETURN_IF_ERROR(integrals.PutSpine(*spine));
+  }
+  body["integrals"] = Json::parse(integrals.Manifest());
+  std::string queues = "SLQ1";
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    body["step"] = step_;
+    body["next_token"] = next_token_;
+    Json inputs = Json::object();
+    for (const Input& in : inputs_) {
+      if (!in.position.empty()) inputs[in.spec.name] = Json::parse(in.position);
+    }
+    body["inputs"] = inputs;
+    for (const auto& [table, q] : queues_) {
+      for (const Segment& seg : q.segments) {
+        PutU32(static_cast<uint32_t>(table.size()), &queues);
+        queues.append(table);
+        const std::string source =
+            seg.source < 0 ? "" : inputs_[static_cast<size_t>(seg.source)].spec.name;
+        PutU32(static_cast<uint32_t>(source.size()), &queues);
+        queues.append(source);
+        PutU64(seg.changes->size() - seg.next, &queues);
+        for (size_t c = seg.next; c < seg.changes->size(); ++c) {
+          queues.push_back(static_cast<char>(seg.changes->kind(c)));
+          PutU32(static_cast<uint32_t>(seg.changes->key(c).size()), &queues);
+          queues.append(seg.changes->key(c));
+          PutU32(static_cast<uint32_t>(seg.changes->payload(c).size()), &queues);
+          queues.append(seg.changes->payload(c));
+        }
+      }
+    }
+  }
+  PutU64(Checksum64(queues.data(), queues.size()), &queues);
+  SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/queues.bin", queues));
+  body["version"] = 1;
+  body["sequence"] = seq;
+  body["delivered_step"] = delivered_step_;
+  body["upsert_seq"] = upsert_seq_;
+  body["program"] = Hex(program_fingerprint_);
+  body["workers"] = config_.workers;
+  const std::string text = body.dump();
+  Json manifest = {{"body", body}, {"checksum", Hex(Checksum64(text.data(), text.size()))}};
+  SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/pipeline.json", manifest.dump(1)));
+  SLUICE_RETURN_IF_ERROR(RenameFile(tmp, final_dir));
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    checkpoint_ok_ = seq;
+    checkpoint_step_ = body["step"];
+    durable_token_ = body["next_token"].get<uint64_t>() - 1;
+  }
+  // Old checkpoints go; their files stay alive while batches still use them.
+  std::vector<uint64_t> all = ListCheckpoints(root);
+  for (size_t k = kKeepCheckpoints; k < all.size(); ++k) {
+    fs::remove_all(root + "/" + SeqName(all[k]), ec);
+  }
+  return Status::OK();
+}
+
+Status Controller::Restore() {
+  if (config_.storage.empty()) return Status::OK();
+  const std::string root = CheckpointDir();
+  Status last_error;
+  for (uint64_t seq : ListCheckpoints(root)) {
+    const std::string dir = root + "/" + SeqName(seq);
+    auto body = ReadManifest(dir);
+    Status s = body.status();
+    if (s.ok()) {
+      // Every file it names must be there and whole (each block is also
+      // checked as it is read).
+      std::vector<std::string> files;
+      CollectFiles((*body)["runtime"], &files);
+      CollectFiles((*body)["integrals"], &files);
+      for (const std::string& f : files) {
+        auto fb = FileBatch::Open(dir + "/" + f, /*remove_on_drop=*/false);
+        if (!fb.ok()) {
+          s = fb.status();
+          break;
+        }
+      }
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "sluice: skipping checkpoint %s: %s\n", dir.c_str(),
+                   s.ToString().c_str());
+      last_error = s;
+      continue;
+    }
+    const Json& b = *body;
+    if (b.value("program", std::string()) != Hex(program_fingerprint_)) {
+      return Status::InvalidArgument(
+          "the program changed since checkpoint " + dir + " (step " +
+          std::to_string(b.value("step", uint64_t{0})) +
+          "): rebuilding changed views is not supported yet; run the program it was taken "
+          "with, or start with an empty storage directory");
+    }
+    SLUICE_RETURN_IF_ERROR(runtime_->LoadState(dir, b["runtime"].dump()));
+    SLUICE_ASSIGN_OR_RETURN(auto reader, StateReader::Open(dir, b["integrals"].dump()));
+    size_t i = 0;
+    for (auto& [name, spine] : integrals_) {
+      SLUICE_RETURN_IF_ERROR(reader->BeginOp(i++, name.c_str()));
+      SLUICE_RETURN_IF_ERROR(reader->GetSpine(spine.get()));
+    }
+    SLUICE_RETURN_IF_ERROR(reader->Finish());
+    // Queued changes, back into their tables' queues.
+    std::ifstream qin(dir + "/queues.bin", std::ios::binary);
+    std::stringstream qss;
+    qss << qin.rdbuf();
+    const std::string qdata = qss.str();
+    uint64_t sum = 0;
+    if (qdata.size() < 12 || qdata.compare(0, 4, "SLQ1") != 0 ||
+        (std::memcpy(&sum, qdata.data() + qdata.size() - 8, 8),
+         sum != Checksum64(qdata.data(), qdata.size() - 8))) {
+      return Status::Corruption(dir + "/queues.bin is torn or corrupted");
+    }
+    std::string_view in(qdata);
+    in.remove_prefix(4);
+    in.remove_suffix(8);
+    std::lock_guard<std::mutex> l(mu_);
+    while (!in.empty()) {
+      uint32_t len;
+      std::string_view table, source;
+      uint64_t count;
+      if (!GetInt(&in, &len) || !GetBytes(&in, len, &table) || !GetInt(&in, &len) ||
+          !GetBytes(&in, len, &source) || !GetInt(&in, &count)) {
+        return Status::Corruption(dir + "/queues.bin is malformed");
+      }
+      auto changes = std::make_shared<format::ChangeBuffer>();
+      for (uint64_t c = 0; c < count; ++c) {
+        std::string_view kind, key, payload;
+        uint32_t klen, plen;
+        if (!GetBytes(&in, 1, &kind) || !GetInt(&in, &klen) || !GetBytes(&in, klen, &key) ||
+            !GetInt(&in, &plen) || !GetBytes(&in, plen, &payload)) {
+          return Status::Corruption(dir + "/queues.bin is malformed");
+        }
+        changes->Add(static_cast<format::ChangeKind>(kind[0]), key, payload);
+      }
+      int src = -1;
+      for (size_t k = 0; k < inputs_.size(); ++k) {
+        if (inputs_[k].spec.name == source) src = static_cast<int>(k);
+      }
+      auto q = queues_.find(std::string(table));
+      if (q == queues_.end()) return Status::Corruption("queues.bin names an unknown table");
+      if (src >= 0) inputs_[static_cast<size_t>(src)].queued += count;
+      buffered_ += count;
+      q->second.segments.push_back({src, std::move(changes), 0});
+    }
+    if (buffered_ > 0) first_buffered_ = std::chrono::steady_clock::now();
+    for (Input& in_conn : inputs_) {
+      if (b["inputs"].contains(in_conn.spec.name) && in_conn.connector) {
+        in_conn.position = b["inputs"][in_conn.spec.name].dump();
+        SLUICE_RETURN_IF_ERROR(in_conn.connector->Resume(in_conn.position));
+      }
+    }
+    for (auto& e : endpoints_) {
+      if (!b["outputs"].contains(e->name)) continue;
+      const Json& o = b["outputs"][e->name];
+      e->snapshot_sent = o.value("snapshot_sent", false);
+      SLUICE_RETURN_IF_ERROR(e->connector->Resume(o["progress"].dump()));
+    }
+    step_ = b.value("step", uint64_t{0});
+    delivered_step_ = b.value("delivered_step", step_);
+    upsert_seq_ = b.value("upsert_seq", uint64_t{0});
+    next_token_ = b.value("next_token", uint64_t{1});
+    done_token_ = durable_token_ = next_token_ - 1;
+    checkpoint_requested_ = checkpoint_taken_ = checkpoint_ok_ = seq;
+    checkpoint_step_ = step_;
+    std::fprintf(stderr, "sluice: resumed from checkpoint %s at step %llu\n", dir.c_str(),
+                 static_cast<unsigned long long>(step_));
+    return Status::OK();
+  }
+  if (!last_error.ok()) {
+    return last_error.WithContext("no usable checkpoint in " + root +
+                                  " (refusing to start from nothing over old state)");
+  }
+  return Status::OK();
+}
+
+std::string Controller::CheckpointStatusJson() const {
+  std::lock_guard<std::mutex> l(mu_);
+  Json j;
+  j["requested"] = checkpoint_requested_;
+  j["success"] = checkpoint_ok_ == 0 ? Json(nullptr) : Json(checkpoint_ok_);
+  j["step"] = checkpoint_step_;
+  if (checkpoint_error_.first != 0) {
+    j["failure"] = {{"sequence_number", checkpoint_error_.first},
+                    {"error", checkpoint_error_.second.ToString()}};
+  } else {
+    j["failure"] = nullptr;
+  }
+  return j.dump();
+}
+
+std::string Controller::CheckpointsJson() const {
+  Json list = Json::array();
+  if (config_.storage.empty()) return list.dump();
+  for (uint64_t seq : ListCheckpoints(CheckpointDir())) {
+    const std::string dir = CheckpointDir() + "/" + SeqName(seq);
+    auto body = ReadManifest(dir);
+    Json c = {{"checkpoint_sequence_number", seq}, {"size_bytes", DirBytes(dir)}};
+    if (body.ok()) {
+      c["step"] = (*body).value("step", uint64_t{0});
+    } else {
+      c["error"] = body.status().ToString();
+    }
+    list.push_back(c);
+  }
+  return list.dump();
+}
+
+}  // namespace sluice::pipeline
