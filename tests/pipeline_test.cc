@@ -761,6 +761,38 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
   EXPECT_NE(p.log().find("the program changed since checkpoint"), std::string::npos) << p.log();
 }
 
+// fault_tolerance takes checkpoints every checkpoint_interval_secs, when
+// something changed; it needs storage.
+TEST(PipelineTest, PeriodicCheckpoints) {
+  char tmpl[] = "/tmp/sluice-config-XXXXXX";
+  int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  std::string config =
+      "{\"fault_tolerance\": {\"model\": \"exactly_once\", \"checkpoint_interval_secs\": 1}}";
+  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
+  close(fd);
+  Pipeline no_storage(kProgram, {"--config", tmpl});
+  EXPECT_EQ(no_storage.exit_code(), 1);
+  EXPECT_NE(no_storage.log().find("needs storage"), std::string::npos) << no_storage.log();
+  Pipeline p(kProgram, {"--config", tmpl, "--storage", "$DIR/st"});
+  unlink(tmpl);
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::string tok = p.Ingest("t", "{\"insert\": {\"id\": 1, \"v\": 1}}");
+  ASSERT_TRUE(p.WaitComplete(tok));
+  Json list;
+  for (int i = 0; i < 200; ++i) {
+    list = Json::parse(p.Client().Get("/checkpoints")->body);
+    if (!list.empty()) break;
+    std::this_thread::sleep_for(25ms);
+  }
+  ASSERT_EQ(list.size(), 1u) << list.dump();
+  EXPECT_EQ(list[0]["step"], 1);
+  EXPECT_GT(list[0]["size_bytes"].get<uint64_t>(), 0u);
+  // Nothing changed since: no more checkpoints.
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(Json::parse(p.Client().Get("/checkpoints")->body).size(), 1u);
+}
+
 TEST(PipelineTest, APortInUseIsAnError) {
   Pipeline first(kProgram);
   ASSERT_GT(first.port(), 0) << first.log();

@@ -127,6 +127,20 @@ Status Controller::Init() {
       }
     }
   }
+  // Periodic checkpoints.
+  if (!config_.fault_tolerance.empty()) {
+    auto ft = nlohmann::json::parse(config_.fault_tolerance, nullptr, false);
+    const std::string model = ft.value("model", std::string("none"));
+    const uint64_t secs = ft.value("checkpoint_interval_secs", uint64_t{60});
+    if (model != "none") {
+      if (config_.storage.empty()) {
+        return Status::InvalidArgument("fault_tolerance model \"" + model +
+                                       "\" needs storage: give --storage DIR");
+      }
+      checkpoint_interval_ = std::chrono::seconds(secs);
+    }
+  }
+  last_checkpoint_time_ = Clock::now();
   // Workers.
   RuntimeOptions opts;
   opts.workers = config_.workers;
@@ -318,6 +332,15 @@ void Controller::Loop() {
     std::unique_lock<std::mutex> l(mu_);
     for (;;) {
       if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
+      // Periodic checkpoints (fault_tolerance), when something changed.
+      Clock::time_point periodic_due = Clock::time_point::max();
+      if (checkpoint_interval_.count() > 0) {
+        periodic_due = last_checkpoint_time_ + checkpoint_interval_;
+        if (Clock::now() >= periodic_due && step_ > checkpoint_step_ &&
+            checkpoint_requested_ == checkpoint_taken_) {
+          ++checkpoint_requested_;
+        }
+      }
       if (checkpoint_requested_ > checkpoint_taken_) {
         // At this step boundary, before any more input is taken.
         const uint64_t seq = checkpoint_requested_;
@@ -329,6 +352,7 @@ void Controller::Loop() {
         }
         l.lock();
         checkpoint_taken_ = seq;
+        last_checkpoint_time_ = Clock::now();
         if (!cs.ok()) checkpoint_error_ = {seq, cs};
         done_cv_.notify_all();
         continue;
@@ -339,11 +363,15 @@ void Controller::Loop() {
           if (buffered_ >= config_.min_batch_size_records) break;
           auto due = first_buffered_ + std::chrono::microseconds(config_.max_buffering_delay_usecs);
           if (Clock::now() >= due) break;
-          cv_.wait_until(l, due);
+          cv_.wait_until(l, std::min(due, periodic_due));
           continue;
         }
       }
-      cv_.wait(l);
+      if (periodic_due == Clock::time_point::max()) {
+        cv_.wait(l);
+      } else {
+        cv_.wait_until(l, periodic_due);
+      }
     }
     // Everything queued, except that a connector gives at most its
     // max_batch_size records to one step (the rest waits for the next).

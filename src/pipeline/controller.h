@@ -241,6 +241,8 @@ class Controller {
   std::pair<uint64_t, Status> checkpoint_error_{0, Status::OK()};  // GUARDED_BY(mu_)
   uint64_t checkpoint_ok_ = 0, checkpoint_step_ = 0;               // GUARDED_BY(mu_)
   uint64_t durable_token_ = 0;                                     // GUARDED_BY(mu_)
+  std::chrono::seconds checkpoint_interval_{0};                    // 0: only on request
+  std::chrono::steady_clock::time_point last_checkpoint_time_;     // GUARDED_BY(mu_)
   std::thread loop_;
 };
 
