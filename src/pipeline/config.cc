@@ -24,6 +24,9 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
     } else if (k == "storage") {
       if (!v.is_string() && !v.is_null()) return bad(k, "a directory path");
       c.storage = v.is_string() ? v.get<std::string>() : "";
+    } else if (k == "memory_budget_mb") {
+      if (!v.is_number_unsigned()) return bad(k, "a non-negative integer");
+      c.memory_budget_mb = v.get<uint64_t>();
     } else if (k == "min_batch_size_records" || k == "max_buffering_delay_usecs") {
       if (!v.is_number_unsigned()) return bad(k, "a non-negative integer");
       (k == "min_batch_size_records" ? c.min_batch_size_records : c.max_buffering_delay_usecs) =
@@ -55,8 +58,8 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
     } else {
       return Status::InvalidArgument(
           "runtime config: unknown key \"" + k +
-          "\" (known: workers, storage, min_batch_size_records, max_buffering_delay_usecs, "
-          "fault_tolerance, dev_tweaks)");
+          "\" (known: workers, storage, memory_budget_mb, min_batch_size_records, "
+          "max_buffering_delay_usecs, fault_tolerance, dev_tweaks)");
     }
   }
   return c;

@@ -14,6 +14,9 @@ struct PipelineConfig {
   // Where spines spill large batches (and, later, checkpoints go); empty
   // keeps everything in memory.
   std::string storage;
+  // With storage: the bytes that spines may keep in memory (0: no limit but
+  // the per-batch spill threshold). Over it, batches move to storage.
+  uint64_t memory_budget_mb = 0;
   // A step starts once this many records are queued, or once the oldest
   // queued record has waited max_buffering_delay_usecs, whichever is first.
   uint64_t min_batch_size_records = 0;

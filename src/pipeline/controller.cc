@@ -152,6 +152,12 @@ Status Controller::Init() {
                              ec.message());
     }
     opts.spine.merge.storage_dir = config_.storage;
+    if (config_.memory_budget_mb > 0) {
+      budget_ = std::make_unique<MemoryBudget>(config_.memory_budget_mb << 20);
+      opts.spine.merge.budget = budget_.get();
+    }
+  } else if (config_.memory_budget_mb > 0) {
+    return Status::InvalidArgument("memory_budget_mb needs storage: give --storage DIR");
   }
   SLUICE_ASSIGN_OR_RETURN(runtime_, Runtime::Start(opts, [&](Circuit& c) {
                             return sql::BuildProgram(program_, c, &errors_);
@@ -742,6 +748,10 @@ std::string Controller::StatsJson() const {
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
   global["rss_bytes"] = ResidentBytes();
   global["storage_bytes"] = DirectoryBytes(config_.storage);
+  if (budget_) {
+    global["memory_budget_bytes"] = budget_->limit();
+    global["spine_memory_bytes"] = budget_->used();
+  }
   global["workers"] = config_.workers;
   global["eval_errors"] = errors_.count();
   global["eval_error_samples"] = errors_.samples();

@@ -201,6 +201,7 @@ class Controller {
   std::map<std::string, RelationInfo> relations_;
   std::vector<std::string> output_names_;  // tables and views, in program order
   sql::EvalErrors errors_;
+  std::unique_ptr<MemoryBudget> budget_;  // outlives every spine below
   std::unique_ptr<Runtime> runtime_;
   std::map<std::string, std::unique_ptr<Spine>> integrals_;  // materialized relations
   std::vector<Input> inputs_;

@@ -70,7 +70,9 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
     bytes += b->byte_size();
   }
   if (live.empty()) return BatchPtr(MemBatch::Empty());
-  bool to_file = !options.storage_dir.empty() && bytes >= options.spill_threshold_bytes;
+  bool to_file =
+      !options.storage_dir.empty() && (bytes >= options.spill_threshold_bytes ||
+                                       (options.budget != nullptr && options.budget->Over(bytes)));
   if (!to_file && live.size() >= 2 && std::all_of(live.begin(), live.end(), [](const BatchPtr& b) {
         return dynamic_cast<const MemBatch*>(b.get());
       })) {

@@ -11,11 +11,34 @@
 
 namespace sluice {
 
+// A limit on the bytes that in-memory batches of spines may hold, shared by
+// the spines of a pipeline: over it, merged results go to files, and the
+// spines move their in-memory batches to files.
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(uint64_t limit_bytes) : limit_(limit_bytes) {}
+  void Add(int64_t bytes) { used_.fetch_add(bytes, std::memory_order_relaxed); }
+  // Whether `more` bytes would go over the limit.
+  bool Over(uint64_t more) const {
+    return used_.load(std::memory_order_relaxed) + static_cast<int64_t>(more) >
+           static_cast<int64_t>(limit_);
+  }
+  int64_t used() const { return used_.load(std::memory_order_relaxed); }
+  uint64_t limit() const { return limit_; }
+
+ private:
+  std::atomic<int64_t> used_{0};
+  const uint64_t limit_;
+};
+
 struct MergeOptions {
   // Where large results go; empty keeps every result in memory.
   std::string storage_dir;
   // A result whose inputs add up to at least this many bytes goes to a file.
   uint64_t spill_threshold_bytes = 64ull << 20;
+  // If set (and storage_dir is), results that would take the budget over
+  // its limit go to files too. Not owned.
+  MemoryBudget* budget = nullptr;
 };
 
 // Returns the consolidated sum of `inputs`.

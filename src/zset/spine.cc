@@ -18,6 +18,14 @@ Spine::~Spine() {
   std::unique_lock<std::mutex> l(mu_);
   closing_ = true;
   cv_.wait(l, [this] { return running_ == 0; });
+  if (options_.merge.budget != nullptr) options_.merge.budget->Add(-mem_bytes_);
+}
+
+void Spine::AccountLocked(const Batch& b, int sign) {
+  if (b.on_storage()) return;
+  const int64_t n = sign * static_cast<int64_t>(b.byte_size());
+  mem_bytes_ += n;
+  if (options_.merge.budget != nullptr) options_.merge.budget->Add(n);
 }
 
 Status Spine::Insert(BatchPtr batch) {
@@ -28,6 +36,7 @@ Status Spine::Insert(BatchPtr batch) {
     bg_error_ = Status::OK();
     return s;
   }
+  AccountLocked(*batch, +1);
   slots_.push_back(Slot{std::move(batch)});
   if (!options_.background) {
     // Merge inline until the levels strictly decrease.
@@ -42,16 +51,24 @@ Status Spine::Insert(BatchPtr batch) {
       if (i == slots_.size()) break;
       BatchPtr a = slots_[i].batch, b = slots_[i + 1].batch;
       SLUICE_ASSIGN_OR_RETURN(BatchPtr merged, MergeBatches({a, b}, options_.merge));
+      AccountLocked(*a, -1);
+      AccountLocked(*b, -1);
       slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i) + 1);
       if (merged->empty()) {
         slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i));
       } else {
+        AccountLocked(*merged, +1);
         slots_[i].batch = std::move(merged);
       }
     }
+    MergeOptions to_file = options_.merge;
+    to_file.spill_threshold_bytes = 0;
     for (Slot& slot : slots_) {
       if (!ShouldSpill(*slot.batch)) continue;
-      SLUICE_ASSIGN_OR_RETURN(slot.batch, MergeBatches({slot.batch}, options_.merge));
+      SLUICE_ASSIGN_OR_RETURN(BatchPtr spilled, MergeBatches({slot.batch}, to_file));
+      AccountLocked(*slot.batch, -1);
+      AccountLocked(*spilled, +1);
+      slot.batch = std::move(spilled);
     }
     return Status::OK();
   }
@@ -71,8 +88,12 @@ size_t Spine::MaxBatchesLocked() const {
 }
 
 bool Spine::ShouldSpill(const Batch& b) const {
+  // Over the memory budget, any batch but the smallest moves to storage.
+  constexpr uint64_t kMinBudgetSpill = 64 << 10;
+  const MemoryBudget* budget = options_.merge.budget;
   return !options_.merge.storage_dir.empty() && !b.on_storage() &&
-         b.byte_size() >= options_.merge.spill_threshold_bytes;
+         (b.byte_size() >= options_.merge.spill_threshold_bytes ||
+          (budget != nullptr && budget->Over(0) && b.byte_size() >= kMinBudgetSpill));
 }
 
 void Spine::ScheduleMergesLocked() {
@@ -92,7 +113,9 @@ void Spine::ScheduleMergesLocked() {
     BatchPtr b = slot.batch;
     pool_->Submit(
         [this, b] {
-          Result<BatchPtr> spilled = MergeBatches({b}, options_.merge);
+          MergeOptions to_file = options_.merge;
+          to_file.spill_threshold_bytes = 0;
+          Result<BatchPtr> spilled = MergeBatches({b}, to_file);
           std::lock_guard<std::mutex> l(mu_);
           FinishMergeLocked({b}, std::move(spilled));
         },
@@ -124,10 +147,12 @@ void Spine::FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchP
   while (slots_[i].batch != inputs[0]) ++i;
   auto first = slots_.begin() + static_cast<ptrdiff_t>(i);
   if (merged.ok()) {
+    for (const BatchPtr& in : inputs) AccountLocked(*in, -1);
     slots_.erase(first + 1, first + static_cast<ptrdiff_t>(inputs.size()));
     if ((*merged)->empty()) {
       slots_.erase(first);
     } else {
+      AccountLocked(**merged, +1);
       *first = Slot{std::move(merged).value()};
     }
   } else {

@@ -77,6 +77,9 @@ class Spine {
   // Replaces the adjacent slots holding `inputs` by `merged`.
   void FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchPtr> merged);
   bool ShouldSpill(const Batch& b) const;
+  // Counts a batch coming into (+1) or leaving (-1) the slots against the
+  // memory budget, if it is in memory.
+  void AccountLocked(const Batch& b, int sign);
   size_t MaxBatchesLocked() const;
 
   const SpineOptions options_;
@@ -84,6 +87,7 @@ class Spine {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Slot> slots_;  // oldest first; GUARDED_BY(mu_)
+  int64_t mem_bytes_ = 0;    // of in-memory batches in slots_; GUARDED_BY(mu_)
   int running_ = 0;          // merges in flight; GUARDED_BY(mu_)
   bool closing_ = false;     // GUARDED_BY(mu_)
   Status bg_error_;          // GUARDED_BY(mu_)

@@ -110,6 +110,52 @@ TEST(SpineSpillTest, LargeInsertedBatchMovesToStorage) {
   std::filesystem::remove_all(dir);
 }
 
+// Spines sharing a memory budget keep their in-memory batches under it
+// (give or take one batch in flight): the rest goes to storage, and reads
+// still see everything.
+TEST(SpineSpillTest, MemoryBudgetSpillsBeyondItsLimit) {
+  std::string dir = ::testing::TempDir() + "/spine_budget_" + std::to_string(::getpid());
+  ASSERT_TRUE(CreateDirs(dir).ok());
+  for (bool background : {false, true}) {
+    MemoryBudget budget(256 << 10);
+    SpineOptions opts;
+    opts.background = background;
+    opts.merge.storage_dir = dir;
+    opts.merge.budget = &budget;  // the 64 MiB threshold alone would keep all in memory
+    std::vector<std::unique_ptr<Spine>> spines;
+    std::vector<Model> models(3);
+    for (int s = 0; s < 3; ++s) spines.push_back(std::make_unique<Spine>(opts));
+    int64_t peak = 0;
+    for (int round = 0; round < 30; ++round) {
+      for (int s = 0; s < 3; ++s) {
+        BatchBuilder b;
+        for (int i = 0; i < 2000; ++i) {
+          std::string key = "k" + std::to_string(round * 2000 + i) + std::string(20, 'x');
+          b.Push(key, "v", 1);
+          AddTo(&models[static_cast<size_t>(s)], key, "v", 1);
+        }
+        ASSERT_TRUE(spines[static_cast<size_t>(s)]->Insert(*b.Finish()).ok());
+      }
+      peak = std::max(peak, budget.used());
+    }
+    uint64_t on_storage = 0;
+    for (int s = 0; s < 3; ++s) {
+      ASSERT_TRUE(spines[static_cast<size_t>(s)]->WaitForMerges().ok());
+      for (const BatchPtr& b : spines[static_cast<size_t>(s)]->Snapshot()) {
+        if (b->on_storage()) on_storage += b->byte_size();
+      }
+      auto c = spines[static_cast<size_t>(s)]->NewCursor();
+      EXPECT_EQ(ReadAll(*c), models[static_cast<size_t>(s)]);
+    }
+    // About 5 MB in all: most of it on storage, memory near the budget.
+    EXPECT_GT(on_storage, 4u * budget.limit()) << (background ? "background" : "inline");
+    EXPECT_LT(budget.used(), static_cast<int64_t>(2 * budget.limit())) << budget.used();
+    spines.clear();
+    EXPECT_EQ(budget.used(), 0);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SpineLevelsTest, BatchCountStaysLogarithmic) {
   SpineOptions opts;
   opts.background = false;
