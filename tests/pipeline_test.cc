@@ -869,6 +869,73 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
   EXPECT_EQ(replay, view);
 }
 
+// A full disk: spills stay in memory and checkpoints fail, with clear
+// errors; once there is room again, checkpoints work. Needs root to mount a
+// small tmpfs (skipped otherwise).
+TEST(PipelineTest, FullDiskIsAnErrorThePipelineSurvives) {
+  char tmpl[] = "/tmp/sluice-full-XXXXXX";
+  const std::string mnt = mkdtemp(tmpl);
+  const std::string mount = "mount -t tmpfs -o size=1m tmpfs " + mnt + " 2>/dev/null";
+  if (geteuid() != 0 || std::system(mount.c_str()) != 0) {
+    std::filesystem::remove_all(mnt);
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  }
+  struct Unmount {
+    std::string dir;
+    ~Unmount() {
+      std::system(("umount " + dir + " 2>/dev/null").c_str());
+      std::filesystem::remove_all(dir);
+    }
+  } unmount{mnt};
+  char cfg[] = "/tmp/sluice-config-XXXXXX";
+  int fd = mkstemp(cfg);
+  ASSERT_GE(fd, 0);
+  std::string config = "{\"memory_budget_mb\": 1}";
+  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
+  close(fd);
+  Pipeline p(kProgram, {"--storage", mnt, "--config", cfg});
+  unlink(cfg);
+  ASSERT_GT(p.port(), 0) << p.log();
+  // About 6 MB of state, more than the 1 MB file system holds.
+  const std::string pad(100, 'x');
+  std::string tok;
+  for (int r = 0; r < 6; ++r) {
+    std::string body;
+    for (int i = 0; i < 10000; ++i) {
+      body += "{\"insert\": {\"id\": " + std::to_string(r * 10000 + i) + ", \"v\": 1, \"s\": \"" +
+              pad + "\"}}\n";
+    }
+    tok = p.Ingest("t", body);
+    ASSERT_FALSE(tok.empty()) << p.log();
+  }
+  ASSERT_TRUE(p.WaitComplete(tok)) << p.log();
+  EXPECT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), "60000\n");
+  Json st = Json::parse(p.Client().Get("/stats")->body);
+  EXPECT_GT(st["global"]["spill_failures"].get<uint64_t>(), 0u) << st.dump();
+  auto checkpoint = [&]() -> Json {
+    auto r = p.Client().Post("/checkpoint", "", "text/plain");
+    uint64_t seq = Json::parse(r->body)["checkpoint_sequence_number"];
+    for (int i = 0; i < 400; ++i) {
+      Json cs = Json::parse(p.Client().Get("/checkpoint_status")->body);
+      if (cs["success"] == seq ||
+          (!cs["failure"].is_null() && cs["failure"]["sequence_number"] == seq)) {
+        return cs;
+      }
+      std::this_thread::sleep_for(25ms);
+    }
+    return Json();
+  };
+  Json failed = checkpoint();
+  ASSERT_FALSE(failed["failure"].is_null()) << failed.dump();
+  EXPECT_NE(failed["failure"]["error"].get<std::string>().find("No space left"), std::string::npos)
+      << failed.dump();
+  // Room again: the next checkpoint works.
+  ASSERT_EQ(std::system(("mount -o remount,size=256m " + mnt).c_str()), 0);
+  Json ok = checkpoint();
+  EXPECT_EQ(ok["success"], 2) << ok.dump();
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["state"], "Running");
+}
+
 TEST(PipelineTest, APortInUseIsAnError) {
   Pipeline first(kProgram);
   ASSERT_GT(first.port(), 0) << first.log();

@@ -162,6 +162,15 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   const std::string final_dir = root + "/" + SeqName(seq);
   std::error_code ec;
   fs::remove_all(tmp, ec);
+  // A checkpoint that fails (storage full, say) leaves nothing behind.
+  struct Cleanup {
+    std::string dir;
+    bool done = false;
+    ~Cleanup() {
+      std::error_code e;
+      if (!done) fs::remove_all(dir, e);
+    }
+  } cleanup{tmp};
   SLUICE_RETURN_IF_ERROR(CreateDirs(tmp));
   Json body;
   // Output connectors first write out everything they were handed, so that
@@ -223,6 +232,7 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   Json manifest = {{"body", body}, {"checksum", Hex(Checksum64(text.data(), text.size()))}};
   SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/pipeline.json", manifest.dump(1)));
   SLUICE_RETURN_IF_ERROR(RenameFile(tmp, final_dir));
+  cleanup.done = true;
   {
     std::lock_guard<std::mutex> l(mu_);
     checkpoint_ok_ = seq;

@@ -748,6 +748,9 @@ std::string Controller::StatsJson() const {
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
   global["rss_bytes"] = ResidentBytes();
   global["storage_bytes"] = DirectoryBytes(config_.storage);
+  const SpillFailures spill = GetSpillFailures();
+  global["spill_failures"] = spill.count;
+  if (!spill.last.empty()) global["last_spill_failure"] = spill.last;
   if (budget_) {
     global["memory_budget_bytes"] = budget_->limit();
     global["spine_memory_bytes"] = budget_->used();

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -61,6 +62,22 @@ std::string NewSpillPath(const std::string& dir) {
   return dir + "/spill-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".bf";
 }
 
+namespace {
+std::mutex spill_mu;
+SpillFailures spill_failures;  // GUARDED_BY(spill_mu)
+}  // namespace
+
+void RecordSpillFailure(const Status& s) {
+  std::lock_guard<std::mutex> l(spill_mu);
+  ++spill_failures.count;
+  spill_failures.last = s.ToString();
+}
+
+SpillFailures GetSpillFailures() {
+  std::lock_guard<std::mutex> l(spill_mu);
+  return spill_failures;
+}
+
 Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOptions& options) {
   std::vector<BatchPtr> live;
   uint64_t bytes = 0;
@@ -92,14 +109,22 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
     return live[0];
   }
   if (live.size() == 1 && to_file == live[0]->on_storage()) return live[0];
-  auto cursor = NewCursorOver(live);
   if (to_file) {
-    SLUICE_ASSIGN_OR_RETURN(auto writer,
-                            FileBatchWriter::Create(NewSpillPath(options.storage_dir)));
-    SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer));
-    SLUICE_ASSIGN_OR_RETURN(auto file, writer->Finish(/*remove_on_drop=*/true));
-    return BatchPtr(std::move(file));
+    auto file = [&]() -> Result<BatchPtr> {
+      auto cursor = NewCursorOver(live);
+      SLUICE_ASSIGN_OR_RETURN(auto writer,
+                              FileBatchWriter::Create(NewSpillPath(options.storage_dir)));
+      SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer));
+      SLUICE_ASSIGN_OR_RETURN(auto f, writer->Finish(/*remove_on_drop=*/true));
+      return BatchPtr(std::move(f));
+    }();
+    if (file.ok() || file.status().code() != StatusCode::kIOError) return file;
+    // Storage failed (full, say): the result stays in memory, and the
+    // failure is counted; spilling resumes when storage works again.
+    RecordSpillFailure(file.status());
+    if (live.size() == 1 && !live[0]->on_storage()) return live[0];
   }
+  auto cursor = NewCursorOver(live);
   OrderedBuilder out;
   SLUICE_RETURN_IF_ERROR(Drain(*cursor, out));
   return BatchPtr(out.Finish());

@@ -41,6 +41,16 @@ struct MergeOptions {
   MemoryBudget* budget = nullptr;
 };
 
+// Writing a spill file that fails for lack of storage (an IOError) is not
+// fatal: the result stays in memory. Such failures are counted here, for
+// /stats.
+struct SpillFailures {
+  uint64_t count = 0;
+  std::string last;
+};
+void RecordSpillFailure(const Status& s);
+SpillFailures GetSpillFailures();
+
 // Returns the consolidated sum of `inputs`.
 Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOptions& options);
 
