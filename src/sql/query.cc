@@ -12,44 +12,52 @@
 
 namespace sluice::sql {
 
-Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
-                                      int workers) {
+Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors) {
   RuntimeOptions opts;
   opts.workers = workers;
-  std::set<std::string> scanned;
-  EvalErrors errors;
-  auto rt = Runtime::Start(opts, [&](Circuit& c) {
-    std::map<std::string, Stream*> inputs;
-    Lowering lower(
-        c,
-        [&](const std::string& table) {
-          auto it = inputs.find(table);
-          if (it != inputs.end()) return it->second;
-          scanned.insert(table);
-          return inputs[table] = AddInput(c, table);
-        },
-        &errors);
-    SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
-    AddOutput(c, s, "query");
-    return Status::OK();
-  });
-  if (!rt.ok()) return rt.status();
-  for (const std::string& name : scanned) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, contents(name));
-    for (const BatchPtr& b : batches) SLUICE_RETURN_IF_ERROR((*rt)->Push(name, b));
-  }
-  SLUICE_RETURN_IF_ERROR((*rt)->Step());
-  if (errors.count() > 0) return Status::InvalidArgument(errors.samples()[0]);
-  SLUICE_ASSIGN_OR_RETURN(BatchPtr out, (*rt)->Output("query"));
+  QueryRuntime out;
+  SLUICE_ASSIGN_OR_RETURN(out.runtime, Runtime::Start(opts, [&](Circuit& c) {
+                            std::map<std::string, Stream*> inputs;
+                            Lowering lower(
+                                c,
+                                [&](const std::string& table) {
+                                  auto it = inputs.find(table);
+                                  if (it != inputs.end()) return it->second;
+                                  out.scanned.insert(table);
+                                  return inputs[table] = AddInput(c, table);
+                                },
+                                errors);
+                            SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
+                            AddOutput(c, s, "query");
+                            return Status::OK();
+                          }));
+  return out;
+}
+
+Result<std::vector<Row>> RowsOf(const BoundQuery& q, const Batch& result) {
   std::vector<Row> rows;
   const Schema schema = q.plan->schema();
-  for (auto c = out->NewCursor(); c->KeyValid(); c->StepKey()) {
+  for (auto c = result.NewCursor(); c->KeyValid(); c->StepKey()) {
     Weight w = c->weight();
     if (w < 0) return Status::Internal("the query's result holds a row with negative multiplicity");
     SLUICE_ASSIGN_OR_RETURN(Row r, DecodeRow(schema, c->key()));
     for (Weight i = 0; i < w; ++i) rows.push_back(r);
   }
   return rows;
+}
+
+Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
+                                      int workers) {
+  EvalErrors errors;
+  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, workers, &errors));
+  for (const std::string& name : qr.scanned) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, contents(name));
+    for (const BatchPtr& b : batches) SLUICE_RETURN_IF_ERROR(qr.runtime->Push(name, b));
+  }
+  SLUICE_RETURN_IF_ERROR(qr.runtime->Step());
+  if (errors.count() > 0) return Status::InvalidArgument(errors.samples()[0]);
+  SLUICE_ASSIGN_OR_RETURN(BatchPtr out, qr.runtime->Output("query"));
+  return RowsOf(q, *out);
 }
 
 void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows) {

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "runtime/runtime.h"
 #include "sql/lower.h"
 #include "sql/plan.h"
 #include "zset/batch.h"
@@ -15,6 +18,19 @@ namespace sluice::sql {
 
 // The contents of a relation that the query scans.
 using ContentsFn = std::function<Result<std::vector<BatchPtr>>(const std::string& relation)>;
+
+// A runtime whose circuit computes `q`: an input per relation it scans
+// (named after it) and the output "query". Evaluation errors go to `errors`,
+// which must outlive the runtime.
+struct QueryRuntime {
+  std::unique_ptr<Runtime> runtime;
+  std::set<std::string> scanned;
+};
+Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors);
+
+// The rows of a query's result (all columns), each repeated by its
+// multiplicity; a negative one is an internal error.
+Result<std::vector<Row>> RowsOf(const BoundQuery& q, const Batch& result);
 
 // Evaluates `q` in one step over the contents; returns its rows (all
 // columns, hidden ORDER BY keys included), each repeated by its

@@ -422,30 +422,13 @@ Result<std::vector<Row>> Runner::Evaluate(const BoundQuery& q, bool incremental)
       return std::vector<BatchPtr>{all};
     });
   }
-  RuntimeOptions opts;
-  opts.workers = options_.workers;
-  std::set<std::string> scanned;
   EvalErrors errors;
-  auto rt = Runtime::Start(opts, [&](Circuit& c) {
-    std::map<std::string, Stream*> inputs;
-    Lowering lower(
-        c,
-        [&](const std::string& table) {
-          auto it = inputs.find(table);
-          if (it != inputs.end()) return it->second;
-          scanned.insert(table);
-          return inputs[table] = AddInput(c, table);
-        },
-        &errors);
-    SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
-    AddOutput(c, s, "view");
-    return Status::OK();
-  });
-  if (!rt.ok()) return rt.status();
+  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, options_.workers, &errors));
+  Runtime* rt = qr.runtime.get();
   std::vector<BatchPtr> outputs;
   auto step = [&]() -> Status {
-    SLUICE_RETURN_IF_ERROR((*rt)->Step());
-    SLUICE_ASSIGN_OR_RETURN(BatchPtr o, (*rt)->Output("view"));
+    SLUICE_RETURN_IF_ERROR(rt->Step());
+    SLUICE_ASSIGN_OR_RETURN(BatchPtr o, rt->Output("query"));
     outputs.push_back(o);
     return Status::OK();
   };
@@ -455,24 +438,15 @@ Result<std::vector<Row>> Runner::Evaluate(const BoundQuery& q, bool incremental)
   const size_t kSteps = 4;
   SLUICE_RETURN_IF_ERROR(step());
   for (size_t s = 0; s < kSteps; ++s) {
-    for (const std::string& name : scanned) {
+    for (const std::string& name : qr.scanned) {
       const auto& h = Find(name)->history;
       size_t from = h.size() * s / kSteps, to = h.size() * (s + 1) / kSteps;
-      for (size_t i = from; i < to; ++i) SLUICE_RETURN_IF_ERROR((*rt)->Push(name, h[i]));
+      for (size_t i = from; i < to; ++i) SLUICE_RETURN_IF_ERROR(rt->Push(name, h[i]));
     }
     SLUICE_RETURN_IF_ERROR(step());
   }
   SLUICE_ASSIGN_OR_RETURN(BatchPtr integral, MergeBatches(outputs, {}));
-  std::vector<Row> rows;
-  Schema schema = q.plan->schema();
-  auto c = integral->NewCursor();
-  for (; c->KeyValid(); c->StepKey()) {
-    Weight w = c->weight();
-    if (w < 0) return Status::Internal("the view holds a row with negative multiplicity");
-    SLUICE_ASSIGN_OR_RETURN(Row r, DecodeRow(schema, c->key()));
-    for (Weight i = 0; i < w; ++i) rows.push_back(r);
-  }
-  return rows;
+  return RowsOf(q, *integral);
 }
 
 Result<std::vector<std::string>> Runner::Query(const Record& r, std::string* why) {
