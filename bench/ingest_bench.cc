@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ingest_bench: sizes must be positive\n");
     return 2;
   }
+  sluice::pipeline::ConfigureAllocator();  // as `sluice run` does
   std::vector<std::string> requests = MakeRequests(records, batch);
   uint64_t bytes = 0;
   for (const std::string& r : requests) bytes += r.size();

@@ -39,6 +39,7 @@ bool ParseInt(const char* s, long lo, long hi, long* out) {
 }  // namespace
 
 int RunPipeline(int argc, char** argv) {
+  pipeline::ConfigureAllocator();
   std::string program_path, config_path, storage, host = "127.0.0.1";
   long port = 8080, workers = 0, max_request_mib = 1024;
   for (int i = 2; i < argc; ++i) {

@@ -1,6 +1,11 @@
 #include "pipeline/config.h"
 
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 namespace sluice::pipeline {
 
@@ -63,6 +68,11 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
     }
   }
   return c;
+}
+
+void ConfigureAllocator() {
+  if (std::getenv("MALLOC_ARENA_MAX") != nullptr) return;
+  mallopt(M_ARENA_MAX, static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
 }
 
 }  // namespace sluice::pipeline
