@@ -256,22 +256,32 @@ Status Controller::Restore() {
     auto body = ReadManifest(dir);
     Status s = body.status();
     if (s.ok()) {
-      // Every file it names must be there and whole (each block is also
-      // checked as it is read).
+      // Every file it names must be there and whole: its index and every
+      // block are checked against their checksums now, so that a damaged
+      // checkpoint is skipped here rather than failing a later step.
       std::vector<std::string> files;
       CollectFiles((*body)["runtime"], &files);
       CollectFiles((*body)["integrals"], &files);
-      for (const std::string& f : files) {
-        auto fb = FileBatch::Open(dir + "/" + f, /*remove_on_drop=*/false);
+      for (size_t f = 0; f < files.size() && s.ok(); ++f) {
+        auto fb = FileBatch::Open(dir + "/" + files[f], /*remove_on_drop=*/false);
         if (!fb.ok()) {
           s = fb.status();
           break;
         }
+        for (size_t b = 0; b < (*fb)->block_count() && s.ok(); ++b) {
+          s = (*fb)->ReadBlock(b).status();
+        }
       }
     }
     if (!s.ok()) {
-      std::fprintf(stderr, "sluice: skipping checkpoint %s: %s\n", dir.c_str(),
-                   s.ToString().c_str());
+      // Set aside (kept for inspection), so that it is neither loaded nor
+      // counted among the checkpoints kept, and its number can be reused.
+      const std::string aside = root + "/.corrupt-" + SeqName(seq);
+      std::error_code ec;
+      fs::remove_all(aside, ec);
+      fs::rename(dir, aside, ec);
+      std::fprintf(stderr, "sluice: skipping checkpoint %s (moved to %s): %s\n", dir.c_str(),
+                   aside.c_str(), s.ToString().c_str());
       last_error = s;
       continue;
     }
