@@ -340,11 +340,8 @@ Status Controller::Restore() {
       }
       auto q = queues_.find(std::string(table));
       if (q == queues_.end()) return Status::Corruption("queues.bin names an unknown table");
-      if (src >= 0) inputs_[static_cast<size_t>(src)].queued += count;
-      buffered_ += count;
-      q->second.segments.push_back({src, std::move(changes), 0});
+      if (count > 0) QueueLocked(q->second, src, std::move(changes));
     }
-    if (buffered_ > 0) first_buffered_ = std::chrono::steady_clock::now();
     for (Input& in_conn : inputs_) {
       if (b["inputs"].contains(in_conn.spec.name) && in_conn.connector) {
         in_conn.position = b["inputs"][in_conn.spec.name].dump();

@@ -261,10 +261,7 @@ Result<uint64_t> Controller::Ingest(const std::string& table, format::ChangeBuff
   st.records += changes.size();
   st.bytes += bytes;
   if (!changes.empty()) {
-    if (buffered_ == 0) first_buffered_ = Clock::now();
-    buffered_ += changes.size();
-    it->second.segments.push_back(
-        {-1, std::make_shared<const format::ChangeBuffer>(std::move(changes)), 0});
+    QueueLocked(it->second, -1, std::make_shared<const format::ChangeBuffer>(std::move(changes)));
   }
   uint64_t token = next_token_++;
   cv_.notify_all();
@@ -290,14 +287,19 @@ bool Controller::EnqueueFrom(size_t input, format::ChangeBuffer changes, std::st
   if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return false;
   in.position = std::move(position);
   if (n == 0) return true;
-  if (buffered_ == 0) first_buffered_ = Clock::now();
-  buffered_ += n;
-  in.queued += n;
-  queues_.at(in.spec.relation)
-      .segments.push_back({static_cast<int>(input),
-                           std::make_shared<const format::ChangeBuffer>(std::move(changes)), 0});
+  QueueLocked(queues_.at(in.spec.relation), static_cast<int>(input),
+              std::make_shared<const format::ChangeBuffer>(std::move(changes)));
   cv_.notify_all();
   return true;
+}
+
+void Controller::QueueLocked(TableQueue& q, int source,
+                             std::shared_ptr<const format::ChangeBuffer> changes) {
+  const uint64_t n = changes->size();
+  if (buffered_ == 0) first_buffered_ = Clock::now();
+  buffered_ += n;
+  if (source >= 0) inputs_[static_cast<size_t>(source)].queued += n;
+  q.segments.push_back({source, std::move(changes), 0});
 }
 
 bool Controller::stopping() const {

@@ -161,6 +161,9 @@ class Controller {
   };
   class Source;
   bool EnqueueFrom(size_t input, format::ChangeBuffer changes, std::string position);
+  // Appends a non-empty segment to `q`, counting its records as buffered
+  // (and as queued by its connector). REQUIRES: mu_ held.
+  void QueueLocked(TableQueue& q, int source, std::shared_ptr<const format::ChangeBuffer> changes);
   struct Endpoint {
     uint64_t id = 0;
     std::string name;  // connectors only
