@@ -651,14 +651,9 @@ CREATE TABLE t (id BIGINT NOT NULL, v INTEGER) WITH (materialized = true, connec
 
 // A step waits for min_batch_size_records (or the buffering delay).
 TEST(PipelineTest, MinBatchSizeHoldsSmallInput) {
-  char tmpl[] = "/tmp/sluice-config-XXXXXX";
-  int fd = mkstemp(tmpl);
-  ASSERT_GE(fd, 0);
-  std::string config = "{\"min_batch_size_records\": 5, \"max_buffering_delay_usecs\": 100000000}";
-  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
-  close(fd);
-  Pipeline p(kProgram, {"--config", tmpl});
-  unlink(tmpl);
+  Pipeline p(kProgram, {"--config", "$DIR/runtime.json"},
+             {{"runtime.json",
+               "{\"min_batch_size_records\": 5, \"max_buffering_delay_usecs\": 100000000}"}});
   ASSERT_GT(p.port(), 0) << p.log();
   std::string a = p.Ingest("t", "{\"insert\": {\"id\": 1}}\n{\"insert\": {\"id\": 2}}");
   std::this_thread::sleep_for(300ms);
@@ -790,18 +785,13 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
 // fault_tolerance takes checkpoints every checkpoint_interval_secs, when
 // something changed; it needs storage.
 TEST(PipelineTest, PeriodicCheckpoints) {
-  char tmpl[] = "/tmp/sluice-config-XXXXXX";
-  int fd = mkstemp(tmpl);
-  ASSERT_GE(fd, 0);
-  std::string config =
-      "{\"fault_tolerance\": {\"model\": \"exactly_once\", \"checkpoint_interval_secs\": 1}}";
-  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
-  close(fd);
-  Pipeline no_storage(kProgram, {"--config", tmpl});
+  const std::map<std::string, std::string> config = {
+      {"runtime.json",
+       "{\"fault_tolerance\": {\"model\": \"exactly_once\", \"checkpoint_interval_secs\": 1}}"}};
+  Pipeline no_storage(kProgram, {"--config", "$DIR/runtime.json"}, config);
   EXPECT_EQ(no_storage.exit_code(), 1);
   EXPECT_NE(no_storage.log().find("needs storage"), std::string::npos) << no_storage.log();
-  Pipeline p(kProgram, {"--config", tmpl, "--storage", "$DIR/st"});
-  unlink(tmpl);
+  Pipeline p(kProgram, {"--config", "$DIR/runtime.json", "--storage", "$DIR/st"}, config);
   ASSERT_GT(p.port(), 0) << p.log();
   std::string tok = p.Ingest("t", "{\"insert\": {\"id\": 1, \"v\": 1}}");
   ASSERT_TRUE(p.WaitComplete(tok));
@@ -912,14 +902,8 @@ TEST(PipelineTest, FullDiskIsAnErrorThePipelineSurvives) {
       std::filesystem::remove_all(dir);
     }
   } unmount{mnt};
-  char cfg[] = "/tmp/sluice-config-XXXXXX";
-  int fd = mkstemp(cfg);
-  ASSERT_GE(fd, 0);
-  std::string config = "{\"memory_budget_mb\": 1}";
-  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
-  close(fd);
-  Pipeline p(kProgram, {"--storage", mnt, "--config", cfg});
-  unlink(cfg);
+  Pipeline p(kProgram, {"--storage", mnt, "--config", "$DIR/runtime.json"},
+             {{"runtime.json", "{\"memory_budget_mb\": 1}"}});
   ASSERT_GT(p.port(), 0) << p.log();
   // About 6 MB of state, more than the 1 MB file system holds.
   const std::string pad(100, 'x');
@@ -995,14 +979,8 @@ TEST(PipelineTest, BadConfigurationIsAnErrorThatNamesIt) {
       "\"config\": {\"path\": \"nope.json\"}}}]');");
   EXPECT_EQ(missing_file.exit_code(), 1);
   EXPECT_NE(missing_file.log().find("cannot open"), std::string::npos) << missing_file.log();
-  char tmpl[] = "/tmp/sluice-config-XXXXXX";
-  int fd = mkstemp(tmpl);
-  ASSERT_GE(fd, 0);
-  std::string config = "{\"workers\": 2, \"colour\": \"red\"}";
-  ASSERT_EQ(write(fd, config.data(), config.size()), static_cast<ssize_t>(config.size()));
-  close(fd);
-  Pipeline bad_config("CREATE TABLE t (a INT);", {"--config", tmpl});
-  unlink(tmpl);
+  Pipeline bad_config("CREATE TABLE t (a INT);", {"--config", "$DIR/runtime.json"},
+                      {{"runtime.json", "{\"workers\": 2, \"colour\": \"red\"}"}});
   EXPECT_EQ(bad_config.exit_code(), 1);
   EXPECT_NE(bad_config.log().find("unknown key \"colour\""), std::string::npos) << bad_config.log();
 }
