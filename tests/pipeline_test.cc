@@ -167,6 +167,23 @@ class Pipeline {
     return false;
   }
 
+  // POST /checkpoint, then waits for it: returns /checkpoint_status once it
+  // succeeded or failed (null if neither came in time).
+  Json Checkpoint() {
+    auto r = Client().Post("/checkpoint", "", "text/plain");
+    if (!r || r->status != 200) return Json();
+    const uint64_t seq = Json::parse(r->body)["checkpoint_sequence_number"];
+    for (int i = 0; i < 400; ++i) {
+      Json cs = Json::parse(Client().Get("/checkpoint_status")->body);
+      if (cs["success"] == seq ||
+          (!cs["failure"].is_null() && cs["failure"]["sequence_number"] == seq)) {
+        return cs;
+      }
+      std::this_thread::sleep_for(25ms);
+    }
+    return Json();
+  }
+
   std::string Query(const std::string& sql, const std::string& format = "text") {
     auto r = Client().Get("/query?format=" + format + "&sql=" + UrlEncode(sql));
     return r ? r->body : "(no answer)";
@@ -688,17 +705,10 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
   for (int i = 0; i < 200 && query() != "1,10\n"; ++i) std::this_thread::sleep_for(25ms);
   std::string tok = p.Ingest("t", "{\"insert\": {\"id\": 2, \"v\": 20}}");
   ASSERT_TRUE(p.WaitComplete(tok));
-  auto checkpoint = [&] {
-    auto r = p.Client().Post("/checkpoint", "", "text/plain");
-    EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "");
-    uint64_t seq = Json::parse(r->body)["checkpoint_sequence_number"];
-    for (int i = 0; i < 200; ++i) {
-      Json st = Json::parse(p.Client().Get("/checkpoint_status")->body);
-      if (st["success"] == seq) return seq;
-      std::this_thread::sleep_for(25ms);
-    }
-    ADD_FAILURE() << "checkpoint " << seq << " did not finish";
-    return seq;
+  auto checkpoint = [&]() -> uint64_t {
+    Json cs = p.Checkpoint();
+    EXPECT_TRUE(cs.is_object() && cs["success"].is_number()) << cs.dump() << p.log();
+    return cs.is_object() && cs["success"].is_number() ? cs["success"].get<uint64_t>() : 0;
   };
   checkpoint();
   const std::string at_checkpoint = Slurp(p.dir() + "/out.json");
@@ -774,12 +784,207 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
   ASSERT_GT(p.port(), 0) << p.log();
   EXPECT_NE(p.log().find("skipping checkpoint"), std::string::npos) << p.log();
   EXPECT_EQ(query(), "0,30\n1,10\n2,20\n");
+}
+
+// Lines of a file, sorted (a JSON file sink's records of one step come in
+// no set order).
+std::vector<std::string> SortedLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) lines.push_back(l);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// A restart with a changed program keeps unchanged views as they were and
+// rebuilds new and changed ones from the tables, after approval.
+TEST(PipelineTest, ProgramChangeRebuildsOnlyWhatChanged) {
+  const std::string tables = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER);
+CREATE TABLE u (x INTEGER, y VARCHAR) WITH (materialized = true);
+)";
+  const std::string v1 = tables + R"(
+CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
+  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "sums.json"}},
+  "format": {"name": "json"}}]') AS SELECT id % 3 AS g, SUM(v) AS s FROM t GROUP BY id % 3;
+CREATE MATERIALIZED VIEW counts WITH (connectors = '[{
+  "name": "counts_out", "transport": {"name": "file_output", "config": {"path": "counts.json"}},
+  "format": {"name": "json"}}]') AS SELECT y, COUNT(*) AS n FROM u GROUP BY y;
+)";
+  Pipeline p(v1, {"--storage", "$DIR/st", "--workers", "2"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::string rows;
+  for (int id = 1; id <= 6; ++id) {
+    rows += "{\"insert\": {\"id\": " + std::to_string(id) + ", \"v\": " + std::to_string(id * 10) +
+            "}}\n";
+  }
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", rows)));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("u", R"({"insert": {"x": 1, "y": "a"}}
+{"insert": {"x": 2, "y": "a"}}
+{"insert": {"x": 3, "y": "b"}})")));
+  Json cs = p.Checkpoint();
+  ASSERT_EQ(cs["success"], 1) << cs.dump() << p.log();
+  const uint64_t checkpoint_step = cs["step"];
+  const std::string sums_at_checkpoint = Slurp(p.dir() + "/sums.json");
   p.Kill9();
-  // A changed program is refused, with the reason.
-  std::ofstream(p.dir() + "/program.sql", std::ios::app) << "CREATE VIEW extra AS SELECT 1;\n";
+
+  // sums is the same query, written differently; counts changes; joined is new.
+  std::ofstream(p.dir() + "/program.sql", std::ios::trunc) << tables + R"(
+-- the same view as before
+CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
+  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "sums.json"}},
+  "format": {"name": "json"}}]') AS
+  SELECT id % 3 AS g,
+         SUM(v) AS s
+  FROM t GROUP BY id % 3;
+CREATE MATERIALIZED VIEW counts WITH (connectors = '[{
+  "name": "counts_out", "transport": {"name": "file_output", "config": {"path": "counts.json"}},
+  "format": {"name": "json"}}]') AS SELECT y, COUNT(*) AS n, SUM(x) AS total FROM u GROUP BY y;
+CREATE MATERIALIZED VIEW joined AS
+  SELECT u.y, SUM(t.v) AS s FROM t JOIN u ON t.id = u.x GROUP BY u.y;
+CREATE MATERIALIZED VIEW big_sums AS SELECT g FROM sums WHERE s > 60;
+)";
   p.Spawn();
-  EXPECT_EQ(p.exit_code(), 1) << p.log();
-  EXPECT_NE(p.log().find("the program changed since checkpoint"), std::string::npos) << p.log();
+  ASSERT_GT(p.port(), 0) << p.log();
+  Json status = Json::parse(p.Client().Get("/status")->body);
+  EXPECT_EQ(status["state"], "AwaitingApproval") << status.dump();
+  std::map<std::string, std::string> reasons;
+  for (const Json& r : status["program_changes"]["relations"]) reasons[r["name"]] = r["reason"];
+  EXPECT_EQ(reasons, (std::map<std::string, std::string>{{"counts", "its definition changed"},
+                                                         {"joined", "new view"},
+                                                         {"big_sums", "new view"}}))
+      << status.dump();
+  // Nothing goes in or out until then.
+  Json error;
+  EXPECT_EQ(p.Ingest("t", R"({"insert": {"id": 9, "v": 1}})", "", &error), "");
+  EXPECT_EQ(error["error_code"], "AwaitingApproval") << error.dump();
+  EXPECT_EQ(p.Client().Get("/query?sql=SELECT%201")->status, 503);
+  auto approve = p.Client().Post("/approve", "", "text/plain");
+  ASSERT_TRUE(approve && approve->status == 200) << (approve ? approve->body : "") << p.log();
+  EXPECT_EQ(Json::parse(approve->body)["state"], "Running");
+  EXPECT_NE(p.log().find("rebuilt 3 views"), std::string::npos) << p.log();
+  EXPECT_EQ(p.Query("SELECT * FROM sums ORDER BY g", "csv"), "0,90\n1,50\n2,70\n");
+  EXPECT_EQ(p.Query("SELECT * FROM counts ORDER BY y", "csv"), "a,2,3\nb,1,3\n");
+  EXPECT_EQ(p.Query("SELECT * FROM joined ORDER BY y", "csv"), "a,30\nb,30\n");
+  EXPECT_EQ(p.Query("SELECT * FROM big_sums ORDER BY g", "csv"), "0\n2\n");
+  status = Json::parse(p.Client().Get("/status")->body);
+  EXPECT_EQ(status["program_changes"]["status"], "applied");
+  EXPECT_EQ(status["step"], checkpoint_step + 1) << status.dump();
+
+  // Every view goes on from there.
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 7, "v": 70}}
+{"insert": {"id": 1, "v": 11}})")));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("u", R"({"insert": {"x": 7, "y": "b"}})")));
+  EXPECT_EQ(p.Query("SELECT * FROM sums ORDER BY g", "csv"), "0,90\n1,121\n2,70\n");
+  EXPECT_EQ(p.Query("SELECT * FROM counts ORDER BY y", "csv"), "a,2,3\nb,2,10\n");
+  EXPECT_EQ(p.Query("SELECT * FROM joined ORDER BY y", "csv"), "a,31\nb,100\n");
+  EXPECT_EQ(p.Query("SELECT * FROM big_sums ORDER BY g", "csv"), "0\n1\n2\n");
+  // The unchanged view's sink went on where it was; the changed one's
+  // started over with the view's new contents.
+  const std::string sums = Slurp(p.dir() + "/sums.json");
+  ASSERT_EQ(sums.compare(0, sums_at_checkpoint.size(), sums_at_checkpoint), 0) << sums;
+  EXPECT_EQ(
+      SortedLines(sums.substr(sums_at_checkpoint.size())),
+      (std::vector<std::string>{R"({"delete":{"g":1,"s":50}})", R"({"insert":{"g":1,"s":121}})"}));
+  EXPECT_EQ(
+      SortedLines(Slurp(p.dir() + "/counts.json")),
+      (std::vector<std::string>{
+          R"({"delete":{"y":"b","n":1,"total":3}})", R"({"insert":{"y":"a","n":2,"total":3}})",
+          R"({"insert":{"y":"b","n":1,"total":3}})", R"({"insert":{"y":"b","n":2,"total":10}})"}));
+  // The changed program checkpointed at once: another restart rebuilds
+  // nothing and needs no approval.
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number());
+  p.Kill9();
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["state"], "Running");
+  EXPECT_EQ(p.Query("SELECT * FROM joined ORDER BY y", "csv"), "a,31\nb,100\n");
+}
+
+// A changed materialized table keeps its rows, carried into its new
+// columns by name; with bootstrap_policy "allow" nothing waits.
+TEST(PipelineTest, ChangedMaterializedTableKeepsItsRows) {
+  const std::map<std::string, std::string> config = {
+      {"runtime.json", R"({"bootstrap_policy": "allow"})"}};
+  Pipeline p(R"(
+CREATE TABLE u (x INTEGER, y VARCHAR) WITH (materialized = true);
+CREATE TABLE k (id INTEGER NOT NULL PRIMARY KEY, name VARCHAR) WITH (materialized = true);
+CREATE MATERIALIZED VIEW big AS SELECT x FROM u WHERE x > 1;
+)",
+             {"--storage", "$DIR/st", "--config", "$DIR/runtime.json"}, config);
+  ASSERT_GT(p.port(), 0) << p.log();
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("u", R"({"insert": {"x": 1, "y": "a"}}
+{"insert": {"x": 2, "y": "b"}}
+{"insert": {"x": 2, "y": "b"}})")));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("k", R"({"insert": {"id": 1, "name": "one"}}
+{"insert": {"id": 2, "name": "two"}})")));
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number());
+  p.Kill9();
+  std::ofstream(p.dir() + "/program.sql", std::ios::trunc) << R"(
+CREATE TABLE u (x BIGINT, y VARCHAR, z INTEGER) WITH (materialized = true);
+CREATE TABLE k (id BIGINT NOT NULL PRIMARY KEY, name VARCHAR, extra BOOLEAN)
+  WITH (materialized = true);
+CREATE MATERIALIZED VIEW big AS SELECT x FROM u WHERE x > 1;
+)";
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  Json status = Json::parse(p.Client().Get("/status")->body);
+  EXPECT_EQ(status["state"], "Running") << status.dump();
+  std::map<std::string, std::string> reasons;
+  for (const Json& r : status["program_changes"]["relations"]) reasons[r["name"]] = r["reason"];
+  EXPECT_EQ(reasons, (std::map<std::string, std::string>{{"u", "its columns, types or key changed"},
+                                                         {"k", "its columns, types or key changed"},
+                                                         {"big", "its input u changed"}}))
+      << status.dump();
+  EXPECT_EQ(p.Query("SELECT * FROM u ORDER BY x", "csv"), "1,a,\n2,b,\n2,b,\n");
+  EXPECT_EQ(p.Query("SELECT * FROM big", "csv"), "2\n2\n");
+  // The keyed table still holds one row per key.
+  ASSERT_TRUE(
+      p.WaitComplete(p.Ingest("k", R"({"insert": {"id": 1, "name": "uno", "extra": true}})")));
+  EXPECT_EQ(p.Query("SELECT * FROM k ORDER BY id", "csv"), "1,uno,true\n2,two,\n");
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("u", R"({"delete": {"x": 2, "y": "b", "z": null}})")));
+  EXPECT_EQ(p.Query("SELECT * FROM big", "csv"), "2\n");
+}
+
+// Changes that cannot be rebuilt are refused at start, with the reason.
+TEST(PipelineTest, ProgramChangesThatCannotBeRebuiltAreRefused) {
+  const std::string v1 = R"(
+CREATE TABLE w (x INTEGER);
+CREATE TABLE m (x INTEGER) WITH (materialized = true);
+CREATE VIEW wv AS SELECT x FROM w;
+)";
+  const std::map<std::string, std::string> config = {
+      {"runtime.json", R"({"bootstrap_policy": "allow"})"}};
+  Pipeline p(v1, {"--storage", "$DIR/st", "--config", "$DIR/runtime.json"}, config);
+  ASSERT_GT(p.port(), 0) << p.log();
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("w", R"({"insert": {"x": 1}})")));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("m", R"({"insert": {"x": 1}})")));
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number());
+  p.Kill9();
+  auto start_with = [&](const std::string& program) {
+    std::ofstream(p.dir() + "/program.sql", std::ios::trunc) << program;
+    p.Spawn();
+    EXPECT_EQ(p.exit_code(), 1) << p.log();
+    return p.log();
+  };
+  // A new view over a table whose rows were not kept.
+  EXPECT_NE(start_with(v1 + "CREATE VIEW c AS SELECT COUNT(*) AS n FROM w;\n")
+                .find("read table w, whose rows were not kept"),
+            std::string::npos)
+      << p.log();
+  // A changed table that was not materialized.
+  std::string changed = v1;
+  changed.replace(changed.find("w (x INTEGER)"), 13, "w (x BIGINT)");
+  EXPECT_NE(start_with(changed).find("table w changed"), std::string::npos) << p.log();
+  // A new NOT NULL column: the old rows have no value for it.
+  changed = v1;
+  changed.replace(changed.find("m (x INTEGER)"), 13, "m (x INTEGER, y INTEGER NOT NULL)");
+  EXPECT_NE(start_with(changed).find("y is NOT NULL"), std::string::npos) << p.log();
+  // The checkpoint is untouched: the old program still starts from it.
+  std::ofstream(p.dir() + "/program.sql", std::ios::trunc) << v1;
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_EQ(p.Query("SELECT * FROM m", "csv"), "1\n");
 }
 
 // fault_tolerance takes checkpoints every checkpoint_interval_secs, when
@@ -921,26 +1126,13 @@ TEST(PipelineTest, FullDiskIsAnErrorThePipelineSurvives) {
   EXPECT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), "60000\n");
   Json st = Json::parse(p.Client().Get("/stats")->body);
   EXPECT_GT(st["global"]["spill_failures"].get<uint64_t>(), 0u) << st.dump();
-  auto checkpoint = [&]() -> Json {
-    auto r = p.Client().Post("/checkpoint", "", "text/plain");
-    uint64_t seq = Json::parse(r->body)["checkpoint_sequence_number"];
-    for (int i = 0; i < 400; ++i) {
-      Json cs = Json::parse(p.Client().Get("/checkpoint_status")->body);
-      if (cs["success"] == seq ||
-          (!cs["failure"].is_null() && cs["failure"]["sequence_number"] == seq)) {
-        return cs;
-      }
-      std::this_thread::sleep_for(25ms);
-    }
-    return Json();
-  };
-  Json failed = checkpoint();
+  Json failed = p.Checkpoint();
   ASSERT_FALSE(failed["failure"].is_null()) << failed.dump();
   EXPECT_NE(failed["failure"]["error"].get<std::string>().find("No space left"), std::string::npos)
       << failed.dump();
   // Room again: the next checkpoint works.
   ASSERT_EQ(std::system(("mount -o remount,size=256m " + mnt).c_str()), 0);
-  Json ok = checkpoint();
+  Json ok = p.Checkpoint();
   EXPECT_EQ(ok["success"], 2) << ok.dump();
   EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["state"], "Running");
 }

@@ -6,10 +6,16 @@
 // Every worker builds the same circuit, so operator i (and exchange j) on one
 // worker corresponds to operator i (exchange j) on every other.
 //
+// Owners. The builder says whose operators it is adding (a table, a view):
+// each operator is known by its owner and its ordinal among the owner's
+// operators, so that a circuit built from a changed program can still find
+// the saved state of every owner whose operators did not change.
+//
 // Thread safety: a circuit and its operators are used only by the worker
 // thread that owns them.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -58,6 +64,11 @@ class Operator {
   virtual bool has_state() const { return false; }
   virtual Status SaveState(StateWriter&) const { return Status::OK(); }
   virtual Status LoadState(StateReader&) { return Status::OK(); }
+  // Replay (bootstrapping a changed program): an operator that holds the
+  // integral of its own output emits that integral as its change in the next
+  // step, so that new operators downstream see everything it ever emitted.
+  // Returns false if it holds no such integral.
+  virtual bool Replay() { return false; }
   Stream* output() { return &output_; }
 
  protected:
@@ -76,14 +87,24 @@ class Circuit {
     auto op = std::make_unique<Op>(std::forward<Args>(args)...);
     Op* p = op.get();
     ops_.push_back(std::move(op));
+    owner_of_.push_back(owner_);
     return p;
   }
+  // Operators added from now on belong to `owner`.
+  void SetOwner(std::string owner);
 
   // Evaluates every operator once. An error names the operator.
   Status Step();
   // The state of every stateful operator, between steps (state.h).
   Status SaveState(StateWriter& w) const;
-  Status LoadState(StateReader& r);
+  // Reads the state of every stateful operator whose owner `select` accepts
+  // (all when it is null); the others keep their empty state. With `select`
+  // the saved state may hold owners this circuit does not have.
+  using OwnerFilter = std::function<bool(const std::string& owner)>;
+  Status LoadState(StateReader& r, const OwnerFilter& select = nullptr);
+  // Asks every operator of the owners `select` accepts to replay its
+  // integral in the next step (Operator::Replay); returns how many will.
+  size_t Replay(const OwnerFilter& select);
 
   const WorkerContext& context() const { return ctx_; }
   int NewExchangeId() { return next_exchange_++; }
@@ -97,7 +118,13 @@ class Circuit {
 
  private:
   WorkerContext ctx_;
+  // The state key of operator i: "<owner>/<ordinal among its owner's>".
+  std::string StateKey(size_t i) const;
+
   std::vector<std::unique_ptr<Operator>> ops_;
+  std::vector<size_t> owner_of_;         // per operator, an index into owners_
+  std::vector<std::string> owners_{""};  // in order of first use
+  size_t owner_ = 0;
   std::map<std::string, InputOp*> inputs_;
   std::map<std::string, OutputOp*> outputs_;
   int next_exchange_ = 0;

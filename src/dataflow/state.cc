@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "zset/cursor.h"
@@ -22,8 +23,8 @@ StateWriter::StateWriter(std::string dir, std::string prefix)
 
 StateWriter::~StateWriter() = default;
 
-void StateWriter::BeginOp(size_t index, const char* name) {
-  impl_->ops.push_back({{"op", index}, {"name", name}, {"items", Json::array()}});
+void StateWriter::BeginOp(const std::string& key, const char* name) {
+  impl_->ops.push_back({{"op", key}, {"name", name}, {"items", Json::array()}});
 }
 
 Result<std::string> StateWriter::WriteBatch(const BatchPtr& batch) {
@@ -78,8 +79,10 @@ std::string StateWriter::Manifest() const { return impl_->ops.dump(); }
 struct StateReader::Impl {
   std::string dir;
   Json ops;
-  size_t op = 0;    // next operator entry
-  size_t item = 0;  // next item of the current entry
+  std::map<std::string, size_t> by_key;  // operator key -> its entry
+  size_t op = 0;                         // 1 + the current entry
+  size_t item = 0;                       // next item of the current entry
+  size_t read = 0;                       // entries read
   bool started = false;
 
   Result<const Json*> Next(const char* kind) {
@@ -107,20 +110,28 @@ Result<std::unique_ptr<StateReader>> StateReader::Open(std::string dir, std::str
   if (r->impl_->ops.is_discarded() || !r->impl_->ops.is_array()) {
     return Status::Corruption("checkpoint state manifest is not valid JSON");
   }
+  const Json& ops = r->impl_->ops;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].is_object() || !ops[i].contains("op") || !ops[i]["op"].is_string() ||
+        !r->impl_->by_key.emplace(ops[i]["op"].get<std::string>(), i).second) {
+      return Status::Corruption("checkpoint state manifest: entry " + std::to_string(i) +
+                                " has no operator key or repeats one");
+    }
+  }
   return r;
 }
 
 StateReader::~StateReader() = default;
 
-Status StateReader::BeginOp(size_t index, const char* name) {
+Status StateReader::BeginOp(const std::string& key, const char* name) {
   Impl& m = *impl_;
-  if (m.op >= m.ops.size() || m.ops[m.op].value("op", size_t{0}) != index ||
-      m.ops[m.op].value("name", std::string()) != name) {
+  auto it = m.by_key.find(key);
+  if (it == m.by_key.end() || m.ops[it->second].value("name", std::string()) != name) {
     return Status::Corruption(std::string("checkpoint state does not match the circuit at ") +
-                              name + " (operator " + std::to_string(index) +
-                              "): was it written by another program?");
+                              name + " (operator " + key + "): was it written by another program?");
   }
-  ++m.op;
+  m.op = it->second + 1;
+  ++m.read;
   m.item = 0;
   m.started = true;
   return Status::OK();
@@ -147,10 +158,10 @@ Result<uint64_t> StateReader::GetU64() {
 }
 
 Status StateReader::Finish() const {
-  if (impl_->op != impl_->ops.size()) {
+  if (impl_->read != impl_->ops.size()) {
     return Status::Corruption("checkpoint state has " + std::to_string(impl_->ops.size()) +
                               " operators with state, the circuit read " +
-                              std::to_string(impl_->op));
+                              std::to_string(impl_->read));
   }
   return Status::OK();
 }

@@ -6,10 +6,10 @@
 //
 // Layout: the writer puts each batch in its own file under the checkpoint
 // directory (a batch already on storage is hard-linked, not copied) and
-// records, per operator, its index in the circuit, its name and a list of
-// items; the manifest is JSON text that the caller stores. Batch files are
-// FileBatch files (checksummed), so a torn or corrupted one is detected when
-// it is opened or read.
+// records, per operator, its key in the circuit (its owner and ordinal,
+// circuit.h), its name and a list of items; the manifest is JSON text that the caller stores. Batch
+// files are FileBatch files (checksummed), so a torn or corrupted one is detected when it is opened
+// or read.
 #pragma once
 
 #include <memory>
@@ -28,7 +28,7 @@ class StateWriter {
   StateWriter(std::string dir, std::string prefix);
   ~StateWriter();
 
-  void BeginOp(size_t index, const char* name);
+  void BeginOp(const std::string& key, const char* name);
   Status PutBatch(const BatchPtr& batch);
   Status PutSpine(const Spine& spine);
   void PutU64(uint64_t v);
@@ -52,13 +52,14 @@ class StateReader {
   static Result<std::unique_ptr<StateReader>> Open(std::string dir, std::string_view manifest);
   ~StateReader();
 
-  // Moves to the next operator that has state; it must be `index`/`name`.
-  Status BeginOp(size_t index, const char* name);
+  // Moves to the state of the operator known as `key`, which must have been
+  // written by an operator named `name`.
+  Status BeginOp(const std::string& key, const char* name);
   Result<BatchPtr> GetBatch();
   // Adds the saved batches to `spine` (which must be empty).
   Status GetSpine(Spine* spine);
   Result<uint64_t> GetU64();
-  // Every operator's state was read.
+  // Every operator's state was read (once).
   Status Finish() const;
 
  private:

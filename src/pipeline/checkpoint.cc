@@ -34,6 +34,9 @@ using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr size_t kKeepCheckpoints = 2;
+// Of the manifest; 2 keys operator state by owner and records each
+// relation's definition (bootstrap.cc).
+constexpr int kVersion = 2;
 
 std::string Hex(uint64_t v) {
   char buf[17];
@@ -185,11 +188,11 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   SLUICE_ASSIGN_OR_RETURN(std::string runtime, runtime_->SaveState(tmp));
   body["runtime"] = Json::parse(runtime);
   StateWriter integrals(tmp, "m");
-  size_t i = 0;
   for (const auto& [name, spine] : integrals_) {
-    integrals.BeginOp(i++, name.c_str());
+    integrals.BeginOp(name, "integral");
     SLUICE_RETURN_IF_ERROR(integrals.PutSpine(*spine));
   }
+  body["relations"] = Json::parse(RelationsJson());
   body["integrals"] = Json::parse(integrals.Manifest());
   std::string queues = "SLQ1";
   {
@@ -222,7 +225,7 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   }
   PutU64(Checksum64(queues.data(), queues.size()), &queues);
   SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/queues.bin", queues));
-  body["version"] = 1;
+  body["version"] = kVersion;
   body["sequence"] = seq;
   body["delivered_step"] = delivered_step_;
   body["upsert_seq"] = upsert_seq_;
@@ -286,35 +289,92 @@ Status Controller::Restore() {
       continue;
     }
     const Json& b = *body;
-    if (b.value("program", std::string()) != Hex(program_fingerprint_)) {
+    if (b.value("version", 0) != kVersion) {
       return Status::InvalidArgument(
-          "the program changed since checkpoint " + dir + " (step " +
-          std::to_string(b.value("step", uint64_t{0})) +
-          "): rebuilding changed views is not supported yet; run the program it was taken "
-          "with, or start with an empty storage directory");
+          "checkpoint " + dir + " is in format version " + std::to_string(b.value("version", 0)) +
+          ", and this version of sluice reads version " + std::to_string(kVersion) +
+          ": start with an empty storage directory");
     }
-    SLUICE_RETURN_IF_ERROR(runtime_->LoadState(dir, b["runtime"].dump()));
-    SLUICE_ASSIGN_OR_RETURN(auto reader, StateReader::Open(dir, b["integrals"].dump()));
-    size_t i = 0;
-    for (auto& [name, spine] : integrals_) {
-      SLUICE_RETURN_IF_ERROR(reader->BeginOp(i++, name.c_str()));
-      SLUICE_RETURN_IF_ERROR(reader->GetSpine(spine.get()));
+    if (b.value("program", std::string()) == Hex(program_fingerprint_)) {
+      return LoadCheckpoint(seq, dir, b.dump(), nullptr);
     }
-    SLUICE_RETURN_IF_ERROR(reader->Finish());
-    // Queued changes, back into their tables' queues.
-    std::ifstream qin(dir + "/queues.bin", std::ios::binary);
-    std::stringstream qss;
-    qss << qin.rdbuf();
-    const std::string qdata = qss.str();
-    uint64_t sum = 0;
-    if (qdata.size() < 12 || qdata.compare(0, 4, "SLQ1") != 0 ||
-        (std::memcpy(&sum, qdata.data() + qdata.size() - 8, 8),
-         sum != Checksum64(qdata.data(), qdata.size() - 8))) {
-      return Status::Corruption(dir + "/queues.bin is torn or corrupted");
+    SLUICE_ASSIGN_OR_RETURN(auto change, PlanChange(b.dump()));
+    Json entries = Json::array();
+    for (const ProgramChange::Entry& e : change->entries) {
+      entries.push_back({{"name", e.name},
+                         {"kind", e.table ? "table" : "view"},
+                         {"change", e.change},
+                         {"reason", e.reason}});
+      std::fprintf(stderr, "sluice: %s %s: %s\n", e.table ? "table" : "view", e.name.c_str(),
+                   e.reason.c_str());
     }
-    std::string_view in(qdata);
-    in.remove_prefix(4);
-    in.remove_suffix(8);
+    const bool wait = change->needs_approval && config_.bootstrap_policy == "await_approval";
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      program_changes_json_ = Json{{"checkpoint_step", b.value("step", uint64_t{0})},
+                                   {"relations", entries},
+                                   {"status", wait ? "awaiting_approval" : "approved"}}
+                                  .dump();
+    }
+    if (wait) {
+      std::fprintf(stderr,
+                   "sluice: the program changed since checkpoint %s: awaiting approval to rebuild "
+                   "(POST /approve)\n",
+                   dir.c_str());
+      pending_change_ = std::move(change);
+      pending_seq_ = seq;
+      pending_dir_ = dir;
+      pending_body_ = b.dump();
+      std::lock_guard<std::mutex> l(mu_);
+      state_ = PipelineState::kAwaitingApproval;
+      return Status::OK();
+    }
+    return LoadCheckpoint(seq, dir, b.dump(), change.get());
+  }
+  if (!last_error.ok()) {
+    return last_error.WithContext("no usable checkpoint in " + root +
+                                  " (refusing to start from nothing over old state)");
+  }
+  return Status::OK();
+}
+
+Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const std::string& body,
+                                  const ProgramChange* change) {
+  const Json b = Json::parse(body);
+  // With a changed program, only what the change keeps comes from here.
+  Circuit::OwnerFilter kept = nullptr;
+  if (change != nullptr) {
+    kept = [change](const std::string& owner) { return change->kept_owners.count(owner) > 0; };
+  }
+  auto keeps = [&](const std::string& relation) {
+    if (change == nullptr) return true;
+    const std::string owner =
+        relations_.at(relation).is_table ? sql::TableOwner(relation) : sql::ViewOwner(relation);
+    return change->kept_owners.count(owner) > 0;
+  };
+  SLUICE_RETURN_IF_ERROR(runtime_->LoadState(dir, b["runtime"].dump(), kept));
+  SLUICE_ASSIGN_OR_RETURN(auto reader, StateReader::Open(dir, b["integrals"].dump()));
+  for (auto& [name, spine] : integrals_) {
+    if (!keeps(name) || (change != nullptr && change->new_integrals.count(name) > 0)) continue;
+    SLUICE_RETURN_IF_ERROR(reader->BeginOp(name, "integral"));
+    SLUICE_RETURN_IF_ERROR(reader->GetSpine(spine.get()));
+  }
+  if (change == nullptr) SLUICE_RETURN_IF_ERROR(reader->Finish());
+  // Queued changes, back into their tables' queues.
+  std::ifstream qin(dir + "/queues.bin", std::ios::binary);
+  std::stringstream qss;
+  qss << qin.rdbuf();
+  const std::string qdata = qss.str();
+  uint64_t sum = 0;
+  if (qdata.size() < 12 || qdata.compare(0, 4, "SLQ1") != 0 ||
+      (std::memcpy(&sum, qdata.data() + qdata.size() - 8, 8),
+       sum != Checksum64(qdata.data(), qdata.size() - 8))) {
+    return Status::Corruption(dir + "/queues.bin is torn or corrupted");
+  }
+  std::string_view in(qdata);
+  in.remove_prefix(4);
+  in.remove_suffix(8);
+  {
     std::lock_guard<std::mutex> l(mu_);
     while (!in.empty()) {
       uint32_t len;
@@ -338,37 +398,62 @@ Status Controller::Restore() {
       for (size_t k = 0; k < inputs_.size(); ++k) {
         if (inputs_[k].spec.name == source) src = static_cast<int>(k);
       }
-      auto q = queues_.find(std::string(table));
-      if (q == queues_.end()) return Status::Corruption("queues.bin names an unknown table");
+      const std::string name(table);
+      auto q = queues_.find(name);
+      if (q == queues_.end()) {
+        if (change != nullptr) continue;  // a table the program no longer has
+        return Status::Corruption("queues.bin names an unknown table");
+      }
+      if (change != nullptr && change->changed_tables.count(name) > 0 && count > 0) {
+        return Status::InvalidArgument(
+            "table " + name + " changed, and " + std::to_string(count) +
+            " of its changes were queued in its old form at the checkpoint: restart with the "
+            "program the checkpoint was taken with, let them be processed and take a checkpoint, "
+            "then change the table");
+      }
       if (count > 0) QueueLocked(q->second, src, std::move(changes));
     }
-    for (Input& in_conn : inputs_) {
-      if (b["inputs"].contains(in_conn.spec.name) && in_conn.connector) {
-        in_conn.position = b["inputs"][in_conn.spec.name].dump();
-        SLUICE_RETURN_IF_ERROR(in_conn.connector->Resume(in_conn.position));
-      }
+  }
+  for (Input& in_conn : inputs_) {
+    if (b["inputs"].contains(in_conn.spec.name) && in_conn.connector) {
+      in_conn.position = b["inputs"][in_conn.spec.name].dump();
+      SLUICE_RETURN_IF_ERROR(in_conn.connector->Resume(in_conn.position));
     }
-    for (auto& e : endpoints_) {
-      if (!b["outputs"].contains(e->name)) continue;
-      const Json& o = b["outputs"][e->name];
-      e->snapshot_sent = o.value("snapshot_sent", false);
-      SLUICE_RETURN_IF_ERROR(e->connector->Resume(o["progress"].dump()));
-    }
+  }
+  for (auto& e : endpoints_) {
+    // The connectors of rebuilt relations start over.
+    if (!b["outputs"].contains(e->name) || !keeps(e->relation)) continue;
+    const Json& o = b["outputs"][e->name];
+    e->snapshot_sent = o.value("snapshot_sent", false);
+    SLUICE_RETURN_IF_ERROR(e->connector->Resume(o["progress"].dump()));
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
     step_ = b.value("step", uint64_t{0});
-    delivered_step_ = b.value("delivered_step", step_);
-    upsert_seq_ = b.value("upsert_seq", uint64_t{0});
     next_token_ = b.value("next_token", uint64_t{1});
     done_token_ = durable_token_ = next_token_ - 1;
     checkpoint_requested_ = checkpoint_taken_ = checkpoint_ok_ = seq;
     checkpoint_step_ = step_;
-    std::fprintf(stderr, "sluice: resumed from checkpoint %s at step %llu\n", dir.c_str(),
-                 static_cast<unsigned long long>(step_));
-    return Status::OK();
   }
-  if (!last_error.ok()) {
-    return last_error.WithContext("no usable checkpoint in " + root +
-                                  " (refusing to start from nothing over old state)");
+  delivered_step_ = b.value("delivered_step", step_);
+  upsert_seq_ = b.value("upsert_seq", uint64_t{0});
+  std::fprintf(stderr, "sluice: resumed from checkpoint %s at step %llu\n", dir.c_str(),
+               static_cast<unsigned long long>(b.value("step", uint64_t{0})));
+  if (change == nullptr) return Status::OK();
+  if (change->needs_bootstrap()) {
+    SLUICE_RETURN_IF_ERROR(Bootstrap(dir, body, *change));
+    std::fprintf(stderr, "sluice: rebuilt %zu views and %zu tables in step %llu\n",
+                 change->rebuild_views.size(), change->changed_tables.size(),
+                 static_cast<unsigned long long>(delivered_step_));
   }
+  // The changed program's first checkpoint, so that a restart need not
+  // rebuild again.
+  std::lock_guard<std::mutex> l(mu_);
+  checkpoint_requested_ = seq + 1;
+  Json j = Json::parse(program_changes_json_);
+  j["status"] = "applied";
+  j["step"] = step_;
+  program_changes_json_ = j.dump();
   return Status::OK();
 }
 

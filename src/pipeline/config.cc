@@ -57,6 +57,11 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
         }
         c.fault_tolerance = v.dump();
       }
+    } else if (k == "bootstrap_policy") {
+      if (!v.is_string() || (v != "await_approval" && v != "allow")) {
+        return bad(k, "\"await_approval\" or \"allow\"");
+      }
+      c.bootstrap_policy = v.get<std::string>();
     } else if (k == "dev_tweaks") {
       if (!v.is_object()) return bad(k, "an object");
       c.dev_tweaks = v.dump();
@@ -64,7 +69,7 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
       return Status::InvalidArgument(
           "runtime config: unknown key \"" + k +
           "\" (known: workers, storage, memory_budget_mb, min_batch_size_records, "
-          "max_buffering_delay_usecs, fault_tolerance, dev_tweaks)");
+          "max_buffering_delay_usecs, fault_tolerance, bootstrap_policy, dev_tweaks)");
     }
   }
   return c;

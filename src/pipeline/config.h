@@ -25,6 +25,9 @@ struct PipelineConfig {
   //  "checkpoint_interval_secs": N}; kept as JSON text.
   std::string fault_tolerance;
   std::string dev_tweaks;  // a JSON object, for experiments
+  // A restart whose program changed views or tables: "await_approval" waits
+  // for POST /approve before rebuilding them, "allow" goes ahead.
+  std::string bootstrap_policy = "await_approval";
 
   // Parses the JSON text of a config file. An unknown key is an error that
   // names it, as is a value of the wrong type.

@@ -52,6 +52,8 @@ format::Relation MakeRelation(const std::string& name, const std::vector<sql::Co
 
 const char* StateName(PipelineState s) {
   switch (s) {
+    case PipelineState::kAwaitingApproval:
+      return "AwaitingApproval";
     case PipelineState::kRunning:
       return "Running";
     case PipelineState::kPaused:
@@ -190,8 +192,14 @@ Status Controller::Init() {
     e->connector = std::move(out);
     endpoints_.push_back(std::move(e));
   }
-  // A restart goes on from the latest checkpoint on storage.
+  // A restart goes on from the latest checkpoint on storage (or waits for
+  // approval of a program change).
   SLUICE_RETURN_IF_ERROR(Restore());
+  if (state() == PipelineState::kAwaitingApproval) return Status::OK();
+  return Launch();
+}
+
+Status Controller::Launch() {
   for (auto& e : endpoints_) {
     // A send_snapshot connector starts with the view's contents, once.
     if (e->send_snapshot && !e->snapshot_sent) {
@@ -249,6 +257,9 @@ const RelationInfo* Controller::FindRelation(const std::string& name) const {
 Result<uint64_t> Controller::Ingest(const std::string& table, format::ChangeBuffer changes,
                                     bool force, uint64_t bytes) {
   std::unique_lock<std::mutex> l(mu_);
+  if (state_ == PipelineState::kAwaitingApproval) {
+    return Status::Aborted("the pipeline awaits approval of its program change (POST /approve)");
+  }
   if (!force) {
     space_cv_.wait(l, [&] { return state_ != PipelineState::kPaused; });
   }
@@ -731,6 +742,7 @@ std::string Controller::StatusJson() const {
   j["step"] = step_;
   j["transaction"] = in_txn_;
   if (!failure_.ok()) j["error"] = failure_.ToString();
+  if (!program_changes_json_.empty()) j["program_changes"] = Json::parse(program_changes_json_);
   return j.dump();
 }
 

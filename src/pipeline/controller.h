@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +44,9 @@
 
 namespace sluice::pipeline {
 
-enum class PipelineState { kRunning, kPaused, kStopping, kFailed };
+// kAwaitingApproval: restarted with a changed program whose new and changed
+// views wait for POST /approve before they are rebuilt (bootstrap.cc).
+enum class PipelineState { kAwaitingApproval, kRunning, kPaused, kStopping, kFailed };
 const char* StateName(PipelineState s);
 
 struct RelationInfo {
@@ -137,6 +140,10 @@ class Controller {
   std::string CheckpointStatusJson() const;
   std::string CheckpointsJson() const;
 
+  // ---- program changes (bootstrap.cc)
+  // Rebuilds the changed views that a restart waits to rebuild, then runs.
+  Status Approve();
+
   // JSON text of /stats and /status.
   std::string StatsJson() const;
   std::string StatusJson() const;
@@ -194,6 +201,40 @@ class Controller {
   Status AddSnapshot(Endpoint& e, uint64_t step);
   Status WriteCheckpoint(uint64_t seq);
   Status Restore();
+  // Starts the output connectors (with their snapshots), the step loop and
+  // the input connectors.
+  Status Launch();
+  // What a restart with a changed program keeps and rebuilds (bootstrap.cc).
+  struct ProgramChange {
+    struct Entry {
+      std::string name;
+      bool table = false;
+      std::string change;  // "added", "changed", "removed", "materialized"
+      std::string reason;
+    };
+    std::vector<Entry> entries;
+    // Operators whose state comes from the checkpoint; from the rebuild.
+    std::set<std::string> kept_owners, rebuilt_owners;
+    std::set<std::string> rebuild_views;   // new and changed views
+    std::set<std::string> changed_tables;  // rows carried into a new definition
+    std::set<std::string> replay_tables;   // keyed: their upsert state replays
+    std::set<std::string> feed_tables;     // unkeyed: fed from their integrals
+    std::set<std::string> new_integrals;   // tables and views that get one
+    bool needs_approval = false;
+    bool needs_bootstrap() const { return !rebuilt_owners.empty() || !new_integrals.empty(); }
+  };
+  // Compares the program with the one checkpoint `body` (JSON text) was
+  // taken with. Refuses changes it cannot rebuild.
+  Result<std::unique_ptr<ProgramChange>> PlanChange(const std::string& body) const;
+  // Loads checkpoint `dir`; with `change`, only the state the change keeps,
+  // and then rebuilds the rest (Bootstrap).
+  Status LoadCheckpoint(uint64_t seq, const std::string& dir, const std::string& body,
+                        const ProgramChange* change);
+  Status Bootstrap(const std::string& dir, const std::string& body, const ProgramChange& change);
+  // The relations of this program as a checkpoint records them (JSON text).
+  std::string RelationsJson() const;
+  // A relation's fingerprint: its definition and those of all it reads.
+  uint64_t Fingerprint(const std::string& relation) const;
   std::string CheckpointDir() const;
   void Fail(Status s);
 
@@ -247,6 +288,12 @@ class Controller {
   uint64_t durable_token_ = 0;                                     // GUARDED_BY(mu_)
   std::chrono::seconds checkpoint_interval_{0};                    // 0: only on request
   std::chrono::steady_clock::time_point last_checkpoint_time_;     // GUARDED_BY(mu_)
+  // A restart with a changed program: awaiting approval (with the
+  // checkpoint it resumes), and the changes as /status lists them.
+  std::unique_ptr<ProgramChange> pending_change_;
+  uint64_t pending_seq_ = 0;
+  std::string pending_dir_, pending_body_;
+  std::string program_changes_json_;  // GUARDED_BY(mu_)
   std::thread loop_;
 };
 

@@ -118,7 +118,8 @@ Result<std::string> Runtime::SaveState(const std::string& dir) const {
   return m.dump();
 }
 
-Status Runtime::LoadState(const std::string& dir, std::string_view manifest) {
+Status Runtime::LoadState(const std::string& dir, std::string_view manifest,
+                          const Circuit::OwnerFilter& select) {
   nlohmann::json m = nlohmann::json::parse(manifest, nullptr, false);
   if (m.is_discarded() || !m.contains("circuits") || !m["circuits"].is_array()) {
     return Status::Corruption("the runtime's checkpoint manifest is not valid");
@@ -131,10 +132,16 @@ Status Runtime::LoadState(const std::string& dir, std::string_view manifest) {
   for (size_t w = 0; w < circuits_.size(); ++w) {
     SLUICE_ASSIGN_OR_RETURN(auto reader, StateReader::Open(dir, m["circuits"][w].dump()));
     SLUICE_RETURN_IF_ERROR(
-        circuits_[w]->LoadState(*reader).WithContext("worker " + std::to_string(w)));
+        circuits_[w]->LoadState(*reader, select).WithContext("worker " + std::to_string(w)));
   }
   steps_ = m.value("steps", uint64_t{0});
   return Status::OK();
+}
+
+size_t Runtime::Replay(const Circuit::OwnerFilter& select) {
+  size_t n = 0;
+  for (auto& c : circuits_) n += c->Replay(select);
+  return n;
 }
 
 Status Runtime::Step() {

@@ -62,8 +62,17 @@ class Runtime {
   // state into `dir` (which must exist) and returns its manifest (JSON
   // text); LoadState reads it into a runtime just started from the same
   // program with as many workers, which then goes on from the saved step.
+  // With `select`, only the operators of the owners it accepts are read
+  // (Circuit::LoadState).
   Result<std::string> SaveState(const std::string& dir) const;
-  Status LoadState(const std::string& dir, std::string_view manifest);
+  Status LoadState(const std::string& dir, std::string_view manifest,
+                   const Circuit::OwnerFilter& select = nullptr);
+  // Every worker's operators of the owners `select` accepts replay their
+  // integrals in the next step (Circuit::Replay); returns how many will.
+  size_t Replay(const Circuit::OwnerFilter& select);
+  // Numbers the next step `steps + 1` (a runtime that takes over from a
+  // checkpoint at step `steps`).
+  void set_steps(uint64_t steps) { steps_ = steps; }
 
   int workers() const { return options_.workers; }
   uint64_t steps() const { return steps_; }

@@ -320,7 +320,21 @@ void Server::Impl::Routes() {
   using Match = std::vector<std::string>;
   using Handler = std::function<void(const Request&, Response&, const Match&)>;
   auto posts = std::make_shared<std::vector<std::pair<std::regex, Handler>>>();
-  auto route = [&](bool get, bool post, const std::string& pattern, Handler h) {
+  // While a program change awaits approval, only the endpoints that
+  // describe the pipeline (and /approve) answer.
+  auto route = [&](bool get, bool post, const std::string& pattern, Handler h,
+                   bool while_awaiting = false) {
+    if (!while_awaiting) {
+      h = [c, h](const Request& req, Response& res, const Match& m) {
+        if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
+          return SendError(res, 503, "AwaitingApproval",
+                           "the program changed since the checkpoint the pipeline restarted "
+                           "from; it waits for POST /approve before rebuilding the changed "
+                           "views (GET /status lists them)");
+        }
+        h(req, res, m);
+      };
+    }
     if (post) posts->emplace_back(std::regex(pattern), h);
     if (get) {
       http.Get(pattern, [h](const Request& req, Response& res) {
@@ -330,7 +344,13 @@ void Server::Impl::Routes() {
     }
   };
   http.Post(R"(/ingress/([^/]+))",
-            [this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+            [this, c](const Request& req, Response& res, const httplib::ContentReader& reader) {
+              if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
+                res.set_header("Connection", "close");
+                return SendError(res, 503, "AwaitingApproval",
+                                 "the pipeline waits for POST /approve of its program change "
+                                 "before it takes input (GET /status lists the changes)");
+              }
               Ingress(req, res, reader);
             });
   http.set_pre_routing_handler([posts](const Request& req, Response& res) {
@@ -353,6 +373,14 @@ void Server::Impl::Routes() {
           res.set_header("Connection", "close");
           Egress(m[1], req, res);
         });
+  route(
+      false, true, "/approve",
+      [c](const Request&, Response& res, const Match&) {
+        Status s = c->Approve();
+        if (!s.ok()) return SendStatus(res, s, "ApprovalError");
+        SendJson(res, c->StatusJson());
+      },
+      true);
   route(true, false, "/completion_status", [c](const Request& req, Response& res, const Match&) {
     uint64_t token = 0;
     std::string t = req.get_param_value("token");
@@ -383,15 +411,22 @@ void Server::Impl::Routes() {
     if (!seq.ok()) return SendStatus(res, seq.status(), "CheckpointError");
     SendJson(res, Json{{"checkpoint_sequence_number", *seq}}.dump());
   });
-  route(true, false, "/checkpoint_status", [c](const Request&, Response& res, const Match&) {
-    SendJson(res, c->CheckpointStatusJson());
-  });
-  route(true, false, "/checkpoints",
-        [c](const Request&, Response& res, const Match&) { SendJson(res, c->CheckpointsJson()); });
-  route(true, false, "/status",
-        [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatusJson()); });
-  route(true, false, "/stats",
-        [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatsJson()); });
+  route(
+      true, false, "/checkpoint_status",
+      [c](const Request&, Response& res, const Match&) {
+        SendJson(res, c->CheckpointStatusJson());
+      },
+      true);
+  route(
+      true, false, "/checkpoints",
+      [c](const Request&, Response& res, const Match&) { SendJson(res, c->CheckpointsJson()); },
+      true);
+  route(
+      true, false, "/status",
+      [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatusJson()); }, true);
+  route(
+      true, false, "/stats",
+      [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatsJson()); }, true);
   route(false, true, "/start_transaction", [c](const Request&, Response& res, const Match&) {
     Status s = c->StartTransaction();
     if (!s.ok()) return SendStatus(res, s, "TransactionError");

@@ -15,6 +15,10 @@ struct TableDef {
   std::vector<int> primary_key;  // column indices; empty: no key
   bool materialized = false;
   std::string connectors;  // the JSON text of WITH (connectors = '...')
+  // What identifies its definition across programs: a hash of its columns,
+  // types and key (not its options), and its CREATE TABLE statement.
+  uint64_t definition_hash = 0;
+  std::string sql;
 };
 
 struct ViewDef {
@@ -22,6 +26,11 @@ struct ViewDef {
   BoundQuery query;
   bool materialized = false;
   std::string connectors;
+  // A hash of its query as written (without locations or options), and the
+  // tables and views it reads: it is unchanged from one program to the next
+  // if its hash is the same and none of its inputs changed.
+  uint64_t definition_hash = 0;
+  std::vector<std::string> inputs;
 };
 
 // CREATE INDEX name ON relation(columns): gives a view (or table) a key, for

@@ -1,7 +1,9 @@
 #include "sql/program.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/hash.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/output.h"
@@ -39,6 +41,45 @@ Status ReadOptions(std::string_view sql, const Json& options, bool* materialized
     }
   }
   return Status::OK();
+}
+
+// `j` without the parser's locations (which move when unrelated text does).
+Json WithoutLocations(const Json& j) {
+  if (j.is_object()) {
+    Json out = Json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() != "location" && it.key() != "stmt_location" && it.key() != "stmt_len") {
+        out[it.key()] = WithoutLocations(*it);
+      }
+    }
+    return out;
+  }
+  if (j.is_array()) {
+    Json out = Json::array();
+    for (const Json& e : j) out.push_back(WithoutLocations(e));
+    return out;
+  }
+  return j;
+}
+
+uint64_t DefinitionHash(const Json& j) { return Hash64(WithoutLocations(j).dump()); }
+
+// The names of the catalog's relations that `j` (a query's tree) reads.
+void CollectInputs(const Catalog& catalog, const Json& j, std::vector<std::string>* out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "RangeVar" && it->contains("relname")) {
+        const std::string name = (*it)["relname"];
+        if ((catalog.FindTable(name) != nullptr || catalog.FindView(name) != nullptr) &&
+            std::find(out->begin(), out->end(), name) == out->end()) {
+          out->push_back(name);
+        }
+      }
+      CollectInputs(catalog, *it, out);
+    }
+  } else if (j.is_array()) {
+    for (const Json& e : j) CollectInputs(catalog, e, out);
+  }
 }
 
 }  // namespace
@@ -98,6 +139,11 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
   v.name = ViewRelation(kind, body)["relname"];
   v.materialized = kind != "ViewStmt";
   SLUICE_ASSIGN_OR_RETURN(v.query, BindSelect(catalog, sql, body["query"]["SelectStmt"]));
+  // The query and the column names it is given (not the options).
+  const Json& names =
+      kind == "ViewStmt" ? body.value("aliases", Json()) : body["into"].value("colNames", Json());
+  v.definition_hash = DefinitionHash(Json::array({body["query"], names}));
+  CollectInputs(catalog, body["query"], &v.inputs);
   const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())
                                            : body["into"].value("options", Json::array());
   bool ignored = false;  // a view's materialization comes from its statement
@@ -124,6 +170,13 @@ Result<Program> CompileProgram(std::string_view text) {
     const Json& body = stmt.begin().value();
     if (kind == "CreateStmt") {
       SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(text, body));
+      Json definition = body;
+      definition.erase("options");
+      t.definition_hash = DefinitionHash(definition);
+      const size_t at = st.value("stmt_location", size_t{0});
+      t.sql =
+          std::string(text.substr(std::min(at, text.size()),
+                                  st.value("stmt_len", text.size() - std::min(at, text.size()))));
       std::string name = t.name;
       Status s = p.catalog.AddTable(std::move(t));
       if (!s.ok()) return SqlError(text, body["relation"], s.message());
@@ -147,9 +200,11 @@ Result<Program> CompileProgram(std::string_view text) {
   return p;
 }
 
-Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors) {
+Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
+                    const std::set<std::string>* only_views) {
   std::map<std::string, Stream*> inputs;
   for (const std::string& t : program.tables) {
+    c.SetOwner(TableOwner(t));
     // A table with a primary key takes keyed commands (upsert.h) and holds
     // one row per key; any other table takes its rows' changes as they are.
     Stream* in = AddInput(c, t);
@@ -162,6 +217,8 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors) {
   Lowering lower(
       c, [&](const std::string& table) { return inputs.at(table); }, errors);
   for (const std::string& name : program.views) {
+    if (only_views != nullptr && only_views->count(name) == 0) continue;
+    c.SetOwner(ViewOwner(name));
     const ViewDef& v = *program.catalog.FindView(name);
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(v.query.plan));
     if (v.query.plan->columns.size() != v.query.visible) {

@@ -3,6 +3,7 @@
 // circuit of every view is then built on each worker.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,14 @@ Result<Program> CompileProgram(std::string_view text);
 // its columns); a table with one takes commands (EncodeUpsertCommand, keyed
 // by the encoded key columns), so that inserting an existing key replaces
 // its row and a delete needs only the key.
-Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors);
+// The operators of table t belong to TableOwner(t), those that view v adds
+// to ViewOwner(v) (Circuit::SetOwner). With `only_views`, just those views
+// are built (with every table); it must hold every view that one of them
+// reads.
+Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
+                    const std::set<std::string>* only_views = nullptr);
+inline std::string TableOwner(const std::string& t) { return "table:" + t; }
+inline std::string ViewOwner(const std::string& v) { return "view:" + v; }
 
 // The table that a CREATE TABLE statement (the CreateStmt body) declares.
 Result<TableDef> BindCreateTable(std::string_view sql, const Json& body);

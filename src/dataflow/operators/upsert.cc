@@ -49,6 +49,22 @@ Status UpsertOp::ApplyPatch(std::string_view patch, std::string* row) const {
 }
 
 Status UpsertOp::Eval() {
+  SLUICE_RETURN_IF_ERROR(Apply());
+  if (!replay_) return Status::OK();
+  // Replay: the table as it now is, instead of its change.
+  replay_ = false;
+  BatchBuilder rows;
+  auto c = integral_.NewCursor();
+  for (; c->KeyValid(); c->StepKey()) {
+    for (; c->ValValid(); c->StepVal()) rows.Push(c->val(), c->weight());
+  }
+  SLUICE_RETURN_IF_ERROR(c->status());
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, rows.Finish());
+  output_.set(std::move(all));
+  return Status::OK();
+}
+
+Status UpsertOp::Apply() {
   const BatchPtr& delta = in_->value();
   if (delta->empty()) {
     output_.set(MemBatch::Empty());

@@ -42,13 +42,20 @@ class UpsertOp final : public Operator {
   bool has_state() const override { return true; }
   Status SaveState(StateWriter& w) const override;
   Status LoadState(StateReader& r) override;
+  bool Replay() override {
+    replay_ = true;
+    return true;
+  }
 
  private:
+  // Applies this step's commands; the output is the table's change.
+  Status Apply();
   Status ApplyPatch(std::string_view patch, std::string* row) const;
 
   Stream* in_;
   Schema schema_;  // of the table's rows
   Spine integral_;
+  bool replay_ = false;
 };
 
 Stream* Upsert(Circuit& c, Stream* commands, Schema schema);
