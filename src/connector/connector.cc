@@ -1,7 +1,10 @@
 #include "connector/connector.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "connector/delta.h"
 #include "connector/file.h"
 
 namespace sluice::connector {
@@ -23,6 +26,10 @@ const std::vector<TransportInfo>& Transports() {
       {"file_output", false, {"path"}, {"path"}},
       {"null_output", false, {}, {}},
       {"http_output", false, {}, {}},
+      {"delta_table_output",
+       false,
+       {"uri", "mode", "update_mode", "target_file_size_bytes", "threads", "compression"},
+       {"uri"}},
   };
   return kTransports;
 }
@@ -104,6 +111,40 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
         }
         if (config.contains("follow") && !config["follow"].is_boolean()) {
           return fail("\"follow\" must be a boolean");
+        }
+        if (config.contains("uri")) {
+          if (!config["uri"].is_string() || config["uri"].get<std::string>().empty()) {
+            return fail("\"uri\" must be a directory");
+          }
+          std::string uri = config["uri"].get<std::string>();
+          if (uri.rfind("file://", 0) == 0) uri = uri.substr(7);
+          if (uri.find("://") != std::string::npos) {
+            return fail("\"uri\" " + uri + ": only local directories are supported so far");
+          }
+          if (uri[0] != '/' && !base_dir.empty()) uri = base_dir + "/" + uri;
+          config["uri"] = uri;
+        }
+        auto one_of = [&](const char* key, std::vector<std::string> allowed) -> Status {
+          if (!config.contains(key)) return Status::OK();
+          if (config[key].is_string() &&
+              std::find(allowed.begin(), allowed.end(), config[key].get<std::string>()) !=
+                  allowed.end()) {
+            return Status::OK();
+          }
+          std::string list;
+          for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+          return fail("\"" + std::string(key) + "\" must be one of " + list);
+        };
+        SLUICE_RETURN_IF_ERROR(one_of("mode", {"append", "truncate", "error_if_exists"}));
+        SLUICE_RETURN_IF_ERROR(one_of("update_mode", {"cdc"}));
+        SLUICE_RETURN_IF_ERROR(one_of("compression", {"zstd", "snappy", "none"}));
+        for (const char* key : {"target_file_size_bytes", "threads"}) {
+          if (config.contains(key) &&
+              (!config[key].is_number_unsigned() || config[key].get<uint64_t>() == 0 ||
+               (std::string(key) == "threads" && config[key].get<uint64_t>() > 256))) {
+            return fail("\"" + std::string(key) + "\" must be a positive integer" +
+                        (std::string(key) == "threads" ? " up to 256" : ""));
+          }
         }
         spec.transport_config = config.dump();
         have_transport = true;
@@ -238,10 +279,33 @@ Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& 
   return std::unique_ptr<InputConnector>();  // http_input: the API's /ingress
 }
 
+void DrainQueue(OutputQueue& q, ConnectorStats& stats,
+                const std::function<Status(const OutputChunk&)>& write) {
+  for (;;) {
+    OutputChunk chunk;
+    auto r = q.Pop(&chunk, std::chrono::milliseconds(1000));
+    if (r == OutputQueue::PopResult::kClosed) return;
+    if (r == OutputQueue::PopResult::kTimeout) continue;
+    // A paused connector holds on to its chunk and leaves its queue to
+    // fill, which holds the pipeline's steps back: nothing is dropped. (At
+    // shutdown it writes what it holds.)
+    while (stats.paused && !q.closed()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    Status s = write(chunk);
+    q.Done();
+    if (!s.ok()) {
+      ++stats.transport_errors;
+      stats.SetError(s.ToString());
+    }
+  }
+}
+
 Result<std::unique_ptr<OutputConnector>> MakeOutputConnector(const ConnectorSpec& spec,
                                                              const format::Relation& rel) {
   if (spec.transport == "file_output") return MakeFileOutput(spec, rel);
   if (spec.transport == "null_output") return MakeNullOutput(spec);
+  if (spec.transport == "delta_table_output") return MakeDeltaOutput(spec, rel);
   return std::unique_ptr<OutputConnector>();  // http_output: the API's /egress
 }
 

@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,6 +41,9 @@ struct ConnectorSpec {
   bool send_snapshot = false;
   uint64_t max_queued_records = 1000000;
   uint64_t max_batch_size = 10000;
+  // Set by the pipeline: its id, which outlives restarts on the same
+  // storage (a Delta sink's txn appId).
+  std::string pipeline_id;
 };
 
 // Parses the connectors of a table (`is_table`) or view from the JSON text
@@ -165,6 +169,12 @@ class OutputConnector {
  protected:
   ConnectorStats stats_;
 };
+
+// Reads chunks from `q` until it is closed, handing each to `write`; a
+// failed write is counted and reported in `stats`. A paused connector
+// holds on to its chunk (its queue fills and holds the pipeline back).
+void DrainQueue(OutputQueue& q, ConnectorStats& stats,
+                const std::function<Status(const OutputChunk&)>& write);
 
 Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& spec,
                                                            const format::Relation& rel);

@@ -141,29 +141,6 @@ class FileInput final : public InputConnector {
   bool stop_ = false;  // GUARDED_BY(mu_)
 };
 
-// Reads chunks from the queue until it is closed, handing each to `write`.
-void Drain(OutputQueue& q, ConnectorStats& stats,
-           const std::function<Status(const OutputChunk&)>& write) {
-  for (;;) {
-    OutputChunk chunk;
-    auto r = q.Pop(&chunk, std::chrono::milliseconds(1000));
-    if (r == OutputQueue::PopResult::kClosed) return;
-    if (r == OutputQueue::PopResult::kTimeout) continue;
-    // A paused connector holds on to its chunk and leaves its queue to
-    // fill, which holds the pipeline's steps back: nothing is dropped. (At
-    // shutdown it writes what it holds.)
-    while (stats.paused && !q.closed()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    Status s = write(chunk);
-    q.Done();
-    if (!s.ok()) {
-      ++stats.transport_errors;
-      stats.SetError(s.ToString());
-    }
-  }
-}
-
 class FileOutput final : public OutputConnector {
  public:
   FileOutput(const ConnectorSpec& spec, const format::Relation& rel) : spec_(spec), rel_(rel) {
@@ -218,7 +195,7 @@ class FileOutput final : public OutputConnector {
     }
     queue_ = std::move(queue);
     thread_ = std::thread(
-        [this] { Drain(*queue_, stats_, [this](const OutputChunk& c) { return Write(c); }); });
+        [this] { DrainQueue(*queue_, stats_, [this](const OutputChunk& c) { return Write(c); }); });
     return Status::OK();
   }
 
@@ -281,7 +258,7 @@ class NullOutput final : public OutputConnector {
   Status Start(std::shared_ptr<OutputQueue> queue) override {
     queue_ = std::move(queue);
     thread_ = std::thread([this] {
-      Drain(*queue_, stats_, [this](const OutputChunk& c) {
+      DrainQueue(*queue_, stats_, [this](const OutputChunk& c) {
         stats_.records += c.records();
         return Status::OK();
       });

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "base/hash.h"
@@ -167,8 +168,10 @@ Status Controller::Init() {
   for (const auto& [name, info] : relations_) {
     if (info.materialized) integrals_[name] = std::make_unique<Spine>(opts.spine);
   }
+  SLUICE_RETURN_IF_ERROR(LoadPipelineId());
   // Connectors: outputs first, so that nothing an input brings is missed.
-  for (const connector::ConnectorSpec& spec : specs) {
+  for (connector::ConnectorSpec& spec : specs) {
+    spec.pipeline_id = pipeline_id_;
     const RelationInfo& info = relations_.at(spec.relation);
     if (spec.input) {
       SLUICE_ASSIGN_OR_RETURN(auto in, connector::MakeInputConnector(spec, info.rel));
@@ -215,6 +218,33 @@ Status Controller::Launch() {
     in.sink = std::make_unique<Source>(this, i);
     SLUICE_RETURN_IF_ERROR(in.connector->Start(in.sink.get()));
   }
+  return Status::OK();
+}
+
+// The pipeline's id: made at its first start and kept on its storage, so
+// that it outlives restarts (sinks that deduplicate replayed steps key them
+// by it); a pipeline without storage gets a new one at every start.
+Status Controller::LoadPipelineId() {
+  std::random_device rd;
+  char id[40];
+  std::snprintf(id, sizeof id, "%08x-%04x-%04x-%04x-%04x%08x", rd(), rd() & 0xffff,
+                (rd() & 0x0fff) | 0x4000, (rd() & 0x3fff) | 0x8000, rd() & 0xffff, rd());
+  pipeline_id_ = id;
+  if (config_.storage.empty()) return Status::OK();
+  const std::string path = config_.storage + "/pipeline_id";
+  std::ifstream in(path);
+  std::string stored;
+  if (in >> stored && !stored.empty()) {
+    pipeline_id_ = stored;
+    return Status::OK();
+  }
+  std::ofstream out(path + ".tmp", std::ios::trunc);
+  out << pipeline_id_ << "\n";
+  out.close();
+  if (!out) return Status::IOError("cannot write " + path + ".tmp");
+  std::error_code ec;
+  std::filesystem::rename(path + ".tmp", path, ec);
+  if (ec) return Status::IOError("cannot write " + path + ": " + ec.message());
   return Status::OK();
 }
 
@@ -739,6 +769,7 @@ std::string Controller::StatusJson() const {
   Json j;
   std::lock_guard<std::mutex> l(mu_);
   j["state"] = StateName(state_);
+  j["pipeline_id"] = pipeline_id_;
   j["step"] = step_;
   j["transaction"] = in_txn_;
   if (!failure_.ok()) j["error"] = failure_.ToString();

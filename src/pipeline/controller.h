@@ -201,6 +201,7 @@ class Controller {
   Status AddSnapshot(Endpoint& e, uint64_t step);
   Status WriteCheckpoint(uint64_t seq);
   Status Restore();
+  Status LoadPipelineId();
   // Starts the output connectors (with their snapshots), the step loop and
   // the input connectors.
   Status Launch();
@@ -242,6 +243,7 @@ class Controller {
   const PipelineConfig config_;
   const std::string base_dir_;
   uint64_t program_fingerprint_ = 0;  // of the program's text
+  std::string pipeline_id_;
   std::map<std::string, RelationInfo> relations_;
   std::vector<std::string> output_names_;  // tables and views, in program order
   sql::EvalErrors errors_;

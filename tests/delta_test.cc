@@ -1,0 +1,201 @@
+// The Delta Lake sink, end to end: `sluice run` writes a table, and an
+// independent reader (tests/oracle/delta_check.mjs, DuckDB) replays its log
+// and compares it with the view.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "pipeline_helper.h"
+
+namespace {
+
+using namespace sluice::testing;
+using Json = nlohmann::json;
+using namespace std::chrono_literals;
+
+struct OracleResult {
+  int exit_code = -1;
+  Json report;
+};
+
+// Compares the table at `table` with `view` as the pipeline reads it now.
+OracleResult CheckTable(Pipeline& p, const std::string& table, const std::string& view) {
+  const std::string expected = p.dir() + "/expected.jsonl";
+  std::ofstream(expected, std::ios::trunc) << p.Query("SELECT * FROM " + view, "json");
+  const std::string cmd = "node " + std::string(SLUICE_ORACLE_DIR) + "/delta_check.mjs '" + table +
+                          "' '" + expected + "' 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[65536];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  const int rc = pclose(f);
+  OracleResult r;
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.report = Json::parse(out, nullptr, false);
+  if (r.report.is_discarded()) r.report = Json{{"output", out}};
+  return r;
+}
+
+// Waits until the table's log has `versions` commits.
+bool WaitVersions(const std::string& table, size_t versions) {
+  for (int i = 0; i < 400; ++i) {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(table + "/_delta_log", ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.size() == 25 && name.substr(20) == ".json") ++n;
+    }
+    if (n >= versions) return n == versions;
+    std::this_thread::sleep_for(25ms);
+  }
+  return false;
+}
+
+const char* kProgram = R"(
+CREATE TABLE t (
+  id BIGINT NOT NULL PRIMARY KEY, s VARCHAR, d DECIMAL(10,2), dt DATE, ts TIMESTAMP,
+  tm TIME, b BOOLEAN, f DOUBLE, xs INTEGER ARRAY, iv INTERVAL);
+CREATE MATERIALIZED VIEW everything WITH (connectors = '[{"name": "lake",
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/everything",
+    "compression": "snappy"}}}]') AS SELECT * FROM t;
+CREATE MATERIALIZED VIEW counts WITH (connectors = '[{"name": "lake_counts",
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/counts"}}}]')
+  AS SELECT s, COUNT(*) AS n, SUM(d) AS total FROM t GROUP BY s;
+)";
+
+// Every type with NULLs, updates and deletes over many steps, and a
+// transaction: after each, DuckDB reads the table as the view.
+TEST(DeltaTest, TheTableIsTheViewAfterEveryKindOfChange) {
+  Pipeline p(kProgram, {"--storage", "$DIR/st", "--workers", "2"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  const std::string lake = p.dir() + "/lake/everything", counts = p.dir() + "/lake/counts";
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"(
+{"insert": {"id": 1, "s": "a", "d": 1.25, "dt": "2024-01-31", "ts": "2024-01-31 10:15:00.5", "tm": "10:00:00.000001", "b": true, "f": 0.5, "xs": [1, null, 3], "iv": "1 day 02:00:00"}}
+{"insert": {"id": 2, "s": null, "d": null, "dt": null, "ts": null, "tm": null, "b": null, "f": null, "xs": null, "iv": null}}
+{"insert": {"id": 3, "s": "b", "d": -7.5, "xs": []}})")));
+  ASSERT_TRUE(WaitVersions(lake, 2));  // the table's creation, then step 1
+  OracleResult r = CheckTable(p, lake, "everything");
+  EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
+  EXPECT_EQ(r.report["rows"], 3) << r.report.dump();
+  // Updates and deletes, one step each.
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 1, "s": "b", "d": 2.5}})")));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"delete": {"id": 3}})")));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"update": {"id": 2, "s": "c"}})")));
+  ASSERT_TRUE(WaitVersions(lake, 5));
+  r = CheckTable(p, lake, "everything");
+  EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
+  // A transaction commits once, however many steps it spans.
+  ASSERT_EQ(p.Client().Post("/start_transaction", "", "text/plain")->status, 200);
+  // (Completion waits for the commit: each request gets a step of its own.)
+  for (int id = 10; id < 13; ++id) {
+    ASSERT_FALSE(
+        p.Ingest("t", "{\"insert\": {\"id\": " + std::to_string(id) + ", \"s\": \"t\", \"d\": 1}}")
+            .empty());
+    std::this_thread::sleep_for(100ms);
+  }
+  auto commit = p.Client().Post("/commit_transaction", "", "text/plain");
+  ASSERT_EQ(commit->status, 200) << commit->body;
+  ASSERT_TRUE(WaitVersions(lake, 6));
+  r = CheckTable(p, lake, "everything");
+  EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
+  EXPECT_EQ(r.report["steps"].back(), Json::parse(commit->body)["step"]) << r.report.dump();
+  OracleResult rc = CheckTable(p, counts, "counts");
+  EXPECT_EQ(rc.exit_code, 0) << rc.report.dump(1);
+  // A step with no change to a view writes no commit to its table.
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"update": {"id": 1, "f": 9.5}})")));
+  ASSERT_TRUE(WaitVersions(lake, 7));
+  EXPECT_TRUE(WaitVersions(counts, 6)) << "counts did not change";
+  // Statistics in the add actions.
+  std::ifstream v1(lake + "/_delta_log/00000000000000000001.json");
+  bool saw_stats = false;
+  for (std::string line; std::getline(v1, line);) {
+    Json a = Json::parse(line);
+    if (!a.contains("add")) continue;
+    Json st = Json::parse(a["add"]["stats"].get<std::string>());
+    EXPECT_EQ(st["numRecords"], 3);
+    EXPECT_EQ(st["minValues"]["id"], 1);
+    EXPECT_EQ(st["maxValues"]["id"], 3);
+    EXPECT_EQ(st["nullCount"]["s"], 1);
+    EXPECT_EQ(st["minValues"]["ts"], "2024-01-31T10:15:00.500");
+    saw_stats = true;
+  }
+  EXPECT_TRUE(saw_stats);
+}
+
+// A restart from a checkpoint skips the steps the table already holds; a
+// missing or damaged log entry stops the pipeline with a clear error.
+TEST(DeltaTest, RestartsSkipCommittedStepsAndRefuseADamagedLog) {
+  Pipeline p(kProgram, {"--storage", "$DIR/st"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  const std::string lake = p.dir() + "/lake/everything";
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 1, "s": "a"}})")));
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number());
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 2, "s": "b"}})")));
+  ASSERT_TRUE(WaitVersions(lake, 3));
+  const std::string id = Json::parse(p.Client().Get("/status")->body)["pipeline_id"];
+  p.Kill9();
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["pipeline_id"], id);
+  // The HTTP record after the checkpoint is lost to the pipeline (as
+  // documented) but was committed: it is sent again, and replaces itself.
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 2, "s": "b"}})")));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 3, "s": "c"}})")));
+  EXPECT_EQ(p.Query("SELECT COUNT(*) FROM everything", "csv"), "3\n");
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number());
+  p.Kill9();
+  // A missing commit: the pipeline refuses to start, and says which.
+  std::filesystem::rename(lake + "/_delta_log/00000000000000000001.json", p.dir() + "/v1.json");
+  p.Spawn();
+  EXPECT_EQ(p.exit_code(), 1) << p.log();
+  EXPECT_NE(p.log().find("missing version 1"), std::string::npos) << p.log();
+  OracleResult r = CheckTable(p, lake, "everything");
+  EXPECT_EQ(r.exit_code, 2) << r.report.dump();
+  // A damaged one: the same.
+  std::filesystem::rename(p.dir() + "/v1.json", lake + "/_delta_log/00000000000000000001.json");
+  std::ofstream(lake + "/_delta_log/00000000000000000002.json", std::ios::app) << "{\"add\": {\n";
+  p.Spawn();
+  EXPECT_EQ(p.exit_code(), 1) << p.log();
+  EXPECT_NE(p.log().find("is not a JSON action"), std::string::npos) << p.log();
+}
+
+// Many rows in files of about the target size, written on several threads;
+// reset starts the table over with the view's snapshot.
+TEST(DeltaTest, AMillionRowSnapshot) {
+  Pipeline p(R"(
+CREATE TABLE t (id BIGINT NOT NULL, g INTEGER, s VARCHAR) WITH (materialized = true);
+CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake", "send_snapshot": true,
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/v",
+    "target_file_size_bytes": 4000000, "threads": 2}}}]') AS SELECT * FROM t;
+)");
+  ASSERT_GT(p.port(), 0) << p.log();
+  const std::string lake = p.dir() + "/lake/v";
+  std::string body, token;
+  for (int i = 0; i < 1000000; ++i) {
+    body += "{\"insert\": {\"id\": " + std::to_string(i) + ", \"g\": " + std::to_string(i % 100) +
+            ", \"s\": \"row " + std::to_string(i % 5000) + "\"}}\n";
+    if ((i + 1) % 250000 == 0) {
+      token = p.Ingest("t", body);
+      ASSERT_FALSE(token.empty());
+      body.clear();
+    }
+  }
+  ASSERT_TRUE(p.WaitComplete(token, 300s));
+  EXPECT_EQ(p.Query("SELECT COUNT(*) FROM v", "csv"), "1000000\n");
+  // The snapshot: the table starts over with the view's contents at once.
+  ASSERT_EQ(p.Client().Post("/output_endpoints/lake/reset", "", "text/plain")->status, 200);
+  OracleResult r;
+  for (int i = 0; i < 200; ++i) {
+    r = CheckTable(p, lake, "v");
+    if (r.exit_code == 0) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
+  EXPECT_EQ(r.report["rows"], 1000000);
+  EXPECT_GE(r.report["files"], 4) << r.report.dump();
+}
+
+}  // namespace

@@ -1,0 +1,197 @@
+// The test helper of the black-box tests: a `sluice run` process with its
+// program in a fresh directory, driven over HTTP.
+#pragma once
+
+#include <fcntl.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace sluice::testing {
+
+using Json = nlohmann::json;
+using namespace std::chrono_literals;
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::string UrlEncode(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+// A `sluice run` process with its program in a fresh directory.
+class Pipeline {
+ public:
+  explicit Pipeline(const std::string& program, std::vector<std::string> args = {},
+                    const std::map<std::string, std::string>& files = {}) {
+    char tmpl[] = "/tmp/sluice-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    for (const auto& [name, text] : files) std::ofstream(dir_ + "/" + name) << text;
+    std::ofstream(dir_ + "/program.sql") << program;
+    log_ = dir_ + "/log.txt";
+    args_ = std::move(args);
+    // "$DIR" in an argument is the pipeline's directory.
+    for (std::string& a : args_) {
+      if (a.rfind("$DIR", 0) == 0) a = dir_ + a.substr(4);
+    }
+    Spawn();
+  }
+
+  // Starts `sluice run` (again) on the program in dir(), and waits for it to
+  // listen or to end.
+  void Spawn() {
+    port_ = 0;
+    exit_code_ = -1;
+    std::ofstream(log_, std::ios::trunc).close();  // not the last run's log
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      dup2(fd, 2);
+      dup2(fd, 1);
+      std::vector<std::string> argv = {SLUICE_BINARY, "run", dir_ + "/program.sql", "--port", "0"};
+      argv.insert(argv.end(), args_.begin(), args_.end());
+      std::vector<char*> cargv;
+      for (std::string& a : argv) cargv.push_back(a.data());
+      cargv.push_back(nullptr);
+      execv(cargv[0], cargv.data());
+      _exit(127);
+    }
+    // Wait for "listening on http://127.0.0.1:PORT", or for the process to end.
+    for (int i = 0; i < 200 && port_ == 0; ++i) {
+      std::string log = Slurp(log_);
+      size_t at = log.find("listening on http://127.0.0.1:");
+      if (at != std::string::npos) {
+        port_ = std::atoi(log.c_str() + at + std::strlen("listening on http://127.0.0.1:"));
+        break;
+      }
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+
+  // kill -9: no chance to clean up.
+  void Kill9() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+  ~Pipeline() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  int port() const { return port_; }
+  const std::string& dir() const { return dir_; }
+  std::string log() const { return Slurp(log_); }
+  // Exit code if the process ended during start-up, else -1.
+  int exit_code() const { return exit_code_; }
+
+  // Sends SIGTERM and returns the exit code (or -1 if it did not end in time).
+  int Terminate() {
+    if (pid_ <= 0) return exit_code_;
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 200; ++i) {
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return -1;
+  }
+
+  httplib::Client Client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(30, 0);
+    return c;
+  }
+
+  // POST /ingress; returns the token (or "" with the error in *error).
+  std::string Ingest(const std::string& table, const std::string& body,
+                     const std::string& params = "", Json* error = nullptr) {
+    auto r = Client().Post("/ingress/" + table + params, body, "application/json");
+    if (!r || r->status != 200) {
+      if (error != nullptr && r) *error = Json::parse(r->body, nullptr, false);
+      return "";
+    }
+    return Json::parse(r->body)["token"].get<std::string>();
+  }
+
+  bool WaitComplete(const std::string& token, std::chrono::seconds timeout = 10s) {
+    for (int i = 0; i < timeout.count() * 40; ++i) {
+      auto r = Client().Get("/completion_status?token=" + token);
+      if (r && r->status == 200 && Json::parse(r->body)["status"] == "complete") return true;
+      std::this_thread::sleep_for(25ms);
+    }
+    return false;
+  }
+
+  // POST /checkpoint, then waits for it: returns /checkpoint_status once it
+  // succeeded or failed (null if neither came in time).
+  Json Checkpoint() {
+    auto r = Client().Post("/checkpoint", "", "text/plain");
+    if (!r || r->status != 200) return Json();
+    const uint64_t seq = Json::parse(r->body)["checkpoint_sequence_number"];
+    for (int i = 0; i < 400; ++i) {
+      Json cs = Json::parse(Client().Get("/checkpoint_status")->body);
+      if (cs["success"] == seq ||
+          (!cs["failure"].is_null() && cs["failure"]["sequence_number"] == seq)) {
+        return cs;
+      }
+      std::this_thread::sleep_for(25ms);
+    }
+    return Json();
+  }
+
+  std::string Query(const std::string& sql, const std::string& format = "text") {
+    auto r = Client().Get("/query?format=" + format + "&sql=" + UrlEncode(sql));
+    return r ? r->body : "(no answer)";
+  }
+
+ private:
+  std::string dir_, log_;
+  std::vector<std::string> args_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int exit_code_ = -1;
+};
+
+}  // namespace sluice::testing
