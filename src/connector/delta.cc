@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/failpoint.h"
 #include "format/json.h"
 #include "sql/datetime.h"
 #include "storage/file.h"
@@ -317,6 +318,7 @@ Status DeltaLog::Commit(const std::vector<std::string>& actions, const std::stri
   Status s = WriteAll(fd, text, tmp);
   if (s.ok() && ::fsync(fd) != 0) s = Status::IOError("syncing " + tmp + ": " + ErrnoText());
   ::close(fd);
+  Failpoint("delta_mid_commit");  // the commit is written aside, not yet in place
   if (s.ok() && ::link(tmp.c_str(), final_path.c_str()) != 0) {
     s = errno == EEXIST ? Status::Aborted("commit conflict: another writer committed version " +
                                           std::to_string(next_version_) + " of the Delta table " +
@@ -526,6 +528,7 @@ class DeltaOutput final : public OutputConnector {
       }
       return failed;
     }
+    Failpoint("delta_before_commit");  // the data files are written, the commit not
     std::vector<std::string> actions;
     actions.push_back(
         Json{{"txn", {{"appId", app_id_}, {"version", chunk.step}, {"lastUpdated", NowMillis()}}}}

@@ -24,6 +24,7 @@
 #include "base/hash.h"
 #include "dataflow/state.h"
 #include "pipeline/controller.h"
+#include "pipeline/journal.h"
 #include "storage/file.h"
 #include "zset/file_batch.h"
 
@@ -194,11 +195,12 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   }
   body["relations"] = Json::parse(RelationsJson());
   body["integrals"] = Json::parse(integrals.Manifest());
-  std::string queues = "SLQ1";
+  std::string queues = "SLQ2";
   {
     std::lock_guard<std::mutex> l(mu_);
     body["step"] = step_;
     body["next_token"] = next_token_;
+    body["next_segment"] = next_segment_;
     Json inputs = Json::object();
     for (const Input& in : inputs_) {
       if (!in.position.empty()) inputs[in.spec.name] = Json::parse(in.position);
@@ -212,16 +214,12 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
             seg.source < 0 ? "" : inputs_[static_cast<size_t>(seg.source)].spec.name;
         PutU32(static_cast<uint32_t>(source.size()), &queues);
         queues.append(source);
-        PutU64(seg.changes->size() - seg.next, &queues);
-        for (size_t c = seg.next; c < seg.changes->size(); ++c) {
-          queues.push_back(static_cast<char>(seg.changes->kind(c)));
-          PutU32(static_cast<uint32_t>(seg.changes->key(c).size()), &queues);
-          queues.append(seg.changes->key(c));
-          PutU32(static_cast<uint32_t>(seg.changes->payload(c).size()), &queues);
-          queues.append(seg.changes->payload(c));
-        }
+        PutU64(seg.id, &queues);
+        EncodeChanges(*seg.changes, seg.next, seg.changes->size(), &queues);
       }
     }
+    // Input queued from here on goes to the journal of this checkpoint.
+    if (journal_) SLUICE_RETURN_IF_ERROR(journal_->Rotate(seq));
   }
   PutU64(Checksum64(queues.data(), queues.size()), &queues);
   SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/queues.bin", queues));
@@ -247,6 +245,7 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   for (size_t k = kKeepCheckpoints; k < all.size(); ++k) {
     fs::remove_all(root + "/" + SeqName(all[k]), ec);
   }
+  if (journal_) journal_->RemoveBefore(all[std::min(all.size(), kKeepCheckpoints) - 1]);
   return Status::OK();
 }
 
@@ -297,6 +296,23 @@ Status Controller::Restore() {
     }
     if (b.value("program", std::string()) == Hex(program_fingerprint_)) {
       return LoadCheckpoint(seq, dir, b.dump(), nullptr);
+    }
+    if (exactly_once_) {
+      // The journal's steps ran the old program: they cannot be replayed
+      // on the new one as they were.
+      uint64_t steps = 0;
+      SLUICE_RETURN_IF_ERROR(
+          Journal::Replay(config_.storage + "/journal", seq, [&](const JournalRecord& r) {
+            steps += r.type == 'T';
+            return Status::OK();
+          }));
+      if (steps > 0) {
+        return Status::InvalidArgument(
+            "the program changed, and the pipeline stopped " + std::to_string(steps) +
+            " steps after its last checkpoint (" + dir +
+            "): restart it with the program it ran, take a checkpoint (or stop it with "
+            "SIGTERM, which takes one), then change the program");
+      }
     }
     SLUICE_ASSIGN_OR_RETURN(auto change, PlanChange(b.dump()));
     Json entries = Json::array();
@@ -366,7 +382,7 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
   qss << qin.rdbuf();
   const std::string qdata = qss.str();
   uint64_t sum = 0;
-  if (qdata.size() < 12 || qdata.compare(0, 4, "SLQ1") != 0 ||
+  if (qdata.size() < 12 || qdata.compare(0, 4, "SLQ2") != 0 ||
       (std::memcpy(&sum, qdata.data() + qdata.size() - 8, 8),
        sum != Checksum64(qdata.data(), qdata.size() - 8))) {
     return Status::Corruption(dir + "/queues.bin is torn or corrupted");
@@ -376,48 +392,39 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
   in.remove_suffix(8);
   {
     std::lock_guard<std::mutex> l(mu_);
+    next_segment_ = b.value("next_segment", uint64_t{1});
     while (!in.empty()) {
       uint32_t len;
       std::string_view table, source;
-      uint64_t count;
-      if (!GetInt(&in, &len) || !GetBytes(&in, len, &table) || !GetInt(&in, &len) ||
-          !GetBytes(&in, len, &source) || !GetInt(&in, &count)) {
-        return Status::Corruption(dir + "/queues.bin is malformed");
-      }
+      uint64_t id;
       auto changes = std::make_shared<format::ChangeBuffer>();
-      for (uint64_t c = 0; c < count; ++c) {
-        std::string_view kind, key, payload;
-        uint32_t klen, plen;
-        if (!GetBytes(&in, 1, &kind) || !GetInt(&in, &klen) || !GetBytes(&in, klen, &key) ||
-            !GetInt(&in, &plen) || !GetBytes(&in, plen, &payload)) {
-          return Status::Corruption(dir + "/queues.bin is malformed");
-        }
-        changes->Add(static_cast<format::ChangeKind>(kind[0]), key, payload);
+      if (!GetInt(&in, &len) || !GetBytes(&in, len, &table) || !GetInt(&in, &len) ||
+          !GetBytes(&in, len, &source) || !GetInt(&in, &id) || !DecodeChanges(&in, changes.get())) {
+        return Status::Corruption(dir + "/queues.bin is malformed");
       }
       int src = -1;
       for (size_t k = 0; k < inputs_.size(); ++k) {
         if (inputs_[k].spec.name == source) src = static_cast<int>(k);
       }
       const std::string name(table);
-      auto q = queues_.find(name);
-      if (q == queues_.end()) {
+      if (queues_.count(name) == 0) {
         if (change != nullptr) continue;  // a table the program no longer has
         return Status::Corruption("queues.bin names an unknown table");
       }
-      if (change != nullptr && change->changed_tables.count(name) > 0 && count > 0) {
+      if (change != nullptr && change->changed_tables.count(name) > 0 && !changes->empty()) {
         return Status::InvalidArgument(
-            "table " + name + " changed, and " + std::to_string(count) +
+            "table " + name + " changed, and " + std::to_string(changes->size()) +
             " of its changes were queued in its old form at the checkpoint: restart with the "
             "program the checkpoint was taken with, let them be processed and take a checkpoint, "
             "then change the table");
       }
-      if (count > 0) QueueLocked(q->second, src, std::move(changes));
+      if (!changes->empty()) SLUICE_RETURN_IF_ERROR(QueueLocked(name, src, std::move(changes), id));
     }
   }
+  // (Input connectors resume from these positions when they start.)
   for (Input& in_conn : inputs_) {
     if (b["inputs"].contains(in_conn.spec.name) && in_conn.connector) {
       in_conn.position = b["inputs"][in_conn.spec.name].dump();
-      SLUICE_RETURN_IF_ERROR(in_conn.connector->Resume(in_conn.position));
     }
   }
   for (auto& e : endpoints_) {
@@ -435,6 +442,7 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
     checkpoint_requested_ = checkpoint_taken_ = checkpoint_ok_ = seq;
     checkpoint_step_ = step_;
   }
+  restored_seq_ = seq;
   delivered_step_ = b.value("delivered_step", step_);
   upsert_seq_ = b.value("upsert_seq", uint64_t{0});
   std::fprintf(stderr, "sluice: resumed from checkpoint %s at step %llu\n", dir.c_str(),

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "base/hash.h"
 #include "dataflow/operators/exchange.h"
@@ -141,6 +141,7 @@ Status Controller::Init() {
                                        "\" needs storage: give --storage DIR");
       }
       checkpoint_interval_ = std::chrono::seconds(secs);
+      exactly_once_ = model == "exactly_once";
     }
   }
   last_checkpoint_time_ = Clock::now();
@@ -211,10 +212,13 @@ Status Controller::Launch() {
     }
     SLUICE_RETURN_IF_ERROR(e->connector->Start(e->queue));
   }
+  // exactly_once: the steps after the checkpoint again, as they were.
+  if (exactly_once_) SLUICE_RETURN_IF_ERROR(ReplayJournal());
   loop_ = std::thread([this] { Loop(); });
   for (size_t i = 0; i < inputs_.size(); ++i) {
     Input& in = inputs_[i];
     if (!in.connector) continue;
+    if (!in.position.empty()) SLUICE_RETURN_IF_ERROR(in.connector->Resume(in.position));
     in.sink = std::make_unique<Source>(this, i);
     SLUICE_RETURN_IF_ERROR(in.connector->Start(in.sink.get()));
   }
@@ -248,9 +252,92 @@ Status Controller::LoadPipelineId() {
   return Status::OK();
 }
 
+Status Controller::ReplayJournal() {
+  const std::string dir = config_.storage + "/journal";
+  uint64_t replayed = 0;
+  Status s = Journal::Replay(dir, restored_seq_, [&](const JournalRecord& r) -> Status {
+    std::unique_lock<std::mutex> l(mu_);
+    if (r.type == 'S') {
+      if (queues_.count(r.table) == 0) {
+        return Status::Corruption("the input journal names table " + r.table +
+                                  ", which the program does not have");
+      }
+      int src = -1;
+      for (size_t k = 0; k < inputs_.size(); ++k) {
+        if (!r.source.empty() && inputs_[k].spec.name == r.source) src = static_cast<int>(k);
+      }
+      if (src >= 0) inputs_[static_cast<size_t>(src)].position = r.position;
+      if (r.changes->empty()) return Status::OK();
+      return QueueLocked(r.table, src, r.changes, r.segment);
+    }
+    // A step: exactly the changes it took.
+    std::map<std::string, std::vector<Range>> taken;
+    for (const JournalRecord::Range& range : r.ranges) {
+      bool found = false;
+      for (auto& [name, q] : queues_) {
+        for (auto it = q.segments.begin(); it != q.segments.end() && !found; ++it) {
+          if (it->id != range.segment) continue;
+          found = true;
+          if (it->next != range.from || range.to > it->changes->size() || range.to < range.from) {
+            return Status::Corruption("the input journal's step " + std::to_string(r.step) +
+                                      " takes changes of segment " + std::to_string(range.segment) +
+                                      " out of order");
+          }
+          const uint64_t n = range.to - range.from;
+          taken[name].push_back({it->id, it->changes, range.from, range.to});
+          it->next = range.to;
+          buffered_ -= n;
+          processed_records_ += n;
+          if (it->source >= 0) inputs_[static_cast<size_t>(it->source)].queued -= n;
+          if (it->next == it->changes->size()) q.segments.erase(it);
+          break;
+        }
+        if (found) break;
+      }
+      if (!found) {
+        return Status::Corruption("the input journal's step " + std::to_string(r.step) +
+                                  " takes segment " + std::to_string(range.segment) +
+                                  ", which is not queued");
+      }
+    }
+    in_txn_ = r.in_transaction || r.commit;
+    const uint64_t token = next_token_ - 1;
+    l.unlock();
+    if (runtime_->steps() + 1 != r.step) {
+      return Status::Corruption("the input journal's step " + std::to_string(r.step) +
+                                " does not follow step " + std::to_string(runtime_->steps()));
+    }
+    std::lock_guard<std::mutex> sl(step_mu_);
+    ++replayed;
+    return RunStep(taken, token, r.commit, r.in_transaction || r.commit);
+  });
+  SLUICE_RETURN_IF_ERROR(s.WithContext("replaying the input journal"));
+  if (replayed > 0) {
+    std::fprintf(stderr, "sluice: replayed %llu steps from the input journal, to step %llu\n",
+                 static_cast<unsigned long long>(replayed),
+                 static_cast<unsigned long long>(runtime_->steps()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(journal_, Journal::Open(dir, restored_seq_));
+  return Status::OK();
+}
+
 Controller::~Controller() { Stop(); }
 
 void Controller::Stop() {
+  // exactly_once: a clean stop takes a checkpoint, so that the next start
+  // replays nothing (and may run a changed program).
+  if (journal_ && loop_.joinable()) {
+    const PipelineState st = state();
+    if (st == PipelineState::kRunning || st == PipelineState::kPaused) {
+      auto seq = RequestCheckpoint();
+      if (seq.ok()) {
+        Status s = WaitCheckpoint(*seq, std::chrono::seconds(60));
+        if (!s.ok()) {
+          std::fprintf(stderr, "sluice: no checkpoint at stop: %s\n", s.ToString().c_str());
+        }
+      }
+    }
+  }
   {
     std::lock_guard<std::mutex> l(mu_);
     if (state_ != PipelineState::kFailed) state_ = PipelineState::kStopping;
@@ -302,7 +389,8 @@ Result<uint64_t> Controller::Ingest(const std::string& table, format::ChangeBuff
   st.records += changes.size();
   st.bytes += bytes;
   if (!changes.empty()) {
-    QueueLocked(it->second, -1, std::make_shared<const format::ChangeBuffer>(std::move(changes)));
+    SLUICE_RETURN_IF_ERROR(
+        QueueLocked(table, -1, std::make_shared<const format::ChangeBuffer>(std::move(changes))));
   }
   uint64_t token = next_token_++;
   cv_.notify_all();
@@ -328,19 +416,61 @@ bool Controller::EnqueueFrom(size_t input, format::ChangeBuffer changes, std::st
   if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return false;
   in.position = std::move(position);
   if (n == 0) return true;
-  QueueLocked(queues_.at(in.spec.relation), static_cast<int>(input),
-              std::make_shared<const format::ChangeBuffer>(std::move(changes)));
+  Status s = QueueLocked(in.spec.relation, static_cast<int>(input),
+                         std::make_shared<const format::ChangeBuffer>(std::move(changes)));
+  if (!s.ok()) {
+    in.connector->stats().SetError(s.ToString());
+    return false;
+  }
   cv_.notify_all();
   return true;
 }
 
-void Controller::QueueLocked(TableQueue& q, int source,
-                             std::shared_ptr<const format::ChangeBuffer> changes) {
+Status Controller::QueueLocked(const std::string& table, int source,
+                               std::shared_ptr<const format::ChangeBuffer> changes, uint64_t id) {
+  TableQueue& q = queues_.at(table);
+  if (id == 0) {
+    id = next_segment_++;
+    if (journal_) {
+      const Input* in = source >= 0 ? &inputs_[static_cast<size_t>(source)] : nullptr;
+      SLUICE_RETURN_IF_ERROR(journal_->AppendSegment(id, table, in ? in->spec.name : "",
+                                                     in ? in->position : "", *changes));
+    }
+  } else {
+    next_segment_ = std::max(next_segment_, id + 1);
+  }
   const uint64_t n = changes->size();
   if (buffered_ == 0) first_buffered_ = Clock::now();
   buffered_ += n;
   if (source >= 0) inputs_[static_cast<size_t>(source)].queued += n;
-  q.segments.push_back({source, std::move(changes), 0});
+  q.segments.push_back({id, source, std::move(changes), 0});
+  return Status::OK();
+}
+
+std::map<std::string, std::vector<Controller::Range>> Controller::TakeLocked() {
+  std::map<std::string, std::vector<Range>> taken;
+  std::vector<uint64_t> budget;
+  for (const Input& in : inputs_) budget.push_back(in.spec.max_batch_size);
+  uint64_t count = 0;
+  for (auto& [name, q] : queues_) {
+    for (auto it = q.segments.begin(); it != q.segments.end();) {
+      Segment& seg = *it;
+      uint64_t n = seg.changes->size() - seg.next;
+      if (seg.source >= 0) {
+        const size_t src = static_cast<size_t>(seg.source);
+        n = std::min(n, budget[src]);
+        budget[src] -= n;
+        inputs_[src].queued -= n;
+      }
+      if (n > 0) taken[name].push_back({seg.id, seg.changes, seg.next, seg.next + n});
+      seg.next += n;
+      count += n;
+      it = seg.next == seg.changes->size() ? q.segments.erase(it) : it + 1;
+    }
+  }
+  processed_records_ += count;
+  buffered_ -= count;
+  return taken;
 }
 
 bool Controller::stopping() const {
@@ -424,37 +554,25 @@ void Controller::Loop() {
     }
     // Everything queued, except that a connector gives at most its
     // max_batch_size records to one step (the rest waits for the next).
-    std::map<std::string, std::vector<Range>> taken;
-    std::vector<uint64_t> budget;
-    for (const Input& in : inputs_) budget.push_back(in.spec.max_batch_size);
-    uint64_t count = 0;
-    for (auto& [name, q] : queues_) {
-      for (auto it = q.segments.begin(); it != q.segments.end();) {
-        Segment& seg = *it;
-        uint64_t n = seg.changes->size() - seg.next;
-        if (seg.source >= 0) {
-          const size_t src = static_cast<size_t>(seg.source);
-          n = std::min(n, budget[src]);
-          budget[src] -= n;
-          inputs_[src].queued -= n;
-        }
-        if (n > 0) taken[name].push_back({seg.changes, seg.next, seg.next + n});
-        seg.next += n;
-        count += n;
-        it = seg.next == seg.changes->size() ? q.segments.erase(it) : it + 1;
-      }
-    }
-    processed_records_ += count;
-    buffered_ -= count;
+    std::map<std::string, std::vector<Range>> taken = TakeLocked();
     const uint64_t token = next_token_ - 1;
     const bool commit = commit_requested_;
+    const bool in_txn = in_txn_;
     l.unlock();
     space_cv_.notify_all();
     Status s;
     const auto began = Clock::now();
-    {
+    if (journal_) {
+      // The step's record is on storage before the step runs.
+      std::vector<JournalRecord::Range> ranges;
+      for (const auto& [table, list] : taken) {
+        for (const Range& r : list) ranges.push_back({r.segment, r.from, r.to});
+      }
+      s = journal_->AppendStep(runtime_->steps() + 1, commit, in_txn, ranges);
+    }
+    if (s.ok()) {
       std::lock_guard<std::mutex> sl(step_mu_);
-      s = RunStep(taken, token, commit);
+      s = RunStep(taken, token, commit, in_txn);
     }
     {
       std::lock_guard<std::mutex> g(mu_);
@@ -469,7 +587,7 @@ void Controller::Loop() {
 }
 
 Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
-                           bool commit) {
+                           bool commit, bool in_txn) {
   // Each table's changes become one batch per worker (split by the hash
   // that the exchange uses); large ones are sorted on several threads, which
   // would otherwise wait for the step.
@@ -520,11 +638,6 @@ Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& take
   for (const std::string& name : output_names_) {
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
     if (!b->empty()) outputs[name] = b;
-  }
-  bool in_txn;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    in_txn = in_txn_;
   }
   if (in_txn && !commit) {
     for (auto& [name, b] : outputs) txn_outputs_[name].push_back(b);

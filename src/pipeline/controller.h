@@ -38,6 +38,7 @@
 #include "connector/connector.h"
 #include "format/format.h"
 #include "pipeline/config.h"
+#include "pipeline/journal.h"
 #include "runtime/runtime.h"
 #include "sql/program.h"
 #include "zset/spine.h"
@@ -153,6 +154,7 @@ class Controller {
   // HTTP request (-1, always taken whole so that its token completes in one
   // step). `next` counts the changes already taken.
   struct Segment {
+    uint64_t id = 0;  // numbered in queueing order (the journal's key)
     int source = -1;
     std::shared_ptr<const format::ChangeBuffer> changes;
     size_t next = 0;
@@ -163,14 +165,23 @@ class Controller {
   };
   // Changes of one table that a step takes.
   struct Range {
+    uint64_t segment = 0;
     std::shared_ptr<const format::ChangeBuffer> changes;
     size_t from = 0, to = 0;
   };
   class Source;
   bool EnqueueFrom(size_t input, format::ChangeBuffer changes, std::string position);
-  // Appends a non-empty segment to `q`, counting its records as buffered
-  // (and as queued by its connector). REQUIRES: mu_ held.
-  void QueueLocked(TableQueue& q, int source, std::shared_ptr<const format::ChangeBuffer> changes);
+  // Appends a non-empty segment to the queue of `table`, counting its
+  // records as buffered (and as queued by its connector), and, with a
+  // journal, writes it there first. `id` 0 numbers a new segment; restores
+  // give the recorded one. REQUIRES: mu_ held.
+  Status QueueLocked(const std::string& table, int source,
+                     std::shared_ptr<const format::ChangeBuffer> changes, uint64_t id = 0);
+  // Takes the next step's changes from the queues: everything queued, but at
+  // most max_batch_size records per connector. REQUIRES: mu_ held.
+  std::map<std::string, std::vector<Range>> TakeLocked();
+  // exactly_once: replays the journal after the restored checkpoint.
+  Status ReplayJournal();
   struct Endpoint {
     uint64_t id = 0;
     std::string name;  // connectors only
@@ -195,8 +206,10 @@ class Controller {
   Controller(sql::Program program, PipelineConfig config, std::string base_dir);
   Status Init();
   void Loop();
+  // `in_txn`: the step runs inside a transaction (its outputs are held
+  // until one that commits).
   Status RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
-                 bool commit);
+                 bool commit, bool in_txn);
   void Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs, uint64_t token);
   Status AddSnapshot(Endpoint& e, uint64_t step);
   Status WriteCheckpoint(uint64_t seq);
@@ -244,6 +257,10 @@ class Controller {
   const std::string base_dir_;
   uint64_t program_fingerprint_ = 0;  // of the program's text
   std::string pipeline_id_;
+  bool exactly_once_ = false;         // fault_tolerance model exactly_once
+  std::unique_ptr<Journal> journal_;  // with exactly_once, once running
+  uint64_t restored_seq_ = 0;         // the checkpoint the pipeline started from
+  uint64_t next_segment_ = 1;         // GUARDED_BY(mu_)
   std::map<std::string, RelationInfo> relations_;
   std::vector<std::string> output_names_;  // tables and views, in program order
   sql::EvalErrors errors_;

@@ -1,0 +1,54 @@
+#include "base/failpoint.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace sluice {
+namespace {
+
+struct Failpoints {
+  std::mutex mu;
+  std::map<std::string, long> left;  // passes until the process ends
+  bool enabled = false;
+
+  Failpoints() {
+    const char* env = std::getenv("SLUICE_FAILPOINTS");
+    if (env == nullptr || *env == '\0') return;
+    std::string spec(env);
+    size_t at = 0;
+    while (at < spec.size()) {
+      size_t end = spec.find(',', at);
+      if (end == std::string::npos) end = spec.size();
+      const std::string item = spec.substr(at, end - at);
+      const size_t colon = item.find(':');
+      if (colon != std::string::npos) {
+        left[item.substr(0, colon)] = std::strtol(item.c_str() + colon + 1, nullptr, 10);
+      }
+      at = end + 1;
+    }
+    enabled = !left.empty();
+  }
+};
+
+Failpoints& Get() {
+  static Failpoints f;
+  return f;
+}
+
+}  // namespace
+
+bool FailpointsEnabled() { return Get().enabled; }
+
+void FailpointSlow(const char* name) {
+  Failpoints& f = Get();
+  std::lock_guard<std::mutex> l(f.mu);
+  auto it = f.left.find(name);
+  if (it == f.left.end()) return;
+  if (--it->second <= 0) _exit(137);
+}
+
+}  // namespace sluice
