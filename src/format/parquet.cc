@@ -284,15 +284,33 @@ struct Leaf {
   std::vector<std::string> path;
   bool ordered = true;  // has statistics min/max
 
-  // This row group's values.
-  std::vector<uint32_t> defs, reps;
-  std::string values;             // PLAIN bytes of the non-null values (BYTE_ARRAY: no length)
-  std::vector<uint32_t> offsets;  // start of each value in `values`, and the end
+  int max_def = 0, max_rep = 0;
+  int width = 0;  // bytes of each PLAIN value; 0: BYTE_ARRAY
+
+  // This row group's values. Levels are kept only where they can vary.
+  uint64_t count = 0;              // level entries (values and missing ones)
+  uint64_t nvalues = 0;            // values present
+  std::vector<uint32_t> defs;      // if max_def > 0
+  std::vector<uint32_t> reps;      // if max_rep > 0
+  std::string values;              // PLAIN bytes of the values (BYTE_ARRAY: no length)
+  std::vector<uint32_t> offsets;   // BYTE_ARRAY: start of each value, and the end
   uint64_t nulls = 0;
   bool has_mm = false;
   std::string min, max;  // PLAIN bytes of the smallest and largest value
 
+  uint32_t Def(size_t i) const { return max_def > 0 ? defs[i] : 0; }
+  uint32_t Rep(size_t i) const { return max_rep > 0 ? reps[i] : 0; }
+  void PushLevels(int def, int rep) {
+    if (max_def > 0) defs.push_back(static_cast<uint32_t>(def));
+    if (max_rep > 0) reps.push_back(static_cast<uint32_t>(rep));
+    ++count;
+  }
+  std::string_view Plain(size_t i) const {
+    if (width > 0) return std::string_view(values.data() + i * width, static_cast<size_t>(width));
+    return std::string_view(values.data() + offsets[i], offsets[i + 1] - offsets[i]);
+  }
   void Clear() {
+    count = nvalues = 0;
     defs.clear();
     reps.clear();
     values.clear();
@@ -436,6 +454,7 @@ struct ParquetWriter::Impl {
   std::vector<Leaf> leaves;
   std::vector<int> top;  // the node of each column
   uint64_t rows = 0, group_rows = 0, group_bytes = 0, file_bytes = 0;
+  uint64_t added = 0;  // bytes the current row added
   std::string path;
   std::unique_ptr<WritableFile> file;
   uint64_t offset = 0;
@@ -538,6 +557,13 @@ struct ParquetWriter::Impl {
             l.phys = kByteArray;
         }
         l.offsets.assign(1, 0);
+        l.max_def = nodes[id].max_def;
+        l.max_rep = nodes[id].max_rep;
+        l.width = l.phys == kBoolean ? 1
+                  : l.phys == kInt32 || l.phys == kFloat ? 4
+                  : l.phys == kInt64 || l.phys == kDouble ? 8
+                  : l.phys == kFixed ? l.type_length
+                                     : 0;
         nodes[id].leaf = static_cast<int>(leaves.size());
         nodes[id].leaves = {nodes[id].leaf};
         leaves.push_back(std::move(l));
@@ -614,17 +640,21 @@ struct ParquetWriter::Impl {
         }
         break;
     }
-    const uint32_t start = l.offsets.back();
-    l.offsets.push_back(static_cast<uint32_t>(out.size()));
+    const size_t start = l.width > 0 ? l.nvalues * static_cast<size_t>(l.width) : l.offsets.back();
+    if (l.width == 0) l.offsets.push_back(static_cast<uint32_t>(out.size()));
+    ++l.nvalues;
+    added += out.size() - start + 1;
     const std::string_view bytes(out.data() + start, out.size() - start);
     if (l.ordered && !IsNaN(l, bytes)) {
+      // (assign() reuses the strings' memory: no allocation per row.)
       if (!l.has_mm) {
-        l.min = l.max = std::string(bytes);
+        l.min.assign(bytes.data(), bytes.size());
+        l.max.assign(bytes.data(), bytes.size());
         l.has_mm = true;
       } else if (Less(l, bytes, l.min)) {
-        l.min = std::string(bytes);
+        l.min.assign(bytes.data(), bytes.size());
       } else if (Less(l, l.max, bytes)) {
-        l.max = std::string(bytes);
+        l.max.assign(bytes.data(), bytes.size());
       }
     }
     return Status::OK();
@@ -633,9 +663,9 @@ struct ParquetWriter::Impl {
   void Missing(int node, int def, int rep) {
     for (int li : nodes[node].leaves) {
       Leaf& l = leaves[static_cast<size_t>(li)];
-      l.defs.push_back(static_cast<uint32_t>(def));
-      l.reps.push_back(static_cast<uint32_t>(rep));
+      l.PushLevels(def, rep);
       ++l.nulls;
+      ++added;
     }
   }
 
@@ -652,8 +682,7 @@ struct ParquetWriter::Impl {
     switch (n.kind) {
       case Node::kLeaf: {
         Leaf& l = leaves[static_cast<size_t>(n.leaf)];
-        l.defs.push_back(static_cast<uint32_t>(def));
-        l.reps.push_back(static_cast<uint32_t>(rep));
+        l.PushLevels(def, rep);
         return Plain(l, v);
       }
       case Node::kRow: {
@@ -730,19 +759,18 @@ struct ParquetWriter::Impl {
   Status WriteChunk(Leaf& l, std::string* out, ChunkMeta* c) {
     const size_t start = out->size();
     const Node& n = nodes[l.node];
-    const size_t count = l.defs.size();
-    const size_t nvalues = l.offsets.size() - 1;
+    const size_t count = l.count;
+    const size_t nvalues = l.nvalues;
     c->num_values = static_cast<int64_t>(count);
     c->nulls = l.nulls;
     c->has_mm = l.has_mm;
     c->min = l.min;
     c->max = l.max;
-    auto value = [&](size_t i) {
-      return std::string_view(l.values.data() + l.offsets[i], l.offsets[i + 1] - l.offsets[i]);
-    };
+    auto value = [&](size_t i) { return l.Plain(i); };
     auto plain = [&](size_t i, std::string* o) {
-      if (l.phys == kByteArray) PutU32(static_cast<uint32_t>(l.offsets[i + 1] - l.offsets[i]), o);
-      o->append(value(i));
+      const std::string_view v = l.Plain(i);
+      if (l.phys == kByteArray) PutU32(static_cast<uint32_t>(v.size()), o);
+      o->append(v);
     };
     // A dictionary, if it pays.
     std::vector<uint32_t> index;
@@ -754,12 +782,14 @@ struct ParquetWriter::Impl {
       index.reserve(nvalues);
       bool pays = true;
       for (size_t i = 0; i < nvalues && pays; ++i) {
-        auto [it, added] = ids.emplace(value(i), static_cast<uint32_t>(ids.size()));
-        if (added) {
+        auto [it, is_new] = ids.emplace(value(i), static_cast<uint32_t>(ids.size()));
+        if (is_new) {
           plain(i, &dict);
-          pays = dict.size() <= (1u << 20) && ids.size() * 2 <= nvalues + 1;
+          pays = dict.size() <= (1u << 20) && ids.size() <= 65536 && ids.size() * 2 <= nvalues + 1;
         }
         index.push_back(it->second);
+        // Mostly distinct values early on: no dictionary.
+        if (i + 1 == 4096 && ids.size() * 2 > 4096) pays = false;
       }
       pays = pays && ids.size() * 2 <= nvalues;
       if (pays) {
@@ -790,9 +820,9 @@ struct ParquetWriter::Impl {
       size_t lend = level, vend = val;
       uint64_t bytes = 0;
       while (lend < count) {
-        if (lend > level && bytes >= options.page_bytes && l.reps[lend] == 0) break;
-        if (l.defs[lend] == static_cast<uint32_t>(n.max_def)) {
-          bytes += l.offsets[vend + 1] - l.offsets[vend] + 4;
+        if (lend > level && bytes >= options.page_bytes && l.Rep(lend) == 0) break;
+        if (l.Def(lend) == static_cast<uint32_t>(n.max_def)) {
+          bytes += l.Plain(vend).size() + 4;
           ++vend;
         } else {
           bytes += 1;
@@ -809,7 +839,7 @@ struct ParquetWriter::Impl {
         uint8_t acc = 0;
         int bits = 0;
         for (size_t i = val; i < vend; ++i) {
-          acc = static_cast<uint8_t>(acc | ((l.values[l.offsets[i]] & 1) << bits));
+          acc = static_cast<uint8_t>(acc | ((l.values[i] & 1) << bits));
           if (++bits == 8) {
             body.push_back(static_cast<char>(acc));
             acc = 0;
@@ -817,6 +847,9 @@ struct ParquetWriter::Impl {
           }
         }
         if (bits > 0) body.push_back(static_cast<char>(acc));
+      } else if (l.width > 0) {
+        body.append(l.values, val * static_cast<size_t>(l.width),
+                    (vend - val) * static_cast<size_t>(l.width));
       } else {
         for (size_t i = val; i < vend; ++i) plain(i, &body);
       }
@@ -1005,8 +1038,8 @@ struct ParquetWriter::Impl {
         // column's own level.
         const Leaf& l = leaves[static_cast<size_t>(n.leaves[0])];
         if (n.repetition == kOptional) {
-          for (size_t i = 0; i < l.defs.size(); ++i) {
-            if (l.reps[i] == 0 && l.defs[i] < static_cast<uint32_t>(n.max_def)) ++s.nulls;
+          for (size_t i = 0; i < l.count; ++i) {
+            if (l.Rep(i) == 0 && l.Def(i) < static_cast<uint32_t>(n.max_def)) ++s.nulls;
           }
         }
         continue;
@@ -1105,16 +1138,13 @@ Status ParquetWriter::Add(const std::vector<Value>& row) {
                                               " values for " + std::to_string(m.columns.size()) +
                                               " columns");
   }
-  size_t before = 0;
-  for (const Leaf& l : m.leaves) before += l.values.size() + l.defs.size();
+  m.added = 0;
   for (size_t i = 0; i < row.size(); ++i) {
     Status s = m.Write(m.top[i], row[i], 0, 0);
     if (!s.ok()) return m.failed = s.WithContext("column " + m.columns[i].name);
   }
-  size_t after = 0;
-  for (const Leaf& l : m.leaves) after += l.values.size() + l.defs.size();
-  m.group_bytes += after - before;
-  m.file_bytes += after - before;
+  m.group_bytes += m.added;
+  m.file_bytes += m.added;
   ++m.rows;
   ++m.group_rows;
   if (m.group_bytes >= m.options.row_group_bytes) {
