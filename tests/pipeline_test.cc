@@ -821,6 +821,72 @@ CREATE VIEW wv AS SELECT x FROM w;
   EXPECT_EQ(p.Query("SELECT * FROM m", "csv"), "1\n");
 }
 
+// The Nexmark generator: its proportions, id spaces and foreign keys, and
+// the same events whatever the number of threads that generate them.
+TEST(PipelineTest, NexmarkGeneratorIsTheStandardStreamAndDeterministic) {
+  auto program = [](int threads) {
+    const std::string gen =
+        "\"transport\": {\"name\": \"nexmark\", \"config\": {\"events\": 50000, "
+        "\"threads\": " +
+        std::to_string(threads) + "}}";
+    return R"(
+CREATE TABLE person (id BIGINT, name VARCHAR, email_address VARCHAR, credit_card VARCHAR,
+  city VARCHAR, state VARCHAR, date_time TIMESTAMP, extra VARCHAR)
+  WITH (materialized = true, connectors = '[{)" +
+           gen + R"(}]');
+CREATE TABLE auction (id BIGINT, item_name VARCHAR, description VARCHAR, initial_bid BIGINT,
+  reserve BIGINT, date_time TIMESTAMP, expires TIMESTAMP, seller BIGINT, category BIGINT,
+  extra VARCHAR) WITH (materialized = true, connectors = '[{)" +
+           gen + R"(}]');
+CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
+  date_time TIMESTAMP, extra VARCHAR) WITH (materialized = true, connectors = '[{)" +
+           gen + R"(}]');
+)";
+  };
+  const std::string summary = R"(
+SELECT (SELECT COUNT(*) FROM person), (SELECT COUNT(*) FROM auction), (SELECT COUNT(*) FROM bid),
+       (SELECT MIN(id) FROM person), (SELECT MAX(id) FROM person),
+       (SELECT MIN(id) FROM auction), (SELECT MAX(id) FROM auction),
+       (SELECT COUNT(*) FROM bid b JOIN auction a ON b.auction = a.id),
+       (SELECT COUNT(*) FROM auction a JOIN person p ON a.seller = p.id),
+       (SELECT MIN(category) FROM auction), (SELECT MAX(category) FROM auction),
+       (SELECT SUM(price) FROM bid), (SELECT SUM(length(extra)) FROM bid),
+       (SELECT COUNT(DISTINCT channel) FROM bid WHERE channel NOT LIKE 'channel-%'))";
+  std::string first;
+  for (int threads : {1, 3}) {
+    Pipeline p(program(threads));
+    ASSERT_GT(p.port(), 0) << p.log();
+    std::string got;
+    for (int i = 0; i < 400; ++i) {
+      got = p.Query(summary, "csv");
+      if (got.rfind("1000,3000,46000,", 0) == 0) break;
+      std::this_thread::sleep_for(25ms);
+    }
+    std::vector<std::string> f;
+    std::stringstream ss(got);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 14u) << got;
+    // 1:3:46, ids from 1000, five categories, four hot channels.
+    EXPECT_EQ(f[0], "1000");
+    EXPECT_EQ(f[1], "3000");
+    EXPECT_EQ(f[2], "46000");
+    EXPECT_EQ(f[3], "1000");
+    EXPECT_EQ(f[4], "1999");
+    EXPECT_EQ(f[5], "1000");
+    EXPECT_EQ(f[6], "3999");
+    EXPECT_GT(std::stoll(f[7]), 46000 * 95 / 100);  // nearly every bid is for a known auction
+    EXPECT_GT(std::stoll(f[8]), 3000 * 95 / 100);   // and every auction's seller a known person
+    EXPECT_EQ(f[9], "10");
+    EXPECT_EQ(f[10], "14");
+    EXPECT_EQ(f[13], "4\n");
+    if (first.empty()) {
+      first = got;
+    } else {
+      EXPECT_EQ(got, first) << "the generator's output depends on its threads";
+    }
+  }
+}
+
 // fault_tolerance takes checkpoints every checkpoint_interval_secs, when
 // something changed; it needs storage.
 TEST(PipelineTest, PeriodicCheckpoints) {

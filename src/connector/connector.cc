@@ -6,6 +6,7 @@
 
 #include "connector/delta.h"
 #include "connector/file.h"
+#include "connector/nexmark.h"
 
 namespace sluice::connector {
 namespace {
@@ -23,6 +24,7 @@ const std::vector<TransportInfo>& Transports() {
   static const std::vector<TransportInfo> kTransports = {
       {"file_input", true, {"path", "follow"}, {"path"}},
       {"http_input", true, {}, {}},
+      {"nexmark", true, {"events", "rate", "table", "threads", "seed"}, {}},
       {"file_output", false, {"path"}, {"path"}},
       {"null_output", false, {}, {}},
       {"http_output", false, {}, {}},
@@ -136,6 +138,16 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
           return fail("\"" + std::string(key) + "\" must be one of " + list);
         };
         SLUICE_RETURN_IF_ERROR(one_of("mode", {"append", "truncate", "error_if_exists"}));
+        SLUICE_RETURN_IF_ERROR(one_of("table", {"person", "auction", "bid"}));
+        for (const char* key : {"events", "seed"}) {
+          if (config.contains(key) && !config[key].is_number_unsigned()) {
+            return fail("\"" + std::string(key) + "\" must be a non-negative integer");
+          }
+        }
+        if (config.contains("rate") &&
+            (!config["rate"].is_number() || config["rate"].get<double>() <= 0)) {
+          return fail("\"rate\" must be a positive number (events per second)");
+        }
         SLUICE_RETURN_IF_ERROR(one_of("update_mode", {"cdc"}));
         SLUICE_RETURN_IF_ERROR(one_of("compression", {"zstd", "snappy", "none"}));
         for (const char* key : {"target_file_size_bytes", "threads"}) {
@@ -276,6 +288,7 @@ uint64_t OutputQueue::queued_records() const {
 Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& spec,
                                                            const format::Relation& rel) {
   if (spec.transport == "file_input") return MakeFileInput(spec, rel);
+  if (spec.transport == "nexmark") return MakeNexmarkInput(spec, rel);
   return std::unique_ptr<InputConnector>();  // http_input: the API's /ingress
 }
 

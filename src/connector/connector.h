@@ -44,6 +44,7 @@ struct ConnectorSpec {
   // Set by the pipeline: its id, which outlives restarts on the same
   // storage (a Delta sink's txn appId).
   std::string pipeline_id;
+  int workers = 1;  // the pipeline's workers (threads of generating inputs)
 };
 
 // Parses the connectors of a table (`is_table`) or view from the JSON text

@@ -173,6 +173,7 @@ Status Controller::Init() {
   // Connectors: outputs first, so that nothing an input brings is missed.
   for (connector::ConnectorSpec& spec : specs) {
     spec.pipeline_id = pipeline_id_;
+    spec.workers = config_.workers;
     const RelationInfo& info = relations_.at(spec.relation);
     if (spec.input) {
       SLUICE_ASSIGN_OR_RETURN(auto in, connector::MakeInputConnector(spec, info.rel));
@@ -473,6 +474,11 @@ std::map<std::string, std::vector<Controller::Range>> Controller::TakeLocked() {
   return taken;
 }
 
+bool Controller::Idle() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return buffered_ == 0 && !stepping_;
+}
+
 bool Controller::stopping() const {
   std::lock_guard<std::mutex> l(mu_);
   return state_ == PipelineState::kStopping || state_ == PipelineState::kFailed;
@@ -558,6 +564,7 @@ void Controller::Loop() {
     const uint64_t token = next_token_ - 1;
     const bool commit = commit_requested_;
     const bool in_txn = in_txn_;
+    stepping_ = true;
     l.unlock();
     space_cv_.notify_all();
     Status s;
@@ -576,6 +583,7 @@ void Controller::Loop() {
     }
     {
       std::lock_guard<std::mutex> g(mu_);
+      stepping_ = false;
       step_usecs_ += static_cast<uint64_t>(
           std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
     }

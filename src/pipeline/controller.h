@@ -89,6 +89,8 @@ class Controller {
   bool WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const;
 
   bool stopping() const;
+  // Nothing is queued and no step is running (for benchmarks and tools).
+  bool Idle() const;
 
   // ---- output
   struct Subscription {
@@ -296,6 +298,7 @@ class Controller {
   uint64_t commit_step_ = 0;                              // GUARDED_BY(mu_)
   uint64_t step_ = 0;                                     // GUARDED_BY(mu_)
   uint64_t processed_records_ = 0;                        // GUARDED_BY(mu_)
+  bool stepping_ = false;                                 // GUARDED_BY(mu_)
   uint64_t step_usecs_ = 0;  // stepping and handing outputs over; GUARDED_BY(mu_)
   uint64_t upsert_seq_ = 0;  // only the step loop
   // Checkpoints: requested and taken sequence numbers, the last failure,

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "sql/functions_internal.h"
 
@@ -56,6 +57,29 @@ Status Replace(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::String(std::move(s));
   return Status::OK();
 }
+// split_part(string, delimiter, n): the n-th field (from 1; from the end if
+// negative), or '' if there is none; PostgreSQL's errors for n = 0.
+Status SplitPart(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string& s = a[0].string_value();
+  const std::string& d = a[1].string_value();
+  const int64_t n = a[2].int_value();
+  if (n == 0) return Status::InvalidArgument("field position must not be zero");
+  std::vector<std::string_view> fields;
+  if (d.empty()) {
+    fields.push_back(s);
+  } else {
+    size_t at = 0;
+    for (size_t p; (p = s.find(d, at)) != std::string::npos; at = p + d.size()) {
+      fields.push_back(std::string_view(s).substr(at, p - at));
+    }
+    fields.push_back(std::string_view(s).substr(at));
+  }
+  const int64_t count = static_cast<int64_t>(fields.size());
+  const int64_t i = n > 0 ? n - 1 : count + n;
+  *out = Value::String(i >= 0 && i < count ? std::string(fields[static_cast<size_t>(i)]) : "");
+  return Status::OK();
+}
+
 Status Position(const SqlType&, const Value* a, size_t, Value* out) {
   // position(substring IN string): args are (string, substring) as parsed.
   const std::string& s = a[0].string_value();
@@ -208,6 +232,13 @@ bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args,
     r->name = "replace";
     r->result = Text();
     r->arg_types = {Text(), Text(), Text()};
+    return true;
+  }
+  if (name == "split_part" && args.size() == 3 && all_text(0, 2) && args[2].IsInteger()) {
+    r->fn = SplitPart;
+    r->name = "split_part";
+    r->result = Text();
+    r->arg_types = {Text(), Text(), SqlType::Integer()};
     return true;
   }
   if ((name == "position" || name == "strpos") && args.size() == 2 && all_text(0, 2)) {

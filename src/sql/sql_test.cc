@@ -95,6 +95,14 @@ hi
 aXYcaXYc
 3
 
+query TTTT nosort
+SELECT split_part('a/b//c', '/', 2), split_part('a/b//c', '/', 3), split_part('a/b//c', '/', -1), split_part('abc', '/', 5)
+----
+b
+(empty)
+c
+(empty)
+
 query TIIRRRI nosort
 SELECT upper(substring('hello' FROM 4)), length('straße'), sign(-4), sqrt(16.0), power(2, 10), floor(-2.5), ceil(2.1)
 ----
@@ -131,7 +139,7 @@ NULL
 statement error
 SELECT sqrt(-1.0)
 )",
-                14);
+                15);
 }
 
 TEST(SqlTest, JoinsAggregatesAndSetOperations) {

@@ -1,0 +1,113 @@
+// One Nexmark query over N generated events: bench/run nexmark runs it for
+// each query in bench/nexmark/.
+//
+//   nexmark_bench --tables bench/nexmark/tables.sql --query bench/nexmark/q4.sql
+//                 [--events N] [--workers W] [--rate R] [--side-input FILE]
+//
+// Starts a pipeline with the generator's tables and the query's views, and
+// times it from start until every generated event has been processed.
+// Prints one JSON object: query, events, workers, seconds, events_per_sec,
+// events_per_sec_per_worker, peak_rss_bytes.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "pipeline/controller.h"
+
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+    std::exit(2);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void ReplaceAll(std::string* s, const std::string& from, const std::string& to) {
+  for (size_t p = s->find(from); p != std::string::npos; p = s->find(from, p + to.size())) {
+    s->replace(p, from.size(), to);
+  }
+}
+
+uint64_t PeakRssBytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) << 10;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string tables, query, side_input;
+  uint64_t events = 1000000;
+  int workers = 2;
+  std::string rate = "10000000";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--tables") tables = argv[i + 1];
+    if (a == "--query") query = argv[i + 1];
+    if (a == "--events") events = std::strtoull(argv[i + 1], nullptr, 10);
+    if (a == "--workers") workers = std::atoi(argv[i + 1]);
+    if (a == "--rate") rate = argv[i + 1];
+    if (a == "--side-input") side_input = argv[i + 1];
+  }
+  if (tables.empty() || query.empty()) {
+    std::fprintf(stderr, "usage: nexmark_bench --tables FILE --query FILE [--events N] ...\n");
+    return 2;
+  }
+  std::string program = Slurp(tables) + "\n" + Slurp(query);
+  ReplaceAll(&program, "EVENTS", std::to_string(events));
+  ReplaceAll(&program, "RATE", rate);
+  ReplaceAll(&program, "SIDE_INPUT", side_input);
+  std::string name = query.substr(query.find_last_of('/') + 1);
+  name = name.substr(0, name.find('.'));
+
+  sluice::pipeline::PipelineConfig config;
+  config.workers = workers;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto c = sluice::pipeline::Controller::Start(program, config);
+  if (!c.ok()) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), c.status().ToString().c_str());
+    return 1;
+  }
+  // Done: every input at its end, nothing queued, no step running.
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    auto stats = nlohmann::json::parse((*c)->StatsJson());
+    bool ended = true;
+    for (const auto& in : stats["inputs"]) {
+      if (in.contains("end_of_input") && !in["end_of_input"].get<bool>()) ended = false;
+    }
+    if (stats["global"]["state"] == "Failed") {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), (*c)->failure().ToString().c_str());
+      return 1;
+    }
+    if (ended && (*c)->Idle()) break;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto stats = nlohmann::json::parse((*c)->StatsJson());
+  (*c)->Stop();
+  nlohmann::json out = {{"query", name},
+                        {"events", events},
+                        {"workers", workers},
+                        {"seconds", secs},
+                        {"events_per_sec", static_cast<double>(events) / secs},
+                        {"events_per_sec_per_worker", static_cast<double>(events) / secs / workers},
+                        {"peak_rss_bytes", PeakRssBytes()},
+                        {"eval_errors", stats["global"]["eval_errors"]}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
