@@ -237,10 +237,6 @@ class NexmarkInput final : public InputConnector {
     return Status::InvalidArgument("connector \"" + spec_.name + "\" (nexmark): " + msg);
   }
 
-  int64_t Timestamp(uint64_t n) const {
-    return kBaseTimeUs + static_cast<int64_t>(static_cast<double>(n) * delay_us_);
-  }
-
   void Run(int t) {
     const size_t ti = static_cast<size_t>(t);
     const uint64_t chunks = (events_ + kChunk - 1) / kChunk;
@@ -271,110 +267,9 @@ class NexmarkInput final : public InputConnector {
     if (++finished_ == threads_) stats_.end_of_input = true;
   }
 
-  void Int(size_t col, int64_t v, std::string* out) const {
-    AppendIntField(rel_.schema[col], v, out);
-  }
-  void Str(size_t col, std::string_view s, std::string* out) const {
-    AppendStringField(rel_.schema[col], s, out);
-  }
-
   // The row of event `n` (of this table's kind).
   void Make(uint64_t n, std::string* out) {
-    Random r(Random(n ^ Random(seed_).Next()).Next());
-    const int64_t ts = Timestamp(n);
-    std::string a, b, c;
-    switch (shape_->kind) {
-      case 0: {  // person
-        a = std::string(kFirstNames[r.Below(11)]) + " " + kLastNames[r.Below(9)];
-        NextString(r, 7, &b);
-        b += "@";
-        NextString(r, 5, &b);
-        b += ".com";
-        char card[24];
-        std::snprintf(card, sizeof card, "%04d %04d %04d %04d", static_cast<int>(r.Below(10000)),
-                      static_cast<int>(r.Below(10000)), static_cast<int>(r.Below(10000)),
-                      static_cast<int>(r.Below(10000)));
-        const char* city = kCities[r.Below(10)];
-        const char* state = kStates[r.Below(6)];
-        NextExtra(r,
-                  static_cast<int>(8 + a.size() + b.size() + std::strlen(card) + std::strlen(city) +
-                                   std::strlen(state)),
-                  kAvgPersonBytes, &c);
-        Int(0, LastBase0PersonId(n) + kFirstPersonId, out);
-        Str(1, a, out);
-        Str(2, b, out);
-        Str(3, card, out);
-        Str(4, city, out);
-        Str(5, state, out);
-        Int(6, ts, out);
-        Str(7, c, out);
-        return;
-      }
-      case 1: {  // auction
-        const int64_t id = LastBase0AuctionId(n) + kFirstAuctionId;
-        int64_t seller = r.Below(kHotSellersRatio) > 0
-                             ? (LastBase0PersonId(n) / kHotSellerGroup) * kHotSellerGroup
-                             : NextBase0PersonId(n, r);
-        seller += kFirstPersonId;
-        const int64_t category = kFirstCategoryId + r.Below(kNumCategories);
-        const int64_t initial = NextPrice(r);
-        // Auctions last, on average, until numInFlightAuctions more have
-        // started.
-        const uint64_t ahead = (kNumInFlightAuctions * kTotalProportion) / kAuctionProportion;
-        const int64_t horizon_ms = (Timestamp(n + ahead) - ts) / 1000;
-        const int64_t expires = ts + 1000 * (1 + r.Below(std::max<int64_t>(horizon_ms * 2, 1)));
-        NextString(r, 20, &a);
-        NextString(r, 100, &b);
-        const int64_t reserve = initial + NextPrice(r);
-        NextExtra(r, static_cast<int>(8 + a.size() + b.size() + 40), kAvgAuctionBytes, &c);
-        Int(0, id, out);
-        Str(1, a, out);
-        Str(2, b, out);
-        Int(3, initial, out);
-        Int(4, reserve, out);
-        Int(5, ts, out);
-        Int(6, expires, out);
-        Int(7, seller, out);
-        Int(8, category, out);
-        Str(9, c, out);
-        return;
-      }
-      default: {  // bid
-        int64_t auction = r.Below(kHotAuctionRatio) > 0
-                              ? (LastBase0AuctionId(n) / kHotAuctionGroup) * kHotAuctionGroup
-                              : NextBase0AuctionId(n, r);
-        auction += kFirstAuctionId;
-        int64_t bidder = r.Below(kHotBiddersRatio) > 0
-                             ? (LastBase0PersonId(n) / kHotBidderGroup) * kHotBidderGroup + 1
-                             : NextBase0PersonId(n, r);
-        bidder += kFirstPersonId;
-        const int64_t price = NextPrice(r);
-        if (r.Below(kHotChannelsRatio) > 0) {
-          const int64_t h = r.Below(4);
-          a = kHotChannels[h];
-          b = "https://www.nexmark.com/" + a + "/item.htm?query=1";
-        } else {
-          const int64_t ch = r.Below(kChannels);
-          a = "channel-" + std::to_string(ch);
-          b = "https://www.nexmark.com/";
-          NextString(r, 5, &b);
-          b += "/";
-          NextString(r, 5, &b);
-          b += "/";
-          NextString(r, 5, &b);
-          b += "/item.htm?query=1&channel_id=" + std::to_string(ch);
-        }
-        NextExtra(r, 32, kAvgBidBytes, &c);
-        Int(0, auction, out);
-        Int(1, bidder, out);
-        Int(2, price, out);
-        Str(3, a, out);
-        Str(4, b, out);
-        Int(5, ts, out);
-        Str(6, c, out);
-        return;
-      }
-    }
+    NexmarkRow(n, seed_, 1e6 / delay_us_, rel_.schema, out);
   }
 
   const ConnectorSpec spec_;
@@ -396,6 +291,112 @@ class NexmarkInput final : public InputConnector {
 int NexmarkEventKind(uint64_t n) {
   const uint64_t rem = n % kTotalProportion;
   return rem < kPersonProportion ? 0 : rem < kPersonProportion + kAuctionProportion ? 1 : 2;
+}
+
+void NexmarkRow(uint64_t n, uint64_t seed, double rate, const Schema& schema, std::string* out) {
+  auto Int = [&](size_t col, int64_t v, std::string* o) { AppendIntField(schema[col], v, o); };
+  auto Str = [&](size_t col, std::string_view v, std::string* o) {
+    AppendStringField(schema[col], v, o);
+  };
+  const double delay_us = 1e6 / rate;
+  auto Timestamp = [&](uint64_t e) {
+    return kBaseTimeUs + static_cast<int64_t>(static_cast<double>(e) * delay_us);
+  };
+  Random r(Random(n ^ Random(seed).Next()).Next());
+  const int64_t ts = Timestamp(n);
+  std::string a, b, c;
+  switch (NexmarkEventKind(n)) {
+    case 0: {  // person
+      a = std::string(kFirstNames[r.Below(11)]) + " " + kLastNames[r.Below(9)];
+      NextString(r, 7, &b);
+      b += "@";
+      NextString(r, 5, &b);
+      b += ".com";
+      char card[24];
+      std::snprintf(card, sizeof card, "%04d %04d %04d %04d", static_cast<int>(r.Below(10000)),
+                    static_cast<int>(r.Below(10000)), static_cast<int>(r.Below(10000)),
+                    static_cast<int>(r.Below(10000)));
+      const char* city = kCities[r.Below(10)];
+      const char* state = kStates[r.Below(6)];
+      NextExtra(r,
+                static_cast<int>(8 + a.size() + b.size() + std::strlen(card) + std::strlen(city) +
+                                 std::strlen(state)),
+                kAvgPersonBytes, &c);
+      Int(0, LastBase0PersonId(n) + kFirstPersonId, out);
+      Str(1, a, out);
+      Str(2, b, out);
+      Str(3, card, out);
+      Str(4, city, out);
+      Str(5, state, out);
+      Int(6, ts, out);
+      Str(7, c, out);
+      return;
+    }
+    case 1: {  // auction
+      const int64_t id = LastBase0AuctionId(n) + kFirstAuctionId;
+      int64_t seller = r.Below(kHotSellersRatio) > 0
+                           ? (LastBase0PersonId(n) / kHotSellerGroup) * kHotSellerGroup
+                           : NextBase0PersonId(n, r);
+      seller += kFirstPersonId;
+      const int64_t category = kFirstCategoryId + r.Below(kNumCategories);
+      const int64_t initial = NextPrice(r);
+      // Auctions last, on average, until numInFlightAuctions more have
+      // started.
+      const uint64_t ahead = (kNumInFlightAuctions * kTotalProportion) / kAuctionProportion;
+      const int64_t horizon_ms = (Timestamp(n + ahead) - ts) / 1000;
+      const int64_t expires = ts + 1000 * (1 + r.Below(std::max<int64_t>(horizon_ms * 2, 1)));
+      NextString(r, 20, &a);
+      NextString(r, 100, &b);
+      const int64_t reserve = initial + NextPrice(r);
+      NextExtra(r, static_cast<int>(8 + a.size() + b.size() + 40), kAvgAuctionBytes, &c);
+      Int(0, id, out);
+      Str(1, a, out);
+      Str(2, b, out);
+      Int(3, initial, out);
+      Int(4, reserve, out);
+      Int(5, ts, out);
+      Int(6, expires, out);
+      Int(7, seller, out);
+      Int(8, category, out);
+      Str(9, c, out);
+      return;
+    }
+    default: {  // bid
+      int64_t auction = r.Below(kHotAuctionRatio) > 0
+                            ? (LastBase0AuctionId(n) / kHotAuctionGroup) * kHotAuctionGroup
+                            : NextBase0AuctionId(n, r);
+      auction += kFirstAuctionId;
+      int64_t bidder = r.Below(kHotBiddersRatio) > 0
+                           ? (LastBase0PersonId(n) / kHotBidderGroup) * kHotBidderGroup + 1
+                           : NextBase0PersonId(n, r);
+      bidder += kFirstPersonId;
+      const int64_t price = NextPrice(r);
+      if (r.Below(kHotChannelsRatio) > 0) {
+        const int64_t h = r.Below(4);
+        a = kHotChannels[h];
+        b = "https://www.nexmark.com/" + a + "/item.htm?query=1";
+      } else {
+        const int64_t ch = r.Below(kChannels);
+        a = "channel-" + std::to_string(ch);
+        b = "https://www.nexmark.com/";
+        NextString(r, 5, &b);
+        b += "/";
+        NextString(r, 5, &b);
+        b += "/";
+        NextString(r, 5, &b);
+        b += "/item.htm?query=1&channel_id=" + std::to_string(ch);
+      }
+      NextExtra(r, 32, kAvgBidBytes, &c);
+      Int(0, auction, out);
+      Int(1, bidder, out);
+      Int(2, price, out);
+      Str(3, a, out);
+      Str(4, b, out);
+      Int(5, ts, out);
+      Str(6, c, out);
+      return;
+    }
+  }
 }
 
 Result<std::unique_ptr<InputConnector>> MakeNexmarkInput(const ConnectorSpec& spec,

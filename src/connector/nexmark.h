@@ -38,4 +38,8 @@ Result<std::unique_ptr<InputConnector>> MakeNexmarkInput(const ConnectorSpec& sp
 // Event number `n`'s kind: 0 person, 1 auction, 2 bid.
 int NexmarkEventKind(uint64_t n);
 
+// Appends event `n`'s row, encoded with `schema` (the column types of its
+// kind's table), for the generator with `seed` and `rate`.
+void NexmarkRow(uint64_t n, uint64_t seed, double rate, const Schema& schema, std::string* out);
+
 }  // namespace sluice::connector
