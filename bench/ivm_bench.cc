@@ -1,0 +1,601 @@
+// Incremental view maintenance against recomputation, side by side on the
+// same data in one run (bench/run ivm drives it; see bench/ivm/README.md).
+//
+//   ivm_bench [--sizes 100000,1000000] [--changes K] [--change-rows 1000]
+//             [--workloads tpch,q4] [--systems sluice,postgres,duckdb]
+//             [--workers W] [--oracle DIR] [--out FILE.json] [--dat FILE.dat]
+//
+// Workloads (base size N = rows of the largest table):
+//   tpch  orders (N/4 rows) and lineitem (N rows); the view joins them and
+//         groups by order priority and month. Each change: 700 new lines
+//         and 300 deleted ones.
+//   q4    Nexmark's auction and bid tables (N bids, from the generator);
+//         the view is Nexmark q4 (average winning price per category).
+//         Each change: the next 1,000 events (new auctions and bids).
+// Systems, each timed per change from applying it to having the view
+// current:
+//   sluice    the change into a pipeline (in this process), its step done
+//   postgres  the change by SQL, then REFRESH MATERIALIZED VIEW
+//   duckdb    the change by SQL, then the view's query run again into a
+//             table (a Node.js process, bench/ivm/duckdb.mjs)
+// At the end of each size the systems' views are compared (rows, and a sum
+// over a column): they must agree.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "connector/nexmark.h"
+#include "pipeline/controller.h"
+#include "sql/datetime.h"
+#include "tests/pg_cluster.h"
+#include "types/row_codec.h"
+
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using sluice::SqlType;
+using sluice::Value;
+
+double Since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// A table of one workload: its SQL columns, key (its first columns), and
+// base rows (encoded, to keep 10^7 of them in memory).
+struct Table {
+  std::string name;
+  std::string columns_sql;  // "(a BIGINT, ...)"
+  std::vector<std::string> key;
+  sluice::Schema schema;
+  std::vector<std::string> rows;  // the base
+};
+
+// A change: rows inserted into and keys deleted from tables.
+struct Change {
+  std::map<std::string, std::vector<std::vector<Value>>> inserts;
+  std::map<std::string, std::vector<std::vector<Value>>> deletes;  // key values
+};
+
+struct Workload {
+  std::string name;
+  std::vector<Table> tables;
+  std::string view_sql;   // SELECT ...
+  std::string check_sql;  // over the view "v": one row, comparable text
+  std::vector<Change> changes;
+};
+
+std::string Text(const SqlType& t, const Value& v) {
+  if (v.is_null()) return "";
+  switch (t.id()) {
+    case sluice::TypeId::kDate:
+      return sluice::sql::FormatDate(v.int_value());
+    case sluice::TypeId::kTimestamp:
+      return sluice::sql::FormatTimestamp(v.int_value());
+    case sluice::TypeId::kDecimal:
+      return sluice::DecimalToString(v.decimal_unscaled(), v.decimal_scale());
+    case sluice::TypeId::kVarchar:
+      return v.string_value();
+    default:
+      return std::to_string(v.int_value());
+  }
+}
+
+std::string Encode(const sluice::Schema& schema, const std::vector<Value>& values) {
+  std::string row;
+  (void)sluice::EncodeRow(schema, values, &row);
+  return row;
+}
+
+void WriteCsv(const std::string& path, const sluice::Schema& schema,
+              const std::vector<std::vector<Value>>& rows) {
+  std::ofstream out(path);
+  std::string line;
+  for (const auto& r : rows) {
+    line.clear();
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (i > 0) line.push_back(',');
+      line += Text(schema[i], r[i]);
+    }
+    line.push_back('\n');
+    out << line;
+  }
+}
+
+// The same, from encoded rows.
+void WriteCsv(const std::string& path, const sluice::Schema& schema,
+              const std::vector<std::string>& rows) {
+  std::ofstream out(path);
+  std::string line;
+  for (const std::string& row : rows) {
+    const std::vector<Value> r = *sluice::DecodeRow(schema, row);
+    line.clear();
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (i > 0) line.push_back(',');
+      line += Text(schema[i], r[i]);
+    }
+    line.push_back('\n');
+    out << line;
+  }
+}
+
+// ---------------------------------------------------------------- data
+
+Workload Tpch(uint64_t n, int changes, int change_rows) {
+  Workload w;
+  w.name = "tpch";
+  std::mt19937_64 rng(42);
+  Table orders{"orders",
+               "(o_orderkey BIGINT NOT NULL PRIMARY KEY, o_custkey BIGINT, o_orderdate DATE, "
+               "o_orderpriority VARCHAR)",
+               {"o_orderkey"},
+               {SqlType::BigInt(false), SqlType::BigInt(), SqlType::Date(), SqlType::Varchar()},
+               {}};
+  Table lineitem{"lineitem",
+                 "(l_orderkey BIGINT NOT NULL, l_linenumber INTEGER NOT NULL, l_quantity BIGINT, "
+                 "l_extendedprice DECIMAL(12,2), l_discount DECIMAL(4,2), l_shipdate DATE, "
+                 "PRIMARY KEY (l_orderkey, l_linenumber))",
+                 {"l_orderkey", "l_linenumber"},
+                 {SqlType::BigInt(false), SqlType::Integer(false), SqlType::BigInt(),
+                  SqlType::Decimal(12, 2), SqlType::Decimal(4, 2), SqlType::Date()},
+                 {}};
+  const char* priorities[] = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"};
+  const uint64_t norders = std::max<uint64_t>(1, n / 4);
+  std::vector<int> lines(norders + 1, 0);
+  std::vector<int64_t> orderdate(norders + 1);
+  for (uint64_t o = 1; o <= norders; ++o) {
+    orderdate[o] = 8035 + static_cast<int64_t>(rng() % 2400);  // from 1992-01-01
+    orders.rows.push_back(
+        Encode(orders.schema, {Value::Int(static_cast<int64_t>(o)), Value::Int(rng() % 150000),
+                               Value::Int(orderdate[o]), Value::String(priorities[rng() % 5])}));
+  }
+  std::vector<std::pair<int64_t, int64_t>> live;  // keys of the lines
+  auto line = [&](uint64_t o) {
+    const int l = ++lines[o];
+    live.emplace_back(static_cast<int64_t>(o), l);
+    const int64_t qty = 1 + static_cast<int64_t>(rng() % 50);
+    return std::vector<Value>{
+        Value::Int(static_cast<int64_t>(o)),
+        Value::Int(l),
+        Value::Int(qty),
+        Value::Decimal(qty * (90000 + static_cast<int64_t>(rng() % 1000000)), 2),
+        Value::Decimal(static_cast<int64_t>(rng() % 11), 2),
+        Value::Int(orderdate[o] + 1 + static_cast<int64_t>(rng() % 120))};
+  };
+  for (uint64_t i = 0; i < n; ++i) {
+    lineitem.rows.push_back(Encode(lineitem.schema, line(1 + rng() % norders)));
+  }
+  for (int c = 0; c < changes; ++c) {
+    Change ch;
+    const int dels = change_rows * 3 / 10;
+    for (int i = 0; i < dels && !live.empty(); ++i) {
+      const size_t at = rng() % live.size();
+      ch.deletes["lineitem"].push_back({Value::Int(live[at].first), Value::Int(live[at].second)});
+      live[at] = live.back();
+      live.pop_back();
+    }
+    for (int i = dels; i < change_rows; ++i)
+      ch.inserts["lineitem"].push_back(line(1 + rng() % norders));
+    w.changes.push_back(std::move(ch));
+  }
+  w.tables = {std::move(orders), std::move(lineitem)};
+  w.view_sql =
+      "SELECT o_orderpriority, date_trunc('month', o_orderdate) AS month, "
+      "SUM(l_extendedprice * (1 - l_discount)) AS revenue, COUNT(*) AS lines "
+      "FROM orders JOIN lineitem ON o_orderkey = l_orderkey "
+      "GROUP BY o_orderpriority, date_trunc('month', o_orderdate)";
+  w.check_sql = "SELECT COUNT(*), SUM(lines), SUM(revenue) FROM v";
+  return w;
+}
+
+Workload Q4(uint64_t bids, int changes, int change_rows) {
+  Workload w;
+  w.name = "q4";
+  Table auction{"auction",
+                "(id BIGINT, item_name VARCHAR, description VARCHAR, initial_bid BIGINT, "
+                "reserve BIGINT, date_time TIMESTAMP, expires TIMESTAMP, seller BIGINT, "
+                "category BIGINT, extra VARCHAR)",
+                {},
+                {SqlType::BigInt(), SqlType::Varchar(), SqlType::Varchar(), SqlType::BigInt(),
+                 SqlType::BigInt(), SqlType::Timestamp(), SqlType::Timestamp(), SqlType::BigInt(),
+                 SqlType::BigInt(), SqlType::Varchar()},
+                {}};
+  Table bid{"bid",
+            "(auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, "
+            "date_time TIMESTAMP, extra VARCHAR)",
+            {},
+            {SqlType::BigInt(), SqlType::BigInt(), SqlType::BigInt(), SqlType::Varchar(),
+             SqlType::Varchar(), SqlType::Timestamp(), SqlType::Varchar()},
+            {}};
+  // A slower event rate than Nexmark's default, so that auctions stay open
+  // long enough for bids to win them (at 10M events/s they last under 1 ms).
+  const double rate = 1000;
+  const uint64_t base_events = bids * 50 / 46;
+  std::string row;
+  auto event = [&](uint64_t e, std::vector<Value>* out) {
+    const int kind = sluice::connector::NexmarkEventKind(e);
+    if (kind == 0) return -1;
+    const sluice::Schema& schema = kind == 1 ? auction.schema : bid.schema;
+    row.clear();
+    sluice::connector::NexmarkRow(e, 0, rate, schema, &row);
+    if (out != nullptr) *out = *sluice::DecodeRow(schema, row);
+    return kind;
+  };
+  std::vector<Value> values;
+  for (uint64_t e = 0; e < base_events; ++e) {
+    const int kind = event(e, nullptr);
+    if (kind > 0) (kind == 1 ? auction : bid).rows.push_back(row);
+  }
+  uint64_t e = base_events;
+  for (int c = 0; c < changes; ++c) {
+    Change ch;
+    for (int i = 0; i < change_rows; ++i, ++e) {
+      const int kind = event(e, &values);
+      if (kind > 0) ch.inserts[kind == 1 ? "auction" : "bid"].push_back(values);
+    }
+    w.changes.push_back(std::move(ch));
+  }
+  w.tables = {std::move(auction), std::move(bid)};
+  w.view_sql =
+      "SELECT q.category, AVG(q.final) AS avg_final FROM ("
+      "SELECT MAX(b.price) AS final, a.category FROM auction a JOIN bid b ON a.id = b.auction "
+      "WHERE b.date_time BETWEEN a.date_time AND a.expires GROUP BY a.id, a.category) q "
+      "GROUP BY q.category";
+  w.check_sql = "SELECT COUNT(*), SUM(ROUND(avg_final, 2)) FROM v";
+  return w;
+}
+
+// ---------------------------------------------------------------- systems
+
+struct Result {
+  std::vector<double> per_change;  // seconds
+  double load = 0;
+  std::string check;
+  std::string error;
+};
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+Result RunSluice(const Workload& w, int workers) {
+  Result res;
+  std::string program;
+  for (const Table& t : w.tables) program += "CREATE TABLE " + t.name + " " + t.columns_sql + ";\n";
+  program += "CREATE MATERIALIZED VIEW v AS " + w.view_sql + ";\n";
+  sluice::pipeline::PipelineConfig config;
+  config.workers = workers;
+  auto c = sluice::pipeline::Controller::Start(program, config);
+  if (!c.ok()) {
+    res.error = c.status().ToString();
+    return res;
+  }
+  auto encode = [&](const Table& t, const std::vector<Value>& r, bool is_key,
+                    sluice::format::ChangeBuffer* out, sluice::format::ChangeKind kind) {
+    std::string key, row;
+    if (!t.key.empty()) {
+      // The key columns are the first ones in both workloads' keyed tables.
+      sluice::Schema ks(t.schema.begin(), t.schema.begin() + static_cast<long>(t.key.size()));
+      std::vector<Value> kv(r.begin(), r.begin() + static_cast<long>(t.key.size()));
+      (void)sluice::EncodeRow(ks, kv, &key);
+    }
+    if (!is_key) (void)sluice::EncodeRow(t.schema, r, &row);
+    out->Add(kind, key, row);
+  };
+  const auto l0 = Clock::now();
+  uint64_t token = 0;
+  for (const Table& t : w.tables) {
+    for (size_t at = 0; at < t.rows.size(); at += 100000) {
+      sluice::format::ChangeBuffer b;
+      std::vector<std::string_view> fields;
+      std::string key;
+      for (size_t i = at; i < std::min(t.rows.size(), at + 100000); ++i) {
+        // A key's encoding is its fields' encodings, one after the other.
+        key.clear();
+        if (!t.key.empty()) {
+          (void)sluice::SplitRow(t.schema, t.rows[i], &fields);
+          for (size_t k = 0; k < t.key.size(); ++k) key.append(fields[k]);
+        }
+        b.Add(sluice::format::ChangeKind::kInsert, key, t.rows[i]);
+      }
+      token = *(*c)->Ingest(t.name, std::move(b), true, 0);
+    }
+  }
+  (*c)->WaitComplete(token, std::chrono::hours(1));
+  res.load = Since(l0);
+  for (const Change& ch : w.changes) {
+    const auto t0 = Clock::now();
+    // One change is one step: a transaction around its tables' requests.
+    (void)(*c)->StartTransaction();
+    for (const Table& t : w.tables) {
+      sluice::format::ChangeBuffer b;
+      if (auto d = ch.deletes.find(t.name); d != ch.deletes.end()) {
+        for (const auto& k : d->second) encode(t, k, true, &b, sluice::format::ChangeKind::kDelete);
+      }
+      if (auto i = ch.inserts.find(t.name); i != ch.inserts.end()) {
+        for (const auto& r : i->second)
+          encode(t, r, false, &b, sluice::format::ChangeKind::kInsert);
+      }
+      if (!b.empty()) token = *(*c)->Ingest(t.name, std::move(b), true, 0);
+    }
+    (void)(*c)->CommitTransaction();
+    res.per_change.push_back(Since(t0));
+  }
+  auto q = (*c)->Query(w.check_sql);
+  if (q.ok() && !q->rows.empty()) {
+    for (const Value& v : q->rows[0]) res.check += (res.check.empty() ? "" : "|") + v.ToString();
+  } else {
+    res.error = q.status().ToString();
+  }
+  (*c)->Stop();
+  return res;
+}
+
+std::string Quote(const Value& v, const SqlType& t) {
+  if (v.is_null()) return "NULL";
+  if (t.id() == sluice::TypeId::kBigInt || t.id() == sluice::TypeId::kInteger ||
+      t.id() == sluice::TypeId::kDecimal) {
+    return Text(t, v);
+  }
+  return "'" + Text(t, v) + "'";
+}
+
+Result RunPostgres(const Workload& w, const std::string& dir) {
+  Result res;
+  sluice::PgCluster pg;
+  std::string err;
+  if (!pg.Start(&err)) {
+    res.error = err;
+    return res;
+  }
+  auto exec = [&](const std::string& sql) {
+    if (!pg.Exec(sql, nullptr, &err)) {
+      res.error = err + " in: " + sql.substr(0, 200);
+      return false;
+    }
+    return true;
+  };
+  const auto l0 = Clock::now();
+  for (const Table& t : w.tables) {
+    const std::string csv = dir + "/" + w.name + "_" + t.name + ".csv";
+    ::chmod(dir.c_str(), 0777);
+    ::chmod(csv.c_str(), 0644);
+    if (!exec("CREATE TABLE " + t.name + " " + t.columns_sql) ||
+        !exec("COPY " + t.name + " FROM '" + csv + "' WITH (FORMAT csv)")) {
+      return res;
+    }
+  }
+  if (!exec("CREATE MATERIALIZED VIEW v AS " + w.view_sql) || !exec("ANALYZE")) return res;
+  res.load = Since(l0);
+  for (const Change& ch : w.changes) {
+    const auto t0 = Clock::now();
+    std::string sql = "BEGIN;";
+    for (const Table& t : w.tables) {
+      if (auto d = ch.deletes.find(t.name); d != ch.deletes.end() && !d->second.empty()) {
+        sql += "DELETE FROM " + t.name + " WHERE (";
+        for (size_t k = 0; k < t.key.size(); ++k) sql += (k ? "," : "") + t.key[k];
+        sql += ") IN (";
+        for (size_t i = 0; i < d->second.size(); ++i) {
+          sql += i ? ",(" : "(";
+          for (size_t k = 0; k < t.key.size(); ++k) {
+            sql += (k ? "," : "") + Quote(d->second[i][k], t.schema[k]);
+          }
+          sql += ")";
+        }
+        sql += ");";
+      }
+      if (auto in = ch.inserts.find(t.name); in != ch.inserts.end() && !in->second.empty()) {
+        sql += "INSERT INTO " + t.name + " VALUES ";
+        for (size_t i = 0; i < in->second.size(); ++i) {
+          sql += i ? ",(" : "(";
+          for (size_t k = 0; k < t.schema.size(); ++k) {
+            sql += (k ? "," : "") + Quote(in->second[i][k], t.schema[k]);
+          }
+          sql += ")";
+        }
+        sql += ";";
+      }
+    }
+    sql += "REFRESH MATERIALIZED VIEW v; COMMIT;";
+    if (!exec(sql)) return res;
+    res.per_change.push_back(Since(t0));
+  }
+  std::vector<std::vector<std::string>> rows;
+  if (pg.Exec(w.check_sql, &rows, &err) && !rows.empty()) {
+    for (const std::string& s : rows[0]) res.check += (res.check.empty() ? "" : "|") + s;
+  }
+  return res;
+}
+
+Result RunDuckDb(const Workload& w, const std::string& dir, const std::string& oracle) {
+  Result res;
+  Json spec;
+  spec["module"] = oracle + "/node_modules/@duckdb/node-api/lib/index.js";
+  spec["view"] = w.view_sql;
+  spec["check"] = w.check_sql;
+  for (const Table& t : w.tables) {
+    spec["tables"].push_back({{"name", t.name},
+                              {"columns", t.columns_sql},
+                              {"key", t.key},
+                              {"csv", dir + "/" + w.name + "_" + t.name + ".csv"}});
+  }
+  for (size_t c = 0; c < w.changes.size(); ++c) {
+    Json change = Json::array();
+    for (const Table& t : w.tables) {
+      Json part = {{"table", t.name}};
+      if (auto d = w.changes[c].deletes.find(t.name); d != w.changes[c].deletes.end()) {
+        sluice::Schema ks(t.schema.begin(), t.schema.begin() + static_cast<long>(t.key.size()));
+        const std::string f =
+            dir + "/" + w.name + "_" + t.name + "_del" + std::to_string(c) + ".csv";
+        WriteCsv(f, ks, d->second);
+        part["delete_csv"] = f;
+      }
+      if (auto i = w.changes[c].inserts.find(t.name); i != w.changes[c].inserts.end()) {
+        const std::string f =
+            dir + "/" + w.name + "_" + t.name + "_ins" + std::to_string(c) + ".csv";
+        WriteCsv(f, t.schema, i->second);
+        part["insert_csv"] = f;
+      }
+      change.push_back(part);
+    }
+    spec["changes"].push_back(change);
+  }
+  const std::string spec_path = dir + "/" + w.name + "_duckdb.json";
+  std::ofstream(spec_path) << spec.dump();
+  const std::string script = std::string(SLUICE_SOURCE_DIR) + "/bench/ivm/duckdb.mjs";
+  FILE* p = popen(("node " + script + " " + spec_path + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  pclose(p);
+  Json r = Json::parse(out, nullptr, false);
+  if (r.is_discarded() || !r.contains("per_change")) {
+    res.error = "duckdb: " + out.substr(0, 500);
+    return res;
+  }
+  res.per_change = r["per_change"].get<std::vector<double>>();
+  res.load = r["load"];
+  res.check = r["check"];
+  return res;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<uint64_t> sizes = {100000, 1000000};
+  int changes = 5, change_rows = 1000, workers = 2;
+  std::set<std::string> workloads = {"tpch", "q4"};
+  std::set<std::string> systems = {"sluice", "postgres", "duckdb"};
+  std::string oracle =
+      std::filesystem::path(__FILE__).parent_path().parent_path().string() + "/tests/oracle";
+  std::string out_path, dat_path;  // JSON; and a table for plotting
+  auto list = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string x; std::getline(ss, x, ',');) out.push_back(x);
+    return out;
+  };
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--sizes") {
+      sizes.clear();
+      for (const std::string& x : list(v)) sizes.push_back(std::strtoull(x.c_str(), nullptr, 10));
+    }
+    if (a == "--changes") changes = std::atoi(v.c_str());
+    if (a == "--change-rows") change_rows = std::atoi(v.c_str());
+    if (a == "--workers") workers = std::atoi(v.c_str());
+    if (a == "--workloads") {
+      auto l = list(v);
+      workloads = std::set<std::string>(l.begin(), l.end());
+    }
+    if (a == "--systems") {
+      auto l = list(v);
+      systems = std::set<std::string>(l.begin(), l.end());
+    }
+    if (a == "--oracle") oracle = v;
+    if (a == "--out") out_path = v;
+    if (a == "--dat") dat_path = v;
+  }
+  char tmpl[] = "/tmp/sluice-ivm-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  ::chmod(dir.c_str(), 0777);
+  Json results = Json::array();
+  bool agree = true;
+  std::printf("%-5s %10s %-9s %12s %14s %10s  %s\n", "view", "base rows", "system", "load s",
+              "ms per change", "ratio", "check");
+  for (const std::string& wl : {std::string("tpch"), std::string("q4")}) {
+    if (workloads.count(wl) == 0) continue;
+    for (uint64_t n : sizes) {
+      Workload w = wl == "tpch" ? Tpch(n, changes, change_rows) : Q4(n, changes, change_rows);
+      for (const Table& t : w.tables) {
+        WriteCsv(dir + "/" + w.name + "_" + t.name + ".csv", t.schema, t.rows);
+      }
+      std::map<std::string, Result> by;
+      for (const std::string& s :
+           {std::string("sluice"), std::string("postgres"), std::string("duckdb")}) {
+        if (systems.count(s) == 0) continue;
+        by[s] = s == "sluice"     ? RunSluice(w, workers)
+                : s == "postgres" ? RunPostgres(w, dir)
+                                  : RunDuckDb(w, dir, oracle);
+      }
+      const double base = by.count("sluice") ? Median(by["sluice"].per_change) : 0;
+      std::string first_check;
+      for (auto& [s, r] : by) {
+        const double ms = Median(r.per_change) * 1000;
+        const double ratio = base > 0 ? Median(r.per_change) / base : 0;
+        if (!r.error.empty()) {
+          std::printf("%-5s %10llu %-9s error: %s\n", wl.c_str(),
+                      static_cast<unsigned long long>(n), s.c_str(), r.error.c_str());
+          agree = false;
+          continue;
+        }
+        std::printf("%-5s %10llu %-9s %12.2f %14.3f %10.1f  %s\n", wl.c_str(),
+                    static_cast<unsigned long long>(n), s.c_str(), r.load, ms, ratio,
+                    r.check.c_str());
+        results.push_back({{"view", wl},
+                           {"base_rows", n},
+                           {"system", s},
+                           {"load_seconds", r.load},
+                           {"seconds_per_change", r.per_change},
+                           {"median_ms_per_change", ms},
+                           {"ratio_to_sluice", ratio},
+                           {"check", r.check}});
+      }
+      // The systems' views agree (numbers compared to 2 decimals).
+      auto norm = [](const std::string& c) {
+        std::string out;
+        std::stringstream ss(c);
+        for (std::string x; std::getline(ss, x, '|');) {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "%.2f", std::strtod(x.c_str(), nullptr));
+          out += std::string(buf) + "|";
+        }
+        return out;
+      };
+      for (auto& [s, r] : by) {
+        if (r.error.empty() && first_check.empty()) first_check = norm(r.check);
+        if (r.error.empty() && norm(r.check) != first_check) {
+          std::printf("  the views of %s disagree: %s\n", s.c_str(), r.check.c_str());
+          agree = false;
+        }
+      }
+      std::fflush(stdout);
+    }
+  }
+  std::filesystem::remove_all(dir);
+  if (!dat_path.empty()) {
+    std::ofstream dat(dat_path);
+    dat << "# view base_rows system median_ms_per_change\n";
+    for (const Json& r : results) {
+      dat << r["view"].get<std::string>() << " " << r["base_rows"] << " "
+          << r["system"].get<std::string>() << " " << r["median_ms_per_change"] << "\n";
+    }
+  }
+  if (!out_path.empty()) {
+    std::ofstream(out_path) << Json{{"benchmark", "ivm"},
+                                    {"changes", changes},
+                                    {"change_rows", change_rows},
+                                    {"workers", workers},
+                                    {"results", results}}
+                                   .dump(1)
+                            << "\n";
+  }
+  std::printf("%s\n", agree ? "the systems' views agree" : "ERROR: the systems' views disagree");
+  return agree ? 0 : 1;
+}
