@@ -3,7 +3,8 @@
 //
 //   ivm_bench [--sizes 100000,1000000] [--changes K] [--change-rows 1000]
 //             [--workloads tpch,q4] [--systems sluice,postgres,duckdb]
-//             [--workers W] [--oracle DIR] [--out FILE.json] [--dat FILE.dat]
+//             [--workers W] [--memory-budget-mb M] [--oracle DIR]
+//             [--out FILE.json] [--dat FILE.dat]
 //
 // Workloads (base size N = rows of the largest table):
 //   tpch  orders (N/4 rows) and lineitem (N rows); the view joins them and
@@ -274,13 +275,17 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-Result RunSluice(const Workload& w, int workers) {
+Result RunSluice(const Workload& w, int workers, const std::string& storage, uint64_t budget_mb) {
   Result res;
   std::string program;
   for (const Table& t : w.tables) program += "CREATE TABLE " + t.name + " " + t.columns_sql + ";\n";
   program += "CREATE MATERIALIZED VIEW v AS " + w.view_sql + ";\n";
   sluice::pipeline::PipelineConfig config;
   config.workers = workers;
+  // State beyond the budget goes to storage (10^7 base rows would not fit
+  // this machine's memory otherwise).
+  config.storage = storage;
+  config.memory_budget_mb = budget_mb;
   auto c = sluice::pipeline::Controller::Start(program, config);
   if (!c.ok()) {
     res.error = c.status().ToString();
@@ -315,6 +320,8 @@ Result RunSluice(const Workload& w, int workers) {
         b.Add(sluice::format::ChangeKind::kInsert, key, t.rows[i]);
       }
       token = *(*c)->Ingest(t.name, std::move(b), true, 0);
+      // At most about a million rows queued at a time.
+      if ((at / 100000) % 10 == 9) (*c)->WaitComplete(token, std::chrono::hours(1));
     }
   }
   (*c)->WaitComplete(token, std::chrono::hours(1));
@@ -480,6 +487,7 @@ Result RunDuckDb(const Workload& w, const std::string& dir, const std::string& o
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {100000, 1000000};
   int changes = 5, change_rows = 1000, workers = 2;
+  uint64_t budget_mb = 6144;  // Sluice's in-memory state, the rest spills
   std::set<std::string> workloads = {"tpch", "q4"};
   std::set<std::string> systems = {"sluice", "postgres", "duckdb"};
   std::string oracle =
@@ -500,6 +508,7 @@ int main(int argc, char** argv) {
     if (a == "--changes") changes = std::atoi(v.c_str());
     if (a == "--change-rows") change_rows = std::atoi(v.c_str());
     if (a == "--workers") workers = std::atoi(v.c_str());
+    if (a == "--memory-budget-mb") budget_mb = std::strtoull(v.c_str(), nullptr, 10);
     if (a == "--workloads") {
       auto l = list(v);
       workloads = std::set<std::string>(l.begin(), l.end());
@@ -530,7 +539,7 @@ int main(int argc, char** argv) {
       for (const std::string& s :
            {std::string("sluice"), std::string("postgres"), std::string("duckdb")}) {
         if (systems.count(s) == 0) continue;
-        by[s] = s == "sluice"     ? RunSluice(w, workers)
+        by[s] = s == "sluice"     ? RunSluice(w, workers, dir + "/sluice", budget_mb)
                 : s == "postgres" ? RunPostgres(w, dir)
                                   : RunDuckDb(w, dir, oracle);
       }
