@@ -102,17 +102,21 @@ std::string Encode(const sluice::Schema& schema, const std::vector<Value>& value
   return row;
 }
 
+void AppendCsv(const sluice::Schema& schema, const std::vector<Value>& r, std::string* line) {
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (i > 0) line->push_back(',');
+    *line += Text(schema[i], r[i]);
+  }
+  line->push_back('\n');
+}
+
 void WriteCsv(const std::string& path, const sluice::Schema& schema,
               const std::vector<std::vector<Value>>& rows) {
   std::ofstream out(path);
   std::string line;
   for (const auto& r : rows) {
     line.clear();
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (i > 0) line.push_back(',');
-      line += Text(schema[i], r[i]);
-    }
-    line.push_back('\n');
+    AppendCsv(schema, r, &line);
     out << line;
   }
 }
@@ -123,13 +127,8 @@ void WriteCsv(const std::string& path, const sluice::Schema& schema,
   std::ofstream out(path);
   std::string line;
   for (const std::string& row : rows) {
-    const std::vector<Value> r = *sluice::DecodeRow(schema, row);
     line.clear();
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (i > 0) line.push_back(',');
-      line += Text(schema[i], r[i]);
-    }
-    line.push_back('\n');
+    AppendCsv(schema, *sluice::DecodeRow(schema, row), &line);
     out << line;
   }
 }
@@ -487,7 +486,8 @@ Result RunDuckDb(const Workload& w, const std::string& dir, const std::string& o
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {100000, 1000000};
   int changes = 5, change_rows = 1000, workers = 2;
-  uint64_t budget_mb = 6144;  // Sluice's in-memory state, the rest spills
+  uint64_t budget_mb = 6144;       // Sluice's in-memory state, the rest spills...
+  uint64_t spill_above = 3000000;  // ...at base sizes above this
   std::set<std::string> workloads = {"tpch", "q4"};
   std::set<std::string> systems = {"sluice", "postgres", "duckdb"};
   std::string oracle =
@@ -539,7 +539,12 @@ int main(int argc, char** argv) {
       for (const std::string& s :
            {std::string("sluice"), std::string("postgres"), std::string("duckdb")}) {
         if (systems.count(s) == 0) continue;
-        by[s] = s == "sluice"     ? RunSluice(w, workers, dir + "/sluice", budget_mb)
+        // Storage (and its memory budget) only where the state would not
+        // fit in memory: it moves large batches to files, which costs at
+        // smaller sizes.
+        const bool spill = n > spill_above;
+        by[s] = s == "sluice"
+                    ? RunSluice(w, workers, spill ? dir + "/sluice" : "", spill ? budget_mb : 0)
                 : s == "postgres" ? RunPostgres(w, dir)
                                   : RunDuckDb(w, dir, oracle);
       }

@@ -314,6 +314,19 @@ void DrainQueue(OutputQueue& q, ConnectorStats& stats,
   }
 }
 
+Status WaitDrained(const OutputQueue& q, const ConnectorStats& stats, const std::string& name,
+                   std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!q.Idle()) {
+    if (stats.paused || std::chrono::steady_clock::now() >= until) {
+      return Status::Aborted("output connector \"" + name + "\" has not written out " +
+                             (stats.paused ? "its changes: it is paused" : "its changes in time"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<OutputConnector>> MakeOutputConnector(const ConnectorSpec& spec,
                                                              const format::Relation& rel) {
   if (spec.transport == "file_output") return MakeFileOutput(spec, rel);

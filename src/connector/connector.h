@@ -177,6 +177,11 @@ class OutputConnector {
 void DrainQueue(OutputQueue& q, ConnectorStats& stats,
                 const std::function<Status(const OutputChunk&)>& write);
 
+// For OutputConnector::Progress: waits until `q` has nothing queued or in
+// flight; an error if the connector is paused or `timeout` passes first.
+Status WaitDrained(const OutputQueue& q, const ConnectorStats& stats, const std::string& name,
+                   std::chrono::milliseconds timeout);
+
 Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& spec,
                                                            const format::Relation& rel);
 // Null for transports served by the HTTP API (http_output).

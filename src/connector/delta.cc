@@ -385,15 +385,7 @@ class DeltaOutput final : public OutputConnector {
   }
 
   Result<std::string> Progress(std::chrono::milliseconds timeout) override {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (!queue_->Idle()) {
-      if (stats_.paused || std::chrono::steady_clock::now() >= until) {
-        return Status::Aborted(
-            "output connector \"" + spec_.name + "\" has not committed " +
-            (stats_.paused ? "its changes: it is paused" : "its changes in time"));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    SLUICE_RETURN_IF_ERROR(WaitDrained(*queue_, stats_, spec_.name, timeout));
     return Json{{"committed_step", committed_step_.load()}}.dump();
   }
 

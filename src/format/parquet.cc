@@ -288,12 +288,12 @@ struct Leaf {
   int width = 0;  // bytes of each PLAIN value; 0: BYTE_ARRAY
 
   // This row group's values. Levels are kept only where they can vary.
-  uint64_t count = 0;              // level entries (values and missing ones)
-  uint64_t nvalues = 0;            // values present
-  std::vector<uint32_t> defs;      // if max_def > 0
-  std::vector<uint32_t> reps;      // if max_rep > 0
-  std::string values;              // PLAIN bytes of the values (BYTE_ARRAY: no length)
-  std::vector<uint32_t> offsets;   // BYTE_ARRAY: start of each value, and the end
+  uint64_t count = 0;             // level entries (values and missing ones)
+  uint64_t nvalues = 0;           // values present
+  std::vector<uint32_t> defs;     // if max_def > 0
+  std::vector<uint32_t> reps;     // if max_rep > 0
+  std::string values;             // PLAIN bytes of the values (BYTE_ARRAY: no length)
+  std::vector<uint32_t> offsets;  // BYTE_ARRAY: start of each value, and the end
   uint64_t nulls = 0;
   bool has_mm = false;
   std::string min, max;  // PLAIN bytes of the smallest and largest value
@@ -320,35 +320,27 @@ struct Leaf {
   }
 };
 
+template <typename T>
+bool LessAs(std::string_view a, std::string_view b) {
+  T x, y;
+  std::memcpy(&x, a.data(), sizeof(T));
+  std::memcpy(&y, b.data(), sizeof(T));
+  return x < y;
+}
+
 // a < b in the column's order, on PLAIN bytes.
 bool Less(const Leaf& l, std::string_view a, std::string_view b) {
   switch (l.phys) {
     case kBoolean:
       return a[0] < b[0];
-    case kInt32: {
-      int32_t x, y;
-      std::memcpy(&x, a.data(), 4);
-      std::memcpy(&y, b.data(), 4);
-      return x < y;
-    }
-    case kInt64: {
-      int64_t x, y;
-      std::memcpy(&x, a.data(), 8);
-      std::memcpy(&y, b.data(), 8);
-      return x < y;
-    }
-    case kFloat: {
-      float x, y;
-      std::memcpy(&x, a.data(), 4);
-      std::memcpy(&y, b.data(), 4);
-      return x < y;
-    }
-    case kDouble: {
-      double x, y;
-      std::memcpy(&x, a.data(), 8);
-      std::memcpy(&y, b.data(), 8);
-      return x < y;
-    }
+    case kInt32:
+      return LessAs<int32_t>(a, b);
+    case kInt64:
+      return LessAs<int64_t>(a, b);
+    case kFloat:
+      return LessAs<float>(a, b);
+    case kDouble:
+      return LessAs<double>(a, b);
     case kFixed:  // big-endian two's complement: flip the sign bit
       if ((a[0] ^ b[0]) & 0x80) return (a[0] & 0x80) != 0;
       return a < b;
@@ -559,11 +551,11 @@ struct ParquetWriter::Impl {
         l.offsets.assign(1, 0);
         l.max_def = nodes[id].max_def;
         l.max_rep = nodes[id].max_rep;
-        l.width = l.phys == kBoolean ? 1
-                  : l.phys == kInt32 || l.phys == kFloat ? 4
+        l.width = l.phys == kBoolean                      ? 1
+                  : l.phys == kInt32 || l.phys == kFloat  ? 4
                   : l.phys == kInt64 || l.phys == kDouble ? 8
-                  : l.phys == kFixed ? l.type_length
-                                     : 0;
+                  : l.phys == kFixed                      ? l.type_length
+                                                          : 0;
         nodes[id].leaf = static_cast<int>(leaves.size());
         nodes[id].leaves = {nodes[id].leaf};
         leaves.push_back(std::move(l));
