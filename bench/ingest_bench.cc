@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/proc_stats.h"
 #include "format/format.h"
 #include "pipeline/controller.h"
 #include "server/server.h"
@@ -29,15 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-uint64_t PeakRssBytes() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) << 10;
-  }
-  return 0;
 }
 
 // Requests of `batch` records each, as newline-delimited JSON.
@@ -231,6 +223,6 @@ int main(int argc, char** argv) {
   std::printf("ratio          %10.2f  (pipeline / simdjson alone)\n", rate / parse_rate);
   std::printf("view rows out  %llu; peak RSS %.0f MB\n",
               static_cast<unsigned long long>(out_records.load()),
-              static_cast<double>(PeakRssBytes()) / 1e6);
+              static_cast<double>(sluice::bench::PeakRssBytes()) / 1e6);
   return 0;
 }

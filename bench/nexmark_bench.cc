@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "bench/proc_stats.h"
 #include "pipeline/controller.h"
 
 namespace {
@@ -37,15 +38,6 @@ void ReplaceAll(std::string* s, const std::string& from, const std::string& to) 
   for (size_t p = s->find(from); p != std::string::npos; p = s->find(from, p + to.size())) {
     s->replace(p, from.size(), to);
   }
-}
-
-uint64_t PeakRssBytes() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) << 10;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -106,7 +98,7 @@ int main(int argc, char** argv) {
                         {"seconds", secs},
                         {"events_per_sec", static_cast<double>(events) / secs},
                         {"events_per_sec_per_worker", static_cast<double>(events) / secs / workers},
-                        {"peak_rss_bytes", PeakRssBytes()},
+                        {"peak_rss_bytes", sluice::bench::PeakRssBytes()},
                         {"eval_errors", stats["global"]["eval_errors"]}};
   std::printf("%s\n", out.dump().c_str());
   return 0;

@@ -571,6 +571,15 @@ struct ParquetWriter::Impl {
     for (int c : nodes[node].children) Paths(c, prefix);
   }
 
+  // An INT32 or INT64 column's value: an integer, or a DECIMAL's unscaled
+  // value at the column's scale.
+  static int64_t IntOf(const Leaf& l, const Value& v) {
+    if (l.type.id() != TypeId::kDecimal) return v.int_value();
+    bool overflow = false;
+    return static_cast<int64_t>(
+        RescaleDecimal(v.decimal_unscaled(), v.decimal_scale(), l.type.scale(), &overflow));
+  }
+
   // The PLAIN bytes of scalar `v` for `leaf`.
   Status Plain(Leaf& l, const Value& v) {
     std::string& out = l.values;
@@ -579,27 +588,12 @@ struct ParquetWriter::Impl {
         out.push_back(v.bool_value() ? 1 : 0);
         break;
       case kInt32: {
-        int64_t x = 0;
-        if (l.type.id() == TypeId::kDecimal) {
-          bool overflow = false;
-          x = static_cast<int64_t>(
-              RescaleDecimal(v.decimal_unscaled(), v.decimal_scale(), l.type.scale(), &overflow));
-        } else {
-          x = v.int_value();
-        }
-        const int32_t y = static_cast<int32_t>(x);
+        const int32_t y = static_cast<int32_t>(IntOf(l, v));
         out.append(reinterpret_cast<const char*>(&y), 4);
         break;
       }
       case kInt64: {
-        int64_t x = 0;
-        if (l.type.id() == TypeId::kDecimal) {
-          bool overflow = false;
-          x = static_cast<int64_t>(
-              RescaleDecimal(v.decimal_unscaled(), v.decimal_scale(), l.type.scale(), &overflow));
-        } else {
-          x = v.int_value();
-        }
+        const int64_t x = IntOf(l, v);
         out.append(reinterpret_cast<const char*>(&x), 8);
         break;
       }
