@@ -273,21 +273,22 @@ Result<DeltaLog> DeltaLog::Open(const std::string& dir) {
         const std::string p = a["remove"].value("path", "");
         log.live_.erase(std::remove(log.live_.begin(), log.live_.end(), p), log.live_.end());
       } else if (a.contains("txn")) {
-        const std::string app = a["txn"].value("appId", "");
-        const int64_t v = a["txn"].value("version", int64_t{-1});
-        bool found = false;
-        for (auto& [id, ver] : log.txns_) {
-          if (id == app) {
-            ver = std::max(ver, v);
-            found = true;
-          }
-        }
-        if (!found) log.txns_.emplace_back(app, v);
+        log.NoteTxn(a["txn"].value("appId", ""), a["txn"].value("version", int64_t{-1}));
       }
     }
   }
   log.next_version_ = versions.size();
   return log;
+}
+
+void DeltaLog::NoteTxn(const std::string& app_id, int64_t version) {
+  for (auto& [id, v] : txns_) {
+    if (id == app_id) {
+      v = std::max(v, version);
+      return;
+    }
+  }
+  txns_.emplace_back(app_id, version);
 }
 
 int64_t DeltaLog::TxnVersion(const std::string& app_id) const {
@@ -337,18 +338,7 @@ Status DeltaLog::Commit(const std::vector<std::string>& actions, const std::stri
                   live_.end());
     }
     if (a.contains("metaData")) schema_string_ = a["metaData"]["schemaString"];
-    if (a.contains("txn")) {
-      const std::string app = a["txn"]["appId"];
-      const int64_t v = a["txn"]["version"];
-      bool found = false;
-      for (auto& [id, ver] : txns_) {
-        if (id == app) {
-          ver = std::max(ver, v);
-          found = true;
-        }
-      }
-      if (!found) txns_.emplace_back(app, v);
-    }
+    if (a.contains("txn")) NoteTxn(a["txn"]["appId"], a["txn"]["version"]);
   }
   return Status::OK();
 }

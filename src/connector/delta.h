@@ -77,6 +77,8 @@ class DeltaLog {
   const std::string& dir() const { return dir_; }
 
  private:
+  void NoteTxn(const std::string& app_id, int64_t version);
+
   std::string dir_;
   uint64_t next_version_ = 0;
   std::string schema_string_;

@@ -174,8 +174,7 @@ Result<std::unique_ptr<Controller::ProgramChange>> Controller::PlanChange(
   for (const std::string& t : program_.tables) {
     const sql::TableDef& def = *program_.catalog.FindTable(t);
     if (!was(t, "table")) {
-      c.entries.push_back({t, true, "added", "new table"});
-      c.rebuilt_owners.insert(sql::TableOwner(t));  // empty
+      c.entries.push_back({t, true, "added", "new table"});  // empty: nothing to build
       continue;
     }
     const Json& o = old[t];
