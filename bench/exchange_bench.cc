@@ -1,0 +1,149 @@
+// The TCP exchange over loopback against a plain TCP copy of the same bytes,
+// in one run:
+//
+//   exchange_bench [--batches N] [--rows R]
+//
+// Two hosts of one worker each (TcpTransport on 127.0.0.1): worker 0 sends
+// N batches of R rows (40-byte rows) to worker 1, which receives them; the
+// rate counts the batches' encoded bytes. Against it: one TCP connection
+// over loopback carrying as many bytes in the same frame sizes, read to
+// the end. The ratio is the exchange's rate over the plain copy's.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/tcp_transport.h"
+#include "zset/batch_builder.h"
+#include "zset/batch_codec.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Plain TCP over loopback: `frames` frames of `size` bytes, written by one
+// thread and read to the end by another. Returns seconds.
+double PlainCopy(size_t frames, size_t size) {
+  const int port = FreePort();
+  const int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::listen(lfd, 1);
+  std::string frame(size, 'x');
+  const auto t0 = Clock::now();
+  std::thread writer([&] {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    for (size_t f = 0; f < frames; ++f) {
+      for (size_t done = 0; done < size;) {
+        const ssize_t n = ::send(fd, frame.data() + done, size - done, MSG_NOSIGNAL);
+        if (n <= 0) std::abort();
+        done += static_cast<size_t>(n);
+      }
+    }
+    ::close(fd);
+  });
+  const int fd = ::accept(lfd, nullptr, nullptr);
+  std::vector<char> buf(1 << 20);
+  while (::recv(fd, buf.data(), buf.size(), 0) > 0) {
+  }
+  writer.join();
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  ::close(fd);
+  ::close(lfd);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t batches = 200, rows = 25000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--batches")) batches = std::strtoull(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--rows")) rows = std::strtoull(argv[i + 1], nullptr, 10);
+  }
+  // The batches: rows of 40 bytes with distinct keys.
+  std::vector<sluice::BatchPtr> sent;
+  size_t bytes = 0;
+  for (size_t b = 0; b < batches; ++b) {
+    sluice::BatchBuilder builder;
+    char row[41];
+    for (size_t r = 0; r < rows; ++r) {
+      std::snprintf(row, sizeof row, "%020zu%020zu", b, r);
+      builder.Push(std::string_view(row, 40), 1);
+    }
+    auto batch = *builder.Finish();
+    std::string encoded;
+    sluice::EncodeBatch(*batch, &encoded);
+    bytes += encoded.size();
+    sent.push_back(batch);
+  }
+  std::vector<std::string> addresses = {"127.0.0.1:" + std::to_string(FreePort()),
+                                        "127.0.0.1:" + std::to_string(FreePort())};
+  auto start = [&](int h) {
+    sluice::TcpTransportOptions o;
+    o.host = h;
+    o.addresses = addresses;
+    o.secret = "bench";
+    return sluice::TcpTransport::Start(o);
+  };
+  auto f0 = std::async(std::launch::async, start, 0);
+  auto f1 = std::async(std::launch::async, start, 1);
+  auto t0r = f0.get();
+  auto t1r = f1.get();
+  if (!t0r.ok() || !t1r.ok()) {
+    std::fprintf(stderr, "cannot start the exchange\n");
+    return 1;
+  }
+  sluice::TcpTransport& host0 = **t0r;
+  sluice::TcpTransport& host1 = **t1r;
+  const auto x0 = Clock::now();
+  std::thread sender([&] {
+    for (size_t b = 0; b < batches; ++b) {
+      if (!host0.Send(static_cast<int>(b), 0, 1, sent[b]).ok()) std::abort();
+    }
+  });
+  size_t received_rows = 0;
+  for (size_t b = 0; b < batches; ++b) {
+    // Worker 1 receives from both workers: its own (empty) and worker 0's.
+    if (!host1.Send(static_cast<int>(b), 1, 1, sluice::MemBatch::Empty()).ok()) return 1;
+    std::vector<sluice::BatchPtr> got;
+    if (!host1.Receive(static_cast<int>(b), 1, &got).ok()) return 1;
+    received_rows += got[0]->len();
+  }
+  sender.join();
+  const double xs = std::chrono::duration<double>(Clock::now() - x0).count();
+  const double ps = PlainCopy(batches, bytes / batches);
+  const double mb = static_cast<double>(bytes) / 1e6;
+  std::printf("exchange: %zu batches of %zu rows, %.1f MB encoded, %zu rows received\n", batches,
+              rows, mb, received_rows);
+  std::printf("  TCP exchange     %6.3f s  %8.1f MB/s\n", xs, mb / xs);
+  std::printf("  plain TCP copy   %6.3f s  %8.1f MB/s\n", ps, mb / ps);
+  std::printf("  ratio exchange / plain copy: %.2f\n", ps / xs);
+  return received_rows == batches * rows ? 0 : 1;
+}

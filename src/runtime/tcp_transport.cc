@@ -1,0 +1,401 @@
+#include "runtime/tcp_transport.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <asio.hpp>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#include "base/bytes.h"
+#include "runtime/memory_transport.h"
+#include "zset/batch_builder.h"
+#include "zset/batch_codec.h"
+#include "zset/cursor.h"
+
+namespace sluice {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint32_t kMaxFrame = 1u << 30;
+
+std::string Now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
+  return buf;
+}
+
+void SetTimeouts(int fd, std::chrono::milliseconds timeout) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// Writes all of `data`; false on an error or a timeout (errno says which).
+bool WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Reads exactly `n` bytes; false on an error, a timeout or the end.
+bool ReadAll(int fd, size_t n, std::string* out) {
+  out->resize(n);
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::recv(fd, out->data() + done, n - done, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = 0;
+      return false;
+    }
+    done += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+std::string Frame(char type, std::string_view body) {
+  std::string f;
+  PutFixed32(&f, static_cast<uint32_t>(body.size()));
+  f.push_back(type);
+  f.append(body);
+  return f;
+}
+
+// Connects to `address` ("ip:port"), giving up at `deadline`.
+Result<int> Connect(const std::string& address, Clock::time_point deadline) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) {
+    return Status::InvalidArgument("exchange address \"" + address + "\" is not ip:port");
+  }
+  asio::error_code ec;
+  const asio::ip::address ip = asio::ip::make_address(address.substr(0, colon), ec);
+  if (ec) return Status::InvalidArgument("exchange address \"" + address + "\": " + ec.message());
+  const asio::ip::tcp::endpoint ep(ip,
+                                   static_cast<uint16_t>(std::atoi(address.c_str() + colon + 1)));
+  std::string last = "timed out";
+  while (Clock::now() < deadline) {
+    const int fd = ::socket(ep.protocol().family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return Status::IOError(std::string("socket: ") + std::strerror(errno));
+    int rc = ::connect(fd, ep.data(), static_cast<socklen_t>(ep.size()));
+    if (rc != 0 && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      rc = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(1, left.count())));
+      int err = 0;
+      socklen_t len = sizeof err;
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      rc = rc > 0 && err == 0 ? 0 : -1;
+      if (err != 0) errno = err;
+    }
+    if (rc == 0) {
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      return fd;
+    }
+    last = std::strerror(errno);
+    ::close(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // not listening yet
+  }
+  return Status::IOError("cannot connect to the exchange of " + address + ": " + last);
+}
+
+}  // namespace
+
+struct TcpTransport::Impl {
+  struct Peer {
+    std::string address;
+    int out = -1;         // ours to send on
+    int in = -1;          // theirs, read by `reader`; set under Impl::mu
+    std::mutex write_mu;  // one frame at a time on `out`
+    std::thread reader;
+  };
+
+  TcpTransportOptions o;
+  std::unique_ptr<MemoryTransport> local;
+  asio::io_context io;
+  std::unique_ptr<asio::ip::tcp::acceptor> acceptor;
+  std::vector<std::unique_ptr<Peer>> peers;  // by host; null for this one
+  std::thread accept_thread, pinger;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> sent{0};
+
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  Status lost;      // GUARDED_BY(mu)
+  int inbound = 0;  // GUARDED_BY(mu): peers connected to us
+
+  int HostOf(int worker) const { return worker / o.workers_per_host; }
+
+  void Lose(int host, const std::string& why) {
+    if (stop) return;
+    Status s =
+        Status::IOError("lost host " + std::to_string(host) + " (" +
+                        peers[static_cast<size_t>(host)]->address + ") at " + Now() + ": " + why);
+    {
+      std::lock_guard<std::mutex> l(mu);
+      if (!lost.ok()) return;
+      lost = s;
+    }
+    cv.notify_all();
+    local->Abort(s);
+  }
+
+  bool Write(int host, const std::string& frame) {
+    Peer& p = *peers[static_cast<size_t>(host)];
+    std::lock_guard<std::mutex> l(p.write_mu);
+    if (p.out < 0) return false;
+    if (!WriteAll(p.out, frame)) {
+      Lose(host, errno == EAGAIN || errno == EWOULDBLOCK
+                     ? "a send did not complete in " + std::to_string(o.io_timeout.count()) + " ms"
+                     : std::string("send: ") + std::strerror(errno));
+      return false;
+    }
+    sent += frame.size();
+    return true;
+  }
+
+  void Read(int host) {
+    Peer& p = *peers[static_cast<size_t>(host)];
+    std::string head, body;
+    while (!stop) {
+      if (!ReadAll(p.in, 5, &head)) {
+        Lose(host, errno == EAGAIN || errno == EWOULDBLOCK
+                       ? "nothing heard for " + std::to_string(o.io_timeout.count()) + " ms"
+                   : errno == 0 ? "its connection ended"
+                                : std::string("receive: ") + std::strerror(errno));
+        return;
+      }
+      const uint32_t len = GetFixed32(head.data());
+      if (len > kMaxFrame || !ReadAll(p.in, len, &body)) {
+        Lose(host, "a frame was cut off or too large");
+        return;
+      }
+      const char type = head[4];
+      if (type == 'B' && body.size() >= 12) {
+        const int id = static_cast<int>(GetFixed32(body.data()));
+        const int from = static_cast<int>(GetFixed32(body.data() + 4));
+        const int to = static_cast<int>(GetFixed32(body.data() + 8));
+        auto batch = DecodeBatch(std::string_view(body).substr(12));
+        if (!batch.ok()) {
+          Lose(host, "a batch failed its checks: " + batch.status().ToString());
+          return;
+        }
+        (void)local->Send(id, from, to, std::move(batch).value());
+      } else if (type == 'A') {
+        local->Abort(Status::Aborted("host " + std::to_string(host) + " failed its step: " + body));
+      } else if (type != 'P') {
+        Lose(host, std::string("an unknown frame '") + type + "'");
+        return;
+      }
+    }
+  }
+
+  void Accept() {
+    while (!stop) {
+      asio::ip::tcp::socket sock(io);
+      asio::error_code ec;
+      acceptor->accept(sock, ec);
+      if (ec) {
+        if (stop) return;
+        continue;
+      }
+      const int fd = ::dup(sock.native_handle());
+      sock.close();
+      SetTimeouts(fd, o.io_timeout);
+      // The hello: the secret, or the connection goes.
+      std::string head, body;
+      int host = -1;
+      if (ReadAll(fd, 5, &head) && head[4] == 'H' && GetFixed32(head.data()) < 4096 &&
+          ReadAll(fd, GetFixed32(head.data()), &body) && body.size() >= 4 &&
+          body.compare(4, std::string::npos, o.secret) == 0) {
+        host = static_cast<int>(GetFixed32(body.data()));
+      }
+      {
+        std::lock_guard<std::mutex> l(mu);
+        if (host < 0 || host >= static_cast<int>(peers.size()) || host == o.host ||
+            peers[static_cast<size_t>(host)]->in >= 0) {
+          ::close(fd);  // no secret, the wrong one, or not a peer
+          continue;
+        }
+        peers[static_cast<size_t>(host)]->in = fd;
+        ++inbound;
+      }
+      peers[static_cast<size_t>(host)]->reader = std::thread([this, host] { Read(host); });
+      cv.notify_all();
+    }
+  }
+
+  void Ping() {
+    std::unique_lock<std::mutex> l(mu);
+    while (!stop) {
+      cv.wait_for(l, o.ping_interval, [&] { return stop.load(); });
+      if (stop) return;
+      l.unlock();
+      for (size_t h = 0; h < peers.size(); ++h) {
+        if (peers[h]) Write(static_cast<int>(h), Frame('P', ""));
+      }
+      l.lock();
+    }
+  }
+
+  void Shutdown() {
+    stop = true;
+    cv.notify_all();
+    if (acceptor) {
+      ::shutdown(acceptor->native_handle(), SHUT_RDWR);
+      asio::error_code ec;
+      acceptor->close(ec);
+    }
+    for (auto& p : peers) {
+      if (!p) continue;
+      if (p->in >= 0) ::shutdown(p->in, SHUT_RDWR);
+      if (p->out >= 0) ::shutdown(p->out, SHUT_RDWR);
+    }
+    if (accept_thread.joinable()) accept_thread.join();
+    if (pinger.joinable()) pinger.join();
+    for (auto& p : peers) {
+      if (!p) continue;
+      if (p->reader.joinable()) p->reader.join();
+      if (p->in >= 0) ::close(p->in);
+      if (p->out >= 0) ::close(p->out);
+    }
+  }
+};
+
+TcpTransport::TcpTransport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+TcpTransport::~TcpTransport() { impl_->Shutdown(); }
+
+Result<std::unique_ptr<TcpTransport>> TcpTransport::Start(TcpTransportOptions options) {
+  auto impl = std::make_unique<Impl>();
+  Impl& m = *impl;
+  m.o = std::move(options);
+  const int hosts = static_cast<int>(m.o.addresses.size());
+  if (m.o.host < 0 || m.o.host >= hosts || m.o.workers_per_host < 1) {
+    return Status::InvalidArgument("exchange: host " + std::to_string(m.o.host) + " of " +
+                                   std::to_string(hosts));
+  }
+  m.local = std::make_unique<MemoryTransport>(hosts * m.o.workers_per_host);
+  for (int h = 0; h < hosts; ++h) {
+    m.peers.push_back(h == m.o.host ? nullptr : std::make_unique<Impl::Peer>());
+    if (m.peers.back()) m.peers.back()->address = m.o.addresses[static_cast<size_t>(h)];
+  }
+  std::unique_ptr<TcpTransport> t(new TcpTransport(std::move(impl)));
+  // Listen.
+  const std::string& self = m.o.addresses[static_cast<size_t>(m.o.host)];
+  const size_t colon = self.rfind(':');
+  asio::error_code ec;
+  const asio::ip::address ip =
+      asio::ip::make_address(colon == std::string::npos ? self : self.substr(0, colon), ec);
+  if (ec || colon == std::string::npos) {
+    return Status::InvalidArgument("exchange address \"" + self + "\" is not ip:port");
+  }
+  const asio::ip::tcp::endpoint ep(ip, static_cast<uint16_t>(std::atoi(self.c_str() + colon + 1)));
+  m.acceptor = std::make_unique<asio::ip::tcp::acceptor>(m.io);
+  m.acceptor->open(ep.protocol(), ec);
+  if (!ec) m.acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) m.acceptor->bind(ep, ec);
+  if (!ec) m.acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IOError("exchange: cannot listen on " + self + ": " + ec.message());
+  m.accept_thread = std::thread([&m] { m.Accept(); });
+  // Connect to every other host, and say who we are.
+  const auto deadline = Clock::now() + m.o.connect_timeout;
+  for (int h = 0; h < hosts; ++h) {
+    if (h == m.o.host) continue;
+    Impl::Peer& p = *m.peers[static_cast<size_t>(h)];
+    SLUICE_ASSIGN_OR_RETURN(p.out, Connect(p.address, deadline));
+    SetTimeouts(p.out, m.o.io_timeout);
+    std::string hello;
+    PutFixed32(&hello, static_cast<uint32_t>(m.o.host));
+    hello += m.o.secret;
+    if (!m.Write(h, Frame('H', hello))) {
+      return Status::IOError("exchange: cannot greet host " + std::to_string(h) + " at " +
+                             p.address);
+    }
+  }
+  // Wait for every other host to connect to us.
+  {
+    std::unique_lock<std::mutex> l(m.mu);
+    if (!m.cv.wait_until(l, deadline, [&] { return m.inbound == hosts - 1; })) {
+      std::string missing;
+      for (int h = 0; h < hosts; ++h) {
+        if (h != m.o.host && m.peers[static_cast<size_t>(h)]->in < 0) {
+          missing += (missing.empty() ? "" : ", ") + std::to_string(h) + " (" +
+                     m.peers[static_cast<size_t>(h)]->address + ")";
+        }
+      }
+      return Status::IOError("exchange: hosts " + missing + " did not connect within " +
+                             std::to_string(m.o.connect_timeout.count()) +
+                             " ms (down, unreachable, or another secret)");
+    }
+  }
+  m.pinger = std::thread([&m] { m.Ping(); });
+  return t;
+}
+
+Status TcpTransport::Send(int id, int from, int to, BatchPtr batch) {
+  Impl& m = *impl_;
+  const int host = m.HostOf(to);
+  if (host == m.o.host) return m.local->Send(id, from, to, std::move(batch));
+  SLUICE_RETURN_IF_ERROR(lost());
+  std::string body;
+  PutFixed32(&body, static_cast<uint32_t>(id));
+  PutFixed32(&body, static_cast<uint32_t>(from));
+  PutFixed32(&body, static_cast<uint32_t>(to));
+  if (auto* mem = dynamic_cast<const MemBatch*>(batch.get())) {
+    EncodeBatch(*mem, &body);
+  } else {
+    // A batch in a file: its rows, as a batch in memory.
+    OrderedBuilder b;
+    auto c = batch->NewCursor();
+    for (; c->KeyValid(); c->StepKey()) {
+      for (; c->ValValid(); c->StepVal())
+        SLUICE_RETURN_IF_ERROR(b.Push(c->key(), c->val(), c->weight()));
+    }
+    SLUICE_RETURN_IF_ERROR(c->status());
+    EncodeBatch(*b.Finish(), &body);
+  }
+  if (!m.Write(host, Frame('B', body))) return lost();
+  return Status::OK();
+}
+
+Status TcpTransport::Receive(int id, int to, std::vector<BatchPtr>* out) {
+  return impl_->local->Receive(id, to, out);
+}
+
+void TcpTransport::Abort(const Status& status) {
+  Impl& m = *impl_;
+  m.local->Abort(status);
+  for (size_t h = 0; h < m.peers.size(); ++h) {
+    if (m.peers[h]) m.Write(static_cast<int>(h), Frame('A', status.ToString()));
+  }
+}
+
+Status TcpTransport::lost() const {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  return impl_->lost;
+}
+
+uint64_t TcpTransport::bytes_sent() const { return impl_->sent; }
+
+}  // namespace sluice
