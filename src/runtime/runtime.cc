@@ -20,14 +20,26 @@ Result<std::unique_ptr<Runtime>> Runtime::Start(RuntimeOptions options, const Bu
     return Status::InvalidArgument("workers must be at least 1, not " +
                                    std::to_string(options.workers));
   }
+  if (options.hosts < 1 || options.host < 0 || options.host >= options.hosts ||
+      (options.hosts > 1 && options.transport == nullptr)) {
+    return Status::InvalidArgument("host " + std::to_string(options.host) + " of " +
+                                   std::to_string(options.hosts) +
+                                   " (many hosts need an exchange transport)");
+  }
   std::unique_ptr<Runtime> rt(new Runtime(std::move(options)));
   const int n = rt->options_.workers;
-  rt->transport_ = std::make_unique<MemoryTransport>(n);
+  const int total = n * rt->options_.hosts;
+  if (rt->options_.transport != nullptr) {
+    rt->transport_ = rt->options_.transport;
+  } else {
+    rt->owned_transport_ = std::make_unique<MemoryTransport>(total);
+    rt->transport_ = rt->owned_transport_.get();
+  }
   for (int w = 0; w < n; ++w) {
     WorkerContext ctx;
-    ctx.worker = w;
-    ctx.workers = n;
-    ctx.transport = rt->transport_.get();
+    ctx.worker = rt->options_.host * n + w;
+    ctx.workers = total;
+    ctx.transport = rt->transport_;
     ctx.spine = rt->options_.spine;
     auto c = std::make_unique<Circuit>(ctx);
     SLUICE_RETURN_IF_ERROR(build(*c));
@@ -72,24 +84,32 @@ Status Runtime::Push(const std::string& name, const BatchPtr& batch) {
   if (circuits_[0]->input(name) == nullptr) {
     return Status::NotFound("the circuit has no input named '" + name + "'");
   }
-  const int n = options_.workers;
-  if (n == 1) {
+  const int n = options_.workers, total = n * options_.hosts, first = options_.host * n;
+  if (total == 1) {
     circuits_[0]->input(name)->Push(batch);
     return Status::OK();
   }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<MemBatchPtr> parts, PartitionByKey(*batch, n));
-  for (int w = 0; w < n; ++w) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<MemBatchPtr> parts, PartitionByKey(*batch, total));
+  for (int w = 0; w < total; ++w) {
     MemBatchPtr& part = parts[static_cast<size_t>(w)];
-    if (!part->empty()) circuits_[static_cast<size_t>(w)]->input(name)->Push(std::move(part));
+    if (part->empty()) continue;
+    if (w < first || w >= first + n) {
+      return Status::InvalidArgument("input " + name + ": rows for worker " + std::to_string(w) +
+                                     ", which is on host " + std::to_string(w / n) +
+                                     ", not this host " + std::to_string(options_.host));
+    }
+    circuits_[static_cast<size_t>(w - first)]->input(name)->Push(std::move(part));
   }
   return Status::OK();
 }
 
 Status Runtime::PushToWorker(const std::string& name, int worker, const BatchPtr& batch) {
-  if (worker < 0 || worker >= options_.workers) {
-    return Status::InvalidArgument("no worker " + std::to_string(worker));
+  const int local = worker - options_.host * options_.workers;
+  if (local < 0 || local >= options_.workers) {
+    return Status::InvalidArgument("no worker " + std::to_string(worker) + " on host " +
+                                   std::to_string(options_.host));
   }
-  auto* in = circuits_[static_cast<size_t>(worker)]->input(name);
+  auto* in = circuits_[static_cast<size_t>(local)]->input(name);
   if (in == nullptr) return Status::NotFound("the circuit has no input named '" + name + "'");
   if (!batch->empty()) in->Push(batch);
   return Status::OK();

@@ -31,11 +31,16 @@
 
 namespace sluice {
 
-class MemoryTransport;
-
 struct RuntimeOptions {
   int workers = 1;  // worker threads on this host
   SpineOptions spine;
+  // Many hosts: this host's index among `hosts`, each with `workers`
+  // workers, and the exchange between them (TcpTransport), which must
+  // outlive the runtime. One host: null, and the runtime makes its own
+  // MemoryTransport.
+  int host = 0;
+  int hosts = 1;
+  Transport* transport = nullptr;
 };
 
 // Builds one worker's circuit; called once per worker, in worker order.
@@ -48,14 +53,17 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  // Adds `batch` to input `name` for the next step.
+  // Adds `batch` to input `name` for the next step, split over the workers
+  // by key. With many hosts, every row must belong to this host's workers.
   Status Push(const std::string& name, const BatchPtr& batch);
-  // Adds `batch` to input `name` of one worker: the caller has split its
-  // rows by WorkerForKey (exchange.h), as Push() would have.
+  // Adds `batch` to input `name` of one worker (a global worker number, of
+  // this host): the caller has split its rows by WorkerForKey (exchange.h)
+  // over all workers of all hosts, as Push() would have.
   Status PushToWorker(const std::string& name, int worker, const BatchPtr& batch);
   // Runs one step on every worker.
   Status Step();
-  // Output `name`'s change in the last step, summed over the workers.
+  // Output `name`'s change in the last step, summed over this host's workers
+  // (with many hosts, this host's part).
   Result<BatchPtr> Output(const std::string& name) const;
 
   // Checkpoints, between steps: SaveState writes every worker's operator
@@ -82,7 +90,8 @@ class Runtime {
   void WorkerLoop(int w);
 
   const RuntimeOptions options_;
-  std::unique_ptr<MemoryTransport> transport_;
+  std::unique_ptr<Transport> owned_transport_;  // one host: a MemoryTransport
+  Transport* transport_ = nullptr;
   std::vector<std::unique_ptr<Circuit>> circuits_;
   std::vector<std::thread> threads_;
   uint64_t steps_ = 0;

@@ -6,12 +6,19 @@
 #include <unistd.h>
 
 #include <future>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "dataflow/operators/distinct.h"
+#include "dataflow/operators/exchange.h"
+#include "dataflow/operators/input.h"
+#include "dataflow/operators/output.h"
+#include "runtime/runtime.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
+#include "zset/merge.h"
 
 namespace sluice {
 namespace {
@@ -145,6 +152,83 @@ TEST(TcpTransportTest, ALostHostFailsTheExchangeInTime) {
   EXPECT_FALSE(started[0].value()->lost().ok());
   // Later sends fail at once.
   EXPECT_FALSE(started[0].value()->Send(2, 0, 1, Row("x")).ok());
+}
+
+// Two runtimes of two workers each, one per host, joined by TCP, give the
+// same results as one runtime of four workers, step after step: rows are
+// pushed to the host that owns them, the circuit's exchange moves them
+// between hosts, and the hosts' outputs sum to the whole.
+TEST(TcpTransportTest, RuntimesOnTwoHostsMatchOneHost) {
+  auto started = StartAll(Hosts(2, 2, {"s", "s"}));
+  ASSERT_TRUE(started[0].ok() && started[1].ok());
+  auto build = [](Circuit& c) {
+    // Re-keyed rows (so that they start on the "wrong" workers), exchanged,
+    // then DISTINCT.
+    Stream* in = AddInput(c, "in");
+    AddOutput(c, Distinct(c, Exchange(c, in)), "out");
+    return Status::OK();
+  };
+  std::unique_ptr<Runtime> hosts[2];
+  for (int h = 0; h < 2; ++h) {
+    RuntimeOptions o;
+    o.workers = 2;
+    o.host = h;
+    o.hosts = 2;
+    o.transport = started[static_cast<size_t>(h)]->get();
+    auto rt = Runtime::Start(o, build);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    hosts[h] = std::move(rt).value();
+  }
+  RuntimeOptions one;
+  one.workers = 4;
+  auto single = Runtime::Start(one, build);
+  ASSERT_TRUE(single.ok());
+  std::mt19937 rng(3);
+  for (int step = 0; step < 5; ++step) {
+    BatchBuilder b;
+    for (int i = 0; i < 500; ++i) {
+      b.Push("k" + std::to_string(rng() % 300), "v" + std::to_string(rng() % 3),
+             rng() % 4 == 0 ? -1 : 1);
+    }
+    BatchPtr batch = *b.Finish();
+    ASSERT_TRUE((*single)->Push("in", batch).ok());
+    // Each host gets the rows its workers own; pushing another host's rows
+    // is an error that says whose they are.
+    auto parts = PartitionByKey(*batch, 4);
+    ASSERT_TRUE(parts.ok());
+    for (int w = 0; w < 4; ++w) {
+      ASSERT_TRUE(hosts[w / 2]->PushToWorker("in", w, (*parts)[static_cast<size_t>(w)]).ok());
+    }
+    if (step == 0) {
+      Status wrong = hosts[0]->PushToWorker("in", 3, (*parts)[3]);
+      EXPECT_NE(wrong.message().find("no worker 3 on host 0"), std::string::npos)
+          << wrong.ToString();
+    }
+    auto s0 = std::async(std::launch::async, [&] { return hosts[0]->Step(); });
+    auto s1 = std::async(std::launch::async, [&] { return hosts[1]->Step(); });
+    ASSERT_TRUE(s0.get().ok());
+    ASSERT_TRUE(s1.get().ok());
+    ASSERT_TRUE((*single)->Step().ok());
+    auto merged = MergeBatches({*hosts[0]->Output("out"), *hosts[1]->Output("out")}, {});
+    ASSERT_TRUE(merged.ok());
+    auto want = (*single)->Output("out");
+    ASSERT_TRUE(want.ok());
+    // The same rows (key, value, weight), in order.
+    auto rows_of = [](const BatchPtr& batch) {
+      std::vector<std::string> out;
+      auto c = batch->NewCursor();
+      for (; c->KeyValid(); c->StepKey()) {
+        for (; c->ValValid(); c->StepVal()) {
+          out.push_back(std::string(c->key()) + "/" + std::string(c->val()) + "/" +
+                        std::to_string(c->weight()));
+        }
+      }
+      return out;
+    };
+    const std::vector<std::string> got = rows_of(*merged);
+    EXPECT_EQ(got, rows_of(*want)) << "step " << step;
+    EXPECT_FALSE(got.empty());
+  }
 }
 
 }  // namespace
