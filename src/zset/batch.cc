@@ -1,5 +1,8 @@
 #include "zset/batch.h"
 
+#include <algorithm>
+
+#include "base/hash.h"
 #include "zset/cursor.h"
 
 namespace sluice {
@@ -34,6 +37,25 @@ uint64_t MemBatch::byte_size() const {
   return key_data_.size() + val_data_.size() +
          sizeof(uint64_t) * (key_off_.size() + key_vals_.size() + val_off_.size()) +
          sizeof(Weight) * weights_.size();
+}
+
+bool MemBatch::MayContainKey(uint64_t hash) const {
+  std::call_once(bloom_once_, [this] {
+    const size_t keys = key_count();
+    bloom_.assign(std::max<size_t>(1, (keys * 10 + 63) / 64), 0);
+    const uint64_t bits = bloom_.size() * 64;
+    for (size_t i = 0; i < keys; ++i) {
+      const uint64_t h = Hash64(key(i)), step = (h >> 32) | 1;
+      for (uint64_t p = 0, at = h; p < 3; ++p, at += step) {
+        bloom_[(at % bits) / 64] |= uint64_t{1} << (at % 64);
+      }
+    }
+  });
+  const uint64_t bits = bloom_.size() * 64, step = (hash >> 32) | 1;
+  for (uint64_t p = 0, at = hash; p < 3; ++p, at += step) {
+    if ((bloom_[(at % bits) / 64] & (uint64_t{1} << (at % 64))) == 0) return false;
+  }
+  return true;
 }
 
 size_t MemBatch::LowerBoundKey(std::string_view target, size_t from) const {

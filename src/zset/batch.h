@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,11 @@ class MemBatch final : public Batch {
   size_t LowerBoundKey(std::string_view key, size_t from = 0) const;
   // First value index >= `val` among key i's values, starting at `from`.
   size_t LowerBoundVal(size_t i, std::string_view val, size_t from) const;
+  // Whether the key whose Hash64 is `hash` may be in this batch (false: it
+  // is not), from a Bloom filter of the keys (10 bits a key, 3 probes,
+  // about 2% false positives) built on the first call. For point lookups
+  // that would otherwise search every batch of a spine.
+  bool MayContainKey(uint64_t hash) const;
 
   static const std::shared_ptr<const MemBatch>& Empty();
 
@@ -84,6 +90,8 @@ class MemBatch final : public Batch {
   std::string val_data_;
   std::vector<uint64_t> val_off_{0};
   std::vector<Weight> weights_;
+  mutable std::once_flag bloom_once_;
+  mutable std::vector<uint64_t> bloom_;  // set by MayContainKey's first call
 };
 
 using MemBatchPtr = std::shared_ptr<const MemBatch>;

@@ -1,6 +1,7 @@
 #include "dataflow/operators/upsert.h"
 
 #include "base/bytes.h"
+#include "base/hash.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/state.h"
 #include "types/row_codec.h"
@@ -48,6 +49,75 @@ Status UpsertOp::ApplyPatch(std::string_view patch, std::string* row) const {
   return Status::OK();
 }
 
+namespace {
+
+// Point lookups of sorted keys in a spine's batches: a batch in memory is
+// skipped when its Bloom filter rules the key out, and otherwise searched
+// from where its previous search ended; other batches go through a cursor.
+// (A merged cursor would search every batch for every key.)
+class PointLookup {
+ public:
+  explicit PointLookup(std::vector<BatchPtr> batches) : batches_(std::move(batches)) {
+    for (const BatchPtr& b : batches_) parts_.push_back({dynamic_cast<const MemBatch*>(b.get())});
+  }
+
+  // The value of `key` with a non-zero net weight over the batches, if any.
+  Status Find(std::string_view key, bool* found, std::string* val) {
+    const uint64_t hash = Hash64(key);
+    net_.clear();
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      Part& p = parts_[i];
+      if (p.mem != nullptr) {
+        if (!p.mem->MayContainKey(hash)) continue;
+        p.pos = p.mem->LowerBoundKey(key, p.pos);
+        if (p.pos < p.mem->key_count() && p.mem->key(p.pos) == key) {
+          for (size_t j = p.mem->vals_begin(p.pos); j < p.mem->vals_end(p.pos); ++j) {
+            Add(p.mem->val(j), p.mem->weight(j));
+          }
+        }
+        continue;
+      }
+      if (p.cursor == nullptr) p.cursor = batches_[i]->NewCursor();
+      p.cursor->SeekKey(key);
+      if (p.cursor->KeyValid() && p.cursor->key() == key) {
+        for (; p.cursor->ValValid(); p.cursor->StepVal()) Add(p.cursor->val(), p.cursor->weight());
+      }
+      SLUICE_RETURN_IF_ERROR(p.cursor->status());
+    }
+    *found = false;
+    for (const auto& [v, w] : net_) {
+      if (w != 0) {
+        *found = true;
+        val->assign(v);
+        break;
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  struct Part {
+    const MemBatch* mem = nullptr;
+    std::unique_ptr<Cursor> cursor;  // batches not in memory
+    size_t pos = 0;
+  };
+  void Add(std::string_view v, Weight w) {
+    for (auto& e : net_) {
+      if (e.first == v) {
+        e.second += w;
+        return;
+      }
+    }
+    net_.emplace_back(v, w);
+  }
+
+  std::vector<BatchPtr> batches_;
+  std::vector<Part> parts_;
+  std::vector<std::pair<std::string_view, Weight>> net_;
+};
+
+}  // namespace
+
 Status UpsertOp::Eval() {
   SLUICE_RETURN_IF_ERROR(Apply());
   if (!replay_) return Status::OK();
@@ -70,7 +140,7 @@ Status UpsertOp::Apply() {
     output_.set(MemBatch::Empty());
     return Status::OK();
   }
-  auto old = integral_.NewCursor();
+  PointLookup old(integral_.Snapshot());
   auto d = delta->NewCursor();
   BatchBuilder out;
   OrderedBuilder change;  // to the integral: key -> row
@@ -78,11 +148,7 @@ Status UpsertOp::Apply() {
   for (; d->KeyValid(); d->StepKey()) {
     std::string_view key = d->key();
     bool had = false, has = false;
-    old->SeekKey(key);
-    if (old->KeyValid() && old->key() == key && old->ValValid()) {
-      before.assign(old->val());
-      had = true;
-    }
+    SLUICE_RETURN_IF_ERROR(old.Find(key, &had, &before));
     has = had;
     after = before;
     // Values sort by sequence number: the commands in the order they came.
@@ -116,7 +182,6 @@ Status UpsertOp::Apply() {
     if (has) out.Push(after, 1);
   }
   SLUICE_RETURN_IF_ERROR(d->status());
-  SLUICE_RETURN_IF_ERROR(old->status());
   SLUICE_RETURN_IF_ERROR(integral_.Insert(change.Finish()));
   SLUICE_ASSIGN_OR_RETURN(MemBatchPtr result, out.Finish());
   output_.set(std::move(result));
