@@ -887,6 +887,65 @@ SELECT (SELECT COUNT(*) FROM person), (SELECT COUNT(*) FROM auction), (SELECT CO
   }
 }
 
+// exactly_once: when the newest checkpoint is damaged, the restart falls
+// back to the one before and replays both checkpoints' journals; the next
+// checkpoints take new journal files, so later restarts replay exactly
+// what came after them.
+TEST(PipelineTest, ExactlyOnceFallsBackPastADamagedCheckpoint) {
+  const std::string program = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true);
+CREATE MATERIALIZED VIEW s AS SELECT COUNT(*) AS n, SUM(v) AS total FROM t;
+)";
+  Pipeline p(program, {"--storage", "$DIR/st", "--config", "$DIR/rt.json"},
+             {{"rt.json", R"({"fault_tolerance": {"model": "exactly_once",
+                              "checkpoint_interval_secs": 3600}})"}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  int next = 0;
+  auto add = [&](int n) {
+    std::string body;
+    for (int i = 0; i < n; ++i, ++next) {
+      body += "{\"insert\": {\"id\": " + std::to_string(next) + ", \"v\": 1}}\n";
+    }
+    ASSERT_TRUE(p.WaitComplete(p.Ingest("t", body))) << p.log();
+  };
+  auto expect_all = [&] {
+    EXPECT_EQ(p.Query("SELECT n, total FROM s", "csv"),
+              std::to_string(next) + "," + std::to_string(next) + "\n")
+        << p.log();
+  };
+  add(10);
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number());
+  add(10);
+  const Json second = p.Checkpoint();
+  ASSERT_TRUE(second["success"].is_number());
+  add(10);
+  p.Kill9();
+  // Damage the newest checkpoint's manifest.
+  char name[64];
+  std::snprintf(name, sizeof name, "/st/checkpoints/%010llu/pipeline.json",
+                static_cast<unsigned long long>(second["success"].get<uint64_t>()));
+  {
+    std::string m = Slurp(p.dir() + name);
+    m[m.size() / 2] ^= 0x20;
+    std::ofstream(p.dir() + name) << m;
+  }
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_NE(p.log().find("skipping checkpoint"), std::string::npos) << p.log();
+  expect_all();  // the journals of both checkpoints replayed
+  add(10);
+  const Json third = p.Checkpoint();
+  ASSERT_TRUE(third["success"].is_number()) << third.dump();
+  EXPECT_GT(third["success"].get<uint64_t>(), second["success"].get<uint64_t>());
+  add(10);
+  p.Kill9();
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  expect_all();
+  add(5);
+  expect_all();
+}
+
 // fault_tolerance takes checkpoints every checkpoint_interval_secs, when
 // something changed; it needs storage.
 TEST(PipelineTest, PeriodicCheckpoints) {

@@ -319,6 +319,16 @@ Status Controller::ReplayJournal() {
                  static_cast<unsigned long long>(runtime_->steps()));
   }
   SLUICE_ASSIGN_OR_RETURN(journal_, Journal::Open(dir, restored_seq_));
+  // The next checkpoint starts a journal file after every existing one (a
+  // file may be newer than the checkpoint restored from, if a newer one was
+  // damaged), so that no file is ever reused.
+  const uint64_t newest = Journal::Newest(dir);
+  std::lock_guard<std::mutex> l(mu_);
+  if (newest > checkpoint_taken_) {
+    const bool pending = checkpoint_requested_ > checkpoint_taken_;
+    checkpoint_taken_ = newest;
+    checkpoint_requested_ = newest + (pending ? 1 : 0);
+  }
   return Status::OK();
 }
 

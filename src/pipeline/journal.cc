@@ -121,6 +121,11 @@ Status Journal::Rotate(uint64_t sequence) {
   return Status::OK();
 }
 
+uint64_t Journal::Newest(const std::string& dir) {
+  const std::vector<uint64_t> files = Files(dir);
+  return files.empty() ? 0 : files.back();
+}
+
 void Journal::RemoveBefore(uint64_t sequence) {
   for (uint64_t f : Files(dir_)) {
     if (f < sequence) ::unlink(FileName(dir_, f).c_str());

@@ -73,6 +73,9 @@ class Journal {
   // Removes the files numbered below `sequence`.
   void RemoveBefore(uint64_t sequence);
 
+  // The number of the newest file under `dir` (0 if none).
+  static uint64_t Newest(const std::string& dir);
+
   // Calls `fn` for every record of the files numbered `from` or more.
   static Status Replay(const std::string& dir, uint64_t from,
                        const std::function<Status(const JournalRecord&)>& fn);
