@@ -29,22 +29,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // Plain TCP over loopback: `frames` frames of `size` bytes, written by one
 // thread and read to the end by another. Returns seconds.
 double PlainCopy(size_t frames, size_t size) {
-  const int port = FreePort();
+  const int port = sluice::FreeLoopbackPort();
   const int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -103,25 +91,13 @@ int main(int argc, char** argv) {
     bytes += encoded.size();
     sent.push_back(batch);
   }
-  std::vector<std::string> addresses = {"127.0.0.1:" + std::to_string(FreePort()),
-                                        "127.0.0.1:" + std::to_string(FreePort())};
-  auto start = [&](int h) {
-    sluice::TcpTransportOptions o;
-    o.host = h;
-    o.addresses = addresses;
-    o.secret = "bench";
-    return sluice::TcpTransport::Start(o);
-  };
-  auto f0 = std::async(std::launch::async, start, 0);
-  auto f1 = std::async(std::launch::async, start, 1);
-  auto t0r = f0.get();
-  auto t1r = f1.get();
-  if (!t0r.ok() || !t1r.ok()) {
-    std::fprintf(stderr, "cannot start the exchange\n");
+  auto exchange = sluice::StartLoopbackExchange(2, 1, "bench");
+  if (!exchange.ok()) {
+    std::fprintf(stderr, "cannot start the exchange: %s\n", exchange.status().ToString().c_str());
     return 1;
   }
-  sluice::TcpTransport& host0 = **t0r;
-  sluice::TcpTransport& host1 = **t1r;
+  sluice::TcpTransport& host0 = *(*exchange)[0];
+  sluice::TcpTransport& host1 = *(*exchange)[1];
   const auto x0 = Clock::now();
   std::thread sender([&] {
     for (size_t b = 0; b < batches; ++b) {

@@ -41,18 +41,6 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,27 +106,15 @@ int main(int argc, char** argv) {
     const double one_s = std::chrono::duration<double>(Clock::now() - t0).count();
     single->reset();
     // Two hosts, one worker each.
-    std::vector<std::string> addresses = {"127.0.0.1:" + std::to_string(FreePort()),
-                                          "127.0.0.1:" + std::to_string(FreePort())};
-    auto start = [&](int h) {
-      sluice::TcpTransportOptions o;
-      o.host = h;
-      o.addresses = addresses;
-      o.secret = "bench";
-      return sluice::TcpTransport::Start(o);
-    };
-    auto f0 = std::async(std::launch::async, start, 0);
-    auto f1 = std::async(std::launch::async, start, 1);
-    auto x0 = f0.get();
-    auto x1 = f1.get();
-    if (!x0.ok() || !x1.ok()) return 1;
+    auto exchange = sluice::StartLoopbackExchange(2, 1, "bench");
+    if (!exchange.ok()) return 1;
     std::unique_ptr<sluice::Runtime> hosts[2];
     for (int h = 0; h < 2; ++h) {
       sluice::RuntimeOptions o;
       o.workers = 1;
       o.host = h;
       o.hosts = 2;
-      o.transport = h == 0 ? x0->get() : x1->get();
+      o.transport = (*exchange)[static_cast<size_t>(h)].get();
       auto rt = sluice::Runtime::Start(o, build);
       if (!rt.ok()) return 1;
       hosts[h] = std::move(rt).value();

@@ -925,22 +925,14 @@ struct ParquetWriter::Impl {
           logical([&] { t.Empty(6); });
           break;
         case TypeId::kTime:
-          t.I32(6, 8);  // TIME_MICROS
-          logical([&] {
-            t.BeginStruct(7);
-            t.Bool(1, false);
-            t.BeginStruct(2);
-            t.Empty(2);  // MICROS
-            t.EndStruct();
-            t.EndStruct();
-          });
-          break;
         case TypeId::kTimestamp:
+          // TIME (7) or TIMESTAMP (8): not adjusted to UTC, in MICROS.
+          if (ty.id() == TypeId::kTime) t.I32(6, 8);  // TIME_MICROS
           logical([&] {
-            t.BeginStruct(8);
+            t.BeginStruct(ty.id() == TypeId::kTime ? 7 : 8);
             t.Bool(1, false);
             t.BeginStruct(2);
-            t.Empty(2);  // MICROS
+            t.Empty(2);
             t.EndStruct();
             t.EndStruct();
           });

@@ -398,4 +398,45 @@ Status TcpTransport::lost() const {
 
 uint64_t TcpTransport::bytes_sent() const { return impl_->sent; }
 
+int FreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  ::close(fd);
+  return ok ? ntohs(a.sin_port) : 0;
+}
+
+Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(
+    int hosts, int workers_per_host, const std::string& secret) {
+  std::vector<std::string> addresses;
+  for (int h = 0; h < hosts; ++h) {
+    addresses.push_back("127.0.0.1:" + std::to_string(FreeLoopbackPort()));
+  }
+  std::vector<std::unique_ptr<TcpTransport>> out(static_cast<size_t>(hosts));
+  std::vector<Status> status(static_cast<size_t>(hosts));
+  std::vector<std::thread> threads;
+  for (int h = 0; h < hosts; ++h) {
+    threads.emplace_back([&, h] {
+      TcpTransportOptions o;
+      o.host = h;
+      o.addresses = addresses;
+      o.workers_per_host = workers_per_host;
+      o.secret = secret;
+      auto r = TcpTransport::Start(o);
+      if (r.ok()) {
+        out[static_cast<size_t>(h)] = std::move(r).value();
+      } else {
+        status[static_cast<size_t>(h)] = r.status();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const Status& st : status) SLUICE_RETURN_IF_ERROR(st);
+  return out;
+}
+
 }  // namespace sluice

@@ -66,4 +66,14 @@ class TcpTransport final : public Transport {
   std::unique_ptr<Impl> impl_;
 };
 
+// For trying many hosts on one machine (and for tests and benchmarks): a
+// TCP port on 127.0.0.1 that nothing listens on now.
+int FreeLoopbackPort();
+
+// Starts `hosts` exchanges on 127.0.0.1 (free ports), each with
+// `workers_per_host` workers, at once, so that they find each other.
+Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(int hosts,
+                                                                         int workers_per_host,
+                                                                         const std::string& secret);
+
 }  // namespace sluice

@@ -25,22 +25,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A port nobody listens on now.
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 std::vector<TcpTransportOptions> Hosts(int hosts, int workers, std::vector<std::string> secrets) {
   std::vector<std::string> addresses;
-  for (int h = 0; h < hosts; ++h) addresses.push_back("127.0.0.1:" + std::to_string(FreePort()));
+  for (int h = 0; h < hosts; ++h)
+    addresses.push_back("127.0.0.1:" + std::to_string(FreeLoopbackPort()));
   std::vector<TcpTransportOptions> out;
   for (int h = 0; h < hosts; ++h) {
     TcpTransportOptions o;
