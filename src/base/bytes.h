@@ -30,6 +30,35 @@ inline std::string BytesToHex(std::string_view bytes, size_t max = 32) {
   return out;
 }
 
+// Reading a record field by field: each takes its bytes off the front of
+// `in`, or returns false (and takes nothing) if `in` is too short.
+inline bool ConsumeBytes(std::string_view* in, size_t n, std::string_view* out) {
+  if (in->size() < n) return false;
+  *out = in->substr(0, n);
+  in->remove_prefix(n);
+  return true;
+}
+inline bool ConsumeFixed32(std::string_view* in, uint32_t* v) {
+  if (in->size() < sizeof *v) return false;
+  std::memcpy(v, in->data(), sizeof *v);
+  in->remove_prefix(sizeof *v);
+  return true;
+}
+inline bool ConsumeFixed64(std::string_view* in, uint64_t* v) {
+  if (in->size() < sizeof *v) return false;
+  std::memcpy(v, in->data(), sizeof *v);
+  in->remove_prefix(sizeof *v);
+  return true;
+}
+
+// `v` as 16 lower-case hex digits (checksums and fingerprints in manifests).
+inline std::string Hex64(uint64_t v) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<size_t>(i)] = kHex[v & 15];
+  return out;
+}
+
 inline uint32_t GetFixed32(const void* p) {
   uint32_t v;
   std::memcpy(&v, p, sizeof v);

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/bytes.h"
 #include "base/hash.h"
 #include "dataflow/operators/upsert.h"
 #include "dataflow/state.h"
@@ -42,12 +43,6 @@ namespace sluice::pipeline {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string Hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // Maps rows of a table's old definition onto its new one, by column name.
 class RowCarrier {
@@ -125,11 +120,11 @@ Result<sql::TableDef> OldTable(const std::string& table, const Json& rel) {
 
 uint64_t Controller::Fingerprint(const std::string& relation) const {
   if (const sql::TableDef* t = program_.catalog.FindTable(relation)) {
-    return Hash64(Hex(t->definition_hash));
+    return Hash64(Hex64(t->definition_hash));
   }
   const sql::ViewDef& v = *program_.catalog.FindView(relation);
-  std::string text = Hex(v.definition_hash);
-  for (const std::string& in : v.inputs) text += " " + in + "=" + Hex(Fingerprint(in));
+  std::string text = Hex64(v.definition_hash);
+  for (const std::string& in : v.inputs) text += " " + in + "=" + Hex64(Fingerprint(in));
   return Hash64(text);
 }
 
@@ -138,8 +133,8 @@ std::string Controller::RelationsJson() const {
   for (const std::string& t : program_.tables) {
     const sql::TableDef& def = *program_.catalog.FindTable(t);
     rels[t] = {{"kind", "table"},
-               {"definition", Hex(def.definition_hash)},
-               {"fingerprint", Hex(Fingerprint(t))},
+               {"definition", Hex64(def.definition_hash)},
+               {"fingerprint", Hex64(Fingerprint(t))},
                {"materialized", def.materialized},
                {"keyed", !def.primary_key.empty()},
                {"sql", def.sql}};
@@ -147,8 +142,8 @@ std::string Controller::RelationsJson() const {
   for (const std::string& v : program_.views) {
     const sql::ViewDef& def = *program_.catalog.FindView(v);
     rels[v] = {{"kind", "view"},
-               {"definition", Hex(def.definition_hash)},
-               {"fingerprint", Hex(Fingerprint(v))},
+               {"definition", Hex64(def.definition_hash)},
+               {"fingerprint", Hex64(Fingerprint(v))},
                {"materialized", def.materialized},
                {"inputs", def.inputs}};
   }
@@ -179,7 +174,7 @@ Result<std::unique_ptr<Controller::ProgramChange>> Controller::PlanChange(
     }
     const Json& o = old[t];
     const bool old_materialized = o.value("materialized", false);
-    if (o.value("definition", "") != Hex(def.definition_hash)) {
+    if (o.value("definition", "") != Hex64(def.definition_hash)) {
       if (!old_materialized) {
         return Status::InvalidArgument(
             "table " + t +
@@ -224,13 +219,13 @@ Result<std::unique_ptr<Controller::ProgramChange>> Controller::PlanChange(
     if (!was(v, "view")) {
       kind = "added";
       reason = "new view";
-    } else if (old[v].value("fingerprint", "") != Hex(Fingerprint(v))) {
-      if (old[v].value("definition", "") != Hex(def.definition_hash)) {
+    } else if (old[v].value("fingerprint", "") != Hex64(Fingerprint(v))) {
+      if (old[v].value("definition", "") != Hex64(def.definition_hash)) {
         reason = "its definition changed";
       } else {
         for (const std::string& in : def.inputs) {
           if (c.rebuild_views.count(in) > 0 || c.changed_tables.count(in) > 0 ||
-              !old.contains(in) || old[in].value("fingerprint", "") != Hex(Fingerprint(in))) {
+              !old.contains(in) || old[in].value("fingerprint", "") != Hex64(Fingerprint(in))) {
             reason = "its input " + in + " changed";
             break;
           }

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/bytes.h"
 #include "base/hash.h"
 #include "dataflow/state.h"
 #include "pipeline/controller.h"
@@ -39,33 +40,10 @@ constexpr size_t kKeepCheckpoints = 2;
 // relation's definition (bootstrap.cc).
 constexpr int kVersion = 2;
 
-std::string Hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::string SeqName(uint64_t seq) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%010llu", static_cast<unsigned long long>(seq));
   return buf;
-}
-
-void PutU32(uint32_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), 4); }
-void PutU64(uint64_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), 8); }
-
-bool GetBytes(std::string_view* in, size_t n, std::string_view* out) {
-  if (in->size() < n) return false;
-  *out = in->substr(0, n);
-  in->remove_prefix(n);
-  return true;
-}
-template <typename T>
-bool GetInt(std::string_view* in, T* v) {
-  std::string_view b;
-  if (!GetBytes(in, sizeof(T), &b)) return false;
-  std::memcpy(v, b.data(), sizeof(T));
-  return true;
 }
 
 // Every batch file a state manifest names.
@@ -124,7 +102,7 @@ Result<Json> ReadManifest(const std::string& dir) {
   if (j.is_discarded() || !j.contains("body") || !j.contains("checksum")) {
     return Status::Corruption(dir + "/pipeline.json is torn or not a checkpoint manifest");
   }
-  if (Hex(Checksum64(j["body"].dump().data(), j["body"].dump().size())) != j["checksum"]) {
+  if (Hex64(Checksum64(j["body"].dump().data(), j["body"].dump().size())) != j["checksum"]) {
     return Status::Corruption(dir + "/pipeline.json does not match its checksum");
   }
   return j["body"];
@@ -208,29 +186,29 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
     body["inputs"] = inputs;
     for (const auto& [table, q] : queues_) {
       for (const Segment& seg : q.segments) {
-        PutU32(static_cast<uint32_t>(table.size()), &queues);
+        PutFixed32(&queues, static_cast<uint32_t>(table.size()));
         queues.append(table);
         const std::string source =
             seg.source < 0 ? "" : inputs_[static_cast<size_t>(seg.source)].spec.name;
-        PutU32(static_cast<uint32_t>(source.size()), &queues);
+        PutFixed32(&queues, static_cast<uint32_t>(source.size()));
         queues.append(source);
-        PutU64(seg.id, &queues);
+        PutFixed64(&queues, seg.id);
         EncodeChanges(*seg.changes, seg.next, seg.changes->size(), &queues);
       }
     }
     // Input queued from here on goes to the journal of this checkpoint.
     if (journal_) SLUICE_RETURN_IF_ERROR(journal_->Rotate(seq));
   }
-  PutU64(Checksum64(queues.data(), queues.size()), &queues);
+  PutFixed64(&queues, Checksum64(queues.data(), queues.size()));
   SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/queues.bin", queues));
   body["version"] = kVersion;
   body["sequence"] = seq;
   body["delivered_step"] = delivered_step_;
   body["upsert_seq"] = upsert_seq_;
-  body["program"] = Hex(program_fingerprint_);
+  body["program"] = Hex64(program_fingerprint_);
   body["workers"] = config_.workers;
   const std::string text = body.dump();
-  Json manifest = {{"body", body}, {"checksum", Hex(Checksum64(text.data(), text.size()))}};
+  Json manifest = {{"body", body}, {"checksum", Hex64(Checksum64(text.data(), text.size()))}};
   SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/pipeline.json", manifest.dump(1)));
   SLUICE_RETURN_IF_ERROR(RenameFile(tmp, final_dir));
   cleanup.done = true;
@@ -294,7 +272,7 @@ Status Controller::Restore() {
           ", and this version of sluice reads version " + std::to_string(kVersion) +
           ": start with an empty storage directory");
     }
-    if (b.value("program", std::string()) == Hex(program_fingerprint_)) {
+    if (b.value("program", std::string()) == Hex64(program_fingerprint_)) {
       return LoadCheckpoint(seq, dir, b.dump(), nullptr);
     }
     if (exactly_once_) {
@@ -398,8 +376,9 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
       std::string_view table, source;
       uint64_t id;
       auto changes = std::make_shared<format::ChangeBuffer>();
-      if (!GetInt(&in, &len) || !GetBytes(&in, len, &table) || !GetInt(&in, &len) ||
-          !GetBytes(&in, len, &source) || !GetInt(&in, &id) || !DecodeChanges(&in, changes.get())) {
+      if (!ConsumeFixed32(&in, &len) || !ConsumeBytes(&in, len, &table) ||
+          !ConsumeFixed32(&in, &len) || !ConsumeBytes(&in, len, &source) ||
+          !ConsumeFixed64(&in, &id) || !DecodeChanges(&in, changes.get())) {
         return Status::Corruption(dir + "/queues.bin is malformed");
       }
       int src = -1;

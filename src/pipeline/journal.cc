@@ -28,28 +28,10 @@ void PutString(std::string_view s, std::string* out) {
   out->append(s);
 }
 
-bool Take(std::string_view* in, size_t n, std::string_view* out) {
-  if (in->size() < n) return false;
-  *out = in->substr(0, n);
-  in->remove_prefix(n);
-  return true;
-}
-bool Take32(std::string_view* in, uint32_t* v) {
-  std::string_view b;
-  if (!Take(in, 4, &b)) return false;
-  *v = GetFixed32(b.data());
-  return true;
-}
-bool Take64(std::string_view* in, uint64_t* v) {
-  std::string_view b;
-  if (!Take(in, 8, &b)) return false;
-  *v = GetFixed64(b.data());
-  return true;
-}
-bool TakeString(std::string_view* in, std::string* s) {
+bool ConsumeString(std::string_view* in, std::string* s) {
   uint32_t n;
   std::string_view b;
-  if (!Take32(in, &n) || !Take(in, n, &b)) return false;
+  if (!ConsumeFixed32(in, &n) || !ConsumeBytes(in, n, &b)) return false;
   s->assign(b);
   return true;
 }
@@ -82,12 +64,13 @@ void EncodeChanges(const format::ChangeBuffer& changes, size_t from, size_t to, 
 
 bool DecodeChanges(std::string_view* in, format::ChangeBuffer* out) {
   uint64_t count;
-  if (!Take64(in, &count)) return false;
+  if (!ConsumeFixed64(in, &count)) return false;
   for (uint64_t c = 0; c < count; ++c) {
     std::string_view kind, key, payload;
     uint32_t klen, plen;
-    if (!Take(in, 1, &kind) || !Take32(in, &klen) || !Take(in, klen, &key) || !Take32(in, &plen) ||
-        !Take(in, plen, &payload)) {
+    if (!ConsumeBytes(in, 1, &kind) || !ConsumeFixed32(in, &klen) ||
+        !ConsumeBytes(in, klen, &key) || !ConsumeFixed32(in, &plen) ||
+        !ConsumeBytes(in, plen, &payload)) {
       return false;
     }
     out->Add(static_cast<format::ChangeKind>(kind[0]), key, payload);
@@ -194,7 +177,8 @@ Status Journal::Replay(const std::string& dir, uint64_t from,
       uint64_t sum;
       std::string_view payload;
       std::string_view rec = in;
-      const bool whole = Take32(&rec, &len) && Take64(&rec, &sum) && Take(&rec, len, &payload) &&
+      const bool whole = ConsumeFixed32(&rec, &len) && ConsumeFixed64(&rec, &sum) &&
+                         ConsumeBytes(&rec, len, &payload) &&
                          Checksum64(payload.data(), payload.size()) == sum;
       if (!whole) {
         // A crash while writing the last record: the journal ends here (and
@@ -215,19 +199,20 @@ Status Journal::Replay(const std::string& dir, uint64_t from,
       bool ok = true;
       if (r.type == 'S') {
         r.changes = std::make_shared<format::ChangeBuffer>();
-        ok = Take64(&payload, &r.segment) && TakeString(&payload, &r.table) &&
-             TakeString(&payload, &r.source) && TakeString(&payload, &r.position) &&
+        ok = ConsumeFixed64(&payload, &r.segment) && ConsumeString(&payload, &r.table) &&
+             ConsumeString(&payload, &r.source) && ConsumeString(&payload, &r.position) &&
              DecodeChanges(&payload, r.changes.get());
       } else if (r.type == 'T') {
         std::string_view c;
         uint32_t n = 0;
-        ok = Take64(&payload, &r.step) && Take(&payload, 1, &c) && Take32(&payload, &n);
+        ok = ConsumeFixed64(&payload, &r.step) && ConsumeBytes(&payload, 1, &c) &&
+             ConsumeFixed32(&payload, &n);
         r.commit = ok && (c[0] & 1) != 0;
         r.in_transaction = ok && (c[0] & 2) != 0;
         for (uint32_t i = 0; ok && i < n; ++i) {
           JournalRecord::Range range;
-          ok = Take64(&payload, &range.segment) && Take64(&payload, &range.from) &&
-               Take64(&payload, &range.to);
+          ok = ConsumeFixed64(&payload, &range.segment) && ConsumeFixed64(&payload, &range.from) &&
+               ConsumeFixed64(&payload, &range.to);
           r.ranges.push_back(range);
         }
       } else {
