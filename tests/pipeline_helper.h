@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +47,20 @@ inline std::string UrlEncode(const std::string& s) {
   return out;
 }
 
+// A JSON file of {"insert": row} and {"delete": row} lines, replayed: each
+// row left with its count.
+inline std::map<std::string, int> ReplayChanges(const std::string& path) {
+  std::map<std::string, int> rows;
+  std::istringstream in(Slurp(path));
+  for (std::string line; std::getline(in, line);) {
+    Json r = Json::parse(line);
+    if (r.contains("insert")) ++rows[r["insert"].dump()];
+    if (r.contains("delete")) --rows[r["delete"].dump()];
+  }
+  for (auto it = rows.begin(); it != rows.end();) it = it->second == 0 ? rows.erase(it) : ++it;
+  return rows;
+}
+
 // A `sluice run` process with its program in a fresh directory.
 class Pipeline {
  public:
@@ -77,6 +92,17 @@ class Pipeline {
       dup2(fd, 1);
       std::vector<std::string> argv = {SLUICE_BINARY, "run", dir_ + "/program.sql", "--port", "0"};
       argv.insert(argv.end(), args_.begin(), args_.end());
+      // SLUICE_TEST_HOSTS=H runs every pipeline on H hosts (the multihost
+      // runs of the black-box suites), with 2 workers each unless the test
+      // says otherwise.
+      if (const char* hosts = std::getenv("SLUICE_TEST_HOSTS")) {
+        if (std::find(argv.begin(), argv.end(), "--hosts") == argv.end()) {
+          argv.insert(argv.end(), {"--hosts", hosts});
+          if (std::find(argv.begin(), argv.end(), "--workers") == argv.end()) {
+            argv.insert(argv.end(), {"--workers", "2"});
+          }
+        }
+      }
       std::vector<char*> cargv;
       for (std::string& a : argv) cargv.push_back(a.data());
       cargv.push_back(nullptr);
@@ -118,6 +144,7 @@ class Pipeline {
   }
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_; }
   std::string log() const { return Slurp(log_); }
   // Exit code if the process ended during start-up, else -1.
@@ -179,6 +206,14 @@ class Pipeline {
       std::this_thread::sleep_for(25ms);
     }
     return Json();
+  }
+
+  // The relation's rows, each as JSON text, with their counts.
+  std::map<std::string, int> Rows(const std::string& sql) {
+    std::map<std::string, int> rows;
+    std::istringstream in(Query(sql, "json"));
+    for (std::string line; std::getline(in, line);) ++rows[Json::parse(line).dump()];
+    return rows;
   }
 
   std::string Query(const std::string& sql, const std::string& format = "text") {

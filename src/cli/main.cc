@@ -17,9 +17,16 @@ void Usage(FILE* out) {
                "\n"
                "commands:\n"
                "  run PROGRAM.sql [--port N] [--host ADDR] [--workers W] [--storage DIR]\n"
-               "      [--config runtime.json]\n"
+               "      [--config runtime.json] [--hosts H]\n"
                "                       run a pipeline: its connectors and the HTTP API\n"
-               "                       (docs/api.md) until SIGINT or SIGTERM\n"
+               "                       (docs/api.md) until SIGINT or SIGTERM; with --hosts,\n"
+               "                       on H host processes on this machine\n"
+               "  coordinator PROGRAM.sql --host-list IP:PORT,... [run's options]\n"
+               "                       coordinate a pipeline on hosts started with\n"
+               "                       `sluice host` (docs/multihost.md)\n"
+               "  host --listen IP:PORT --exchange IP:PORT [--storage DIR]\n"
+               "                       one host of a pipeline on many hosts, waiting\n"
+               "                       for its coordinator\n"
                "  demo [--workers N]   run the engine demo: a join feeding a GROUP BY,\n"
                "                       maintained incrementally over three steps\n"
                "  slt [--workers N] [--verbose] FILE|DIR...\n"
@@ -37,7 +44,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   std::string cmd = argv[1];
-  if (cmd == "run") return sluice::RunPipeline(argc, argv);
+  if (cmd == "run" || cmd == "host" || cmd == "coordinator") return sluice::RunPipeline(argc, argv);
   if (cmd == "demo") {
     int workers = 2;
     for (int i = 2; i < argc; ++i) {

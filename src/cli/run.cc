@@ -1,25 +1,28 @@
 #include "cli/run.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <random>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "coordinator/coordinator.h"
 #include "pipeline/controller.h"
+#include "runtime/tcp_transport.h"
+#include "server/host.h"
 #include "server/server.h"
 
 namespace sluice {
 namespace {
-
-void RunUsage() {
-  std::fprintf(stderr,
-               "usage: sluice run PROGRAM.sql [--port N] [--host ADDR] [--workers W]\n"
-               "                  [--storage DIR] [--config runtime.json]\n"
-               "                  [--max-request-mib N]\n");
-}
 
 bool ReadFile(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
@@ -36,123 +39,404 @@ bool ParseInt(const char* s, long lo, long hi, long* out) {
   return *s != '\0' && *end == '\0' && *out >= lo && *out <= hi;
 }
 
-}  // namespace
-
-int RunPipeline(int argc, char** argv) {
-  pipeline::ConfigureAllocator();
+// The options of `run`, `coordinator` and `host`.
+struct Options {
+  std::string command;
   std::string program_path, config_path, storage, host = "127.0.0.1";
-  long port = 8080, workers = 0, max_request_mib = 1024;
+  long port = 8080, workers = 0, max_request_mib = 1024, hosts = 0;
+  std::string host_list, listen, exchange, secret_file;
+  long coordinator_timeout_ms = 30000, exchange_timeout_ms = 10000, step_timeout_ms = 600000;
+};
+
+void Usage(const std::string& command) {
+  if (command == "host") {
+    std::fprintf(stderr,
+                 "usage: sluice host --listen IP:PORT --exchange IP:PORT [--storage DIR]\n"
+                 "                   [--secret-file FILE] [--coordinator-timeout-ms N]\n"
+                 "                   [--exchange-timeout-ms N]\n"
+                 "       (the secret may also come from SLUICE_SECRET)\n");
+  } else if (command == "coordinator") {
+    std::fprintf(stderr,
+                 "usage: sluice coordinator PROGRAM.sql --host-list IP:PORT,IP:PORT,...\n"
+                 "                   [--port N] [--host ADDR] [--workers W] [--storage DIR]\n"
+                 "                   [--config runtime.json] [--secret-file FILE]\n"
+                 "                   [--step-timeout-ms N]\n");
+  } else {
+    std::fprintf(stderr,
+                 "usage: sluice run PROGRAM.sql [--port N] [--host ADDR] [--workers W]\n"
+                 "                  [--storage DIR] [--config runtime.json]\n"
+                 "                  [--max-request-mib N] [--hosts H]\n");
+  }
+}
+
+// Returns 0 when parsed, else the exit code.
+int Parse(int argc, char** argv, Options* o) {
+  o->command = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> const char* {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "sluice run: %s needs a value\n", a.c_str());
+        std::fprintf(stderr, "sluice %s: %s needs a value\n", o->command.c_str(), a.c_str());
         std::exit(2);
       }
       return argv[++i];
     };
+    auto number = [&](long lo, long hi, long* out) {
+      if (!ParseInt(value(), lo, hi, out)) {
+        std::fprintf(stderr, "sluice %s: %s takes a number from %ld to %ld\n", o->command.c_str(),
+                     a.c_str(), lo, hi);
+        return false;
+      }
+      return true;
+    };
+    bool ok = true;
     if (a == "--port") {
-      if (!ParseInt(value(), 0, 65535, &port)) {
-        std::fprintf(stderr, "sluice run: --port takes a number from 0 to 65535\n");
-        return 2;
-      }
+      ok = number(0, 65535, &o->port);
     } else if (a == "--workers") {
-      if (!ParseInt(value(), 1, 1024, &workers)) {
-        std::fprintf(stderr, "sluice run: --workers takes a number from 1 to 1024\n");
-        return 2;
-      }
+      ok = number(1, 1024, &o->workers);
     } else if (a == "--max-request-mib") {
-      if (!ParseInt(value(), 1, 1 << 20, &max_request_mib)) {
-        std::fprintf(stderr, "sluice run: --max-request-mib takes a positive number\n");
-        return 2;
-      }
+      ok = number(1, 1 << 20, &o->max_request_mib);
+    } else if (a == "--hosts" && o->command == "run") {
+      ok = number(1, 64, &o->hosts);
+    } else if (a == "--coordinator-timeout-ms") {
+      ok = number(100, 3600000, &o->coordinator_timeout_ms);
+    } else if (a == "--exchange-timeout-ms") {
+      ok = number(100, 3600000, &o->exchange_timeout_ms);
+    } else if (a == "--step-timeout-ms") {
+      ok = number(100, 86400000, &o->step_timeout_ms);
     } else if (a == "--host") {
-      host = value();
+      o->host = value();
     } else if (a == "--storage") {
-      storage = value();
+      o->storage = value();
     } else if (a == "--config") {
-      config_path = value();
+      o->config_path = value();
+    } else if (a == "--host-list" && o->command == "coordinator") {
+      o->host_list = value();
+    } else if (a == "--listen" && o->command == "host") {
+      o->listen = value();
+    } else if (a == "--exchange" && o->command == "host") {
+      o->exchange = value();
+    } else if (a == "--secret-file") {
+      o->secret_file = value();
     } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "sluice run: unknown option '%s'\n", a.c_str());
-      RunUsage();
+      std::fprintf(stderr, "sluice %s: unknown option '%s'\n", o->command.c_str(), a.c_str());
+      Usage(o->command);
       return 2;
-    } else if (program_path.empty()) {
-      program_path = a;
+    } else if (o->program_path.empty() && o->command != "host") {
+      o->program_path = a;
     } else {
-      std::fprintf(stderr, "sluice run: one program at a time ('%s' is a second)\n", a.c_str());
+      std::fprintf(stderr, "sluice %s: unexpected argument '%s'\n", o->command.c_str(), a.c_str());
       return 2;
     }
+    if (!ok) return 2;
   }
-  if (program_path.empty()) {
-    RunUsage();
+  if (o->program_path.empty() && o->command != "host") {
+    Usage(o->command);
     return 2;
   }
-  std::string text;
-  if (!ReadFile(program_path, &text)) {
-    std::fprintf(stderr, "sluice run: cannot read %s\n", program_path.c_str());
+  return 0;
+}
+
+// The program's text, its config and its base directory.
+int LoadProgram(const Options& o, std::string* text, pipeline::PipelineConfig* config,
+                std::string* base_dir) {
+  if (!ReadFile(o.program_path, text)) {
+    std::fprintf(stderr, "sluice %s: cannot read %s\n", o.command.c_str(), o.program_path.c_str());
     return 1;
   }
-  pipeline::PipelineConfig config;
-  if (!config_path.empty()) {
+  if (!o.config_path.empty()) {
     std::string json;
-    if (!ReadFile(config_path, &json)) {
-      std::fprintf(stderr, "sluice run: cannot read %s\n", config_path.c_str());
+    if (!ReadFile(o.config_path, &json)) {
+      std::fprintf(stderr, "sluice %s: cannot read %s\n", o.command.c_str(), o.config_path.c_str());
       return 1;
     }
     auto c = pipeline::PipelineConfig::Parse(json);
     if (!c.ok()) {
-      std::fprintf(stderr, "sluice run: %s: %s\n", config_path.c_str(),
+      std::fprintf(stderr, "sluice %s: %s: %s\n", o.command.c_str(), o.config_path.c_str(),
                    c.status().message().c_str());
       return 1;
     }
-    config = *c;
+    *config = *c;
   }
-  if (workers > 0) config.workers = static_cast<int>(workers);
-  if (!storage.empty()) config.storage = storage;
+  if (o.workers > 0) config->workers = static_cast<int>(o.workers);
+  if (!o.storage.empty()) config->storage = o.storage;
+  *base_dir = ".";
+  if (size_t slash = o.program_path.rfind('/'); slash != std::string::npos) {
+    *base_dir = o.program_path.substr(0, slash == 0 ? 1 : slash);
+  }
+  return 0;
+}
 
-  // Signals are taken by sigwait() below, never by the pipeline's threads.
+// The pipeline's secret, from --secret-file or SLUICE_SECRET.
+std::string LoadSecret(const Options& o) {
+  std::string secret;
+  if (!o.secret_file.empty()) {
+    if (!ReadFile(o.secret_file, &secret)) {
+      std::fprintf(stderr, "sluice %s: cannot read %s\n", o.command.c_str(), o.secret_file.c_str());
+      std::exit(1);
+    }
+    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  } else if (const char* env = std::getenv("SLUICE_SECRET")) {
+    secret = env;
+  }
+  return secret;
+}
+
+std::string NewSecret() {
+  std::random_device rd;
+  std::string s;
+  char buf[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(buf, sizeof buf, "%08x", rd());
+    s += buf;
+  }
+  return s;
+}
+
+// Signals are taken by sigwait(), never by the pipeline's threads.
+sigset_t BlockSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  return signals;
+}
 
-  std::string base_dir = ".";
-  if (size_t slash = program_path.rfind('/'); slash != std::string::npos) {
-    base_dir = program_path.substr(0, slash == 0 ? 1 : slash);
-  }
-  auto controller = pipeline::Controller::Start(text, config, base_dir);
-  if (!controller.ok()) {
-    std::fprintf(stderr, "sluice run: %s: %s\n", program_path.c_str(),
-                 controller.status().message().c_str());
-    return 1;
-  }
+// Serves `api` until SIGINT or SIGTERM (or until `done` says so).
+int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
+          const std::function<void()>& stop, sigset_t signals) {
   server::ServerOptions so;
-  so.host = host;
-  so.port = static_cast<int>(port);
-  so.max_request_bytes = static_cast<uint64_t>(max_request_mib) << 20;
-  server::Server http(controller->get(), so);
+  so.host = o.host;
+  so.port = static_cast<int>(o.port);
+  so.max_request_bytes = static_cast<uint64_t>(o.max_request_mib) << 20;
+  server::Server http(api, so);
   Status s = http.Start();
   if (!s.ok()) {
-    std::fprintf(stderr, "sluice run: %s\n", s.message().c_str());
-    (*controller)->Stop();
+    std::fprintf(stderr, "sluice %s: %s\n", o.command.c_str(), s.message().c_str());
+    stop();
     return 1;
   }
-  const sql::Program& p = (*controller)->program();
-  std::fprintf(stderr,
-               "sluice: running %s (%zu tables, %zu views) on %d worker%s; listening on "
-               "http://%s:%d\n",
-               program_path.c_str(), p.tables.size(), p.views.size(), config.workers,
-               config.workers == 1 ? "" : "s", host.c_str(), http.port());
+  std::fprintf(stderr, "sluice: running %s; listening on http://%s:%d\n", what.c_str(),
+               o.host.c_str(), http.port());
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "sluice: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-  (*controller)->Stop();
+  stop();
   http.Stop();
   std::fprintf(stderr, "sluice: stopped at step %llu\n",
-               static_cast<unsigned long long>((*controller)->step()));
+               static_cast<unsigned long long>(api->step()));
   return 0;
+}
+
+std::string Describe(const Options& o, const sql::Program& p, int workers, int hosts) {
+  std::string s = o.program_path + " (" + std::to_string(p.tables.size()) + " tables, " +
+                  std::to_string(p.views.size()) + " views) on ";
+  if (hosts > 0) s += std::to_string(hosts) + " hosts of ";
+  s += std::to_string(workers) + " worker" + (workers == 1 ? "" : "s");
+  return s;
+}
+
+int RunOne(const Options& o) {
+  std::string text, base_dir;
+  pipeline::PipelineConfig config;
+  if (int rc = LoadProgram(o, &text, &config, &base_dir)) return rc;
+  sigset_t signals = BlockSignals();
+  auto controller = pipeline::Controller::Start(text, config, base_dir);
+  if (!controller.ok()) {
+    std::fprintf(stderr, "sluice run: %s: %s\n", o.program_path.c_str(),
+                 controller.status().message().c_str());
+    return 1;
+  }
+  return Serve(
+      o, controller->get(), Describe(o, (*controller)->program(), config.workers, 0),
+      [&] { (*controller)->Stop(); }, signals);
+}
+
+Result<std::vector<coordinator::HostAddress>> ParseHostList(const std::string& list) {
+  std::vector<coordinator::HostAddress> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    SLUICE_ASSIGN_OR_RETURN(coordinator::HostAddress a, coordinator::ParseAddress(item));
+    a.index = static_cast<int>(out.size());
+    out.push_back(a);
+  }
+  if (out.empty()) return Status::InvalidArgument("--host-list names no host");
+  return out;
+}
+
+int Coordinate(const Options& o, const std::vector<coordinator::HostAddress>& hosts,
+               const std::string& secret, sigset_t signals,
+               const std::function<void()>& after_stop) {
+  std::string text, base_dir;
+  pipeline::PipelineConfig config;
+  if (int rc = LoadProgram(o, &text, &config, &base_dir)) return rc;
+  coordinator::CoordinatorOptions co;
+  co.hosts = hosts;
+  co.secret = secret;
+  co.step_timeout = std::chrono::milliseconds(o.step_timeout_ms);
+  auto c = coordinator::Coordinator::Start(text, config, base_dir, co);
+  if (!c.ok()) {
+    std::fprintf(stderr, "sluice %s: %s: %s\n", o.command.c_str(), o.program_path.c_str(),
+                 c.status().message().c_str());
+    after_stop();
+    return 1;
+  }
+  const int rc = Serve(
+      o, c->get(), Describe(o, (*c)->program(), config.workers, static_cast<int>(hosts.size())),
+      [&] {
+        (*c)->Stop();
+        after_stop();
+      },
+      signals);
+  return rc;
+}
+
+int RunCoordinator(const Options& o) {
+  const std::string secret = LoadSecret(o);
+  if (secret.empty()) {
+    std::fprintf(stderr,
+                 "sluice coordinator: give the pipeline's secret with --secret-file FILE or "
+                 "SLUICE_SECRET\n");
+    return 2;
+  }
+  auto hosts = ParseHostList(o.host_list);
+  if (!hosts.ok()) {
+    std::fprintf(stderr, "sluice coordinator: %s\n", hosts.status().message().c_str());
+    return 2;
+  }
+  return Coordinate(o, *hosts, secret, BlockSignals(), [] {});
+}
+
+int RunHost(const Options& o) {
+  server::HostOptions ho;
+  auto listen = coordinator::ParseAddress(o.listen);
+  if (!listen.ok() || o.exchange.empty()) {
+    std::fprintf(stderr, "sluice host: %s\n",
+                 listen.ok() ? "--exchange IP:PORT is missing"
+                             : ("--listen: " + listen.status().message()).c_str());
+    Usage("host");
+    return 2;
+  }
+  if (auto ex = coordinator::ParseAddress(o.exchange); !ex.ok()) {
+    std::fprintf(stderr, "sluice host: --exchange: %s\n", ex.status().message().c_str());
+    return 2;
+  }
+  ho.http_address = listen->ip;
+  ho.http_port = listen->port;
+  ho.exchange_address = o.exchange;
+  ho.storage = o.storage;
+  ho.secret = LoadSecret(o);
+  ho.coordinator_timeout = std::chrono::milliseconds(o.coordinator_timeout_ms);
+  ho.exchange_timeout = std::chrono::milliseconds(o.exchange_timeout_ms);
+  sigset_t signals = BlockSignals();
+  server::HostServer host(ho);
+  Status s = host.Start();
+  if (!s.ok()) {
+    std::fprintf(stderr, "sluice host: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "sluice host: coordination API on http://%s:%d, exchange %s\n",
+               ho.http_address.c_str(), host.port(), o.exchange.c_str());
+  std::thread([&host, signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    host.RequestStop();
+  }).detach();
+  s = host.Wait();
+  if (!s.ok()) std::fprintf(stderr, "sluice host: %s\n", s.message().c_str());
+  host.Stop();
+  return s.ok() ? 0 : 1;
+}
+
+// `sluice run --hosts H`: H host processes on 127.0.0.2, 127.0.0.3, ...
+// and this process as their coordinator.
+int RunHosts(const Options& o) {
+  const std::string secret = NewSecret();
+  sigset_t signals = BlockSignals();
+  std::vector<coordinator::HostAddress> hosts;
+  std::vector<pid_t> children;
+  auto stop_children = [&children] {
+    // Told to stop (by the coordinator, and by SIGTERM here); those that do
+    // not end within 5 s are killed.
+    for (pid_t pid : children) kill(pid, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    for (pid_t pid : children) {
+      while (waitpid(pid, nullptr, WNOHANG) != pid) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          kill(pid, SIGKILL);
+          waitpid(pid, nullptr, 0);
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    children.clear();
+  };
+  // The program and config are read before any host starts; the storage
+  // (from --storage or the config) has a directory per host.
+  std::string storage;
+  {
+    std::string text, base_dir;
+    pipeline::PipelineConfig config;
+    if (int rc = LoadProgram(o, &text, &config, &base_dir)) return rc;
+    storage = config.storage;
+  }
+  for (long h = 0; h < o.hosts; ++h) {
+    const std::string ip = "127.0.0." + std::to_string(2 + h);
+    coordinator::HostAddress a;
+    a.index = static_cast<int>(h);
+    a.ip = ip;
+    a.port = FreeLoopbackPort();
+    const std::string exchange = ip + ":" + std::to_string(FreeLoopbackPort());
+    std::vector<std::string> args = {"/proc/self/exe",
+                                     "host",
+                                     "--listen",
+                                     a.text(),
+                                     "--exchange",
+                                     exchange,
+                                     "--coordinator-timeout-ms",
+                                     std::to_string(o.coordinator_timeout_ms),
+                                     "--exchange-timeout-ms",
+                                     std::to_string(o.exchange_timeout_ms)};
+    if (!storage.empty()) {
+      args.push_back("--storage");
+      args.push_back(storage + "/host-" + std::to_string(h));
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+      // A host dies with its coordinator.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      sigset_t none;
+      sigemptyset(&none);
+      pthread_sigmask(SIG_SETMASK, &none, nullptr);
+      setenv("SLUICE_SECRET", secret.c_str(), 1);
+      std::vector<char*> cargv;
+      for (std::string& s : args) cargv.push_back(s.data());
+      cargv.push_back(nullptr);
+      execv(cargv[0], cargv.data());
+      _exit(127);
+    }
+    children.push_back(pid);
+    hosts.push_back(a);
+  }
+  const int rc = Coordinate(o, hosts, secret, signals, stop_children);
+  stop_children();
+  return rc;
+}
+
+}  // namespace
+
+int RunPipeline(int argc, char** argv) {
+  pipeline::ConfigureAllocator();
+  Options o;
+  if (int rc = Parse(argc, argv, &o)) return rc;
+  if (o.command == "host") return RunHost(o);
+  if (o.command == "coordinator") return RunCoordinator(o);
+  if (o.hosts > 0) return RunHosts(o);
+  return RunOne(o);
 }
 
 }  // namespace sluice

@@ -1,16 +1,15 @@
-// Ad hoc queries: a SELECT compiled with the same SQL engine, in which every
-// materialized table and view is a table holding its integral, run once over
-// snapshots that are all taken at one step.
+#include "pipeline/adhoc.h"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "pipeline/controller.h"
-#include "sql/binder.h"
 #include "sql/query.h"
 
 namespace sluice::pipeline {
 
-Result<Controller::QueryResult> Controller::Query(std::string_view text) {
+Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relations,
+                             std::string_view text) {
   SLUICE_ASSIGN_OR_RETURN(sql::Json tree, sql::ParseSql(text));
   const sql::Json& stmts = tree.value("stmts", sql::Json::array());
   if (stmts.size() != 1 || !stmts[0]["stmt"].contains("SelectStmt")) {
@@ -18,7 +17,7 @@ Result<Controller::QueryResult> Controller::Query(std::string_view text) {
   }
   // Views are read as they are, not recomputed: each relation is a table.
   sql::Catalog catalog;
-  for (const auto& [name, info] : relations_) {
+  for (const auto& [name, info] : relations) {
     sql::TableDef t;
     t.name = name;
     for (size_t i = 0; i < info.rel.columns.size(); ++i) {
@@ -26,28 +25,45 @@ Result<Controller::QueryResult> Controller::Query(std::string_view text) {
     }
     SLUICE_RETURN_IF_ERROR(catalog.AddTable(std::move(t)));
   }
-  SLUICE_ASSIGN_OR_RETURN(sql::BoundQuery q,
+  AdhocQuery out;
+  SLUICE_ASSIGN_OR_RETURN(out.query,
                           sql::BindSelect(catalog, text, stmts[0]["stmt"]["SelectStmt"]));
-  std::vector<std::string> scanned = sql::ScannedRelations(q.plan);
-  for (const std::string& r : scanned) {
-    const RelationInfo& info = relations_.at(r);
+  out.scanned = sql::ScannedRelations(out.query.plan);
+  for (const std::string& r : out.scanned) {
+    const RelationInfo& info = relations.at(r);
     if (!info.materialized) {
       return Status::InvalidArgument(
           "\"" + r + "\" is not materialized, so ad hoc queries cannot read it: declare it " +
           (info.is_table ? "WITH (materialized = true)" : "as a CREATE MATERIALIZED VIEW"));
     }
   }
+  return out;
+}
+
+Result<QueryResult> EvaluateAdhoc(const AdhocQuery& a,
+                                  const std::map<std::string, std::vector<BatchPtr>>& snapshots,
+                                  int workers) {
+  const sql::BoundQuery& q = a.query;
   QueryResult result;
-  SLUICE_ASSIGN_OR_RETURN(auto snapshots, Snapshots(scanned, &result.step));
   SLUICE_ASSIGN_OR_RETURN(
       result.rows,
       sql::EvaluateOnce(
           q, [&](const std::string& r) -> Result<std::vector<BatchPtr>> { return snapshots.at(r); },
-          std::min(config_.workers, 4)));
+          workers));
   sql::SortForPresentation(q, &result.rows);
   for (sql::Row& row : result.rows) row.resize(q.visible);
   result.columns.assign(q.plan->columns.begin(),
                         q.plan->columns.begin() + static_cast<ptrdiff_t>(q.visible));
+  return result;
+}
+
+Result<QueryResult> Controller::Query(std::string_view text) {
+  SLUICE_ASSIGN_OR_RETURN(AdhocQuery q, BindAdhoc(relations_, text));
+  uint64_t step = 0;
+  SLUICE_ASSIGN_OR_RETURN(auto snapshots, Snapshots(q.scanned, &step));
+  SLUICE_ASSIGN_OR_RETURN(QueryResult result,
+                          EvaluateAdhoc(q, snapshots, std::min(config_.workers, 4)));
+  result.step = step;
   return result;
 }
 

@@ -230,6 +230,28 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
 Status Controller::Restore() {
   if (config_.storage.empty()) return Status::OK();
   const std::string root = CheckpointDir();
+  if (role_) {
+    // On many hosts, the coordinator names the checkpoint that every host
+    // completed; newer ones are the parts of an incomplete one, and go.
+    for (uint64_t seq : ListCheckpoints(root)) {
+      if (seq <= role_->restore_seq) break;
+      std::error_code ec;
+      fs::remove_all(root + "/" + SeqName(seq), ec);
+    }
+    std::vector<uint64_t> left = ListCheckpoints(root);
+    if (role_->restore_seq == 0) {
+      for (uint64_t seq : left) {
+        std::error_code ec;
+        fs::remove_all(root + "/" + SeqName(seq), ec);
+      }
+      return Status::OK();
+    }
+    if (left.empty() || left[0] != role_->restore_seq) {
+      return Status::NotFound("host " + std::to_string(role_->host) + " has no checkpoint " +
+                              std::to_string(role_->restore_seq) + " in " + root +
+                              ", which the coordinator restarts from");
+    }
+  }
   Status last_error;
   for (uint64_t seq : ListCheckpoints(root)) {
     const std::string dir = root + "/" + SeqName(seq);
@@ -253,6 +275,10 @@ Status Controller::Restore() {
         }
       }
     }
+    if (!s.ok() && role_) {
+      return s.WithContext("host " + std::to_string(role_->host) + "'s part of checkpoint " + dir +
+                           " is damaged");
+    }
     if (!s.ok()) {
       // Set aside (kept for inspection), so that it is neither loaded nor
       // counted among the checkpoints kept, and its number can be reused.
@@ -274,6 +300,12 @@ Status Controller::Restore() {
     }
     if (b.value("program", std::string()) == Hex64(program_fingerprint_)) {
       return LoadCheckpoint(seq, dir, b.dump(), nullptr);
+    }
+    if (role_) {
+      return Status::Unimplemented(
+          "the program changed since checkpoint " + dir +
+          ", and a pipeline on many hosts cannot rebuild views yet: run the program it ran, "
+          "or start with empty storage");
     }
     if (exactly_once_) {
       // The journal's steps ran the old program: they cannot be replayed

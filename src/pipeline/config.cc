@@ -75,6 +75,19 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
   return c;
 }
 
+std::string PipelineConfig::ToJson() const {
+  using Json = nlohmann::json;
+  Json j = {{"workers", workers},
+            {"storage", storage},
+            {"memory_budget_mb", memory_budget_mb},
+            {"min_batch_size_records", min_batch_size_records},
+            {"max_buffering_delay_usecs", max_buffering_delay_usecs},
+            {"bootstrap_policy", bootstrap_policy}};
+  if (!fault_tolerance.empty()) j["fault_tolerance"] = Json::parse(fault_tolerance);
+  if (!dev_tweaks.empty()) j["dev_tweaks"] = Json::parse(dev_tweaks);
+  return j.dump();
+}
+
 void ConfigureAllocator() {
   if (std::getenv("MALLOC_ARENA_MAX") != nullptr) return;
   mallopt(M_ARENA_MAX, static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));

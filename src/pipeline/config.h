@@ -32,6 +32,8 @@ struct PipelineConfig {
   // Parses the JSON text of a config file. An unknown key is an error that
   // names it, as is a value of the wrong type.
   static Result<PipelineConfig> Parse(std::string_view json);
+  // The JSON text that Parse() reads back as this config.
+  std::string ToJson() const;
 };
 
 // Process-wide allocator settings for a process that runs a pipeline: one

@@ -86,10 +86,12 @@ Controller::Controller(sql::Program program, PipelineConfig config, std::string 
     : program_(std::move(program)), config_(std::move(config)), base_dir_(std::move(base_dir)) {}
 
 Result<std::unique_ptr<Controller>> Controller::Start(std::string_view program_text,
-                                                      PipelineConfig config, std::string base_dir) {
+                                                      PipelineConfig config, std::string base_dir,
+                                                      const HostRole* role) {
   SLUICE_ASSIGN_OR_RETURN(sql::Program program, sql::CompileProgram(program_text));
   std::unique_ptr<Controller> c(
       new Controller(std::move(program), std::move(config), std::move(base_dir)));
+  if (role != nullptr) c->role_ = *role;
   c->program_fingerprint_ = Hash64(program_text);
   Status s = c->Init();
   if (!s.ok()) {
@@ -99,29 +101,27 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::string_view program_t
   return c;
 }
 
-Status Controller::Init() {
-  // Relations, and their connectors (checked before anything starts).
-  std::vector<connector::ConnectorSpec> specs;
-  for (const std::string& t : program_.tables) {
-    const sql::TableDef& def = *program_.catalog.FindTable(t);
-    relations_[t] = {MakeRelation(t, def.columns, def.primary_key), true, def.materialized};
-    output_names_.push_back(t);
-    queues_[t].keyed = !def.primary_key.empty();
-    SLUICE_ASSIGN_OR_RETURN(auto cs,
-                            connector::ParseConnectors(t, true, def.connectors, base_dir_));
-    specs.insert(specs.end(), cs.begin(), cs.end());
+Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::string& base_dir) {
+  ProgramInfo p;
+  for (const std::string& t : program.tables) {
+    const sql::TableDef& def = *program.catalog.FindTable(t);
+    p.relations[t] = {MakeRelation(t, def.columns, def.primary_key), true, def.materialized};
+    p.output_names.push_back(t);
+    SLUICE_ASSIGN_OR_RETURN(auto cs, connector::ParseConnectors(t, true, def.connectors, base_dir));
+    p.connectors.insert(p.connectors.end(), cs.begin(), cs.end());
   }
-  for (const std::string& v : program_.views) {
-    const sql::ViewDef& def = *program_.catalog.FindView(v);
+  for (const std::string& v : program.views) {
+    const sql::ViewDef& def = *program.catalog.FindView(v);
     std::vector<sql::Column> cols(
         def.query.plan->columns.begin(),
         def.query.plan->columns.begin() + static_cast<ptrdiff_t>(def.query.visible));
-    relations_[v] = {MakeRelation(v, cols, {}), false, def.materialized};
-    output_names_.push_back(v);
+    p.relations[v] = {MakeRelation(v, cols, {}), false, def.materialized};
+    p.output_names.push_back(v);
     SLUICE_ASSIGN_OR_RETURN(auto cs,
-                            connector::ParseConnectors(v, false, def.connectors, base_dir_));
-    specs.insert(specs.end(), cs.begin(), cs.end());
+                            connector::ParseConnectors(v, false, def.connectors, base_dir));
+    p.connectors.insert(p.connectors.end(), cs.begin(), cs.end());
   }
+  const std::vector<connector::ConnectorSpec>& specs = p.connectors;
   for (size_t i = 0; i < specs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (specs[i].name == specs[j].name) {
@@ -130,17 +130,35 @@ Status Controller::Init() {
       }
     }
   }
+  return p;
+}
+
+Status Controller::Init() {
+  // Relations, and their connectors (checked before anything starts).
+  SLUICE_ASSIGN_OR_RETURN(ProgramInfo info, DescribeProgram(program_, base_dir_));
+  relations_ = std::move(info.relations);
+  output_names_ = std::move(info.output_names);
+  std::vector<connector::ConnectorSpec> specs = std::move(info.connectors);
+  for (const std::string& t : program_.tables) {
+    queues_[t].keyed = !program_.catalog.FindTable(t)->primary_key.empty();
+  }
   // Periodic checkpoints.
   if (!config_.fault_tolerance.empty()) {
     auto ft = nlohmann::json::parse(config_.fault_tolerance, nullptr, false);
     const std::string model = ft.value("model", std::string("none"));
     const uint64_t secs = ft.value("checkpoint_interval_secs", uint64_t{60});
     if (model != "none") {
+      if (role_ && model == "exactly_once") {
+        return Status::Unimplemented(
+            "fault_tolerance model \"exactly_once\" does not run on many hosts yet (its input "
+            "journal is per host): use \"at_least_once\"");
+      }
       if (config_.storage.empty()) {
         return Status::InvalidArgument("fault_tolerance model \"" + model +
                                        "\" needs storage: give --storage DIR");
       }
-      checkpoint_interval_ = std::chrono::seconds(secs);
+      // On many hosts the coordinator takes the periodic checkpoints.
+      if (!role_) checkpoint_interval_ = std::chrono::seconds(secs);
       exactly_once_ = model == "exactly_once";
     }
   }
@@ -148,6 +166,14 @@ Status Controller::Init() {
   // Workers.
   RuntimeOptions opts;
   opts.workers = config_.workers;
+  sql::HostLayout layout;
+  if (role_) {
+    opts.host = role_->host;
+    opts.hosts = role_->hosts;
+    opts.transport = role_->transport;
+    layout.workers_per_host = config_.workers;
+    layout.output_host = role_->output_host;
+  }
   if (!config_.storage.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(config_.storage, ec);
@@ -164,10 +190,11 @@ Status Controller::Init() {
     return Status::InvalidArgument("memory_budget_mb needs storage: give --storage DIR");
   }
   SLUICE_ASSIGN_OR_RETURN(runtime_, Runtime::Start(opts, [&](Circuit& c) {
-                            return sql::BuildProgram(program_, c, &errors_);
+                            return sql::BuildProgram(program_, c, &errors_, nullptr,
+                                                     role_ ? &layout : nullptr);
                           }));
   for (const auto& [name, info] : relations_) {
-    if (info.materialized) integrals_[name] = std::make_unique<Spine>(opts.spine);
+    if (info.materialized && IsHere(name)) integrals_[name] = std::make_unique<Spine>(opts.spine);
   }
   SLUICE_RETURN_IF_ERROR(LoadPipelineId());
   // Connectors: outputs first, so that nothing an input brings is missed.
@@ -175,6 +202,10 @@ Status Controller::Init() {
     spec.pipeline_id = pipeline_id_;
     spec.workers = config_.workers;
     const RelationInfo& info = relations_.at(spec.relation);
+    // On many hosts, each connector runs on the host it is assigned to.
+    if (role_ && (spec.input ? role_->inputs.count(spec.name) == 0 : !IsHere(spec.relation))) {
+      continue;
+    }
     if (spec.input) {
       SLUICE_ASSIGN_OR_RETURN(auto in, connector::MakeInputConnector(spec, info.rel));
       inputs_.push_back({spec, std::move(in)});
@@ -215,7 +246,7 @@ Status Controller::Launch() {
   }
   // exactly_once: the steps after the checkpoint again, as they were.
   if (exactly_once_) SLUICE_RETURN_IF_ERROR(ReplayJournal());
-  loop_ = std::thread([this] { Loop(); });
+  if (!role_) loop_ = std::thread([this] { Loop(); });
   for (size_t i = 0; i < inputs_.size(); ++i) {
     Input& in = inputs_[i];
     if (!in.connector) continue;
@@ -230,6 +261,10 @@ Status Controller::Launch() {
 // that it outlives restarts (sinks that deduplicate replayed steps key them
 // by it); a pipeline without storage gets a new one at every start.
 Status Controller::LoadPipelineId() {
+  if (role_) {
+    pipeline_id_ = role_->pipeline_id;
+    return Status::OK();
+  }
   std::random_device rd;
   char id[40];
   std::snprintf(id, sizeof id, "%08x-%04x-%04x-%04x-%04x%08x", rd(), rd() & 0xffff,
@@ -494,7 +529,7 @@ bool Controller::stopping() const {
   return state_ == PipelineState::kStopping || state_ == PipelineState::kFailed;
 }
 
-Result<Controller::Completion> Controller::CompletionOf(uint64_t token) const {
+Result<Completion> Controller::CompletionOf(uint64_t token) const {
   std::lock_guard<std::mutex> l(mu_);
   if (token == 0 || token >= next_token_) {
     return Status::NotFound("unknown token " + std::to_string(token));
@@ -609,7 +644,12 @@ Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& take
   // Each table's changes become one batch per worker (split by the hash
   // that the exchange uses); large ones are sorted on several threads, which
   // would otherwise wait for the step.
+  // On many hosts, rows go to this host's workers; the operators that need
+  // rows by key (the upsert among them) exchange them over all hosts.
   const int workers = runtime_->workers();
+  const int first_worker = role_ ? role_->host * workers : 0;
+  const uint64_t hosts = role_ ? static_cast<uint64_t>(role_->hosts) : 1;
+  const uint64_t host = role_ ? static_cast<uint64_t>(role_->host) : 0;
   for (const auto& [table, ranges] : taken) {
     const bool keyed = queues_.at(table).keyed;  // fixed at Init
     std::vector<BatchBuilder> parts(static_cast<size_t>(workers));
@@ -628,7 +668,9 @@ Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& take
         const UpsertOpKind op = k == format::ChangeKind::kInsert   ? UpsertOpKind::kInsert
                                 : k == format::ChangeKind::kDelete ? UpsertOpKind::kDelete
                                                                    : UpsertOpKind::kUpdate;
-        b.Push(key, EncodeUpsertCommand(upsert_seq_++, op, changes.payload(i)), 1);
+        // Sequence numbers are unique over the hosts, so that two hosts'
+        // commands for one key never consolidate into one.
+        b.Push(key, EncodeUpsertCommand(upsert_seq_++ * hosts + host, op, changes.payload(i)), 1);
       }
     }
     std::vector<Result<MemBatchPtr>> built(parts.size(), MemBatch::Empty());
@@ -643,7 +685,8 @@ Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& take
     }
     for (size_t w = 0; w < parts.size(); ++w) {
       if (!built[w].ok()) return built[w].status();
-      SLUICE_RETURN_IF_ERROR(runtime_->PushToWorker(table, static_cast<int>(w), *built[w]));
+      SLUICE_RETURN_IF_ERROR(
+          runtime_->PushToWorker(table, first_worker + static_cast<int>(w), *built[w]));
     }
   }
   SLUICE_RETURN_IF_ERROR(runtime_->Step());
@@ -747,9 +790,8 @@ Status Controller::AddSnapshot(Endpoint& e, uint64_t step) {
   return Status::OK();
 }
 
-Result<Controller::Subscription> Controller::Subscribe(const std::string& relation, bool snapshot,
-                                                       bool follow, bool backpressure,
-                                                       uint64_t max_queued_records) {
+Result<Subscription> Controller::Subscribe(const std::string& relation, bool snapshot, bool follow,
+                                           bool backpressure, uint64_t max_queued_records) {
   if (relations_.count(relation) == 0) {
     return Status::NotFound("table or view \"" + relation + "\" does not exist");
   }
@@ -822,6 +864,11 @@ Result<std::map<std::string, std::vector<BatchPtr>>> Controller::Snapshots(
   for (const std::string& r : relations) {
     auto it = integrals_.find(r);
     if (it == integrals_.end()) {
+      auto rel = relations_.find(r);
+      if (rel != relations_.end() && rel->second.materialized && !IsHere(r)) {
+        out[r] = {};  // another host holds it
+        continue;
+      }
       return Status::InvalidArgument("\"" + r + "\" is not materialized");
     }
     out[r] = it->second->Snapshot();

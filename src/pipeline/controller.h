@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -37,6 +38,7 @@
 
 #include "connector/connector.h"
 #include "format/format.h"
+#include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/journal.h"
 #include "runtime/runtime.h"
@@ -45,46 +47,41 @@
 
 namespace sluice::pipeline {
 
-// kAwaitingApproval: restarted with a changed program whose new and changed
-// views wait for POST /approve before they are rebuilt (bootstrap.cc).
-enum class PipelineState { kAwaitingApproval, kRunning, kPaused, kStopping, kFailed };
-const char* StateName(PipelineState s);
-
-struct RelationInfo {
-  format::Relation rel;
-  bool is_table = false;
-  bool materialized = false;
+// One host's part in a pipeline on many hosts (DESIGN.md section 6), as the
+// coordinator's activation gives it.
+struct HostRole {
+  int host = 0;                    // this host's index
+  int hosts = 1;                   // how many
+  Transport* transport = nullptr;  // the exchange between hosts; outlives the controller
+  // The host of every table's and view's output stream (and integral).
+  std::map<std::string, int> output_host;
+  std::set<std::string> inputs;  // the input connectors that run on this host
+  uint64_t restore_seq = 0;      // the checkpoint to open (0: none; newer ones go)
+  std::string pipeline_id;
 };
 
-class Controller {
+class Controller final : public PipelineApi {
  public:
   // Compiles `program_text`, checks its connectors, starts the workers, the
   // connectors and the step loop. Relative connector paths are taken from
-  // `base_dir` (the program file's directory).
+  // `base_dir` (the program file's directory). With `role`, the controller
+  // runs one host's share of a pipeline on many hosts (below).
   static Result<std::unique_ptr<Controller>> Start(std::string_view program_text,
-                                                   PipelineConfig config,
-                                                   std::string base_dir = "");
-  ~Controller();
+                                                   PipelineConfig config, std::string base_dir = "",
+                                                   const HostRole* role = nullptr);
+  ~Controller() override;
   // Stops the connectors (output ones after draining what they were handed),
   // the step loop and the workers. Idempotent.
   void Stop();
 
-  const RelationInfo* FindRelation(const std::string& name) const;
+  const RelationInfo* FindRelation(const std::string& name) const override;
   const sql::Program& program() const { return program_; }
 
   // ---- input
-  // Queues one request's decoded changes as a whole. Waits while the
-  // pipeline is paused, unless `force`. Returns the request's token.
   Result<uint64_t> Ingest(const std::string& table, format::ChangeBuffer changes, bool force,
-                          uint64_t bytes);
-  // Counts a rejected ingress request's bad records for /stats.
-  void CountIngressErrors(const std::string& table, uint64_t errors);
-  struct Completion {
-    bool complete = false;
-    bool durable = false;  // its changes are in a checkpoint
-    uint64_t step = 0;     // complete: the step that processed it; else the current step
-  };
-  Result<Completion> CompletionOf(uint64_t token) const;
+                          uint64_t bytes) override;
+  void CountIngressErrors(const std::string& table, uint64_t errors) override;
+  Result<Completion> CompletionOf(uint64_t token) const override;
   // Waits until `token` is complete or `timeout` passes (for tests and tools).
   bool WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const;
 
@@ -93,63 +90,72 @@ class Controller {
   bool Idle() const;
 
   // ---- output
-  struct Subscription {
-    uint64_t id = 0;
-    std::shared_ptr<connector::OutputQueue> queue;
-    uint64_t snapshot_step = 0;  // the step the snapshot reflects
-  };
-  // A stream of a relation's changes: with `snapshot`, first its contents
-  // (materialized relations only); with `follow`, every later change.
   Result<Subscription> Subscribe(const std::string& relation, bool snapshot, bool follow,
-                                 bool backpressure, uint64_t max_queued_records);
-  void Unsubscribe(uint64_t id);
+                                 bool backpressure, uint64_t max_queued_records) override;
+  void Unsubscribe(uint64_t id) override;
 
   // ---- control
-  void Pause();
-  void Resume();
-  PipelineState state() const;
+  void Pause() override;
+  void Resume() override;
+  PipelineState state() const override;
   Status failure() const;
-  uint64_t step() const;
+  uint64_t step() const override;
   // Microseconds spent running steps and handing their outputs over.
   uint64_t step_usecs() const;
-  Status StartTransaction();
-  // Delivers the transaction's outputs; returns the step that committed it.
-  Result<uint64_t> CommitTransaction();
+  Status StartTransaction() override;
+  Result<uint64_t> CommitTransaction() override;
   bool in_transaction() const;
-  Status SetEndpointPaused(const std::string& name, bool paused);
-  // An output connector starts over: a file sink truncates its file, and a
-  // send_snapshot connector gets the relation's snapshot again.
-  Status ResetOutput(const std::string& name);
+  Status SetEndpointPaused(const std::string& name, bool paused) override;
+  Status ResetOutput(const std::string& name) override;
 
   // The integrals of materialized relations after the last delivered step,
   // read together (for ad hoc queries). Error if one is not materialized.
+  // On many hosts, this host's part (empty for relations gathered on
+  // another host).
   Result<std::map<std::string, std::vector<BatchPtr>>> Snapshots(
       const std::vector<std::string>& relations, uint64_t* step);
 
-  // An ad hoc SELECT over the materialized tables and views, all read at
-  // the last delivered step.
-  struct QueryResult {
-    std::vector<sql::Column> columns;
-    std::vector<sql::Row> rows;  // in the query's ORDER BY
-    uint64_t step = 0;
-  };
-  Result<QueryResult> Query(std::string_view sql);
+  // Read at the last delivered step.
+  Result<QueryResult> Query(std::string_view sql) override;
 
   // ---- checkpoints (with storage): the state after a step, on storage.
-  // Asks for one at the next step boundary; returns its sequence number.
-  Result<uint64_t> RequestCheckpoint();
+  Result<uint64_t> RequestCheckpoint() override;
   // Waits until checkpoint `seq` is written or failed.
   Status WaitCheckpoint(uint64_t seq, std::chrono::milliseconds timeout);
-  std::string CheckpointStatusJson() const;
-  std::string CheckpointsJson() const;
+  std::string CheckpointStatusJson() const override;
+  std::string CheckpointsJson() const override;
 
   // ---- program changes (bootstrap.cc)
-  // Rebuilds the changed views that a restart waits to rebuild, then runs.
-  Status Approve();
+  Status Approve() override;
 
-  // JSON text of /stats and /status.
-  std::string StatsJson() const;
-  std::string StatusJson() const;
+  std::string StatsJson() const override;
+  std::string StatusJson() const override;
+
+  // ---- one host of many (host.cc). The coordinator drives the steps and
+  // checkpoints; this controller runs no step loop of its own.
+  // Waits up to `wait` for input that is due for a step (by the batching
+  // settings); returns the records queued, whether they are due, and the
+  // last step (the state is that of the queues after it).
+  struct InputState {
+    uint64_t buffered = 0;
+    bool due = false;
+    uint64_t step = 0;
+  };
+  InputState WaitForInput(std::chrono::milliseconds wait);
+  // Runs step `step` (which must follow the last one) with the input queued
+  // now, as every other host does at the same time.
+  Status RunHostStep(uint64_t step, bool commit, bool in_txn);
+  // Writes checkpoint `seq` at this step boundary.
+  Status WriteHostCheckpoint(uint64_t seq);
+  // Leases: the integrals of `relations` at the last step, pinned until
+  // released (or untouched for `kLeaseTimeout`), for a coordinator that
+  // reads every host at one step. Returns the lease and its step.
+  Result<std::pair<uint64_t, uint64_t>> Lease(const std::vector<std::string>& relations);
+  // This host's part of `relation` in lease `lease`, as batch codec chunks
+  // (each u64 length + chunk).
+  Result<std::string> ScanLease(uint64_t lease, const std::string& relation);
+  void ReleaseLease(uint64_t lease);
+  const HostRole* role() const { return role_ ? &*role_ : nullptr; }
 
  private:
   // Changes from one producer: an input connector (`source` >= 0) or one
@@ -206,6 +212,13 @@ class Controller {
   };
 
   Controller(sql::Program program, PipelineConfig config, std::string base_dir);
+  // How long an untouched lease lives.
+  static constexpr std::chrono::seconds kLeaseTimeout{120};
+  struct LeaseEntry {
+    uint64_t step = 0;
+    std::map<std::string, std::vector<BatchPtr>> batches;
+    std::chrono::steady_clock::time_point touched;
+  };
   Status Init();
   void Loop();
   // `in_txn`: the step runs inside a transaction (its outputs are held
@@ -253,11 +266,19 @@ class Controller {
   uint64_t Fingerprint(const std::string& relation) const;
   std::string CheckpointDir() const;
   void Fail(Status s);
+  // On many hosts, whether `relation`'s output is gathered on this host.
+  bool IsHere(const std::string& relation) const {
+    return !role_ || role_->output_host.at(relation) == role_->host;
+  }
 
   const sql::Program program_;
   const PipelineConfig config_;
   const std::string base_dir_;
-  uint64_t program_fingerprint_ = 0;  // of the program's text
+  std::optional<HostRole> role_;  // one host of many
+  std::mutex lease_mu_;
+  std::map<uint64_t, LeaseEntry> leases_;  // GUARDED_BY(lease_mu_)
+  uint64_t next_lease_ = 1;                // GUARDED_BY(lease_mu_)
+  uint64_t program_fingerprint_ = 0;       // of the program's text
   std::string pipeline_id_;
   bool exactly_once_ = false;         // fault_tolerance model exactly_once
   std::unique_ptr<Journal> journal_;  // with exactly_once, once running

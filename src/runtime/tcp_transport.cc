@@ -362,19 +362,7 @@ Status TcpTransport::Send(int id, int from, int to, BatchPtr batch) {
   PutFixed32(&body, static_cast<uint32_t>(id));
   PutFixed32(&body, static_cast<uint32_t>(from));
   PutFixed32(&body, static_cast<uint32_t>(to));
-  if (auto* mem = dynamic_cast<const MemBatch*>(batch.get())) {
-    EncodeBatch(*mem, &body);
-  } else {
-    // A batch in a file: its rows, as a batch in memory.
-    OrderedBuilder b;
-    auto c = batch->NewCursor();
-    for (; c->KeyValid(); c->StepKey()) {
-      for (; c->ValValid(); c->StepVal())
-        SLUICE_RETURN_IF_ERROR(b.Push(c->key(), c->val(), c->weight()));
-    }
-    SLUICE_RETURN_IF_ERROR(c->status());
-    EncodeBatch(*b.Finish(), &body);
-  }
+  SLUICE_RETURN_IF_ERROR(EncodeAnyBatch(*batch, &body));
   if (!m.Write(host, Frame('B', body))) return lost();
   return Status::OK();
 }

@@ -28,7 +28,7 @@ std::string Text(const Value& v, const SqlType& t) {
 
 }  // namespace
 
-std::string RenderText(const pipeline::Controller::QueryResult& r) {
+std::string RenderText(const pipeline::QueryResult& r) {
   const size_t n = r.columns.size();
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width(n);
@@ -67,7 +67,7 @@ std::string RenderText(const pipeline::Controller::QueryResult& r) {
   return out;
 }
 
-std::string RenderJson(const pipeline::Controller::QueryResult& r) {
+std::string RenderJson(const pipeline::QueryResult& r) {
   std::string out;
   for (const sql::Row& row : r.rows) {
     out += "{";
@@ -82,7 +82,7 @@ std::string RenderJson(const pipeline::Controller::QueryResult& r) {
   return out;
 }
 
-std::string RenderCsv(const pipeline::Controller::QueryResult& r) {
+std::string RenderCsv(const pipeline::QueryResult& r) {
   std::string out;
   for (const sql::Row& row : r.rows) {
     for (size_t i = 0; i < r.columns.size(); ++i) {

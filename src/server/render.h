@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "pipeline/controller.h"
+#include "pipeline/api.h"
 
 namespace sluice::server {
 
-std::string RenderText(const pipeline::Controller::QueryResult& r);
-std::string RenderJson(const pipeline::Controller::QueryResult& r);
-std::string RenderCsv(const pipeline::Controller::QueryResult& r);
+std::string RenderText(const pipeline::QueryResult& r);
+std::string RenderJson(const pipeline::QueryResult& r);
+std::string RenderCsv(const pipeline::QueryResult& r);
 
 }  // namespace sluice::server

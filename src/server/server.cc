@@ -76,7 +76,7 @@ bool Param(const Request& req, Response& res, const std::string& name,
 
 // The records of one egress stream, as JSON lines.
 struct EgressStream {
-  pipeline::Controller* controller = nullptr;
+  pipeline::PipelineApi* controller = nullptr;
   uint64_t id = 0;
   std::shared_ptr<connector::OutputQueue> queue;
   std::unique_ptr<format::Encoder> encoder;
@@ -165,7 +165,7 @@ struct EgressStream {
 }  // namespace
 
 struct Server::Impl {
-  pipeline::Controller* controller;
+  pipeline::PipelineApi* controller;
   ServerOptions options;
   httplib::Server http;
   std::thread thread;
@@ -489,7 +489,7 @@ void Server::Impl::Routes() {
   });
 }
 
-Server::Server(pipeline::Controller* controller, ServerOptions options)
+Server::Server(pipeline::PipelineApi* controller, ServerOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->controller = controller;
   impl_->options = options;

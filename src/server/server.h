@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "pipeline/controller.h"
+#include "pipeline/api.h"
 
 namespace sluice::server {
 
@@ -21,7 +21,7 @@ struct ServerOptions {
 
 class Server {
  public:
-  Server(pipeline::Controller* controller, ServerOptions options);
+  Server(pipeline::PipelineApi* controller, ServerOptions options);
   ~Server();
   // Binds the port and starts serving on background threads.
   Status Start();

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/hash.h"
+#include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/output.h"
@@ -201,8 +202,19 @@ Result<Program> CompileProgram(std::string_view text) {
 }
 
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
-                    const std::set<std::string>* only_views) {
+                    const std::set<std::string>* only_views, const HostLayout* layout) {
   std::map<std::string, Stream*> inputs;
+  auto output = [&](Stream* s, const std::string& name) {
+    if (layout != nullptr) {
+      auto it = layout->output_host.find(name);
+      if (it == layout->output_host.end()) {
+        return Status::Internal("no host is assigned to the output of " + name);
+      }
+      s = ExchangeTo(c, s, it->second * layout->workers_per_host, layout->workers_per_host);
+    }
+    AddOutput(c, s, name);
+    return Status::OK();
+  };
   for (const std::string& t : program.tables) {
     c.SetOwner(TableOwner(t));
     // A table with a primary key takes keyed commands (upsert.h) and holds
@@ -212,7 +224,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     Schema schema;
     for (const Column& col : def.columns) schema.push_back(col.type);
     inputs[t] = def.primary_key.empty() ? in : Upsert(c, in, schema);
-    AddOutput(c, inputs[t], t);
+    SLUICE_RETURN_IF_ERROR(output(inputs[t], t));
   }
   Lowering lower(
       c, [&](const std::string& table) { return inputs.at(table); }, errors);
@@ -233,7 +245,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                 return Status::OK();
               });
     }
-    AddOutput(c, s, name);
+    SLUICE_RETURN_IF_ERROR(output(s, name));
   }
   return Status::OK();
 }

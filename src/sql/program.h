@@ -3,6 +3,7 @@
 // circuit of every view is then built on each worker.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -36,8 +37,20 @@ Result<Program> CompileProgram(std::string_view text);
 // to ViewOwner(v) (Circuit::SetOwner). With `only_views`, just those views
 // are built (with every table); it must hold every view that one of them
 // reads.
+//
+// Many hosts (`layout`): the output of every table and view is gathered
+// onto the workers of the host that `layout->output_host` assigns it
+// (sharded over them by key), so that its stream and integral are whole
+// there and empty elsewhere. Input rows may be pushed to any worker of any
+// host: every operator that needs rows by key (the upsert of a keyed table
+// among them) exchanges its input first.
+struct HostLayout {
+  int workers_per_host = 1;
+  std::map<std::string, int> output_host;  // every table and view
+};
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
-                    const std::set<std::string>* only_views = nullptr);
+                    const std::set<std::string>* only_views = nullptr,
+                    const HostLayout* layout = nullptr);
 inline std::string TableOwner(const std::string& t) { return "table:" + t; }
 inline std::string ViewOwner(const std::string& v) { return "view:" + v; }
 

@@ -4,6 +4,8 @@
 
 #include "base/bytes.h"
 #include "base/hash.h"
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
 
 namespace sluice {
 namespace {
@@ -118,6 +120,22 @@ Result<MemBatchPtr> DecodeBatch(std::string_view chunk) {
     if (w == 0) return bad("a zero weight");
   }
   return MemBatchPtr(std::move(b));
+}
+
+Status EncodeAnyBatch(const Batch& batch, std::string* out) {
+  if (auto* mem = dynamic_cast<const MemBatch*>(&batch)) {
+    EncodeBatch(*mem, out);
+    return Status::OK();
+  }
+  OrderedBuilder b;
+  auto c = batch.NewCursor();
+  for (; c->KeyValid(); c->StepKey()) {
+    for (; c->ValValid(); c->StepVal())
+      SLUICE_RETURN_IF_ERROR(b.Push(c->key(), c->val(), c->weight()));
+  }
+  SLUICE_RETURN_IF_ERROR(c->status());
+  EncodeBatch(*b.Finish(), out);
+  return Status::OK();
 }
 
 }  // namespace sluice

@@ -31,6 +31,8 @@
 namespace sluice {
 
 void EncodeBatch(const MemBatch& batch, std::string* out);
+// Any batch (one in a file is read through a cursor first).
+Status EncodeAnyBatch(const Batch& batch, std::string* out);
 Result<MemBatchPtr> DecodeBatch(std::string_view chunk);
 
 }  // namespace sluice

@@ -28,11 +28,12 @@ Result<std::vector<MemBatchPtr>> PartitionByKey(const Batch& batch, int workers)
 }
 
 Status ExchangeOp::Eval() {
-  SLUICE_ASSIGN_OR_RETURN(std::vector<MemBatchPtr> parts,
-                          PartitionByKey(*in_->value(), ctx_.workers));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<MemBatchPtr> parts, PartitionByKey(*in_->value(), count_));
   for (int to = 0; to < ctx_.workers; ++to) {
-    SLUICE_RETURN_IF_ERROR(
-        ctx_.transport->Send(id_, ctx_.worker, to, std::move(parts[static_cast<size_t>(to)])));
+    const int part = to - first_;
+    BatchPtr b = part >= 0 && part < count_ ? std::move(parts[static_cast<size_t>(part)])
+                                            : MemBatch::Empty();
+    SLUICE_RETURN_IF_ERROR(ctx_.transport->Send(id_, ctx_.worker, to, std::move(b)));
   }
   std::vector<BatchPtr> received;
   SLUICE_RETURN_IF_ERROR(ctx_.transport->Receive(id_, ctx_.worker, &received));
@@ -43,7 +44,12 @@ Status ExchangeOp::Eval() {
 
 Stream* Exchange(Circuit& c, Stream* in) {
   if (c.context().workers == 1) return in;
-  return c.Add<ExchangeOp>(in, c.context(), c.NewExchangeId())->output();
+  return c.Add<ExchangeOp>(in, c.context(), c.NewExchangeId(), 0, c.context().workers)->output();
+}
+
+Stream* ExchangeTo(Circuit& c, Stream* in, int first, int count) {
+  if (c.context().workers == 1) return in;
+  return c.Add<ExchangeOp>(in, c.context(), c.NewExchangeId(), first, count)->output();
 }
 
 }  // namespace sluice

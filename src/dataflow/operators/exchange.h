@@ -10,9 +10,14 @@ namespace sluice {
 // sum over workers is unchanged (exchange is the identity on the whole
 // stream), and afterwards every pair with key k sits on worker
 // Hash64(k) mod W. With one worker it passes its input through.
+//
+// A gather (ExchangeTo) sends every row to a range of `count` workers from
+// `first` instead (Hash64(k) mod count picks one), e.g. to the workers of
+// one host.
 class ExchangeOp final : public Operator {
  public:
-  ExchangeOp(Stream* in, const WorkerContext& ctx, int id) : in_(in), ctx_(ctx), id_(id) {}
+  ExchangeOp(Stream* in, const WorkerContext& ctx, int id, int first, int count)
+      : in_(in), ctx_(ctx), id_(id), first_(first), count_(count) {}
   Status Eval() override;
   const char* name() const override { return "exchange"; }
 
@@ -20,6 +25,7 @@ class ExchangeOp final : public Operator {
   Stream* in_;
   WorkerContext ctx_;
   int id_;
+  int first_, count_;
 };
 
 // The worker that owns `key` among `workers`.
@@ -30,5 +36,7 @@ int WorkerForKey(std::string_view key, int workers);
 Result<std::vector<MemBatchPtr>> PartitionByKey(const Batch& batch, int workers);
 
 Stream* Exchange(Circuit& c, Stream* in);
+// Moves every row of `in` to workers [first, first + count).
+Stream* ExchangeTo(Circuit& c, Stream* in, int first, int count);
 
 }  // namespace sluice

@@ -1,0 +1,933 @@
+#include "coordinator/coordinator.h"
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "pipeline/adhoc.h"
+#include "pipeline/journal.h"
+#include "pipeline/wire.h"
+
+namespace sluice::coordinator {
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using pipeline::PipelineState;
+
+std::string Now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string NewId() {
+  std::random_device rd;
+  char id[40];
+  std::snprintf(id, sizeof id, "%08x-%04x-%04x-%04x-%04x%08x", rd(), rd() & 0xffff,
+                (rd() & 0x0fff) | 0x4000, (rd() & 0x3fff) | 0x8000, rd() & 0xffff, rd());
+  return id;
+}
+
+Result<Json> ParseAnswer(const HostClient& h, const Result<std::string>& body) {
+  if (!body.ok()) return body.status();
+  Json j = Json::parse(*body, nullptr, false);
+  if (j.is_discarded()) return Status::Corruption(h.name() + " answered with something not JSON");
+  return j;
+}
+
+// Sums two /stats entries field by field (numbers add up; the rest is the
+// first's).
+void AddUp(Json& into, const Json& from) {
+  for (auto it = from.begin(); it != from.end(); ++it) {
+    if (!into.contains(it.key())) {
+      into[it.key()] = *it;
+    } else if (it->is_number_unsigned() && into[it.key()].is_number_unsigned()) {
+      into[it.key()] = into[it.key()].get<uint64_t>() + it->get<uint64_t>();
+    } else if (it->is_number_integer() && into[it.key()].is_number_integer()) {
+      into[it.key()] = into[it.key()].get<int64_t>() + it->get<int64_t>();
+    }
+  }
+}
+
+}  // namespace
+
+Assignment AssignHosts(const pipeline::ProgramInfo& program, int hosts, const Assignment& keep) {
+  Assignment out;
+  std::vector<uint64_t> load(static_cast<size_t>(hosts), 0), input_load = load;
+  std::map<std::string, uint64_t> cost;
+  for (const std::string& r : program.output_names) {
+    cost[r] = 1 + (program.relations.at(r).materialized ? 2 : 0);
+  }
+  for (const connector::ConnectorSpec& c : program.connectors) {
+    if (!c.input) cost[c.relation] += 2;
+  }
+  auto place = [&](std::vector<std::pair<uint64_t, std::string>> items,
+                   const std::map<std::string, int>& kept, std::vector<uint64_t>& loads,
+                   std::map<std::string, int>& into) {
+    // Kept placements count first, so that the new ones balance around them.
+    for (const auto& [c, name] : items) {
+      auto k = kept.find(name);
+      if (k != kept.end() && k->second < hosts) {
+        into[name] = k->second;
+        loads[static_cast<size_t>(k->second)] += c;
+      }
+    }
+    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (const auto& [c, name] : items) {
+      if (into.count(name) != 0) continue;
+      const size_t h =
+          static_cast<size_t>(std::min_element(loads.begin(), loads.end()) - loads.begin());
+      into[name] = static_cast<int>(h);
+      loads[h] += c;
+    }
+  };
+  std::vector<std::pair<uint64_t, std::string>> outputs, inputs;
+  for (const auto& [name, c] : cost) outputs.emplace_back(c, name);
+  for (const connector::ConnectorSpec& c : program.connectors) {
+    if (c.input) inputs.emplace_back(1, c.name);
+  }
+  place(outputs, keep.output_host, load, out.output_host);
+  place(inputs, keep.input_host, input_load, out.input_host);
+  return out;
+}
+
+// An egress stream from the host that holds the relation: its frames are
+// read on a thread of its own into the queue that the API's stream reads.
+struct Coordinator::Egress {
+  std::shared_ptr<connector::OutputQueue> queue;
+  std::atomic<bool> cancelled{false};
+};
+
+Coordinator::Coordinator(sql::Program program, pipeline::PipelineConfig config,
+                         std::string base_dir, CoordinatorOptions options)
+    : program_(std::move(program)),
+      config_(std::move(config)),
+      base_dir_(std::move(base_dir)),
+      options_(std::move(options)) {}
+
+Result<std::unique_ptr<Coordinator>> Coordinator::Start(std::string_view program_text,
+                                                        pipeline::PipelineConfig config,
+                                                        std::string base_dir,
+                                                        CoordinatorOptions options) {
+  SLUICE_ASSIGN_OR_RETURN(sql::Program program, sql::CompileProgram(program_text));
+  std::unique_ptr<Coordinator> c(
+      new Coordinator(std::move(program), std::move(config), std::move(base_dir), options));
+  Status s = c->Init(program_text);
+  if (!s.ok()) {
+    c->Stop();
+    return s;
+  }
+  return c;
+}
+
+Status Coordinator::Init(std::string_view program_text) {
+  if (options_.hosts.empty()) return Status::InvalidArgument("a coordinator needs hosts");
+  for (size_t h = 0; h < options_.hosts.size(); ++h) {
+    HostAddress a = options_.hosts[h];
+    a.index = static_cast<int>(h);
+    hosts_.emplace_back(a, options_.secret, options_.connect_timeout);
+  }
+  SLUICE_ASSIGN_OR_RETURN(info_, pipeline::DescribeProgram(program_, base_dir_));
+  if (!config_.fault_tolerance.empty()) {
+    Json ft = Json::parse(config_.fault_tolerance);
+    if (ft.value("model", std::string("none")) != "none") {
+      if (config_.storage.empty()) {
+        return Status::InvalidArgument("fault_tolerance needs storage: give --storage DIR");
+      }
+      checkpoint_interval_ = std::chrono::seconds(ft.value("checkpoint_interval_secs", 60));
+    }
+  }
+  last_checkpoint_time_ = Clock::now();
+  // The record of the last complete checkpoint: its assignment stays.
+  SLUICE_RETURN_IF_ERROR(LoadRecord());
+  // Every host must be up (and not yet activated).
+  std::vector<std::string> exchanges(hosts_.size());
+  const auto deadline = Clock::now() + options_.start_timeout;
+  for (size_t h = 0; h < hosts_.size(); ++h) {
+    for (;;) {
+      auto hello =
+          ParseAnswer(hosts_[h], hosts_[h].Get("/coordination/hello", options_.request_timeout));
+      if (hello.ok()) {
+        if ((*hello)["state"] != "Coordination") {
+          return Status::InvalidArgument(hosts_[h].name() + " is already running a pipeline (" +
+                                         (*hello)["state"].get<std::string>() +
+                                         "): restart it before starting a new coordinator");
+        }
+        exchanges[h] = (*hello)["exchange"].get<std::string>();
+        break;
+      }
+      // 401 and other refusals are final; a host still starting is not.
+      if (hello.status().code() != StatusCode::kIOError ||
+          hello.status().message().find("did not answer") == std::string::npos ||
+          Clock::now() > deadline) {
+        return hello.status().WithContext("starting the coordinator");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  assignment_ = AssignHosts(info_, static_cast<int>(hosts_.size()), assignment_);
+  uint64_t restore_seq = 0, restore_step = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!checkpoints_.empty()) {
+      restore_seq = checkpoints_.back().first;
+      restore_step = checkpoints_.back().second;
+    }
+    checkpoint_requested_ = checkpoint_taken_ = checkpoint_ok_ = restore_seq;
+    checkpoint_step_ = step_ = restore_step;
+    due_.assign(hosts_.size(), false);
+    buffered_.assign(hosts_.size(), 0);
+    polled_step_.assign(hosts_.size(), 0);
+  }
+  Json a;
+  a["addresses"] = exchanges;
+  a["workers"] = config_.workers;
+  a["program"] = std::string(program_text);
+  a["base_dir"] = base_dir_;
+  a["config"] = Json::parse(config_.ToJson());
+  a["output_host"] = assignment_.output_host;
+  a["restore_seq"] = restore_seq;
+  a["pipeline_id"] = pipeline_id_;
+  // Activated all at once: each joins the exchange, which waits for all.
+  const std::map<std::string, int> input_host = assignment_.input_host;
+  const auto activation_timeout = options_.step_timeout;
+  SLUICE_RETURN_IF_ERROR(
+      OnEveryHost([a, input_host, restore_step, activation_timeout](const HostClient& h) -> Status {
+        Json mine = a;
+        mine["host"] = h.address().index;
+        std::vector<std::string> inputs;
+        for (const auto& [name, host] : input_host) {
+          if (host == h.address().index) inputs.push_back(name);
+        }
+        mine["inputs"] = inputs;
+        SLUICE_ASSIGN_OR_RETURN(Json st,
+                                ParseAnswer(h, h.Post("/coordination/activate", mine.dump(),
+                                                      "application/json", activation_timeout)));
+        if (st.value("step", uint64_t{0}) != restore_step) {
+          return Status::Corruption(h.name() + " opened step " +
+                                    std::to_string(st.value("step", uint64_t{0})) + ", not step " +
+                                    std::to_string(restore_step));
+        }
+        return Status::OK();
+      }).WithContext("activating the hosts"));
+  if (restore_seq > 0) {
+    std::fprintf(stderr,
+                 "sluice coordinator: resumed every host from checkpoint %llu at step %llu\n",
+                 static_cast<unsigned long long>(restore_seq),
+                 static_cast<unsigned long long>(restore_step));
+  }
+  SLUICE_RETURN_IF_ERROR(SaveRecord());
+  for (size_t h = 0; h < hosts_.size(); ++h) pollers_.emplace_back([this, h] { Poll(h); });
+  loop_ = std::thread([this] { Loop(); });
+  return Status::OK();
+}
+
+// `<storage>/coordinator.json`: the pipeline's id, the output assignment and
+// the complete checkpoints (sequence, step), written atomically.
+Status Coordinator::LoadRecord() {
+  pipeline_id_ = NewId();
+  if (config_.storage.empty()) return Status::OK();
+  std::error_code ec;
+  std::filesystem::create_directories(config_.storage, ec);
+  if (ec) {
+    return Status::IOError("cannot create the storage directory " + config_.storage + ": " +
+                           ec.message());
+  }
+  const std::string path = config_.storage + "/coordinator.json";
+  std::ifstream in(path);
+  if (!in) return Status::OK();
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Json j = Json::parse(ss.str(), nullptr, false);
+  if (!j.is_object() || !j.contains("pipeline_id")) {
+    return Status::Corruption(path + " is damaged: it is not the coordinator's record");
+  }
+  pipeline_id_ = j["pipeline_id"].get<std::string>();
+  if (j.contains("checkpoints") && !j["checkpoints"].empty()) {
+    // Only a checkpoint's assignment binds: without one, nothing has state.
+    assignment_.output_host = j["output_host"].get<std::map<std::string, int>>();
+    assignment_.input_host = j["input_host"].get<std::map<std::string, int>>();
+    if (j.value("hosts", 0) != static_cast<int>(hosts_.size())) {
+      return Status::InvalidArgument(
+          "the pipeline's checkpoints were taken on " + std::to_string(j.value("hosts", 0)) +
+          " hosts; it cannot restart on " + std::to_string(hosts_.size()) +
+          " (start with empty storage to change the number of hosts)");
+    }
+    for (const Json& c : j["checkpoints"]) {
+      checkpoints_.emplace_back(c["sequence"].get<uint64_t>(), c["step"].get<uint64_t>());
+    }
+  }
+  return Status::OK();
+}
+
+Status Coordinator::SaveRecord() {
+  if (config_.storage.empty()) return Status::OK();
+  Json j;
+  j["pipeline_id"] = pipeline_id_;
+  j["hosts"] = hosts_.size();
+  j["output_host"] = assignment_.output_host;
+  j["input_host"] = assignment_.input_host;
+  Json list = Json::array();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto& [seq, step] : checkpoints_)
+      list.push_back({{"sequence", seq}, {"step", step}});
+  }
+  j["checkpoints"] = list;
+  const std::string path = config_.storage + "/coordinator.json";
+  {
+    std::ofstream out(path + ".tmp", std::ios::trunc);
+    out << j.dump(1) << "\n";
+    out.flush();
+    if (!out) return Status::IOError("cannot write " + path + ".tmp");
+  }
+  std::error_code ec;
+  std::filesystem::rename(path + ".tmp", path, ec);
+  if (ec) return Status::IOError("cannot write " + path + ": " + ec.message());
+  return Status::OK();
+}
+
+Coordinator::~Coordinator() { Stop(); }
+
+void Coordinator::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (state_ != PipelineState::kFailed) state_ = PipelineState::kStopping;
+    cv_.notify_all();
+    done_cv_.notify_all();
+  }
+  if (loop_.joinable()) loop_.join();
+  for (std::thread& t : pollers_) {
+    if (t.joinable()) t.join();
+  }
+  pollers_.clear();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& [id, e] : egress_) {
+      e->cancelled = true;
+      e->queue->Close(Status::Aborted("the pipeline is stopping"));
+    }
+    egress_.clear();
+  }
+  for (const HostClient& h : hosts_) {
+    (void)h.Post("/coordination/stop", "{}", "application/json", std::chrono::seconds(5));
+  }
+}
+
+Status Coordinator::OnEveryHost(const std::function<Status(const HostClient&)>& fn) const {
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t done = 0;
+    Status first;
+  };
+  auto shared = std::make_shared<Shared>();
+  for (const HostClient& h : hosts_) {
+    // Detached: a host that never answers must not hold the others' result
+    // (its call still ends at its timeout). `fn` and `h` outlive the wait
+    // only as copies.
+    std::thread([shared, fn, h] {
+      Status s = fn(h);
+      std::lock_guard<std::mutex> l(shared->mu);
+      ++shared->done;
+      if (!s.ok() && shared->first.ok()) shared->first = s;
+      shared->cv.notify_all();
+    }).detach();
+  }
+  std::unique_lock<std::mutex> l(shared->mu);
+  shared->cv.wait(l, [&] { return shared->done == hosts_.size() || !shared->first.ok(); });
+  return shared->first;
+}
+
+void Coordinator::Fail(Status s) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (state_ == PipelineState::kFailed || state_ == PipelineState::kStopping) return;
+  state_ = PipelineState::kFailed;
+  failure_ = s.WithContext("pipeline failed at " + Now());
+  std::fprintf(stderr, "sluice coordinator: %s\n", failure_.ToString().c_str());
+  cv_.notify_all();
+  done_cv_.notify_all();
+}
+
+// ---------------------------------------------------------------- steps
+
+void Coordinator::Poll(size_t h) {
+  const HostClient& host = hosts_[h];
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
+    }
+    auto r =
+        ParseAnswer(host, host.Get("/coordination/ready?wait_ms=500", options_.request_timeout));
+    if (!r.ok()) {
+      Fail(Status::IOError("lost " + host.name() + ": " + r.status().message()));
+      return;
+    }
+    if ((*r)["state"] == "Failed") {
+      Fail(Status::IOError(host.name() + " failed: " + r->value("error", std::string("?"))));
+      return;
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    due_[h] = (*r)["due"].get<bool>();
+    buffered_[h] = (*r)["buffered"].get<uint64_t>();
+    polled_step_[h] = (*r)["step"].get<uint64_t>();
+    cv_.notify_all();
+  }
+}
+
+void Coordinator::Loop() {
+  for (;;) {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
+      Clock::time_point periodic_due = Clock::time_point::max();
+      if (checkpoint_interval_.count() > 0) {
+        periodic_due = last_checkpoint_time_ + checkpoint_interval_;
+        if (Clock::now() >= periodic_due && step_ > checkpoint_step_ &&
+            checkpoint_requested_ == checkpoint_taken_) {
+          ++checkpoint_requested_;
+        }
+      }
+      if (checkpoint_requested_ > checkpoint_taken_) {
+        const uint64_t seq = checkpoint_requested_;
+        l.unlock();
+        Status cs = TakeCheckpoint(seq);
+        l.lock();
+        checkpoint_taken_ = seq;
+        last_checkpoint_time_ = Clock::now();
+        if (!cs.ok()) checkpoint_error_ = {seq, cs};
+        done_cv_.notify_all();
+        continue;
+      }
+      if (state_ == PipelineState::kRunning) {
+        if (commit_requested_) break;
+        // Input is due on a host (by its buffering delay), or there is
+        // min_batch_size_records of it over all hosts. Answers from before
+        // the last step describe queues that step emptied.
+        bool due = false;
+        uint64_t buffered = 0;
+        for (size_t h = 0; h < hosts_.size(); ++h) {
+          if (polled_step_[h] < step_) continue;
+          due = due || due_[h];
+          buffered += buffered_[h];
+        }
+        if (due || (buffered > 0 && buffered >= config_.min_batch_size_records)) break;
+      }
+      if (periodic_due == Clock::time_point::max()) {
+        cv_.wait(l);
+      } else {
+        cv_.wait_until(l, periodic_due);
+      }
+    }
+    const uint64_t step = step_ + 1;
+    const bool commit = commit_requested_;
+    const bool in_txn = in_txn_;
+    l.unlock();
+    const auto began = Clock::now();
+    Status s = RunStep(step, commit, in_txn);
+    l.lock();
+    step_usecs_ += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
+    if (!s.ok()) {
+      l.unlock();
+      Fail(s);
+      return;
+    }
+    step_ = step;
+    if (commit) {
+      in_txn_ = false;
+      commit_requested_ = false;
+      commit_step_ = step;
+    }
+    done_cv_.notify_all();
+  }
+}
+
+Status Coordinator::RunStep(uint64_t step, bool commit, bool in_txn) {
+  std::lock_guard<std::mutex> sl(step_mu_);
+  const std::string body =
+      Json{{"step", step}, {"commit", commit}, {"in_transaction", in_txn}}.dump();
+  const auto timeout = options_.step_timeout;
+  return OnEveryHost([body, timeout](const HostClient& h) {
+           return h.Post("/coordination/step", body, "application/json", timeout).status();
+         })
+      .WithContext("step " + std::to_string(step));
+}
+
+Status Coordinator::TakeCheckpoint(uint64_t seq) {
+  std::lock_guard<std::mutex> sl(step_mu_);
+  const std::string body = Json{{"sequence", seq}}.dump();
+  const auto timeout = options_.step_timeout;
+  SLUICE_RETURN_IF_ERROR(
+      OnEveryHost([body, timeout](const HostClient& h) {
+        return h.Post("/coordination/checkpoint", body, "application/json", timeout).status();
+      }).WithContext("checkpoint " + std::to_string(seq)));
+  // Every host wrote its part: the checkpoint counts from now on.
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    checkpoints_.emplace_back(seq, step_);
+    while (checkpoints_.size() > 2) checkpoints_.erase(checkpoints_.begin());
+  }
+  SLUICE_RETURN_IF_ERROR(SaveRecord());
+  std::lock_guard<std::mutex> l(mu_);
+  checkpoint_ok_ = seq;
+  checkpoint_step_ = step_;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- input
+
+const pipeline::RelationInfo* Coordinator::FindRelation(const std::string& name) const {
+  auto it = info_.relations.find(name);
+  return it == info_.relations.end() ? nullptr : &it->second;
+}
+
+Result<uint64_t> Coordinator::Ingest(const std::string& table, format::ChangeBuffer changes,
+                                     bool force, uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (state_ == PipelineState::kFailed) return failure_;
+    if (state_ == PipelineState::kStopping) return Status::Aborted("the pipeline is stopping");
+  }
+  // Requests go round the hosts; the exchange takes each row to its owner.
+  const uint64_t hosts = hosts_.size();
+  const uint64_t h = next_ingest_host_++ % hosts;
+  std::string body;
+  pipeline::EncodeChanges(changes, 0, changes.size(), &body);
+  const std::string path = "/coordination/ingest/" + table + "?force=" + (force ? "1" : "0") +
+                           "&bytes=" + std::to_string(bytes);
+  SLUICE_ASSIGN_OR_RETURN(
+      Json r, ParseAnswer(hosts_[h], hosts_[h].Post(path, body, "application/octet-stream",
+                                                    options_.step_timeout)));
+  return r["token"].get<uint64_t>() * hosts + h;
+}
+
+void Coordinator::CountIngressErrors(const std::string& table, uint64_t errors) {
+  const HostClient& h = hosts_[next_ingest_host_++ % hosts_.size()];
+  (void)h.Post("/coordination/ingress_errors/" + table + "?errors=" + std::to_string(errors), "{}",
+               "application/json", options_.request_timeout);
+}
+
+Result<pipeline::Completion> Coordinator::CompletionOf(uint64_t token) const {
+  const uint64_t hosts = hosts_.size();
+  if (token < hosts) return Status::NotFound("unknown token " + std::to_string(token));
+  const HostClient& h = hosts_[token % hosts];
+  auto r = ParseAnswer(h, h.Get("/coordination/completion?token=" + std::to_string(token / hosts),
+                                options_.request_timeout));
+  if (!r.ok()) {
+    if (r.status().code() == StatusCode::kNotFound) {
+      return Status::NotFound("unknown token " + std::to_string(token));
+    }
+    return r.status();
+  }
+  pipeline::Completion c;
+  c.complete = (*r)["complete"];
+  c.durable = (*r)["durable"];
+  c.step = (*r)["step"];
+  return c;
+}
+
+// ---------------------------------------------------------------- output
+
+Result<pipeline::Subscription> Coordinator::Subscribe(const std::string& relation, bool snapshot,
+                                                      bool follow, bool backpressure,
+                                                      uint64_t max_queued_records) {
+  if (info_.relations.count(relation) == 0) {
+    return Status::NotFound("table or view \"" + relation + "\" does not exist");
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (state_ == PipelineState::kFailed) return failure_;
+  }
+  const HostClient host = hosts_[static_cast<size_t>(assignment_.output_host.at(relation))];
+  auto e = std::make_shared<Egress>();
+  e->queue = std::make_shared<connector::OutputQueue>(max_queued_records, backpressure);
+  const std::string path =
+      "/coordination/egress/" + relation + "?snapshot=" + (snapshot ? "1" : "0") +
+      "&follow=" + (follow ? "1" : "0") + "&backpressure=" + (backpressure ? "1" : "0") +
+      "&max_queued_records=" + std::to_string(max_queued_records);
+  // The header (the snapshot's step) comes first; the rest on the thread.
+  auto header = std::make_shared<std::promise<Result<uint64_t>>>();
+  auto got = header->get_future();
+  const auto timeout = options_.request_timeout;
+  std::thread([e, host, path, header, timeout] {
+    pipeline::FrameReader frames;
+    bool have_header = false;
+    bool ended = false;
+    Status error;
+    Status s = host.Stream(path, timeout, [&](const char* data, size_t n) {
+      if (e->cancelled) return false;
+      frames.Append(std::string_view(data, n));
+      for (;;) {
+        auto t = frames.Next();
+        if (!t.ok()) {
+          error = t.status();
+          return false;
+        }
+        switch (*t) {
+          case pipeline::FrameReader::Type::kNone:
+            return true;
+          case pipeline::FrameReader::Type::kHeader:
+            have_header = true;
+            header->set_value(frames.step());
+            break;
+          case pipeline::FrameReader::Type::kHeartbeat:
+            break;
+          case pipeline::FrameReader::Type::kChunk:
+            if (!e->queue->Put(std::move(frames.chunk()))) return false;
+            break;
+          case pipeline::FrameReader::Type::kEnd:
+            ended = true;
+            error = frames.end();
+            return false;
+        }
+      }
+    });
+    if (!have_header) {
+      header->set_value(s.ok() ? Status::IOError(host.name() + " ended the stream at once") : s);
+      return;
+    }
+    if (!ended && error.ok()) {
+      error = s.ok() ? Status::IOError("lost " + host.name() + ": its stream ended") : s;
+    }
+    if (e->cancelled) error = Status::OK();
+    e->queue->Close(error);
+  }).detach();
+  if (got.wait_for(timeout + std::chrono::seconds(5)) != std::future_status::ready) {
+    e->cancelled = true;
+    return Status::IOError(host.name() + " did not start the stream of " + relation + " in time");
+  }
+  SLUICE_ASSIGN_OR_RETURN(uint64_t snapshot_step, got.get());
+  std::lock_guard<std::mutex> l(mu_);
+  pipeline::Subscription sub{next_egress_++, e->queue, snapshot_step};
+  if (follow) egress_[sub.id] = e;
+  return sub;
+}
+
+void Coordinator::Unsubscribe(uint64_t id) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = egress_.find(id);
+  if (it == egress_.end()) return;
+  it->second->cancelled = true;
+  it->second->queue->Close();
+  egress_.erase(it);
+}
+
+// A connector's calls go to the host it runs on.
+Status Coordinator::ConnectorCall(const std::string& name, const std::string& action) {
+  for (const connector::ConnectorSpec& c : info_.connectors) {
+    if (c.name != name) continue;
+    const int host =
+        c.input ? assignment_.input_host.at(name) : assignment_.output_host.at(c.relation);
+    const HostClient& h = hosts_[static_cast<size_t>(host)];
+    return h
+        .Post("/coordination/connector/" + name + "/" + action, "{}", "application/json",
+              options_.request_timeout)
+        .status();
+  }
+  return Status::NotFound("connector \"" + name + "\" does not exist");
+}
+
+Status Coordinator::SetEndpointPaused(const std::string& name, bool paused) {
+  return ConnectorCall(name, paused ? "pause" : "start");
+}
+
+Status Coordinator::ResetOutput(const std::string& name) { return ConnectorCall(name, "reset"); }
+
+// ---------------------------------------------------------------- control
+
+void Coordinator::Pause() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (state_ != PipelineState::kRunning) return;
+    state_ = PipelineState::kPaused;
+  }
+  const auto timeout = options_.request_timeout;
+  (void)OnEveryHost([timeout](const HostClient& h) {
+    return h.Post("/coordination/pause", "{}", "application/json", timeout).status();
+  });
+}
+
+void Coordinator::Resume() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (state_ != PipelineState::kPaused) return;
+    state_ = PipelineState::kRunning;
+    cv_.notify_all();
+  }
+  const auto timeout = options_.request_timeout;
+  (void)OnEveryHost([timeout](const HostClient& h) {
+    return h.Post("/coordination/resume", "{}", "application/json", timeout).status();
+  });
+}
+
+PipelineState Coordinator::state() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return state_;
+}
+
+uint64_t Coordinator::step() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return step_;
+}
+
+Status Coordinator::StartTransaction() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (state_ == PipelineState::kFailed) return failure_;
+  if (in_txn_) return Status::InvalidArgument("a transaction is already open");
+  in_txn_ = true;
+  return Status::OK();
+}
+
+Result<uint64_t> Coordinator::CommitTransaction() {
+  std::unique_lock<std::mutex> l(mu_);
+  if (!in_txn_) return Status::InvalidArgument("no transaction is open");
+  if (state_ == PipelineState::kPaused) {
+    return Status::InvalidArgument("the pipeline is paused: start it to commit");
+  }
+  commit_requested_ = true;
+  cv_.notify_all();
+  done_cv_.wait(l, [&] {
+    return !commit_requested_ || state_ == PipelineState::kFailed ||
+           state_ == PipelineState::kStopping;
+  });
+  if (state_ == PipelineState::kFailed) return failure_;
+  if (commit_requested_) return Status::Aborted("the pipeline stopped before the commit");
+  return commit_step_;
+}
+
+Status Coordinator::Approve() {
+  return Status::Unimplemented("a pipeline on many hosts does not rebuild changed programs yet");
+}
+
+// ---------------------------------------------------------------- reads
+
+Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
+  SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q, pipeline::BindAdhoc(info_.relations, text));
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (state_ == PipelineState::kFailed) return failure_;
+  }
+  // Lease one step on every host: no step runs while the leases are taken.
+  // (The calls run on threads that may outlive this call: they share what
+  // they fill.)
+  struct Read {
+    std::mutex mu;
+    std::vector<uint64_t> leases, steps;
+    std::map<std::string, std::vector<BatchPtr>> snapshots;
+  };
+  auto read = std::make_shared<Read>();
+  read->leases.assign(hosts_.size(), 0);
+  read->steps.assign(hosts_.size(), 0);
+  for (const std::string& r : q.scanned) read->snapshots[r];
+  const std::string lease_body = Json{{"relations", q.scanned}}.dump();
+  const std::vector<std::string> scanned = q.scanned;
+  const auto timeout = options_.request_timeout;
+  Status s;
+  {
+    std::lock_guard<std::mutex> sl(step_mu_);
+    s = OnEveryHost([read, lease_body, timeout](const HostClient& h) -> Status {
+      SLUICE_ASSIGN_OR_RETURN(Json r, ParseAnswer(h, h.Post("/coordination/adhoc/lease", lease_body,
+                                                            "application/json", timeout)));
+      std::lock_guard<std::mutex> l(read->mu);
+      read->leases[static_cast<size_t>(h.address().index)] = r["lease"];
+      read->steps[static_cast<size_t>(h.address().index)] = r["step"];
+      return Status::OK();
+    });
+  }
+  // Then read every host's part (the leases pin its batches), and release.
+  if (s.ok()) {
+    s = OnEveryHost([read, scanned, timeout](const HostClient& h) -> Status {
+      const size_t i = static_cast<size_t>(h.address().index);
+      uint64_t lease = 0;
+      {
+        std::lock_guard<std::mutex> l(read->mu);
+        if (read->steps[i] != read->steps[0]) {
+          return Status::Internal(h.name() + " leased step " + std::to_string(read->steps[i]) +
+                                  ", another host step " + std::to_string(read->steps[0]));
+        }
+        lease = read->leases[i];
+      }
+      for (const std::string& r : scanned) {
+        SLUICE_ASSIGN_OR_RETURN(
+            std::string data,
+            h.Get("/coordination/adhoc/scan?lease=" + std::to_string(lease) + "&relation=" + r,
+                  timeout));
+        SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, pipeline::DecodeBatchList(data));
+        std::lock_guard<std::mutex> l(read->mu);
+        auto& into = read->snapshots[r];
+        into.insert(into.end(), batches.begin(), batches.end());
+      }
+      return Status::OK();
+    });
+  }
+  std::map<std::string, std::vector<BatchPtr>> snapshots;
+  std::vector<uint64_t> leases, steps;
+  {
+    std::lock_guard<std::mutex> l(read->mu);
+    snapshots = read->snapshots;
+    leases = read->leases;
+    steps = read->steps;
+  }
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    if (leases[i] == 0) continue;
+    (void)hosts_[i].Post("/coordination/adhoc/release?lease=" + std::to_string(leases[i]), "{}",
+                         "application/json", timeout);
+  }
+  SLUICE_RETURN_IF_ERROR(s);
+  SLUICE_ASSIGN_OR_RETURN(pipeline::QueryResult result,
+                          pipeline::EvaluateAdhoc(q, snapshots, std::min(config_.workers, 4)));
+  result.step = steps[0];
+  return result;
+}
+
+// ---------------------------------------------------------------- checkpoints
+
+Result<uint64_t> Coordinator::RequestCheckpoint() {
+  if (config_.storage.empty()) {
+    return Status::InvalidArgument("checkpoints need storage: give --storage DIR");
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  if (state_ == PipelineState::kFailed) return failure_;
+  const uint64_t seq = ++checkpoint_requested_;
+  cv_.notify_all();
+  return seq;
+}
+
+std::string Coordinator::CheckpointStatusJson() const {
+  std::lock_guard<std::mutex> l(mu_);
+  Json j;
+  j["requested"] = checkpoint_requested_;
+  j["success"] = checkpoint_ok_ == 0 ? Json(nullptr) : Json(checkpoint_ok_);
+  j["step"] = checkpoint_step_;
+  if (checkpoint_error_.first != 0) {
+    j["failure"] = {{"sequence_number", checkpoint_error_.first},
+                    {"error", checkpoint_error_.second.ToString()}};
+  } else {
+    j["failure"] = nullptr;
+  }
+  return j.dump();
+}
+
+std::string Coordinator::CheckpointsJson() const {
+  // Each host's part's size, summed.
+  std::map<uint64_t, uint64_t> bytes;
+  for (const HostClient& h : hosts_) {
+    auto r = ParseAnswer(h, h.Get("/coordination/checkpoints", options_.request_timeout));
+    if (!r.ok()) continue;
+    for (const Json& c : *r) {
+      bytes[c.value("checkpoint_sequence_number", uint64_t{0})] +=
+          c.value("size_bytes", uint64_t{0});
+    }
+  }
+  Json list = Json::array();
+  std::lock_guard<std::mutex> l(mu_);
+  for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it) {
+    list.push_back({{"checkpoint_sequence_number", it->first},
+                    {"step", it->second},
+                    {"hosts", hosts_.size()},
+                    {"size_bytes", bytes[it->first]}});
+  }
+  return list.dump();
+}
+
+// ---------------------------------------------------------------- stats
+
+std::string Coordinator::StatusJson() const {
+  Json j;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    j["state"] = pipeline::StateName(state_);
+    j["pipeline_id"] = pipeline_id_;
+    j["step"] = step_;
+    j["transaction"] = in_txn_;
+    if (!failure_.ok()) j["error"] = failure_.ToString();
+  }
+  Json hosts = Json::array();
+  for (const HostClient& h : hosts_) {
+    Json e = {{"host", h.address().index}, {"address", h.address().text()}};
+    auto r = ParseAnswer(h, h.Get("/coordination/status", std::chrono::seconds(2)));
+    if (r.ok()) {
+      e["state"] = (*r)["state"];
+      e["step"] = (*r)["step"];
+      if (r->contains("error")) e["error"] = (*r)["error"];
+    } else {
+      e["state"] = "Unreachable";
+      e["error"] = r.status().message();
+    }
+    hosts.push_back(e);
+  }
+  j["hosts"] = hosts;
+  return j.dump();
+}
+
+std::string Coordinator::StatsJson() const {
+  Json global;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    global["state"] = pipeline::StateName(state_);
+    global["step"] = step_;
+    global["step_msecs"] = step_usecs_ / 1000;
+    global["transaction"] = in_txn_;
+  }
+  global["uptime_msecs"] =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
+  global["hosts"] = hosts_.size();
+  global["workers"] = config_.workers * static_cast<int>(hosts_.size());
+  Json inputs = Json::array(), outputs = Json::array();
+  std::map<std::string, size_t> http_inputs;  // merged over the hosts
+  uint64_t processed = 0, buffered = 0, rss = 0, storage = 0, eval_errors = 0, spills = 0;
+  Json samples = Json::array();
+  for (const HostClient& h : hosts_) {
+    auto r = ParseAnswer(h, h.Get("/coordination/stats", std::chrono::seconds(5)));
+    if (!r.ok()) continue;
+    const Json& g = (*r)["global"];
+    processed += g.value("processed_records", uint64_t{0});
+    buffered += g.value("buffered_records", uint64_t{0});
+    rss += g.value("rss_bytes", uint64_t{0});
+    storage += g.value("storage_bytes", uint64_t{0});
+    eval_errors += g.value("eval_errors", uint64_t{0});
+    spills += g.value("spill_failures", uint64_t{0});
+    if (g.contains("last_spill_failure")) global["last_spill_failure"] = g["last_spill_failure"];
+    for (const Json& s : g.value("eval_error_samples", Json::array())) {
+      if (samples.size() < 10) samples.push_back(s);
+    }
+    for (Json in : (*r)["inputs"]) {
+      if (in["transport"] == "http_input") {
+        const std::string name = in["name"];
+        auto it = http_inputs.find(name);
+        if (it != http_inputs.end()) {
+          AddUp(inputs[it->second], in);
+          continue;
+        }
+        http_inputs[name] = inputs.size();
+      } else {
+        in["host"] = h.address().index;
+      }
+      inputs.push_back(in);
+    }
+    for (Json out : (*r)["outputs"]) {
+      out["host"] = h.address().index;
+      outputs.push_back(out);
+    }
+  }
+  global["processed_records"] = processed;
+  global["buffered_records"] = buffered;
+  global["rss_bytes"] = rss;
+  global["storage_bytes"] = storage;
+  global["eval_errors"] = eval_errors;
+  global["spill_failures"] = spills;
+  global["eval_error_samples"] = samples;
+  return Json{{"global", global}, {"inputs", inputs}, {"outputs", outputs}}.dump();
+}
+
+}  // namespace sluice::coordinator

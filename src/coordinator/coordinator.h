@@ -1,0 +1,160 @@
+// The coordinator of a pipeline on many hosts (DESIGN.md section 6). It
+// serves the same API as a pipeline on one host (it is a PipelineApi that
+// src/server serves) by driving H host processes (`sluice host`) through
+// their coordination API (client.h):
+//
+// - Start: asks every host for its exchange address, assigns every output
+//   stream (and its connectors) and every input connector to a host, and
+//   activates every host at once with the layout, the assignment, the
+//   checkpoint to open and the pipeline's id. The first step runs only after
+//   every host is up.
+// - Steps: a poller per host long-polls /coordination/ready (which is also
+//   the host's sign of life from its coordinator); when input is due on any
+//   host, or a commit is asked for, every host runs step N together
+//   (/coordination/step). A host that fails or does not answer fails the
+//   pipeline with its name, address and the time.
+// - Checkpoints: every host writes its part of checkpoint k at the same
+//   step boundary; k counts (and is recorded in the coordinator's
+//   storage, with the output assignment) only when every host wrote it. A
+//   restart opens the latest complete one on every host and keeps the
+//   recorded assignment.
+// - Reads: /query leases one step's integrals on every host, scans each
+//   host's part as serialized batches and evaluates over them; egress
+//   streams come from the host that holds the relation's output.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coordinator/client.h"
+#include "pipeline/api.h"
+#include "pipeline/config.h"
+
+namespace sluice::coordinator {
+
+struct CoordinatorOptions {
+  std::vector<HostAddress> hosts;  // every host's coordination API, by index
+  std::string secret;
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds request_timeout{30000};  // every call but steps and checkpoints
+  std::chrono::milliseconds step_timeout{600000};    // a step or checkpoint on every host
+  std::chrono::milliseconds start_timeout{30000};    // for hosts to come up
+};
+
+// Where each output stream and input connector runs. Output streams
+// (every table and view) are placed by estimated cost, largest first,
+// each on the host with the least cost so far (ties: the name, then the
+// lower host); the cost of a stream is 1, plus 2 if it is materialized
+// (its integral), plus 2 per output connector. Input connectors are
+// spread likewise, a cost of 1 each. Placements in `keep` (a
+// checkpoint's) stay as they are.
+struct Assignment {
+  std::map<std::string, int> output_host;
+  std::map<std::string, int> input_host;
+};
+Assignment AssignHosts(const pipeline::ProgramInfo& program, int hosts, const Assignment& keep);
+
+class Coordinator final : public pipeline::PipelineApi {
+ public:
+  // `config.storage` is the coordinator's own storage (its checkpoint
+  // records); each host has its own.
+  static Result<std::unique_ptr<Coordinator>> Start(std::string_view program_text,
+                                                    pipeline::PipelineConfig config,
+                                                    std::string base_dir,
+                                                    CoordinatorOptions options);
+  ~Coordinator() override;
+  // Stops stepping and tells every host to stop. Idempotent.
+  void Stop();
+
+  const sql::Program& program() const { return program_; }
+  const Assignment& assignment() const { return assignment_; }
+
+  const pipeline::RelationInfo* FindRelation(const std::string& name) const override;
+  Result<uint64_t> Ingest(const std::string& table, format::ChangeBuffer changes, bool force,
+                          uint64_t bytes) override;
+  void CountIngressErrors(const std::string& table, uint64_t errors) override;
+  Result<pipeline::Completion> CompletionOf(uint64_t token) const override;
+  Result<pipeline::Subscription> Subscribe(const std::string& relation, bool snapshot, bool follow,
+                                           bool backpressure, uint64_t max_queued_records) override;
+  void Unsubscribe(uint64_t id) override;
+  void Pause() override;
+  void Resume() override;
+  pipeline::PipelineState state() const override;
+  uint64_t step() const override;
+  Status StartTransaction() override;
+  Result<uint64_t> CommitTransaction() override;
+  Status SetEndpointPaused(const std::string& name, bool paused) override;
+  Status ResetOutput(const std::string& name) override;
+  Result<pipeline::QueryResult> Query(std::string_view sql) override;
+  Result<uint64_t> RequestCheckpoint() override;
+  std::string CheckpointStatusJson() const override;
+  std::string CheckpointsJson() const override;
+  Status Approve() override;
+  std::string StatsJson() const override;
+  std::string StatusJson() const override;
+
+ private:
+  struct Egress;
+  Coordinator(sql::Program program, pipeline::PipelineConfig config, std::string base_dir,
+              CoordinatorOptions options);
+  Status Init(std::string_view program_text);
+  Status LoadRecord();
+  Status SaveRecord();
+  void Loop();
+  void Poll(size_t host);
+  Status RunStep(uint64_t step, bool commit, bool in_txn);
+  Status TakeCheckpoint(uint64_t seq);
+  // Calls `fn` for every host on threads of its own and waits for all, or
+  // only until the first error; returns the first error.
+  Status OnEveryHost(const std::function<Status(const HostClient&)>& fn) const;
+  void Fail(Status s);
+  Status ConnectorCall(const std::string& name, const std::string& action);
+
+  const sql::Program program_;
+  const pipeline::PipelineConfig config_;
+  const std::string base_dir_;
+  const CoordinatorOptions options_;
+  std::vector<HostClient> hosts_;
+  pipeline::ProgramInfo info_;
+  Assignment assignment_;
+  std::string pipeline_id_;
+  std::chrono::seconds checkpoint_interval_{0};
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  // Held while a step, a checkpoint or a lease is taken on the hosts, so
+  // that each sees one step boundary on every host.
+  mutable std::mutex step_mu_;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;                                 // wakes the step loop
+  mutable std::condition_variable done_cv_;                            // a step or checkpoint ended
+  pipeline::PipelineState state_ = pipeline::PipelineState::kRunning;  // GUARDED_BY(mu_)
+  Status failure_;                                                     // GUARDED_BY(mu_)
+  std::vector<bool> due_;                                              // GUARDED_BY(mu_)
+  std::vector<uint64_t> buffered_;                                     // GUARDED_BY(mu_)
+  std::vector<uint64_t> polled_step_;  // the step each host's answer followed; GUARDED_BY(mu_)
+  uint64_t step_ = 0;                  // GUARDED_BY(mu_)
+  bool in_txn_ = false;                // GUARDED_BY(mu_)
+  bool commit_requested_ = false;      // GUARDED_BY(mu_)
+  uint64_t commit_step_ = 0;           // GUARDED_BY(mu_)
+  uint64_t checkpoint_requested_ = 0, checkpoint_taken_ = 0;       // GUARDED_BY(mu_)
+  uint64_t checkpoint_ok_ = 0, checkpoint_step_ = 0;               // GUARDED_BY(mu_)
+  std::pair<uint64_t, Status> checkpoint_error_{0, Status::OK()};  // GUARDED_BY(mu_)
+  std::vector<std::pair<uint64_t, uint64_t>> checkpoints_;         // (seq, step); GUARDED_BY(mu_)
+  std::chrono::steady_clock::time_point last_checkpoint_time_;     // GUARDED_BY(mu_)
+  uint64_t step_usecs_ = 0;                                        // GUARDED_BY(mu_)
+  std::atomic<uint64_t> next_ingest_host_{0};
+  std::map<uint64_t, std::shared_ptr<Egress>> egress_;  // GUARDED_BY(mu_)
+  uint64_t next_egress_ = 1;                            // GUARDED_BY(mu_)
+  std::thread loop_;
+  std::vector<std::thread> pollers_;
+};
+
+}  // namespace sluice::coordinator

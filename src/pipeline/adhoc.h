@@ -1,0 +1,31 @@
+// Ad hoc queries: a SELECT compiled with the same SQL engine, in which every
+// materialized table and view is a table holding its integral, run once over
+// snapshots that are all taken at one step. Shared by the controller (one
+// host) and the coordinator (which reads every host's part).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/api.h"
+#include "sql/binder.h"
+
+namespace sluice::pipeline {
+
+struct AdhocQuery {
+  sql::BoundQuery query;
+  std::vector<std::string> scanned;  // the relations it reads
+};
+
+// Binds `text` over `relations`; an error if it is not one SELECT or reads a
+// relation that is not materialized.
+Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relations,
+                             std::string_view text);
+// Runs it once over `snapshots` (every scanned relation's batches).
+Result<QueryResult> EvaluateAdhoc(const AdhocQuery& q,
+                                  const std::map<std::string, std::vector<BatchPtr>>& snapshots,
+                                  int workers);
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,113 @@
+// PipelineApi: what the HTTP API (src/server) asks of a pipeline. The
+// controller implements it for a pipeline on one host; the coordinator
+// (src/coordinator) implements it for a pipeline spread over many hosts, by
+// calling them. The server never knows which.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "connector/connector.h"
+#include "format/format.h"
+#include "sql/expr.h"
+#include "sql/plan.h"
+#include "sql/program.h"
+
+namespace sluice::pipeline {
+
+// kAwaitingApproval: restarted with a changed program whose new and changed
+// views wait for POST /approve before they are rebuilt (bootstrap.cc).
+enum class PipelineState { kAwaitingApproval, kRunning, kPaused, kStopping, kFailed };
+const char* StateName(PipelineState s);
+
+struct RelationInfo {
+  format::Relation rel;
+  bool is_table = false;
+  bool materialized = false;
+};
+
+struct Completion {
+  bool complete = false;
+  bool durable = false;  // its changes are in a checkpoint
+  uint64_t step = 0;     // complete: the step that processed it; else the current step
+};
+
+struct Subscription {
+  uint64_t id = 0;
+  std::shared_ptr<connector::OutputQueue> queue;
+  uint64_t snapshot_step = 0;  // the step the snapshot reflects
+};
+
+struct QueryResult {
+  std::vector<sql::Column> columns;
+  std::vector<sql::Row> rows;  // in the query's ORDER BY
+  uint64_t step = 0;
+};
+
+// The relations of a program and their connectors, as a pipeline sees them.
+struct ProgramInfo {
+  std::map<std::string, RelationInfo> relations;
+  std::vector<std::string> output_names;  // tables, then views, in program order
+  std::vector<connector::ConnectorSpec> connectors;
+};
+// Relative connector paths are taken from `base_dir`. Errors: a connector
+// that does not parse, two connectors of one name.
+Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::string& base_dir);
+
+class PipelineApi {
+ public:
+  virtual ~PipelineApi() = default;
+
+  virtual const RelationInfo* FindRelation(const std::string& name) const = 0;
+
+  // ---- input
+  // Queues one request's decoded changes as a whole. Waits while the
+  // pipeline is paused, unless `force`. Returns the request's token.
+  virtual Result<uint64_t> Ingest(const std::string& table, format::ChangeBuffer changes,
+                                  bool force, uint64_t bytes) = 0;
+  // Counts a rejected ingress request's bad records for /stats.
+  virtual void CountIngressErrors(const std::string& table, uint64_t errors) = 0;
+  virtual Result<Completion> CompletionOf(uint64_t token) const = 0;
+
+  // ---- output
+  // A stream of a relation's changes: with `snapshot`, first its contents
+  // (materialized relations only); with `follow`, every later change.
+  virtual Result<Subscription> Subscribe(const std::string& relation, bool snapshot, bool follow,
+                                         bool backpressure, uint64_t max_queued_records) = 0;
+  virtual void Unsubscribe(uint64_t id) = 0;
+
+  // ---- control
+  virtual void Pause() = 0;
+  virtual void Resume() = 0;
+  virtual PipelineState state() const = 0;
+  virtual uint64_t step() const = 0;
+  virtual Status StartTransaction() = 0;
+  // Delivers the transaction's outputs; returns the step that committed it.
+  virtual Result<uint64_t> CommitTransaction() = 0;
+  virtual Status SetEndpointPaused(const std::string& name, bool paused) = 0;
+  // An output connector starts over: a file sink truncates its file, and a
+  // send_snapshot connector gets the relation's snapshot again.
+  virtual Status ResetOutput(const std::string& name) = 0;
+  // An ad hoc SELECT over the materialized tables and views, all read at
+  // one step.
+  virtual Result<QueryResult> Query(std::string_view sql) = 0;
+
+  // ---- checkpoints: asks for one at the next step boundary; returns its
+  // sequence number.
+  virtual Result<uint64_t> RequestCheckpoint() = 0;
+  virtual std::string CheckpointStatusJson() const = 0;
+  virtual std::string CheckpointsJson() const = 0;
+  // Rebuilds the changed views that a restart waits to rebuild, then runs.
+  virtual Status Approve() = 0;
+
+  // JSON text of /stats and /status.
+  virtual std::string StatsJson() const = 0;
+  virtual std::string StatusJson() const = 0;
+};
+
+}  // namespace sluice::pipeline

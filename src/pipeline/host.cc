@@ -1,0 +1,130 @@
+// One host of a pipeline on many hosts (DESIGN.md section 6): the
+// coordinator drives this controller's steps and checkpoints through the
+// host's coordination API, and reads its integrals through leases.
+#include <nlohmann/json.hpp>
+
+#include "base/bytes.h"
+#include "pipeline/controller.h"
+#include "zset/batch_codec.h"
+
+namespace sluice::pipeline {
+
+using Clock = std::chrono::steady_clock;
+
+Controller::InputState Controller::WaitForInput(std::chrono::milliseconds wait) {
+  const auto deadline = Clock::now() + wait;
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) {
+      return {buffered_, false, step_};
+    }
+    if (buffered_ > 0) {
+      if (buffered_ >= config_.min_batch_size_records) return {buffered_, true, step_};
+      auto due = first_buffered_ + std::chrono::microseconds(config_.max_buffering_delay_usecs);
+      if (Clock::now() >= due) return {buffered_, true, step_};
+      if (Clock::now() >= deadline) return {buffered_, false, step_};
+      cv_.wait_until(l, std::min(due, deadline));
+      continue;
+    }
+    if (Clock::now() >= deadline) return {0, false, step_};
+    cv_.wait_until(l, deadline);
+  }
+}
+
+Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (state_ == PipelineState::kFailed) return failure_;
+  if (state_ == PipelineState::kStopping) return Status::Aborted("the host is stopping");
+  if (step != runtime_->steps() + 1) {
+    return Status::InvalidArgument("asked to run step " + std::to_string(step) +
+                                   ", but this host's last step is " +
+                                   std::to_string(runtime_->steps()));
+  }
+  std::map<std::string, std::vector<Range>> taken = TakeLocked();
+  const uint64_t token = next_token_ - 1;
+  in_txn_ = in_txn || commit;
+  commit_requested_ = commit;
+  stepping_ = true;
+  l.unlock();
+  space_cv_.notify_all();
+  const auto began = Clock::now();
+  Status s;
+  {
+    std::lock_guard<std::mutex> sl(step_mu_);
+    s = RunStep(taken, token, commit, in_txn || commit);
+  }
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    stepping_ = false;
+    step_usecs_ += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
+  }
+  if (!s.ok()) Fail(s);
+  return s;
+}
+
+Status Controller::WriteHostCheckpoint(uint64_t seq) {
+  if (config_.storage.empty()) {
+    return Status::InvalidArgument("host " + std::to_string(role_->host) +
+                                   " has no storage for checkpoints: give it --storage DIR");
+  }
+  Status s;
+  {
+    std::lock_guard<std::mutex> sl(step_mu_);
+    s = WriteCheckpoint(seq);
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  checkpoint_requested_ = checkpoint_taken_ = seq;
+  last_checkpoint_time_ = Clock::now();
+  if (!s.ok()) checkpoint_error_ = {seq, s};
+  done_cv_.notify_all();
+  return s;
+}
+
+Result<std::pair<uint64_t, uint64_t>> Controller::Lease(const std::vector<std::string>& relations) {
+  uint64_t step = 0;
+  SLUICE_ASSIGN_OR_RETURN(auto batches, Snapshots(relations, &step));
+  std::lock_guard<std::mutex> l(lease_mu_);
+  // Leases whose holder went away without releasing them.
+  const auto now = Clock::now();
+  for (auto it = leases_.begin(); it != leases_.end();) {
+    it = now - it->second.touched > kLeaseTimeout ? leases_.erase(it) : std::next(it);
+  }
+  const uint64_t id = next_lease_++;
+  leases_[id] = {step, std::move(batches), now};
+  return std::make_pair(id, step);
+}
+
+Result<std::string> Controller::ScanLease(uint64_t lease, const std::string& relation) {
+  std::vector<BatchPtr> batches;
+  {
+    std::lock_guard<std::mutex> l(lease_mu_);
+    auto it = leases_.find(lease);
+    if (it == leases_.end()) {
+      return Status::NotFound("lease " + std::to_string(lease) +
+                              " does not exist (released, or untouched for too long)");
+    }
+    it->second.touched = Clock::now();
+    auto r = it->second.batches.find(relation);
+    if (r == it->second.batches.end()) {
+      return Status::NotFound("lease " + std::to_string(lease) + " does not hold " + relation);
+    }
+    batches = r->second;
+  }
+  std::string out;
+  for (const BatchPtr& b : batches) {
+    if (b->empty()) continue;
+    std::string chunk;
+    SLUICE_RETURN_IF_ERROR(EncodeAnyBatch(*b, &chunk));
+    PutFixed64(&out, chunk.size());
+    out += chunk;
+  }
+  return out;
+}
+
+void Controller::ReleaseLease(uint64_t lease) {
+  std::lock_guard<std::mutex> l(lease_mu_);
+  leases_.erase(lease);
+}
+
+}  // namespace sluice::pipeline

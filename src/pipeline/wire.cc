@@ -1,0 +1,117 @@
+#include "pipeline/wire.h"
+
+#include "base/bytes.h"
+#include "zset/batch_codec.h"
+
+namespace sluice::pipeline {
+
+void EncodeChunkFrame(const connector::OutputChunk& chunk, std::string* out) {
+  out->push_back('C');
+  out->push_back(static_cast<char>(chunk.kind == connector::OutputChunk::Kind::kChanges    ? 0
+                                   : chunk.kind == connector::OutputChunk::Kind::kSnapshot ? 1
+                                                                                           : 2));
+  PutFixed64(out, chunk.step);
+  PutFixed32(out, static_cast<uint32_t>(chunk.batches.size()));
+  for (const BatchPtr& b : chunk.batches) {
+    std::string c;
+    Status s = EncodeAnyBatch(*b, &c);
+    if (!s.ok()) {
+      // The host's own storage failed: end the stream with the error.
+      out->resize(out->size() - 14);
+      EncodeEndFrame(s, out);
+      return;
+    }
+    PutFixed64(out, c.size());
+    *out += c;
+  }
+}
+
+void EncodeEndFrame(const Status& error, std::string* out) {
+  out->push_back('E');
+  out->push_back(static_cast<char>(error.ok()                              ? 0
+                                   : error.code() == StatusCode::kAborted  ? 1
+                                   : error.code() == StatusCode::kOverflow ? 2
+                                                                           : 3));
+  PutFixed32(out, static_cast<uint32_t>(error.message().size()));
+  *out += error.message();
+}
+
+Result<FrameReader::Type> FrameReader::Next() {
+  // Drop what was read, now and then.
+  if (pos_ > (1u << 20) && pos_ * 2 > buf_.size()) {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  std::string_view in(buf_);
+  in.remove_prefix(pos_);
+  if (in.empty()) return Type::kNone;
+  const char t = in[0];
+  in.remove_prefix(1);
+  auto bad = [&] { return Status::Corruption(std::string("malformed egress frame '") + t + "'"); };
+  uint64_t v = 0;
+  switch (t) {
+    case 'H':
+    case 'K':
+      if (in.size() < 8) return Type::kNone;
+      step_ = GetFixed64(in.data());
+      pos_ += 9;
+      return t == 'H' ? Type::kHeader : Type::kHeartbeat;
+    case 'E': {
+      if (in.size() < 5) return Type::kNone;
+      const uint8_t code = static_cast<uint8_t>(in[0]);
+      const uint32_t n = GetFixed32(in.data() + 1);
+      if (in.size() < 5 + n) return Type::kNone;
+      std::string msg(in.substr(5, n));
+      end_ = code == 0   ? Status::OK()
+             : code == 1 ? Status::Aborted(msg)
+             : code == 2 ? Status::Overflow(msg)
+                         : Status::IOError(msg);
+      pos_ += 6 + n;
+      return Type::kEnd;
+    }
+    case 'C': {
+      if (in.size() < 13) return Type::kNone;
+      const uint8_t kind = static_cast<uint8_t>(in[0]);
+      if (kind > 2) return bad();
+      const uint64_t step = GetFixed64(in.data() + 1);
+      const uint32_t count = GetFixed32(in.data() + 9);
+      size_t at = 13;
+      std::vector<BatchPtr> batches;
+      for (uint32_t i = 0; i < count; ++i) {
+        if (in.size() < at + 8) return Type::kNone;
+        v = GetFixed64(in.data() + at);
+        if (in.size() < at + 8 + v) return Type::kNone;
+        auto b = DecodeBatch(in.substr(at + 8, v));
+        if (!b.ok()) return b.status();
+        batches.push_back(*b);
+        at += 8 + v;
+      }
+      chunk_ = connector::OutputChunk();
+      chunk_.kind = kind == 0   ? connector::OutputChunk::Kind::kChanges
+                    : kind == 1 ? connector::OutputChunk::Kind::kSnapshot
+                                : connector::OutputChunk::Kind::kReset;
+      chunk_.step = step;
+      chunk_.batches = std::move(batches);
+      pos_ += 1 + at;
+      return Type::kChunk;
+    }
+    default:
+      return bad();
+  }
+}
+
+Result<std::vector<BatchPtr>> DecodeBatchList(std::string_view data) {
+  std::vector<BatchPtr> out;
+  while (!data.empty()) {
+    if (data.size() < 8) return Status::Corruption("a lease scan ends in the middle of a length");
+    const uint64_t n = GetFixed64(data.data());
+    if (data.size() - 8 < n)
+      return Status::Corruption("a lease scan ends in the middle of a batch");
+    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, DecodeBatch(data.substr(8, n)));
+    out.push_back(std::move(b));
+    data.remove_prefix(8 + n);
+  }
+  return out;
+}
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,226 @@
+// A pipeline on many hosts (`sluice run --hosts H`), driven over HTTP: what
+// only many hosts have (rows from several hosts, lost hosts and
+// coordinators, the secret of the coordination API). The black-box suites
+// of pipeline_test also run on 3 hosts (tests/CMakeLists.txt).
+#include <dirent.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "pipeline_helper.h"
+
+namespace sluice::testing {
+namespace {
+
+// The processes whose parent is `parent`.
+std::vector<pid_t> Children(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    const pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != 'Z') out.push_back(pid);
+  }
+  closedir(d);
+  return out;
+}
+
+// Waits until /status says Failed; returns it (null if it did not).
+Json WaitFailed(Pipeline& p, std::chrono::seconds timeout) {
+  for (int i = 0; i < timeout.count() * 20; ++i) {
+    auto r = p.Client().Get("/status");
+    if (r && r->status == 200) {
+      Json st = Json::parse(r->body);
+      if (st["state"] == "Failed") return st;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return Json();
+}
+
+const char* kSums = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true, connectors = '[{
+  "name": "t_in", "max_batch_size": 7,
+  "transport": {"name": "file_input", "config": {"path": "in.json", "follow": true}},
+  "format": {"name": "json"}}]');
+CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
+  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "out.json"}},
+  "format": {"name": "json"}}]') AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
+)";
+
+void Append(const std::string& path, int from, int to) {
+  std::ofstream f(path, std::ios::app);
+  for (int id = from; id < to; ++id) {
+    f << "{\"insert\": {\"id\": " << id << ", \"v\": " << id * 7 % 100 << "}}\n";
+  }
+}
+
+// After a restart: every row of the file is in, the view equals its
+// recomputation, and the output file replayed equals the view.
+void ExpectExact(Pipeline& p, int rows) {
+  const std::string want = std::to_string(rows) + "\n";
+  for (int i = 0; i < 400 && p.Query("SELECT COUNT(*) FROM t", "csv") != want; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  ASSERT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), want) << p.log();
+  const auto view = p.Rows("SELECT g, s, n FROM sums");
+  EXPECT_EQ(view.size(), 5u);
+  EXPECT_EQ(p.Query("SELECT g, s, n FROM sums ORDER BY g", "csv"),
+            p.Query("SELECT id % 5, SUM(v), COUNT(*) FROM t GROUP BY 1 ORDER BY 1", "csv"));
+  std::map<std::string, int> replay;
+  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(replay, view);
+}
+
+// Two input connectors, which run on two hosts, deliver the same keyed rows:
+// the exchange takes each row to the worker that owns its key, so there is
+// one row per key, as on one host.
+TEST(MultihostTest, KeyedRowsFromTwoHostsAreOneRowPerKey) {
+  const std::string program = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true, connectors = '[
+  {"name": "a", "transport": {"name": "file_input", "config": {"path": "a.json"}}, "format": {"name": "json"}},
+  {"name": "b", "transport": {"name": "file_input", "config": {"path": "b.json"}}, "format": {"name": "json"}}]');
+CREATE MATERIALIZED VIEW n AS SELECT COUNT(*) AS n, SUM(v) AS s FROM t;
+)";
+  std::string rows;
+  for (int id = 0; id < 500; ++id) {
+    rows += "{\"insert\": {\"id\": " + std::to_string(id) + ", \"v\": 1}}\n";
+  }
+  Pipeline p(program, {"--hosts", "2", "--workers", "2"}, {{"a.json", rows}, {"b.json", rows}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  for (int i = 0; i < 400; ++i) {
+    Json st = Json::parse(p.Client().Get("/stats")->body);
+    uint64_t read = 0;
+    for (const Json& in : st["inputs"]) read += in.value("records", uint64_t{0});
+    if (read == 1000 && st["global"]["buffered_records"] == 0) break;
+    std::this_thread::sleep_for(25ms);
+  }
+  Json st = Json::parse(p.Client().Get("/stats")->body);
+  std::set<int> hosts;
+  for (const Json& in : st["inputs"]) {
+    if (in["transport"] == "file_input") hosts.insert(in["host"].get<int>());
+  }
+  EXPECT_EQ(hosts.size(), 2u) << st.dump();
+  for (int i = 0; i < 200 && p.Query("SELECT n, s FROM n", "csv") != "500,500\n"; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(p.Query("SELECT n, s FROM n", "csv"), "500,500\n");
+  EXPECT_EQ(p.Query("SELECT COUNT(*), COUNT(DISTINCT id) FROM t", "csv"), "500,500\n");
+}
+
+// kill -9 of one host: the pipeline fails, saying which host, within the
+// timeouts; a restart resumes from the last complete checkpoint with exact
+// views and an output file that holds every change once.
+TEST(MultihostTest, AKilledHostFailsThePipelineAndARestartResumes) {
+  Pipeline p(kSums, {"--hosts", "3", "--workers", "2", "--storage", "$DIR/st"}, {{"in.json", ""}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  Append(p.dir() + "/in.json", 0, 40);
+  for (int i = 0; i < 400 && p.Query("SELECT COUNT(*) FROM t", "csv") != "40\n"; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  Json cs = p.Checkpoint();
+  ASSERT_TRUE(cs.is_object() && cs["success"] == 1) << cs.dump() << p.log();
+  Append(p.dir() + "/in.json", 40, 70);
+  for (int i = 0; i < 400 && p.Query("SELECT COUNT(*) FROM t", "csv") != "70\n"; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  std::vector<pid_t> hosts = Children(p.pid());
+  ASSERT_EQ(hosts.size(), 3u);
+  const auto killed_at = std::chrono::steady_clock::now();
+  kill(hosts[1], SIGKILL);
+  Json st = WaitFailed(p, 20s);
+  ASSERT_FALSE(st.is_null()) << p.log();
+  EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 15s);
+  EXPECT_NE(st["error"].get<std::string>().find("host "), std::string::npos) << st.dump();
+  bool unreachable = false;
+  for (const Json& h : st["hosts"]) unreachable = unreachable || h["state"] == "Unreachable";
+  EXPECT_TRUE(unreachable) << st.dump();
+  EXPECT_EQ(p.Terminate(), 0);
+  Append(p.dir() + "/in.json", 70, 90);
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_NE(p.log().find("resumed every host from checkpoint 1"), std::string::npos) << p.log();
+  ExpectExact(p, 90);
+}
+
+// kill -9 of the coordinator takes its hosts with it; a restart resumes as
+// above.
+TEST(MultihostTest, AKilledCoordinatorTakesItsHostsAndARestartResumes) {
+  Pipeline p(kSums, {"--hosts", "2", "--workers", "2", "--storage", "$DIR/st"}, {{"in.json", ""}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  Append(p.dir() + "/in.json", 0, 30);
+  for (int i = 0; i < 400 && p.Query("SELECT COUNT(*) FROM t", "csv") != "30\n"; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  ASSERT_TRUE(p.Checkpoint()["success"] == 1) << p.log();
+  Append(p.dir() + "/in.json", 30, 50);
+  std::this_thread::sleep_for(100ms);
+  std::vector<pid_t> hosts = Children(p.pid());
+  ASSERT_EQ(hosts.size(), 2u);
+  p.Kill9();
+  for (int i = 0; i < 100 && (kill(hosts[0], 0) == 0 || kill(hosts[1], 0) == 0); ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(kill(hosts[0], 0), 0);
+  EXPECT_NE(kill(hosts[1], 0), 0);
+  Append(p.dir() + "/in.json", 50, 60);
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  ExpectExact(p, 60);
+  // And again with a checkpoint in between, then a clean stop and start.
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number()) << p.log();
+  EXPECT_EQ(p.Terminate(), 0);
+  Append(p.dir() + "/in.json", 60, 75);
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  ExpectExact(p, 75);
+}
+
+// Calls to a host's coordination API without the pipeline's secret, or
+// with another, get 401 and change nothing.
+TEST(MultihostTest, CoordinationCallsNeedTheSecret) {
+  Pipeline p("CREATE TABLE t (id BIGINT) WITH (materialized = true);",
+             {"--hosts", "2", "--workers", "1"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  Json st = Json::parse(p.Client().Get("/status")->body);
+  ASSERT_EQ(st["hosts"].size(), 2u) << st.dump();
+  const std::string address = st["hosts"][0]["address"];
+  const std::string ip = address.substr(0, address.find(':'));
+  const int port = std::atoi(address.c_str() + address.find(':') + 1);
+  httplib::Client host(ip, port);
+  host.set_read_timeout(5, 0);
+  auto r = host.Get("/coordination/hello");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(Json::parse(r->body)["error_code"], "Unauthorized");
+  host.set_bearer_token_auth("not-the-secret");
+  r = host.Post("/coordination/step", "{\"step\": 1}", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  r = host.Post("/coordination/activate", "{}", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  r = host.Post("/coordination/ingest/t", "", "application/octet-stream");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  // The pipeline goes on.
+  std::string tok = p.Ingest("t", "{\"insert\": {\"id\": 1}}");
+  ASSERT_TRUE(p.WaitComplete(tok));
+  EXPECT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), "1\n");
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 1);
+}
+
+}  // namespace
+}  // namespace sluice::testing
