@@ -25,8 +25,7 @@
 
 #include "connector/nexmark.h"
 #include "dataflow/operators/exchange.h"
-#include "runtime/runtime.h"
-#include "runtime/tcp_transport.h"
+#include "runtime/loopback_cluster.h"
 #include "sql/program.h"
 #include "zset/batch_builder.h"
 
@@ -106,33 +105,18 @@ int main(int argc, char** argv) {
     const double one_s = std::chrono::duration<double>(Clock::now() - t0).count();
     single->reset();
     // Two hosts, one worker each.
-    auto exchange = sluice::StartLoopbackExchange(2, 1, "bench");
-    if (!exchange.ok()) return 1;
-    std::unique_ptr<sluice::Runtime> hosts[2];
-    for (int h = 0; h < 2; ++h) {
-      sluice::RuntimeOptions o;
-      o.workers = 1;
-      o.host = h;
-      o.hosts = 2;
-      o.transport = (*exchange)[static_cast<size_t>(h)].get();
-      auto rt = sluice::Runtime::Start(o, build);
-      if (!rt.ok()) return 1;
-      hosts[h] = std::move(rt).value();
-    }
+    auto cluster =
+        sluice::LoopbackCluster::Start(2, 1, [&](int, sluice::Circuit& c) { return build(c); });
+    if (!cluster.ok()) return 1;
     t0 = Clock::now();
     for (const auto& step : steps) {
       for (const auto& [table, batch] : step) {
-        auto parts = sluice::PartitionByKey(*batch, 2);
-        for (int w = 0; w < 2; ++w) {
-          if (!hosts[w]->PushToWorker(table, w, (*parts)[static_cast<size_t>(w)]).ok()) return 1;
-        }
+        if (!(*cluster)->Push(table, batch).ok()) return 1;
       }
-      auto s1 = std::async(std::launch::async, [&] { return hosts[1]->Step(); });
-      if (!hosts[0]->Step().ok() || !s1.get().ok()) return 1;
+      if (!(*cluster)->Step().ok()) return 1;
     }
     const double two_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    hosts[0].reset();
-    hosts[1].reset();
+    cluster->reset();
     const double e = static_cast<double>(events);
     std::printf("%-5s %16.0f %16.0f %8.2f\n", q.c_str(), e / one_s, e / two_s, one_s / two_s);
     std::fflush(stdout);

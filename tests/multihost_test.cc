@@ -2,8 +2,11 @@
 // only many hosts have (rows from several hosts, lost hosts and
 // coordinators, the secret of the coordination API). The black-box suites
 // of pipeline_test also run on 3 hosts (tests/CMakeLists.txt).
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <fstream>
 #include <random>
@@ -220,6 +223,158 @@ TEST(MultihostTest, CoordinationCallsNeedTheSecret) {
   ASSERT_TRUE(p.WaitComplete(tok));
   EXPECT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), "1\n");
   EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 1);
+}
+
+// A process of our own (`sluice host`, `sluice coordinator`), its output in
+// a file; killed when it goes out of scope.
+struct Process {
+  pid_t pid = -1;
+  std::string log;
+  Process(std::vector<std::string> argv, const std::string& log_path, const std::string& secret)
+      : log(log_path) {
+    pid = fork();
+    if (pid == 0) {
+      int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      setenv("SLUICE_SECRET", secret.c_str(), 1);
+      std::vector<char*> cargv;
+      for (std::string& a : argv) cargv.push_back(a.data());
+      cargv.push_back(nullptr);
+      execv(cargv[0], cargv.data());
+      _exit(127);
+    }
+  }
+  // Exit code, or -1 if it has not ended within `timeout`.
+  int Wait(std::chrono::milliseconds timeout) {
+    for (auto end = std::chrono::steady_clock::now() + timeout;
+         std::chrono::steady_clock::now() < end;) {
+      int status;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return -1;
+  }
+  ~Process() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
+// A TCP port on 127.0.0.1 that nothing listens on now.
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+int Shell(const std::string& command) {
+  return std::system((command + " >/dev/null 2>&1").c_str());
+}
+
+// A host in a network namespace of its own, joined to the others by a veth
+// pair, is cut off (its link goes down): the coordinator's calls time out,
+// the pipeline fails cleanly naming the host, nothing hangs (the coordinator
+// answers and stops at once), and the cut-off host stops itself when it no
+// longer hears from its coordinator. Needs root (skipped otherwise).
+TEST(MultihostTest, AHostCutOffInItsNetworkNamespaceFailsCleanly) {
+  const std::string ns = "sluice-test-" + std::to_string(getpid());
+  const std::string a = "sl" + std::to_string(getpid() % 100000) + "a";
+  const std::string b = "sl" + std::to_string(getpid() % 100000) + "b";
+  if (geteuid() != 0 || Shell("ip netns add " + ns) != 0) {
+    GTEST_SKIP() << "cannot make a network namespace here (needs root and iproute2)";
+  }
+  struct Cleanup {
+    std::string ns, a;
+    ~Cleanup() {
+      Shell("ip link del " + a);
+      Shell("ip netns del " + ns);
+    }
+  } cleanup{ns, a};
+  const std::string net = "10.213." + std::to_string(getpid() % 200 + 1);
+  ASSERT_EQ(Shell("ip link add " + a + " type veth peer name " + b), 0);
+  ASSERT_EQ(Shell("ip link set " + b + " netns " + ns), 0);
+  ASSERT_EQ(Shell("ip addr add " + net + ".1/24 dev " + a), 0);
+  ASSERT_EQ(Shell("ip link set " + a + " up"), 0);
+  ASSERT_EQ(Shell("ip netns exec " + ns + " ip addr add " + net + ".2/24 dev " + b), 0);
+  ASSERT_EQ(Shell("ip netns exec " + ns + " ip link set " + b + " up"), 0);
+  ASSERT_EQ(Shell("ip netns exec " + ns + " ip link set lo up"), 0);
+
+  char tmpl[] = "/tmp/sluice-netns-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::ofstream(dir + "/program.sql") << R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true);
+CREATE MATERIALIZED VIEW s AS SELECT SUM(v) AS s FROM t;
+)";
+  const std::string secret = "netns-secret";
+  const int api_port = FreePort();
+  Process host0({SLUICE_BINARY, "host", "--listen", net + ".1:17100", "--exchange",
+                 net + ".1:17101", "--exchange-timeout-ms", "2000"},
+                dir + "/host0.log", secret);
+  Process host1({"/usr/sbin/ip", "netns", "exec", ns, SLUICE_BINARY, "host", "--listen",
+                 net + ".2:17100", "--exchange", net + ".2:17101", "--exchange-timeout-ms", "2000",
+                 "--coordinator-timeout-ms", "3000"},
+                dir + "/host1.log", secret);
+  Process coordinator({SLUICE_BINARY, "coordinator", dir + "/program.sql", "--host-list",
+                       net + ".1:17100," + net + ".2:17100", "--port", std::to_string(api_port),
+                       "--workers", "2", "--request-timeout-ms", "2000"},
+                      dir + "/coordinator.log", secret);
+  httplib::Client api("127.0.0.1", api_port);
+  api.set_read_timeout(10, 0);
+  bool up = false;
+  for (int i = 0; i < 200 && !up; ++i) {
+    auto r = api.Get("/status");
+    up = r && r->status == 200;
+    if (!up) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(up) << Slurp(dir + "/coordinator.log") << Slurp(dir + "/host1.log");
+  // Rows from both hosts (ingress goes round them).
+  for (int i = 0; i < 4; ++i) {
+    auto r = api.Post("/ingress/t", "{\"insert\": {\"id\": " + std::to_string(i) + ", \"v\": 1}}",
+                      "application/json");
+    ASSERT_TRUE(r && r->status == 200);
+  }
+  std::string sum;
+  for (int i = 0; i < 200 && sum != "4\n"; ++i) {
+    auto r = api.Get("/query?format=csv&sql=SELECT%20s%20FROM%20s");
+    sum = r ? r->body : "";
+    if (sum != "4\n") std::this_thread::sleep_for(25ms);
+  }
+  ASSERT_EQ(sum, "4\n");
+  // Cut host 1 off.
+  const auto cut = std::chrono::steady_clock::now();
+  ASSERT_EQ(Shell("ip netns exec " + ns + " ip link set " + b + " down"), 0);
+  Json st;
+  for (int i = 0; i < 300; ++i) {
+    auto r = api.Get("/status");
+    ASSERT_TRUE(r) << "the coordinator does not answer";
+    st = Json::parse(r->body);
+    if (st["state"] == "Failed") break;
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(st["state"], "Failed") << st.dump();
+  EXPECT_LT(std::chrono::steady_clock::now() - cut, 10s);
+  EXPECT_NE(st["error"].get<std::string>().find("host 1 (" + net + ".2:17100)"), std::string::npos)
+      << st.dump();
+  // The cut-off host stops itself; the coordinator stops at once.
+  EXPECT_EQ(host1.Wait(15s), 1) << Slurp(dir + "/host1.log");
+  EXPECT_NE(Slurp(dir + "/host1.log").find("lost the coordinator"), std::string::npos)
+      << Slurp(dir + "/host1.log");
+  kill(coordinator.pid, SIGTERM);
+  EXPECT_EQ(coordinator.Wait(10s), 0) << Slurp(dir + "/coordinator.log");
+  EXPECT_EQ(host0.Wait(10s), 0) << Slurp(dir + "/host0.log");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

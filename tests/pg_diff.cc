@@ -4,7 +4,11 @@
 // after every step it must hold exactly what PostgreSQL answers for the same
 // query over the same tables.
 //
-//   pg_diff [--seed S] [--queries N] [--steps M] [--workers W] [--verbose]
+//   pg_diff [--seed S] [--queries N] [--steps M] [--workers W] [--hosts H] [--verbose]
+//
+// With --hosts H, the view runs on H runtimes joined by TCP exchanges
+// (LoopbackCluster), its output gathered on the last host, as a pipeline on
+// many hosts runs it.
 //
 // Starts its own throwaway PostgreSQL cluster (initdb, as the postgres user
 // when run as root), on a Unix socket in a temporary directory, with no TCP
@@ -29,7 +33,7 @@
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/output.h"
 #include "pg_cluster.h"
-#include "runtime/runtime.h"
+#include "runtime/loopback_cluster.h"
 #include "sql/binder.h"
 #include "sql/lower.h"
 #include "sql/program.h"
@@ -284,6 +288,7 @@ struct Options {
   int queries = 50;
   int steps = 6;
   int workers = 2;
+  int hosts = 1;
   bool verbose = false;
 };
 
@@ -328,11 +333,14 @@ class Case {
     const sql::ViewDef& view = *program_.catalog.FindView("v");
     schema_ = view.query.plan->schema();
     schema_.resize(view.query.visible);
-    RuntimeOptions opts;
-    opts.workers = o_.workers;
     sql::EvalErrors errors;
-    auto rt =
-        Runtime::Start(opts, [&](Circuit& c) { return sql::BuildProgram(program_, c, &errors); });
+    sql::HostLayout layout;
+    layout.workers_per_host = o_.workers;
+    for (const std::string& t : program_.tables) layout.output_host[t] = 0;
+    layout.output_host["v"] = o_.hosts - 1;
+    auto rt = LoopbackCluster::Start(o_.hosts, o_.workers, [&](int, Circuit& c) {
+      return sql::BuildProgram(program_, c, &errors, nullptr, o_.hosts > 1 ? &layout : nullptr);
+    });
     if (!rt.ok()) {
       *why = rt.status().ToString();
       return false;
@@ -397,7 +405,7 @@ class Case {
 
  private:
   // Random inserts and deletes on every table, in both systems.
-  bool Change(Runtime& rt, std::string* why) {
+  bool Change(LoopbackCluster& rt, std::string* why) {
     for (const GenTable& t : tables_) {
       sql::TableDef def = *program_.catalog.FindTable(t.name);
       Schema schema;
@@ -488,6 +496,8 @@ int main(int argc, char** argv) {
       o.steps = static_cast<int>(next());
     } else if (a == "--workers") {
       o.workers = static_cast<int>(next());
+    } else if (a == "--hosts") {
+      o.hosts = static_cast<int>(next());
     } else if (a == "--verbose") {
       o.verbose = true;
     } else {

@@ -45,7 +45,8 @@ struct Options {
   std::string program_path, config_path, storage, host = "127.0.0.1";
   long port = 8080, workers = 0, max_request_mib = 1024, hosts = 0;
   std::string host_list, listen, exchange, secret_file;
-  long coordinator_timeout_ms = 30000, exchange_timeout_ms = 10000, step_timeout_ms = 600000;
+  long coordinator_timeout_ms = 30000, exchange_timeout_ms = 10000, step_timeout_ms = 600000,
+       request_timeout_ms = 30000;
 };
 
 void Usage(const std::string& command) {
@@ -60,7 +61,7 @@ void Usage(const std::string& command) {
                  "usage: sluice coordinator PROGRAM.sql --host-list IP:PORT,IP:PORT,...\n"
                  "                   [--port N] [--host ADDR] [--workers W] [--storage DIR]\n"
                  "                   [--config runtime.json] [--secret-file FILE]\n"
-                 "                   [--step-timeout-ms N]\n");
+                 "                   [--step-timeout-ms N] [--request-timeout-ms N]\n");
   } else {
     std::fprintf(stderr,
                  "usage: sluice run PROGRAM.sql [--port N] [--host ADDR] [--workers W]\n"
@@ -104,6 +105,8 @@ int Parse(int argc, char** argv, Options* o) {
       ok = number(100, 3600000, &o->exchange_timeout_ms);
     } else if (a == "--step-timeout-ms") {
       ok = number(100, 86400000, &o->step_timeout_ms);
+    } else if (a == "--request-timeout-ms") {
+      ok = number(1000, 3600000, &o->request_timeout_ms);
     } else if (a == "--host") {
       o->host = value();
     } else if (a == "--storage") {
@@ -277,6 +280,7 @@ int Coordinate(const Options& o, const std::vector<coordinator::HostAddress>& ho
   co.hosts = hosts;
   co.secret = secret;
   co.step_timeout = std::chrono::milliseconds(o.step_timeout_ms);
+  co.request_timeout = std::chrono::milliseconds(o.request_timeout_ms);
   auto c = coordinator::Coordinator::Start(text, config, base_dir, co);
   if (!c.ok()) {
     std::fprintf(stderr, "sluice %s: %s: %s\n", o.command.c_str(), o.program_path.c_str(),
@@ -389,8 +393,10 @@ int RunHosts(const Options& o) {
     coordinator::HostAddress a;
     a.index = static_cast<int>(h);
     a.ip = ip;
-    a.port = FreeLoopbackPort();
-    const std::string exchange = ip + ":" + std::to_string(FreeLoopbackPort());
+    a.port = FreeLoopbackPort(ip);
+    int exchange_port = FreeLoopbackPort(ip);
+    while (exchange_port == a.port) exchange_port = FreeLoopbackPort(ip);
+    const std::string exchange = ip + ":" + std::to_string(exchange_port);
     std::vector<std::string> args = {"/proc/self/exe",
                                      "host",
                                      "--listen",

@@ -1,5 +1,6 @@
 #include "runtime/tcp_transport.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -386,11 +387,14 @@ Status TcpTransport::lost() const {
 
 uint64_t TcpTransport::bytes_sent() const { return impl_->sent; }
 
-int FreeLoopbackPort() {
+int FreeLoopbackPort(const std::string& ip) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::inet_pton(AF_INET, ip.c_str(), &a.sin_addr) != 1) {
+    ::close(fd);
+    return 0;
+  }
   socklen_t len = sizeof a;
   const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
                   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;

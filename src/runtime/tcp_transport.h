@@ -67,8 +67,9 @@ class TcpTransport final : public Transport {
 };
 
 // For trying many hosts on one machine (and for tests and benchmarks): a
-// TCP port on 127.0.0.1 that nothing listens on now.
-int FreeLoopbackPort();
+// TCP port on `ip` (a loopback address) that nothing listens on now. (A
+// port free on 127.0.0.1 may be taken on 127.0.0.2.)
+int FreeLoopbackPort(const std::string& ip = "127.0.0.1");
 
 // Starts `hosts` exchanges on 127.0.0.1 (free ports), each with
 // `workers_per_host` workers, at once, so that they find each other.
