@@ -3,9 +3,14 @@
 //
 //   nexmark_bench --tables bench/nexmark/tables.sql --query bench/nexmark/q4.sql
 //                 [--events N] [--workers W] [--rate R] [--side-input FILE]
+//                 [--hosts H]
 //
 // Starts a pipeline with the generator's tables and the query's views, and
-// times it from start until every generated event has been processed.
+// times it from start until every generated event has been processed. With
+// --hosts H, the pipeline runs on H hosts of W workers, each a host server
+// (`sluice host`) in this process on its own 127.0.0.x address, with a
+// coordinator driving them over HTTP and the exchange over TCP, as separate
+// processes would.
 // Prints one JSON object: query, events, workers, seconds, events_per_sec,
 // events_per_sec_per_worker, peak_rss_bytes.
 #include <chrono>
@@ -19,7 +24,10 @@
 #include <thread>
 
 #include "bench/proc_stats.h"
+#include "coordinator/coordinator.h"
 #include "pipeline/controller.h"
+#include "runtime/tcp_transport.h"
+#include "server/host.h"
 
 namespace {
 
@@ -45,7 +53,7 @@ void ReplaceAll(std::string* s, const std::string& from, const std::string& to) 
 int main(int argc, char** argv) {
   std::string tables, query, side_input;
   uint64_t events = 1000000;
-  int workers = 2;
+  int workers = 2, hosts = 0;
   std::string rate = "10000000";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -55,6 +63,7 @@ int main(int argc, char** argv) {
     if (a == "--workers") workers = std::atoi(argv[i + 1]);
     if (a == "--rate") rate = argv[i + 1];
     if (a == "--side-input") side_input = argv[i + 1];
+    if (a == "--hosts") hosts = std::atoi(argv[i + 1]);
   }
   if (tables.empty() || query.empty()) {
     std::fprintf(stderr, "usage: nexmark_bench --tables FILE --query FILE [--events N] ...\n");
@@ -70,31 +79,69 @@ int main(int argc, char** argv) {
   sluice::pipeline::PipelineConfig config;
   config.workers = workers;
   const auto t0 = std::chrono::steady_clock::now();
-  auto c = sluice::pipeline::Controller::Start(program, config);
-  if (!c.ok()) {
-    std::fprintf(stderr, "%s: %s\n", name.c_str(), c.status().ToString().c_str());
-    return 1;
+  // One host: a controller. Many: host servers and a coordinator.
+  std::unique_ptr<sluice::pipeline::Controller> controller;
+  std::vector<std::unique_ptr<sluice::server::HostServer>> host_servers;
+  std::unique_ptr<sluice::coordinator::Coordinator> coordinator;
+  sluice::pipeline::PipelineApi* api = nullptr;
+  if (hosts == 0) {
+    auto c = sluice::pipeline::Controller::Start(program, config);
+    if (!c.ok()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), c.status().ToString().c_str());
+      return 1;
+    }
+    controller = std::move(*c);
+    api = controller.get();
+  } else {
+    sluice::coordinator::CoordinatorOptions co;
+    co.secret = "nexmark-bench";
+    for (int h = 0; h < hosts; ++h) {
+      const std::string ip = "127.0.0." + std::to_string(2 + h);
+      sluice::server::HostOptions ho;
+      ho.http_address = ip;
+      ho.exchange_address = ip + ":" + std::to_string(sluice::FreeLoopbackPort(ip));
+      ho.secret = co.secret;
+      host_servers.push_back(std::make_unique<sluice::server::HostServer>(ho));
+      if (!host_servers.back()->Start().ok()) return 1;
+      sluice::coordinator::HostAddress a;
+      a.index = h;
+      a.ip = ip;
+      a.port = host_servers.back()->port();
+      co.hosts.push_back(a);
+    }
+    auto c = sluice::coordinator::Coordinator::Start(program, config, "", co);
+    if (!c.ok()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), c.status().ToString().c_str());
+      return 1;
+    }
+    coordinator = std::move(*c);
+    api = coordinator.get();
   }
+  auto idle = [&] { return controller ? controller->Idle() : coordinator->Idle(); };
   // Done: every input at its end, nothing queued, no step running.
   for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    auto stats = nlohmann::json::parse((*c)->StatsJson());
+    std::this_thread::sleep_for(std::chrono::milliseconds(hosts == 0 ? 2 : 20));
+    auto stats = nlohmann::json::parse(api->StatsJson());
     bool ended = true;
     for (const auto& in : stats["inputs"]) {
       if (in.contains("end_of_input") && !in["end_of_input"].get<bool>()) ended = false;
     }
     if (stats["global"]["state"] == "Failed") {
-      std::fprintf(stderr, "%s: %s\n", name.c_str(), (*c)->failure().ToString().c_str());
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), api->StatusJson().c_str());
       return 1;
     }
-    if (ended && (*c)->Idle()) break;
+    if (ended && idle()) break;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const auto stats = nlohmann::json::parse((*c)->StatsJson());
-  (*c)->Stop();
+  const auto stats = nlohmann::json::parse(api->StatsJson());
+  if (controller) controller->Stop();
+  if (coordinator) coordinator->Stop();
+  for (auto& h : host_servers) h->Stop();
+  workers *= std::max(hosts, 1);
   nlohmann::json out = {{"query", name},
                         {"events", events},
                         {"workers", workers},
+                        {"hosts", std::max(hosts, 1)},
                         {"seconds", secs},
                         {"events_per_sec", static_cast<double>(events) / secs},
                         {"events_per_sec_per_worker", static_cast<double>(events) / secs / workers},

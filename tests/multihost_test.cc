@@ -191,6 +191,72 @@ TEST(MultihostTest, AKilledCoordinatorTakesItsHostsAndARestartResumes) {
   ExpectExact(p, 75);
 }
 
+// exactly_once on many hosts: HTTP input accepted by any host survives kill
+// -9 of a host or of the coordinator, and the steps after the checkpoint run
+// again as they ran (each host replays its own journal, together), so the
+// output file holds every change exactly once.
+TEST(MultihostTest, ExactlyOnceAcrossKilledHostsAndCoordinators) {
+  const std::string program = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true);
+CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
+  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "out.json"}},
+  "format": {"name": "json"}}]') AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
+)";
+  Pipeline p(
+      program,
+      {"--hosts", "2", "--workers", "2", "--storage", "$DIR/st", "--config", "$DIR/runtime.json"},
+      {{"runtime.json",
+        "{\"fault_tolerance\": {\"model\": \"exactly_once\", "
+        "\"checkpoint_interval_secs\": 3600}}"}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::mt19937 rng(11);
+  std::map<int, int> rows;  // what the table must hold
+  int next = 0;
+  for (int round = 0; round < 5; ++round) {
+    for (int r = 0; r < 6; ++r) {
+      std::string body;
+      for (int i = 0; i < 5; ++i) {
+        // New keys, and updates of earlier ones.
+        const int id = next > 0 && rng() % 3 == 0 ? static_cast<int>(rng() % next) : next++;
+        const int v = static_cast<int>(rng() % 100);
+        body += "{\"insert\": {\"id\": " + std::to_string(id) + ", \"v\": " + std::to_string(v) +
+                "}}\n";
+        rows[id] = v;
+      }
+      ASSERT_FALSE(p.Ingest("t", body).empty()) << p.log();
+      if (round % 2 == 0 && r == 2) {
+        ASSERT_TRUE(p.Checkpoint()["success"].is_number()) << p.log();
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 100));
+    if (round % 2 == 0) {
+      std::vector<pid_t> hosts = Children(p.pid());
+      ASSERT_EQ(hosts.size(), 2u);
+      kill(hosts[rng() % 2], SIGKILL);
+      ASSERT_FALSE(WaitFailed(p, 20s).is_null()) << p.log();
+      EXPECT_EQ(p.Terminate(), 0);
+    } else {
+      p.Kill9();
+    }
+    p.Spawn();
+    ASSERT_GT(p.port(), 0) << p.log();
+  }
+  std::string want;
+  for (const auto& [id, v] : rows) want += std::to_string(id) + "," + std::to_string(v) + "\n";
+  for (int i = 0; i < 200 && p.Query("SELECT id, v FROM t ORDER BY id", "csv") != want; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  ASSERT_EQ(p.Query("SELECT id, v FROM t ORDER BY id", "csv"), want) << p.log();
+  EXPECT_EQ(p.Query("SELECT g, s, n FROM sums ORDER BY g", "csv"),
+            p.Query("SELECT id % 5, SUM(v), COUNT(*) FROM t GROUP BY 1 ORDER BY 1", "csv"));
+  const auto view = p.Rows("SELECT g, s, n FROM sums");
+  std::map<std::string, int> replay;
+  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(replay, view);
+}
+
 // Calls to a host's coordination API without the pipeline's secret, or
 // with another, get 401 and change nothing.
 TEST(MultihostTest, CoordinationCallsNeedTheSecret) {

@@ -143,6 +143,7 @@ Status Coordinator::Init(std::string_view program_text) {
         return Status::InvalidArgument("fault_tolerance needs storage: give --storage DIR");
       }
       checkpoint_interval_ = std::chrono::seconds(ft.value("checkpoint_interval_secs", 60));
+      exactly_once_ = ft.value("model", std::string()) == "exactly_once";
     }
   }
   last_checkpoint_time_ = Clock::now();
@@ -197,32 +198,72 @@ Status Coordinator::Init(std::string_view program_text) {
   a["restore_seq"] = restore_seq;
   a["pipeline_id"] = pipeline_id_;
   // Activated all at once: each joins the exchange, which waits for all.
+  // exactly_once: each answers with the steps after the checkpoint that its
+  // journal holds.
+  struct Journaled {
+    std::mutex mu;
+    std::map<uint64_t, std::pair<bool, bool>> steps;  // step: (commit, in a transaction)
+  };
+  auto journaled = std::make_shared<Journaled>();
   const std::map<std::string, int> input_host = assignment_.input_host;
   const auto activation_timeout = options_.step_timeout;
-  SLUICE_RETURN_IF_ERROR(
-      OnEveryHost([a, input_host, restore_step, activation_timeout](const HostClient& h) -> Status {
-        Json mine = a;
-        mine["host"] = h.address().index;
-        std::vector<std::string> inputs;
-        for (const auto& [name, host] : input_host) {
-          if (host == h.address().index) inputs.push_back(name);
-        }
-        mine["inputs"] = inputs;
-        SLUICE_ASSIGN_OR_RETURN(Json st,
-                                ParseAnswer(h, h.Post("/coordination/activate", mine.dump(),
-                                                      "application/json", activation_timeout)));
-        if (st.value("step", uint64_t{0}) != restore_step) {
-          return Status::Corruption(h.name() + " opened step " +
-                                    std::to_string(st.value("step", uint64_t{0})) + ", not step " +
-                                    std::to_string(restore_step));
-        }
-        return Status::OK();
-      }).WithContext("activating the hosts"));
+  auto activate = [a, input_host, restore_step, activation_timeout,
+                   journaled](const HostClient& h) -> Status {
+    Json mine = a;
+    mine["host"] = h.address().index;
+    std::vector<std::string> inputs;
+    for (const auto& [name, host] : input_host) {
+      if (host == h.address().index) inputs.push_back(name);
+    }
+    mine["inputs"] = inputs;
+    SLUICE_ASSIGN_OR_RETURN(
+        Json st, ParseAnswer(h, h.Post("/coordination/activate", mine.dump(), "application/json",
+                                       activation_timeout)));
+    if (st.value("step", uint64_t{0}) != restore_step) {
+      return Status::Corruption(h.name() + " opened step " +
+                                std::to_string(st.value("step", uint64_t{0})) + ", not step " +
+                                std::to_string(restore_step));
+    }
+    std::lock_guard<std::mutex> l(journaled->mu);
+    for (const Json& j : st.value("journal_steps", Json::array())) {
+      journaled->steps[j[0].get<uint64_t>()] = {j[1].get<bool>(), j[2].get<bool>()};
+    }
+    return Status::OK();
+  };
+  SLUICE_RETURN_IF_ERROR(OnEveryHost(activate).WithContext("activating the hosts"));
   if (restore_seq > 0) {
     std::fprintf(stderr,
                  "sluice coordinator: resumed every host from checkpoint %llu at step %llu\n",
                  static_cast<unsigned long long>(restore_seq),
                  static_cast<unsigned long long>(restore_step));
+  }
+  // Every step that a host journaled after the checkpoint runs again on
+  // every host, each taking what its journal says it took (a host that never
+  // got to a step takes nothing), so that they are the same steps as before.
+  std::map<uint64_t, std::pair<bool, bool>> replay;
+  {
+    std::lock_guard<std::mutex> l(journaled->mu);
+    replay = journaled->steps;
+  }
+  uint64_t expect = restore_step + 1;
+  for (const auto& [step, flags] : replay) {
+    if (step != expect) {
+      return Status::Corruption("the hosts' input journals skip from step " +
+                                std::to_string(expect - 1) + " to step " + std::to_string(step));
+    }
+    SLUICE_RETURN_IF_ERROR(RunStep(step, flags.first, flags.second, /*replay=*/true)
+                               .WithContext("replaying the input journals"));
+    std::lock_guard<std::mutex> l(mu_);
+    step_ = step;
+    in_txn_ = flags.second && !flags.first;
+    ++expect;
+  }
+  if (!replay.empty()) {
+    std::fprintf(stderr,
+                 "sluice coordinator: replayed steps %llu to %llu from the hosts' input "
+                 "journals\n",
+                 static_cast<unsigned long long>(replay.begin()->first),
+                 static_cast<unsigned long long>(replay.rbegin()->first));
   }
   SLUICE_RETURN_IF_ERROR(SaveRecord());
   for (size_t h = 0; h < hosts_.size(); ++h) pollers_.emplace_back([this, h] { Poll(h); });
@@ -298,6 +339,18 @@ Status Coordinator::SaveRecord() {
 Coordinator::~Coordinator() { Stop(); }
 
 void Coordinator::Stop() {
+  // exactly_once: a clean stop takes a checkpoint, so that the next start
+  // replays nothing.
+  if (exactly_once_ && loop_.joinable() &&
+      (state() == PipelineState::kRunning || state() == PipelineState::kPaused)) {
+    auto seq = RequestCheckpoint();
+    std::unique_lock<std::mutex> l(mu_);
+    if (seq.ok()) {
+      done_cv_.wait_for(l, std::chrono::seconds(60), [&] {
+        return checkpoint_taken_ >= *seq || state_ == PipelineState::kFailed;
+      });
+    }
+  }
   {
     std::lock_guard<std::mutex> l(mu_);
     if (state_ != PipelineState::kFailed) state_ = PipelineState::kStopping;
@@ -431,10 +484,12 @@ void Coordinator::Loop() {
     const uint64_t step = step_ + 1;
     const bool commit = commit_requested_;
     const bool in_txn = in_txn_;
+    stepping_ = true;
     l.unlock();
     const auto began = Clock::now();
     Status s = RunStep(step, commit, in_txn);
     l.lock();
+    stepping_ = false;
     step_usecs_ += static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
     if (!s.ok()) {
@@ -452,10 +507,13 @@ void Coordinator::Loop() {
   }
 }
 
-Status Coordinator::RunStep(uint64_t step, bool commit, bool in_txn) {
+Status Coordinator::RunStep(uint64_t step, bool commit, bool in_txn, bool replay) {
   std::lock_guard<std::mutex> sl(step_mu_);
-  const std::string body =
-      Json{{"step", step}, {"commit", commit}, {"in_transaction", in_txn}}.dump();
+  const std::string body = Json{
+      {"step", step},
+      {"commit", commit},
+      {"in_transaction", in_txn},
+      {"replay", replay}}.dump();
   const auto timeout = options_.step_timeout;
   return OnEveryHost([body, timeout](const HostClient& h) {
            return h.Post("/coordination/step", body, "application/json", timeout).status();
@@ -668,6 +726,21 @@ void Coordinator::Resume() {
   (void)OnEveryHost([timeout](const HostClient& h) {
     return h.Post("/coordination/resume", "{}", "application/json", timeout).status();
   });
+}
+
+bool Coordinator::Idle() const {
+  uint64_t step = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stepping_) return false;
+    step = step_;
+  }
+  for (const HostClient& h : hosts_) {
+    auto r = ParseAnswer(h, h.Get("/coordination/ready?wait_ms=0", options_.request_timeout));
+    if (!r.ok() || (*r)["buffered"] != 0 || (*r)["step"] != step) return false;
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  return !stepping_ && step_ == step;
 }
 
 PipelineState Coordinator::state() const {

@@ -75,6 +75,9 @@ class Coordinator final : public pipeline::PipelineApi {
 
   const sql::Program& program() const { return program_; }
   const Assignment& assignment() const { return assignment_; }
+  // No step is running and no host has anything queued (asks every host;
+  // for benchmarks and tools).
+  bool Idle() const;
 
   const pipeline::RelationInfo* FindRelation(const std::string& name) const override;
   Result<uint64_t> Ingest(const std::string& table, format::ChangeBuffer changes, bool force,
@@ -109,7 +112,7 @@ class Coordinator final : public pipeline::PipelineApi {
   Status SaveRecord();
   void Loop();
   void Poll(size_t host);
-  Status RunStep(uint64_t step, bool commit, bool in_txn);
+  Status RunStep(uint64_t step, bool commit, bool in_txn, bool replay = false);
   Status TakeCheckpoint(uint64_t seq);
   // Calls `fn` for every host on threads of its own and waits for all, or
   // only until the first error; returns the first error.
@@ -126,6 +129,7 @@ class Coordinator final : public pipeline::PipelineApi {
   Assignment assignment_;
   std::string pipeline_id_;
   std::chrono::seconds checkpoint_interval_{0};
+  bool exactly_once_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
   // Held while a step, a checkpoint or a lease is taken on the hosts, so
@@ -150,6 +154,7 @@ class Coordinator final : public pipeline::PipelineApi {
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints_;         // (seq, step); GUARDED_BY(mu_)
   std::chrono::steady_clock::time_point last_checkpoint_time_;     // GUARDED_BY(mu_)
   uint64_t step_usecs_ = 0;                                        // GUARDED_BY(mu_)
+  bool stepping_ = false;                                          // GUARDED_BY(mu_)
   std::atomic<uint64_t> next_ingest_host_{0};
   std::map<uint64_t, std::shared_ptr<Egress>> egress_;  // GUARDED_BY(mu_)
   uint64_t next_egress_ = 1;                            // GUARDED_BY(mu_)

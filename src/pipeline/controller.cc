@@ -148,11 +148,6 @@ Status Controller::Init() {
     const std::string model = ft.value("model", std::string("none"));
     const uint64_t secs = ft.value("checkpoint_interval_secs", uint64_t{60});
     if (model != "none") {
-      if (role_ && model == "exactly_once") {
-        return Status::Unimplemented(
-            "fault_tolerance model \"exactly_once\" does not run on many hosts yet (its input "
-            "journal is per host): use \"at_least_once\"");
-      }
       if (config_.storage.empty()) {
         return Status::InvalidArgument("fault_tolerance model \"" + model +
                                        "\" needs storage: give --storage DIR");
@@ -245,7 +240,7 @@ Status Controller::Launch() {
     SLUICE_RETURN_IF_ERROR(e->connector->Start(e->queue));
   }
   // exactly_once: the steps after the checkpoint again, as they were.
-  if (exactly_once_) SLUICE_RETURN_IF_ERROR(ReplayJournal());
+  if (exactly_once_) SLUICE_RETURN_IF_ERROR(LoadJournal(/*run_steps=*/!role_));
   if (!role_) loop_ = std::thread([this] { Loop(); });
   for (size_t i = 0; i < inputs_.size(); ++i) {
     Input& in = inputs_[i];
@@ -288,7 +283,41 @@ Status Controller::LoadPipelineId() {
   return Status::OK();
 }
 
-Status Controller::ReplayJournal() {
+Result<std::map<std::string, std::vector<Controller::Range>>> Controller::TakeRecordedLocked(
+    uint64_t step, const std::vector<JournalRecord::Range>& ranges) {
+  std::map<std::string, std::vector<Range>> taken;
+  for (const JournalRecord::Range& range : ranges) {
+    bool found = false;
+    for (auto& [name, q] : queues_) {
+      for (auto it = q.segments.begin(); it != q.segments.end() && !found; ++it) {
+        if (it->id != range.segment) continue;
+        found = true;
+        if (it->next != range.from || range.to > it->changes->size() || range.to < range.from) {
+          return Status::Corruption("the input journal's step " + std::to_string(step) +
+                                    " takes changes of segment " + std::to_string(range.segment) +
+                                    " out of order");
+        }
+        const uint64_t n = range.to - range.from;
+        taken[name].push_back({it->id, it->changes, range.from, range.to});
+        it->next = range.to;
+        buffered_ -= n;
+        processed_records_ += n;
+        if (it->source >= 0) inputs_[static_cast<size_t>(it->source)].queued -= n;
+        if (it->next == it->changes->size()) q.segments.erase(it);
+        break;
+      }
+      if (found) break;
+    }
+    if (!found) {
+      return Status::Corruption("the input journal's step " + std::to_string(step) +
+                                " takes segment " + std::to_string(range.segment) +
+                                ", which is not queued");
+    }
+  }
+  return taken;
+}
+
+Status Controller::LoadJournal(bool run_steps) {
   const std::string dir = config_.storage + "/journal";
   uint64_t replayed = 0;
   Status s = Journal::Replay(dir, restored_seq_, [&](const JournalRecord& r) -> Status {
@@ -306,36 +335,18 @@ Status Controller::ReplayJournal() {
       if (r.changes->empty()) return Status::OK();
       return QueueLocked(r.table, src, r.changes, r.segment);
     }
-    // A step: exactly the changes it took.
-    std::map<std::string, std::vector<Range>> taken;
-    for (const JournalRecord::Range& range : r.ranges) {
-      bool found = false;
-      for (auto& [name, q] : queues_) {
-        for (auto it = q.segments.begin(); it != q.segments.end() && !found; ++it) {
-          if (it->id != range.segment) continue;
-          found = true;
-          if (it->next != range.from || range.to > it->changes->size() || range.to < range.from) {
-            return Status::Corruption("the input journal's step " + std::to_string(r.step) +
-                                      " takes changes of segment " + std::to_string(range.segment) +
-                                      " out of order");
-          }
-          const uint64_t n = range.to - range.from;
-          taken[name].push_back({it->id, it->changes, range.from, range.to});
-          it->next = range.to;
-          buffered_ -= n;
-          processed_records_ += n;
-          if (it->source >= 0) inputs_[static_cast<size_t>(it->source)].queued -= n;
-          if (it->next == it->changes->size()) q.segments.erase(it);
-          break;
-        }
-        if (found) break;
-      }
-      if (!found) {
+    if (!run_steps) {
+      // Many hosts: the coordinator replays the steps, on every host at once.
+      if (r.step != runtime_->steps() + 1 + recorded_steps_.size()) {
         return Status::Corruption("the input journal's step " + std::to_string(r.step) +
-                                  " takes segment " + std::to_string(range.segment) +
-                                  ", which is not queued");
+                                  " does not follow step " +
+                                  std::to_string(runtime_->steps() + recorded_steps_.size()));
       }
+      recorded_steps_[r.step] = r;
+      return Status::OK();
     }
+    // A step: exactly the changes it took.
+    SLUICE_ASSIGN_OR_RETURN(auto taken, TakeRecordedLocked(r.step, r.ranges));
     in_txn_ = r.in_transaction || r.commit;
     const uint64_t token = next_token_ - 1;
     l.unlock();

@@ -34,6 +34,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "connector/connector.h"
@@ -143,8 +144,13 @@ class Controller final : public PipelineApi {
   };
   InputState WaitForInput(std::chrono::milliseconds wait);
   // Runs step `step` (which must follow the last one) with the input queued
-  // now, as every other host does at the same time.
-  Status RunHostStep(uint64_t step, bool commit, bool in_txn);
+  // now, as every other host does at the same time. With exactly_once, the
+  // step is journaled first; a `replay` step takes what the journal says it
+  // took (or nothing, if this host never ran it).
+  Status RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay = false);
+  // exactly_once: the steps after the checkpoint that this host's journal
+  // records, to be replayed: (step, commit, in a transaction).
+  std::vector<std::tuple<uint64_t, bool, bool>> RecordedSteps() const;
   // Writes checkpoint `seq` at this step boundary.
   Status WriteHostCheckpoint(uint64_t seq);
   // Leases: the integrals of `relations` at the last step, pinned until
@@ -188,8 +194,14 @@ class Controller final : public PipelineApi {
   // Takes the next step's changes from the queues: everything queued, but at
   // most max_batch_size records per connector. REQUIRES: mu_ held.
   std::map<std::string, std::vector<Range>> TakeLocked();
-  // exactly_once: replays the journal after the restored checkpoint.
-  Status ReplayJournal();
+  // exactly_once: replays the journal after the restored checkpoint: its
+  // input is queued again, and its steps are run (`run_steps`) or, on many
+  // hosts, kept in recorded_steps_ for the coordinator to replay.
+  Status LoadJournal(bool run_steps);
+  // The changes that step `step` took, as the journal records them, taken
+  // from the queues again. REQUIRES: mu_ held.
+  Result<std::map<std::string, std::vector<Range>>> TakeRecordedLocked(
+      uint64_t step, const std::vector<JournalRecord::Range>& ranges);
   struct Endpoint {
     uint64_t id = 0;
     std::string name;  // connectors only
@@ -280,10 +292,11 @@ class Controller final : public PipelineApi {
   uint64_t next_lease_ = 1;                // GUARDED_BY(lease_mu_)
   uint64_t program_fingerprint_ = 0;       // of the program's text
   std::string pipeline_id_;
-  bool exactly_once_ = false;         // fault_tolerance model exactly_once
-  std::unique_ptr<Journal> journal_;  // with exactly_once, once running
-  uint64_t restored_seq_ = 0;         // the checkpoint the pipeline started from
-  uint64_t next_segment_ = 1;         // GUARDED_BY(mu_)
+  bool exactly_once_ = false;                         // fault_tolerance model exactly_once
+  std::unique_ptr<Journal> journal_;                  // with exactly_once, once running
+  std::map<uint64_t, JournalRecord> recorded_steps_;  // many hosts: to replay; GUARDED_BY(mu_)
+  uint64_t restored_seq_ = 0;                         // the checkpoint the pipeline started from
+  uint64_t next_segment_ = 1;                         // GUARDED_BY(mu_)
   std::map<std::string, RelationInfo> relations_;
   std::vector<std::string> output_names_;  // tables and views, in program order
   sql::EvalErrors errors_;

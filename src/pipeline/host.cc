@@ -31,7 +31,7 @@ Controller::InputState Controller::WaitForInput(std::chrono::milliseconds wait) 
   }
 }
 
-Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn) {
+Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay) {
   std::unique_lock<std::mutex> l(mu_);
   if (state_ == PipelineState::kFailed) return failure_;
   if (state_ == PipelineState::kStopping) return Status::Aborted("the host is stopping");
@@ -40,7 +40,22 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn) {
                                    ", but this host's last step is " +
                                    std::to_string(runtime_->steps()));
   }
-  std::map<std::string, std::vector<Range>> taken = TakeLocked();
+  std::map<std::string, std::vector<Range>> taken;
+  bool journaled = false;
+  if (replay && recorded_steps_.count(step) != 0) {
+    const JournalRecord r = recorded_steps_.at(step);
+    recorded_steps_.erase(step);
+    auto t = TakeRecordedLocked(step, r.ranges);
+    if (!t.ok()) return t.status();
+    taken = std::move(*t);
+    journaled = true;
+  } else if (!replay) {
+    if (!recorded_steps_.empty()) {
+      return Status::InvalidArgument("step " + std::to_string(step) +
+                                     " comes before the journal's steps were replayed");
+    }
+    taken = TakeLocked();
+  }
   const uint64_t token = next_token_ - 1;
   in_txn_ = in_txn || commit;
   commit_requested_ = commit;
@@ -49,7 +64,15 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn) {
   space_cv_.notify_all();
   const auto began = Clock::now();
   Status s;
-  {
+  if (journal_ && !journaled) {
+    // The step's record is on storage before the step runs.
+    std::vector<JournalRecord::Range> ranges;
+    for (const auto& [table, list] : taken) {
+      for (const Range& r : list) ranges.push_back({r.segment, r.from, r.to});
+    }
+    s = journal_->AppendStep(step, commit, in_txn, ranges);
+  }
+  if (s.ok()) {
     std::lock_guard<std::mutex> sl(step_mu_);
     s = RunStep(taken, token, commit, in_txn || commit);
   }
@@ -61,6 +84,13 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn) {
   }
   if (!s.ok()) Fail(s);
   return s;
+}
+
+std::vector<std::tuple<uint64_t, bool, bool>> Controller::RecordedSteps() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<std::tuple<uint64_t, bool, bool>> out;
+  for (const auto& [step, r] : recorded_steps_) out.emplace_back(step, r.commit, r.in_transaction);
+  return out;
 }
 
 Status Controller::WriteHostCheckpoint(uint64_t seq) {

@@ -155,7 +155,9 @@ void HostServer::Impl::Activate(const Request& req, Response& res) {
     }
     std::fprintf(stderr, "sluice host %d: running at step %llu\n", role.host,
                  static_cast<unsigned long long>(Get()->step()));
-    Ok(res, Json::parse(Get()->StatusJson()));
+    Json st = Json::parse(Get()->StatusJson());
+    st["journal_steps"] = Get()->RecordedSteps();
+    Ok(res, st);
   } catch (const Json::exception& e) {
     done(Status::InvalidArgument(std::string("the activation is missing a field: ") + e.what()));
   }
@@ -256,7 +258,7 @@ void HostServer::Impl::Routes() {
       return Error(res, 400, "InvalidRequest", "a step needs {\"step\": N}");
     }
     Status s = Get()->RunHostStep(j["step"].get<uint64_t>(), j.value("commit", false),
-                                  j.value("in_transaction", false));
+                                  j.value("in_transaction", false), j.value("replay", false));
     if (!s.ok()) return Fail(res, s);
     Ok(res, Json{{"step", Get()->step()}});
   });
