@@ -3,7 +3,7 @@
 //
 //   exchange_bench [--batches N] [--rows R]
 //
-// Two hosts of one worker each (TcpTransport on 127.0.0.1): worker 0 sends
+// Two hosts of one worker each (TcpTransport on loopback): worker 0 sends
 // N batches of R rows (40-byte rows) to worker 1, which receives them; the
 // rate counts the batches' encoded bytes. Against it: one TCP connection
 // over loopback carrying as many bytes in the same frame sizes, read to

@@ -136,6 +136,7 @@ Status Coordinator::Init(std::string_view program_text) {
     hosts_.emplace_back(a, options_.secret, options_.connect_timeout);
   }
   SLUICE_ASSIGN_OR_RETURN(info_, pipeline::DescribeProgram(program_, base_dir_));
+  on_demand_ = pipeline::GatheredOnDemand(info_);
   if (!config_.fault_tolerance.empty()) {
     Json ft = Json::parse(config_.fault_tolerance);
     if (ft.value("model", std::string("none")) != "none") {
@@ -416,7 +417,15 @@ void Coordinator::Poll(size_t h) {
   const HostClient& host = hosts_[h];
   for (;;) {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      // While a step runs, or after this host said its input is due and
+      // before a step took it, asking again would only say the same: wait
+      // for the step (or half a second: every poll is also a sign of life
+      // to the host).
+      std::unique_lock<std::mutex> l(mu_);
+      done_cv_.wait_for(l, std::chrono::milliseconds(500), [&] {
+        return state_ == PipelineState::kStopping || state_ == PipelineState::kFailed ||
+               (!stepping_ && !(due_[h] && polled_step_[h] >= step_));
+      });
       if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
     }
     auto r =
@@ -607,6 +616,17 @@ Result<pipeline::Subscription> Coordinator::Subscribe(const std::string& relatio
     if (state_ == PipelineState::kFailed) return failure_;
   }
   const HostClient host = hosts_[static_cast<size_t>(assignment_.output_host.at(relation))];
+  // A relation gathered on demand is gathered from the next step on, on
+  // every host, before its stream starts; no step runs in between.
+  std::unique_lock<std::mutex> sl(step_mu_, std::defer_lock);
+  if (on_demand_.count(relation) != 0) {
+    sl.lock();
+    const auto timeout = options_.request_timeout;
+    const std::string path = "/coordination/follow/" + relation;
+    SLUICE_RETURN_IF_ERROR(OnEveryHost([path, timeout](const HostClient& h) {
+      return h.Post(path, "{}", "application/json", timeout).status();
+    }));
+  }
   auto e = std::make_shared<Egress>();
   e->queue = std::make_shared<connector::OutputQueue>(max_queued_records, backpressure);
   const std::string path =

@@ -126,6 +126,7 @@ class Coordinator final : public pipeline::PipelineApi {
   const CoordinatorOptions options_;
   std::vector<HostClient> hosts_;
   pipeline::ProgramInfo info_;
+  std::set<std::string> on_demand_;  // pipeline::GatheredOnDemand
   Assignment assignment_;
   std::string pipeline_id_;
   std::chrono::seconds checkpoint_interval_{0};

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct ProgramInfo {
 // Relative connector paths are taken from `base_dir`. Errors: a connector
 // that does not parse, two connectors of one name.
 Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::string& base_dir);
+// On many hosts, the relations whose output is gathered onto their host only
+// while someone follows them over HTTP: those that are not materialized and
+// have no output connector (the others are always gathered).
+std::set<std::string> GatheredOnDemand(const ProgramInfo& program);
 
 class PipelineApi {
  public:

@@ -133,9 +133,25 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
   return p;
 }
 
+std::set<std::string> GatheredOnDemand(const ProgramInfo& program) {
+  std::set<std::string> out;
+  for (const auto& [name, info] : program.relations) {
+    if (!info.materialized) out.insert(name);
+  }
+  for (const connector::ConnectorSpec& c : program.connectors) {
+    if (!c.input) out.erase(c.relation);
+  }
+  return out;
+}
+
 Status Controller::Init() {
   // Relations, and their connectors (checked before anything starts).
   SLUICE_ASSIGN_OR_RETURN(ProgramInfo info, DescribeProgram(program_, base_dir_));
+  if (role_) {
+    for (const std::string& r : GatheredOnDemand(info)) {
+      gather_switches_[r] = std::make_shared<std::atomic<bool>>(false);
+    }
+  }
   relations_ = std::move(info.relations);
   output_names_ = std::move(info.output_names);
   std::vector<connector::ConnectorSpec> specs = std::move(info.connectors);
@@ -168,6 +184,7 @@ Status Controller::Init() {
     opts.transport = role_->transport;
     layout.workers_per_host = config_.workers;
     layout.output_host = role_->output_host;
+    for (const auto& [r, on] : gather_switches_) layout.on_demand[r] = on;
   }
   if (!config_.storage.empty()) {
     std::error_code ec;

@@ -24,6 +24,7 @@
 // without backpressure, cuts that client off with an error).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -161,6 +162,9 @@ class Controller final : public PipelineApi {
   // (each u64 length + chunk).
   Result<std::string> ScanLease(uint64_t lease, const std::string& relation);
   void ReleaseLease(uint64_t lease);
+  // Gathers `relation`'s output onto its host from the next step on (see
+  // GatheredOnDemand); every host is told between the same two steps.
+  Status Follow(const std::string& relation);
   const HostRole* role() const { return role_ ? &*role_ : nullptr; }
 
  private:
@@ -287,6 +291,7 @@ class Controller final : public PipelineApi {
   const PipelineConfig config_;
   const std::string base_dir_;
   std::optional<HostRole> role_;  // one host of many
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> gather_switches_;
   std::mutex lease_mu_;
   std::map<uint64_t, LeaseEntry> leases_;  // GUARDED_BY(lease_mu_)
   uint64_t next_lease_ = 1;                // GUARDED_BY(lease_mu_)

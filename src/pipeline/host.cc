@@ -152,6 +152,15 @@ Result<std::string> Controller::ScanLease(uint64_t lease, const std::string& rel
   return out;
 }
 
+Status Controller::Follow(const std::string& relation) {
+  if (relations_.count(relation) == 0) {
+    return Status::NotFound("table or view \"" + relation + "\" does not exist");
+  }
+  auto it = gather_switches_.find(relation);
+  if (it != gather_switches_.end()) it->second->store(true);
+  return Status::OK();
+}
+
 void Controller::ReleaseLease(uint64_t lease) {
   std::lock_guard<std::mutex> l(lease_mu_);
   leases_.erase(lease);

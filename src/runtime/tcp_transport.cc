@@ -404,31 +404,42 @@ int FreeLoopbackPort(const std::string& ip) {
 
 Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(
     int hosts, int workers_per_host, const std::string& secret) {
-  std::vector<std::string> addresses;
-  for (int h = 0; h < hosts; ++h) {
-    addresses.push_back("127.0.0.1:" + std::to_string(FreeLoopbackPort()));
+  // Each host on an address of its own (127.0.1.h+1), where no outgoing
+  // connection takes ports (they come from 127.0.0.1); a port taken anyway
+  // between choosing and listening gets another try.
+  Status last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::vector<std::string> addresses;
+    for (int h = 0; h < hosts; ++h) {
+      const std::string ip = "127.0.1." + std::to_string(h + 1);
+      addresses.push_back(ip + ":" + std::to_string(FreeLoopbackPort(ip)));
+    }
+    std::vector<std::unique_ptr<TcpTransport>> out(static_cast<size_t>(hosts));
+    std::vector<Status> status(static_cast<size_t>(hosts));
+    std::vector<std::thread> threads;
+    for (int h = 0; h < hosts; ++h) {
+      threads.emplace_back([&, h] {
+        TcpTransportOptions o;
+        o.host = h;
+        o.addresses = addresses;
+        o.workers_per_host = workers_per_host;
+        o.secret = secret;
+        auto r = TcpTransport::Start(o);
+        if (r.ok()) {
+          out[static_cast<size_t>(h)] = std::move(r).value();
+        } else {
+          status[static_cast<size_t>(h)] = r.status();
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    last = Status::OK();
+    for (const Status& st : status) {
+      if (!st.ok() && last.ok()) last = st;
+    }
+    if (last.ok()) return out;
   }
-  std::vector<std::unique_ptr<TcpTransport>> out(static_cast<size_t>(hosts));
-  std::vector<Status> status(static_cast<size_t>(hosts));
-  std::vector<std::thread> threads;
-  for (int h = 0; h < hosts; ++h) {
-    threads.emplace_back([&, h] {
-      TcpTransportOptions o;
-      o.host = h;
-      o.addresses = addresses;
-      o.workers_per_host = workers_per_host;
-      o.secret = secret;
-      auto r = TcpTransport::Start(o);
-      if (r.ok()) {
-        out[static_cast<size_t>(h)] = std::move(r).value();
-      } else {
-        status[static_cast<size_t>(h)] = r.status();
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (const Status& st : status) SLUICE_RETURN_IF_ERROR(st);
-  return out;
+  return last;
 }
 
 }  // namespace sluice

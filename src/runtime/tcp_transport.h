@@ -71,7 +71,8 @@ class TcpTransport final : public Transport {
 // port free on 127.0.0.1 may be taken on 127.0.0.2.)
 int FreeLoopbackPort(const std::string& ip = "127.0.0.1");
 
-// Starts `hosts` exchanges on 127.0.0.1 (free ports), each with
+// Starts `hosts` exchanges on loopback (127.0.1.1, 127.0.1.2, ...: free
+// ports), each with
 // `workers_per_host` workers, at once, so that they find each other.
 Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(int hosts,
                                                                          int workers_per_host,

@@ -27,8 +27,10 @@ using namespace std::chrono_literals;
 
 std::vector<TcpTransportOptions> Hosts(int hosts, int workers, std::vector<std::string> secrets) {
   std::vector<std::string> addresses;
-  for (int h = 0; h < hosts; ++h)
-    addresses.push_back("127.0.0.1:" + std::to_string(FreeLoopbackPort()));
+  for (int h = 0; h < hosts; ++h) {
+    const std::string ip = "127.0.1." + std::to_string(h + 1);
+    addresses.push_back(ip + ":" + std::to_string(FreeLoopbackPort(ip)));
+  }
   std::vector<TcpTransportOptions> out;
   for (int h = 0; h < hosts; ++h) {
     TcpTransportOptions o;
@@ -135,7 +137,7 @@ TEST(TcpTransportTest, ALostHostFailsTheExchangeInTime) {
   ASSERT_EQ(waiting.wait_for(5s), std::future_status::ready) << "the receive hangs";
   Status s = waiting.get();
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("lost host 1 (127.0.0.1:"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("lost host 1 (127.0.1.2:"), std::string::npos) << s.ToString();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
   EXPECT_FALSE(started[0].value()->lost().ok());
   // Later sends fail at once.

@@ -79,6 +79,17 @@ struct HostServer::Impl {
   bool stop = false;                                 // GUARDED_BY(mu)
   Status why;                                        // GUARDED_BY(mu)
   std::atomic<int64_t> last_call{0};                 // steady clock, ms
+  // Steps and checkpoints under way: the coordinator waits for them, and
+  // polls no more meanwhile, so its silence then is no sign of loss.
+  std::atomic<int> long_calls{0};
+  struct LongCall {
+    Impl* m;
+    explicit LongCall(Impl* impl) : m(impl) { ++m->long_calls; }
+    ~LongCall() {
+      m->last_call = NowMs();
+      --m->long_calls;
+    }
+  };
   std::atomic<bool> stopped{false};
 
   static int64_t NowMs() {
@@ -253,6 +264,7 @@ void HostServer::Impl::Routes() {
     Ok(res, j);
   });
   http.Post("/coordination/step", [this](const Request& req, Response& res) {
+    LongCall busy(this);
     Json j = Json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("step")) {
       return Error(res, 400, "InvalidRequest", "a step needs {\"step\": N}");
@@ -263,6 +275,7 @@ void HostServer::Impl::Routes() {
     Ok(res, Json{{"step", Get()->step()}});
   });
   http.Post("/coordination/checkpoint", [this](const Request& req, Response& res) {
+    LongCall busy(this);
     Json j = Json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("sequence")) {
       return Error(res, 400, "InvalidRequest", "a checkpoint needs {\"sequence\": N}");
@@ -307,6 +320,11 @@ void HostServer::Impl::Routes() {
               if (!s.ok()) return Fail(res, s);
               Ok(res, Json::object());
             });
+  http.Post(R"(/coordination/follow/([^/]+))", [this](const Request& req, Response& res) {
+    Status s = Get()->Follow(req.matches[1]);
+    if (!s.ok()) return Fail(res, s);
+    Ok(res, Json::object());
+  });
   http.Get(R"(/coordination/egress/([^/]+))",
            [this](const Request& req, Response& res) { Egress(req, res); });
   http.Post("/coordination/adhoc/lease", [this](const Request& req, Response& res) {
@@ -361,7 +379,8 @@ Status HostServer::Start() {
     return Status::InvalidArgument(
         "a host needs the pipeline's secret: give --secret-file FILE or set SLUICE_SECRET");
   }
-  m.http.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  // A thread per call, and per egress stream the coordinator relays.
+  m.http.new_task_queue = [] { return new httplib::ThreadPool(64); };
   m.http.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
@@ -385,7 +404,7 @@ Status HostServer::Start() {
     std::unique_lock<std::mutex> l(m.mu);
     while (!m.stop) {
       m.cv.wait_for(l, std::chrono::milliseconds(200));
-      if (m.stop || !m.controller) continue;
+      if (m.stop || !m.controller || m.long_calls > 0) continue;
       const int64_t silent = Impl::NowMs() - m.last_call.load();
       if (silent > m.o.coordinator_timeout.count()) {
         m.stop = true;

@@ -210,7 +210,9 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
       if (it == layout->output_host.end()) {
         return Status::Internal("no host is assigned to the output of " + name);
       }
-      s = ExchangeTo(c, s, it->second * layout->workers_per_host, layout->workers_per_host);
+      auto demand = layout->on_demand.find(name);
+      s = ExchangeTo(c, s, it->second * layout->workers_per_host, layout->workers_per_host,
+                     demand == layout->on_demand.end() ? nullptr : demand->second);
     }
     AddOutput(c, s, name);
     return Status::OK();

@@ -3,7 +3,9 @@
 // circuit of every view is then built on each worker.
 #pragma once
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -41,12 +43,14 @@ Result<Program> CompileProgram(std::string_view text);
 // Many hosts (`layout`): the output of every table and view is gathered
 // onto the workers of the host that `layout->output_host` assigns it
 // (sharded over them by key), so that its stream and integral are whole
-// there and empty elsewhere. Input rows may be pushed to any worker of any
-// host: every operator that needs rows by key (the upsert of a keyed table
-// among them) exchanges its input first.
+// there and empty elsewhere; those in `layout->on_demand` only while their
+// switch is on (until then their output is empty everywhere). Input rows may be pushed to any
+// worker of any host: every operator that needs rows by key (the upsert of a keyed table among
+// them) exchanges its input first.
 struct HostLayout {
   int workers_per_host = 1;
   std::map<std::string, int> output_host;  // every table and view
+  std::map<std::string, std::shared_ptr<const std::atomic<bool>>> on_demand;
 };
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views = nullptr,

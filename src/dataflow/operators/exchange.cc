@@ -28,6 +28,15 @@ Result<std::vector<MemBatchPtr>> PartitionByKey(const Batch& batch, int workers)
 }
 
 Status ExchangeOp::Eval() {
+  if (enabled_ && !enabled_->load()) {
+    for (int to = 0; to < ctx_.workers; ++to) {
+      SLUICE_RETURN_IF_ERROR(ctx_.transport->Send(id_, ctx_.worker, to, MemBatch::Empty()));
+    }
+    std::vector<BatchPtr> received;
+    SLUICE_RETURN_IF_ERROR(ctx_.transport->Receive(id_, ctx_.worker, &received));
+    output_.set(MemBatch::Empty());
+    return Status::OK();
+  }
   SLUICE_ASSIGN_OR_RETURN(std::vector<MemBatchPtr> parts, PartitionByKey(*in_->value(), count_));
   for (int to = 0; to < ctx_.workers; ++to) {
     const int part = to - first_;
@@ -47,9 +56,11 @@ Stream* Exchange(Circuit& c, Stream* in) {
   return c.Add<ExchangeOp>(in, c.context(), c.NewExchangeId(), 0, c.context().workers)->output();
 }
 
-Stream* ExchangeTo(Circuit& c, Stream* in, int first, int count) {
+Stream* ExchangeTo(Circuit& c, Stream* in, int first, int count,
+                   std::shared_ptr<const std::atomic<bool>> enabled) {
   if (c.context().workers == 1) return in;
-  return c.Add<ExchangeOp>(in, c.context(), c.NewExchangeId(), first, count)->output();
+  return c.Add<ExchangeOp>(in, c.context(), c.NewExchangeId(), first, count, std::move(enabled))
+      ->output();
 }
 
 }  // namespace sluice

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <atomic>
+#include <memory>
+
 #include "dataflow/circuit.h"
 
 namespace sluice {
@@ -13,11 +16,14 @@ namespace sluice {
 //
 // A gather (ExchangeTo) sends every row to a range of `count` workers from
 // `first` instead (Hash64(k) mod count picks one), e.g. to the workers of
-// one host.
+// one host. A gather with an `enabled` switch sends nothing (empty batches,
+// so that the round still completes) while the switch is off: the caller
+// flips it on every host between the same two steps.
 class ExchangeOp final : public Operator {
  public:
-  ExchangeOp(Stream* in, const WorkerContext& ctx, int id, int first, int count)
-      : in_(in), ctx_(ctx), id_(id), first_(first), count_(count) {}
+  ExchangeOp(Stream* in, const WorkerContext& ctx, int id, int first, int count,
+             std::shared_ptr<const std::atomic<bool>> enabled = nullptr)
+      : in_(in), ctx_(ctx), id_(id), first_(first), count_(count), enabled_(std::move(enabled)) {}
   Status Eval() override;
   const char* name() const override { return "exchange"; }
 
@@ -26,6 +32,7 @@ class ExchangeOp final : public Operator {
   WorkerContext ctx_;
   int id_;
   int first_, count_;
+  std::shared_ptr<const std::atomic<bool>> enabled_;
 };
 
 // The worker that owns `key` among `workers`.
@@ -36,7 +43,9 @@ int WorkerForKey(std::string_view key, int workers);
 Result<std::vector<MemBatchPtr>> PartitionByKey(const Batch& batch, int workers);
 
 Stream* Exchange(Circuit& c, Stream* in);
-// Moves every row of `in` to workers [first, first + count).
-Stream* ExchangeTo(Circuit& c, Stream* in, int first, int count);
+// Moves every row of `in` to workers [first, first + count) (while
+// `enabled`, if given, is on).
+Stream* ExchangeTo(Circuit& c, Stream* in, int first, int count,
+                   std::shared_ptr<const std::atomic<bool>> enabled = nullptr);
 
 }  // namespace sluice
