@@ -545,9 +545,23 @@ Status Coordinator::TakeCheckpoint(uint64_t seq) {
     while (checkpoints_.size() > 2) checkpoints_.erase(checkpoints_.begin());
   }
   SLUICE_RETURN_IF_ERROR(SaveRecord());
-  std::lock_guard<std::mutex> l(mu_);
-  checkpoint_ok_ = seq;
-  checkpoint_step_ = step_;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    checkpoint_ok_ = seq;
+    checkpoint_step_ = step_;
+  }
+  // Now the hosts may drop older parts and journal files (a host that
+  // misses this keeps them until the next checkpoint completes).
+  const std::string done = Json{{"sequence", seq}}.dump();
+  const auto request_timeout = options_.request_timeout;
+  Status s = OnEveryHost([done, request_timeout](const HostClient& h) {
+    return h.Post("/coordination/checkpoint/complete", done, "application/json", request_timeout)
+        .status();
+  });
+  if (!s.ok()) {
+    std::fprintf(stderr, "sluice coordinator: checkpoint %llu: %s\n",
+                 static_cast<unsigned long long>(seq), s.ToString().c_str());
+  }
   return Status::OK();
 }
 

@@ -216,14 +216,41 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
     std::lock_guard<std::mutex> l(mu_);
     checkpoint_ok_ = seq;
     checkpoint_step_ = body["step"];
+    if (role_) {
+      // On many hosts, this is one part: it counts (and older parts and
+      // journal files go) once every host wrote its part.
+      written_part_ = {seq, body["next_token"].get<uint64_t>() - 1};
+      return Status::OK();
+    }
     durable_token_ = body["next_token"].get<uint64_t>() - 1;
   }
-  // Old checkpoints go; their files stay alive while batches still use them.
+  // The newest kKeepCheckpoints stay.
   std::vector<uint64_t> all = ListCheckpoints(root);
-  for (size_t k = kKeepCheckpoints; k < all.size(); ++k) {
-    fs::remove_all(root + "/" + SeqName(all[k]), ec);
+  DropCheckpointsBefore(all[std::min(all.size(), kKeepCheckpoints) - 1]);
+  return Status::OK();
+}
+
+void Controller::DropCheckpointsBefore(uint64_t seq) {
+  // Their files stay alive while batches still use them.
+  const std::string root = CheckpointDir();
+  std::error_code ec;
+  for (uint64_t k : ListCheckpoints(root)) {
+    if (k < seq) fs::remove_all(root + "/" + SeqName(k), ec);
   }
-  if (journal_) journal_->RemoveBefore(all[std::min(all.size(), kKeepCheckpoints) - 1]);
+  if (journal_) journal_->RemoveBefore(seq);
+}
+
+Status Controller::CompleteHostCheckpoint(uint64_t seq) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (written_part_.first != seq) {
+      return Status::InvalidArgument("this host's last checkpoint part is " +
+                                     std::to_string(written_part_.first) + ", not " +
+                                     std::to_string(seq));
+    }
+    durable_token_ = written_part_.second;
+  }
+  DropCheckpointsBefore(seq);
   return Status::OK();
 }
 

@@ -152,8 +152,11 @@ class Controller final : public PipelineApi {
   // exactly_once: the steps after the checkpoint that this host's journal
   // records, to be replayed: (step, commit, in a transaction).
   std::vector<std::tuple<uint64_t, bool, bool>> RecordedSteps() const;
-  // Writes checkpoint `seq` at this step boundary.
+  // Writes this host's part of checkpoint `seq` at this step boundary.
   Status WriteHostCheckpoint(uint64_t seq);
+  // Every host wrote its part of `seq`: older parts and the journal files
+  // before it go, and the input it holds counts as durable.
+  Status CompleteHostCheckpoint(uint64_t seq);
   // Leases: the integrals of `relations` at the last step, pinned until
   // released (or untouched for `kLeaseTimeout`), for a coordinator that
   // reads every host at one step. Returns the lease and its step.
@@ -282,6 +285,8 @@ class Controller final : public PipelineApi {
   uint64_t Fingerprint(const std::string& relation) const;
   std::string CheckpointDir() const;
   void Fail(Status s);
+  // Removes the checkpoints numbered below `seq`, and their journal files.
+  void DropCheckpointsBefore(uint64_t seq);
   // On many hosts, whether `relation`'s output is gathered on this host.
   bool IsHere(const std::string& relation) const {
     return !role_ || role_->output_host.at(relation) == role_->host;
@@ -299,6 +304,7 @@ class Controller final : public PipelineApi {
   std::string pipeline_id_;
   bool exactly_once_ = false;                         // fault_tolerance model exactly_once
   std::unique_ptr<Journal> journal_;                  // with exactly_once, once running
+  std::pair<uint64_t, uint64_t> written_part_{0, 0};  // many hosts: (seq, token); GUARDED_BY(mu_)
   std::map<uint64_t, JournalRecord> recorded_steps_;  // many hosts: to replay; GUARDED_BY(mu_)
   uint64_t restored_seq_ = 0;                         // the checkpoint the pipeline started from
   uint64_t next_segment_ = 1;                         // GUARDED_BY(mu_)

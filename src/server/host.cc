@@ -284,6 +284,15 @@ void HostServer::Impl::Routes() {
     if (!s.ok()) return Fail(res, s);
     Ok(res, Json{{"sequence", j["sequence"]}, {"step", Get()->step()}});
   });
+  http.Post("/coordination/checkpoint/complete", [this](const Request& req, Response& res) {
+    Json j = Json::parse(req.body, nullptr, false);
+    if (!j.is_object() || !j.contains("sequence")) {
+      return Error(res, 400, "InvalidRequest", "needs {\"sequence\": N}");
+    }
+    Status s = Get()->CompleteHostCheckpoint(j["sequence"].get<uint64_t>());
+    if (!s.ok()) return Fail(res, s);
+    Ok(res, Json::object());
+  });
   http.Post(R"(/coordination/ingest/([^/]+))", [this](const Request& req, Response& res) {
     format::ChangeBuffer changes;
     std::string_view in(req.body);
