@@ -143,11 +143,10 @@ Status Coordinator::Init(std::string_view program_text) {
       if (config_.storage.empty()) {
         return Status::InvalidArgument("fault_tolerance needs storage: give --storage DIR");
       }
-      checkpoint_interval_ = std::chrono::seconds(ft.value("checkpoint_interval_secs", 60));
+      ckpt_.interval = std::chrono::seconds(ft.value("checkpoint_interval_secs", 60));
       exactly_once_ = ft.value("model", std::string()) == "exactly_once";
     }
   }
-  last_checkpoint_time_ = Clock::now();
   // The record of the last complete checkpoint: its assignment stays.
   SLUICE_RETURN_IF_ERROR(LoadRecord());
   // Every host must be up (and not yet activated).
@@ -183,8 +182,8 @@ Status Coordinator::Init(std::string_view program_text) {
       restore_seq = checkpoints_.back().first;
       restore_step = checkpoints_.back().second;
     }
-    checkpoint_requested_ = checkpoint_taken_ = checkpoint_ok_ = restore_seq;
-    checkpoint_step_ = step_ = restore_step;
+    ckpt_.requested = ckpt_.taken = ckpt_.ok = restore_seq;
+    ckpt_.step = step_ = restore_step;
     due_.assign(hosts_.size(), false);
     buffered_.assign(hosts_.size(), 0);
     polled_step_.assign(hosts_.size(), 0);
@@ -256,7 +255,7 @@ Status Coordinator::Init(std::string_view program_text) {
                                .WithContext("replaying the input journals"));
     std::lock_guard<std::mutex> l(mu_);
     step_ = step;
-    in_txn_ = flags.second && !flags.first;
+    txn_.open = flags.second && !flags.first;
     ++expect;
   }
   if (!replay.empty()) {
@@ -347,9 +346,8 @@ void Coordinator::Stop() {
     auto seq = RequestCheckpoint();
     std::unique_lock<std::mutex> l(mu_);
     if (seq.ok()) {
-      done_cv_.wait_for(l, std::chrono::seconds(60), [&] {
-        return checkpoint_taken_ >= *seq || state_ == PipelineState::kFailed;
-      });
+      done_cv_.wait_for(l, std::chrono::seconds(60),
+                        [&] { return ckpt_.taken >= *seq || state_ == PipelineState::kFailed; });
     }
   }
   {
@@ -451,27 +449,18 @@ void Coordinator::Loop() {
     std::unique_lock<std::mutex> l(mu_);
     for (;;) {
       if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
-      Clock::time_point periodic_due = Clock::time_point::max();
-      if (checkpoint_interval_.count() > 0) {
-        periodic_due = last_checkpoint_time_ + checkpoint_interval_;
-        if (Clock::now() >= periodic_due && step_ > checkpoint_step_ &&
-            checkpoint_requested_ == checkpoint_taken_) {
-          ++checkpoint_requested_;
-        }
-      }
-      if (checkpoint_requested_ > checkpoint_taken_) {
-        const uint64_t seq = checkpoint_requested_;
+      const Clock::time_point periodic_due = ckpt_.Schedule(step_);
+      if (ckpt_.pending()) {
+        const uint64_t seq = ckpt_.requested;
         l.unlock();
         Status cs = TakeCheckpoint(seq);
         l.lock();
-        checkpoint_taken_ = seq;
-        last_checkpoint_time_ = Clock::now();
-        if (!cs.ok()) checkpoint_error_ = {seq, cs};
+        ckpt_.Taken(seq, cs);
         done_cv_.notify_all();
         continue;
       }
       if (state_ == PipelineState::kRunning) {
-        if (commit_requested_) break;
+        if (txn_.commit_requested) break;
         // Input is due on a host (by its buffering delay), or there is
         // min_batch_size_records of it over all hosts. Answers from before
         // the last step describe queues that step emptied.
@@ -491,8 +480,8 @@ void Coordinator::Loop() {
       }
     }
     const uint64_t step = step_ + 1;
-    const bool commit = commit_requested_;
-    const bool in_txn = in_txn_;
+    const bool commit = txn_.commit_requested;
+    const bool in_txn = txn_.open;
     stepping_ = true;
     l.unlock();
     const auto began = Clock::now();
@@ -508,9 +497,9 @@ void Coordinator::Loop() {
     }
     step_ = step;
     if (commit) {
-      in_txn_ = false;
-      commit_requested_ = false;
-      commit_step_ = step;
+      txn_.open = false;
+      txn_.commit_requested = false;
+      txn_.commit_step = step;
     }
     done_cv_.notify_all();
   }
@@ -547,8 +536,8 @@ Status Coordinator::TakeCheckpoint(uint64_t seq) {
   SLUICE_RETURN_IF_ERROR(SaveRecord());
   {
     std::lock_guard<std::mutex> l(mu_);
-    checkpoint_ok_ = seq;
-    checkpoint_step_ = step_;
+    ckpt_.ok = seq;
+    ckpt_.step = step_;
   }
   // Now the hosts may drop older parts and journal files (a host that
   // misses this keeps them until the next checkpoint completes).
@@ -789,27 +778,12 @@ uint64_t Coordinator::step() const {
 
 Status Coordinator::StartTransaction() {
   std::lock_guard<std::mutex> l(mu_);
-  if (state_ == PipelineState::kFailed) return failure_;
-  if (in_txn_) return Status::InvalidArgument("a transaction is already open");
-  in_txn_ = true;
-  return Status::OK();
+  return pipeline::StartTransaction(state_, failure_, &txn_);
 }
 
 Result<uint64_t> Coordinator::CommitTransaction() {
   std::unique_lock<std::mutex> l(mu_);
-  if (!in_txn_) return Status::InvalidArgument("no transaction is open");
-  if (state_ == PipelineState::kPaused) {
-    return Status::InvalidArgument("the pipeline is paused: start it to commit");
-  }
-  commit_requested_ = true;
-  cv_.notify_all();
-  done_cv_.wait(l, [&] {
-    return !commit_requested_ || state_ == PipelineState::kFailed ||
-           state_ == PipelineState::kStopping;
-  });
-  if (state_ == PipelineState::kFailed) return failure_;
-  if (commit_requested_) return Status::Aborted("the pipeline stopped before the commit");
-  return commit_step_;
+  return pipeline::CommitTransaction(l, state_, failure_, &txn_, cv_, done_cv_);
 }
 
 Status Coordinator::Approve() {
@@ -905,24 +879,14 @@ Result<uint64_t> Coordinator::RequestCheckpoint() {
   }
   std::lock_guard<std::mutex> l(mu_);
   if (state_ == PipelineState::kFailed) return failure_;
-  const uint64_t seq = ++checkpoint_requested_;
+  const uint64_t seq = ++ckpt_.requested;
   cv_.notify_all();
   return seq;
 }
 
 std::string Coordinator::CheckpointStatusJson() const {
   std::lock_guard<std::mutex> l(mu_);
-  Json j;
-  j["requested"] = checkpoint_requested_;
-  j["success"] = checkpoint_ok_ == 0 ? Json(nullptr) : Json(checkpoint_ok_);
-  j["step"] = checkpoint_step_;
-  if (checkpoint_error_.first != 0) {
-    j["failure"] = {{"sequence_number", checkpoint_error_.first},
-                    {"error", checkpoint_error_.second.ToString()}};
-  } else {
-    j["failure"] = nullptr;
-  }
-  return j.dump();
+  return ckpt_.StatusText();
 }
 
 std::string Coordinator::CheckpointsJson() const {
@@ -956,7 +920,7 @@ std::string Coordinator::StatusJson() const {
     j["state"] = pipeline::StateName(state_);
     j["pipeline_id"] = pipeline_id_;
     j["step"] = step_;
-    j["transaction"] = in_txn_;
+    j["transaction"] = txn_.open;
     if (!failure_.ok()) j["error"] = failure_.ToString();
   }
   Json hosts = Json::array();
@@ -984,7 +948,7 @@ std::string Coordinator::StatsJson() const {
     global["state"] = pipeline::StateName(state_);
     global["step"] = step_;
     global["step_msecs"] = step_usecs_ / 1000;
-    global["transaction"] = in_txn_;
+    global["transaction"] = txn_.open;
   }
   global["uptime_msecs"] =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();

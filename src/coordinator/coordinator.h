@@ -36,6 +36,7 @@
 #include "coordinator/client.h"
 #include "pipeline/api.h"
 #include "pipeline/config.h"
+#include "pipeline/step_state.h"
 
 namespace sluice::coordinator {
 
@@ -129,7 +130,6 @@ class Coordinator final : public pipeline::PipelineApi {
   std::set<std::string> on_demand_;  // pipeline::GatheredOnDemand
   Assignment assignment_;
   std::string pipeline_id_;
-  std::chrono::seconds checkpoint_interval_{0};
   bool exactly_once_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
@@ -146,16 +146,11 @@ class Coordinator final : public pipeline::PipelineApi {
   std::vector<uint64_t> buffered_;                                     // GUARDED_BY(mu_)
   std::vector<uint64_t> polled_step_;  // the step each host's answer followed; GUARDED_BY(mu_)
   uint64_t step_ = 0;                  // GUARDED_BY(mu_)
-  bool in_txn_ = false;                // GUARDED_BY(mu_)
-  bool commit_requested_ = false;      // GUARDED_BY(mu_)
-  uint64_t commit_step_ = 0;           // GUARDED_BY(mu_)
-  uint64_t checkpoint_requested_ = 0, checkpoint_taken_ = 0;       // GUARDED_BY(mu_)
-  uint64_t checkpoint_ok_ = 0, checkpoint_step_ = 0;               // GUARDED_BY(mu_)
-  std::pair<uint64_t, Status> checkpoint_error_{0, Status::OK()};  // GUARDED_BY(mu_)
-  std::vector<std::pair<uint64_t, uint64_t>> checkpoints_;         // (seq, step); GUARDED_BY(mu_)
-  std::chrono::steady_clock::time_point last_checkpoint_time_;     // GUARDED_BY(mu_)
-  uint64_t step_usecs_ = 0;                                        // GUARDED_BY(mu_)
-  bool stepping_ = false;                                          // GUARDED_BY(mu_)
+  pipeline::TransactionState txn_;     // GUARDED_BY(mu_)
+  pipeline::CheckpointProgress ckpt_;  // GUARDED_BY(mu_)
+  std::vector<std::pair<uint64_t, uint64_t>> checkpoints_;  // (seq, step); GUARDED_BY(mu_)
+  uint64_t step_usecs_ = 0;                                 // GUARDED_BY(mu_)
+  bool stepping_ = false;                                   // GUARDED_BY(mu_)
   std::atomic<uint64_t> next_ingest_host_{0};
   std::map<uint64_t, std::shared_ptr<Egress>> egress_;  // GUARDED_BY(mu_)
   uint64_t next_egress_ = 1;                            // GUARDED_BY(mu_)

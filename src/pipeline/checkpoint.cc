@@ -119,7 +119,7 @@ Result<uint64_t> Controller::RequestCheckpoint() {
   }
   std::lock_guard<std::mutex> l(mu_);
   if (state_ == PipelineState::kFailed) return failure_;
-  const uint64_t seq = ++checkpoint_requested_;
+  const uint64_t seq = ++ckpt_.requested;
   cv_.notify_all();
   return seq;
 }
@@ -127,13 +127,13 @@ Result<uint64_t> Controller::RequestCheckpoint() {
 Status Controller::WaitCheckpoint(uint64_t seq, std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> l(mu_);
   if (!done_cv_.wait_for(l, timeout, [&] {
-        return checkpoint_taken_ >= seq || state_ == PipelineState::kFailed ||
+        return ckpt_.taken >= seq || state_ == PipelineState::kFailed ||
                state_ == PipelineState::kStopping;
       })) {
     return Status::Aborted("checkpoint " + std::to_string(seq) + " is not written yet");
   }
-  if (checkpoint_error_.first == seq) return checkpoint_error_.second;
-  if (checkpoint_taken_ < seq) return Status::Aborted("the pipeline stopped");
+  if (ckpt_.error.first == seq) return ckpt_.error.second;
+  if (ckpt_.taken < seq) return Status::Aborted("the pipeline stopped");
   return Status::OK();
 }
 
@@ -214,8 +214,8 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   cleanup.done = true;
   {
     std::lock_guard<std::mutex> l(mu_);
-    checkpoint_ok_ = seq;
-    checkpoint_step_ = body["step"];
+    ckpt_.ok = seq;
+    ckpt_.step = body["step"];
     if (role_) {
       // On many hosts, this is one part: it counts (and older parts and
       // journal files go) once every host wrote its part.
@@ -477,8 +477,8 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
     step_ = b.value("step", uint64_t{0});
     next_token_ = b.value("next_token", uint64_t{1});
     done_token_ = durable_token_ = next_token_ - 1;
-    checkpoint_requested_ = checkpoint_taken_ = checkpoint_ok_ = seq;
-    checkpoint_step_ = step_;
+    ckpt_.requested = ckpt_.taken = ckpt_.ok = seq;
+    ckpt_.step = step_;
   }
   restored_seq_ = seq;
   delivered_step_ = b.value("delivered_step", step_);
@@ -495,7 +495,7 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
   // The changed program's first checkpoint, so that a restart need not
   // rebuild again.
   std::lock_guard<std::mutex> l(mu_);
-  checkpoint_requested_ = seq + 1;
+  ckpt_.requested = seq + 1;
   Json j = Json::parse(program_changes_json_);
   j["status"] = "applied";
   j["step"] = step_;
@@ -505,17 +505,7 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
 
 std::string Controller::CheckpointStatusJson() const {
   std::lock_guard<std::mutex> l(mu_);
-  Json j;
-  j["requested"] = checkpoint_requested_;
-  j["success"] = checkpoint_ok_ == 0 ? Json(nullptr) : Json(checkpoint_ok_);
-  j["step"] = checkpoint_step_;
-  if (checkpoint_error_.first != 0) {
-    j["failure"] = {{"sequence_number", checkpoint_error_.first},
-                    {"error", checkpoint_error_.second.ToString()}};
-  } else {
-    j["failure"] = nullptr;
-  }
-  return j.dump();
+  return ckpt_.StatusText();
 }
 
 std::string Controller::CheckpointsJson() const {

@@ -169,11 +169,10 @@ Status Controller::Init() {
                                        "\" needs storage: give --storage DIR");
       }
       // On many hosts the coordinator takes the periodic checkpoints.
-      if (!role_) checkpoint_interval_ = std::chrono::seconds(secs);
+      if (!role_) ckpt_.interval = std::chrono::seconds(secs);
       exactly_once_ = model == "exactly_once";
     }
   }
-  last_checkpoint_time_ = Clock::now();
   // Workers.
   RuntimeOptions opts;
   opts.workers = config_.workers;
@@ -364,7 +363,7 @@ Status Controller::LoadJournal(bool run_steps) {
     }
     // A step: exactly the changes it took.
     SLUICE_ASSIGN_OR_RETURN(auto taken, TakeRecordedLocked(r.step, r.ranges));
-    in_txn_ = r.in_transaction || r.commit;
+    txn_.open = r.in_transaction || r.commit;
     const uint64_t token = next_token_ - 1;
     l.unlock();
     if (runtime_->steps() + 1 != r.step) {
@@ -387,10 +386,10 @@ Status Controller::LoadJournal(bool run_steps) {
   // damaged), so that no file is ever reused.
   const uint64_t newest = Journal::Newest(dir);
   std::lock_guard<std::mutex> l(mu_);
-  if (newest > checkpoint_taken_) {
-    const bool pending = checkpoint_requested_ > checkpoint_taken_;
-    checkpoint_taken_ = newest;
-    checkpoint_requested_ = newest + (pending ? 1 : 0);
+  if (newest > ckpt_.taken) {
+    const bool pending = ckpt_.requested > ckpt_.taken;
+    ckpt_.taken = newest;
+    ckpt_.requested = newest + (pending ? 1 : 0);
   }
   return Status::OK();
 }
@@ -591,17 +590,10 @@ void Controller::Loop() {
     for (;;) {
       if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
       // Periodic checkpoints (fault_tolerance), when something changed.
-      Clock::time_point periodic_due = Clock::time_point::max();
-      if (checkpoint_interval_.count() > 0) {
-        periodic_due = last_checkpoint_time_ + checkpoint_interval_;
-        if (Clock::now() >= periodic_due && step_ > checkpoint_step_ &&
-            checkpoint_requested_ == checkpoint_taken_) {
-          ++checkpoint_requested_;
-        }
-      }
-      if (checkpoint_requested_ > checkpoint_taken_) {
+      const Clock::time_point periodic_due = ckpt_.Schedule(step_);
+      if (ckpt_.pending()) {
         // At this step boundary, before any more input is taken.
-        const uint64_t seq = checkpoint_requested_;
+        const uint64_t seq = ckpt_.requested;
         l.unlock();
         Status cs;
         {
@@ -609,14 +601,12 @@ void Controller::Loop() {
           cs = WriteCheckpoint(seq);
         }
         l.lock();
-        checkpoint_taken_ = seq;
-        last_checkpoint_time_ = Clock::now();
-        if (!cs.ok()) checkpoint_error_ = {seq, cs};
+        ckpt_.Taken(seq, cs);
         done_cv_.notify_all();
         continue;
       }
       if (state_ == PipelineState::kRunning) {
-        if (commit_requested_) break;
+        if (txn_.commit_requested) break;
         if (buffered_ > 0) {
           if (buffered_ >= config_.min_batch_size_records) break;
           auto due = first_buffered_ + std::chrono::microseconds(config_.max_buffering_delay_usecs);
@@ -635,8 +625,8 @@ void Controller::Loop() {
     // max_batch_size records to one step (the rest waits for the next).
     std::map<std::string, std::vector<Range>> taken = TakeLocked();
     const uint64_t token = next_token_ - 1;
-    const bool commit = commit_requested_;
-    const bool in_txn = in_txn_;
+    const bool commit = txn_.commit_requested;
+    const bool in_txn = txn_.open;
     stepping_ = true;
     l.unlock();
     space_cv_.notify_all();
@@ -750,9 +740,9 @@ Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& take
   Deliver(step, outputs, token);
   std::lock_guard<std::mutex> l(mu_);
   if (commit) {
-    in_txn_ = false;
-    commit_requested_ = false;
-    commit_step_ = step;
+    txn_.open = false;
+    txn_.commit_requested = false;
+    txn_.commit_step = step;
   }
   done_cv_.notify_all();
   return Status::OK();
@@ -941,32 +931,17 @@ uint64_t Controller::step() const {
 
 bool Controller::in_transaction() const {
   std::lock_guard<std::mutex> l(mu_);
-  return in_txn_;
+  return txn_.open;
 }
 
 Status Controller::StartTransaction() {
   std::lock_guard<std::mutex> l(mu_);
-  if (state_ == PipelineState::kFailed) return failure_;
-  if (in_txn_) return Status::InvalidArgument("a transaction is already open");
-  in_txn_ = true;
-  return Status::OK();
+  return pipeline::StartTransaction(state_, failure_, &txn_);
 }
 
 Result<uint64_t> Controller::CommitTransaction() {
   std::unique_lock<std::mutex> l(mu_);
-  if (!in_txn_) return Status::InvalidArgument("no transaction is open");
-  if (state_ == PipelineState::kPaused) {
-    return Status::InvalidArgument("the pipeline is paused: start it to commit");
-  }
-  commit_requested_ = true;
-  cv_.notify_all();
-  done_cv_.wait(l, [&] {
-    return !commit_requested_ || state_ == PipelineState::kFailed ||
-           state_ == PipelineState::kStopping;
-  });
-  if (state_ == PipelineState::kFailed) return failure_;
-  if (commit_requested_) return Status::Aborted("the pipeline stopped before the commit");
-  return commit_step_;
+  return pipeline::CommitTransaction(l, state_, failure_, &txn_, cv_, done_cv_);
 }
 
 // ---------------------------------------------------------------- stats
@@ -977,7 +952,7 @@ std::string Controller::StatusJson() const {
   j["state"] = StateName(state_);
   j["pipeline_id"] = pipeline_id_;
   j["step"] = step_;
-  j["transaction"] = in_txn_;
+  j["transaction"] = txn_.open;
   if (!failure_.ok()) j["error"] = failure_.ToString();
   if (!program_changes_json_.empty()) j["program_changes"] = Json::parse(program_changes_json_);
   return j.dump();
@@ -993,7 +968,7 @@ std::string Controller::StatsJson() const {
     global["processed_records"] = processed_records_;
     global["step_msecs"] = step_usecs_ / 1000;
     global["buffered_records"] = buffered_;
-    global["transaction"] = in_txn_;
+    global["transaction"] = txn_.open;
   }
   global["uptime_msecs"] =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();

@@ -43,6 +43,7 @@
 #include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/journal.h"
+#include "pipeline/step_state.h"
 #include "runtime/runtime.h"
 #include "sql/program.h"
 #include "zset/spine.h"
@@ -338,23 +339,14 @@ class Controller final : public PipelineApi {
   uint64_t next_token_ = 1;                               // GUARDED_BY(mu_)
   uint64_t done_token_ = 0;                               // GUARDED_BY(mu_)
   std::deque<std::pair<uint64_t, uint64_t>> completed_;   // (last token, step); GUARDED_BY(mu_)
-  bool in_txn_ = false;                                   // GUARDED_BY(mu_)
-  bool commit_requested_ = false;                         // GUARDED_BY(mu_)
-  uint64_t commit_step_ = 0;                              // GUARDED_BY(mu_)
+  TransactionState txn_;                                  // GUARDED_BY(mu_)
   uint64_t step_ = 0;                                     // GUARDED_BY(mu_)
   uint64_t processed_records_ = 0;                        // GUARDED_BY(mu_)
   bool stepping_ = false;                                 // GUARDED_BY(mu_)
-  uint64_t step_usecs_ = 0;  // stepping and handing outputs over; GUARDED_BY(mu_)
-  uint64_t upsert_seq_ = 0;  // only the step loop
-  // Checkpoints: requested and taken sequence numbers, the last failure,
-  // and the last complete one (sequence, step, token).
-  uint64_t checkpoint_requested_ = 0;                              // GUARDED_BY(mu_)
-  uint64_t checkpoint_taken_ = 0;                                  // GUARDED_BY(mu_)
-  std::pair<uint64_t, Status> checkpoint_error_{0, Status::OK()};  // GUARDED_BY(mu_)
-  uint64_t checkpoint_ok_ = 0, checkpoint_step_ = 0;               // GUARDED_BY(mu_)
-  uint64_t durable_token_ = 0;                                     // GUARDED_BY(mu_)
-  std::chrono::seconds checkpoint_interval_{0};                    // 0: only on request
-  std::chrono::steady_clock::time_point last_checkpoint_time_;     // GUARDED_BY(mu_)
+  uint64_t step_usecs_ = 0;     // stepping and handing outputs over; GUARDED_BY(mu_)
+  uint64_t upsert_seq_ = 0;     // only the step loop
+  CheckpointProgress ckpt_;     // GUARDED_BY(mu_)
+  uint64_t durable_token_ = 0;  // GUARDED_BY(mu_)
   // A restart with a changed program: awaiting approval (with the
   // checkpoint it resumes), and the changes as /status lists them.
   std::unique_ptr<ProgramChange> pending_change_;

@@ -57,8 +57,8 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool rep
     taken = TakeLocked();
   }
   const uint64_t token = next_token_ - 1;
-  in_txn_ = in_txn || commit;
-  commit_requested_ = commit;
+  txn_.open = in_txn || commit;
+  txn_.commit_requested = commit;
   stepping_ = true;
   l.unlock();
   space_cv_.notify_all();
@@ -104,9 +104,8 @@ Status Controller::WriteHostCheckpoint(uint64_t seq) {
     s = WriteCheckpoint(seq);
   }
   std::lock_guard<std::mutex> l(mu_);
-  checkpoint_requested_ = checkpoint_taken_ = seq;
-  last_checkpoint_time_ = Clock::now();
-  if (!s.ok()) checkpoint_error_ = {seq, s};
+  ckpt_.requested = seq;
+  ckpt_.Taken(seq, s);
   done_cv_.notify_all();
   return s;
 }

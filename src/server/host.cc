@@ -1,7 +1,6 @@
 #include "server/host.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <atomic>
 #include <charconv>
@@ -15,6 +14,7 @@
 #include "pipeline/journal.h"
 #include "pipeline/wire.h"
 #include "runtime/tcp_transport.h"
+#include "server/http.h"
 
 namespace sluice::server {
 namespace {
@@ -25,10 +25,7 @@ using httplib::Response;
 using Clock = std::chrono::steady_clock;
 
 void Error(Response& res, int status, const std::string& code, const std::string& message) {
-  res.status = status;
-  res.set_content(
-      Json{{"message", message}, {"error_code", code}, {"details", Json::object()}}.dump() + "\n",
-      "application/json");
+  SendError(res, status, code, message);
 }
 
 void Fail(Response& res, const Status& s) {
@@ -362,16 +359,6 @@ void HostServer::Impl::Routes() {
   http.Get("/coordination/checkpoints", [this](const Request&, Response& res) {
     Ok(res, Json::parse(Get()->CheckpointsJson()));
   });
-  http.set_exception_handler([](const Request&, Response& res, std::exception_ptr ep) {
-    std::string what = "unknown exception";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    Error(res, 500, "InternalError", what);
-  });
 }
 
 HostServer::HostServer(HostOptions options) : impl_(std::make_unique<Impl>()) {
@@ -388,25 +375,9 @@ Status HostServer::Start() {
     return Status::InvalidArgument(
         "a host needs the pipeline's secret: give --secret-file FILE or set SLUICE_SECRET");
   }
-  // A thread per call, and per egress stream the coordinator relays.
-  m.http.new_task_queue = [] { return new httplib::ThreadPool(64); };
-  m.http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  m.http.set_read_timeout(60, 0);
-  m.http.set_write_timeout(60, 0);
   m.Routes();
-  if (m.o.http_port == 0) {
-    m.port = m.http.bind_to_any_port(m.o.http_address);
-    if (m.port <= 0) return Status::IOError("cannot bind a port on " + m.o.http_address);
-  } else {
-    if (!m.http.bind_to_port(m.o.http_address, m.o.http_port)) {
-      return Status::IOError("cannot listen on " + m.o.http_address + ":" +
-                             std::to_string(m.o.http_port) + " (is the port in use?)");
-    }
-    m.port = m.o.http_port;
-  }
+  // A thread per call, and per egress stream the coordinator relays.
+  SLUICE_ASSIGN_OR_RETURN(m.port, BindHttp(m.http, m.o.http_address, m.o.http_port, 64));
   m.thread = std::thread([&m] { m.http.listen_after_bind(); });
   // After activation, a host that hears nothing from its coordinator stops.
   m.watchdog = std::thread([&m] {

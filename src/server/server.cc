@@ -1,7 +1,6 @@
 #include "server/server.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <atomic>
 #include <charconv>
@@ -13,6 +12,7 @@
 
 #include "format/format.h"
 #include "format/json.h"
+#include "server/http.h"
 #include "server/render.h"
 #include "zset/cursor.h"
 
@@ -22,13 +22,6 @@ namespace {
 using Json = nlohmann::json;
 using httplib::Request;
 using httplib::Response;
-
-void SendError(Response& res, int status, const std::string& code, const std::string& message,
-               Json details = Json::object()) {
-  Json j = {{"message", message}, {"error_code", code}, {"details", std::move(details)}};
-  res.status = status;
-  res.set_content(j.dump() + "\n", "application/json");
-}
 
 void SendStatus(Response& res, const Status& s, const std::string& code = "") {
   int http = 500;
@@ -477,16 +470,6 @@ void Server::Impl::Routes() {
       SendError(res, res.status, "HttpError", "HTTP error " + std::to_string(res.status));
     }
   });
-  http.set_exception_handler([](const Request&, Response& res, std::exception_ptr ep) {
-    std::string what = "unknown exception";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    SendError(res, 500, "InternalError", what);
-  });
 }
 
 Server::Server(pipeline::PipelineApi* controller, ServerOptions options)
@@ -498,30 +481,12 @@ Server::Server(pipeline::PipelineApi* controller, ServerOptions options)
 Server::~Server() { Stop(); }
 
 Status Server::Start() {
-  impl_->http.new_task_queue = [] { return new httplib::ThreadPool(64); };
-  // SO_REUSEADDR only: the library's default also sets SO_REUSEPORT, which
-  // would let a second pipeline listen on the same port and take half of
-  // the first one's requests.
-  impl_->http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
   // Ingress enforces its own limit (with a JSON answer); the library's
   // would hand the handler an empty body instead.
   impl_->http.set_payload_max_length(std::numeric_limits<size_t>::max());
-  impl_->http.set_read_timeout(60, 0);
-  impl_->http.set_write_timeout(60, 0);
   impl_->Routes();
-  if (impl_->options.port == 0) {
-    port_ = impl_->http.bind_to_any_port(impl_->options.host);
-    if (port_ <= 0) return Status::IOError("cannot bind a port on " + impl_->options.host);
-  } else {
-    if (!impl_->http.bind_to_port(impl_->options.host, impl_->options.port)) {
-      return Status::IOError("cannot listen on " + impl_->options.host + ":" +
-                             std::to_string(impl_->options.port) + " (is the port in use?)");
-    }
-    port_ = impl_->options.port;
-  }
+  SLUICE_ASSIGN_OR_RETURN(port_,
+                          BindHttp(impl_->http, impl_->options.host, impl_->options.port, 64));
   impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
   return Status::OK();
 }

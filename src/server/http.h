@@ -1,0 +1,25 @@
+// What the pipeline's HTTP API (server.cc) and a host's coordination API
+// (host.cc) share: JSON errors, and how a server is set up and bound.
+#pragma once
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "base/status.h"
+
+namespace sluice::server {
+
+// {"message", "error_code", "details"} with HTTP status `status`.
+void SendError(httplib::Response& res, int status, const std::string& code,
+               const std::string& message, nlohmann::json details = nlohmann::json::object());
+
+// A thread pool of `threads`, SO_REUSEADDR only (the library's default also
+// sets SO_REUSEPORT, which would let a second process listen on the same
+// port and take half of the first one's requests), 60 s read and write
+// timeouts, a JSON answer for exceptions; then binds `host`:`port` (0: any
+// free port) and returns the port.
+Result<int> BindHttp(httplib::Server& http, const std::string& host, int port, int threads);
+
+}  // namespace sluice::server
