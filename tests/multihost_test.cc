@@ -405,7 +405,7 @@ CREATE MATERIALIZED VIEW s AS SELECT SUM(v) AS s FROM t;
     if (!up) std::this_thread::sleep_for(50ms);
   }
   ASSERT_TRUE(up) << Slurp(dir + "/coordinator.log") << Slurp(dir + "/host1.log");
-  // Rows from both hosts (ingress goes round them).
+  // Rows in, through the table's host.
   for (int i = 0; i < 4; ++i) {
     auto r = api.Post("/ingress/t", "{\"insert\": {\"id\": " + std::to_string(i) + ", \"v\": 1}}",
                       "application/json");

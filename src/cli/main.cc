@@ -29,7 +29,7 @@ void Usage(FILE* out) {
                "                       for its coordinator\n"
                "  demo [--workers N]   run the engine demo: a join feeding a GROUP BY,\n"
                "                       maintained incrementally over three steps\n"
-               "  slt [--workers N] [--verbose] FILE|DIR...\n"
+               "  slt [--workers N] [--hosts H] [--verbose] FILE|DIR...\n"
                "                       run sqllogictest files as the postgresql engine; each\n"
                "                       query is checked as a view over existing data and as a\n"
                "                       view maintained while the data arrives\n"
@@ -73,6 +73,12 @@ int main(int argc, char** argv) {
         opts.workers = std::atoi(argv[++i]);
         if (opts.workers < 1) {
           std::fprintf(stderr, "sluice slt: --workers must be at least 1\n");
+          return 2;
+        }
+      } else if (a == "--hosts" && i + 1 < argc) {
+        opts.hosts = std::atoi(argv[++i]);
+        if (opts.hosts < 1 || opts.hosts > 16) {
+          std::fprintf(stderr, "sluice slt: --hosts takes a number from 1 to 16\n");
           return 2;
         }
       } else if (a == "--verbose") {

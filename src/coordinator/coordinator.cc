@@ -568,9 +568,16 @@ Result<uint64_t> Coordinator::Ingest(const std::string& table, format::ChangeBuf
     if (state_ == PipelineState::kFailed) return failure_;
     if (state_ == PipelineState::kStopping) return Status::Aborted("the pipeline is stopping");
   }
-  // Requests go round the hosts; the exchange takes each row to its owner.
+  // Every request for a table goes to one host (its stream's), which queues
+  // them in the order they came: a later request's change to a key wins
+  // over an earlier one's, as on one host (requests on two hosts taken by
+  // one step would have no order). The exchange takes each row to its owner.
+  auto host = assignment_.output_host.find(table);
+  if (host == assignment_.output_host.end()) {
+    return Status::NotFound("table \"" + table + "\" does not exist");
+  }
   const uint64_t hosts = hosts_.size();
-  const uint64_t h = next_ingest_host_++ % hosts;
+  const uint64_t h = static_cast<uint64_t>(host->second);
   std::string body;
   pipeline::EncodeChanges(changes, 0, changes.size(), &body);
   const std::string path = "/coordination/ingest/" + table + "?force=" + (force ? "1" : "0") +
@@ -582,7 +589,9 @@ Result<uint64_t> Coordinator::Ingest(const std::string& table, format::ChangeBuf
 }
 
 void Coordinator::CountIngressErrors(const std::string& table, uint64_t errors) {
-  const HostClient& h = hosts_[next_ingest_host_++ % hosts_.size()];
+  auto host = assignment_.output_host.find(table);
+  if (host == assignment_.output_host.end()) return;
+  const HostClient& h = hosts_[static_cast<size_t>(host->second)];
   (void)h.Post("/coordination/ingress_errors/" + table + "?errors=" + std::to_string(errors), "{}",
                "application/json", options_.request_timeout);
 }

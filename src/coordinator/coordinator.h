@@ -151,9 +151,8 @@ class Coordinator final : public pipeline::PipelineApi {
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints_;  // (seq, step); GUARDED_BY(mu_)
   uint64_t step_usecs_ = 0;                                 // GUARDED_BY(mu_)
   bool stepping_ = false;                                   // GUARDED_BY(mu_)
-  std::atomic<uint64_t> next_ingest_host_{0};
-  std::map<uint64_t, std::shared_ptr<Egress>> egress_;  // GUARDED_BY(mu_)
-  uint64_t next_egress_ = 1;                            // GUARDED_BY(mu_)
+  std::map<uint64_t, std::shared_ptr<Egress>> egress_;      // GUARDED_BY(mu_)
+  uint64_t next_egress_ = 1;                                // GUARDED_BY(mu_)
   std::thread loop_;
   std::vector<std::thread> pollers_;
 };

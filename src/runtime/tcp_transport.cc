@@ -94,6 +94,8 @@ Result<int> Connect(const std::string& address, Clock::time_point deadline) {
   const asio::ip::tcp::endpoint ep(ip,
                                    static_cast<uint16_t>(std::atoi(address.c_str() + colon + 1)));
   std::string last = "timed out";
+  // Peers start at about the same time: try again soon, then less often.
+  std::chrono::milliseconds backoff(1);
   while (Clock::now() < deadline) {
     const int fd = ::socket(ep.protocol().family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return Status::IOError(std::string("socket: ") + std::strerror(errno));
@@ -115,7 +117,8 @@ Result<int> Connect(const std::string& address, Clock::time_point deadline) {
     }
     last = std::strerror(errno);
     ::close(fd);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // not listening yet
+    std::this_thread::sleep_for(backoff);  // not listening yet
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(50));
   }
   return Status::IOError("cannot connect to the exchange of " + address + ": " + last);
 }

@@ -12,26 +12,43 @@
 
 namespace sluice::sql {
 
-Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors) {
+Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors, int hosts) {
+  QueryRuntime out;
+  auto build = [&](Circuit& c) {
+    std::map<std::string, Stream*> inputs;
+    Lowering lower(
+        c,
+        [&](const std::string& table) {
+          auto it = inputs.find(table);
+          if (it != inputs.end()) return it->second;
+          out.scanned.insert(table);
+          return inputs[table] = AddInput(c, table);
+        },
+        errors);
+    SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
+    AddOutput(c, s, "query");
+    return Status::OK();
+  };
+  if (hosts > 1) {
+    SLUICE_ASSIGN_OR_RETURN(
+        out.cluster,
+        LoopbackCluster::Start(hosts, workers, [&](int, Circuit& c) { return build(c); }));
+    return out;
+  }
   RuntimeOptions opts;
   opts.workers = workers;
-  QueryRuntime out;
-  SLUICE_ASSIGN_OR_RETURN(out.runtime, Runtime::Start(opts, [&](Circuit& c) {
-                            std::map<std::string, Stream*> inputs;
-                            Lowering lower(
-                                c,
-                                [&](const std::string& table) {
-                                  auto it = inputs.find(table);
-                                  if (it != inputs.end()) return it->second;
-                                  out.scanned.insert(table);
-                                  return inputs[table] = AddInput(c, table);
-                                },
-                                errors);
-                            SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
-                            AddOutput(c, s, "query");
-                            return Status::OK();
-                          }));
+  SLUICE_ASSIGN_OR_RETURN(out.runtime, Runtime::Start(opts, build));
   return out;
+}
+
+Status QueryRuntime::Push(const std::string& name, const BatchPtr& batch) {
+  return cluster ? cluster->Push(name, batch) : runtime->Push(name, batch);
+}
+
+Status QueryRuntime::Step() { return cluster ? cluster->Step() : runtime->Step(); }
+
+Result<BatchPtr> QueryRuntime::Output(const std::string& name) const {
+  return cluster ? cluster->Output(name) : runtime->Output(name);
 }
 
 Result<std::vector<Row>> RowsOf(const BoundQuery& q, const Batch& result) {

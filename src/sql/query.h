@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/loopback_cluster.h"
 #include "runtime/runtime.h"
 #include "sql/lower.h"
 #include "sql/plan.h"
@@ -21,12 +22,19 @@ using ContentsFn = std::function<Result<std::vector<BatchPtr>>(const std::string
 
 // A runtime whose circuit computes `q`: an input per relation it scans
 // (named after it) and the output "query". Evaluation errors go to `errors`,
-// which must outlive the runtime.
+// which must outlive the runtime. With `hosts` > 1, the runtimes of that
+// many hosts joined by TCP (LoopbackCluster), driven as one.
 struct QueryRuntime {
-  std::unique_ptr<Runtime> runtime;
+  std::unique_ptr<Runtime> runtime;          // one host
+  std::unique_ptr<LoopbackCluster> cluster;  // many
   std::set<std::string> scanned;
+
+  Status Push(const std::string& name, const BatchPtr& batch);
+  Status Step();
+  Result<BatchPtr> Output(const std::string& name) const;
 };
-Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors);
+Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors,
+                                int hosts = 1);
 
 // The rows of a query's result (all columns), each repeated by its
 // multiplicity; a negative one is an internal error.

@@ -423,8 +423,9 @@ Result<std::vector<Row>> Runner::Evaluate(const BoundQuery& q, bool incremental)
     });
   }
   EvalErrors errors;
-  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, options_.workers, &errors));
-  Runtime* rt = qr.runtime.get();
+  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr,
+                          StartQuery(q, options_.workers, &errors, options_.hosts));
+  QueryRuntime* rt = &qr;
   std::vector<BatchPtr> outputs;
   auto step = [&]() -> Status {
     SLUICE_RETURN_IF_ERROR(rt->Step());

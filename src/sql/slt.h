@@ -18,6 +18,7 @@ namespace sluice::sql {
 
 struct SltOptions {
   int workers = 2;             // for the incremental run
+  int hosts = 1;               // the incremental run on this many hosts over TCP
   int max_failures_shown = 5;  // per file, printed with their SQL
   bool verbose = false;
 };
