@@ -5,12 +5,12 @@
 #include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 
 #include "pipeline/adhoc.h"
 #include "pipeline/journal.h"
 #include "pipeline/wire.h"
+#include "storage/file.h"
 
 namespace sluice::coordinator {
 namespace {
@@ -24,14 +24,6 @@ std::string Now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
-}
-
-std::string NewId() {
-  std::random_device rd;
-  char id[40];
-  std::snprintf(id, sizeof id, "%08x-%04x-%04x-%04x-%04x%08x", rd(), rd() & 0xffff,
-                (rd() & 0x0fff) | 0x4000, (rd() & 0x3fff) | 0x8000, rd() & 0xffff, rd());
-  return id;
 }
 
 Result<Json> ParseAnswer(const HostClient& h, const Result<std::string>& body) {
@@ -274,7 +266,7 @@ Status Coordinator::Init(std::string_view program_text) {
 // `<storage>/coordinator.json`: the pipeline's id, the output assignment and
 // the complete checkpoints (sequence, step), written atomically.
 Status Coordinator::LoadRecord() {
-  pipeline_id_ = NewId();
+  pipeline_id_ = pipeline::NewPipelineId();
   if (config_.storage.empty()) return Status::OK();
   std::error_code ec;
   std::filesystem::create_directories(config_.storage, ec);
@@ -323,17 +315,8 @@ Status Coordinator::SaveRecord() {
       list.push_back({{"sequence", seq}, {"step", step}});
   }
   j["checkpoints"] = list;
-  const std::string path = config_.storage + "/coordinator.json";
-  {
-    std::ofstream out(path + ".tmp", std::ios::trunc);
-    out << j.dump(1) << "\n";
-    out.flush();
-    if (!out) return Status::IOError("cannot write " + path + ".tmp");
-  }
-  std::error_code ec;
-  std::filesystem::rename(path + ".tmp", path, ec);
-  if (ec) return Status::IOError("cannot write " + path + ": " + ec.message());
-  return Status::OK();
+  // Synced: once it names checkpoint k, the hosts drop what came before k.
+  return ReplaceFile(config_.storage + "/coordinator.json", j.dump(1) + "\n");
 }
 
 Coordinator::~Coordinator() { Stop(); }

@@ -63,6 +63,8 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
 // while someone follows them over HTTP: those that are not materialized and
 // have no output connector (the others are always gathered).
 std::set<std::string> GatheredOnDemand(const ProgramInfo& program);
+// A new pipeline id (a random UUID), which sinks key replayed steps by.
+std::string NewPipelineId();
 
 class PipelineApi {
  public:

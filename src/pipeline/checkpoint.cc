@@ -61,13 +61,6 @@ void CollectFiles(const Json& j, std::vector<std::string>* out) {
   }
 }
 
-Status WriteWhole(const std::string& path, const std::string& data) {
-  SLUICE_ASSIGN_OR_RETURN(auto f, WritableFile::Create(path));
-  SLUICE_RETURN_IF_ERROR(f->Append(data));
-  SLUICE_RETURN_IF_ERROR(f->Sync());
-  return f->Close();
-}
-
 // Numbered checkpoints under `dir`, newest first.
 std::vector<uint64_t> ListCheckpoints(const std::string& dir) {
   std::vector<uint64_t> out;
@@ -200,7 +193,7 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
     if (journal_) SLUICE_RETURN_IF_ERROR(journal_->Rotate(seq));
   }
   PutFixed64(&queues, Checksum64(queues.data(), queues.size()));
-  SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/queues.bin", queues));
+  SLUICE_RETURN_IF_ERROR(WriteWholeFile(tmp + "/queues.bin", queues));
   body["version"] = kVersion;
   body["sequence"] = seq;
   body["delivered_step"] = delivered_step_;
@@ -209,7 +202,7 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   body["workers"] = config_.workers;
   const std::string text = body.dump();
   Json manifest = {{"body", body}, {"checksum", Hex64(Checksum64(text.data(), text.size()))}};
-  SLUICE_RETURN_IF_ERROR(WriteWhole(tmp + "/pipeline.json", manifest.dump(1)));
+  SLUICE_RETURN_IF_ERROR(WriteWholeFile(tmp + "/pipeline.json", manifest.dump(1)));
   SLUICE_RETURN_IF_ERROR(RenameFile(tmp, final_dir));
   cleanup.done = true;
   {

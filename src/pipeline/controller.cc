@@ -10,6 +10,7 @@
 #include "base/hash.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/upsert.h"
+#include "storage/file.h"
 #include "zset/batch_builder.h"
 #include "zset/merge.h"
 
@@ -271,16 +272,20 @@ Status Controller::Launch() {
 // The pipeline's id: made at its first start and kept on its storage, so
 // that it outlives restarts (sinks that deduplicate replayed steps key them
 // by it); a pipeline without storage gets a new one at every start.
+std::string NewPipelineId() {
+  std::random_device rd;
+  char id[40];
+  std::snprintf(id, sizeof id, "%08x-%04x-%04x-%04x-%04x%08x", rd(), rd() & 0xffff,
+                (rd() & 0x0fff) | 0x4000, (rd() & 0x3fff) | 0x8000, rd() & 0xffff, rd());
+  return id;
+}
+
 Status Controller::LoadPipelineId() {
   if (role_) {
     pipeline_id_ = role_->pipeline_id;
     return Status::OK();
   }
-  std::random_device rd;
-  char id[40];
-  std::snprintf(id, sizeof id, "%08x-%04x-%04x-%04x-%04x%08x", rd(), rd() & 0xffff,
-                (rd() & 0x0fff) | 0x4000, (rd() & 0x3fff) | 0x8000, rd() & 0xffff, rd());
-  pipeline_id_ = id;
+  pipeline_id_ = NewPipelineId();
   if (config_.storage.empty()) return Status::OK();
   const std::string path = config_.storage + "/pipeline_id";
   std::ifstream in(path);
@@ -289,14 +294,7 @@ Status Controller::LoadPipelineId() {
     pipeline_id_ = stored;
     return Status::OK();
   }
-  std::ofstream out(path + ".tmp", std::ios::trunc);
-  out << pipeline_id_ << "\n";
-  out.close();
-  if (!out) return Status::IOError("cannot write " + path + ".tmp");
-  std::error_code ec;
-  std::filesystem::rename(path + ".tmp", path, ec);
-  if (ec) return Status::IOError("cannot write " + path + ": " + ec.message());
-  return Status::OK();
+  return ReplaceFile(path, pipeline_id_ + "\n");
 }
 
 Result<std::map<std::string, std::vector<Controller::Range>>> Controller::TakeRecordedLocked(

@@ -118,4 +118,16 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+Status WriteWholeFile(const std::string& path, const std::string& data) {
+  SLUICE_ASSIGN_OR_RETURN(auto f, WritableFile::Create(path));
+  SLUICE_RETURN_IF_ERROR(f->Append(data));
+  SLUICE_RETURN_IF_ERROR(f->Sync());
+  return f->Close();
+}
+
+Status ReplaceFile(const std::string& path, const std::string& data) {
+  SLUICE_RETURN_IF_ERROR(WriteWholeFile(path + ".tmp", data));
+  return RenameFile(path + ".tmp", path);
+}
+
 }  // namespace sluice

@@ -60,6 +60,11 @@ class RandomAccessFile {
 
 // Renames `from` to `to` atomically (rename(2)), then syncs the directory.
 Status RenameFile(const std::string& from, const std::string& to);
+// Writes `data` as the whole of `path` and syncs it.
+Status WriteWholeFile(const std::string& path, const std::string& data);
+// Replaces `path` with `data` atomically: written and synced beside it,
+// then renamed over it, so that a crash leaves the old or the new file.
+Status ReplaceFile(const std::string& path, const std::string& data);
 Status RemoveFile(const std::string& path);
 Status CreateDirs(const std::string& path);
 bool FileExists(const std::string& path);
