@@ -257,6 +257,70 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
   EXPECT_EQ(replay, view);
 }
 
+// A checkpoint that every host wrote but the coordinator never recorded
+// (it died first: failpoint coordinator_checkpoint_parts_written) does not
+// count; the restart goes back to the one before, and the next checkpoint
+// gets a new number, so that the journal files of the cut-short one (which
+// hold input from before the restart) are never appended to as if new. Two
+// restarts later, every row is there once.
+TEST(MultihostTest, ACheckpointCutShortIsNeitherUsedNorReused) {
+  const std::string program = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true);
+CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
+  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "out.json"}},
+  "format": {"name": "json"}}]') AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
+)";
+  setenv("SLUICE_FAILPOINTS", "coordinator_checkpoint_parts_written:1", 1);
+  Pipeline p(
+      program,
+      {"--hosts", "2", "--workers", "2", "--storage", "$DIR/st", "--config", "$DIR/runtime.json"},
+      {{"runtime.json",
+        "{\"fault_tolerance\": {\"model\": \"exactly_once\", "
+        "\"checkpoint_interval_secs\": 3600}}"}});
+  unsetenv("SLUICE_FAILPOINTS");
+  ASSERT_GT(p.port(), 0) << p.log();
+  int next = 0;
+  auto ingest = [&](int n) {
+    for (int i = 0; i < n; ++i, ++next) {
+      const std::string tok =
+          p.Ingest("t", "{\"insert\": {\"id\": " + std::to_string(next) + ", \"v\": 1}}");
+      ASSERT_FALSE(tok.empty()) << p.log();
+      ASSERT_TRUE(p.WaitComplete(tok)) << p.log();
+    }
+  };
+  ingest(10);
+  // The coordinator ends itself once both hosts wrote their parts.
+  p.Client().Post("/checkpoint", "", "text/plain");
+  for (int i = 0; i < 200 && kill(p.pid(), 0) == 0; ++i) {
+    int status;
+    if (waitpid(p.pid(), &status, WNOHANG) == p.pid()) break;
+    std::this_thread::sleep_for(25ms);
+  }
+  p.Kill9();
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_EQ(p.log().find("resumed every host from checkpoint"), std::string::npos) << p.log();
+  ingest(10);
+  Json cs = p.Checkpoint();
+  ASSERT_TRUE(cs.is_object() && cs["success"].is_number()) << cs.dump() << p.log();
+  EXPECT_GT(cs["success"].get<uint64_t>(), 1u) << "checkpoint 1 was begun before";
+  ingest(10);
+  p.Kill9();
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_NE(p.log().find("resumed every host from checkpoint " + cs["success"].dump()),
+            std::string::npos)
+      << p.log();
+  ingest(5);
+  EXPECT_EQ(p.Query("SELECT COUNT(*), COUNT(DISTINCT id), SUM(v) FROM t", "csv"), "35,35,35\n");
+  const auto view = p.Rows("SELECT g, s, n FROM sums");
+  std::map<std::string, int> replay;
+  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(replay, view);
+}
+
 // Calls to a host's coordination API without the pipeline's secret, or
 // with another, get 401 and change nothing.
 TEST(MultihostTest, CoordinationCallsNeedTheSecret) {

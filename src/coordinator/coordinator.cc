@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/failpoint.h"
 #include "pipeline/adhoc.h"
 #include "pipeline/journal.h"
 #include "pipeline/wire.h"
@@ -195,6 +196,7 @@ Status Coordinator::Init(std::string_view program_text) {
   struct Journaled {
     std::mutex mu;
     std::map<uint64_t, std::pair<bool, bool>> steps;  // step: (commit, in a transaction)
+    uint64_t newest_file = 0;                         // the newest journal file on any host
   };
   auto journaled = std::make_shared<Journaled>();
   const std::map<std::string, int> input_host = assignment_.input_host;
@@ -217,6 +219,8 @@ Status Coordinator::Init(std::string_view program_text) {
                                 std::to_string(restore_step));
     }
     std::lock_guard<std::mutex> l(journaled->mu);
+    journaled->newest_file =
+        std::max(journaled->newest_file, st.value("newest_journal", uint64_t{0}));
     for (const Json& j : st.value("journal_steps", Json::array())) {
       journaled->steps[j[0].get<uint64_t>()] = {j[1].get<bool>(), j[2].get<bool>()};
     }
@@ -236,6 +240,12 @@ Status Coordinator::Init(std::string_view program_text) {
   {
     std::lock_guard<std::mutex> l(journaled->mu);
     replay = journaled->steps;
+    // A checkpoint that some host began after the one restored from (and
+    // that never completed) left a journal file of its number, which holds
+    // input from before the restart: the next checkpoint gets a number past
+    // it, so that no journal file is ever reused.
+    std::lock_guard<std::mutex> ml(mu_);
+    ckpt_.requested = ckpt_.taken = std::max(ckpt_.taken, journaled->newest_file);
   }
   uint64_t expect = restore_step + 1;
   for (const auto& [step, flags] : replay) {
@@ -510,6 +520,7 @@ Status Coordinator::TakeCheckpoint(uint64_t seq) {
       OnEveryHost([body, timeout](const HostClient& h) {
         return h.Post("/coordination/checkpoint", body, "application/json", timeout).status();
       }).WithContext("checkpoint " + std::to_string(seq)));
+  Failpoint("coordinator_checkpoint_parts_written");
   // Every host wrote its part: the checkpoint counts from now on.
   {
     std::lock_guard<std::mutex> l(mu_);

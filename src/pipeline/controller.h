@@ -153,6 +153,8 @@ class Controller final : public PipelineApi {
   // exactly_once: the steps after the checkpoint that this host's journal
   // records, to be replayed: (step, commit, in a transaction).
   std::vector<std::tuple<uint64_t, bool, bool>> RecordedSteps() const;
+  // The number of the newest input journal file (0: none).
+  uint64_t NewestJournalFile() const;
   // Writes this host's part of checkpoint `seq` at this step boundary.
   Status WriteHostCheckpoint(uint64_t seq);
   // Every host wrote its part of `seq`: older parts and the journal files

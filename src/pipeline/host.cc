@@ -86,6 +86,10 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool rep
   return s;
 }
 
+uint64_t Controller::NewestJournalFile() const {
+  return journal_ ? Journal::Newest(config_.storage + "/journal") : 0;
+}
+
 std::vector<std::tuple<uint64_t, bool, bool>> Controller::RecordedSteps() const {
   std::lock_guard<std::mutex> l(mu_);
   std::vector<std::tuple<uint64_t, bool, bool>> out;

@@ -165,6 +165,7 @@ void HostServer::Impl::Activate(const Request& req, Response& res) {
                  static_cast<unsigned long long>(Get()->step()));
     Json st = Json::parse(Get()->StatusJson());
     st["journal_steps"] = Get()->RecordedSteps();
+    st["newest_journal"] = Get()->NewestJournalFile();
     Ok(res, st);
   } catch (const Json::exception& e) {
     done(Status::InvalidArgument(std::string("the activation is missing a field: ") + e.what()));
