@@ -261,9 +261,12 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[
     const char* failpoint = round == 2   ? "delta_before_commit:2"
                             : round == 5 ? "delta_mid_commit:2"
                                          : nullptr;
+    // A kill -9 in an earlier round may have left a commit aside too.
+    size_t aside_before = 0;
     if (failpoint != nullptr) {
       // The next process ends itself at the failpoint.
       p.Kill9();
+      aside_before = CountFiles(lake + "/_delta_log", ".json.tmp");
       setenv("SLUICE_FAILPOINTS", failpoint, 1);
       p.Spawn();
       unsetenv("SLUICE_FAILPOINTS");
@@ -281,7 +284,8 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[
     }
     if (round == 5) {
       std::this_thread::sleep_for(500ms);
-      EXPECT_EQ(CountFiles(lake + "/_delta_log", ".json.tmp"), 1u) << "the failpoint did not fire";
+      EXPECT_EQ(CountFiles(lake + "/_delta_log", ".json.tmp"), aside_before + 1)
+          << "the failpoint did not fire";
     }
     p.Kill9();
     p.Spawn();
