@@ -61,11 +61,37 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
   "format": {"name": "json"}}]') AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
 )";
 
+// The same, fed over HTTP, with exactly_once on 2 hosts.
+const char* kHttpSums = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true);
+CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
+  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "out.json"}},
+  "format": {"name": "json"}}]') AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
+)";
+const std::vector<std::string> kExactlyOnceArgs = {
+    "--hosts", "2", "--workers", "2", "--storage", "$DIR/st", "--config", "$DIR/runtime.json"};
+const std::map<std::string, std::string> kExactlyOnceFiles = {
+    {"runtime.json",
+     "{\"fault_tolerance\": {\"model\": \"exactly_once\", \"checkpoint_interval_secs\": 3600}}"}};
+
 void Append(const std::string& path, int from, int to) {
   std::ofstream f(path, std::ios::app);
   for (int id = from; id < to; ++id) {
     f << "{\"insert\": {\"id\": " << id << ", \"v\": " << id * 7 % 100 << "}}\n";
   }
+}
+
+// The view `sums` equals its recomputation from `t`, and the output file
+// out.json, replayed, equals the view (once the sink has written it all).
+void ExpectSumsExact(Pipeline& p) {
+  EXPECT_EQ(p.Query("SELECT g, s, n FROM sums ORDER BY g", "csv"),
+            p.Query("SELECT id % 5, SUM(v), COUNT(*) FROM t GROUP BY 1 ORDER BY 1", "csv"));
+  const auto view = p.Rows("SELECT g, s, n FROM sums");
+  std::map<std::string, int> replay;
+  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(replay, view);
 }
 
 // After a restart: every row of the file is in, the view equals its
@@ -76,15 +102,8 @@ void ExpectExact(Pipeline& p, int rows) {
     std::this_thread::sleep_for(25ms);
   }
   ASSERT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), want) << p.log();
-  const auto view = p.Rows("SELECT g, s, n FROM sums");
-  EXPECT_EQ(view.size(), 5u);
-  EXPECT_EQ(p.Query("SELECT g, s, n FROM sums ORDER BY g", "csv"),
-            p.Query("SELECT id % 5, SUM(v), COUNT(*) FROM t GROUP BY 1 ORDER BY 1", "csv"));
-  std::map<std::string, int> replay;
-  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
-    std::this_thread::sleep_for(25ms);
-  }
-  EXPECT_EQ(replay, view);
+  EXPECT_EQ(p.Rows("SELECT g, s, n FROM sums").size(), 5u);
+  ExpectSumsExact(p);
 }
 
 // Two input connectors, which run on two hosts, deliver the same keyed rows:
@@ -196,18 +215,7 @@ TEST(MultihostTest, AKilledCoordinatorTakesItsHostsAndARestartResumes) {
 // again as they ran (each host replays its own journal, together), so the
 // output file holds every change exactly once.
 TEST(MultihostTest, ExactlyOnceAcrossKilledHostsAndCoordinators) {
-  const std::string program = R"(
-CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true);
-CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
-  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "out.json"}},
-  "format": {"name": "json"}}]') AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
-)";
-  Pipeline p(
-      program,
-      {"--hosts", "2", "--workers", "2", "--storage", "$DIR/st", "--config", "$DIR/runtime.json"},
-      {{"runtime.json",
-        "{\"fault_tolerance\": {\"model\": \"exactly_once\", "
-        "\"checkpoint_interval_secs\": 3600}}"}});
+  Pipeline p(kHttpSums, kExactlyOnceArgs, kExactlyOnceFiles);
   ASSERT_GT(p.port(), 0) << p.log();
   std::mt19937 rng(11);
   std::map<int, int> rows;  // what the table must hold
@@ -247,14 +255,7 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
     std::this_thread::sleep_for(25ms);
   }
   ASSERT_EQ(p.Query("SELECT id, v FROM t ORDER BY id", "csv"), want) << p.log();
-  EXPECT_EQ(p.Query("SELECT g, s, n FROM sums ORDER BY g", "csv"),
-            p.Query("SELECT id % 5, SUM(v), COUNT(*) FROM t GROUP BY 1 ORDER BY 1", "csv"));
-  const auto view = p.Rows("SELECT g, s, n FROM sums");
-  std::map<std::string, int> replay;
-  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
-    std::this_thread::sleep_for(25ms);
-  }
-  EXPECT_EQ(replay, view);
+  ExpectSumsExact(p);
 }
 
 // A checkpoint that every host wrote but the coordinator never recorded
@@ -264,19 +265,8 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
 // hold input from before the restart) are never appended to as if new. Two
 // restarts later, every row is there once.
 TEST(MultihostTest, ACheckpointCutShortIsNeitherUsedNorReused) {
-  const std::string program = R"(
-CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER) WITH (materialized = true);
-CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
-  "name": "sums_out", "transport": {"name": "file_output", "config": {"path": "out.json"}},
-  "format": {"name": "json"}}]') AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
-)";
   setenv("SLUICE_FAILPOINTS", "coordinator_checkpoint_parts_written:1", 1);
-  Pipeline p(
-      program,
-      {"--hosts", "2", "--workers", "2", "--storage", "$DIR/st", "--config", "$DIR/runtime.json"},
-      {{"runtime.json",
-        "{\"fault_tolerance\": {\"model\": \"exactly_once\", "
-        "\"checkpoint_interval_secs\": 3600}}"}});
+  Pipeline p(kHttpSums, kExactlyOnceArgs, kExactlyOnceFiles);
   unsetenv("SLUICE_FAILPOINTS");
   ASSERT_GT(p.port(), 0) << p.log();
   int next = 0;
@@ -313,12 +303,7 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
       << p.log();
   ingest(5);
   EXPECT_EQ(p.Query("SELECT COUNT(*), COUNT(DISTINCT id), SUM(v) FROM t", "csv"), "35,35,35\n");
-  const auto view = p.Rows("SELECT g, s, n FROM sums");
-  std::map<std::string, int> replay;
-  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
-    std::this_thread::sleep_for(25ms);
-  }
-  EXPECT_EQ(replay, view);
+  ExpectSumsExact(p);
 }
 
 // Calls to a host's coordination API without the pipeline's secret, or

@@ -628,31 +628,34 @@ void Controller::Loop() {
     stepping_ = true;
     l.unlock();
     space_cv_.notify_all();
-    Status s;
-    const auto began = Clock::now();
-    if (journal_) {
-      // The step's record is on storage before the step runs.
-      std::vector<JournalRecord::Range> ranges;
-      for (const auto& [table, list] : taken) {
-        for (const Range& r : list) ranges.push_back({r.segment, r.from, r.to});
-      }
-      s = journal_->AppendStep(runtime_->steps() + 1, commit, in_txn, ranges);
-    }
-    if (s.ok()) {
-      std::lock_guard<std::mutex> sl(step_mu_);
-      s = RunStep(taken, token, commit, in_txn);
-    }
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      stepping_ = false;
-      step_usecs_ += static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
-    }
-    if (!s.ok()) {
-      Fail(s);
-      return;
-    }
+    if (!RunTaken(taken, token, commit, in_txn, /*journal=*/true).ok()) return;
   }
+}
+
+Status Controller::RunTaken(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
+                            bool commit, bool in_txn, bool journal) {
+  Status s;
+  const auto began = Clock::now();
+  if (journal_ && journal) {
+    // The step's record is on storage before the step runs.
+    std::vector<JournalRecord::Range> ranges;
+    for (const auto& [table, list] : taken) {
+      for (const Range& r : list) ranges.push_back({r.segment, r.from, r.to});
+    }
+    s = journal_->AppendStep(runtime_->steps() + 1, commit, in_txn, ranges);
+  }
+  if (s.ok()) {
+    std::lock_guard<std::mutex> sl(step_mu_);
+    s = RunStep(taken, token, commit, in_txn || commit);
+  }
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    stepping_ = false;
+    step_usecs_ += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
+  }
+  if (!s.ok()) Fail(s);
+  return s;
 }
 
 Status Controller::RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,

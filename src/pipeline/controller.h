@@ -245,6 +245,11 @@ class Controller final : public PipelineApi {
   void Loop();
   // `in_txn`: the step runs inside a transaction (its outputs are held
   // until one that commits).
+  // Journals the step (with a journal, and `journal`), runs it, and counts
+  // its time; a failure fails the pipeline. REQUIRES: stepping_ set, mu_
+  // not held.
+  Status RunTaken(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
+                  bool commit, bool in_txn, bool journal);
   Status RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
                  bool commit, bool in_txn);
   void Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs, uint64_t token);

@@ -62,28 +62,7 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool rep
   stepping_ = true;
   l.unlock();
   space_cv_.notify_all();
-  const auto began = Clock::now();
-  Status s;
-  if (journal_ && !journaled) {
-    // The step's record is on storage before the step runs.
-    std::vector<JournalRecord::Range> ranges;
-    for (const auto& [table, list] : taken) {
-      for (const Range& r : list) ranges.push_back({r.segment, r.from, r.to});
-    }
-    s = journal_->AppendStep(step, commit, in_txn, ranges);
-  }
-  if (s.ok()) {
-    std::lock_guard<std::mutex> sl(step_mu_);
-    s = RunStep(taken, token, commit, in_txn || commit);
-  }
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    stepping_ = false;
-    step_usecs_ += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
-  }
-  if (!s.ok()) Fail(s);
-  return s;
+  return RunTaken(taken, token, commit, in_txn, /*journal=*/!journaled);
 }
 
 uint64_t Controller::NewestJournalFile() const {

@@ -6,24 +6,26 @@
 namespace sluice::pipeline {
 
 void EncodeChunkFrame(const connector::OutputChunk& chunk, std::string* out) {
-  out->push_back('C');
-  out->push_back(static_cast<char>(chunk.kind == connector::OutputChunk::Kind::kChanges    ? 0
-                                   : chunk.kind == connector::OutputChunk::Kind::kSnapshot ? 1
-                                                                                           : 2));
-  PutFixed64(out, chunk.step);
-  PutFixed32(out, static_cast<uint32_t>(chunk.batches.size()));
+  std::string frame;
+  frame.push_back('C');
+  frame.push_back(static_cast<char>(chunk.kind == connector::OutputChunk::Kind::kChanges    ? 0
+                                    : chunk.kind == connector::OutputChunk::Kind::kSnapshot ? 1
+                                                                                            : 2));
+  PutFixed64(&frame, chunk.step);
+  PutFixed32(&frame, static_cast<uint32_t>(chunk.batches.size()));
   for (const BatchPtr& b : chunk.batches) {
     std::string c;
     Status s = EncodeAnyBatch(*b, &c);
     if (!s.ok()) {
-      // The host's own storage failed: end the stream with the error.
-      out->resize(out->size() - 14);
+      // The host's own storage failed: the stream ends with the error,
+      // and nothing of the frame that could not be made.
       EncodeEndFrame(s, out);
       return;
     }
-    PutFixed64(out, c.size());
-    *out += c;
+    PutFixed64(&frame, c.size());
+    frame += c;
   }
+  *out += frame;
 }
 
 void EncodeEndFrame(const Status& error, std::string* out) {

@@ -24,17 +24,13 @@ using httplib::Request;
 using httplib::Response;
 using Clock = std::chrono::steady_clock;
 
-void Error(Response& res, int status, const std::string& code, const std::string& message) {
-  SendError(res, status, code, message);
-}
-
 void Fail(Response& res, const Status& s) {
   const int http = s.code() == StatusCode::kNotFound          ? 404
                    : s.code() == StatusCode::kInvalidArgument ? 400
                    : s.code() == StatusCode::kAborted         ? 503
                    : s.code() == StatusCode::kUnimplemented   ? 501
                                                               : 500;
-  Error(res, http, "HostError", s.message());
+  SendError(res, http, "HostError", s.message());
 }
 
 void Ok(Response& res, const Json& j) {
@@ -111,11 +107,11 @@ struct HostServer::Impl {
 
 void HostServer::Impl::Activate(const Request& req, Response& res) {
   Json a = Json::parse(req.body, nullptr, false);
-  if (!a.is_object()) return Error(res, 400, "InvalidRequest", "the activation is not JSON");
+  if (!a.is_object()) return SendError(res, 400, "InvalidRequest", "the activation is not JSON");
   {
     std::lock_guard<std::mutex> l(mu);
     if (controller || activating) {
-      return Error(res, 409, "AlreadyActive", "this host was already activated");
+      return SendError(res, 409, "AlreadyActive", "this host was already activated");
     }
     activating = true;
   }
@@ -222,7 +218,7 @@ void HostServer::Impl::Routes() {
   http.set_pre_routing_handler([this](const Request& req, Response& res) {
     const std::string auth = req.get_header_value("Authorization");
     if (auth.rfind("Bearer ", 0) != 0 || !SameSecret(auth.substr(7), o.secret)) {
-      Error(res, 401, "Unauthorized",
+      SendError(res, 401, "Unauthorized",
             "coordination calls must carry the pipeline's secret (Authorization: Bearer ...)");
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -232,7 +228,7 @@ void HostServer::Impl::Routes() {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     if (Get() == nullptr) {
-      Error(res, 409, "NotActivated", "this host waits for its coordinator's activation");
+      SendError(res, 409, "NotActivated", "this host waits for its coordinator's activation");
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
@@ -265,7 +261,7 @@ void HostServer::Impl::Routes() {
     LongCall busy(this);
     Json j = Json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("step")) {
-      return Error(res, 400, "InvalidRequest", "a step needs {\"step\": N}");
+      return SendError(res, 400, "InvalidRequest", "a step needs {\"step\": N}");
     }
     Status s = Get()->RunHostStep(j["step"].get<uint64_t>(), j.value("commit", false),
                                   j.value("in_transaction", false), j.value("replay", false));
@@ -276,7 +272,7 @@ void HostServer::Impl::Routes() {
     LongCall busy(this);
     Json j = Json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("sequence")) {
-      return Error(res, 400, "InvalidRequest", "a checkpoint needs {\"sequence\": N}");
+      return SendError(res, 400, "InvalidRequest", "a checkpoint needs {\"sequence\": N}");
     }
     Status s = Get()->WriteHostCheckpoint(j["sequence"].get<uint64_t>());
     if (!s.ok()) return Fail(res, s);
@@ -285,7 +281,7 @@ void HostServer::Impl::Routes() {
   http.Post("/coordination/checkpoint/complete", [this](const Request& req, Response& res) {
     Json j = Json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("sequence")) {
-      return Error(res, 400, "InvalidRequest", "needs {\"sequence\": N}");
+      return SendError(res, 400, "InvalidRequest", "needs {\"sequence\": N}");
     }
     Status s = Get()->CompleteHostCheckpoint(j["sequence"].get<uint64_t>());
     if (!s.ok()) return Fail(res, s);
@@ -295,7 +291,7 @@ void HostServer::Impl::Routes() {
     format::ChangeBuffer changes;
     std::string_view in(req.body);
     if (!pipeline::DecodeChanges(&in, &changes) || !in.empty()) {
-      return Error(res, 400, "InvalidRequest", "the changes are malformed");
+      return SendError(res, 400, "InvalidRequest", "the changes are malformed");
     }
     auto token = Get()->Ingest(req.matches[1], std::move(changes), Number(req, "force", 0) != 0,
                                Number(req, "bytes", req.body.size()));
@@ -337,7 +333,7 @@ void HostServer::Impl::Routes() {
   http.Post("/coordination/adhoc/lease", [this](const Request& req, Response& res) {
     Json j = Json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("relations")) {
-      return Error(res, 400, "InvalidRequest", "a lease needs {\"relations\": [...]}");
+      return SendError(res, 400, "InvalidRequest", "a lease needs {\"relations\": [...]}");
     }
     auto r = Get()->Lease(j["relations"].get<std::vector<std::string>>());
     if (!r.ok()) return Fail(res, r.status());
