@@ -219,7 +219,7 @@ void HostServer::Impl::Routes() {
     const std::string auth = req.get_header_value("Authorization");
     if (auth.rfind("Bearer ", 0) != 0 || !SameSecret(auth.substr(7), o.secret)) {
       SendError(res, 401, "Unauthorized",
-            "coordination calls must carry the pipeline's secret (Authorization: Bearer ...)");
+                "coordination calls must carry the pipeline's secret (Authorization: Bearer ...)");
       return httplib::Server::HandlerResponse::Handled;
     }
     last_call = NowMs();
