@@ -27,7 +27,7 @@
 #include "coordinator/coordinator.h"
 #include "pipeline/controller.h"
 #include "runtime/tcp_transport.h"
-#include "server/host.h"
+#include "server/host_server.h"
 
 namespace {
 
@@ -121,19 +121,20 @@ int main(int argc, char** argv) {
   // Done: every input at its end, nothing queued, no step running.
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(hosts == 0 ? 2 : 20));
-    auto stats = nlohmann::json::parse(api->StatsJson());
+    const sluice::pipeline::PipelineStats stats = api->Stats();
     bool ended = true;
-    for (const auto& in : stats["inputs"]) {
-      if (in.contains("end_of_input") && !in["end_of_input"].get<bool>()) ended = false;
+    for (const auto& in : stats.inputs) {
+      if (in.end_of_input && !*in.end_of_input) ended = false;
     }
-    if (stats["global"]["state"] == "Failed") {
-      std::fprintf(stderr, "%s: %s\n", name.c_str(), api->StatusJson().c_str());
+    if (stats.global.state == "Failed") {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(),
+                   api->CurrentStatus().error.value_or("failed").c_str());
       return 1;
     }
     if (ended && idle()) break;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const auto stats = nlohmann::json::parse(api->StatsJson());
+  const sluice::pipeline::PipelineStats stats = api->Stats();
   if (controller) controller->Stop();
   if (coordinator) coordinator->Stop();
   for (auto& h : host_servers) h->Stop();
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
                         {"events_per_sec", static_cast<double>(events) / secs},
                         {"events_per_sec_per_worker", static_cast<double>(events) / secs / workers},
                         {"peak_rss_bytes", sluice::bench::PeakRssBytes()},
-                        {"eval_errors", stats["global"]["eval_errors"]}};
+                        {"eval_errors", stats.global.eval_errors}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

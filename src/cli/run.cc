@@ -18,7 +18,7 @@
 #include "coordinator/coordinator.h"
 #include "pipeline/controller.h"
 #include "runtime/tcp_transport.h"
-#include "server/host.h"
+#include "server/host_server.h"
 #include "server/server.h"
 
 namespace sluice {

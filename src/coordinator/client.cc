@@ -8,12 +8,32 @@
 namespace sluice::coordinator {
 namespace {
 
+namespace co = pipeline::coordination;
+
 void SetTimeouts(httplib::Client& c, std::chrono::milliseconds connect,
                  std::chrono::milliseconds request) {
   c.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(connect));
   c.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
   c.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
   c.set_keep_alive(false);
+}
+
+std::string CallName(const co::CallInfo& call) {
+  return std::string(co::MethodName(call.method)) + " " + call.path;
+}
+
+// The message of an error answer: its JSON "message", or the start of
+// whatever else it is.
+std::string ErrorMessage(const std::string& body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.contains("message") && j["message"].is_string()) {
+    return j["message"].get<std::string>();
+  }
+  std::string head = body.substr(0, 200);
+  for (char& c : head) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return head.empty() ? "an empty answer" : "\"" + head + "\"";
 }
 
 }  // namespace
@@ -37,60 +57,37 @@ std::string HostClient::name() const {
   return "host " + std::to_string(address_.index) + " (" + address_.text() + ")";
 }
 
-namespace {
-
-Result<std::string> Answer(const HostClient& h, const std::string& what, httplib::Result r) {
-  if (!r) {
-    return Status::IOError(h.name() + " did not answer " + what + ": " +
-                           httplib::to_string(r.error()));
-  }
-  if (r->status == 200) return std::move(r->body);
-  std::string msg = r->body;
-  auto j = nlohmann::json::parse(r->body, nullptr, false);
-  if (j.is_object() && j.contains("message")) msg = j["message"].get<std::string>();
-  const std::string text = h.name() + ": " + msg;
-  switch (r->status) {
-    case 400:
-      return Status::InvalidArgument(text);
-    case 404:
-      return Status::NotFound(text);
-    case 501:
-      return Status::Unimplemented(text);
-    case 503:
-      return Status::Aborted(text);
-    default:
-      return Status::IOError(text + " (HTTP " + std::to_string(r->status) + ")");
-  }
+Status HostClient::Malformed(const co::CallInfo& call, const Status& why) const {
+  return Status::Corruption(name() + " answered " + CallName(call) +
+                            " with a malformed answer: " + why.message());
 }
 
-}  // namespace
-
-Result<std::string> HostClient::Get(const std::string& path,
-                                    std::chrono::milliseconds timeout) const {
-  httplib::Client c(address_.ip, address_.port);
-  SetTimeouts(c, connect_timeout_, timeout);
-  c.set_bearer_token_auth(secret_);
-  return Answer(*this, "GET " + path.substr(0, path.find('?')), c.Get(path));
-}
-
-Result<std::string> HostClient::Post(const std::string& path, const std::string& body,
-                                     const std::string& content_type,
+Result<std::string> HostClient::Send(const co::CallInfo& call, const co::WireRequest& wire,
                                      std::chrono::milliseconds timeout) const {
   httplib::Client c(address_.ip, address_.port);
   SetTimeouts(c, connect_timeout_, timeout);
   c.set_bearer_token_auth(secret_);
-  return Answer(*this, "POST " + path.substr(0, path.find('?')), c.Post(path, body, content_type));
+  httplib::Result r = call.method == co::Method::kGet
+                          ? c.Get(wire.target)
+                          : c.Post(wire.target, wire.body, wire.content_type);
+  if (!r) {
+    return Status::IOError(name() + " did not answer " + CallName(call) + ": " +
+                           httplib::to_string(r.error()));
+  }
+  if (r->status == 200) return std::move(r->body);
+  return co::StatusFromHttp(r->status, name() + ": " + ErrorMessage(r->body));
 }
 
-Status HostClient::Stream(const std::string& path, std::chrono::milliseconds timeout,
+Status HostClient::Stream(const co::EgressRequest& request, std::chrono::milliseconds timeout,
                           const std::function<bool(const char*, size_t)>& receive) const {
+  const co::WireRequest wire = co::EncodeRequest(request);
   httplib::Client c(address_.ip, address_.port);
   SetTimeouts(c, connect_timeout_, timeout);
   c.set_bearer_token_auth(secret_);
   int status = 0;
   std::string error_body;
   auto r = c.Get(
-      path,
+      wire.target,
       [&](const httplib::Response& res) {
         status = res.status;
         return true;
@@ -103,14 +100,10 @@ Status HostClient::Stream(const std::string& path, std::chrono::milliseconds tim
         return receive(data, n);
       });
   if (status != 0 && status != 200) {
-    auto j = nlohmann::json::parse(error_body, nullptr, false);
-    const std::string msg =
-        j.is_object() && j.contains("message") ? j["message"].get<std::string>() : error_body;
-    return status == 404 ? Status::NotFound(name() + ": " + msg)
-                         : Status::IOError(name() + ": " + msg);
+    return co::StatusFromHttp(status, name() + ": " + ErrorMessage(error_body));
   }
   if (!r && r.error() != httplib::Error::Canceled) {
-    return Status::IOError(name() + " stream " + path.substr(0, path.find('?')) +
+    return Status::IOError(name() + " stream " + CallName(co::EgressRequest::kCall) +
                            " ended: " + httplib::to_string(r.error()));
   }
   return Status::OK();

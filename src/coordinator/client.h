@@ -1,6 +1,8 @@
-// Calls from the coordinator to one host's coordination API: every call
-// carries the pipeline's secret and has a connect timeout and a request
-// timeout, and an error names the host, its address and what went wrong.
+// Calls from the coordinator to one host's coordination API
+// (pipeline/coordination.h): every call carries the pipeline's secret and
+// has a connect timeout and a request timeout, and an error names the host,
+// its address, the call and what went wrong, an answer that does not read
+// back included.
 #pragma once
 
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "pipeline/coordination.h"
 
 namespace sluice::coordinator {
 
@@ -32,17 +35,31 @@ class HostClient {
   // "host N (ip:port)"
   std::string name() const;
 
-  // GET or POST `path`; the answer's body when its status is 200.
-  Result<std::string> Get(const std::string& path, std::chrono::milliseconds timeout) const;
-  Result<std::string> Post(const std::string& path, const std::string& body,
-                           const std::string& content_type,
-                           std::chrono::milliseconds timeout) const;
-  // A streamed GET: `receive` gets the body as it arrives and returns false
-  // to stop. `timeout` bounds every read.
-  Status Stream(const std::string& path, std::chrono::milliseconds timeout,
+  // Sends `request` and reads its answer back.
+  template <class R>
+  Result<typename R::Answer> Call(const R& request, std::chrono::milliseconds timeout) const {
+    namespace co = pipeline::coordination;
+    static_assert(!R::kCall.stream, "a stream is read with Stream()");
+    SLUICE_ASSIGN_OR_RETURN(std::string body,
+                            Send(R::kCall, co::EncodeRequest(request), timeout));
+    auto answer = co::DecodeAnswer<R>(body);
+    if (!answer.ok()) return Malformed(R::kCall, answer.status());
+    return answer;
+  }
+
+  // A streamed call (egress): `receive` gets the body as it arrives and
+  // returns false to stop. `timeout` bounds every read.
+  Status Stream(const pipeline::coordination::EgressRequest& request,
+                std::chrono::milliseconds timeout,
                 const std::function<bool(const char*, size_t)>& receive) const;
 
  private:
+  // The body of a 200 answer; any other answer as an error.
+  Result<std::string> Send(const pipeline::coordination::CallInfo& call,
+                           const pipeline::coordination::WireRequest& wire,
+                           std::chrono::milliseconds timeout) const;
+  Status Malformed(const pipeline::coordination::CallInfo& call, const Status& why) const;
+
   HostAddress address_;
   std::string secret_;
   std::chrono::milliseconds connect_timeout_;

@@ -10,6 +10,7 @@
 #include "base/failpoint.h"
 #include "pipeline/adhoc.h"
 #include "pipeline/journal.h"
+#include "pipeline/message_json.h"
 #include "pipeline/wire.h"
 #include "storage/file.h"
 
@@ -19,6 +20,7 @@ namespace {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using pipeline::PipelineState;
+namespace co = pipeline::coordination;
 
 std::string Now() {
   const std::time_t t = std::time(nullptr);
@@ -27,26 +29,31 @@ std::string Now() {
   return buf;
 }
 
-Result<Json> ParseAnswer(const HostClient& h, const Result<std::string>& body) {
-  if (!body.ok()) return body.status();
-  Json j = Json::parse(*body, nullptr, false);
-  if (j.is_discarded()) return Status::Corruption(h.name() + " answered with something not JSON");
-  return j;
-}
-
-// Sums two /stats entries field by field (numbers add up; the rest is the
-// first's).
-void AddUp(Json& into, const Json& from) {
-  for (auto it = from.begin(); it != from.end(); ++it) {
-    if (!into.contains(it.key())) {
-      into[it.key()] = *it;
-    } else if (it->is_number_unsigned() && into[it.key()].is_number_unsigned()) {
-      into[it.key()] = into[it.key()].get<uint64_t>() + it->get<uint64_t>();
-    } else if (it->is_number_integer() && into[it.key()].is_number_integer()) {
-      into[it.key()] = into[it.key()].get<int64_t>() + it->get<int64_t>();
+// The coordinator's record (`<storage>/coordinator.json`).
+struct Record {
+  std::string pipeline_id;
+  uint64_t hosts = 0;
+  std::map<std::string, int> output_host;
+  std::map<std::string, int> input_host;
+  struct Checkpoint {
+    uint64_t sequence = 0;
+    uint64_t step = 0;
+    template <class V>
+    void Fields(V& v) {
+      v("sequence", sequence);
+      v("step", step);
     }
+  };
+  std::vector<Checkpoint> checkpoints;
+  template <class V>
+  void Fields(V& v) {
+    v("pipeline_id", pipeline_id);
+    v("hosts", hosts);
+    v("output_host", output_host);
+    v("input_host", input_host);
+    v("checkpoints", checkpoints);
   }
-}
+};
 
 }  // namespace
 
@@ -147,15 +154,14 @@ Status Coordinator::Init(std::string_view program_text) {
   const auto deadline = Clock::now() + options_.start_timeout;
   for (size_t h = 0; h < hosts_.size(); ++h) {
     for (;;) {
-      auto hello =
-          ParseAnswer(hosts_[h], hosts_[h].Get("/coordination/hello", options_.request_timeout));
+      auto hello = hosts_[h].Call(co::HelloRequest{}, options_.request_timeout);
       if (hello.ok()) {
-        if ((*hello)["state"] != "Coordination") {
+        if (hello->state != "Coordination") {
           return Status::InvalidArgument(hosts_[h].name() + " is already running a pipeline (" +
-                                         (*hello)["state"].get<std::string>() +
+                                         hello->state +
                                          "): restart it before starting a new coordinator");
         }
-        exchanges[h] = (*hello)["exchange"].get<std::string>();
+        exchanges[h] = hello->exchange;
         break;
       }
       // 401 and other refusals are final; a host still starting is not.
@@ -181,15 +187,15 @@ Status Coordinator::Init(std::string_view program_text) {
     buffered_.assign(hosts_.size(), 0);
     polled_step_.assign(hosts_.size(), 0);
   }
-  Json a;
-  a["addresses"] = exchanges;
-  a["workers"] = config_.workers;
-  a["program"] = std::string(program_text);
-  a["base_dir"] = base_dir_;
-  a["config"] = Json::parse(config_.ToJson());
-  a["output_host"] = assignment_.output_host;
-  a["restore_seq"] = restore_seq;
-  a["pipeline_id"] = pipeline_id_;
+  co::ActivateRequest a;
+  a.addresses = exchanges;
+  a.workers = config_.workers;
+  a.program = std::string(program_text);
+  a.base_dir = base_dir_;
+  a.config = config_.ToJson();
+  a.output_host = assignment_.output_host;
+  a.restore_seq = restore_seq;
+  a.pipeline_id = pipeline_id_;
   // Activated all at once: each joins the exchange, which waits for all.
   // exactly_once: each answers with the steps after the checkpoint that its
   // journal holds.
@@ -203,26 +209,20 @@ Status Coordinator::Init(std::string_view program_text) {
   const auto activation_timeout = options_.step_timeout;
   auto activate = [a, input_host, restore_step, activation_timeout,
                    journaled](const HostClient& h) -> Status {
-    Json mine = a;
-    mine["host"] = h.address().index;
-    std::vector<std::string> inputs;
+    co::ActivateRequest mine = a;
+    mine.host = h.address().index;
     for (const auto& [name, host] : input_host) {
-      if (host == h.address().index) inputs.push_back(name);
+      if (host == h.address().index) mine.inputs.push_back(name);
     }
-    mine["inputs"] = inputs;
-    SLUICE_ASSIGN_OR_RETURN(
-        Json st, ParseAnswer(h, h.Post("/coordination/activate", mine.dump(), "application/json",
-                                       activation_timeout)));
-    if (st.value("step", uint64_t{0}) != restore_step) {
-      return Status::Corruption(h.name() + " opened step " +
-                                std::to_string(st.value("step", uint64_t{0})) + ", not step " +
-                                std::to_string(restore_step));
+    SLUICE_ASSIGN_OR_RETURN(co::ActivateAnswer st, h.Call(mine, activation_timeout));
+    if (st.step != restore_step) {
+      return Status::Corruption(h.name() + " opened step " + std::to_string(st.step) +
+                                ", not step " + std::to_string(restore_step));
     }
     std::lock_guard<std::mutex> l(journaled->mu);
-    journaled->newest_file =
-        std::max(journaled->newest_file, st.value("newest_journal", uint64_t{0}));
-    for (const Json& j : st.value("journal_steps", Json::array())) {
-      journaled->steps[j[0].get<uint64_t>()] = {j[1].get<bool>(), j[2].get<bool>()};
+    journaled->newest_file = std::max(journaled->newest_file, st.newest_journal);
+    for (const co::JournaledStep& j : st.journal_steps) {
+      journaled->steps[j.step] = {j.commit, j.in_transaction};
     }
     return Status::OK();
   };
@@ -289,23 +289,24 @@ Status Coordinator::LoadRecord() {
   if (!in) return Status::OK();
   std::stringstream ss;
   ss << in.rdbuf();
-  Json j = Json::parse(ss.str(), nullptr, false);
-  if (!j.is_object() || !j.contains("pipeline_id")) {
-    return Status::Corruption(path + " is damaged: it is not the coordinator's record");
+  auto record = pipeline::MessageFromText<Record>(ss.str());
+  if (!record.ok()) {
+    return Status::Corruption(path + " is damaged: it is not the coordinator's record (" +
+                              record.status().message() + ")");
   }
-  pipeline_id_ = j["pipeline_id"].get<std::string>();
-  if (j.contains("checkpoints") && !j["checkpoints"].empty()) {
+  pipeline_id_ = record->pipeline_id;
+  if (!record->checkpoints.empty()) {
     // Only a checkpoint's assignment binds: without one, nothing has state.
-    assignment_.output_host = j["output_host"].get<std::map<std::string, int>>();
-    assignment_.input_host = j["input_host"].get<std::map<std::string, int>>();
-    if (j.value("hosts", 0) != static_cast<int>(hosts_.size())) {
+    assignment_.output_host = record->output_host;
+    assignment_.input_host = record->input_host;
+    if (record->hosts != hosts_.size()) {
       return Status::InvalidArgument(
-          "the pipeline's checkpoints were taken on " + std::to_string(j.value("hosts", 0)) +
+          "the pipeline's checkpoints were taken on " + std::to_string(record->hosts) +
           " hosts; it cannot restart on " + std::to_string(hosts_.size()) +
           " (start with empty storage to change the number of hosts)");
     }
-    for (const Json& c : j["checkpoints"]) {
-      checkpoints_.emplace_back(c["sequence"].get<uint64_t>(), c["step"].get<uint64_t>());
+    for (const Record::Checkpoint& c : record->checkpoints) {
+      checkpoints_.emplace_back(c.sequence, c.step);
     }
   }
   return Status::OK();
@@ -313,20 +314,18 @@ Status Coordinator::LoadRecord() {
 
 Status Coordinator::SaveRecord() {
   if (config_.storage.empty()) return Status::OK();
-  Json j;
-  j["pipeline_id"] = pipeline_id_;
-  j["hosts"] = hosts_.size();
-  j["output_host"] = assignment_.output_host;
-  j["input_host"] = assignment_.input_host;
-  Json list = Json::array();
+  Record r;
+  r.pipeline_id = pipeline_id_;
+  r.hosts = hosts_.size();
+  r.output_host = assignment_.output_host;
+  r.input_host = assignment_.input_host;
   {
     std::lock_guard<std::mutex> l(mu_);
-    for (const auto& [seq, step] : checkpoints_)
-      list.push_back({{"sequence", seq}, {"step", step}});
+    for (const auto& [seq, step] : checkpoints_) r.checkpoints.push_back({seq, step});
   }
-  j["checkpoints"] = list;
   // Synced: once it names checkpoint k, the hosts drop what came before k.
-  return ReplaceFile(config_.storage + "/coordinator.json", j.dump(1) + "\n");
+  return ReplaceFile(config_.storage + "/coordinator.json",
+                     pipeline::MessageToJson(r).dump(1) + "\n");
 }
 
 Coordinator::~Coordinator() { Stop(); }
@@ -363,7 +362,7 @@ void Coordinator::Stop() {
     egress_.clear();
   }
   for (const HostClient& h : hosts_) {
-    (void)h.Post("/coordination/stop", "{}", "application/json", std::chrono::seconds(5));
+    (void)h.Call(co::StopRequest{}, std::chrono::seconds(5));
   }
 }
 
@@ -419,20 +418,22 @@ void Coordinator::Poll(size_t h) {
       });
       if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
     }
-    auto r =
-        ParseAnswer(host, host.Get("/coordination/ready?wait_ms=500", options_.request_timeout));
+    auto r = host.Call(co::ReadyRequest{500}, options_.request_timeout);
     if (!r.ok()) {
-      Fail(Status::IOError("lost " + host.name() + ": " + r.status().message()));
+      // A malformed answer names the host itself; silence is a lost host.
+      Fail(r.status().code() == StatusCode::kCorruption
+               ? r.status()
+               : Status::IOError("lost " + host.name() + ": " + r.status().message()));
       return;
     }
-    if ((*r)["state"] == "Failed") {
-      Fail(Status::IOError(host.name() + " failed: " + r->value("error", std::string("?"))));
+    if (r->state == "Failed") {
+      Fail(Status::IOError(host.name() + " failed: " + r->error.value_or("?")));
       return;
     }
     std::lock_guard<std::mutex> l(mu_);
-    due_[h] = (*r)["due"].get<bool>();
-    buffered_[h] = (*r)["buffered"].get<uint64_t>();
-    polled_step_[h] = (*r)["step"].get<uint64_t>();
+    due_[h] = r->due;
+    buffered_[h] = r->buffered;
+    polled_step_[h] = r->step;
     cv_.notify_all();
   }
 }
@@ -500,26 +501,21 @@ void Coordinator::Loop() {
 
 Status Coordinator::RunStep(uint64_t step, bool commit, bool in_txn, bool replay) {
   std::lock_guard<std::mutex> sl(step_mu_);
-  const std::string body = Json{
-      {"step", step},
-      {"commit", commit},
-      {"in_transaction", in_txn},
-      {"replay", replay}}.dump();
+  const co::StepRequest request{step, commit, in_txn, replay};
   const auto timeout = options_.step_timeout;
-  return OnEveryHost([body, timeout](const HostClient& h) {
-           return h.Post("/coordination/step", body, "application/json", timeout).status();
+  return OnEveryHost([request, timeout](const HostClient& h) {
+           return h.Call(request, timeout).status();
          })
       .WithContext("step " + std::to_string(step));
 }
 
 Status Coordinator::TakeCheckpoint(uint64_t seq) {
   std::lock_guard<std::mutex> sl(step_mu_);
-  const std::string body = Json{{"sequence", seq}}.dump();
+  const co::CheckpointRequest request{seq};
   const auto timeout = options_.step_timeout;
-  SLUICE_RETURN_IF_ERROR(
-      OnEveryHost([body, timeout](const HostClient& h) {
-        return h.Post("/coordination/checkpoint", body, "application/json", timeout).status();
-      }).WithContext("checkpoint " + std::to_string(seq)));
+  SLUICE_RETURN_IF_ERROR(OnEveryHost([request, timeout](const HostClient& h) {
+                           return h.Call(request, timeout).status();
+                         }).WithContext("checkpoint " + std::to_string(seq)));
   Failpoint("coordinator_checkpoint_parts_written");
   // Every host wrote its part: the checkpoint counts from now on.
   {
@@ -535,11 +531,10 @@ Status Coordinator::TakeCheckpoint(uint64_t seq) {
   }
   // Now the hosts may drop older parts and journal files (a host that
   // misses this keeps them until the next checkpoint completes).
-  const std::string done = Json{{"sequence", seq}}.dump();
+  const co::CheckpointCompleteRequest done{seq};
   const auto request_timeout = options_.request_timeout;
   Status s = OnEveryHost([done, request_timeout](const HostClient& h) {
-    return h.Post("/coordination/checkpoint/complete", done, "application/json", request_timeout)
-        .status();
+    return h.Call(done, request_timeout).status();
   });
   if (!s.ok()) {
     std::fprintf(stderr, "sluice coordinator: checkpoint %llu: %s\n",
@@ -572,30 +567,27 @@ Result<uint64_t> Coordinator::Ingest(const std::string& table, format::ChangeBuf
   }
   const uint64_t hosts = hosts_.size();
   const uint64_t h = static_cast<uint64_t>(host->second);
-  std::string body;
-  pipeline::EncodeChanges(changes, 0, changes.size(), &body);
-  const std::string path = "/coordination/ingest/" + table + "?force=" + (force ? "1" : "0") +
-                           "&bytes=" + std::to_string(bytes);
-  SLUICE_ASSIGN_OR_RETURN(
-      Json r, ParseAnswer(hosts_[h], hosts_[h].Post(path, body, "application/octet-stream",
-                                                    options_.step_timeout)));
-  return r["token"].get<uint64_t>() * hosts + h;
+  co::IngestRequest request;
+  request.table = table;
+  request.force = force;
+  request.bytes = bytes;
+  request.changes = std::make_shared<const format::ChangeBuffer>(std::move(changes));
+  SLUICE_ASSIGN_OR_RETURN(co::IngestAnswer r, hosts_[h].Call(request, options_.step_timeout));
+  return r.token * hosts + h;
 }
 
 void Coordinator::CountIngressErrors(const std::string& table, uint64_t errors) {
   auto host = assignment_.output_host.find(table);
   if (host == assignment_.output_host.end()) return;
   const HostClient& h = hosts_[static_cast<size_t>(host->second)];
-  (void)h.Post("/coordination/ingress_errors/" + table + "?errors=" + std::to_string(errors), "{}",
-               "application/json", options_.request_timeout);
+  (void)h.Call(co::IngressErrorsRequest{table, errors}, options_.request_timeout);
 }
 
 Result<pipeline::Completion> Coordinator::CompletionOf(uint64_t token) const {
   const uint64_t hosts = hosts_.size();
   if (token < hosts) return Status::NotFound("unknown token " + std::to_string(token));
   const HostClient& h = hosts_[token % hosts];
-  auto r = ParseAnswer(h, h.Get("/coordination/completion?token=" + std::to_string(token / hosts),
-                                options_.request_timeout));
+  auto r = h.Call(co::CompletionRequest{token / hosts}, options_.request_timeout);
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kNotFound) {
       return Status::NotFound("unknown token " + std::to_string(token));
@@ -603,9 +595,9 @@ Result<pipeline::Completion> Coordinator::CompletionOf(uint64_t token) const {
     return r.status();
   }
   pipeline::Completion c;
-  c.complete = (*r)["complete"];
-  c.durable = (*r)["durable"];
-  c.step = (*r)["step"];
+  c.complete = r->complete;
+  c.durable = r->durable;
+  c.step = r->step;
   return c;
 }
 
@@ -628,27 +620,24 @@ Result<pipeline::Subscription> Coordinator::Subscribe(const std::string& relatio
   if (on_demand_.count(relation) != 0) {
     sl.lock();
     const auto timeout = options_.request_timeout;
-    const std::string path = "/coordination/follow/" + relation;
-    SLUICE_RETURN_IF_ERROR(OnEveryHost([path, timeout](const HostClient& h) {
-      return h.Post(path, "{}", "application/json", timeout).status();
+    const co::FollowRequest follow_request{relation};
+    SLUICE_RETURN_IF_ERROR(OnEveryHost([follow_request, timeout](const HostClient& h) {
+      return h.Call(follow_request, timeout).status();
     }));
   }
   auto e = std::make_shared<Egress>();
   e->queue = std::make_shared<connector::OutputQueue>(max_queued_records, backpressure);
-  const std::string path =
-      "/coordination/egress/" + relation + "?snapshot=" + (snapshot ? "1" : "0") +
-      "&follow=" + (follow ? "1" : "0") + "&backpressure=" + (backpressure ? "1" : "0") +
-      "&max_queued_records=" + std::to_string(max_queued_records);
+  const co::EgressRequest request{relation, snapshot, follow, backpressure, max_queued_records};
   // The header (the snapshot's step) comes first; the rest on the thread.
   auto header = std::make_shared<std::promise<Result<uint64_t>>>();
   auto got = header->get_future();
   const auto timeout = options_.request_timeout;
-  std::thread([e, host, path, header, timeout] {
+  std::thread([e, host, request, header, timeout] {
     pipeline::FrameReader frames;
     bool have_header = false;
     bool ended = false;
     Status error;
-    Status s = host.Stream(path, timeout, [&](const char* data, size_t n) {
+    Status s = host.Stream(request, timeout, [&](const char* data, size_t n) {
       if (e->cancelled) return false;
       frames.Append(std::string_view(data, n));
       for (;;) {
@@ -713,10 +702,7 @@ Status Coordinator::ConnectorCall(const std::string& name, const std::string& ac
     const int host =
         c.input ? assignment_.input_host.at(name) : assignment_.output_host.at(c.relation);
     const HostClient& h = hosts_[static_cast<size_t>(host)];
-    return h
-        .Post("/coordination/connector/" + name + "/" + action, "{}", "application/json",
-              options_.request_timeout)
-        .status();
+    return h.Call(co::ConnectorRequest{name, action}, options_.request_timeout).status();
   }
   return Status::NotFound("connector \"" + name + "\" does not exist");
 }
@@ -736,9 +722,8 @@ void Coordinator::Pause() {
     state_ = PipelineState::kPaused;
   }
   const auto timeout = options_.request_timeout;
-  (void)OnEveryHost([timeout](const HostClient& h) {
-    return h.Post("/coordination/pause", "{}", "application/json", timeout).status();
-  });
+  (void)OnEveryHost(
+      [timeout](const HostClient& h) { return h.Call(co::PauseRequest{}, timeout).status(); });
 }
 
 void Coordinator::Resume() {
@@ -749,9 +734,8 @@ void Coordinator::Resume() {
     cv_.notify_all();
   }
   const auto timeout = options_.request_timeout;
-  (void)OnEveryHost([timeout](const HostClient& h) {
-    return h.Post("/coordination/resume", "{}", "application/json", timeout).status();
-  });
+  (void)OnEveryHost(
+      [timeout](const HostClient& h) { return h.Call(co::ResumeRequest{}, timeout).status(); });
 }
 
 bool Coordinator::Idle() const {
@@ -762,8 +746,8 @@ bool Coordinator::Idle() const {
     step = step_;
   }
   for (const HostClient& h : hosts_) {
-    auto r = ParseAnswer(h, h.Get("/coordination/ready?wait_ms=0", options_.request_timeout));
-    if (!r.ok() || (*r)["buffered"] != 0 || (*r)["step"] != step) return false;
+    auto r = h.Call(co::ReadyRequest{0}, options_.request_timeout);
+    if (!r.ok() || r->buffered != 0 || r->step != step) return false;
   }
   std::lock_guard<std::mutex> l(mu_);
   return !stepping_ && step_ == step;
@@ -813,18 +797,17 @@ Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
   read->leases.assign(hosts_.size(), 0);
   read->steps.assign(hosts_.size(), 0);
   for (const std::string& r : q.scanned) read->snapshots[r];
-  const std::string lease_body = Json{{"relations", q.scanned}}.dump();
+  const co::LeaseRequest lease_request{q.scanned};
   const std::vector<std::string> scanned = q.scanned;
   const auto timeout = options_.request_timeout;
   Status s;
   {
     std::lock_guard<std::mutex> sl(step_mu_);
-    s = OnEveryHost([read, lease_body, timeout](const HostClient& h) -> Status {
-      SLUICE_ASSIGN_OR_RETURN(Json r, ParseAnswer(h, h.Post("/coordination/adhoc/lease", lease_body,
-                                                            "application/json", timeout)));
+    s = OnEveryHost([read, lease_request, timeout](const HostClient& h) -> Status {
+      SLUICE_ASSIGN_OR_RETURN(co::LeaseAnswer r, h.Call(lease_request, timeout));
       std::lock_guard<std::mutex> l(read->mu);
-      read->leases[static_cast<size_t>(h.address().index)] = r["lease"];
-      read->steps[static_cast<size_t>(h.address().index)] = r["step"];
+      read->leases[static_cast<size_t>(h.address().index)] = r.lease;
+      read->steps[static_cast<size_t>(h.address().index)] = r.step;
       return Status::OK();
     });
   }
@@ -842,14 +825,10 @@ Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
         lease = read->leases[i];
       }
       for (const std::string& r : scanned) {
-        SLUICE_ASSIGN_OR_RETURN(
-            std::string data,
-            h.Get("/coordination/adhoc/scan?lease=" + std::to_string(lease) + "&relation=" + r,
-                  timeout));
-        SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, pipeline::DecodeBatchList(data));
+        SLUICE_ASSIGN_OR_RETURN(co::ScanAnswer scan, h.Call(co::ScanRequest{lease, r}, timeout));
         std::lock_guard<std::mutex> l(read->mu);
         auto& into = read->snapshots[r];
-        into.insert(into.end(), batches.begin(), batches.end());
+        into.insert(into.end(), scan.batches.begin(), scan.batches.end());
       }
       return Status::OK();
     });
@@ -864,8 +843,7 @@ Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
   }
   for (size_t i = 0; i < hosts_.size(); ++i) {
     if (leases[i] == 0) continue;
-    (void)hosts_[i].Post("/coordination/adhoc/release?lease=" + std::to_string(leases[i]), "{}",
-                         "application/json", timeout);
+    (void)hosts_[i].Call(co::ReleaseRequest{leases[i]}, timeout);
   }
   SLUICE_RETURN_IF_ERROR(s);
   SLUICE_ASSIGN_OR_RETURN(pipeline::QueryResult result,
@@ -892,116 +870,79 @@ std::string Coordinator::CheckpointStatusJson() const {
   return ckpt_.StatusText();
 }
 
-std::string Coordinator::CheckpointsJson() const {
+std::vector<pipeline::CheckpointInfo> Coordinator::Checkpoints() const {
   // Each host's part's size, summed.
   std::map<uint64_t, uint64_t> bytes;
   for (const HostClient& h : hosts_) {
-    auto r = ParseAnswer(h, h.Get("/coordination/checkpoints", options_.request_timeout));
+    auto r = h.Call(co::CheckpointsRequest{}, options_.request_timeout);
     if (!r.ok()) continue;
-    for (const Json& c : *r) {
-      bytes[c.value("checkpoint_sequence_number", uint64_t{0})] +=
-          c.value("size_bytes", uint64_t{0});
+    for (const pipeline::CheckpointInfo& c : r->checkpoints) {
+      bytes[c.checkpoint_sequence_number] += c.size_bytes;
     }
   }
-  Json list = Json::array();
+  std::vector<pipeline::CheckpointInfo> list;
   std::lock_guard<std::mutex> l(mu_);
   for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it) {
-    list.push_back({{"checkpoint_sequence_number", it->first},
-                    {"step", it->second},
-                    {"hosts", hosts_.size()},
-                    {"size_bytes", bytes[it->first]}});
+    pipeline::CheckpointInfo c;
+    c.checkpoint_sequence_number = it->first;
+    c.step = it->second;
+    c.hosts = hosts_.size();
+    c.size_bytes = bytes[it->first];
+    list.push_back(c);
   }
-  return list.dump();
+  return list;
 }
 
 // ---------------------------------------------------------------- stats
 
-std::string Coordinator::StatusJson() const {
-  Json j;
+pipeline::PipelineStatus Coordinator::CurrentStatus() const {
+  pipeline::PipelineStatus st;
   {
     std::lock_guard<std::mutex> l(mu_);
-    j["state"] = pipeline::StateName(state_);
-    j["pipeline_id"] = pipeline_id_;
-    j["step"] = step_;
-    j["transaction"] = txn_.open;
-    if (!failure_.ok()) j["error"] = failure_.ToString();
+    st.state = pipeline::StateName(state_);
+    st.pipeline_id = pipeline_id_;
+    st.step = step_;
+    st.transaction = txn_.open;
+    if (!failure_.ok()) st.error = failure_.ToString();
   }
-  Json hosts = Json::array();
+  st.hosts.emplace();
   for (const HostClient& h : hosts_) {
-    Json e = {{"host", h.address().index}, {"address", h.address().text()}};
-    auto r = ParseAnswer(h, h.Get("/coordination/status", std::chrono::seconds(2)));
+    pipeline::HostState e;
+    e.host = h.address().index;
+    e.address = h.address().text();
+    auto r = h.Call(co::StatusRequest{}, std::chrono::seconds(2));
     if (r.ok()) {
-      e["state"] = (*r)["state"];
-      e["step"] = (*r)["step"];
-      if (r->contains("error")) e["error"] = (*r)["error"];
+      e.state = r->state;
+      e.step = r->step;
+      e.error = r->error;
     } else {
-      e["state"] = "Unreachable";
-      e["error"] = r.status().message();
+      e.state = "Unreachable";
+      e.error = r.status().message();
     }
-    hosts.push_back(e);
+    st.hosts->push_back(std::move(e));
   }
-  j["hosts"] = hosts;
-  return j.dump();
+  return st;
 }
 
-std::string Coordinator::StatsJson() const {
-  Json global;
+pipeline::PipelineStats Coordinator::Stats() const {
+  pipeline::PipelineStats st;
+  pipeline::GlobalStats& g = st.global;
   {
     std::lock_guard<std::mutex> l(mu_);
-    global["state"] = pipeline::StateName(state_);
-    global["step"] = step_;
-    global["step_msecs"] = step_usecs_ / 1000;
-    global["transaction"] = txn_.open;
+    g.state = pipeline::StateName(state_);
+    g.step = step_;
+    g.step_msecs = step_usecs_ / 1000;
+    g.transaction = txn_.open;
   }
-  global["uptime_msecs"] =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
-  global["hosts"] = hosts_.size();
-  global["workers"] = config_.workers * static_cast<int>(hosts_.size());
-  Json inputs = Json::array(), outputs = Json::array();
-  std::map<std::string, size_t> http_inputs;  // merged over the hosts
-  uint64_t processed = 0, buffered = 0, rss = 0, storage = 0, eval_errors = 0, spills = 0;
-  Json samples = Json::array();
+  g.uptime_msecs = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count());
+  g.hosts = hosts_.size();
+  g.workers = static_cast<uint64_t>(config_.workers) * hosts_.size();
   for (const HostClient& h : hosts_) {
-    auto r = ParseAnswer(h, h.Get("/coordination/stats", std::chrono::seconds(5)));
-    if (!r.ok()) continue;
-    const Json& g = (*r)["global"];
-    processed += g.value("processed_records", uint64_t{0});
-    buffered += g.value("buffered_records", uint64_t{0});
-    rss += g.value("rss_bytes", uint64_t{0});
-    storage += g.value("storage_bytes", uint64_t{0});
-    eval_errors += g.value("eval_errors", uint64_t{0});
-    spills += g.value("spill_failures", uint64_t{0});
-    if (g.contains("last_spill_failure")) global["last_spill_failure"] = g["last_spill_failure"];
-    for (const Json& s : g.value("eval_error_samples", Json::array())) {
-      if (samples.size() < 10) samples.push_back(s);
-    }
-    for (Json in : (*r)["inputs"]) {
-      if (in["transport"] == "http_input") {
-        const std::string name = in["name"];
-        auto it = http_inputs.find(name);
-        if (it != http_inputs.end()) {
-          AddUp(inputs[it->second], in);
-          continue;
-        }
-        http_inputs[name] = inputs.size();
-      } else {
-        in["host"] = h.address().index;
-      }
-      inputs.push_back(in);
-    }
-    for (Json out : (*r)["outputs"]) {
-      out["host"] = h.address().index;
-      outputs.push_back(out);
-    }
+    auto r = h.Call(co::StatsRequest{}, std::chrono::seconds(5));
+    if (r.ok()) st.Add(*r, h.address().index);
   }
-  global["processed_records"] = processed;
-  global["buffered_records"] = buffered;
-  global["rss_bytes"] = rss;
-  global["storage_bytes"] = storage;
-  global["eval_errors"] = eval_errors;
-  global["spill_failures"] = spills;
-  global["eval_error_samples"] = samples;
-  return Json{{"global", global}, {"inputs", inputs}, {"outputs", outputs}}.dump();
+  return st;
 }
 
 }  // namespace sluice::coordinator

@@ -99,10 +99,10 @@ class Coordinator final : public pipeline::PipelineApi {
   Result<pipeline::QueryResult> Query(std::string_view sql) override;
   Result<uint64_t> RequestCheckpoint() override;
   std::string CheckpointStatusJson() const override;
-  std::string CheckpointsJson() const override;
+  std::vector<pipeline::CheckpointInfo> Checkpoints() const override;
   Status Approve() override;
-  std::string StatsJson() const override;
-  std::string StatusJson() const override;
+  pipeline::PipelineStats Stats() const override;
+  pipeline::PipelineStatus CurrentStatus() const override;
 
  private:
   struct Egress;

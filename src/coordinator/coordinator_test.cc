@@ -1,6 +1,12 @@
 #include "coordinator/coordinator.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "pipeline/coordination.h"
 
 namespace sluice::coordinator {
 namespace {
@@ -66,6 +72,135 @@ CREATE VIEW c2 AS SELECT id FROM t WHERE id > 0;
   EXPECT_EQ(after.output_host.at("c2"), 0);
   EXPECT_EQ(after.output_host.count("c"), 0u);
   EXPECT_EQ(after.input_host.at("in0"), 0);
+}
+
+namespace co = pipeline::coordination;
+
+// A host that answers every call with `garbage` (or, where `honest` says
+// so, as a host would), on a port of its own.
+class FakeHost {
+ public:
+  FakeHost() {
+    auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = honest_.find(req.path);
+      res.status = 200;
+      res.set_content(it != honest_.end() ? it->second : garbage_, "application/json");
+    };
+    http_.Get(".*", handler);
+    http_.Post(".*", handler);
+    port_ = http_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeHost() {
+    http_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+  void SetGarbage(std::string g) {
+    std::lock_guard<std::mutex> l(mu_);
+    garbage_ = std::move(g);
+  }
+  template <class R>
+  void Answer(const typename R::Answer& a) {
+    std::lock_guard<std::mutex> l(mu_);
+    honest_[R::kCall.path] = co::EncodeAnswer<R>(a);
+  }
+
+ private:
+  httplib::Server http_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::string garbage_;
+  std::map<std::string, std::string> honest_;
+};
+
+// Every call, answered with every kind of garbage: an error that names the
+// host and the call, never a crash. (Answers that are valid for a call,
+// such as {} for one that answers nothing, are not garbage to it.)
+TEST(HostClientTest, GarbageAnswersAreErrorsNamingTheHostAndTheCall) {
+  FakeHost fake;
+  HostClient client({0, "127.0.0.1", fake.port()}, "secret", std::chrono::seconds(5));
+  const std::string host = "host 0 (127.0.0.1:" + std::to_string(fake.port()) + ")";
+  const std::vector<std::string> garbage = {
+      "", "garbage", "{\"step\": ", "[1, 2, 3]", "\x01\x00\x00\x00\x00\x00\x00\x00z",
+      std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + "no batch here"};
+  size_t failed = 0;
+  co::ForEachCall([&]<class R>() {
+    if constexpr (!R::kCall.stream) {
+      for (const std::string& g : garbage) {
+        fake.SetGarbage(g);
+        auto r = client.Call(R{}, std::chrono::seconds(5));
+        if (r.ok()) continue;
+        ++failed;
+        EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << r.status().ToString();
+        EXPECT_NE(r.status().message().find(host), std::string::npos) << r.status().ToString();
+        EXPECT_NE(r.status().message().find(R::kCall.path), std::string::npos)
+            << r.status().ToString();
+      }
+      // Every field of the answer of the wrong type.
+      std::string wrong = "{";
+      for (const std::string& f : co::AnswerFields<R>()) {
+        wrong += (wrong.size() > 1 ? "," : "") + std::string("\"") + f + "\": [[]]";
+      }
+      fake.SetGarbage(wrong + "}");
+      auto r = client.Call(R{}, std::chrono::seconds(5));
+      EXPECT_EQ(r.ok(), co::AnswerFields<R>().empty() && !R::kCall.binary_answer)
+          << R::kCall.path << ": " << r.status().ToString();
+    }
+  });
+  EXPECT_GT(failed, 80u);
+}
+
+// A host that answers its poll with garbage fails the pipeline with a
+// message naming it; the coordinator keeps answering and stops cleanly.
+TEST(HostClientTest, AGarbledPollFailsThePipelineNotTheCoordinator) {
+  FakeHost fake;
+  fake.Answer<co::HelloRequest>({"Coordination", "127.0.0.1:1", std::nullopt});
+  fake.Answer<co::ActivateRequest>({0, {}, 0});
+  fake.SetGarbage("{\"buffered\": \"lots\", \"due\": true}");
+  CoordinatorOptions o;
+  o.hosts = {{0, "127.0.0.1", fake.port()}};
+  o.secret = "secret";
+  o.request_timeout = std::chrono::seconds(5);
+  pipeline::PipelineConfig config;
+  auto c = Coordinator::Start("CREATE TABLE t (id BIGINT);", config, "", o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  for (int i = 0; i < 200 && (*c)->state() != pipeline::PipelineState::kFailed; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ((*c)->state(), pipeline::PipelineState::kFailed);
+  const pipeline::PipelineStatus st = (*c)->CurrentStatus();
+  ASSERT_TRUE(st.error.has_value());
+  EXPECT_NE(st.error->find("host 0 (127.0.0.1:" + std::to_string(fake.port()) +
+                           ") answered GET /coordination/ready with a malformed answer: field "
+                           "\"buffered\""),
+            std::string::npos)
+      << *st.error;
+  // The hosts' figures are garbage too: /stats and /status still answer.
+  EXPECT_EQ((*c)->Stats().global.state, "Failed");
+  ASSERT_TRUE(st.hosts.has_value());
+  EXPECT_EQ(st.hosts->at(0).state, "Unreachable");
+  (*c)->Stop();
+}
+
+// A garbled activation answer stops the start with a message.
+TEST(HostClientTest, AGarbledActivationIsAnErrorAtStart) {
+  FakeHost fake;
+  fake.Answer<co::HelloRequest>({"Coordination", "127.0.0.1:1", std::nullopt});
+  fake.SetGarbage("{\"step\": 0, \"journal_steps\": [{\"step\": 1}], \"newest_journal\": 0}");
+  CoordinatorOptions o;
+  o.hosts = {{0, "127.0.0.1", fake.port()}};
+  o.secret = "secret";
+  pipeline::PipelineConfig config;
+  auto c = Coordinator::Start("CREATE TABLE t (id BIGINT);", config, "", o);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("POST /coordination/activate with a malformed answer: "
+                                      "field \"journal_steps[0].commit\" is missing"),
+            std::string::npos)
+      << c.status().ToString();
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "base/status.h"
 #include "connector/connector.h"
 #include "format/format.h"
+#include "pipeline/report.h"
 #include "sql/expr.h"
 #include "sql/plan.h"
 #include "sql/program.h"
@@ -108,13 +109,14 @@ class PipelineApi {
   // sequence number.
   virtual Result<uint64_t> RequestCheckpoint() = 0;
   virtual std::string CheckpointStatusJson() const = 0;
-  virtual std::string CheckpointsJson() const = 0;
+  // The checkpoints on storage, newest first.
+  virtual std::vector<CheckpointInfo> Checkpoints() const = 0;
   // Rebuilds the changed views that a restart waits to rebuild, then runs.
   virtual Status Approve() = 0;
 
-  // JSON text of /stats and /status.
-  virtual std::string StatsJson() const = 0;
-  virtual std::string StatusJson() const = 0;
+  // What /stats and /status report.
+  virtual PipelineStats Stats() const = 0;
+  virtual PipelineStatus CurrentStatus() const = 0;
 };
 
 }  // namespace sluice::pipeline

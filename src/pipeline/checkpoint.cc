@@ -345,22 +345,18 @@ Status Controller::Restore() {
       }
     }
     SLUICE_ASSIGN_OR_RETURN(auto change, PlanChange(b.dump()));
-    Json entries = Json::array();
+    ProgramChanges report;
+    report.checkpoint_step = b.value("step", uint64_t{0});
     for (const ProgramChange::Entry& e : change->entries) {
-      entries.push_back({{"name", e.name},
-                         {"kind", e.table ? "table" : "view"},
-                         {"change", e.change},
-                         {"reason", e.reason}});
+      report.relations.push_back({e.name, e.table ? "table" : "view", e.change, e.reason});
       std::fprintf(stderr, "sluice: %s %s: %s\n", e.table ? "table" : "view", e.name.c_str(),
                    e.reason.c_str());
     }
     const bool wait = change->needs_approval && config_.bootstrap_policy == "await_approval";
+    report.status = wait ? "awaiting_approval" : "approved";
     {
       std::lock_guard<std::mutex> l(mu_);
-      program_changes_json_ = Json{{"checkpoint_step", b.value("step", uint64_t{0})},
-                                   {"relations", entries},
-                                   {"status", wait ? "awaiting_approval" : "approved"}}
-                                  .dump();
+      program_changes_ = std::move(report);
     }
     if (wait) {
       std::fprintf(stderr,
@@ -489,10 +485,10 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& dir, const st
   // rebuild again.
   std::lock_guard<std::mutex> l(mu_);
   ckpt_.requested = seq + 1;
-  Json j = Json::parse(program_changes_json_);
-  j["status"] = "applied";
-  j["step"] = step_;
-  program_changes_json_ = j.dump();
+  if (program_changes_) {
+    program_changes_->status = "applied";
+    program_changes_->step = step_;
+  }
   return Status::OK();
 }
 
@@ -501,21 +497,23 @@ std::string Controller::CheckpointStatusJson() const {
   return ckpt_.StatusText();
 }
 
-std::string Controller::CheckpointsJson() const {
-  Json list = Json::array();
-  if (config_.storage.empty()) return list.dump();
+std::vector<CheckpointInfo> Controller::Checkpoints() const {
+  std::vector<CheckpointInfo> list;
+  if (config_.storage.empty()) return list;
   for (uint64_t seq : ListCheckpoints(CheckpointDir())) {
     const std::string dir = CheckpointDir() + "/" + SeqName(seq);
     auto body = ReadManifest(dir);
-    Json c = {{"checkpoint_sequence_number", seq}, {"size_bytes", DirBytes(dir)}};
+    CheckpointInfo c;
+    c.checkpoint_sequence_number = seq;
+    c.size_bytes = DirBytes(dir);
     if (body.ok()) {
-      c["step"] = (*body).value("step", uint64_t{0});
+      c.step = (*body).value("step", uint64_t{0});
     } else {
-      c["error"] = body.status().ToString();
+      c.error = body.status().ToString();
     }
     list.push_back(c);
   }
-  return list.dump();
+  return list;
 }
 
 }  // namespace sluice::pipeline

@@ -947,103 +947,101 @@ Result<uint64_t> Controller::CommitTransaction() {
 
 // ---------------------------------------------------------------- stats
 
-std::string Controller::StatusJson() const {
-  Json j;
+PipelineStatus Controller::CurrentStatus() const {
+  PipelineStatus st;
   std::lock_guard<std::mutex> l(mu_);
-  j["state"] = StateName(state_);
-  j["pipeline_id"] = pipeline_id_;
-  j["step"] = step_;
-  j["transaction"] = txn_.open;
-  if (!failure_.ok()) j["error"] = failure_.ToString();
-  if (!program_changes_json_.empty()) j["program_changes"] = Json::parse(program_changes_json_);
-  return j.dump();
+  st.state = StateName(state_);
+  st.pipeline_id = pipeline_id_;
+  st.step = step_;
+  st.transaction = txn_.open;
+  if (!failure_.ok()) st.error = failure_.ToString();
+  st.program_changes = program_changes_;
+  return st;
 }
 
-std::string Controller::StatsJson() const {
-  Json j;
-  Json global;
+PipelineStats Controller::Stats() const {
+  PipelineStats st;
+  GlobalStats& g = st.global;
   {
     std::lock_guard<std::mutex> l(mu_);
-    global["state"] = StateName(state_);
-    global["step"] = step_;
-    global["processed_records"] = processed_records_;
-    global["step_msecs"] = step_usecs_ / 1000;
-    global["buffered_records"] = buffered_;
-    global["transaction"] = txn_.open;
+    g.state = StateName(state_);
+    g.step = step_;
+    g.processed_records = processed_records_;
+    g.step_msecs = step_usecs_ / 1000;
+    g.buffered_records = buffered_;
+    g.transaction = txn_.open;
   }
-  global["uptime_msecs"] =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
-  global["rss_bytes"] = ResidentBytes();
-  global["storage_bytes"] = DirectoryBytes(config_.storage);
+  g.uptime_msecs = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count());
+  g.rss_bytes = ResidentBytes();
+  g.storage_bytes = DirectoryBytes(config_.storage);
   const SpillFailures spill = GetSpillFailures();
-  global["spill_failures"] = spill.count;
-  if (!spill.last.empty()) global["last_spill_failure"] = spill.last;
+  g.spill_failures = spill.count;
+  if (!spill.last.empty()) g.last_spill_failure = spill.last;
   if (budget_) {
-    global["memory_budget_bytes"] = budget_->limit();
-    global["spine_memory_bytes"] = budget_->used();
+    g.memory_budget_bytes = budget_->limit();
+    g.spine_memory_bytes = budget_->used();
   }
-  global["workers"] = config_.workers;
-  global["eval_errors"] = errors_.count();
-  global["eval_error_samples"] = errors_.samples();
-  j["global"] = global;
-  Json inputs = Json::array();
+  g.workers = static_cast<uint64_t>(config_.workers);
+  g.eval_errors = errors_.count();
+  g.eval_error_samples = errors_.samples();
   auto health = [](const connector::ConnectorStats& s) {
     return s.last_error().empty() ? "Healthy" : "Unhealthy";
   };
   {
     std::lock_guard<std::mutex> l(mu_);
-    for (const auto& [table, st] : ingress_) {
-      inputs.push_back({{"name", table + ".http"},
-                        {"table", table},
-                        {"transport", "http_input"},
-                        {"records", st.records},
-                        {"bytes", st.bytes},
-                        {"requests", st.requests},
-                        {"parse_errors", st.parse_errors},
-                        {"transport_errors", 0},
-                        {"health", "Healthy"}});
+    for (const auto& [table, in] : ingress_) {
+      InputStats c;
+      c.name = table + ".http";
+      c.table = table;
+      c.transport = "http_input";
+      c.records = in.records;
+      c.bytes = in.bytes;
+      c.requests = in.requests;
+      c.parse_errors = in.parse_errors;
+      c.health = "Healthy";
+      st.inputs.push_back(std::move(c));
     }
     for (const Input& in : inputs_) {
       if (!in.connector) continue;
       const connector::ConnectorStats& s = in.connector->stats();
-      Json c = {{"name", in.spec.name},
-                {"table", in.spec.relation},
-                {"transport", in.spec.transport},
-                {"records", s.records.load()},
-                {"bytes", s.bytes.load()},
-                {"parse_errors", s.parse_errors.load()},
-                {"transport_errors", s.transport_errors.load()},
-                {"queued_records", in.queued},
-                {"end_of_input", s.end_of_input.load()},
-                {"paused", s.paused.load()},
-                {"health", health(s)}};
-      if (!s.last_error().empty()) c["last_error"] = s.last_error();
-      inputs.push_back(c);
+      InputStats c;
+      c.name = in.spec.name;
+      c.table = in.spec.relation;
+      c.transport = in.spec.transport;
+      c.records = s.records.load();
+      c.bytes = s.bytes.load();
+      c.parse_errors = s.parse_errors.load();
+      c.transport_errors = s.transport_errors.load();
+      c.queued_records = in.queued;
+      c.end_of_input = s.end_of_input.load();
+      c.paused = s.paused.load();
+      c.health = health(s);
+      if (!s.last_error().empty()) c.last_error = s.last_error();
+      st.inputs.push_back(std::move(c));
     }
   }
-  j["inputs"] = inputs;
-  Json outputs = Json::array();
   {
     std::lock_guard<std::mutex> sl(step_mu_);
     for (const auto& e : endpoints_) {
-      Json c = {{"name", e->name.empty() ? "egress." + std::to_string(e->id) : e->name},
-                {"view", e->relation},
-                {"transport", e->transport},
-                {"queued_records", e->queue->queued_records()}};
+      OutputStats c;
+      c.name = e->name.empty() ? "egress." + std::to_string(e->id) : e->name;
+      c.view = e->relation;
+      c.transport = e->transport;
+      c.queued_records = e->queue->queued_records();
       if (e->connector) {
         const connector::ConnectorStats& s = e->connector->stats();
-        c["records"] = s.records.load();
-        c["bytes"] = s.bytes.load();
-        c["transport_errors"] = s.transport_errors.load();
-        c["paused"] = s.paused.load();
-        c["health"] = health(s);
-        if (!s.last_error().empty()) c["last_error"] = s.last_error();
+        c.records = s.records.load();
+        c.bytes = s.bytes.load();
+        c.transport_errors = s.transport_errors.load();
+        c.paused = s.paused.load();
+        c.health = health(s);
+        if (!s.last_error().empty()) c.last_error = s.last_error();
       }
-      outputs.push_back(c);
+      st.outputs.push_back(std::move(c));
     }
   }
-  j["outputs"] = outputs;
-  return j.dump();
+  return st;
 }
 
 }  // namespace sluice::pipeline

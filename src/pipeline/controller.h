@@ -126,15 +126,15 @@ class Controller final : public PipelineApi {
   // Waits until checkpoint `seq` is written or failed.
   Status WaitCheckpoint(uint64_t seq, std::chrono::milliseconds timeout);
   std::string CheckpointStatusJson() const override;
-  std::string CheckpointsJson() const override;
+  std::vector<CheckpointInfo> Checkpoints() const override;
 
   // ---- program changes (bootstrap.cc)
   Status Approve() override;
 
-  std::string StatsJson() const override;
-  std::string StatusJson() const override;
+  PipelineStats Stats() const override;
+  PipelineStatus CurrentStatus() const override;
 
-  // ---- one host of many (host.cc). The coordinator drives the steps and
+  // ---- one host of many (controller_host.cc). The coordinator drives the steps and
   // checkpoints; this controller runs no step loop of its own.
   // Waits up to `wait` for input that is due for a step (by the batching
   // settings); returns the records queued, whether they are due, and the
@@ -164,9 +164,8 @@ class Controller final : public PipelineApi {
   // released (or untouched for `kLeaseTimeout`), for a coordinator that
   // reads every host at one step. Returns the lease and its step.
   Result<std::pair<uint64_t, uint64_t>> Lease(const std::vector<std::string>& relations);
-  // This host's part of `relation` in lease `lease`, as batch codec chunks
-  // (each u64 length + chunk).
-  Result<std::string> ScanLease(uint64_t lease, const std::string& relation);
+  // This host's part of `relation` in lease `lease`.
+  Result<std::vector<BatchPtr>> ScanLease(uint64_t lease, const std::string& relation);
   void ReleaseLease(uint64_t lease);
   // Gathers `relation`'s output onto its host from the next step on (see
   // GatheredOnDemand); every host is told between the same two steps.
@@ -359,7 +358,7 @@ class Controller final : public PipelineApi {
   std::unique_ptr<ProgramChange> pending_change_;
   uint64_t pending_seq_ = 0;
   std::string pending_dir_, pending_body_;
-  std::string program_changes_json_;  // GUARDED_BY(mu_)
+  std::optional<ProgramChanges> program_changes_;  // GUARDED_BY(mu_)
   std::thread loop_;
 };
 

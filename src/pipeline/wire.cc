@@ -102,18 +102,4 @@ Result<FrameReader::Type> FrameReader::Next() {
   }
 }
 
-Result<std::vector<BatchPtr>> DecodeBatchList(std::string_view data) {
-  std::vector<BatchPtr> out;
-  while (!data.empty()) {
-    if (data.size() < 8) return Status::Corruption("a lease scan ends in the middle of a length");
-    const uint64_t n = GetFixed64(data.data());
-    if (data.size() - 8 < n)
-      return Status::Corruption("a lease scan ends in the middle of a batch");
-    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, DecodeBatch(data.substr(8, n)));
-    out.push_back(std::move(b));
-    data.remove_prefix(8 + n);
-  }
-  return out;
-}
-
 }  // namespace sluice::pipeline

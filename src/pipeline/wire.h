@@ -43,7 +43,4 @@ class FrameReader {
   Status end_;
 };
 
-// Batches each as u64 length + chunk, back to back (a lease scan).
-Result<std::vector<BatchPtr>> DecodeBatchList(std::string_view data);
-
 }  // namespace sluice::pipeline

@@ -2,6 +2,8 @@
 
 #include <sys/socket.h>
 
+#include "pipeline/coordination.h"
+
 namespace sluice::server {
 
 void SendError(httplib::Response& res, int status, const std::string& code,
@@ -9,6 +11,11 @@ void SendError(httplib::Response& res, int status, const std::string& code,
   nlohmann::json j = {{"message", message}, {"error_code", code}, {"details", std::move(details)}};
   res.status = status;
   res.set_content(j.dump() + "\n", "application/json");
+}
+
+void SendStatus(httplib::Response& res, const Status& s, const std::string& code) {
+  const pipeline::coordination::HttpError e = pipeline::coordination::HttpErrorFor(s);
+  SendError(res, e.status, code.empty() ? e.code : code, s.message());
 }
 
 Result<int> BindHttp(httplib::Server& http, const std::string& host, int port, int threads) {

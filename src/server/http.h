@@ -1,5 +1,5 @@
 // What the pipeline's HTTP API (server.cc) and a host's coordination API
-// (host.cc) share: JSON errors, and how a server is set up and bound.
+// (host_server.cc) share: JSON errors, and how a server is set up and bound.
 #pragma once
 
 #include <httplib.h>
@@ -14,6 +14,10 @@ namespace sluice::server {
 // {"message", "error_code", "details"} with HTTP status `status`.
 void SendError(httplib::Response& res, int status, const std::string& code,
                const std::string& message, nlohmann::json details = nlohmann::json::object());
+
+// The error answer for `s`: the HTTP status of coordination::HttpErrorFor,
+// and its error_code unless `code` is given.
+void SendStatus(httplib::Response& res, const Status& s, const std::string& code = "");
 
 // A thread pool of `threads`, SO_REUSEADDR only (the library's default also
 // sets SO_REUSEPORT, which would let a second process listen on the same

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format/json.h"
+#include "pipeline/message_json.h"
 #include "sql/expr.h"
 
 namespace sluice::server {
@@ -100,6 +101,20 @@ std::string RenderCsv(const pipeline::QueryResult& r) {
     out += "\n";
   }
   return out;
+}
+
+std::string RenderStats(const pipeline::PipelineStats& stats) {
+  return pipeline::MessageToJson(stats).dump();
+}
+
+std::string RenderStatus(const pipeline::PipelineStatus& status) {
+  return pipeline::MessageToJson(status).dump();
+}
+
+std::string RenderCheckpoints(const std::vector<pipeline::CheckpointInfo>& list) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const pipeline::CheckpointInfo& c : list) j.push_back(pipeline::MessageToJson(c));
+  return j.dump();
 }
 
 }  // namespace sluice::server

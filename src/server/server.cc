@@ -23,32 +23,6 @@ using Json = nlohmann::json;
 using httplib::Request;
 using httplib::Response;
 
-void SendStatus(Response& res, const Status& s, const std::string& code = "") {
-  int http = 500;
-  std::string c = code;
-  switch (s.code()) {
-    case StatusCode::kNotFound:
-      http = 404;
-      if (c.empty()) c = "NotFound";
-      break;
-    case StatusCode::kInvalidArgument:
-      http = 400;
-      if (c.empty()) c = "InvalidRequest";
-      break;
-    case StatusCode::kAborted:
-      http = 503;
-      if (c.empty()) c = "PipelineStopping";
-      break;
-    case StatusCode::kUnimplemented:
-      http = 501;
-      if (c.empty()) c = "NotSupported";
-      break;
-    default:
-      if (c.empty()) c = "InternalError";
-  }
-  SendError(res, http, c, s.message());
-}
-
 void SendJson(Response& res, const std::string& json) {
   res.status = 200;
   res.set_content(json + "\n", "application/json");
@@ -371,7 +345,7 @@ void Server::Impl::Routes() {
       [c](const Request&, Response& res, const Match&) {
         Status s = c->Approve();
         if (!s.ok()) return SendStatus(res, s, "ApprovalError");
-        SendJson(res, c->StatusJson());
+        SendJson(res, RenderStatus(c->CurrentStatus()));
       },
       true);
   route(true, false, "/completion_status", [c](const Request& req, Response& res, const Match&) {
@@ -393,11 +367,11 @@ void Server::Impl::Routes() {
   });
   route(true, true, "/start", [c](const Request&, Response& res, const Match&) {
     c->Resume();
-    SendJson(res, c->StatusJson());
+    SendJson(res, RenderStatus(c->CurrentStatus()));
   });
   route(true, true, "/pause", [c](const Request&, Response& res, const Match&) {
     c->Pause();
-    SendJson(res, c->StatusJson());
+    SendJson(res, RenderStatus(c->CurrentStatus()));
   });
   route(false, true, "/checkpoint", [c](const Request&, Response& res, const Match&) {
     auto seq = c->RequestCheckpoint();
@@ -412,14 +386,14 @@ void Server::Impl::Routes() {
       true);
   route(
       true, false, "/checkpoints",
-      [c](const Request&, Response& res, const Match&) { SendJson(res, c->CheckpointsJson()); },
+      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderCheckpoints(c->Checkpoints())); },
       true);
   route(
       true, false, "/status",
-      [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatusJson()); }, true);
+      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderStatus(c->CurrentStatus())); }, true);
   route(
       true, false, "/stats",
-      [c](const Request&, Response& res, const Match&) { SendJson(res, c->StatsJson()); }, true);
+      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderStats(c->Stats())); }, true);
   route(false, true, "/start_transaction", [c](const Request&, Response& res, const Match&) {
     Status s = c->StartTransaction();
     if (!s.ok()) return SendStatus(res, s, "TransactionError");

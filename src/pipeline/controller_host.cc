@@ -107,31 +107,19 @@ Result<std::pair<uint64_t, uint64_t>> Controller::Lease(const std::vector<std::s
   return std::make_pair(id, step);
 }
 
-Result<std::string> Controller::ScanLease(uint64_t lease, const std::string& relation) {
-  std::vector<BatchPtr> batches;
-  {
-    std::lock_guard<std::mutex> l(lease_mu_);
-    auto it = leases_.find(lease);
-    if (it == leases_.end()) {
-      return Status::NotFound("lease " + std::to_string(lease) +
-                              " does not exist (released, or untouched for too long)");
-    }
-    it->second.touched = Clock::now();
-    auto r = it->second.batches.find(relation);
-    if (r == it->second.batches.end()) {
-      return Status::NotFound("lease " + std::to_string(lease) + " does not hold " + relation);
-    }
-    batches = r->second;
+Result<std::vector<BatchPtr>> Controller::ScanLease(uint64_t lease, const std::string& relation) {
+  std::lock_guard<std::mutex> l(lease_mu_);
+  auto it = leases_.find(lease);
+  if (it == leases_.end()) {
+    return Status::NotFound("lease " + std::to_string(lease) +
+                            " does not exist (released, or untouched for too long)");
   }
-  std::string out;
-  for (const BatchPtr& b : batches) {
-    if (b->empty()) continue;
-    std::string chunk;
-    SLUICE_RETURN_IF_ERROR(EncodeAnyBatch(*b, &chunk));
-    PutFixed64(&out, chunk.size());
-    out += chunk;
+  it->second.touched = Clock::now();
+  auto r = it->second.batches.find(relation);
+  if (r == it->second.batches.end()) {
+    return Status::NotFound("lease " + std::to_string(lease) + " does not hold " + relation);
   }
-  return out;
+  return r->second;
 }
 
 Status Controller::Follow(const std::string& relation) {

@@ -1,0 +1,230 @@
+// What a pipeline reports about itself: the figures of /stats, the state of
+// /status and the list of /checkpoints. A controller fills them for its
+// host; the coordinator asks every host for its own (coordination.h) and
+// merges them field by field (PipelineStats::Add). src/server/render.cc
+// turns them into the API's JSON; the keys are the names in Fields().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sluice::pipeline {
+
+struct GlobalStats {
+  std::string state;
+  uint64_t step = 0;
+  uint64_t processed_records = 0;
+  uint64_t step_msecs = 0;  // running steps and handing their outputs over
+  uint64_t buffered_records = 0;
+  bool transaction = false;
+  uint64_t uptime_msecs = 0;
+  uint64_t rss_bytes = 0;
+  uint64_t storage_bytes = 0;
+  uint64_t spill_failures = 0;
+  std::optional<std::string> last_spill_failure;
+  std::optional<uint64_t> memory_budget_bytes;
+  std::optional<uint64_t> spine_memory_bytes;
+  uint64_t workers = 0;
+  uint64_t eval_errors = 0;
+  std::vector<std::string> eval_error_samples;
+  std::optional<uint64_t> hosts;  // on many hosts
+
+  template <class V>
+  void Fields(V& v) {
+    v("state", state);
+    v("step", step);
+    v("processed_records", processed_records);
+    v("step_msecs", step_msecs);
+    v("buffered_records", buffered_records);
+    v("transaction", transaction);
+    v("uptime_msecs", uptime_msecs);
+    v("rss_bytes", rss_bytes);
+    v("storage_bytes", storage_bytes);
+    v("spill_failures", spill_failures);
+    v("last_spill_failure", last_spill_failure);
+    v("memory_budget_bytes", memory_budget_bytes);
+    v("spine_memory_bytes", spine_memory_bytes);
+    v("workers", workers);
+    v("eval_errors", eval_errors);
+    v("eval_error_samples", eval_error_samples);
+    v("hosts", hosts);
+  }
+};
+
+// An input connector, or a table's HTTP ingress (transport "http_input",
+// named "<table>.http").
+struct InputStats {
+  std::string name;
+  std::string table;
+  std::string transport;
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  std::optional<uint64_t> requests;  // HTTP ingress
+  uint64_t parse_errors = 0;
+  uint64_t transport_errors = 0;
+  std::optional<uint64_t> queued_records;  // connectors
+  std::optional<bool> end_of_input;
+  std::optional<bool> paused;
+  std::string health;  // "Healthy" or "Unhealthy"
+  std::optional<std::string> last_error;
+  std::optional<int> host;  // on many hosts, where a connector runs
+
+  template <class V>
+  void Fields(V& v) {
+    v("name", name);
+    v("table", table);
+    v("transport", transport);
+    v("records", records);
+    v("bytes", bytes);
+    v("requests", requests);
+    v("parse_errors", parse_errors);
+    v("transport_errors", transport_errors);
+    v("queued_records", queued_records);
+    v("end_of_input", end_of_input);
+    v("paused", paused);
+    v("health", health);
+    v("last_error", last_error);
+    v("host", host);
+  }
+};
+
+// An output connector, or an HTTP egress stream (named "egress.<id>"; the
+// connector's figures are left out).
+struct OutputStats {
+  std::string name;
+  std::string view;
+  std::string transport;
+  uint64_t queued_records = 0;
+  std::optional<uint64_t> records;
+  std::optional<uint64_t> bytes;
+  std::optional<uint64_t> transport_errors;
+  std::optional<bool> paused;
+  std::optional<std::string> health;
+  std::optional<std::string> last_error;
+  std::optional<int> host;
+
+  template <class V>
+  void Fields(V& v) {
+    v("name", name);
+    v("view", view);
+    v("transport", transport);
+    v("queued_records", queued_records);
+    v("records", records);
+    v("bytes", bytes);
+    v("transport_errors", transport_errors);
+    v("paused", paused);
+    v("health", health);
+    v("last_error", last_error);
+    v("host", host);
+  }
+};
+
+struct PipelineStats {
+  GlobalStats global;
+  std::vector<InputStats> inputs;
+  std::vector<OutputStats> outputs;
+
+  // Merges the figures of one host of many (`host`) into these: counts
+  // add up, a table's HTTP ingress is one entry over all hosts, and each
+  // connector keeps its own entry, marked with its host.
+  void Add(const PipelineStats& part, int host);
+
+  template <class V>
+  void Fields(V& v) {
+    v("global", global);
+    v("inputs", inputs);
+    v("outputs", outputs);
+  }
+};
+
+// A relation that a restart with a changed program rebuilds or keeps.
+struct ProgramChangeEntry {
+  std::string name;
+  std::string kind;    // "table" or "view"
+  std::string change;  // "added", "changed", "removed", "materialized"
+  std::string reason;
+
+  template <class V>
+  void Fields(V& v) {
+    v("name", name);
+    v("kind", kind);
+    v("change", change);
+    v("reason", reason);
+  }
+};
+
+struct ProgramChanges {
+  uint64_t checkpoint_step = 0;
+  std::vector<ProgramChangeEntry> relations;
+  std::string status;  // "awaiting_approval", "approved", "applied"
+  std::optional<uint64_t> step;
+
+  template <class V>
+  void Fields(V& v) {
+    v("checkpoint_step", checkpoint_step);
+    v("relations", relations);
+    v("status", status);
+    v("step", step);
+  }
+};
+
+// One host of many, as the coordinator's /status lists it.
+struct HostState {
+  int host = 0;
+  std::string address;
+  std::string state;  // the host's pipeline state, or "Unreachable"
+  std::optional<uint64_t> step;
+  std::optional<std::string> error;
+
+  template <class V>
+  void Fields(V& v) {
+    v("host", host);
+    v("address", address);
+    v("state", state);
+    v("step", step);
+    v("error", error);
+  }
+};
+
+struct PipelineStatus {
+  std::string state;
+  std::string pipeline_id;
+  uint64_t step = 0;
+  bool transaction = false;
+  std::optional<std::string> error;
+  std::optional<ProgramChanges> program_changes;
+  std::optional<std::vector<HostState>> hosts;
+
+  template <class V>
+  void Fields(V& v) {
+    v("state", state);
+    v("pipeline_id", pipeline_id);
+    v("step", step);
+    v("transaction", transaction);
+    v("error", error);
+    v("program_changes", program_changes);
+    v("hosts", hosts);
+  }
+};
+
+// One checkpoint on storage (on many hosts: its parts summed).
+struct CheckpointInfo {
+  uint64_t checkpoint_sequence_number = 0;
+  std::optional<uint64_t> step;
+  uint64_t size_bytes = 0;
+  std::optional<uint64_t> hosts;
+  std::optional<std::string> error;  // a part that does not read back
+
+  template <class V>
+  void Fields(V& v) {
+    v("checkpoint_sequence_number", checkpoint_sequence_number);
+    v("step", step);
+    v("size_bytes", size_bytes);
+    v("hosts", hosts);
+    v("error", error);
+  }
+};
+
+}  // namespace sluice::pipeline
