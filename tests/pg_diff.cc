@@ -294,7 +294,7 @@ struct Options {
 
 class Case {
  public:
-  Case(PgCluster& pg, const Options& o, uint64_t seed) : pg_(pg), o_(o), gen_(seed), seed_(seed) {}
+  Case(PgCluster& pg, const Options& o, uint64_t seed) : pg_(pg), o_(o), gen_(seed) {}
 
   // Returns false with a message on a mismatch or an unexpected error.
   bool Run(std::string* why, bool* skipped) {
@@ -470,7 +470,6 @@ class Case {
   PgCluster& pg_;
   Options o_;
   Generator gen_;
-  uint64_t seed_;
   std::vector<GenTable> tables_;
   std::string query_;
   sql::Program program_;

@@ -4,15 +4,16 @@
 
 #include <cstdlib>
 #include <map>
-#include <mutex>
 #include <string>
+
+#include "base/mutex.h"
 
 namespace sluice {
 namespace {
 
 struct Failpoints {
-  std::mutex mu;
-  std::map<std::string, long> left;  // passes until the process ends
+  Mutex mu;
+  std::map<std::string, long> left GUARDED_BY(mu);  // passes until the process ends
   bool enabled = false;
 
   Failpoints() {
@@ -45,7 +46,7 @@ bool FailpointsEnabled() { return Get().enabled; }
 
 void FailpointSlow(const char* name) {
   Failpoints& f = Get();
-  std::lock_guard<std::mutex> l(f.mu);
+  MutexLock l(&f.mu);
   auto it = f.left.find(name);
   if (it == f.left.end()) return;
   if (--it->second <= 0) _exit(137);

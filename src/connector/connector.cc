@@ -199,12 +199,12 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
 }
 
 void ConnectorStats::SetError(std::string message) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   last_error_ = std::move(message);
 }
 
 std::string ConnectorStats::last_error() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return last_error_;
 }
 
@@ -216,7 +216,7 @@ uint64_t OutputChunk::records() const {
 
 bool OutputQueue::Put(OutputChunk chunk) {
   const uint64_t n = chunk.records();
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (closed_) return false;
   if (records_ > 0 && records_ + n > max_records_) {
     if (!backpressure_) {
@@ -227,61 +227,65 @@ bool OutputQueue::Put(OutputChunk chunk) {
           "down instead)");
       chunks_.clear();
       records_ = 0;
-      cv_.notify_all();
+      cv_.SignalAll();
       return false;
     }
-    cv_.wait(l, [&] { return closed_ || records_ == 0 || records_ + n <= max_records_; });
+    while (!closed_ && records_ != 0 && records_ + n > max_records_) cv_.Wait(&mu_);
     if (closed_) return false;
   }
   records_ += n;
   chunks_.push_back(std::move(chunk));
-  cv_.notify_all();
+  cv_.SignalAll();
   return true;
 }
 
 OutputQueue::PopResult OutputQueue::Pop(OutputChunk* out, std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> l(mu_);
-  if (!cv_.wait_for(l, timeout, [&] { return closed_ || !chunks_.empty(); })) {
-    return PopResult::kTimeout;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock l(&mu_);
+  while (!closed_ && chunks_.empty()) {
+    if (!cv_.WaitUntil(&mu_, deadline) && std::chrono::steady_clock::now() >= deadline) {
+      if (closed_ || !chunks_.empty()) break;
+      return PopResult::kTimeout;
+    }
   }
   if (chunks_.empty()) return PopResult::kClosed;
   *out = std::move(chunks_.front());
   chunks_.pop_front();
   records_ -= out->records();
   in_flight_ = true;
-  cv_.notify_all();
+  cv_.SignalAll();
   return PopResult::kChunk;
 }
 
 void OutputQueue::Done() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   in_flight_ = false;
 }
 
 bool OutputQueue::Idle() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return chunks_.empty() && !in_flight_;
 }
 
 void OutputQueue::Close(Status error) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!closed_ && !error.ok()) error_ = std::move(error);
   closed_ = true;
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 Status OutputQueue::error() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return error_;
 }
 
 bool OutputQueue::closed() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return closed_;
 }
 
 uint64_t OutputQueue::queued_records() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return records_;
 }
 

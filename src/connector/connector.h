@@ -15,15 +15,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "format/format.h"
 #include "zset/batch.h"
@@ -68,8 +67,8 @@ struct ConnectorStats {
   std::string last_error() const;
 
  private:
-  mutable std::mutex mu_;
-  std::string last_error_;
+  mutable Mutex mu_;
+  std::string last_error_ GUARDED_BY(mu_);
 };
 
 // Where an input connector puts what it decoded (one sink per connector).
@@ -123,13 +122,13 @@ class OutputQueue {
  private:
   const uint64_t max_records_;
   const bool backpressure_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<OutputChunk> chunks_;  // GUARDED_BY(mu_)
-  uint64_t records_ = 0;            // GUARDED_BY(mu_)
-  bool closed_ = false;             // GUARDED_BY(mu_)
-  bool in_flight_ = false;          // GUARDED_BY(mu_)
-  Status error_;                    // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<OutputChunk> chunks_ GUARDED_BY(mu_);
+  uint64_t records_ GUARDED_BY(mu_) = 0;
+  bool closed_ GUARDED_BY(mu_) = false;
+  bool in_flight_ GUARDED_BY(mu_) = false;
+  Status error_ GUARDED_BY(mu_);
 };
 
 class InputConnector {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/mutex.h"
 #include "zset/cursor.h"
 
 namespace sluice::connector {
@@ -57,10 +58,10 @@ class FileInput final : public InputConnector {
 
   void Stop() override {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     if (thread_.joinable()) thread_.join();
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
@@ -88,8 +89,8 @@ class FileInput final : public InputConnector {
           return;
         }
         // Following: wait for the file to grow, without spinning.
-        std::unique_lock<std::mutex> l(mu_);
-        cv_.wait_for(l, std::chrono::milliseconds(100), [&] { return stop_; });
+        MutexLock l(&mu_);
+        if (!stop_) cv_.WaitFor(&mu_, std::chrono::milliseconds(100));
         continue;
       }
       buf.append(chunk.data(), static_cast<size_t>(n));
@@ -122,7 +123,7 @@ class FileInput final : public InputConnector {
   }
 
   bool Stopping() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     return stop_ || sink_->stopping();
   }
 
@@ -136,9 +137,9 @@ class FileInput final : public InputConnector {
   std::unique_ptr<format::Decoder> decoder_;
   InputSink* sink_ = nullptr;
   std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
 };
 
 class FileOutput final : public OutputConnector {

@@ -4,12 +4,12 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "types/row_codec.h"
 
 namespace sluice::connector {
@@ -202,6 +202,7 @@ class NexmarkInput final : public InputConnector {
                                                                        : "VARCHAR"));
       }
     }
+    MutexLock l(&mu_);
     next_.assign(static_cast<size_t>(threads_), 0);
     for (int t = 0; t < threads_; ++t) next_[static_cast<size_t>(t)] = static_cast<uint64_t>(t);
     return Status::OK();
@@ -209,6 +210,7 @@ class NexmarkInput final : public InputConnector {
 
   Status Resume(std::string_view position) override {
     Json p = Json::parse(position, nullptr, false);
+    MutexLock l(&mu_);
     if (p.is_discarded() || !p.contains("next_chunk") || !p["next_chunk"].is_array() ||
         p["next_chunk"].size() != next_.size()) {
       return Fail("cannot resume from " + std::string(position) + " with " +
@@ -241,7 +243,12 @@ class NexmarkInput final : public InputConnector {
     const size_t ti = static_cast<size_t>(t);
     const uint64_t chunks = (events_ + kChunk - 1) / kChunk;
     std::string row;
-    for (uint64_t chunk = next_[ti]; chunk < chunks && !stop_;
+    uint64_t first = 0;
+    {
+      MutexLock l(&mu_);
+      first = next_[ti];
+    }
+    for (uint64_t chunk = first; chunk < chunks && !stop_;
          chunk += static_cast<uint64_t>(threads_)) {
       while (stats_.paused && !stop_ && !sink_->stopping()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -256,7 +263,7 @@ class NexmarkInput final : public InputConnector {
         bytes += row.size();
         changes.Add(format::ChangeKind::kInsert, "", row);
       }
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       next_[ti] = chunk + static_cast<uint64_t>(threads_);
       Json pos = {{"next_chunk", next_}};
       const uint64_t records = changes.size();
@@ -279,8 +286,8 @@ class NexmarkInput final : public InputConnector {
   double delay_us_ = 0.1;
   int threads_ = 1;
   InputSink* sink_ = nullptr;
-  std::mutex mu_;
-  std::vector<uint64_t> next_;  // per thread, its next chunk; GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<uint64_t> next_ GUARDED_BY(mu_);  // per thread, its next chunk
   std::vector<std::thread> threads_list_;
   std::atomic<bool> stop_{false};
   std::atomic<int> finished_{0};

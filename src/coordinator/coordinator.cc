@@ -22,13 +22,6 @@ using Clock = std::chrono::steady_clock;
 using pipeline::PipelineState;
 namespace co = pipeline::coordination;
 
-std::string Now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 // The coordinator's record (`<storage>/coordinator.json`).
 struct Record {
   std::string pipeline_id;
@@ -143,7 +136,7 @@ Status Coordinator::Init(std::string_view program_text) {
       if (config_.storage.empty()) {
         return Status::InvalidArgument("fault_tolerance needs storage: give --storage DIR");
       }
-      ckpt_.interval = std::chrono::seconds(ft.value("checkpoint_interval_secs", 60));
+      loop_.set_checkpoint_interval(std::chrono::seconds(ft.value("checkpoint_interval_secs", 60)));
       exactly_once_ = ft.value("model", std::string()) == "exactly_once";
     }
   }
@@ -176,13 +169,15 @@ Status Coordinator::Init(std::string_view program_text) {
   assignment_ = AssignHosts(info_, static_cast<int>(hosts_.size()), assignment_);
   uint64_t restore_seq = 0, restore_step = 0;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (!checkpoints_.empty()) {
       restore_seq = checkpoints_.back().first;
       restore_step = checkpoints_.back().second;
     }
-    ckpt_.requested = ckpt_.taken = ckpt_.ok = restore_seq;
-    ckpt_.step = step_ = restore_step;
+  }
+  loop_.Restored(restore_seq, restore_step);
+  {
+    MutexLock l(&poll_mu_);
     due_.assign(hosts_.size(), false);
     buffered_.assign(hosts_.size(), 0);
     polled_step_.assign(hosts_.size(), 0);
@@ -244,8 +239,7 @@ Status Coordinator::Init(std::string_view program_text) {
     // that never completed) left a journal file of its number, which holds
     // input from before the restart: the next checkpoint gets a number past
     // it, so that no journal file is ever reused.
-    std::lock_guard<std::mutex> ml(mu_);
-    ckpt_.requested = ckpt_.taken = std::max(ckpt_.taken, journaled->newest_file);
+    loop_.NumberCheckpointsAfter(journaled->newest_file);
   }
   uint64_t expect = restore_step + 1;
   for (const auto& [step, flags] : replay) {
@@ -253,11 +247,12 @@ Status Coordinator::Init(std::string_view program_text) {
       return Status::Corruption("the hosts' input journals skip from step " +
                                 std::to_string(expect - 1) + " to step " + std::to_string(step));
     }
-    SLUICE_RETURN_IF_ERROR(RunStep(step, flags.first, flags.second, /*replay=*/true)
-                               .WithContext("replaying the input journals"));
-    std::lock_guard<std::mutex> l(mu_);
-    step_ = step;
-    txn_.open = flags.second && !flags.first;
+    const pipeline::StepLoop::StepPlan plan{step, flags.first, flags.second};
+    SLUICE_RETURN_IF_ERROR(loop_.BeginStep(plan));
+    const auto began = Clock::now();
+    Status s = RunOnHosts(plan, /*replay=*/true);
+    loop_.EndStep(plan, s, Clock::now() - began);
+    SLUICE_RETURN_IF_ERROR(s.WithContext("replaying the input journals"));
     ++expect;
   }
   if (!replay.empty()) {
@@ -269,7 +264,7 @@ Status Coordinator::Init(std::string_view program_text) {
   }
   SLUICE_RETURN_IF_ERROR(SaveRecord());
   for (size_t h = 0; h < hosts_.size(); ++h) pollers_.emplace_back([this, h] { Poll(h); });
-  loop_ = std::thread([this] { Loop(); });
+  loop_thread_ = std::thread([this] { loop_.Run(this); });
   return Status::OK();
 }
 
@@ -305,6 +300,7 @@ Status Coordinator::LoadRecord() {
           " hosts; it cannot restart on " + std::to_string(hosts_.size()) +
           " (start with empty storage to change the number of hosts)");
     }
+    MutexLock l(&mu_);
     for (const Record::Checkpoint& c : record->checkpoints) {
       checkpoints_.emplace_back(c.sequence, c.step);
     }
@@ -320,7 +316,7 @@ Status Coordinator::SaveRecord() {
   r.output_host = assignment_.output_host;
   r.input_host = assignment_.input_host;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     for (const auto& [seq, step] : checkpoints_) r.checkpoints.push_back({seq, step});
   }
   // Synced: once it names checkpoint k, the hosts drop what came before k.
@@ -333,28 +329,19 @@ Coordinator::~Coordinator() { Stop(); }
 void Coordinator::Stop() {
   // exactly_once: a clean stop takes a checkpoint, so that the next start
   // replays nothing.
-  if (exactly_once_ && loop_.joinable() &&
+  if (exactly_once_ && loop_thread_.joinable() &&
       (state() == PipelineState::kRunning || state() == PipelineState::kPaused)) {
     auto seq = RequestCheckpoint();
-    std::unique_lock<std::mutex> l(mu_);
-    if (seq.ok()) {
-      done_cv_.wait_for(l, std::chrono::seconds(60),
-                        [&] { return ckpt_.taken >= *seq || state_ == PipelineState::kFailed; });
-    }
+    if (seq.ok()) (void)loop_.WaitCheckpoint(*seq, std::chrono::seconds(60));
   }
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (state_ != PipelineState::kFailed) state_ = PipelineState::kStopping;
-    cv_.notify_all();
-    done_cv_.notify_all();
-  }
-  if (loop_.joinable()) loop_.join();
+  loop_.SetStopping();
+  if (loop_thread_.joinable()) loop_thread_.join();
   for (std::thread& t : pollers_) {
     if (t.joinable()) t.join();
   }
   pollers_.clear();
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     for (auto& [id, e] : egress_) {
       e->cancelled = true;
       e->queue->Close(Status::Aborted("the pipeline is stopping"));
@@ -391,33 +378,22 @@ Status Coordinator::OnEveryHost(const std::function<Status(const HostClient&)>& 
   return shared->first;
 }
 
-void Coordinator::Fail(Status s) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (state_ == PipelineState::kFailed || state_ == PipelineState::kStopping) return;
-  state_ = PipelineState::kFailed;
-  failure_ = s.WithContext("pipeline failed at " + Now());
-  std::fprintf(stderr, "sluice coordinator: %s\n", failure_.ToString().c_str());
-  cv_.notify_all();
-  done_cv_.notify_all();
-}
-
 // ---------------------------------------------------------------- steps
 
 void Coordinator::Poll(size_t h) {
   const HostClient& host = hosts_[h];
   for (;;) {
+    // While a step runs, or after this host said its input is due and
+    // before a step took it, asking again would only say the same: wait
+    // for the step (or half a second: every poll is also a sign of life
+    // to the host).
+    uint64_t min_step = 0;
     {
-      // While a step runs, or after this host said its input is due and
-      // before a step took it, asking again would only say the same: wait
-      // for the step (or half a second: every poll is also a sign of life
-      // to the host).
-      std::unique_lock<std::mutex> l(mu_);
-      done_cv_.wait_for(l, std::chrono::milliseconds(500), [&] {
-        return state_ == PipelineState::kStopping || state_ == PipelineState::kFailed ||
-               (!stepping_ && !(due_[h] && polled_step_[h] >= step_));
-      });
-      if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
+      MutexLock l(&poll_mu_);
+      if (due_[h]) min_step = polled_step_[h] + 1;
     }
+    loop_.WaitForBoundary(min_step, std::chrono::milliseconds(500));
+    if (loop_.stopping()) return;
     auto r = host.Call(co::ReadyRequest{500}, options_.request_timeout);
     if (!r.ok()) {
       // A malformed answer names the host itself; silence is a lost host.
@@ -430,87 +406,49 @@ void Coordinator::Poll(size_t h) {
       Fail(Status::IOError(host.name() + " failed: " + r->error.value_or("?")));
       return;
     }
-    std::lock_guard<std::mutex> l(mu_);
-    due_[h] = r->due;
-    buffered_[h] = r->buffered;
-    polled_step_[h] = r->step;
-    cv_.notify_all();
+    {
+      MutexLock l(&poll_mu_);
+      due_[h] = r->due;
+      buffered_[h] = r->buffered;
+      polled_step_[h] = r->step;
+    }
+    loop_.Wake();
   }
 }
 
-void Coordinator::Loop() {
-  for (;;) {
-    std::unique_lock<std::mutex> l(mu_);
-    for (;;) {
-      if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
-      const Clock::time_point periodic_due = ckpt_.Schedule(step_);
-      if (ckpt_.pending()) {
-        const uint64_t seq = ckpt_.requested;
-        l.unlock();
-        Status cs = TakeCheckpoint(seq);
-        l.lock();
-        ckpt_.Taken(seq, cs);
-        done_cv_.notify_all();
-        continue;
-      }
-      if (state_ == PipelineState::kRunning) {
-        if (txn_.commit_requested) break;
-        // Input is due on a host (by its buffering delay), or there is
-        // min_batch_size_records of it over all hosts. Answers from before
-        // the last step describe queues that step emptied.
-        bool due = false;
-        uint64_t buffered = 0;
-        for (size_t h = 0; h < hosts_.size(); ++h) {
-          if (polled_step_[h] < step_) continue;
-          due = due || due_[h];
-          buffered += buffered_[h];
-        }
-        if (due || (buffered > 0 && buffered >= config_.min_batch_size_records)) break;
-      }
-      if (periodic_due == Clock::time_point::max()) {
-        cv_.wait(l);
-      } else {
-        cv_.wait_until(l, periodic_due);
-      }
-    }
-    const uint64_t step = step_ + 1;
-    const bool commit = txn_.commit_requested;
-    const bool in_txn = txn_.open;
-    stepping_ = true;
-    l.unlock();
-    const auto began = Clock::now();
-    Status s = RunStep(step, commit, in_txn);
-    l.lock();
-    stepping_ = false;
-    step_usecs_ += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count());
-    if (!s.ok()) {
-      l.unlock();
-      Fail(s);
-      return;
-    }
-    step_ = step;
-    if (commit) {
-      txn_.open = false;
-      txn_.commit_requested = false;
-      txn_.commit_step = step;
-    }
-    done_cv_.notify_all();
+pipeline::StepLoop::Clock::time_point Coordinator::InputDue(uint64_t last_step) {
+  // Input is due on a host (by its buffering delay), or there is
+  // min_batch_size_records of it over all hosts. Answers from before the
+  // last step describe queues that step emptied.
+  MutexLock l(&poll_mu_);
+  bool due = false;
+  uint64_t buffered = 0;
+  for (size_t h = 0; h < hosts_.size(); ++h) {
+    if (polled_step_[h] < last_step) continue;
+    due = due || due_[h];
+    buffered += buffered_[h];
   }
+  if (due || (buffered > 0 && buffered >= config_.min_batch_size_records)) {
+    return pipeline::StepLoop::Clock::time_point::min();
+  }
+  return pipeline::StepLoop::Clock::time_point::max();
 }
 
-Status Coordinator::RunStep(uint64_t step, bool commit, bool in_txn, bool replay) {
-  std::lock_guard<std::mutex> sl(step_mu_);
-  const co::StepRequest request{step, commit, in_txn, replay};
+Status Coordinator::RunStep(const pipeline::StepLoop::StepPlan& plan) {
+  return RunOnHosts(plan, /*replay=*/false);
+}
+
+Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay) {
+  MutexLock sl(&step_mu_);
+  const co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay};
   const auto timeout = options_.step_timeout;
-  return OnEveryHost([request, timeout](const HostClient& h) {
-           return h.Call(request, timeout).status();
-         })
-      .WithContext("step " + std::to_string(step));
+  return OnEveryHost(
+             [request, timeout](const HostClient& h) { return h.Call(request, timeout).status(); })
+      .WithContext("step " + std::to_string(plan.step));
 }
 
 Status Coordinator::TakeCheckpoint(uint64_t seq) {
-  std::lock_guard<std::mutex> sl(step_mu_);
+  MutexLock sl(&step_mu_);
   const co::CheckpointRequest request{seq};
   const auto timeout = options_.step_timeout;
   SLUICE_RETURN_IF_ERROR(OnEveryHost([request, timeout](const HostClient& h) {
@@ -519,16 +457,11 @@ Status Coordinator::TakeCheckpoint(uint64_t seq) {
   Failpoint("coordinator_checkpoint_parts_written");
   // Every host wrote its part: the checkpoint counts from now on.
   {
-    std::lock_guard<std::mutex> l(mu_);
-    checkpoints_.emplace_back(seq, step_);
+    MutexLock l(&mu_);
+    checkpoints_.emplace_back(seq, loop_.step());
     while (checkpoints_.size() > 2) checkpoints_.erase(checkpoints_.begin());
   }
   SLUICE_RETURN_IF_ERROR(SaveRecord());
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    ckpt_.ok = seq;
-    ckpt_.step = step_;
-  }
   // Now the hosts may drop older parts and journal files (a host that
   // misses this keeps them until the next checkpoint completes).
   const co::CheckpointCompleteRequest done{seq};
@@ -552,11 +485,8 @@ const pipeline::RelationInfo* Coordinator::FindRelation(const std::string& name)
 
 Result<uint64_t> Coordinator::Ingest(const std::string& table, format::ChangeBuffer changes,
                                      bool force, uint64_t bytes) {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (state_ == PipelineState::kFailed) return failure_;
-    if (state_ == PipelineState::kStopping) return Status::Aborted("the pipeline is stopping");
-  }
+  if (state() == PipelineState::kFailed) return loop_.failure();
+  if (state() == PipelineState::kStopping) return Status::Aborted("the pipeline is stopping");
   // Every request for a table goes to one host (its stream's), which queues
   // them in the order they came: a later request's change to a key wins
   // over an earlier one's, as on one host (requests on two hosts taken by
@@ -609,22 +539,19 @@ Result<pipeline::Subscription> Coordinator::Subscribe(const std::string& relatio
   if (info_.relations.count(relation) == 0) {
     return Status::NotFound("table or view \"" + relation + "\" does not exist");
   }
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (state_ == PipelineState::kFailed) return failure_;
-  }
+  if (state() == PipelineState::kFailed) return loop_.failure();
   const HostClient host = hosts_[static_cast<size_t>(assignment_.output_host.at(relation))];
   // A relation gathered on demand is gathered from the next step on, on
   // every host, before its stream starts; no step runs in between.
-  std::unique_lock<std::mutex> sl(step_mu_, std::defer_lock);
+  MutexLock sl(&step_mu_);
   if (on_demand_.count(relation) != 0) {
-    sl.lock();
     const auto timeout = options_.request_timeout;
     const co::FollowRequest follow_request{relation};
     SLUICE_RETURN_IF_ERROR(OnEveryHost([follow_request, timeout](const HostClient& h) {
       return h.Call(follow_request, timeout).status();
     }));
   }
+  sl.Unlock();
   auto e = std::make_shared<Egress>();
   e->queue = std::make_shared<connector::OutputQueue>(max_queued_records, backpressure);
   const co::EgressRequest request{relation, snapshot, follow, backpressure, max_queued_records};
@@ -680,14 +607,14 @@ Result<pipeline::Subscription> Coordinator::Subscribe(const std::string& relatio
     return Status::IOError(host.name() + " did not start the stream of " + relation + " in time");
   }
   SLUICE_ASSIGN_OR_RETURN(uint64_t snapshot_step, got.get());
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   pipeline::Subscription sub{next_egress_++, e->queue, snapshot_step};
   if (follow) egress_[sub.id] = e;
   return sub;
 }
 
 void Coordinator::Unsubscribe(uint64_t id) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   auto it = egress_.find(id);
   if (it == egress_.end()) return;
   it->second->cancelled = true;
@@ -716,62 +643,38 @@ Status Coordinator::ResetOutput(const std::string& name) { return ConnectorCall(
 // ---------------------------------------------------------------- control
 
 void Coordinator::Pause() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (state_ != PipelineState::kRunning) return;
-    state_ = PipelineState::kPaused;
-  }
+  if (state() != PipelineState::kRunning) return;
+  loop_.Pause();
   const auto timeout = options_.request_timeout;
   (void)OnEveryHost(
       [timeout](const HostClient& h) { return h.Call(co::PauseRequest{}, timeout).status(); });
 }
 
 void Coordinator::Resume() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (state_ != PipelineState::kPaused) return;
-    state_ = PipelineState::kRunning;
-    cv_.notify_all();
-  }
+  if (state() != PipelineState::kPaused) return;
+  loop_.Resume();
   const auto timeout = options_.request_timeout;
   (void)OnEveryHost(
       [timeout](const HostClient& h) { return h.Call(co::ResumeRequest{}, timeout).status(); });
 }
 
 bool Coordinator::Idle() const {
-  uint64_t step = 0;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (stepping_) return false;
-    step = step_;
-  }
+  if (loop_.stepping()) return false;
+  const uint64_t step = loop_.step();
   for (const HostClient& h : hosts_) {
     auto r = h.Call(co::ReadyRequest{0}, options_.request_timeout);
     if (!r.ok() || r->buffered != 0 || r->step != step) return false;
   }
-  std::lock_guard<std::mutex> l(mu_);
-  return !stepping_ && step_ == step;
+  return !loop_.stepping() && loop_.step() == step;
 }
 
-PipelineState Coordinator::state() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return state_;
-}
+PipelineState Coordinator::state() const { return loop_.state(); }
 
-uint64_t Coordinator::step() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return step_;
-}
+uint64_t Coordinator::step() const { return loop_.step(); }
 
-Status Coordinator::StartTransaction() {
-  std::lock_guard<std::mutex> l(mu_);
-  return pipeline::StartTransaction(state_, failure_, &txn_);
-}
+Status Coordinator::StartTransaction() { return loop_.StartTransaction(); }
 
-Result<uint64_t> Coordinator::CommitTransaction() {
-  std::unique_lock<std::mutex> l(mu_);
-  return pipeline::CommitTransaction(l, state_, failure_, &txn_, cv_, done_cv_);
-}
+Result<uint64_t> Coordinator::CommitTransaction() { return loop_.CommitTransaction(); }
 
 Status Coordinator::Approve() {
   return Status::Unimplemented("a pipeline on many hosts does not rebuild changed programs yet");
@@ -781,10 +684,7 @@ Status Coordinator::Approve() {
 
 Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
   SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q, pipeline::BindAdhoc(info_.relations, text));
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (state_ == PipelineState::kFailed) return failure_;
-  }
+  if (state() == PipelineState::kFailed) return loop_.failure();
   // Lease one step on every host: no step runs while the leases are taken.
   // (The calls run on threads that may outlive this call: they share what
   // they fill.)
@@ -802,7 +702,7 @@ Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
   const auto timeout = options_.request_timeout;
   Status s;
   {
-    std::lock_guard<std::mutex> sl(step_mu_);
+    MutexLock sl(&step_mu_);
     s = OnEveryHost([read, lease_request, timeout](const HostClient& h) -> Status {
       SLUICE_ASSIGN_OR_RETURN(co::LeaseAnswer r, h.Call(lease_request, timeout));
       std::lock_guard<std::mutex> l(read->mu);
@@ -858,16 +758,7 @@ Result<uint64_t> Coordinator::RequestCheckpoint() {
   if (config_.storage.empty()) {
     return Status::InvalidArgument("checkpoints need storage: give --storage DIR");
   }
-  std::lock_guard<std::mutex> l(mu_);
-  if (state_ == PipelineState::kFailed) return failure_;
-  const uint64_t seq = ++ckpt_.requested;
-  cv_.notify_all();
-  return seq;
-}
-
-std::string Coordinator::CheckpointStatusJson() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return ckpt_.StatusText();
+  return loop_.RequestCheckpoint();
 }
 
 std::vector<pipeline::CheckpointInfo> Coordinator::Checkpoints() const {
@@ -881,7 +772,7 @@ std::vector<pipeline::CheckpointInfo> Coordinator::Checkpoints() const {
     }
   }
   std::vector<pipeline::CheckpointInfo> list;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it) {
     pipeline::CheckpointInfo c;
     c.checkpoint_sequence_number = it->first;
@@ -897,14 +788,12 @@ std::vector<pipeline::CheckpointInfo> Coordinator::Checkpoints() const {
 
 pipeline::PipelineStatus Coordinator::CurrentStatus() const {
   pipeline::PipelineStatus st;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    st.state = pipeline::StateName(state_);
-    st.pipeline_id = pipeline_id_;
-    st.step = step_;
-    st.transaction = txn_.open;
-    if (!failure_.ok()) st.error = failure_.ToString();
-  }
+  st.state = pipeline::StateName(state());
+  st.pipeline_id = pipeline_id_;
+  st.step = step();
+  st.transaction = loop_.in_transaction();
+  const Status failure = loop_.failure();
+  if (!failure.ok()) st.error = failure.ToString();
   st.hosts.emplace();
   for (const HostClient& h : hosts_) {
     pipeline::HostState e;
@@ -927,13 +816,10 @@ pipeline::PipelineStatus Coordinator::CurrentStatus() const {
 pipeline::PipelineStats Coordinator::Stats() const {
   pipeline::PipelineStats st;
   pipeline::GlobalStats& g = st.global;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    g.state = pipeline::StateName(state_);
-    g.step = step_;
-    g.step_msecs = step_usecs_ / 1000;
-    g.transaction = txn_.open;
-  }
+  g.state = pipeline::StateName(state());
+  g.step = step();
+  g.step_msecs = loop_.step_usecs() / 1000;
+  g.transaction = loop_.in_transaction();
   g.uptime_msecs = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count());
   g.hosts = hosts_.size();

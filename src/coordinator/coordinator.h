@@ -24,7 +24,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,10 +32,11 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "coordinator/client.h"
 #include "pipeline/api.h"
 #include "pipeline/config.h"
-#include "pipeline/step_state.h"
+#include "pipeline/step_loop.h"
 
 namespace sluice::coordinator {
 
@@ -62,7 +62,7 @@ struct Assignment {
 };
 Assignment AssignHosts(const pipeline::ProgramInfo& program, int hosts, const Assignment& keep);
 
-class Coordinator final : public pipeline::PipelineApi {
+class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLoop::Driver {
  public:
   // `config.storage` is the coordinator's own storage (its checkpoint
   // records); each host has its own.
@@ -98,7 +98,7 @@ class Coordinator final : public pipeline::PipelineApi {
   Status ResetOutput(const std::string& name) override;
   Result<pipeline::QueryResult> Query(std::string_view sql) override;
   Result<uint64_t> RequestCheckpoint() override;
-  std::string CheckpointStatusJson() const override;
+  std::string CheckpointStatusJson() const override { return loop_.CheckpointStatusText(); }
   std::vector<pipeline::CheckpointInfo> Checkpoints() const override;
   Status Approve() override;
   pipeline::PipelineStats Stats() const override;
@@ -111,14 +111,20 @@ class Coordinator final : public pipeline::PipelineApi {
   Status Init(std::string_view program_text);
   Status LoadRecord();
   Status SaveRecord();
-  void Loop();
   void Poll(size_t host);
-  Status RunStep(uint64_t step, bool commit, bool in_txn, bool replay = false);
-  Status TakeCheckpoint(uint64_t seq);
+
+  // ---- pipeline::StepLoop::Driver
+  pipeline::StepLoop::Clock::time_point InputDue(uint64_t last_step) override;
+  Status RunStep(const pipeline::StepLoop::StepPlan& plan) override;
+  Status TakeCheckpoint(uint64_t seq) override;
+  void Failed(const Status&) override {}
+
+  // Runs a step on every host (`replay`: a journaled one).
+  Status RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay);
   // Calls `fn` for every host on threads of its own and waits for all, or
   // only until the first error; returns the first error.
   Status OnEveryHost(const std::function<Status(const HostClient&)>& fn) const;
-  void Fail(Status s);
+  void Fail(const Status& s) { loop_.Fail(s); }
   Status ConnectorCall(const std::string& name, const std::string& action);
 
   const sql::Program program_;
@@ -133,27 +139,25 @@ class Coordinator final : public pipeline::PipelineApi {
   bool exactly_once_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
+  pipeline::StepLoop loop_{"sluice coordinator"};
+
   // Held while a step, a checkpoint or a lease is taken on the hosts, so
   // that each sees one step boundary on every host.
-  mutable std::mutex step_mu_;
+  Mutex step_mu_;
 
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;                                 // wakes the step loop
-  mutable std::condition_variable done_cv_;                            // a step or checkpoint ended
-  pipeline::PipelineState state_ = pipeline::PipelineState::kRunning;  // GUARDED_BY(mu_)
-  Status failure_;                                                     // GUARDED_BY(mu_)
-  std::vector<bool> due_;                                              // GUARDED_BY(mu_)
-  std::vector<uint64_t> buffered_;                                     // GUARDED_BY(mu_)
-  std::vector<uint64_t> polled_step_;  // the step each host's answer followed; GUARDED_BY(mu_)
-  uint64_t step_ = 0;                  // GUARDED_BY(mu_)
-  pipeline::TransactionState txn_;     // GUARDED_BY(mu_)
-  pipeline::CheckpointProgress ckpt_;  // GUARDED_BY(mu_)
-  std::vector<std::pair<uint64_t, uint64_t>> checkpoints_;  // (seq, step); GUARDED_BY(mu_)
-  uint64_t step_usecs_ = 0;                                 // GUARDED_BY(mu_)
-  bool stepping_ = false;                                   // GUARDED_BY(mu_)
-  std::map<uint64_t, std::shared_ptr<Egress>> egress_;      // GUARDED_BY(mu_)
-  uint64_t next_egress_ = 1;                                // GUARDED_BY(mu_)
-  std::thread loop_;
+  // What each host's last poll said. Lock order: the loop's mutex, then
+  // poll_mu_ (InputDue).
+  Mutex poll_mu_;
+  std::vector<bool> due_ GUARDED_BY(poll_mu_);
+  std::vector<uint64_t> buffered_ GUARDED_BY(poll_mu_);
+  // The step each host's answer followed.
+  std::vector<uint64_t> polled_step_ GUARDED_BY(poll_mu_);
+
+  mutable Mutex mu_;
+  std::vector<std::pair<uint64_t, uint64_t>> checkpoints_ GUARDED_BY(mu_);  // (seq, step)
+  std::map<uint64_t, std::shared_ptr<Egress>> egress_ GUARDED_BY(mu_);
+  uint64_t next_egress_ GUARDED_BY(mu_) = 1;
+  std::thread loop_thread_;
   std::vector<std::thread> pollers_;
 };
 

@@ -1,36 +1,54 @@
-// The controller: runs a compiled program as a pipeline. It owns the
-// workers (Runtime), the table queues that HTTP ingress and input connectors
-// fill, the step loop, the integrals of materialized tables and views (for
-// snapshots and ad hoc queries), and the output endpoints (connectors and
-// HTTP egress streams) that every step's changes are handed to.
+// The controller: runs a compiled program as a pipeline on one host, or as
+// one host's share of a pipeline on many (HostRole, driven by a
+// coordinator). It owns the workers (Runtime) and the connectors, and
+// holds the pipeline together from parts with their own files and tests:
 //
-// Steps. The step loop sleeps until input is queued, then waits for
+//   StepLoop         the state, transactions, checkpoint requests and the
+//                    loop that decides between steps (step_loop.h)
+//   InputQueues      input between arrival and the step that takes it,
+//                    tokens and their completion (input_queues.h)
+//   OutputEndpoints  integrals, output connectors and HTTP streams, handed
+//                    every step's changes at the step boundary
+//                    (output_endpoints.h)
+//   CheckpointStore  checkpoints on storage (checkpoint_store.h)
+//   LeaseTable       integrals pinned for readers on other processes
+//                    (lease_table.h)
+//
+// The controller keeps what ties them: starting (Init, Launch), running a
+// step (RunInput: the input split over the workers, the step, the outputs
+// held in a transaction or handed over), writing and restoring checkpoints
+// (controller_checkpoint.cc), rebuilding a changed program
+// (controller_bootstrap.cc), a host's share (controller_host.cc), and
+// failure.
+//
+// Steps. The loop sleeps until input is queued, then waits for
 // min_batch_size_records records or max_buffering_delay_usecs (whichever
 // comes first), takes everything queued, runs one step on every worker, and
-// hands each relation's change to its endpoints. Steps are numbered from 1.
+// hands each relation's change over. Steps are numbered from 1.
 //
-// Consistency. Subscribing, snapshots and ad hoc queries happen between
-// steps (under `step_mu_`), so a snapshot is exactly the integral after the
-// last delivered step S, and a stream that starts with it then receives
-// every change from step S+1 on.
+// Consistency. Subscribing, snapshots and ad hoc queries take the output
+// endpoints' lock, which a step holds while it hands its changes over, so a
+// snapshot is exactly the integral after the last delivered step S, and a
+// stream that starts with it then receives every change from step S+1 on.
 //
 // Transactions. Between StartTransaction() and CommitTransaction(), steps
 // run as usual but their outputs are held; the commit delivers their sum as
 // one change, with the commit's step, so that sinks see the transaction at
 // once. Completion of ingress during a transaction waits for the commit.
 //
-// Backpressure. An input connector waits while its table's queue is full;
-// an endpoint's full queue holds the step loop back (or, for an HTTP stream
-// without backpressure, cuts that client off with an error).
+// Thread safety and lock order. step_mu_ is held while a step runs, a
+// checkpoint is written or a changed program is rebuilt (the runtime is
+// only used under it, or before Launch). Locks are taken in this order:
+//   step_mu_ -> OutputEndpoints -> StepLoop -> InputQueues -> Journal
+// and the parts take no lock of another part while holding their own,
+// except that the step loop asks InputDue (InputQueues) with its own held.
+// host_mu_ and change_mu_ are leaves.
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -38,12 +56,17 @@
 #include <tuple>
 #include <vector>
 
+#include "base/mutex.h"
 #include "connector/connector.h"
 #include "format/format.h"
 #include "pipeline/api.h"
+#include "pipeline/checkpoint_store.h"
 #include "pipeline/config.h"
+#include "pipeline/input_queues.h"
 #include "pipeline/journal.h"
-#include "pipeline/step_state.h"
+#include "pipeline/lease_table.h"
+#include "pipeline/output_endpoints.h"
+#include "pipeline/step_loop.h"
 #include "runtime/runtime.h"
 #include "sql/program.h"
 #include "zset/spine.h"
@@ -63,7 +86,7 @@ struct HostRole {
   std::string pipeline_id;
 };
 
-class Controller final : public PipelineApi {
+class Controller final : public PipelineApi, private StepLoop::Driver {
  public:
   // Compiles `program_text`, checks its connectors, starts the workers, the
   // connectors and the step loop. Relative connector paths are taken from
@@ -87,8 +110,7 @@ class Controller final : public PipelineApi {
   Result<Completion> CompletionOf(uint64_t token) const override;
   // Waits until `token` is complete or `timeout` passes (for tests and tools).
   bool WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const;
-
-  bool stopping() const;
+  bool stopping() const { return loop_.stopping(); }
   // Nothing is queued and no step is running (for benchmarks and tools).
   bool Idle() const;
 
@@ -100,14 +122,14 @@ class Controller final : public PipelineApi {
   // ---- control
   void Pause() override;
   void Resume() override;
-  PipelineState state() const override;
-  Status failure() const;
-  uint64_t step() const override;
+  PipelineState state() const override { return loop_.state(); }
+  Status failure() const { return loop_.failure(); }
+  uint64_t step() const override { return loop_.step(); }
   // Microseconds spent running steps and handing their outputs over.
-  uint64_t step_usecs() const;
-  Status StartTransaction() override;
-  Result<uint64_t> CommitTransaction() override;
-  bool in_transaction() const;
+  uint64_t step_usecs() const { return loop_.step_usecs(); }
+  Status StartTransaction() override { return loop_.StartTransaction(); }
+  Result<uint64_t> CommitTransaction() override { return loop_.CommitTransaction(); }
+  bool in_transaction() const { return loop_.in_transaction(); }
   Status SetEndpointPaused(const std::string& name, bool paused) override;
   Status ResetOutput(const std::string& name) override;
 
@@ -116,7 +138,7 @@ class Controller final : public PipelineApi {
   // On many hosts, this host's part (empty for relations gathered on
   // another host).
   Result<std::map<std::string, std::vector<BatchPtr>>> Snapshots(
-      const std::vector<std::string>& relations, uint64_t* step);
+      const std::vector<std::string>& relations, uint64_t* step) const;
 
   // Read at the last delivered step.
   Result<QueryResult> Query(std::string_view sql) override;
@@ -124,18 +146,20 @@ class Controller final : public PipelineApi {
   // ---- checkpoints (with storage): the state after a step, on storage.
   Result<uint64_t> RequestCheckpoint() override;
   // Waits until checkpoint `seq` is written or failed.
-  Status WaitCheckpoint(uint64_t seq, std::chrono::milliseconds timeout);
-  std::string CheckpointStatusJson() const override;
+  Status WaitCheckpoint(uint64_t seq, std::chrono::milliseconds timeout) {
+    return loop_.WaitCheckpoint(seq, timeout);
+  }
+  std::string CheckpointStatusJson() const override { return loop_.CheckpointStatusText(); }
   std::vector<CheckpointInfo> Checkpoints() const override;
 
-  // ---- program changes (bootstrap.cc)
+  // ---- program changes (controller_bootstrap.cc)
   Status Approve() override;
 
   PipelineStats Stats() const override;
   PipelineStatus CurrentStatus() const override;
 
-  // ---- one host of many (controller_host.cc). The coordinator drives the steps and
-  // checkpoints; this controller runs no step loop of its own.
+  // ---- one host of many (controller_host.cc). The coordinator drives the
+  // steps and checkpoints; this controller runs no step loop of its own.
   // Waits up to `wait` for input that is due for a step (by the batching
   // settings); returns the records queued, whether they are due, and the
   // last step (the state is that of the queues after it).
@@ -161,105 +185,26 @@ class Controller final : public PipelineApi {
   // before it go, and the input it holds counts as durable.
   Status CompleteHostCheckpoint(uint64_t seq);
   // Leases: the integrals of `relations` at the last step, pinned until
-  // released (or untouched for `kLeaseTimeout`), for a coordinator that
-  // reads every host at one step. Returns the lease and its step.
+  // released (or untouched for too long), for a coordinator that reads
+  // every host at one step. Returns the lease and its step.
   Result<std::pair<uint64_t, uint64_t>> Lease(const std::vector<std::string>& relations);
   // This host's part of `relation` in lease `lease`.
   Result<std::vector<BatchPtr>> ScanLease(uint64_t lease, const std::string& relation);
-  void ReleaseLease(uint64_t lease);
+  void ReleaseLease(uint64_t lease) { leases_.Release(lease); }
   // Gathers `relation`'s output onto its host from the next step on (see
   // GatheredOnDemand); every host is told between the same two steps.
   Status Follow(const std::string& relation);
   const HostRole* role() const { return role_ ? &*role_ : nullptr; }
 
  private:
-  // Changes from one producer: an input connector (`source` >= 0) or one
-  // HTTP request (-1, always taken whole so that its token completes in one
-  // step). `next` counts the changes already taken.
-  struct Segment {
-    uint64_t id = 0;  // numbered in queueing order (the journal's key)
-    int source = -1;
-    std::shared_ptr<const format::ChangeBuffer> changes;
-    size_t next = 0;
-  };
-  struct TableQueue {
-    std::deque<Segment> segments;
-    bool keyed = false;
-  };
-  // Changes of one table that a step takes.
-  struct Range {
-    uint64_t segment = 0;
-    std::shared_ptr<const format::ChangeBuffer> changes;
-    size_t from = 0, to = 0;
-  };
   class Source;
-  bool EnqueueFrom(size_t input, format::ChangeBuffer changes, std::string position);
-  // Appends a non-empty segment to the queue of `table`, counting its
-  // records as buffered (and as queued by its connector), and, with a
-  // journal, writes it there first. `id` 0 numbers a new segment; restores
-  // give the recorded one. REQUIRES: mu_ held.
-  Status QueueLocked(const std::string& table, int source,
-                     std::shared_ptr<const format::ChangeBuffer> changes, uint64_t id = 0);
-  // Takes the next step's changes from the queues: everything queued, but at
-  // most max_batch_size records per connector. REQUIRES: mu_ held.
-  std::map<std::string, std::vector<Range>> TakeLocked();
-  // exactly_once: replays the journal after the restored checkpoint: its
-  // input is queued again, and its steps are run (`run_steps`) or, on many
-  // hosts, kept in recorded_steps_ for the coordinator to replay.
-  Status LoadJournal(bool run_steps);
-  // The changes that step `step` took, as the journal records them, taken
-  // from the queues again. REQUIRES: mu_ held.
-  Result<std::map<std::string, std::vector<Range>>> TakeRecordedLocked(
-      uint64_t step, const std::vector<JournalRecord::Range>& ranges);
-  struct Endpoint {
-    uint64_t id = 0;
-    std::string name;  // connectors only
-    std::string relation;
-    std::string transport;
-    std::shared_ptr<connector::OutputQueue> queue;
-    std::unique_ptr<connector::OutputConnector> connector;  // null for HTTP streams
-    bool send_snapshot = false;
-    bool snapshot_sent = false;
-  };
   struct Input {
     connector::ConnectorSpec spec;
     std::unique_ptr<connector::InputConnector> connector;
     std::unique_ptr<connector::InputSink> sink;
-    uint64_t queued = 0;   // records not yet taken by a step; GUARDED_BY(mu_)
-    std::string position;  // after the last changes it queued; GUARDED_BY(mu_)
   };
-  struct IngressStats {
-    uint64_t requests = 0, records = 0, bytes = 0, parse_errors = 0;
-  };
-
-  Controller(sql::Program program, PipelineConfig config, std::string base_dir);
-  // How long an untouched lease lives.
-  static constexpr std::chrono::seconds kLeaseTimeout{120};
-  struct LeaseEntry {
-    uint64_t step = 0;
-    std::map<std::string, std::vector<BatchPtr>> batches;
-    std::chrono::steady_clock::time_point touched;
-  };
-  Status Init();
-  void Loop();
-  // `in_txn`: the step runs inside a transaction (its outputs are held
-  // until one that commits).
-  // Journals the step (with a journal, and `journal`), runs it, and counts
-  // its time; a failure fails the pipeline. REQUIRES: stepping_ set, mu_
-  // not held.
-  Status RunTaken(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
-                  bool commit, bool in_txn, bool journal);
-  Status RunStep(const std::map<std::string, std::vector<Range>>& taken, uint64_t token,
-                 bool commit, bool in_txn);
-  void Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs, uint64_t token);
-  Status AddSnapshot(Endpoint& e, uint64_t step);
-  Status WriteCheckpoint(uint64_t seq);
-  Status Restore();
-  Status LoadPipelineId();
-  // Starts the output connectors (with their snapshots), the step loop and
-  // the input connectors.
-  Status Launch();
-  // What a restart with a changed program keeps and rebuilds (bootstrap.cc).
+  // What a restart with a changed program keeps and rebuilds
+  // (controller_bootstrap.cc).
   struct ProgramChange {
     struct Entry {
       std::string name;
@@ -278,88 +223,107 @@ class Controller final : public PipelineApi {
     bool needs_approval = false;
     bool needs_bootstrap() const { return !rebuilt_owners.empty() || !new_integrals.empty(); }
   };
+
+  Controller(sql::Program program, PipelineConfig config, std::string base_dir);
+  Status Init();
+  // Starts the output connectors (with their snapshots), the step loop and
+  // the input connectors.
+  Status Launch();
+  Status LoadPipelineId();
+
+  // ---- StepLoop::Driver
+  StepLoop::Clock::time_point InputDue(uint64_t last_step) override;
+  Status RunStep(const StepLoop::StepPlan& plan) override;
+  Status TakeCheckpoint(uint64_t seq) override;
+  void Failed(const Status& s) override;
+
+  // Journals the step (with a journal and `journal`), splits `input` over
+  // the workers, runs the step, and holds its outputs (in a transaction) or
+  // hands them over; tokens up to `last_token` are then complete.
+  Status RunInput(const StepLoop::StepPlan& plan, const InputQueues::StepInput& input,
+                  uint64_t last_token, bool journal) REQUIRES(step_mu_);
+  // Runs a step outside the loop (a replay at start, a host's step).
+  Status RunOutside(const StepLoop::StepPlan& plan, const InputQueues::StepInput& input,
+                    uint64_t last_token, bool journal) EXCLUDES(step_mu_);
+  void Fail(const Status& s);
+  // The input gate as the state says: open, held (paused) or closed.
+  void SyncGate();
+
+  // ---- checkpoints (controller_checkpoint.cc)
+  Status WriteCheckpoint(uint64_t seq) REQUIRES(step_mu_);
+  Status Restore();
+  // Loads checkpoint `seq`; with `change`, only the state the change keeps,
+  // and then rebuilds the rest (Bootstrap).
+  Status LoadCheckpoint(uint64_t seq, const std::string& body, const ProgramChange* change)
+      REQUIRES(step_mu_);
+  // exactly_once: replays the journal after the restored checkpoint: its
+  // input is queued again, and its steps are run (`run_steps`) or, on many
+  // hosts, kept in recorded_steps_ for the coordinator to replay.
+  Status LoadJournal(bool run_steps);
+  // Removes the checkpoints numbered below `seq`, and their journal files.
+  void DropCheckpointsBefore(uint64_t seq);
+
+  // ---- program changes (controller_bootstrap.cc)
   // Compares the program with the one checkpoint `body` (JSON text) was
   // taken with. Refuses changes it cannot rebuild.
   Result<std::unique_ptr<ProgramChange>> PlanChange(const std::string& body) const;
-  // Loads checkpoint `dir`; with `change`, only the state the change keeps,
-  // and then rebuilds the rest (Bootstrap).
-  Status LoadCheckpoint(uint64_t seq, const std::string& dir, const std::string& body,
-                        const ProgramChange* change);
-  Status Bootstrap(const std::string& dir, const std::string& body, const ProgramChange& change);
+  Status Bootstrap(const std::string& dir, const std::string& body, const ProgramChange& change)
+      REQUIRES(step_mu_);
   // The relations of this program as a checkpoint records them (JSON text).
   std::string RelationsJson() const;
   // A relation's fingerprint: its definition and those of all it reads.
   uint64_t Fingerprint(const std::string& relation) const;
-  std::string CheckpointDir() const;
-  void Fail(Status s);
-  // Removes the checkpoints numbered below `seq`, and their journal files.
-  void DropCheckpointsBefore(uint64_t seq);
+
   // On many hosts, whether `relation`'s output is gathered on this host.
   bool IsHere(const std::string& relation) const {
     return !role_ || role_->output_host.at(relation) == role_->host;
   }
 
+  // Set at Start/Init, then read only.
   const sql::Program program_;
   const PipelineConfig config_;
   const std::string base_dir_;
   std::optional<HostRole> role_;  // one host of many
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> gather_switches_;
-  std::mutex lease_mu_;
-  std::map<uint64_t, LeaseEntry> leases_;  // GUARDED_BY(lease_mu_)
-  uint64_t next_lease_ = 1;                // GUARDED_BY(lease_mu_)
-  uint64_t program_fingerprint_ = 0;       // of the program's text
+  uint64_t program_fingerprint_ = 0;  // of the program's text
   std::string pipeline_id_;
-  bool exactly_once_ = false;                         // fault_tolerance model exactly_once
-  std::unique_ptr<Journal> journal_;                  // with exactly_once, once running
-  std::pair<uint64_t, uint64_t> written_part_{0, 0};  // many hosts: (seq, token); GUARDED_BY(mu_)
-  std::map<uint64_t, JournalRecord> recorded_steps_;  // many hosts: to replay; GUARDED_BY(mu_)
-  uint64_t restored_seq_ = 0;                         // the checkpoint the pipeline started from
-  uint64_t next_segment_ = 1;                         // GUARDED_BY(mu_)
+  bool exactly_once_ = false;  // fault_tolerance model exactly_once
   std::map<std::string, RelationInfo> relations_;
   std::vector<std::string> output_names_;  // tables and views, in program order
   sql::EvalErrors errors_;
   std::unique_ptr<MemoryBudget> budget_;  // outlives every spine below
-  std::unique_ptr<Runtime> runtime_;
-  std::map<std::string, std::unique_ptr<Spine>> integrals_;  // materialized relations
-  std::vector<Input> inputs_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
-  // Held by the step loop while it steps and delivers, and by whoever reads
-  // integrals or changes the endpoints, so that they see a step boundary.
-  mutable std::mutex step_mu_;
-  std::vector<std::unique_ptr<Endpoint>> endpoints_;          // GUARDED_BY(step_mu_)
-  std::map<std::string, std::vector<BatchPtr>> txn_outputs_;  // GUARDED_BY(step_mu_)
-  uint64_t delivered_step_ = 0;                               // GUARDED_BY(step_mu_)
-  uint64_t next_endpoint_id_ = 1;                             // GUARDED_BY(step_mu_)
+  // The parts.
+  StepLoop loop_{"sluice"};
+  std::unique_ptr<InputQueues> queues_;
+  std::unique_ptr<OutputEndpoints> outputs_;
+  std::unique_ptr<CheckpointStore> store_;  // with storage
+  LeaseTable leases_{{}};
+  std::vector<Input> inputs_;         // the connectors; their queues are in queues_
+  std::unique_ptr<Journal> journal_;  // exactly_once, once launched; its own mutex
+  uint64_t restored_seq_ = 0;         // the checkpoint the pipeline started from
 
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;                    // wakes the step loop
-  mutable std::condition_variable space_cv_;              // wakes waiting producers
-  mutable std::condition_variable done_cv_;               // a step was delivered
-  PipelineState state_ = PipelineState::kRunning;         // GUARDED_BY(mu_)
-  Status failure_;                                        // GUARDED_BY(mu_)
-  std::map<std::string, TableQueue> queues_;              // GUARDED_BY(mu_)
-  std::map<std::string, IngressStats> ingress_;           // GUARDED_BY(mu_)
-  uint64_t buffered_ = 0;                                 // GUARDED_BY(mu_)
-  std::chrono::steady_clock::time_point first_buffered_;  // GUARDED_BY(mu_)
-  uint64_t next_token_ = 1;                               // GUARDED_BY(mu_)
-  uint64_t done_token_ = 0;                               // GUARDED_BY(mu_)
-  std::deque<std::pair<uint64_t, uint64_t>> completed_;   // (last token, step); GUARDED_BY(mu_)
-  TransactionState txn_;                                  // GUARDED_BY(mu_)
-  uint64_t step_ = 0;                                     // GUARDED_BY(mu_)
-  uint64_t processed_records_ = 0;                        // GUARDED_BY(mu_)
-  bool stepping_ = false;                                 // GUARDED_BY(mu_)
-  uint64_t step_usecs_ = 0;     // stepping and handing outputs over; GUARDED_BY(mu_)
-  uint64_t upsert_seq_ = 0;     // only the step loop
-  CheckpointProgress ckpt_;     // GUARDED_BY(mu_)
-  uint64_t durable_token_ = 0;  // GUARDED_BY(mu_)
+  // The step runner.
+  Mutex step_mu_;
+  std::unique_ptr<Runtime> runtime_;  // steps and state: under step_mu_ once launched
+  std::map<std::string, std::vector<BatchPtr>> txn_outputs_ GUARDED_BY(step_mu_);
+  uint64_t upsert_seq_ GUARDED_BY(step_mu_) = 0;
+
+  // One host of many.
+  mutable Mutex host_mu_;
+  std::pair<uint64_t, uint64_t> written_part_ GUARDED_BY(host_mu_){0, 0};  // (seq, token)
+  std::map<uint64_t, JournalRecord> recorded_steps_ GUARDED_BY(host_mu_);  // to replay
+
   // A restart with a changed program: awaiting approval (with the
   // checkpoint it resumes), and the changes as /status lists them.
-  std::unique_ptr<ProgramChange> pending_change_;
-  uint64_t pending_seq_ = 0;
-  std::string pending_dir_, pending_body_;
-  std::optional<ProgramChanges> program_changes_;  // GUARDED_BY(mu_)
-  std::thread loop_;
+  mutable Mutex change_mu_;
+  std::unique_ptr<ProgramChange> pending_change_ GUARDED_BY(change_mu_);
+  uint64_t pending_seq_ GUARDED_BY(change_mu_) = 0;
+  std::string pending_body_ GUARDED_BY(change_mu_);
+  std::optional<ProgramChanges> program_changes_ GUARDED_BY(change_mu_);
+
+  std::thread loop_thread_;
 };
 
 }  // namespace sluice::pipeline

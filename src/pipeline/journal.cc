@@ -95,7 +95,7 @@ Status Journal::Rotate(uint64_t sequence) {
   const std::string path = FileName(dir_, sequence);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError("cannot open the journal " + path + ": " + strerror(errno));
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (fd_ >= 0) {
     ::fdatasync(fd_);
     ::close(fd_);
@@ -120,7 +120,7 @@ Status Journal::Append(const std::string& payload, bool sync) {
   PutFixed32(&rec, static_cast<uint32_t>(payload.size()));
   PutFixed64(&rec, Checksum64(payload.data(), payload.size()));
   rec.append(payload);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (size_t done = 0; done < rec.size();) {
     const ssize_t n = ::write(fd_, rec.data() + done, rec.size() - done);
     if (n < 0) {

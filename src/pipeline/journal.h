@@ -26,10 +26,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "format/format.h"
 
@@ -84,9 +84,9 @@ class Journal {
   Journal() = default;
   Status Append(const std::string& payload, bool sync);
 
-  std::mutex mu_;
+  Mutex mu_;
   std::string dir_;
-  int fd_ = -1;  // GUARDED_BY(mu_)
+  int fd_ GUARDED_BY(mu_) = -1;
 };
 
 }  // namespace sluice::pipeline

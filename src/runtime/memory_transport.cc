@@ -10,25 +10,24 @@ MemoryTransport::Mailbox& MemoryTransport::BoxLocked(int id, int to) {
 
 Status MemoryTransport::Send(int id, int from, int to, BatchPtr batch) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (!aborted_.ok()) return aborted_;
     BoxLocked(id, to).from[static_cast<size_t>(from)].push_back(std::move(batch));
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   return Status::OK();
 }
 
 Status MemoryTransport::Receive(int id, int to, std::vector<BatchPtr>* out) {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Mailbox& box = BoxLocked(id, to);
-  auto ready = [&] {
-    if (!aborted_.ok()) return true;
-    for (const auto& q : box.from) {
-      if (q.empty()) return false;
-    }
-    return true;
-  };
-  cv_.wait(l, ready);
+  for (;;) {
+    if (!aborted_.ok()) break;
+    bool ready = true;
+    for (const auto& q : box.from) ready = ready && !q.empty();
+    if (ready) break;
+    cv_.Wait(&mu_);
+  }
   if (!aborted_.ok()) return aborted_;
   out->clear();
   for (auto& q : box.from) {
@@ -40,14 +39,14 @@ Status MemoryTransport::Receive(int id, int to, std::vector<BatchPtr>* out) {
 
 void MemoryTransport::Abort(const Status& status) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (aborted_.ok()) aborted_ = Status::Aborted("step aborted: " + status.ToString());
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void MemoryTransport::Reset() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   boxes_.clear();
   aborted_ = Status::OK();
 }

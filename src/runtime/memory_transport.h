@@ -1,11 +1,10 @@
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "dataflow/transport.h"
 
 namespace sluice {
@@ -32,13 +31,13 @@ class MemoryTransport final : public Transport {
   struct Mailbox {
     std::vector<std::deque<BatchPtr>> from;  // per sender
   };
-  Mailbox& BoxLocked(int id, int to);
+  Mailbox& BoxLocked(int id, int to) REQUIRES(mu_);
 
   const int workers_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::pair<int, int>, Mailbox> boxes_;  // GUARDED_BY(mu_)
-  Status aborted_;                                // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  std::map<std::pair<int, int>, Mailbox> boxes_ GUARDED_BY(mu_);
+  Status aborted_ GUARDED_BY(mu_);
 };
 
 }  // namespace sluice

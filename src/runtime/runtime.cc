@@ -45,17 +45,20 @@ Result<std::unique_ptr<Runtime>> Runtime::Start(RuntimeOptions options, const Bu
     SLUICE_RETURN_IF_ERROR(build(*c));
     rt->circuits_.push_back(std::move(c));
   }
-  rt->results_.resize(static_cast<size_t>(n));
+  {
+    MutexLock l(&rt->mu_);
+    rt->results_.resize(static_cast<size_t>(n));
+  }
   for (int w = 0; w < n; ++w) rt->threads_.emplace_back([r = rt.get(), w] { r->WorkerLoop(w); });
   return rt;
 }
 
 Runtime::~Runtime() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stop_ = true;
   }
-  start_cv_.notify_all();
+  start_cv_.SignalAll();
   for (auto& t : threads_) t.join();
 }
 
@@ -63,8 +66,8 @@ void Runtime::WorkerLoop(int w) {
   uint64_t seen = 0;
   while (true) {
     {
-      std::unique_lock<std::mutex> l(mu_);
-      start_cv_.wait(l, [&] { return stop_ || target_ > seen; });
+      MutexLock l(&mu_);
+      while (!stop_ && target_ <= seen) start_cv_.Wait(&mu_);
       if (stop_) return;
       seen = target_;
     }
@@ -72,11 +75,11 @@ void Runtime::WorkerLoop(int w) {
     // Wake the workers that wait for this one in an exchange.
     if (!s.ok()) transport_->Abort(s);
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       results_[static_cast<size_t>(w)] = s;
       ++done_;
     }
-    done_cv_.notify_all();
+    done_cv_.SignalAll();
   }
 }
 
@@ -168,11 +171,11 @@ Status Runtime::Step() {
   if (!failed_.ok()) return failed_;
   std::vector<Status> results;
   {
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     done_ = 0;
     ++target_;
-    start_cv_.notify_all();
-    done_cv_.wait(l, [&] { return done_ == options_.workers; });
+    start_cv_.SignalAll();
+    while (done_ != options_.workers) done_cv_.Wait(&mu_);
     results = results_;
   }
   ++steps_;

@@ -18,14 +18,13 @@
 // thread. `mu_` guards the step handshake with the workers.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "dataflow/circuit.h"
 
@@ -97,12 +96,12 @@ class Runtime {
   uint64_t steps_ = 0;
   Status failed_;
 
-  std::mutex mu_;
-  std::condition_variable start_cv_, done_cv_;
-  uint64_t target_ = 0;          // GUARDED_BY(mu_): steps requested
-  int done_ = 0;                 // GUARDED_BY(mu_): workers done with target_
-  bool stop_ = false;            // GUARDED_BY(mu_)
-  std::vector<Status> results_;  // GUARDED_BY(mu_): per worker, of target_
+  Mutex mu_;
+  CondVar start_cv_, done_cv_;
+  uint64_t target_ GUARDED_BY(mu_) = 0;  // steps requested
+  int done_ GUARDED_BY(mu_) = 0;         // workers done with target_
+  bool stop_ GUARDED_BY(mu_) = false;
+  std::vector<Status> results_ GUARDED_BY(mu_);  // per worker, of target_
 };
 
 }  // namespace sluice

@@ -11,13 +11,12 @@
 #include <asio.hpp>
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
 #include <ctime>
-#include <mutex>
 #include <thread>
 
 #include "base/bytes.h"
+#include "base/mutex.h"
 #include "runtime/memory_transport.h"
 #include "zset/batch_builder.h"
 #include "zset/batch_codec.h"
@@ -128,9 +127,9 @@ Result<int> Connect(const std::string& address, Clock::time_point deadline) {
 struct TcpTransport::Impl {
   struct Peer {
     std::string address;
-    int out = -1;         // ours to send on
-    int in = -1;          // theirs, read by `reader`; set under Impl::mu
-    std::mutex write_mu;  // one frame at a time on `out`
+    int out = -1;    // ours to send on
+    int in = -1;     // theirs, read by `reader`; set under Impl::mu
+    Mutex write_mu;  // one frame at a time on `out`
     std::thread reader;
   };
 
@@ -143,10 +142,10 @@ struct TcpTransport::Impl {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> sent{0};
 
-  mutable std::mutex mu;
-  std::condition_variable cv;
-  Status lost;      // GUARDED_BY(mu)
-  int inbound = 0;  // GUARDED_BY(mu): peers connected to us
+  mutable Mutex mu;
+  CondVar cv;
+  Status lost GUARDED_BY(mu);
+  int inbound GUARDED_BY(mu) = 0;  // peers connected to us
 
   int HostOf(int worker) const { return worker / o.workers_per_host; }
 
@@ -156,17 +155,17 @@ struct TcpTransport::Impl {
         Status::IOError("lost host " + std::to_string(host) + " (" +
                         peers[static_cast<size_t>(host)]->address + ") at " + Now() + ": " + why);
     {
-      std::lock_guard<std::mutex> l(mu);
+      MutexLock l(&mu);
       if (!lost.ok()) return;
       lost = s;
     }
-    cv.notify_all();
+    cv.SignalAll();
     local->Abort(s);
   }
 
   bool Write(int host, const std::string& frame) {
     Peer& p = *peers[static_cast<size_t>(host)];
-    std::lock_guard<std::mutex> l(p.write_mu);
+    MutexLock l(&p.write_mu);
     if (p.out < 0) return false;
     if (!WriteAll(p.out, frame)) {
       Lose(host, errno == EAGAIN || errno == EWOULDBLOCK
@@ -235,7 +234,7 @@ struct TcpTransport::Impl {
         host = static_cast<int>(GetFixed32(body.data()));
       }
       {
-        std::lock_guard<std::mutex> l(mu);
+        MutexLock l(&mu);
         if (host < 0 || host >= static_cast<int>(peers.size()) || host == o.host ||
             peers[static_cast<size_t>(host)]->in >= 0) {
           ::close(fd);  // no secret, the wrong one, or not a peer
@@ -245,26 +244,27 @@ struct TcpTransport::Impl {
         ++inbound;
       }
       peers[static_cast<size_t>(host)]->reader = std::thread([this, host] { Read(host); });
-      cv.notify_all();
+      cv.SignalAll();
     }
   }
 
   void Ping() {
-    std::unique_lock<std::mutex> l(mu);
+    MutexLock l(&mu);
     while (!stop) {
-      cv.wait_for(l, o.ping_interval, [&] { return stop.load(); });
+      const auto next = std::chrono::steady_clock::now() + o.ping_interval;
+      while (!stop && std::chrono::steady_clock::now() < next) cv.WaitUntil(&mu, next);
       if (stop) return;
-      l.unlock();
+      l.Unlock();
       for (size_t h = 0; h < peers.size(); ++h) {
         if (peers[h]) Write(static_cast<int>(h), Frame('P', ""));
       }
-      l.lock();
+      l.Lock();
     }
   }
 
   void Shutdown() {
     stop = true;
-    cv.notify_all();
+    cv.SignalAll();
     if (acceptor) {
       ::shutdown(acceptor->native_handle(), SHUT_RDWR);
       asio::error_code ec;
@@ -339,8 +339,9 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::Start(TcpTransportOptions op
   }
   // Wait for every other host to connect to us.
   {
-    std::unique_lock<std::mutex> l(m.mu);
-    if (!m.cv.wait_until(l, deadline, [&] { return m.inbound == hosts - 1; })) {
+    MutexLock l(&m.mu);
+    while (m.inbound != hosts - 1 && Clock::now() < deadline) m.cv.WaitUntil(&m.mu, deadline);
+    if (m.inbound != hosts - 1) {
       std::string missing;
       for (int h = 0; h < hosts; ++h) {
         if (h != m.o.host && m.peers[static_cast<size_t>(h)]->in < 0) {
@@ -384,7 +385,7 @@ void TcpTransport::Abort(const Status& status) {
 }
 
 Status TcpTransport::lost() const {
-  std::lock_guard<std::mutex> l(impl_->mu);
+  MutexLock l(&impl_->mu);
   return impl_->lost;
 }
 

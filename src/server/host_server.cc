@@ -3,12 +3,11 @@
 #include <httplib.h>
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "base/bytes.h"
+#include "base/mutex.h"
 #include "pipeline/controller.h"
 #include "pipeline/coordination.h"
 #include "pipeline/wire.h"
@@ -69,14 +68,14 @@ struct HostServer::Impl {
   std::thread thread, watchdog;
   int port = 0;
 
-  std::mutex mu;
-  std::condition_variable cv;
-  std::unique_ptr<TcpTransport> transport;           // GUARDED_BY(mu) once set
-  std::unique_ptr<pipeline::Controller> controller;  // GUARDED_BY(mu) once set
-  bool activating = false;                           // GUARDED_BY(mu)
-  bool stop = false;                                 // GUARDED_BY(mu)
-  Status why;                                        // GUARDED_BY(mu)
-  std::atomic<int64_t> last_call{0};                 // steady clock, ms
+  Mutex mu;
+  CondVar cv;
+  std::unique_ptr<TcpTransport> transport GUARDED_BY(mu);           // once set
+  std::unique_ptr<pipeline::Controller> controller GUARDED_BY(mu);  // once set
+  bool activating GUARDED_BY(mu) = false;
+  bool stop GUARDED_BY(mu) = false;
+  Status why GUARDED_BY(mu);
+  std::atomic<int64_t> last_call{0};  // steady clock, ms
   // Steps and checkpoints under way: the coordinator waits for them, and
   // polls no more meanwhile, so its silence then is no sign of loss.
   std::atomic<int> long_calls{0};
@@ -95,15 +94,15 @@ struct HostServer::Impl {
         .count();
   }
   pipeline::Controller* Get() {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(&mu);
     return controller.get();
   }
   void RequestStop(Status s) {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(&mu);
     if (stop) return;
     stop = true;
     why = std::move(s);
-    cv.notify_all();
+    cv.SignalAll();
   }
   void Routes();
   Result<co::ActivateAnswer> Activate(const co::ActivateRequest& a);
@@ -112,7 +111,7 @@ struct HostServer::Impl {
 
 Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest& a) {
   {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(&mu);
     if (controller || activating) {
       return Status::InvalidArgument("this host was already activated");
     }
@@ -121,7 +120,7 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   struct Done {
     Impl* m;
     ~Done() {
-      std::lock_guard<std::mutex> l(m->mu);
+      MutexLock l(&m->mu);
       m->activating = false;
     }
   } done{this};
@@ -165,7 +164,7 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   }
   answer.newest_journal = (*c)->NewestJournalFile();
   {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(&mu);
     transport = std::move(*t);
     controller = std::move(*c);
   }
@@ -281,9 +280,8 @@ void HostServer::Impl::Routes() {
         return Empty{};
       });
   Serve<co::IngestRequest>(http, [this](const co::IngestRequest& r) -> Result<co::IngestAnswer> {
-    SLUICE_ASSIGN_OR_RETURN(uint64_t token,
-                            Get()->Ingest(r.table, format::ChangeBuffer(*r.changes), r.force,
-                                          r.bytes));
+    SLUICE_ASSIGN_OR_RETURN(
+        uint64_t token, Get()->Ingest(r.table, format::ChangeBuffer(*r.changes), r.force, r.bytes));
     return co::IngestAnswer{token};
   });
   Serve<co::IngressErrorsRequest>(http, [this](const co::IngressErrorsRequest& r) -> Result<Empty> {
@@ -334,10 +332,10 @@ void HostServer::Impl::Routes() {
   Serve<co::StatsRequest>(http, [this](const co::StatsRequest&) -> Result<pipeline::PipelineStats> {
     return Get()->Stats();
   });
-  Serve<co::StatusRequest>(
-      http, [this](const co::StatusRequest&) -> Result<pipeline::PipelineStatus> {
-        return Get()->CurrentStatus();
-      });
+  Serve<co::StatusRequest>(http,
+                           [this](const co::StatusRequest&) -> Result<pipeline::PipelineStatus> {
+                             return Get()->CurrentStatus();
+                           });
   Serve<co::CheckpointsRequest>(
       http, [this](const co::CheckpointsRequest&) -> Result<co::CheckpointList> {
         return co::CheckpointList{Get()->Checkpoints()};
@@ -364,9 +362,9 @@ Status HostServer::Start() {
   m.thread = std::thread([&m] { m.http.listen_after_bind(); });
   // After activation, a host that hears nothing from its coordinator stops.
   m.watchdog = std::thread([&m] {
-    std::unique_lock<std::mutex> l(m.mu);
+    MutexLock l(&m.mu);
     while (!m.stop) {
-      m.cv.wait_for(l, std::chrono::milliseconds(200));
+      m.cv.WaitFor(&m.mu, std::chrono::milliseconds(200));
       if (m.stop || !m.controller || m.long_calls > 0) continue;
       const int64_t silent = Impl::NowMs() - m.last_call.load();
       if (silent > m.o.coordinator_timeout.count()) {
@@ -374,7 +372,7 @@ Status HostServer::Start() {
         m.why = Status::Aborted("lost the coordinator: no call for " + std::to_string(silent) +
                                 " ms (coordinator_timeout " +
                                 std::to_string(m.o.coordinator_timeout.count()) + " ms)");
-        m.cv.notify_all();
+        m.cv.SignalAll();
       }
     }
   });
@@ -382,8 +380,8 @@ Status HostServer::Start() {
 }
 
 Status HostServer::Wait() {
-  std::unique_lock<std::mutex> l(impl_->mu);
-  impl_->cv.wait(l, [&] { return impl_->stop; });
+  MutexLock l(&impl_->mu);
+  while (!impl_->stop) impl_->cv.Wait(&impl_->mu);
   return impl_->why;
 }
 
@@ -398,7 +396,7 @@ void HostServer::Stop() {
   impl_->http.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   if (impl_->watchdog.joinable()) impl_->watchdog.join();
-  std::lock_guard<std::mutex> l(impl_->mu);
+  MutexLock l(&impl_->mu);
   impl_->controller.reset();
   impl_->transport.reset();
 }

@@ -104,18 +104,18 @@ bool IsEvalError(const Status& s) {
 }  // namespace
 
 void EvalErrors::Add(const Status& s) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   ++count_;
   if (samples_.size() < kMaxSamples) samples_.push_back(s.message());
 }
 
 int64_t EvalErrors::count() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return count_;
 }
 
 std::vector<std::string> EvalErrors::samples() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return samples_;
 }
 

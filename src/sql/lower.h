@@ -6,10 +6,10 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "dataflow/circuit.h"
 #include "dataflow/operators/filter.h"
 #include "dataflow/operators/map.h"
@@ -32,9 +32,9 @@ class EvalErrors {
 
  private:
   static constexpr size_t kMaxSamples = 10;
-  mutable std::mutex mu_;
-  int64_t count_ = 0;
-  std::vector<std::string> samples_;
+  mutable Mutex mu_;
+  int64_t count_ GUARDED_BY(mu_) = 0;
+  std::vector<std::string> samples_ GUARDED_BY(mu_);
 };
 
 class Lowering {

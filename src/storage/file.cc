@@ -118,6 +118,30 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+Result<std::string> ReadWholeFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    return e == ENOENT ? Status::NotFound(path + " does not exist")
+                       : Status::IOError("cannot open " + path + ": " + std::strerror(e));
+  }
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      return Status::IOError("cannot read " + path + ": " + std::strerror(e));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
 Status WriteWholeFile(const std::string& path, const std::string& data) {
   SLUICE_ASSIGN_OR_RETURN(auto f, WritableFile::Create(path));
   SLUICE_RETURN_IF_ERROR(f->Append(data));

@@ -60,6 +60,9 @@ class RandomAccessFile {
 
 // Renames `from` to `to` atomically (rename(2)), then syncs the directory.
 Status RenameFile(const std::string& from, const std::string& to);
+// The whole of `path` (NotFound if it is not there, IOError if it cannot
+// be read).
+Result<std::string> ReadWholeFile(const std::string& path);
 // Writes `data` as the whole of `path` and syncs it.
 Status WriteWholeFile(const std::string& path, const std::string& data);
 // Replaces `path` with `data` atomically: written and synced beside it,

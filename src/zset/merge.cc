@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
 #include "zset/file_batch.h"
@@ -63,18 +63,18 @@ std::string NewSpillPath(const std::string& dir) {
 }
 
 namespace {
-std::mutex spill_mu;
-SpillFailures spill_failures;  // GUARDED_BY(spill_mu)
+Mutex spill_mu;
+SpillFailures spill_failures GUARDED_BY(spill_mu);
 }  // namespace
 
 void RecordSpillFailure(const Status& s) {
-  std::lock_guard<std::mutex> l(spill_mu);
+  MutexLock l(&spill_mu);
   ++spill_failures.count;
   spill_failures.last = s.ToString();
 }
 
 SpillFailures GetSpillFailures() {
-  std::lock_guard<std::mutex> l(spill_mu);
+  MutexLock l(&spill_mu);
   return spill_failures;
 }
 

@@ -10,27 +10,27 @@ MergePool::MergePool(int threads) {
 
 MergePool::~MergePool() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   for (auto& t : threads_) t.join();
 }
 
 void MergePool::Submit(std::function<void()> task, uint64_t cost) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     tasks_.push(Task{cost, seq_++, std::move(task)});
   }
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 void MergePool::Run() {
   while (true) {
     std::function<void()> task;
     {
-      std::unique_lock<std::mutex> l(mu_);
-      cv_.wait(l, [this] { return stop_ || !tasks_.empty(); });
+      MutexLock l(&mu_);
+      while (!stop_ && tasks_.empty()) cv_.Wait(&mu_);
       if (tasks_.empty()) return;
       // top() is const: move out through a cast, then pop the moved-from task.
       task = std::move(const_cast<Task&>(tasks_.top()).run);

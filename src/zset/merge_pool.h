@@ -7,13 +7,13 @@
 // Thread safety: Submit() may be called from any thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <queue>
 #include <thread>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace sluice {
 
@@ -33,17 +33,17 @@ class MergePool {
  private:
   void Run();
 
-  std::mutex mu_;
-  std::condition_variable cv_;
+  Mutex mu_;
+  CondVar cv_;
   struct Task {
     uint64_t cost;
     uint64_t seq;  // FIFO among equal costs
     std::function<void()> run;
     bool operator>(const Task& o) const { return cost != o.cost ? cost > o.cost : seq > o.seq; }
   };
-  std::priority_queue<Task, std::vector<Task>, std::greater<Task>> tasks_;  // GUARDED_BY(mu_)
-  uint64_t seq_ = 0;                                                        // GUARDED_BY(mu_)
-  bool stop_ = false;                                                       // GUARDED_BY(mu_)
+  std::priority_queue<Task, std::vector<Task>, std::greater<Task>> tasks_ GUARDED_BY(mu_);
+  uint64_t seq_ GUARDED_BY(mu_) = 0;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 

@@ -15,9 +15,9 @@ Spine::Spine(SpineOptions options)
     : options_(std::move(options)), pool_(options_.pool ? options_.pool : &MergePool::Default()) {}
 
 Spine::~Spine() {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   closing_ = true;
-  cv_.wait(l, [this] { return running_ == 0; });
+  while (running_ != 0) cv_.Wait(&mu_);
   if (options_.merge.budget != nullptr) options_.merge.budget->Add(-mem_bytes_);
 }
 
@@ -30,7 +30,7 @@ void Spine::AccountLocked(const Batch& b, int sign) {
 
 Status Spine::Insert(BatchPtr batch) {
   if (batch->empty()) return Status::OK();
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!bg_error_.ok()) {
     Status s = bg_error_;
     bg_error_ = Status::OK();
@@ -75,7 +75,7 @@ Status Spine::Insert(BatchPtr batch) {
   ScheduleMergesLocked();
   // Backpressure: if merging falls behind, wait rather than let lookups slow
   // down with an ever longer list of batches.
-  cv_.wait(l, [this] { return slots_.size() <= MaxBatchesLocked() || !bg_error_.ok(); });
+  while (slots_.size() > MaxBatchesLocked() && bg_error_.ok()) cv_.Wait(&mu_);
   Status s = bg_error_;
   bg_error_ = Status::OK();
   return s;
@@ -116,7 +116,7 @@ void Spine::ScheduleMergesLocked() {
           MergeOptions to_file = options_.merge;
           to_file.spill_threshold_bytes = 0;
           Result<BatchPtr> spilled = MergeBatches({b}, to_file);
-          std::lock_guard<std::mutex> l(mu_);
+          MutexLock l(&mu_);
           FinishMergeLocked({b}, std::move(spilled));
         },
         b->len());
@@ -132,7 +132,7 @@ void Spine::ScheduleMergesLocked() {
     pool_->Submit(
         [this, ba, bb] {
           Result<BatchPtr> merged = MergeBatches({ba, bb}, options_.merge);
-          std::lock_guard<std::mutex> l(mu_);
+          MutexLock l(&mu_);
           FinishMergeLocked({ba, bb}, std::move(merged));
         },
         ba->len() + bb->len());
@@ -161,11 +161,11 @@ void Spine::FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchP
   }
   --running_;
   if (bg_error_.ok()) ScheduleMergesLocked();
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 std::vector<BatchPtr> Spine::Snapshot() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   std::vector<BatchPtr> out;
   out.reserve(slots_.size());
   for (const Slot& s : slots_) out.push_back(s.batch);
@@ -173,27 +173,27 @@ std::vector<BatchPtr> Spine::Snapshot() const {
 }
 
 uint64_t Spine::len() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   uint64_t n = 0;
   for (const Slot& s : slots_) n += s.batch->len();
   return n;
 }
 
 size_t Spine::batch_count() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return slots_.size();
 }
 
 uint64_t Spine::byte_size() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   uint64_t n = 0;
   for (const Slot& s : slots_) n += s.batch->byte_size();
   return n;
 }
 
 Status Spine::WaitForMerges() {
-  std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [this] { return running_ == 0; });
+  MutexLock l(&mu_);
+  while (running_ != 0) cv_.Wait(&mu_);
   Status s = bg_error_;
   bg_error_ = Status::OK();
   return s;

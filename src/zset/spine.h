@@ -22,11 +22,10 @@
 // any thread. `mu_` guards the slots, the merge count and the error.
 #pragma once
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "zset/batch.h"
 #include "zset/cursor.h"
@@ -73,24 +72,25 @@ class Spine {
     BatchPtr batch;
     bool merging = false;
   };
-  void ScheduleMergesLocked();
+  void ScheduleMergesLocked() REQUIRES(mu_);
   // Replaces the adjacent slots holding `inputs` by `merged`.
-  void FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchPtr> merged);
+  void FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchPtr> merged)
+      REQUIRES(mu_);
   bool ShouldSpill(const Batch& b) const;
   // Counts a batch coming into (+1) or leaving (-1) the slots against the
   // memory budget, if it is in memory.
-  void AccountLocked(const Batch& b, int sign);
-  size_t MaxBatchesLocked() const;
+  void AccountLocked(const Batch& b, int sign) REQUIRES(mu_);
+  size_t MaxBatchesLocked() const REQUIRES(mu_);
 
   const SpineOptions options_;
   MergePool* const pool_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Slot> slots_;  // oldest first; GUARDED_BY(mu_)
-  int64_t mem_bytes_ = 0;    // of in-memory batches in slots_; GUARDED_BY(mu_)
-  int running_ = 0;          // merges in flight; GUARDED_BY(mu_)
-  bool closing_ = false;     // GUARDED_BY(mu_)
-  Status bg_error_;          // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::vector<Slot> slots_ GUARDED_BY(mu_);  // oldest first
+  int64_t mem_bytes_ GUARDED_BY(mu_) = 0;    // of in-memory batches in slots_
+  int running_ GUARDED_BY(mu_) = 0;          // merges in flight
+  bool closing_ GUARDED_BY(mu_) = false;
+  Status bg_error_ GUARDED_BY(mu_);
 };
 
 }  // namespace sluice

@@ -365,50 +365,41 @@ Status Controller::Bootstrap(const std::string& dir, const std::string& body_tex
   std::filesystem::remove_all(tmp, ec);  // open files stay readable
   runtime_->set_steps(step);
   // Their contents: integrals, and the first change their connectors see.
-  std::map<std::string, BatchPtr> outputs;
+  std::map<std::string, BatchPtr> new_integrals, changes;
   for (const std::string& name : output_names_) {
     const bool deliver =
         change.rebuild_views.count(name) > 0 || change.changed_tables.count(name) > 0;
     if (!deliver && change.new_integrals.count(name) == 0) continue;
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, rebuild->Output(name));
-    if (change.new_integrals.count(name) > 0) {
-      SLUICE_RETURN_IF_ERROR(integrals_.at(name)->Insert(b));
-    }
-    if (deliver) outputs[name] = b;
+    if (change.new_integrals.count(name) > 0) new_integrals[name] = b;
+    if (deliver) changes[name] = b;
   }
-  for (auto& e : endpoints_) {
-    auto o = outputs.find(e->relation);
-    if (o == outputs.end() || e->send_snapshot || o->second->empty()) continue;
-    connector::OutputChunk chunk;
-    chunk.step = step;
-    chunk.batches = {o->second};
-    e->queue->Put(std::move(chunk));
-  }
-  delivered_step_ = step;
-  std::lock_guard<std::mutex> l(mu_);
-  step_ = step;
+  SLUICE_RETURN_IF_ERROR(outputs_->DeliverRebuilt(step, new_integrals, changes));
+  loop_.set_step(step);
   return Status::OK();
 }
 
 Status Controller::Approve() {
   std::unique_ptr<ProgramChange> change;
+  uint64_t seq = 0;
+  std::string body;
   {
-    std::lock_guard<std::mutex> l(mu_);
-    if (state_ != PipelineState::kAwaitingApproval || pending_change_ == nullptr) {
+    MutexLock l(&change_mu_);
+    if (state() != PipelineState::kAwaitingApproval || pending_change_ == nullptr) {
       return Status::InvalidArgument("the pipeline is not awaiting approval of a program change");
     }
     change = std::move(pending_change_);
+    seq = pending_seq_;
+    body = std::move(pending_body_);
   }
   Status s;
   {
-    std::lock_guard<std::mutex> sl(step_mu_);
-    s = LoadCheckpoint(pending_seq_, pending_dir_, pending_body_, change.get());
+    MutexLock l(&step_mu_);
+    s = LoadCheckpoint(seq, body, change.get());
   }
   if (s.ok()) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      state_ = PipelineState::kRunning;
-    }
+    loop_.Approved();
+    SyncGate();
     s = Launch();
   }
   if (!s.ok()) {

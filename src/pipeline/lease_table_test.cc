@@ -1,0 +1,66 @@
+#include "pipeline/lease_table.h"
+
+#include <gtest/gtest.h>
+
+#include "zset/batch_builder.h"
+
+namespace sluice::pipeline {
+namespace {
+
+using namespace std::chrono_literals;
+
+BatchPtr OneRow(const std::string& row) {
+  BatchBuilder b;
+  b.Push(row, 1);
+  return *b.Finish();
+}
+
+TEST(LeaseTableTest, PinsBatchesUntilReleased) {
+  LeaseTable t({});
+  auto id = t.Add(7, {{"v", {OneRow("a"), OneRow("b")}}});
+  ASSERT_TRUE(id.ok());
+  auto scan = t.Scan(*id, "v");
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->size(), 2u);
+  EXPECT_EQ(*t.Touch(*id), 7u);
+  EXPECT_EQ(t.Scan(*id, "w").status().code(), StatusCode::kNotFound);
+  t.Release(*id);
+  EXPECT_EQ(t.Scan(*id, "v").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(t.size(), 0u);
+}
+
+// An untouched lease goes once it has been idle too long; a touched one
+// stays however old it is.
+TEST(LeaseTableTest, IdleLeasesGoTouchedOnesStay) {
+  auto now = std::make_shared<LeaseTable::Clock::time_point>(LeaseTable::Clock::now());
+  LeaseTable::Options o;
+  o.idle_timeout = 60s;
+  o.now = [now] { return *now; };
+  LeaseTable t(o);
+  const uint64_t idle = *t.Add(1, {{"v", {}}});
+  const uint64_t busy = *t.Add(1, {{"v", {}}});
+  for (int minute = 0; minute < 5; ++minute) {
+    *now += 50s;
+    ASSERT_TRUE(t.Touch(busy).ok()) << minute;
+  }
+  ASSERT_TRUE(t.Add(2, {}).ok());  // adding drops the idle
+  EXPECT_EQ(t.Touch(idle).status().code(), StatusCode::kNotFound);
+  EXPECT_NE(t.Touch(idle).status().message().find("untouched for more than 60000 ms"),
+            std::string::npos);
+  EXPECT_TRUE(t.Touch(busy).ok());
+}
+
+TEST(LeaseTableTest, AHolderHoldsABoundedNumber) {
+  LeaseTable::Options o;
+  o.max_per_holder = 3;
+  LeaseTable t(o);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(t.Add(1, {}, "host 2").ok());
+  auto refused = t.Add(1, {}, "host 2");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("host 2 already holds 3 leases"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_TRUE(t.Add(1, {}, "host 1").ok());  // another holder
+}
+
+}  // namespace
+}  // namespace sluice::pipeline
