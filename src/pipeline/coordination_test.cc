@@ -208,8 +208,8 @@ TEST(CoordinationTest, EveryCallHasItsOwnPath) {
 }
 
 TEST(CoordinationTest, HttpStatusesRoundTrip) {
-  for (const Status& s : {Status::NotFound("x"), Status::InvalidArgument("x"),
-                          Status::Aborted("x"), Status::Unimplemented("x")}) {
+  for (const Status& s : {Status::NotFound("x"), Status::InvalidArgument("x"), Status::Aborted("x"),
+                          Status::Unimplemented("x")}) {
     const HttpError e = HttpErrorFor(s);
     EXPECT_EQ(StatusFromHttp(e.status, "x").code(), s.code()) << s.ToString();
   }

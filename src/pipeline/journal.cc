@@ -36,6 +36,10 @@ bool ConsumeString(std::string_view* in, std::string* s) {
   return true;
 }
 
+bool AllZero(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
+}
+
 // The numbers of the journal files in `dir`, ascending.
 std::vector<uint64_t> Files(const std::string& dir) {
   std::vector<uint64_t> out;
@@ -177,13 +181,17 @@ Status Journal::Replay(const std::string& dir, uint64_t from,
       uint64_t sum;
       std::string_view payload;
       std::string_view rec = in;
-      const bool whole = ConsumeFixed32(&rec, &len) && ConsumeFixed64(&rec, &sum) &&
-                         ConsumeBytes(&rec, len, &payload) &&
-                         Checksum64(payload.data(), payload.size()) == sum;
+      const bool complete = ConsumeFixed32(&rec, &len) && ConsumeFixed64(&rec, &sum) &&
+                            ConsumeBytes(&rec, len, &payload);
+      const bool whole = complete && Checksum64(payload.data(), payload.size()) == sum;
       if (!whole) {
-        // A crash while writing the last record: the journal ends here (and
-        // what is appended next goes after it).
-        if (last) {
+        // A crash while writing the last record leaves it cut short, or
+        // (its tail never written) failing its checksum as the file's last
+        // bytes: the journal ends there, and what is appended next goes
+        // after it. A record that fails its checksum with more after it
+        // was damaged where it lies.
+        const bool torn = last && (!complete || rec.empty() || AllZero(in));
+        if (torn) {
           if (::truncate(path.c_str(), static_cast<off_t>(data.size() - in.size())) != 0) {
             return Status::IOError("cannot cut the torn end off the input journal " + path);
           }

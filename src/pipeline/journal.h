@@ -19,8 +19,15 @@
 // (strings are u32 length + bytes; changes are u64 count, then per change a
 // kind byte, u32 + key, u32 + payload). Segment records are written when
 // input is queued; a step's record is written and synced before the step
-// runs, so a step that ran is always in the journal. A torn record at the
-// end of the last file (a crash while writing it) ends the journal there.
+// runs, so a step that ran is always in the journal.
+//
+// Reading back: a torn record at the end of the last file (a crash while
+// writing it: cut short, failing its checksum as the file's last record,
+// or followed only by zeros) ends the journal there, and the file is cut
+// back to its last whole record. A record that fails its checksum with
+// whole data after it, or any damage in a file before the last, is a
+// Corruption error: the journal is not read past it. (A damaged length
+// field that points past the end of the last file reads as a torn end.)
 #pragma once
 
 #include <cstdint>

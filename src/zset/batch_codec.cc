@@ -80,6 +80,12 @@ Result<MemBatchPtr> DecodeBatch(std::string_view chunk) {
     return Status::Corruption(
         "not a batch chunk (bad magic or too short: " + std::to_string(chunk.size()) + " bytes)");
   }
+  // No flags are defined: a chunk with any set is from a newer writer, or
+  // damaged (the checksum does not cover the header).
+  if (GetFixed32(chunk.data() + 4) != 0) {
+    return Status::Corruption("batch chunk has unknown flags " +
+                              std::to_string(GetFixed32(chunk.data() + 4)));
+  }
   uint64_t sum = GetFixed64(chunk.data() + 8);
   uint64_t payload = GetFixed64(chunk.data() + 16);
   if (payload != chunk.size() - kHeader) {

@@ -144,6 +144,12 @@ TEST(BatchCodecTest, RoundTripAndCorruption) {
     bad[rng() % bad.size()] ^= static_cast<char>(1 + rng() % 255);
     EXPECT_FALSE(DecodeBatch(bad).ok());
   }
+  // Every byte of the header, which the checksum does not cover, too.
+  for (size_t at = 0; at < 56; ++at) {
+    std::string bad = chunk;
+    bad[at] ^= 0x01;
+    EXPECT_FALSE(DecodeBatch(bad).ok()) << "byte " << at;
+  }
   for (size_t len : {size_t{0}, size_t{10}, chunk.size() / 2, chunk.size() - 1}) {
     auto r = DecodeBatch(std::string_view(chunk).substr(0, len));
     ASSERT_FALSE(r.ok());

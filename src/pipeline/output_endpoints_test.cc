@@ -1,0 +1,139 @@
+#include "pipeline/output_endpoints.h"
+
+#include <gtest/gtest.h>
+
+#include "zset/batch_builder.h"
+#include "zset/cursor.h"
+
+namespace sluice::pipeline {
+namespace {
+
+using namespace std::chrono_literals;
+
+BatchPtr Rows(std::vector<std::pair<std::string, Weight>> rows) {
+  BatchBuilder b;
+  for (const auto& [r, w] : rows) b.Push(r, w);
+  return *b.Finish();
+}
+
+// The rows of some batches, summed.
+std::map<std::string, Weight> Sum(const std::vector<BatchPtr>& batches) {
+  std::map<std::string, Weight> out;
+  auto c = NewCursorOver(batches);
+  for (; c->KeyValid(); c->StepKey()) out[std::string(c->key())] += c->weight();
+  for (auto it = out.begin(); it != out.end();) it = it->second == 0 ? out.erase(it) : ++it;
+  return out;
+}
+
+// A connector that keeps what it is handed.
+class Keeper : public connector::OutputConnector {
+ public:
+  explicit Keeper(std::vector<connector::OutputChunk>* seen) : seen_(seen) {}
+  Status Start(std::shared_ptr<connector::OutputQueue> q) override {
+    q_ = std::move(q);
+    return Status::OK();
+  }
+  void Stop() override { Drain(); }
+  void Drain() {
+    connector::OutputChunk c;
+    while (q_ && q_->Pop(&c, 1ms) == connector::OutputQueue::PopResult::kChunk) {
+      seen_->push_back(c);
+      q_->Done();
+    }
+  }
+
+ private:
+  std::vector<connector::OutputChunk>* seen_;
+  std::shared_ptr<connector::OutputQueue> q_;
+};
+
+// A stream that starts with the integral at step S gets every change from
+// S+1 on: together they sum to the relation, step by step.
+TEST(OutputEndpointsTest, SnapshotThenChangesWithoutGapOrOverlap) {
+  OutputEndpoints out({"v"}, {}, {});
+  ASSERT_TRUE(out.Deliver(1, {{"v", Rows({{"a", 1}, {"b", 1}})}}).ok());
+  ASSERT_TRUE(out.Deliver(2, {{"v", Rows({{"a", -1}, {"c", 2}})}}).ok());
+  auto sub = out.Subscribe("v", /*snapshot=*/true, /*follow=*/true, true, 1000);
+  ASSERT_TRUE(sub.ok());
+  EXPECT_EQ(sub->snapshot_step, 2u);
+  ASSERT_TRUE(out.Deliver(3, {{"v", Rows({{"b", -1}})}, {"w", Rows({{"x", 1}})}}).ok());
+  ASSERT_TRUE(out.Deliver(4, {{"v", Rows({{"d", 1}})}}).ok());
+  std::vector<BatchPtr> seen;
+  std::vector<uint64_t> steps;
+  connector::OutputChunk c;
+  while (sub->queue->Pop(&c, 1ms) == connector::OutputQueue::PopResult::kChunk) {
+    steps.push_back(c.step);
+    seen.insert(seen.end(), c.batches.begin(), c.batches.end());
+    if (steps.size() == 1) {
+      EXPECT_EQ(c.kind, connector::OutputChunk::Kind::kSnapshot);
+    }
+    sub->queue->Done();
+  }
+  EXPECT_EQ(steps, (std::vector<uint64_t>{2, 3, 4}));
+  uint64_t at = 0;
+  auto snap = out.Snapshots({"v"}, &at);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ(at, 4u);
+  EXPECT_EQ(Sum(seen), Sum((*snap)["v"]));
+  EXPECT_EQ(Sum(seen), (std::map<std::string, Weight>{{"c", 2}, {"d", 1}}));
+  // Snapshots: an error for what is not materialized, nothing for what
+  // another host holds.
+  EXPECT_FALSE(out.Snapshots({"w"}, &at).ok());
+  OutputEndpoints part({"v"}, {"w"}, {});
+  auto elsewhere = part.Snapshots({"w"}, &at);
+  ASSERT_TRUE(elsewhere.ok());
+  EXPECT_TRUE((*elsewhere)["w"].empty());
+}
+
+// A stream without backpressure whose client falls behind is cut off and
+// dropped; one that left is dropped at the next step.
+TEST(OutputEndpointsTest, StreamsThatFallBehindAreCutOff) {
+  OutputEndpoints out({}, {}, {});
+  auto slow = out.Subscribe("v", false, true, /*backpressure=*/false, 2);
+  auto gone = out.Subscribe("v", false, true, false, 100);
+  ASSERT_TRUE(slow.ok() && gone.ok());
+  EXPECT_EQ(out.Stats().size(), 2u);
+  gone->queue->Close();
+  for (int step = 1; step <= 3; ++step) {
+    ASSERT_TRUE(out.Deliver(step, {{"v", Rows({{"r" + std::to_string(step), 1}})}}).ok());
+  }
+  EXPECT_EQ(slow->queue->error().code(), StatusCode::kOverflow);
+  EXPECT_TRUE(out.Stats().empty());
+}
+
+// A send_snapshot connector gets the relation first, once; a reset sends a
+// reset and the snapshot again; progress and pause go by name.
+TEST(OutputEndpointsTest, ConnectorsSnapshotsAndReset) {
+  OutputEndpoints out({"v"}, {}, {});
+  ASSERT_TRUE(out.Deliver(1, {{"v", Rows({{"a", 1}})}}).ok());
+  std::vector<connector::OutputChunk> seen;
+  auto keeper = std::make_unique<Keeper>(&seen);
+  Keeper* k = keeper.get();
+  connector::ConnectorSpec spec;
+  spec.name = "sink";
+  spec.relation = "v";
+  spec.send_snapshot = true;
+  out.AddConnector(spec, std::move(keeper));
+  ASSERT_TRUE(out.Launch().ok());
+  ASSERT_TRUE(out.Deliver(2, {{"v", Rows({{"b", 1}})}}).ok());
+  ASSERT_TRUE(out.Reset("sink").ok());
+  k->Drain();
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0].kind, connector::OutputChunk::Kind::kSnapshot);
+  EXPECT_EQ(seen[0].step, 1u);
+  EXPECT_EQ(seen[1].step, 2u);
+  EXPECT_EQ(seen[2].kind, connector::OutputChunk::Kind::kReset);
+  EXPECT_EQ(seen[3].kind, connector::OutputChunk::Kind::kSnapshot);
+  EXPECT_EQ(Sum(seen[3].batches), (std::map<std::string, Weight>{{"a", 1}, {"b", 1}}));
+  EXPECT_EQ(out.Reset("nope").code(), StatusCode::kNotFound);
+  ASSERT_TRUE(out.SetPaused("sink", true).ok());
+  EXPECT_EQ(out.Stats()[0].paused, true);
+  ASSERT_TRUE(out.SetPaused("sink", false).ok());
+  auto progress = out.ConnectorProgress(1s);
+  ASSERT_TRUE(progress.ok()) << progress.status().ToString();
+  EXPECT_TRUE((*progress)["sink"].snapshot_sent);
+  out.Stop();
+}
+
+}  // namespace
+}  // namespace sluice::pipeline
