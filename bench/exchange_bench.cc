@@ -5,9 +5,11 @@
 //
 // Two hosts of one worker each (TcpTransport on loopback): worker 0 sends
 // N batches of R rows (40-byte rows) to worker 1, which receives them; the
-// rate counts the batches' encoded bytes. Against it: one TCP connection
-// over loopback carrying as many bytes in the same frame sizes, read to
-// the end. The ratio is the exchange's rate over the plain copy's.
+// rate counts the batches' encoded bytes. The same over TLS (certificates
+// of a throwaway CA, as `sluice run --hosts` makes them). Against both: one
+// TCP connection over loopback carrying as many bytes in the same frame
+// sizes, read to the end. The ratios are the exchange's rates over the
+// plain copy's, and TLS's over plain TCP's.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,7 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <future>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -91,35 +95,52 @@ int main(int argc, char** argv) {
     bytes += encoded.size();
     sent.push_back(batch);
   }
-  auto exchange = sluice::StartLoopbackExchange(2, 1, "bench");
-  if (!exchange.ok()) {
-    std::fprintf(stderr, "cannot start the exchange: %s\n", exchange.status().ToString().c_str());
+  // Seconds to send every batch from host 0's worker to host 1's.
+  auto run = [&](const std::map<int, sluice::TlsFiles>* tls, size_t* received_rows) -> double {
+    auto exchange = sluice::StartLoopbackExchange(2, 1, "bench", tls);
+    if (!exchange.ok()) {
+      std::fprintf(stderr, "cannot start the exchange: %s\n", exchange.status().ToString().c_str());
+      std::exit(1);
+    }
+    sluice::TcpTransport& host0 = *(*exchange)[0];
+    sluice::TcpTransport& host1 = *(*exchange)[1];
+    const auto x0 = Clock::now();
+    std::thread sender([&] {
+      for (size_t b = 0; b < batches; ++b) {
+        if (!host0.Send(static_cast<int>(b), 0, 1, sent[b]).ok()) std::abort();
+      }
+    });
+    *received_rows = 0;
+    for (size_t b = 0; b < batches; ++b) {
+      // Worker 1 receives from both workers: its own (empty) and worker 0's.
+      if (!host1.Send(static_cast<int>(b), 1, 1, sluice::MemBatch::Empty()).ok()) std::exit(1);
+      std::vector<sluice::BatchPtr> got;
+      if (!host1.Receive(static_cast<int>(b), 1, &got).ok()) std::exit(1);
+      *received_rows += got[0]->len();
+    }
+    sender.join();
+    return std::chrono::duration<double>(Clock::now() - x0).count();
+  };
+  size_t received_rows = 0, tls_rows = 0;
+  const double xs = run(nullptr, &received_rows);
+  char tmpl[] = "/tmp/sluice-bench-tls-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  auto certs = sluice::MakeCertificates(dir, {{"host-0", "127.0.1.1"}, {"host-1", "127.0.1.2"}});
+  if (!certs.ok()) {
+    std::fprintf(stderr, "%s\n", certs.status().ToString().c_str());
     return 1;
   }
-  sluice::TcpTransport& host0 = *(*exchange)[0];
-  sluice::TcpTransport& host1 = *(*exchange)[1];
-  const auto x0 = Clock::now();
-  std::thread sender([&] {
-    for (size_t b = 0; b < batches; ++b) {
-      if (!host0.Send(static_cast<int>(b), 0, 1, sent[b]).ok()) std::abort();
-    }
-  });
-  size_t received_rows = 0;
-  for (size_t b = 0; b < batches; ++b) {
-    // Worker 1 receives from both workers: its own (empty) and worker 0's.
-    if (!host1.Send(static_cast<int>(b), 1, 1, sluice::MemBatch::Empty()).ok()) return 1;
-    std::vector<sluice::BatchPtr> got;
-    if (!host1.Receive(static_cast<int>(b), 1, &got).ok()) return 1;
-    received_rows += got[0]->len();
-  }
-  sender.join();
-  const double xs = std::chrono::duration<double>(Clock::now() - x0).count();
+  const std::map<int, sluice::TlsFiles> tls = {{0, (*certs)["host-0"]}, {1, (*certs)["host-1"]}};
+  const double ts = run(&tls, &tls_rows);
+  std::filesystem::remove_all(dir);
   const double ps = PlainCopy(batches, bytes / batches);
   const double mb = static_cast<double>(bytes) / 1e6;
   std::printf("exchange: %zu batches of %zu rows, %.1f MB encoded, %zu rows received\n", batches,
               rows, mb, received_rows);
   std::printf("  TCP exchange     %6.3f s  %8.1f MB/s\n", xs, mb / xs);
+  std::printf("  TLS exchange     %6.3f s  %8.1f MB/s\n", ts, mb / ts);
   std::printf("  plain TCP copy   %6.3f s  %8.1f MB/s\n", ps, mb / ps);
   std::printf("  ratio exchange / plain copy: %.2f\n", ps / xs);
-  return received_rows == batches * rows ? 0 : 1;
+  std::printf("  ratio TLS exchange / TCP exchange: %.2f\n", xs / ts);
+  return received_rows == batches * rows && tls_rows == batches * rows ? 0 : 1;
 }

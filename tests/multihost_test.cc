@@ -306,9 +306,20 @@ TEST(MultihostTest, ACheckpointCutShortIsNeitherUsedNorReused) {
   ExpectSumsExact(p);
 }
 
+// The directory of the certificates that `sluice run --hosts` made.
+std::string CertificateDir(const Pipeline& p) {
+  const std::string marker = "certificates made for this run in ";
+  const std::string log = p.log();
+  const size_t at = log.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t from = at + marker.size();
+  return log.substr(from, log.find('\n', from) - from);
+}
+
 // Calls to a host's coordination API without the pipeline's secret, or
-// with another, get 401 and change nothing.
-TEST(MultihostTest, CoordinationCallsNeedTheSecret) {
+// with another, get 401 and change nothing; a call without TLS, or with a
+// certificate of another CA, gets no answer at all.
+TEST(MultihostTest, CoordinationCallsNeedTheSecretAndTheCertificates) {
   Pipeline p("CREATE TABLE t (id BIGINT) WITH (materialized = true);",
              {"--hosts", "2", "--workers", "1"});
   ASSERT_GT(p.port(), 0) << p.log();
@@ -317,10 +328,14 @@ TEST(MultihostTest, CoordinationCallsNeedTheSecret) {
   const std::string address = st["hosts"][0]["address"];
   const std::string ip = address.substr(0, address.find(':'));
   const int port = std::atoi(address.c_str() + address.find(':') + 1);
-  httplib::Client host(ip, port);
+  const std::string certs = CertificateDir(p);
+  ASSERT_FALSE(certs.empty()) << p.log();
+  httplib::SSLClient host(ip, port, certs + "/coordinator.pem", certs + "/coordinator.key");
+  host.set_ca_cert_path(certs + "/ca.pem");
+  host.enable_server_certificate_verification(true);
   host.set_read_timeout(5, 0);
   auto r = host.Get("/coordination/hello");
-  ASSERT_TRUE(r);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
   EXPECT_EQ(r->status, 401);
   EXPECT_EQ(Json::parse(r->body)["error_code"], "Unauthorized");
   host.set_bearer_token_auth("not-the-secret");
@@ -330,9 +345,31 @@ TEST(MultihostTest, CoordinationCallsNeedTheSecret) {
   r = host.Post("/coordination/activate", "{}", "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 401);
-  r = host.Post("/coordination/ingest/t", "", "application/octet-stream");
+  r = host.Post("/coordination/ingest?table=t", "", "application/octet-stream");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 401);
+  // Plain HTTP to a TLS host: no answer, promptly, and the host goes on.
+  httplib::Client plain(ip, port);
+  plain.set_read_timeout(5, 0);
+  const auto began = std::chrono::steady_clock::now();
+  auto pr = plain.Get("/coordination/hello");
+  EXPECT_FALSE(pr && pr->status == 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 6s);
+  // A client certificate from another CA: refused in the handshake.
+  char tmpl[] = "/tmp/sluice-rogue-XXXXXX";
+  const std::string rogue = mkdtemp(tmpl);
+  ASSERT_EQ(std::system(("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+                         "-days 2 -subj /CN=rogue -keyout " +
+                         rogue + "/rogue.key -out " + rogue + "/rogue.pem >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  httplib::SSLClient stranger(ip, port, rogue + "/rogue.pem", rogue + "/rogue.key");
+  stranger.set_ca_cert_path(certs + "/ca.pem");
+  stranger.enable_server_certificate_verification(true);
+  stranger.set_read_timeout(5, 0);
+  auto sr = stranger.Get("/coordination/hello");
+  EXPECT_FALSE(sr) << sr->status;
+  std::filesystem::remove_all(rogue);
   // The pipeline goes on.
   std::string tok = p.Ingest("t", "{\"insert\": {\"id\": 1}}");
   ASSERT_TRUE(p.WaitComplete(tok));
@@ -434,17 +471,33 @@ CREATE MATERIALIZED VIEW s AS SELECT SUM(v) AS s FROM t;
 )";
   const std::string secret = "netns-secret";
   const int api_port = FreePort();
-  Process host0({SLUICE_BINARY, "host", "--listen", net + ".1:17100", "--exchange",
-                 net + ".1:17101", "--exchange-timeout-ms", "2000"},
+  // Over TLS, with certificates from `sluice certs`, as on a real cluster.
+  ASSERT_EQ(
+      Shell(std::string(SLUICE_BINARY) + " certs " + dir + "/tls " + net + ".1 " + net + ".2"), 0);
+  auto tls = [&](const std::string& who) {
+    return std::vector<std::string>{"--tls-cert", dir + "/tls/" + who + ".pem",
+                                    "--tls-key",  dir + "/tls/" + who + ".key",
+                                    "--tls-ca",   dir + "/tls/ca.pem"};
+  };
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  Process host0(with({SLUICE_BINARY, "host", "--listen", net + ".1:17100", "--exchange",
+                      net + ".1:17101", "--exchange-timeout-ms", "2000"},
+                     tls("host-0")),
                 dir + "/host0.log", secret);
-  Process host1({"/usr/sbin/ip", "netns", "exec", ns, SLUICE_BINARY, "host", "--listen",
-                 net + ".2:17100", "--exchange", net + ".2:17101", "--exchange-timeout-ms", "2000",
-                 "--coordinator-timeout-ms", "3000"},
+  Process host1(with({"/usr/sbin/ip", "netns", "exec", ns, SLUICE_BINARY, "host", "--listen",
+                      net + ".2:17100", "--exchange", net + ".2:17101", "--exchange-timeout-ms",
+                      "2000", "--coordinator-timeout-ms", "3000"},
+                     tls("host-1")),
                 dir + "/host1.log", secret);
-  Process coordinator({SLUICE_BINARY, "coordinator", dir + "/program.sql", "--host-list",
-                       net + ".1:17100," + net + ".2:17100", "--port", std::to_string(api_port),
-                       "--workers", "2", "--request-timeout-ms", "2000"},
-                      dir + "/coordinator.log", secret);
+  Process coordinator(
+      with({SLUICE_BINARY, "coordinator", dir + "/program.sql", "--host-list",
+            net + ".1:17100," + net + ".2:17100", "--port", std::to_string(api_port), "--workers",
+            "2", "--request-timeout-ms", "2000"},
+           tls("coordinator")),
+      dir + "/coordinator.log", secret);
   httplib::Client api("127.0.0.1", api_port);
   api.set_read_timeout(10, 0);
   bool up = false;

@@ -24,6 +24,10 @@
 namespace sluice::testing {
 
 using Json = nlohmann::json;
+
+// A TLS client that closes a connection the server already closed would
+// raise SIGPIPE and end the test binary without a word.
+inline const bool kSigpipeIgnored = (signal(SIGPIPE, SIG_IGN), true);
 using namespace std::chrono_literals;
 
 inline std::string Slurp(const std::string& path) {
@@ -109,14 +113,18 @@ class Pipeline {
       execv(cargv[0], cargv.data());
       _exit(127);
     }
-    // Wait for "listening on http://127.0.0.1:PORT", or for the process to end.
+    // Wait for "listening on http(s)://127.0.0.1:PORT", or for the process
+    // to end.
     for (int i = 0; i < 200 && port_ == 0; ++i) {
       std::string log = Slurp(log_);
-      size_t at = log.find("listening on http://127.0.0.1:");
-      if (at != std::string::npos) {
-        port_ = std::atoi(log.c_str() + at + std::strlen("listening on http://127.0.0.1:"));
-        break;
+      for (const char* prefix :
+           {"listening on http://127.0.0.1:", "listening on https://127.0.0.1:"}) {
+        size_t at = log.find(prefix);
+        if (at != std::string::npos) {
+          port_ = std::atoi(log.c_str() + at + std::strlen(prefix));
+        }
       }
+      if (port_ != 0) break;
       int status;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {
         exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -1105,6 +1105,45 @@ TEST(PipelineTest, FullDiskIsAnErrorThePipelineSurvives) {
   EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["state"], "Running");
 }
 
+// The API over HTTPS with --tls-cert and --tls-key: a client that checks
+// the certificate against its CA is answered; plain HTTP is not.
+TEST(PipelineTest, TheApiOverHttps) {
+  char tmpl[] = "/tmp/sluice-https-XXXXXX";
+  const std::string certs = mkdtemp(tmpl);
+  ASSERT_EQ(std::system(
+                (std::string(SLUICE_BINARY) + " certs " + certs + " 127.0.0.1 >/dev/null").c_str()),
+            0);
+  Pipeline p("CREATE TABLE t (id BIGINT) WITH (materialized = true);",
+             {"--tls-cert", certs + "/host-0.pem", "--tls-key", certs + "/host-0.key"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_NE(p.log().find("listening on https://127.0.0.1:"), std::string::npos) << p.log();
+  httplib::SSLClient api("127.0.0.1", p.port());
+  api.set_ca_cert_path(certs + "/ca.pem");
+  api.enable_server_certificate_verification(true);
+  auto r = api.Post("/ingress/t", "{\"insert\": {\"id\": 5}}", "application/json");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  ASSERT_EQ(r->status, 200) << r->body;
+  for (int i = 0; i < 200; ++i) {
+    r = api.Get("/query?sql=SELECT%20id%20FROM%20t&format=csv");
+    if (r && r->body == "5\n") break;
+    std::this_thread::sleep_for(25ms);
+  }
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "5\n");
+  auto plain = p.Client().Get("/status");
+  EXPECT_FALSE(plain && plain->status == 200);
+  // A key that is not the certificate's: an error at start that names it.
+  Pipeline bad("CREATE TABLE t (id BIGINT);",
+               {"--tls-cert", certs + "/host-0.pem", "--tls-key", certs + "/coordinator.key"});
+  EXPECT_EQ(bad.exit_code(), 1) << bad.log();
+  EXPECT_NE(bad.log().find("cannot serve HTTPS"), std::string::npos) << bad.log();
+  Pipeline missing("CREATE TABLE t (id BIGINT);", {"--tls-cert", certs + "/host-0.pem"});
+  EXPECT_EQ(missing.exit_code(), 2) << missing.log();
+  EXPECT_NE(missing.log().find("needs both --tls-cert and --tls-key"), std::string::npos)
+      << missing.log();
+  std::filesystem::remove_all(certs);
+}
+
 TEST(PipelineTest, APortInUseIsAnError) {
   Pipeline first(kProgram);
   ASSERT_GT(first.port(), 0) << first.log();

@@ -33,6 +33,9 @@ void Usage(FILE* out) {
                "                       run sqllogictest files as the postgresql engine; each\n"
                "                       query is checked as a view over existing data and as a\n"
                "                       view maintained while the data arrives\n"
+               "  certs DIR IP...      make a CA and certificates for hosts at these\n"
+               "                       addresses and for their coordinator (TLS between\n"
+               "                       a pipeline's processes, docs/multihost.md)\n"
                "  help                 show this message\n");
 }
 
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   if (cmd == "run" || cmd == "host" || cmd == "coordinator") return sluice::RunPipeline(argc, argv);
+  if (cmd == "certs") return sluice::MakeCertificatesCommand(argc, argv);
   if (cmd == "demo") {
     int workers = 2;
     for (int i = 2; i < argc; ++i) {

@@ -1,20 +1,26 @@
 #include "cli/run.h"
 
+#include <arpa/inet.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/tls.h"
 #include "coordinator/coordinator.h"
 #include "pipeline/controller.h"
 #include "runtime/tcp_transport.h"
@@ -45,6 +51,9 @@ struct Options {
   std::string program_path, config_path, storage, host = "127.0.0.1";
   long port = 8080, workers = 0, max_request_mib = 1024, hosts = 0;
   std::string host_list, listen, exchange, secret_file;
+  TlsFiles tls;          // host and coordinator: between processes; run: the public API
+  TlsFiles api_tls;      // coordinator: its public API
+  bool host_tls = true;  // run --hosts: TLS between its processes
   long coordinator_timeout_ms = 30000, exchange_timeout_ms = 10000, step_timeout_ms = 600000,
        request_timeout_ms = 30000;
 };
@@ -55,18 +64,22 @@ void Usage(const std::string& command) {
                  "usage: sluice host --listen IP:PORT --exchange IP:PORT [--storage DIR]\n"
                  "                   [--secret-file FILE] [--coordinator-timeout-ms N]\n"
                  "                   [--exchange-timeout-ms N]\n"
+                 "                   [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n"
                  "       (the secret may also come from SLUICE_SECRET)\n");
   } else if (command == "coordinator") {
     std::fprintf(stderr,
                  "usage: sluice coordinator PROGRAM.sql --host-list IP:PORT,IP:PORT,...\n"
                  "                   [--port N] [--host ADDR] [--workers W] [--storage DIR]\n"
                  "                   [--config runtime.json] [--secret-file FILE]\n"
-                 "                   [--step-timeout-ms N] [--request-timeout-ms N]\n");
+                 "                   [--step-timeout-ms N] [--request-timeout-ms N]\n"
+                 "                   [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n"
+                 "                   [--api-tls-cert FILE --api-tls-key FILE]\n");
   } else {
     std::fprintf(stderr,
                  "usage: sluice run PROGRAM.sql [--port N] [--host ADDR] [--workers W]\n"
                  "                  [--storage DIR] [--config runtime.json]\n"
-                 "                  [--max-request-mib N] [--hosts H]\n");
+                 "                  [--max-request-mib N] [--tls-cert FILE --tls-key FILE]\n"
+                 "                  [--hosts H [--no-host-tls]]\n");
   }
 }
 
@@ -121,6 +134,18 @@ int Parse(int argc, char** argv, Options* o) {
       o->exchange = value();
     } else if (a == "--secret-file") {
       o->secret_file = value();
+    } else if (a == "--tls-cert") {
+      o->tls.cert = value();
+    } else if (a == "--tls-key") {
+      o->tls.key = value();
+    } else if (a == "--tls-ca" && o->command != "run") {
+      o->tls.ca = value();
+    } else if (a == "--api-tls-cert" && o->command == "coordinator") {
+      o->api_tls.cert = value();
+    } else if (a == "--api-tls-key" && o->command == "coordinator") {
+      o->api_tls.key = value();
+    } else if (a == "--no-host-tls" && o->command == "run") {
+      o->host_tls = false;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "sluice %s: unknown option '%s'\n", o->command.c_str(), a.c_str());
       Usage(o->command);
@@ -136,6 +161,32 @@ int Parse(int argc, char** argv, Options* o) {
   if (o->program_path.empty() && o->command != "host") {
     Usage(o->command);
     return 2;
+  }
+  // Certificates are checked before anything starts.
+  auto check_api = [&](const TlsFiles& api, const char* flags) {
+    if (api.cert.empty() != api.key.empty()) {
+      std::fprintf(stderr, "sluice %s: HTTPS needs both %s\n", o->command.c_str(), flags);
+      return false;
+    }
+    if (api.cert.empty()) return true;
+    for (const std::string& f : {api.cert, api.key}) {
+      if (!std::ifstream(f)) {
+        std::fprintf(stderr, "sluice %s: cannot read %s: %s\n", o->command.c_str(), f.c_str(),
+                     std::strerror(errno));
+        return false;
+      }
+    }
+    return true;
+  };
+  if (o->command == "run") {
+    if (!check_api(o->tls, "--tls-cert and --tls-key")) return 2;
+  } else {
+    if (!check_api(o->api_tls, "--api-tls-cert and --api-tls-key")) return 2;
+    Status s = CheckTlsFiles(o->tls);
+    if (!s.ok()) {
+      std::fprintf(stderr, "sluice %s: %s\n", o->command.c_str(), s.message().c_str());
+      return 2;
+    }
   }
   return 0;
 }
@@ -211,6 +262,7 @@ sigset_t BlockSignals() {
 int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
           const std::function<void()>& stop, sigset_t signals) {
   server::ServerOptions so;
+  so.tls = o.command == "coordinator" ? o.api_tls : o.tls;
   so.host = o.host;
   so.port = static_cast<int>(o.port);
   so.max_request_bytes = static_cast<uint64_t>(o.max_request_mib) << 20;
@@ -221,8 +273,8 @@ int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
     stop();
     return 1;
   }
-  std::fprintf(stderr, "sluice: running %s; listening on http://%s:%d\n", what.c_str(),
-               o.host.c_str(), http.port());
+  std::fprintf(stderr, "sluice: running %s; listening on %s://%s:%d\n", what.c_str(),
+               so.tls.cert.empty() ? "http" : "https", o.host.c_str(), http.port());
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "sluice: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -271,7 +323,7 @@ Result<std::vector<coordinator::HostAddress>> ParseHostList(const std::string& l
 }
 
 int Coordinate(const Options& o, const std::vector<coordinator::HostAddress>& hosts,
-               const std::string& secret, sigset_t signals,
+               const std::string& secret, const TlsFiles& tls, sigset_t signals,
                const std::function<void()>& after_stop) {
   std::string text, base_dir;
   pipeline::PipelineConfig config;
@@ -279,6 +331,7 @@ int Coordinate(const Options& o, const std::vector<coordinator::HostAddress>& ho
   coordinator::CoordinatorOptions co;
   co.hosts = hosts;
   co.secret = secret;
+  co.tls = tls;
   co.step_timeout = std::chrono::milliseconds(o.step_timeout_ms);
   co.request_timeout = std::chrono::milliseconds(o.request_timeout_ms);
   auto c = coordinator::Coordinator::Start(text, config, base_dir, co);
@@ -311,7 +364,7 @@ int RunCoordinator(const Options& o) {
     std::fprintf(stderr, "sluice coordinator: %s\n", hosts.status().message().c_str());
     return 2;
   }
-  return Coordinate(o, *hosts, secret, BlockSignals(), [] {});
+  return Coordinate(o, *hosts, secret, o.tls, BlockSignals(), [] {});
 }
 
 int RunHost(const Options& o) {
@@ -333,6 +386,7 @@ int RunHost(const Options& o) {
   ho.exchange_address = o.exchange;
   ho.storage = o.storage;
   ho.secret = LoadSecret(o);
+  ho.tls = o.tls;
   ho.coordinator_timeout = std::chrono::milliseconds(o.coordinator_timeout_ms);
   ho.exchange_timeout = std::chrono::milliseconds(o.exchange_timeout_ms);
   sigset_t signals = BlockSignals();
@@ -342,8 +396,9 @@ int RunHost(const Options& o) {
     std::fprintf(stderr, "sluice host: %s\n", s.message().c_str());
     return 1;
   }
-  std::fprintf(stderr, "sluice host: coordination API on http://%s:%d, exchange %s\n",
-               ho.http_address.c_str(), host.port(), o.exchange.c_str());
+  std::fprintf(stderr, "sluice host: coordination API on %s://%s:%d, exchange %s%s\n",
+               ho.tls.enabled() ? "https" : "http", ho.http_address.c_str(), host.port(),
+               o.exchange.c_str(), ho.tls.enabled() ? " (TLS)" : "");
   std::thread([&host, signals] {
     int sig = 0;
     sigwait(&signals, &sig);
@@ -388,6 +443,43 @@ int RunHosts(const Options& o) {
     if (int rc = LoadProgram(o, &text, &config, &base_dir)) return rc;
     storage = config.storage;
   }
+  // A throwaway CA and certificates for the hosts' addresses and the
+  // coordinator, so that the processes talk over TLS: in the storage, or
+  // in a directory of this run's that goes with it.
+  std::map<std::string, TlsFiles> certs;
+  std::string tmp_certs;
+  struct RemoveCerts {
+    std::string* dir;
+    ~RemoveCerts() {
+      std::error_code ec;
+      if (!dir->empty()) std::filesystem::remove_all(*dir, ec);
+    }
+  } remove_certs{&tmp_certs};
+  if (o.host_tls) {
+    std::string dir = storage.empty() ? "" : storage + "/tls";
+    if (dir.empty()) {
+      char tmpl[] = "/tmp/sluice-tls-XXXXXX";
+      if (mkdtemp(tmpl) == nullptr) {
+        std::fprintf(stderr, "sluice run: cannot make a directory for certificates: %s\n",
+                     std::strerror(errno));
+        return 1;
+      }
+      dir = tmp_certs = tmpl;
+    }
+    std::map<std::string, std::string> ips = {{"coordinator", ""}};
+    for (long h = 0; h < o.hosts; ++h) {
+      ips["host-" + std::to_string(h)] = "127.0.0." + std::to_string(2 + h);
+    }
+    auto made = MakeCertificates(dir, ips);
+    if (!made.ok()) {
+      std::fprintf(stderr, "sluice run: %s\n", made.status().message().c_str());
+      return 1;
+    }
+    certs = std::move(made).value();
+    std::fprintf(stderr,
+                 "sluice: the hosts talk over TLS, with certificates made for this run in %s\n",
+                 dir.c_str());
+  }
   for (long h = 0; h < o.hosts; ++h) {
     const std::string ip = "127.0.0." + std::to_string(2 + h);
     coordinator::HostAddress a;
@@ -411,6 +503,10 @@ int RunHosts(const Options& o) {
       args.push_back("--storage");
       args.push_back(storage + "/host-" + std::to_string(h));
     }
+    if (o.host_tls) {
+      const TlsFiles& t = certs.at("host-" + std::to_string(h));
+      args.insert(args.end(), {"--tls-cert", t.cert, "--tls-key", t.key, "--tls-ca", t.ca});
+    }
     const pid_t pid = fork();
     if (pid == 0) {
       // A host dies with its coordinator.
@@ -428,7 +524,8 @@ int RunHosts(const Options& o) {
     children.push_back(pid);
     hosts.push_back(a);
   }
-  const int rc = Coordinate(o, hosts, secret, signals, stop_children);
+  const int rc = Coordinate(o, hosts, secret, o.host_tls ? certs.at("coordinator") : TlsFiles{},
+                            signals, stop_children);
   stop_children();
   return rc;
 }
@@ -443,6 +540,38 @@ int RunPipeline(int argc, char** argv) {
   if (o.command == "coordinator") return RunCoordinator(o);
   if (o.hosts > 0) return RunHosts(o);
   return RunOne(o);
+}
+
+int MakeCertificatesCommand(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr,
+                 "usage: sluice certs DIR IP [IP...]\n"
+                 "  makes DIR/ca.pem, and DIR/host-N.pem and .key for the host at the Nth IP\n"
+                 "  (the address of its --listen and --exchange), and DIR/coordinator.pem and\n"
+                 "  .key; the CA's key is not kept: make them all again to add a host\n");
+    return 2;
+  }
+  const std::string dir = argv[2];
+  std::map<std::string, std::string> ips = {{"coordinator", ""}};
+  for (int i = 3; i < argc; ++i) {
+    const std::string ip = argv[i];
+    unsigned char addr[16];
+    if (inet_pton(AF_INET, ip.c_str(), addr) != 1 && inet_pton(AF_INET6, ip.c_str(), addr) != 1) {
+      std::fprintf(stderr, "sluice certs: \"%s\" is not an IP address\n", ip.c_str());
+      return 2;
+    }
+    ips["host-" + std::to_string(i - 3)] = ip;
+  }
+  auto made = MakeCertificates(dir, ips);
+  if (!made.ok()) {
+    std::fprintf(stderr, "sluice certs: %s\n", made.status().message().c_str());
+    return 1;
+  }
+  for (const auto& [name, f] : *made) {
+    std::printf("%-12s --tls-cert %s --tls-key %s --tls-ca %s\n", name.c_str(), f.cert.c_str(),
+                f.key.c_str(), f.ca.c_str());
+  }
+  return 0;
 }
 
 }  // namespace sluice

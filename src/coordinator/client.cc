@@ -4,19 +4,15 @@
 
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <vector>
+
+#include "base/mutex.h"
 
 namespace sluice::coordinator {
 namespace {
 
 namespace co = pipeline::coordination;
-
-void SetTimeouts(httplib::Client& c, std::chrono::milliseconds connect,
-                 std::chrono::milliseconds request) {
-  c.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(connect));
-  c.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
-  c.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
-  c.set_keep_alive(false);
-}
+using Clock = std::chrono::steady_clock;
 
 std::string CallName(const co::CallInfo& call) {
   return std::string(co::MethodName(call.method)) + " " + call.path;
@@ -53,6 +49,55 @@ Result<HostAddress> ParseAddress(const std::string& text) {
   return a;
 }
 
+// Idle connections to one host. A connection is taken for one call and
+// put back if the call went well.
+struct HostClient::Pool {
+  Mutex mu;
+  struct Idle {
+    std::unique_ptr<httplib::Client> client;
+    Clock::time_point since;
+  };
+  std::vector<Idle> idle GUARDED_BY(mu);
+  static constexpr size_t kMaxIdle = 8;
+  static constexpr std::chrono::seconds kMaxIdleTime{2};
+};
+
+HostClient::HostClient(HostAddress address, std::string secret,
+                       std::chrono::milliseconds connect_timeout, TlsFiles tls)
+    : address_(std::move(address)),
+      secret_(std::move(secret)),
+      connect_timeout_(connect_timeout),
+      tls_(std::move(tls)),
+      pool_(std::make_shared<Pool>()) {}
+
+namespace {
+
+std::unique_ptr<httplib::Client> NewClient(const HostAddress& a, const TlsFiles& tls) {
+  if (!tls.enabled()) return std::make_unique<httplib::Client>(a.ip, a.port);
+  auto c = std::make_unique<httplib::Client>("https://" + a.text(), tls.cert, tls.key);
+  c->set_ca_cert_path(tls.ca);
+  c->enable_server_certificate_verification(true);
+  return c;
+}
+
+void SetTimeouts(httplib::Client& c, std::chrono::milliseconds connect,
+                 std::chrono::milliseconds request) {
+  c.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(connect));
+  c.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
+  c.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
+}
+
+// What went wrong with a call that got no answer.
+std::string NoAnswer(const httplib::Client& c, const httplib::Result& r) {
+  std::string why = httplib::to_string(r.error());
+  if (r.error() == httplib::Error::SSLServerVerification) {
+    why += std::string(": ") + X509_verify_cert_error_string(c.get_openssl_verify_result());
+  }
+  return why;
+}
+
+}  // namespace
+
 std::string HostClient::name() const {
   return "host " + std::to_string(address_.index) + " (" + address_.text() + ")";
 }
@@ -64,15 +109,33 @@ Status HostClient::Malformed(const co::CallInfo& call, const Status& why) const 
 
 Result<std::string> HostClient::Send(const co::CallInfo& call, const co::WireRequest& wire,
                                      std::chrono::milliseconds timeout) const {
-  httplib::Client c(address_.ip, address_.port);
-  SetTimeouts(c, connect_timeout_, timeout);
-  c.set_bearer_token_auth(secret_);
+  std::unique_ptr<httplib::Client> c;
+  {
+    MutexLock l(&pool_->mu);
+    while (!pool_->idle.empty() && !c) {
+      Pool::Idle idle = std::move(pool_->idle.back());
+      pool_->idle.pop_back();
+      if (Clock::now() - idle.since < Pool::kMaxIdleTime) c = std::move(idle.client);
+    }
+  }
+  if (!c) {
+    c = NewClient(address_, tls_);
+    c->set_keep_alive(true);
+    // A kept connection sends a request's header and body in two writes:
+    // without this, the second waits for the first's delayed ACK (40 ms).
+    c->set_tcp_nodelay(true);
+    c->set_bearer_token_auth(secret_);
+  }
+  SetTimeouts(*c, connect_timeout_, timeout);
   httplib::Result r = call.method == co::Method::kGet
-                          ? c.Get(wire.target)
-                          : c.Post(wire.target, wire.body, wire.content_type);
+                          ? c->Get(wire.target)
+                          : c->Post(wire.target, wire.body, wire.content_type);
   if (!r) {
-    return Status::IOError(name() + " did not answer " + CallName(call) + ": " +
-                           httplib::to_string(r.error()));
+    return Status::IOError(name() + " did not answer " + CallName(call) + ": " + NoAnswer(*c, r));
+  }
+  {
+    MutexLock l(&pool_->mu);
+    if (pool_->idle.size() < Pool::kMaxIdle) pool_->idle.push_back({std::move(c), Clock::now()});
   }
   if (r->status == 200) return std::move(r->body);
   return co::StatusFromHttp(r->status, name() + ": " + ErrorMessage(r->body));
@@ -81,8 +144,10 @@ Result<std::string> HostClient::Send(const co::CallInfo& call, const co::WireReq
 Status HostClient::Stream(const co::EgressRequest& request, std::chrono::milliseconds timeout,
                           const std::function<bool(const char*, size_t)>& receive) const {
   const co::WireRequest wire = co::EncodeRequest(request);
-  httplib::Client c(address_.ip, address_.port);
+  std::unique_ptr<httplib::Client> client = NewClient(address_, tls_);
+  httplib::Client& c = *client;
   SetTimeouts(c, connect_timeout_, timeout);
+  c.set_keep_alive(false);
   c.set_bearer_token_auth(secret_);
   int status = 0;
   std::string error_body;
@@ -104,7 +169,7 @@ Status HostClient::Stream(const co::EgressRequest& request, std::chrono::millise
   }
   if (!r && r.error() != httplib::Error::Canceled) {
     return Status::IOError(name() + " stream " + CallName(co::EgressRequest::kCall) +
-                           " ended: " + httplib::to_string(r.error()));
+                           " ended: " + NoAnswer(c, r));
   }
   return Status::OK();
 }

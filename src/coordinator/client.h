@@ -2,14 +2,23 @@
 // (pipeline/coordination.h): every call carries the pipeline's secret and
 // has a connect timeout and a request timeout, and an error names the host,
 // its address, the call and what went wrong, an answer that does not read
-// back included.
+// back included. With TLS files, calls are HTTPS: the host's certificate
+// must come from the pipeline's CA and name the host's address, and the
+// coordinator presents its own.
+//
+// Connections are kept open between calls (a few per host, each used by
+// one call at a time, dropped after 2 s idle), so that a step does not pay
+// for a new connection and TLS handshake. Thread safety: calls may be made
+// from any thread at once; copies share the connections.
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "base/status.h"
+#include "base/tls.h"
 #include "pipeline/coordination.h"
 
 namespace sluice::coordinator {
@@ -26,10 +35,8 @@ Result<HostAddress> ParseAddress(const std::string& text);
 
 class HostClient {
  public:
-  HostClient(HostAddress address, std::string secret, std::chrono::milliseconds connect_timeout)
-      : address_(std::move(address)),
-        secret_(std::move(secret)),
-        connect_timeout_(connect_timeout) {}
+  HostClient(HostAddress address, std::string secret, std::chrono::milliseconds connect_timeout,
+             TlsFiles tls = {});
 
   const HostAddress& address() const { return address_; }
   // "host N (ip:port)"
@@ -40,8 +47,7 @@ class HostClient {
   Result<typename R::Answer> Call(const R& request, std::chrono::milliseconds timeout) const {
     namespace co = pipeline::coordination;
     static_assert(!R::kCall.stream, "a stream is read with Stream()");
-    SLUICE_ASSIGN_OR_RETURN(std::string body,
-                            Send(R::kCall, co::EncodeRequest(request), timeout));
+    SLUICE_ASSIGN_OR_RETURN(std::string body, Send(R::kCall, co::EncodeRequest(request), timeout));
     auto answer = co::DecodeAnswer<R>(body);
     if (!answer.ok()) return Malformed(R::kCall, answer.status());
     return answer;
@@ -60,9 +66,12 @@ class HostClient {
                            std::chrono::milliseconds timeout) const;
   Status Malformed(const pipeline::coordination::CallInfo& call, const Status& why) const;
 
+  struct Pool;
   HostAddress address_;
   std::string secret_;
   std::chrono::milliseconds connect_timeout_;
+  TlsFiles tls_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace sluice::coordinator

@@ -126,7 +126,7 @@ Status Coordinator::Init(std::string_view program_text) {
   for (size_t h = 0; h < options_.hosts.size(); ++h) {
     HostAddress a = options_.hosts[h];
     a.index = static_cast<int>(h);
-    hosts_.emplace_back(a, options_.secret, options_.connect_timeout);
+    hosts_.emplace_back(a, options_.secret, options_.connect_timeout, options_.tls);
   }
   SLUICE_ASSIGN_OR_RETURN(info_, pipeline::DescribeProgram(program_, base_dir_));
   on_demand_ = pipeline::GatheredOnDemand(info_);

@@ -43,6 +43,9 @@ namespace sluice::coordinator {
 struct CoordinatorOptions {
   std::vector<HostAddress> hosts;  // every host's coordination API, by index
   std::string secret;
+  // With files, calls to the hosts are HTTPS, and the hosts' certificates
+  // must come from the same CA; the coordinator presents its own.
+  TlsFiles tls;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{30000};  // every call but steps and checkpoints
   std::chrono::milliseconds step_timeout{600000};    // a step or checkpoint on every host

@@ -89,6 +89,7 @@ class FakeHost {
     };
     http_.Get(".*", handler);
     http_.Post(".*", handler);
+    http_.set_tcp_nodelay(true);
     port_ = http_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { http_.listen_after_bind(); });
     while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -125,7 +126,11 @@ TEST(HostClientTest, GarbageAnswersAreErrorsNamingTheHostAndTheCall) {
   HostClient client({0, "127.0.0.1", fake.port()}, "secret", std::chrono::seconds(5));
   const std::string host = "host 0 (127.0.0.1:" + std::to_string(fake.port()) + ")";
   const std::vector<std::string> garbage = {
-      "", "garbage", "{\"step\": ", "[1, 2, 3]", "\x01\x00\x00\x00\x00\x00\x00\x00z",
+      "",
+      "garbage",
+      "{\"step\": ",
+      "[1, 2, 3]",
+      "\x01\x00\x00\x00\x00\x00\x00\x00z",
       std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + "no batch here"};
   size_t failed = 0;
   co::ForEachCall([&]<class R>() {

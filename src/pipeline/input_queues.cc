@@ -12,11 +12,17 @@
 namespace sluice::pipeline {
 namespace {
 
-// queues.bin: "SLQ2", then per queued segment
+// queues.bin: "SLQ3", then per queued segment
 //   u32 length + table, u32 length + source connector ("" for HTTP),
-//   u64 segment id, the changes not yet taken (EncodeChanges)
-// and last a u64 checksum (Checksum64) of every byte before it.
-constexpr char kQueuesMagic[] = "SLQ2";
+//   u64 segment id, u64 changes of it already taken, all its changes
+//   (EncodeChanges)
+// and last a u64 checksum (Checksum64) of every byte before it. A segment
+// keeps its taken changes so that the offsets the input journal records
+// for the steps after the checkpoint still point at the same changes.
+// ("SLQ2", written before, has no count of taken changes and only the
+// changes not yet taken.)
+constexpr char kQueuesMagic[] = "SLQ3";
+constexpr char kQueuesMagicV2[] = "SLQ2";
 
 std::map<std::string, bool> KeyedByTable(const std::vector<InputQueues::Table>& tables) {
   std::map<std::string, bool> out;
@@ -69,7 +75,8 @@ int InputQueues::SourceIndex(const std::string& name) const {
 }
 
 Status InputQueues::QueueLocked(const std::string& table, int source,
-                                std::shared_ptr<const format::ChangeBuffer> changes, uint64_t id) {
+                                std::shared_ptr<const format::ChangeBuffer> changes, uint64_t id,
+                                size_t taken) {
   auto q = queues_.find(table);
   if (q == queues_.end()) return Status::NotFound("table \"" + table + "\" does not exist");
   if (id == 0) {
@@ -84,11 +91,11 @@ Status InputQueues::QueueLocked(const std::string& table, int source,
   } else {
     next_segment_ = std::max(next_segment_, id + 1);
   }
-  const uint64_t n = changes->size();
+  const uint64_t n = changes->size() - taken;
   if (buffered_ == 0) first_buffered_ = Clock::now();
   buffered_ += n;
   if (source >= 0) source_state_[static_cast<size_t>(source)].queued += n;
-  q->second.push_back({id, source, std::move(changes), 0});
+  q->second.push_back({id, source, std::move(changes), taken});
   arrived_.SignalAll();
   return Status::OK();
 }
@@ -354,7 +361,8 @@ Result<InputQueues::Saved> InputQueues::Save(uint64_t rotate_to) {
       PutFixed32(&s.queues, static_cast<uint32_t>(source.size()));
       s.queues.append(source);
       PutFixed64(&s.queues, seg.id);
-      EncodeChanges(*seg.changes, seg.next, seg.changes->size(), &s.queues);
+      PutFixed64(&s.queues, seg.next);
+      EncodeChanges(*seg.changes, 0, seg.changes->size(), &s.queues);
     }
   }
   PutFixed64(&s.queues, Checksum64(s.queues.data(), s.queues.size()));
@@ -373,7 +381,8 @@ Status InputQueues::Restore(const Saved& saved, bool changed_program,
                             const std::set<std::string>& changed_tables) {
   const std::string& data = saved.queues;
   uint64_t sum = 0;
-  if (data.size() < 12 || data.compare(0, 4, kQueuesMagic) != 0 ||
+  const bool v2 = data.size() >= 4 && data.compare(0, 4, kQueuesMagicV2) == 0;
+  if (data.size() < 12 || (data.compare(0, 4, kQueuesMagic) != 0 && !v2) ||
       (std::memcpy(&sum, data.data() + data.size() - 8, 8),
        sum != Checksum64(data.data(), data.size() - 8))) {
     return Status::Corruption("queues.bin is torn or corrupted");
@@ -386,11 +395,12 @@ Status InputQueues::Restore(const Saved& saved, bool changed_program,
   while (!in.empty()) {
     uint32_t len;
     std::string_view table, source;
-    uint64_t id;
+    uint64_t id, taken = 0;
     auto changes = std::make_shared<format::ChangeBuffer>();
     if (!ConsumeFixed32(&in, &len) || !ConsumeBytes(&in, len, &table) ||
         !ConsumeFixed32(&in, &len) || !ConsumeBytes(&in, len, &source) ||
-        !ConsumeFixed64(&in, &id) || !DecodeChanges(&in, changes.get())) {
+        !ConsumeFixed64(&in, &id) || (!v2 && !ConsumeFixed64(&in, &taken)) ||
+        !DecodeChanges(&in, changes.get()) || taken > changes->size()) {
       return Status::Corruption("queues.bin is malformed");
     }
     const std::string name(table);
@@ -399,16 +409,16 @@ Status InputQueues::Restore(const Saved& saved, bool changed_program,
       return Status::Corruption("queues.bin names table " + name +
                                 ", which the program does not have");
     }
-    if (changed_tables.count(name) > 0 && !changes->empty()) {
+    if (changed_tables.count(name) > 0 && changes->size() > taken) {
       return Status::InvalidArgument(
-          "table " + name + " changed, and " + std::to_string(changes->size()) +
+          "table " + name + " changed, and " + std::to_string(changes->size() - taken) +
           " of its changes were queued in its old form at the checkpoint: restart with the "
           "program the checkpoint was taken with, let them be processed and take a checkpoint, "
           "then change the table");
     }
-    if (changes->empty()) continue;
+    if (changes->size() == taken) continue;
     SLUICE_RETURN_IF_ERROR(
-        QueueLocked(name, SourceIndex(std::string(source)), std::move(changes), id));
+        QueueLocked(name, SourceIndex(std::string(source)), std::move(changes), id, taken));
   }
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto p = saved.positions.find(sources_[i].name);

@@ -186,9 +186,11 @@ class InputQueues {
     std::string position;
     bool paused = false;
   };
+  // Queues a segment (`id` 0: a new one) of which `taken` changes were
+  // taken already (a restored checkpoint's).
   Status QueueLocked(const std::string& table, int source,
-                     std::shared_ptr<const format::ChangeBuffer> changes, uint64_t id)
-      REQUIRES(mu_);
+                     std::shared_ptr<const format::ChangeBuffer> changes, uint64_t id,
+                     size_t taken = 0) REQUIRES(mu_);
   int SourceIndex(const std::string& name) const;
 
   const std::map<std::string, bool> keyed_;  // by table

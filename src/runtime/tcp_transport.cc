@@ -124,17 +124,30 @@ Result<int> Connect(const std::string& address, Clock::time_point deadline) {
 
 }  // namespace
 
+// One direction of a connection: a socket, and its TLS session if any.
+struct Conn {
+  int fd = -1;
+  std::unique_ptr<TlsStream> tls;
+  bool ReadAll(size_t n, std::string* out) {
+    return tls ? tls->ReadAll(n, out) : sluice::ReadAll(fd, n, out);
+  }
+  bool WriteAll(const std::string& data) {
+    return tls ? tls->WriteAll(data) : sluice::WriteAll(fd, data);
+  }
+};
+
 struct TcpTransport::Impl {
   struct Peer {
     std::string address;
-    int out = -1;    // ours to send on
-    int in = -1;     // theirs, read by `reader`; set under Impl::mu
+    Conn out;        // ours to send on
+    Conn in;         // theirs, read by `reader`; set under Impl::mu
     Mutex write_mu;  // one frame at a time on `out`
     std::thread reader;
   };
 
   TcpTransportOptions o;
   std::unique_ptr<MemoryTransport> local;
+  std::unique_ptr<TlsContext> tls_client, tls_server;  // with TLS
   asio::io_context io;
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor;
   std::vector<std::unique_ptr<Peer>> peers;  // by host; null for this one
@@ -166,8 +179,8 @@ struct TcpTransport::Impl {
   bool Write(int host, const std::string& frame) {
     Peer& p = *peers[static_cast<size_t>(host)];
     MutexLock l(&p.write_mu);
-    if (p.out < 0) return false;
-    if (!WriteAll(p.out, frame)) {
+    if (p.out.fd < 0) return false;
+    if (!p.out.WriteAll(frame)) {
       Lose(host, errno == EAGAIN || errno == EWOULDBLOCK
                      ? "a send did not complete in " + std::to_string(o.io_timeout.count()) + " ms"
                      : std::string("send: ") + std::strerror(errno));
@@ -181,7 +194,7 @@ struct TcpTransport::Impl {
     Peer& p = *peers[static_cast<size_t>(host)];
     std::string head, body;
     while (!stop) {
-      if (!ReadAll(p.in, 5, &head)) {
+      if (!p.in.ReadAll(5, &head)) {
         Lose(host, errno == EAGAIN || errno == EWOULDBLOCK
                        ? "nothing heard for " + std::to_string(o.io_timeout.count()) + " ms"
                    : errno == 0 ? "its connection ended"
@@ -189,7 +202,7 @@ struct TcpTransport::Impl {
         return;
       }
       const uint32_t len = GetFixed32(head.data());
-      if (len > kMaxFrame || !ReadAll(p.in, len, &body)) {
+      if (len > kMaxFrame || !p.in.ReadAll(len, &body)) {
         Lose(host, "a frame was cut off or too large");
         return;
       }
@@ -222,25 +235,37 @@ struct TcpTransport::Impl {
         if (stop) return;
         continue;
       }
-      const int fd = ::dup(sock.native_handle());
+      Conn c;
+      c.fd = ::dup(sock.native_handle());
       sock.close();
-      SetTimeouts(fd, o.io_timeout);
+      SetTimeouts(c.fd, o.io_timeout);
+      if (tls_server) {
+        auto t = TlsStream::Accept(*tls_server, c.fd);
+        if (!t.ok()) {
+          std::fprintf(stderr, "sluice exchange: refused a connection: %s\n",
+                       t.status().message().c_str());
+          ::close(c.fd);
+          continue;
+        }
+        c.tls = std::move(t).value();
+      }
       // The hello: the secret, or the connection goes.
       std::string head, body;
       int host = -1;
-      if (ReadAll(fd, 5, &head) && head[4] == 'H' && GetFixed32(head.data()) < 4096 &&
-          ReadAll(fd, GetFixed32(head.data()), &body) && body.size() >= 4 &&
+      if (c.ReadAll(5, &head) && head[4] == 'H' && GetFixed32(head.data()) < 4096 &&
+          c.ReadAll(GetFixed32(head.data()), &body) && body.size() >= 4 &&
           body.compare(4, std::string::npos, o.secret) == 0) {
         host = static_cast<int>(GetFixed32(body.data()));
       }
       {
         MutexLock l(&mu);
         if (host < 0 || host >= static_cast<int>(peers.size()) || host == o.host ||
-            peers[static_cast<size_t>(host)]->in >= 0) {
-          ::close(fd);  // no secret, the wrong one, or not a peer
+            peers[static_cast<size_t>(host)]->in.fd >= 0) {
+          c.tls.reset();
+          ::close(c.fd);  // no secret, the wrong one, or not a peer
           continue;
         }
-        peers[static_cast<size_t>(host)]->in = fd;
+        peers[static_cast<size_t>(host)]->in = std::move(c);
         ++inbound;
       }
       peers[static_cast<size_t>(host)]->reader = std::thread([this, host] { Read(host); });
@@ -272,16 +297,18 @@ struct TcpTransport::Impl {
     }
     for (auto& p : peers) {
       if (!p) continue;
-      if (p->in >= 0) ::shutdown(p->in, SHUT_RDWR);
-      if (p->out >= 0) ::shutdown(p->out, SHUT_RDWR);
+      if (p->in.fd >= 0) ::shutdown(p->in.fd, SHUT_RDWR);
+      if (p->out.fd >= 0) ::shutdown(p->out.fd, SHUT_RDWR);
     }
     if (accept_thread.joinable()) accept_thread.join();
     if (pinger.joinable()) pinger.join();
     for (auto& p : peers) {
       if (!p) continue;
       if (p->reader.joinable()) p->reader.join();
-      if (p->in >= 0) ::close(p->in);
-      if (p->out >= 0) ::close(p->out);
+      p->in.tls.reset();
+      p->out.tls.reset();
+      if (p->in.fd >= 0) ::close(p->in.fd);
+      if (p->out.fd >= 0) ::close(p->out.fd);
     }
   }
 };
@@ -300,6 +327,10 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::Start(TcpTransportOptions op
                                    std::to_string(hosts));
   }
   m.local = std::make_unique<MemoryTransport>(hosts * m.o.workers_per_host);
+  if (m.o.tls.enabled()) {
+    SLUICE_ASSIGN_OR_RETURN(m.tls_client, TlsContext::Make(m.o.tls, TlsContext::Side::kClient));
+    SLUICE_ASSIGN_OR_RETURN(m.tls_server, TlsContext::Make(m.o.tls, TlsContext::Side::kServer));
+  }
   for (int h = 0; h < hosts; ++h) {
     m.peers.push_back(h == m.o.host ? nullptr : std::make_unique<Impl::Peer>());
     if (m.peers.back()) m.peers.back()->address = m.o.addresses[static_cast<size_t>(h)];
@@ -327,8 +358,17 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::Start(TcpTransportOptions op
   for (int h = 0; h < hosts; ++h) {
     if (h == m.o.host) continue;
     Impl::Peer& p = *m.peers[static_cast<size_t>(h)];
-    SLUICE_ASSIGN_OR_RETURN(p.out, Connect(p.address, deadline));
-    SetTimeouts(p.out, m.o.io_timeout);
+    SLUICE_ASSIGN_OR_RETURN(p.out.fd, Connect(p.address, deadline));
+    SetTimeouts(p.out.fd, m.o.io_timeout);
+    if (m.tls_client) {
+      auto t =
+          TlsStream::Connect(*m.tls_client, p.out.fd, p.address.substr(0, p.address.rfind(':')));
+      if (!t.ok()) {
+        return Status::IOError("exchange: host " + std::to_string(h) + " at " + p.address +
+                               " refused: " + t.status().message());
+      }
+      p.out.tls = std::move(t).value();
+    }
     std::string hello;
     PutFixed32(&hello, static_cast<uint32_t>(m.o.host));
     hello += m.o.secret;
@@ -344,7 +384,7 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::Start(TcpTransportOptions op
     if (m.inbound != hosts - 1) {
       std::string missing;
       for (int h = 0; h < hosts; ++h) {
-        if (h != m.o.host && m.peers[static_cast<size_t>(h)]->in < 0) {
+        if (h != m.o.host && m.peers[static_cast<size_t>(h)]->in.fd < 0) {
           missing += (missing.empty() ? "" : ", ") + std::to_string(h) + " (" +
                      m.peers[static_cast<size_t>(h)]->address + ")";
         }
@@ -407,7 +447,8 @@ int FreeLoopbackPort(const std::string& ip) {
 }
 
 Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(
-    int hosts, int workers_per_host, const std::string& secret) {
+    int hosts, int workers_per_host, const std::string& secret,
+    const std::map<int, TlsFiles>* tls) {
   // Each host on an address of its own (127.0.1.h+1), where no outgoing
   // connection takes ports (they come from 127.0.0.1); a port taken anyway
   // between choosing and listening gets another try.
@@ -428,6 +469,7 @@ Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(
         o.addresses = addresses;
         o.workers_per_host = workers_per_host;
         o.secret = secret;
+        if (tls != nullptr) o.tls = tls->at(h);
         auto r = TcpTransport::Start(o);
         if (r.ok()) {
           out[static_cast<size_t>(h)] = std::move(r).value();

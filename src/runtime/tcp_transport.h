@@ -6,9 +6,12 @@
 //
 // Connections: every host listens on its address and opens one connection
 // to every other host, which it sends on; it reads what the others send on
-// the connections they opened. A connection starts with a hello that carries
-// the pipeline's secret and the sender's host index; a connection without
-// the right secret is closed.
+// the connections they opened. With TLS files, every connection is TLS,
+// both sides' certificates checked against the pipeline's CA (and the
+// listener's against the address dialled); each carries data one way, so
+// each TLS session is used by one thread. A connection starts with a hello
+// that carries the pipeline's secret and the sender's host index; a
+// connection without the right secret, or whose handshake fails, is closed.
 //
 // Frames: u32 length of the body, u8 type, body:
 //   'H' hello   u32 host, secret
@@ -27,10 +30,12 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "base/tls.h"
 #include "dataflow/transport.h"
 
 namespace sluice {
@@ -40,6 +45,7 @@ struct TcpTransportOptions {
   std::vector<std::string> addresses;  // "ip:port" of every host's exchange, by index
   int workers_per_host = 1;
   std::string secret;
+  TlsFiles tls;                                      // none: plain TCP
   std::chrono::milliseconds connect_timeout{10000};  // for every peer to be connected
   std::chrono::milliseconds io_timeout{10000};       // a send, or a silent peer
   std::chrono::milliseconds ping_interval{1000};
@@ -74,8 +80,9 @@ int FreeLoopbackPort(const std::string& ip = "127.0.0.1");
 // Starts `hosts` exchanges on loopback (127.0.1.1, 127.0.1.2, ...: free
 // ports), each with
 // `workers_per_host` workers, at once, so that they find each other.
-Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(int hosts,
-                                                                         int workers_per_host,
-                                                                         const std::string& secret);
+// With `tls`, over TLS (certificates for 127.0.1.1, ... in it).
+Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(
+    int hosts, int workers_per_host, const std::string& secret,
+    const std::map<int, TlsFiles>* tls = nullptr);
 
 }  // namespace sluice

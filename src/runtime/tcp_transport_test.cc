@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <future>
 #include <random>
 #include <string>
@@ -72,8 +73,7 @@ std::string OnlyKey(const BatchPtr& b) {
 // Every worker of two hosts sends to every worker, three rounds: each
 // receives each round's batches in worker order, whichever host they came
 // from.
-TEST(TcpTransportTest, WorkersOfTwoHostsExchangeBatches) {
-  auto started = StartAll(Hosts(2, 2, {"s3cret", "s3cret"}));
+void ExchangeRounds(std::vector<Result<std::unique_ptr<TcpTransport>>>& started) {
   ASSERT_TRUE(started[0].ok()) << started[0].status().ToString();
   ASSERT_TRUE(started[1].ok()) << started[1].status().ToString();
   TcpTransport* host[2] = {started[0]->get(), started[1]->get()};
@@ -109,6 +109,67 @@ TEST(TcpTransportTest, WorkersOfTwoHostsExchangeBatches) {
   for (auto& t : workers) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
   EXPECT_GT(host[0]->bytes_sent(), 0u);
+}
+
+TEST(TcpTransportTest, WorkersOfTwoHostsExchangeBatches) {
+  auto started = StartAll(Hosts(2, 2, {"s3cret", "s3cret"}));
+  ExchangeRounds(started);
+}
+
+// Certificates for each host's address, from one CA (or, with `rogue`,
+// host 1's from a CA of its own; with `wrong_ip`, host 1's for another
+// address).
+std::vector<TcpTransportOptions> TlsHosts(const std::string& dir, bool rogue, bool wrong_ip) {
+  std::vector<TcpTransportOptions> hosts = Hosts(2, 2, {"s3cret", "s3cret"});
+  std::map<std::string, std::string> ips;
+  for (int h = 0; h < 2; ++h) {
+    const std::string& a = hosts[static_cast<size_t>(h)].addresses[static_cast<size_t>(h)];
+    ips["host-" + std::to_string(h)] = a.substr(0, a.rfind(':'));
+  }
+  if (wrong_ip) ips["host-1"] = "127.0.1.99";
+  auto certs = MakeCertificates(dir + "/ca", ips);
+  EXPECT_TRUE(certs.ok()) << certs.status().ToString();
+  hosts[0].tls = (*certs)["host-0"];
+  hosts[1].tls = (*certs)["host-1"];
+  if (rogue) {
+    auto other = MakeCertificates(dir + "/rogue", ips);
+    EXPECT_TRUE(other.ok());
+    hosts[1].tls = (*other)["host-1"];
+  }
+  return hosts;
+}
+
+class TcpTransportTlsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sluice-tls-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+TEST_F(TcpTransportTlsTest, WorkersOfTwoHostsExchangeBatchesOverTls) {
+  auto started = StartAll(TlsHosts(dir_, false, false));
+  ExchangeRounds(started);
+}
+
+// A host whose certificate another CA signed is refused by the others,
+// and refuses them: neither starts, and the error says why.
+TEST_F(TcpTransportTlsTest, AHostWithACertificateOfAnotherCaIsRefused) {
+  auto started = StartAll(TlsHosts(dir_, /*rogue=*/true, false));
+  ASSERT_FALSE(started[0].ok());
+  ASSERT_FALSE(started[1].ok());
+  EXPECT_NE(started[0].status().message().find("certificate was refused"), std::string::npos)
+      << started[0].status().ToString();
+}
+
+// A certificate of the right CA, made for another address, is refused too.
+TEST_F(TcpTransportTlsTest, AHostWithACertificateForAnotherAddressIsRefused) {
+  auto started = StartAll(TlsHosts(dir_, false, /*wrong_ip=*/true));
+  ASSERT_FALSE(started[0].ok());
+  EXPECT_NE(started[0].status().message().find("certificate was refused"), std::string::npos)
+      << started[0].status().ToString();
 }
 
 // A host with another secret is never let in: both fail to start, saying

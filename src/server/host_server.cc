@@ -64,7 +64,7 @@ bool SameSecret(const std::string& a, const std::string& b) {
 
 struct HostServer::Impl {
   HostOptions o;
-  httplib::Server http;
+  std::unique_ptr<httplib::Server> http;
   std::thread thread, watchdog;
   int port = 0;
 
@@ -129,6 +129,7 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   to.addresses = a.addresses;
   to.workers_per_host = a.workers;
   to.secret = o.secret;
+  to.tls = o.tls;
   to.connect_timeout = o.exchange_timeout;
   to.io_timeout = o.exchange_timeout;
   if (to.host < 0 || static_cast<size_t>(to.host) >= to.addresses.size()) {
@@ -220,7 +221,7 @@ void HostServer::Impl::Egress(const Request& req, Response& res) {
 
 void HostServer::Impl::Routes() {
   // Every call carries the pipeline's secret.
-  http.set_pre_routing_handler([this](const Request& req, Response& res) {
+  http->set_pre_routing_handler([this](const Request& req, Response& res) {
     const std::string auth = req.get_header_value("Authorization");
     if (auth.rfind("Bearer ", 0) != 0 || !SameSecret(auth.substr(7), o.secret)) {
       SendError(res, 401, "Unauthorized",
@@ -239,7 +240,7 @@ void HostServer::Impl::Routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
   using Empty = co::Empty;
-  Serve<co::HelloRequest>(http, [this](const co::HelloRequest&) -> Result<co::HelloAnswer> {
+  Serve<co::HelloRequest>(*http, [this](const co::HelloRequest&) -> Result<co::HelloAnswer> {
     pipeline::Controller* c = Get();
     co::HelloAnswer a;
     a.exchange = o.exchange_address;
@@ -247,12 +248,12 @@ void HostServer::Impl::Routes() {
     if (c) a.step = c->step();
     return a;
   });
-  Serve<co::ActivateRequest>(http, [this](const co::ActivateRequest& a) { return Activate(a); });
-  Serve<co::StopRequest>(http, [this](const co::StopRequest&) -> Result<Empty> {
+  Serve<co::ActivateRequest>(*http, [this](const co::ActivateRequest& a) { return Activate(a); });
+  Serve<co::StopRequest>(*http, [this](const co::StopRequest&) -> Result<Empty> {
     RequestStop(Status::OK());
     return Empty{};
   });
-  Serve<co::ReadyRequest>(http, [this](const co::ReadyRequest& r) -> Result<co::ReadyAnswer> {
+  Serve<co::ReadyRequest>(*http, [this](const co::ReadyRequest& r) -> Result<co::ReadyAnswer> {
     pipeline::Controller* c = Get();
     const auto in = c->WaitForInput(std::chrono::milliseconds(std::min<uint64_t>(r.wait_ms, 5000)));
     co::ReadyAnswer a;
@@ -263,45 +264,46 @@ void HostServer::Impl::Routes() {
     if (!c->failure().ok()) a.error = c->failure().message();
     return a;
   });
-  Serve<co::StepRequest>(http, [this](const co::StepRequest& r) -> Result<co::StepAnswer> {
+  Serve<co::StepRequest>(*http, [this](const co::StepRequest& r) -> Result<co::StepAnswer> {
     LongCall busy(this);
     SLUICE_RETURN_IF_ERROR(Get()->RunHostStep(r.step, r.commit, r.in_transaction, r.replay));
     return co::StepAnswer{Get()->step()};
   });
   Serve<co::CheckpointRequest>(
-      http, [this](const co::CheckpointRequest& r) -> Result<co::CheckpointAnswer> {
+      *http, [this](const co::CheckpointRequest& r) -> Result<co::CheckpointAnswer> {
         LongCall busy(this);
         SLUICE_RETURN_IF_ERROR(Get()->WriteHostCheckpoint(r.sequence));
         return co::CheckpointAnswer{r.sequence, Get()->step()};
       });
   Serve<co::CheckpointCompleteRequest>(
-      http, [this](const co::CheckpointCompleteRequest& r) -> Result<Empty> {
+      *http, [this](const co::CheckpointCompleteRequest& r) -> Result<Empty> {
         SLUICE_RETURN_IF_ERROR(Get()->CompleteHostCheckpoint(r.sequence));
         return Empty{};
       });
-  Serve<co::IngestRequest>(http, [this](const co::IngestRequest& r) -> Result<co::IngestAnswer> {
+  Serve<co::IngestRequest>(*http, [this](const co::IngestRequest& r) -> Result<co::IngestAnswer> {
     SLUICE_ASSIGN_OR_RETURN(
         uint64_t token, Get()->Ingest(r.table, format::ChangeBuffer(*r.changes), r.force, r.bytes));
     return co::IngestAnswer{token};
   });
-  Serve<co::IngressErrorsRequest>(http, [this](const co::IngressErrorsRequest& r) -> Result<Empty> {
-    Get()->CountIngressErrors(r.table, r.errors);
-    return Empty{};
-  });
+  Serve<co::IngressErrorsRequest>(*http,
+                                  [this](const co::IngressErrorsRequest& r) -> Result<Empty> {
+                                    Get()->CountIngressErrors(r.table, r.errors);
+                                    return Empty{};
+                                  });
   Serve<co::CompletionRequest>(
-      http, [this](const co::CompletionRequest& r) -> Result<co::CompletionAnswer> {
+      *http, [this](const co::CompletionRequest& r) -> Result<co::CompletionAnswer> {
         SLUICE_ASSIGN_OR_RETURN(pipeline::Completion c, Get()->CompletionOf(r.token));
         return co::CompletionAnswer{c.complete, c.durable, c.step};
       });
-  Serve<co::PauseRequest>(http, [this](const co::PauseRequest&) -> Result<Empty> {
+  Serve<co::PauseRequest>(*http, [this](const co::PauseRequest&) -> Result<Empty> {
     Get()->Pause();
     return Empty{};
   });
-  Serve<co::ResumeRequest>(http, [this](const co::ResumeRequest&) -> Result<Empty> {
+  Serve<co::ResumeRequest>(*http, [this](const co::ResumeRequest&) -> Result<Empty> {
     Get()->Resume();
     return Empty{};
   });
-  Serve<co::ConnectorRequest>(http, [this](const co::ConnectorRequest& r) -> Result<Empty> {
+  Serve<co::ConnectorRequest>(*http, [this](const co::ConnectorRequest& r) -> Result<Empty> {
     if (r.action == "reset") {
       SLUICE_RETURN_IF_ERROR(Get()->ResetOutput(r.name));
     } else if (r.action == "start" || r.action == "pause") {
@@ -311,33 +313,34 @@ void HostServer::Impl::Routes() {
     }
     return Empty{};
   });
-  Serve<co::FollowRequest>(http, [this](const co::FollowRequest& r) -> Result<Empty> {
+  Serve<co::FollowRequest>(*http, [this](const co::FollowRequest& r) -> Result<Empty> {
     SLUICE_RETURN_IF_ERROR(Get()->Follow(r.relation));
     return Empty{};
   });
-  http.Get(co::EgressRequest::kCall.path,
-           [this](const Request& req, Response& res) { Egress(req, res); });
-  Serve<co::LeaseRequest>(http, [this](const co::LeaseRequest& r) -> Result<co::LeaseAnswer> {
+  http->Get(co::EgressRequest::kCall.path,
+            [this](const Request& req, Response& res) { Egress(req, res); });
+  Serve<co::LeaseRequest>(*http, [this](const co::LeaseRequest& r) -> Result<co::LeaseAnswer> {
     SLUICE_ASSIGN_OR_RETURN(auto lease, Get()->Lease(r.relations));
     return co::LeaseAnswer{lease.first, lease.second};
   });
-  Serve<co::ScanRequest>(http, [this](const co::ScanRequest& r) -> Result<co::ScanAnswer> {
+  Serve<co::ScanRequest>(*http, [this](const co::ScanRequest& r) -> Result<co::ScanAnswer> {
     SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, Get()->ScanLease(r.lease, r.relation));
     return co::ScanAnswer{std::move(batches)};
   });
-  Serve<co::ReleaseRequest>(http, [this](const co::ReleaseRequest& r) -> Result<Empty> {
+  Serve<co::ReleaseRequest>(*http, [this](const co::ReleaseRequest& r) -> Result<Empty> {
     Get()->ReleaseLease(r.lease);
     return Empty{};
   });
-  Serve<co::StatsRequest>(http, [this](const co::StatsRequest&) -> Result<pipeline::PipelineStats> {
-    return Get()->Stats();
-  });
-  Serve<co::StatusRequest>(http,
+  Serve<co::StatsRequest>(*http,
+                          [this](const co::StatsRequest&) -> Result<pipeline::PipelineStats> {
+                            return Get()->Stats();
+                          });
+  Serve<co::StatusRequest>(*http,
                            [this](const co::StatusRequest&) -> Result<pipeline::PipelineStatus> {
                              return Get()->CurrentStatus();
                            });
   Serve<co::CheckpointsRequest>(
-      http, [this](const co::CheckpointsRequest&) -> Result<co::CheckpointList> {
+      *http, [this](const co::CheckpointsRequest&) -> Result<co::CheckpointList> {
         return co::CheckpointList{Get()->Checkpoints()};
       });
 }
@@ -356,10 +359,15 @@ Status HostServer::Start() {
     return Status::InvalidArgument(
         "a host needs the pipeline's secret: give --secret-file FILE or set SLUICE_SECRET");
   }
+  SLUICE_ASSIGN_OR_RETURN(m.http, MakeHttpServer(m.o.tls, /*verify_clients=*/true));
   m.Routes();
-  // A thread per call, and per egress stream the coordinator relays.
-  SLUICE_ASSIGN_OR_RETURN(m.port, BindHttp(m.http, m.o.http_address, m.o.http_port, 64));
-  m.thread = std::thread([&m] { m.http.listen_after_bind(); });
+  // A thread per call, and per egress stream the coordinator relays. A
+  // coordinator keeps a few connections open (keep-alive) and drops them
+  // after 2 s idle, well before the host does.
+  m.http->set_keep_alive_max_count(100000);
+  m.http->set_keep_alive_timeout(10);
+  SLUICE_ASSIGN_OR_RETURN(m.port, BindHttp(*m.http, m.o.http_address, m.o.http_port, 64));
+  m.thread = std::thread([&m] { m.http->listen_after_bind(); });
   // After activation, a host that hears nothing from its coordinator stops.
   m.watchdog = std::thread([&m] {
     MutexLock l(&m.mu);
@@ -393,7 +401,7 @@ void HostServer::Stop() {
   // The controller stops first (ending its egress streams), and goes only
   // once no handler can use it.
   if (pipeline::Controller* c = impl_->Get()) c->Stop();
-  impl_->http.stop();
+  if (impl_->http) impl_->http->stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   if (impl_->watchdog.joinable()) impl_->watchdog.join();
   MutexLock l(&impl_->mu);

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "base/tls.h"
 
 namespace sluice::server {
 
@@ -28,6 +29,10 @@ struct HostOptions {
   std::string exchange_address;            // "ip:port" of this host's exchange
   std::string storage;                     // this host's storage directory
   std::string secret;
+  // With files: the coordination API is HTTPS and the exchange TLS, and
+  // the coordinator and the other hosts must present certificates of the
+  // same CA.
+  TlsFiles tls;
   std::chrono::milliseconds coordinator_timeout{30000};
   std::chrono::milliseconds exchange_timeout{10000};  // connect and io timeouts of the exchange
 };

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "base/tls.h"
 
 namespace sluice::server {
 
@@ -18,6 +19,11 @@ void SendError(httplib::Response& res, int status, const std::string& code,
 // The error answer for `s`: the HTTP status of coordination::HttpErrorFor,
 // and its error_code unless `code` is given.
 void SendStatus(httplib::Response& res, const Status& s, const std::string& code = "");
+
+// An HTTP server, or HTTPS with `tls`'s certificate and key; with
+// `verify_clients`, clients must present a certificate that the CA of
+// `tls` signed (calls between a pipeline's processes).
+Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const TlsFiles& tls, bool verify_clients);
 
 // A thread pool of `threads`, SO_REUSEADDR only (the library's default also
 // sets SO_REUSEPORT, which would let a second process listen on the same

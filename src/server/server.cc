@@ -134,7 +134,7 @@ struct EgressStream {
 struct Server::Impl {
   pipeline::PipelineApi* controller;
   ServerOptions options;
-  httplib::Server http;
+  std::unique_ptr<httplib::Server> http;
   std::thread thread;
   std::atomic<bool> stopped{false};
 
@@ -304,23 +304,23 @@ void Server::Impl::Routes() {
     }
     if (post) posts->emplace_back(std::regex(pattern), h);
     if (get) {
-      http.Get(pattern, [h](const Request& req, Response& res) {
+      http->Get(pattern, [h](const Request& req, Response& res) {
         Match m(req.matches.begin(), req.matches.end());
         h(req, res, m);
       });
     }
   };
-  http.Post(R"(/ingress/([^/]+))",
-            [this, c](const Request& req, Response& res, const httplib::ContentReader& reader) {
-              if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
-                res.set_header("Connection", "close");
-                return SendError(res, 503, "AwaitingApproval",
-                                 "the pipeline waits for POST /approve of its program change "
-                                 "before it takes input (GET /status lists the changes)");
-              }
-              Ingress(req, res, reader);
-            });
-  http.set_pre_routing_handler([posts](const Request& req, Response& res) {
+  http->Post(R"(/ingress/([^/]+))",
+             [this, c](const Request& req, Response& res, const httplib::ContentReader& reader) {
+               if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
+                 res.set_header("Connection", "close");
+                 return SendError(res, 503, "AwaitingApproval",
+                                  "the pipeline waits for POST /approve of its program change "
+                                  "before it takes input (GET /status lists the changes)");
+               }
+               Ingress(req, res, reader);
+             });
+  http->set_pre_routing_handler([posts](const Request& req, Response& res) {
     if (req.method != "POST") return httplib::Server::HandlerResponse::Unhandled;
     for (const auto& [re, h] : *posts) {
       std::smatch sm;
@@ -386,14 +386,20 @@ void Server::Impl::Routes() {
       true);
   route(
       true, false, "/checkpoints",
-      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderCheckpoints(c->Checkpoints())); },
+      [c](const Request&, Response& res, const Match&) {
+        SendJson(res, RenderCheckpoints(c->Checkpoints()));
+      },
       true);
   route(
       true, false, "/status",
-      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderStatus(c->CurrentStatus())); }, true);
+      [c](const Request&, Response& res, const Match&) {
+        SendJson(res, RenderStatus(c->CurrentStatus()));
+      },
+      true);
   route(
       true, false, "/stats",
-      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderStats(c->Stats())); }, true);
+      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderStats(c->Stats())); },
+      true);
   route(false, true, "/start_transaction", [c](const Request&, Response& res, const Match&) {
     Status s = c->StartTransaction();
     if (!s.ok()) return SendStatus(res, s, "TransactionError");
@@ -434,7 +440,7 @@ void Server::Impl::Routes() {
       res.set_content(RenderText(*r), "text/plain; charset=utf-8");
     }
   });
-  http.set_error_handler([](const Request& req, Response& res) {
+  http->set_error_handler([](const Request& req, Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 404) {
       SendError(res, 404, "UnknownEndpoint", "no endpoint " + req.method + " " + req.path);
@@ -457,17 +463,18 @@ Server::~Server() { Stop(); }
 Status Server::Start() {
   // Ingress enforces its own limit (with a JSON answer); the library's
   // would hand the handler an empty body instead.
-  impl_->http.set_payload_max_length(std::numeric_limits<size_t>::max());
+  SLUICE_ASSIGN_OR_RETURN(impl_->http, MakeHttpServer(impl_->options.tls, false));
+  impl_->http->set_payload_max_length(std::numeric_limits<size_t>::max());
   impl_->Routes();
   SLUICE_ASSIGN_OR_RETURN(port_,
-                          BindHttp(impl_->http, impl_->options.host, impl_->options.port, 64));
-  impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
+                          BindHttp(*impl_->http, impl_->options.host, impl_->options.port, 64));
+  impl_->thread = std::thread([this] { impl_->http->listen_after_bind(); });
   return Status::OK();
 }
 
 void Server::Stop() {
   if (!impl_ || impl_->stopped.exchange(true)) return;
-  impl_->http.stop();
+  if (impl_->http) impl_->http->stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "base/tls.h"
 #include "pipeline/api.h"
 
 namespace sluice::server {
@@ -17,6 +18,9 @@ struct ServerOptions {
   uint64_t max_request_bytes = 1ull << 30;
   int heartbeat_msecs = 2000;
   uint64_t max_chunk_records = 10000;
+  // HTTPS with this certificate and key (the CA is not used: any client
+  // may connect).
+  TlsFiles tls;
 };
 
 class Server {
