@@ -99,6 +99,12 @@ class Pipeline {
       // SLUICE_TEST_HOSTS=H runs every pipeline on H hosts (the multihost
       // runs of the black-box suites), with 2 workers each unless the test
       // says otherwise.
+      // SLUICE_TEST_LAYOUT=one_host keeps each view's integral on one host
+      // (the default spreads them: all_hosts).
+      if (const char* layout = std::getenv("SLUICE_TEST_LAYOUT")) {
+        setenv("SLUICE_DEV_TWEAKS",
+               (std::string("{\"view_integrals\": \"") + layout + "\"}").c_str(), 1);
+      }
       if (const char* hosts = std::getenv("SLUICE_TEST_HOSTS")) {
         if (std::find(argv.begin(), argv.end(), "--hosts") == argv.end()) {
           argv.insert(argv.end(), {"--hosts", hosts});

@@ -212,6 +212,15 @@ int LoadProgram(const Options& o, std::string* text, pipeline::PipelineConfig* c
     }
     *config = *c;
   }
+  // For tests and experiments: dev_tweaks from the environment too.
+  if (const char* tweaks = std::getenv("SLUICE_DEV_TWEAKS"); tweaks != nullptr && *tweaks) {
+    Status s = config->MergeDevTweaks(tweaks);
+    if (!s.ok()) {
+      std::fprintf(stderr, "sluice %s: SLUICE_DEV_TWEAKS: %s\n", o.command.c_str(),
+                   s.message().c_str());
+      return 1;
+    }
+  }
   if (o.workers > 0) config->workers = static_cast<int>(o.workers);
   if (!o.storage.empty()) config->storage = o.storage;
   *base_dir = ".";

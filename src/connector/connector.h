@@ -87,11 +87,17 @@ class InputSink {
 
 // One step's output for a consumer: the change of a view in `step`, or (a
 // snapshot) the view's contents as of `step`, as batches that sum to it.
+//
+// A snapshot may come in several parts (a relation spread over many hosts,
+// read in pieces): every part but the last has `last` false. A sink that
+// commits a step at once (Delta Lake) commits the snapshot with its last
+// part.
 struct OutputChunk {
   enum class Kind { kChanges, kSnapshot, kReset };
   Kind kind = Kind::kChanges;
   uint64_t step = 0;
   std::vector<BatchPtr> batches;
+  bool last = true;  // kSnapshot: no more parts of it follow
   uint64_t records() const;
 };
 
@@ -165,6 +171,9 @@ class OutputConnector {
     return std::string("{}");
   }
   ConnectorStats& stats() { return stats_; }
+  // The size of snapshot parts it writes best (a snapshot assembled from
+  // many hosts is handed over in parts of about this many bytes of rows).
+  virtual uint64_t preferred_part_bytes() const { return 1 << 20; }
 
  protected:
   ConnectorStats stats_;

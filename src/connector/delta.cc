@@ -440,6 +440,11 @@ class DeltaOutput final : public OutputConnector {
     if (thread_.joinable()) thread_.join();
   }
 
+  // A snapshot part fills a file of the target size on every write thread.
+  uint64_t preferred_part_bytes() const override {
+    return target_ * static_cast<uint64_t>(std::max(threads_, 1));
+  }
+
  private:
   // A failed step is tried again (the queue fills meanwhile and holds the
   // pipeline back), so that no step is skipped; the error shows in /stats.
@@ -467,6 +472,9 @@ class DeltaOutput final : public OutputConnector {
       }
       if (!actions.empty()) SLUICE_RETURN_IF_ERROR(log_->Commit(actions, "DELETE"));
       skip_through_ = static_cast<int64_t>(chunk.step) - 1;  // its snapshot follows
+      // Files of a snapshot cut short by the reset never get committed.
+      for (const DeltaFile& f : pending_) (void)RemoveFile(uri_ + "/" + f.path);
+      pending_.clear();
       return Status::OK();
     }
     if (static_cast<int64_t>(chunk.step) <= skip_through_) return Status::OK();
@@ -487,7 +495,8 @@ class DeltaOutput final : public OutputConnector {
     }
     SLUICE_RETURN_IF_ERROR(c->status());
     if (parts.back().rows.empty()) parts.pop_back();
-    if (parts.empty()) return Status::OK();
+    const bool more = chunk.kind == OutputChunk::Kind::kSnapshot && !chunk.last;
+    if (parts.empty() && (more || pending_.empty())) return Status::OK();
     // Encoded in parallel, then committed together.
     std::vector<Result<DeltaFile>> files(parts.size(), Status::Internal("not written"));
     std::atomic<size_t> next{0};
@@ -510,29 +519,38 @@ class DeltaOutput final : public OutputConnector {
       }
       return failed;
     }
+    if (more) {
+      // A part of a snapshot that more parts follow: its files wait, and
+      // the whole snapshot is one commit, with its last part.
+      for (auto& f : files) pending_.push_back(std::move(f).value());
+      return Status::OK();
+    }
     Failpoint("delta_before_commit");  // the data files are written, the commit not
     std::vector<std::string> actions;
     actions.push_back(
         Json{{"txn", {{"appId", app_id_}, {"version", chunk.step}, {"lastUpdated", NowMillis()}}}}
             .dump());
     uint64_t rows = 0, bytes = 0;
-    for (const auto& f : files) {
+    auto add = [&](const DeltaFile& f) {
       actions.push_back(Json{{"add",
-                              {{"path", f->path},
+                              {{"path", f.path},
                                {"partitionValues", Json::object()},
-                               {"size", f->size},
+                               {"size", f.size},
                                {"modificationTime", NowMillis()},
                                {"dataChange", true},
-                               {"stats", f->stats}}}}
+                               {"stats", f.stats}}}}
                             .dump());
-      rows += f->rows;
-      bytes += f->size;
-    }
+      rows += f.rows;
+      bytes += f.size;
+    };
+    for (const DeltaFile& f : pending_) add(f);
+    for (const auto& f : files) add(*f);
     Status s = log_->Commit(actions, "WRITE");
     if (!s.ok()) {
       for (const auto& f : files) (void)RemoveFile(uri_ + "/" + f->path);
       return s;
     }
+    pending_.clear();
     committed_step_ = chunk.step;
     stats_.records += rows;
     stats_.bytes += bytes;
@@ -589,6 +607,7 @@ class DeltaOutput final : public OutputConnector {
   bool resuming_ = false;
   std::unique_ptr<DeltaLog> log_;
   int64_t skip_through_ = -1;
+  std::vector<DeltaFile> pending_;  // the files of a snapshot's parts so far
   std::atomic<uint64_t> committed_step_{0};
   std::shared_ptr<OutputQueue> queue_;
   std::thread thread_;

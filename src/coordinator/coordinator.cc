@@ -19,6 +19,10 @@ namespace {
 
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+// A query reads each host's part of a relation in pieces of about this
+// many bytes.
+constexpr uint64_t kScanPieceBytes = 4 << 20;
 using pipeline::PipelineState;
 namespace co = pipeline::coordination;
 
@@ -38,8 +42,12 @@ struct Record {
     }
   };
   std::vector<Checkpoint> checkpoints;
+  // Where the integrals are ("one_host", "all_hosts"); a record written
+  // before there was a choice has none, and means one_host.
+  std::optional<std::string> layout;
   template <class V>
   void Fields(V& v) {
+    v("layout", layout);
     v("pipeline_id", pipeline_id);
     v("hosts", hosts);
     v("output_host", output_host);
@@ -129,7 +137,7 @@ Status Coordinator::Init(std::string_view program_text) {
     hosts_.emplace_back(a, options_.secret, options_.connect_timeout, options_.tls);
   }
   SLUICE_ASSIGN_OR_RETURN(info_, pipeline::DescribeProgram(program_, base_dir_));
-  on_demand_ = pipeline::GatheredOnDemand(info_);
+
   if (!config_.fault_tolerance.empty()) {
     Json ft = Json::parse(config_.fault_tolerance);
     if (ft.value("model", std::string("none")) != "none") {
@@ -142,6 +150,7 @@ Status Coordinator::Init(std::string_view program_text) {
   }
   // The record of the last complete checkpoint: its assignment stays.
   SLUICE_RETURN_IF_ERROR(LoadRecord());
+  on_demand_ = pipeline::GatheredOnDemand(info_, layout_ == "all_hosts");
   // Every host must be up (and not yet activated).
   std::vector<std::string> exchanges(hosts_.size());
   const auto deadline = Clock::now() + options_.start_timeout;
@@ -191,6 +200,8 @@ Status Coordinator::Init(std::string_view program_text) {
   a.output_host = assignment_.output_host;
   a.restore_seq = restore_seq;
   a.pipeline_id = pipeline_id_;
+  a.layout = layout_;
+  for (const HostClient& h : hosts_) a.apis.push_back(h.address().text());
   // Activated all at once: each joins the exchange, which waits for all.
   // exactly_once: each answers with the steps after the checkpoint that its
   // journal holds.
@@ -272,6 +283,8 @@ Status Coordinator::Init(std::string_view program_text) {
 // the complete checkpoints (sequence, step), written atomically.
 Status Coordinator::LoadRecord() {
   pipeline_id_ = pipeline::NewPipelineId();
+  // A new pipeline spreads its integrals unless told otherwise.
+  layout_ = config_.view_integrals == "auto" ? "all_hosts" : config_.view_integrals;
   if (config_.storage.empty()) return Status::OK();
   std::error_code ec;
   std::filesystem::create_directories(config_.storage, ec);
@@ -291,6 +304,18 @@ Status Coordinator::LoadRecord() {
   }
   pipeline_id_ = record->pipeline_id;
   if (!record->checkpoints.empty()) {
+    // A restart keeps the layout its checkpoints were taken in.
+    const std::string recorded = record->layout.value_or("one_host");
+    if (config_.view_integrals != "auto" && config_.view_integrals != recorded) {
+      return Status::Unimplemented(
+          "the pipeline's integrals are kept in layout " + recorded +
+          " (its checkpoints say so), and dev_tweaks.view_integrals asks for " +
+          config_.view_integrals +
+          ": moving them needs a rebuild that a pipeline on many hosts does not do yet; set it "
+          "to \"auto\" or \"" +
+          recorded + "\", or start with empty storage");
+    }
+    layout_ = recorded;
     // Only a checkpoint's assignment binds: without one, nothing has state.
     assignment_.output_host = record->output_host;
     assignment_.input_host = record->input_host;
@@ -312,6 +337,7 @@ Status Coordinator::SaveRecord() {
   if (config_.storage.empty()) return Status::OK();
   Record r;
   r.pipeline_id = pipeline_id_;
+  r.layout = layout_;
   r.hosts = hosts_.size();
   r.output_host = assignment_.output_host;
   r.input_host = assignment_.input_host;
@@ -697,7 +723,7 @@ Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
   read->leases.assign(hosts_.size(), 0);
   read->steps.assign(hosts_.size(), 0);
   for (const std::string& r : q.scanned) read->snapshots[r];
-  const co::LeaseRequest lease_request{q.scanned};
+  const co::LeaseRequest lease_request{q.scanned, /*step=*/0, "coordinator"};
   const std::vector<std::string> scanned = q.scanned;
   const auto timeout = options_.request_timeout;
   Status s;
@@ -725,10 +751,18 @@ Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
         lease = read->leases[i];
       }
       for (const std::string& r : scanned) {
-        SLUICE_ASSIGN_OR_RETURN(co::ScanAnswer scan, h.Call(co::ScanRequest{lease, r}, timeout));
-        std::lock_guard<std::mutex> l(read->mu);
-        auto& into = read->snapshots[r];
-        into.insert(into.end(), scan.batches.begin(), scan.batches.end());
+        // In pieces, each of whole keys after the last piece's.
+        co::ScanRequest scan_request{lease, r, /*from_start=*/true, "", kScanPieceBytes};
+        for (;;) {
+          SLUICE_ASSIGN_OR_RETURN(co::ScanAnswer scan, h.Call(scan_request, timeout));
+          if (scan.batches.empty()) break;
+          const MemBatch& piece = *scan.batches.back();
+          scan_request.from_start = false;
+          scan_request.after = std::string(piece.key(piece.key_count() - 1));
+          std::lock_guard<std::mutex> l(read->mu);
+          auto& into = read->snapshots[r];
+          into.insert(into.end(), scan.batches.begin(), scan.batches.end());
+        }
       }
       return Status::OK();
     });

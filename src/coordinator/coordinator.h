@@ -33,12 +33,16 @@
 #include <vector>
 
 #include "base/mutex.h"
-#include "coordinator/client.h"
 #include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/step_loop.h"
+#include "server/host_client.h"
 
 namespace sluice::coordinator {
+
+using server::HostAddress;
+using server::HostClient;
+using server::ParseAddress;
 
 struct CoordinatorOptions {
   std::vector<HostAddress> hosts;  // every host's coordination API, by index
@@ -139,6 +143,7 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   std::set<std::string> on_demand_;  // pipeline::GatheredOnDemand
   Assignment assignment_;
   std::string pipeline_id_;
+  std::string layout_;  // of the integrals: "one_host" or "all_hosts"
   bool exactly_once_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 

@@ -64,6 +64,25 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
       c.bootstrap_policy = v.get<std::string>();
     } else if (k == "dev_tweaks") {
       if (!v.is_object()) return bad(k, "an object");
+      for (auto f = v.begin(); f != v.end(); ++f) {
+        const std::string key = "dev_tweaks." + f.key();
+        if (f.key() == "view_integrals") {
+          if (!f->is_string() || (*f != "auto" && *f != "one_host" && *f != "all_hosts")) {
+            return bad(key, "\"auto\", \"one_host\" or \"all_hosts\"");
+          }
+          c.view_integrals = f->get<std::string>();
+        } else if (f.key() == "lease_idle_timeout_ms" || f.key() == "lease_touch_interval_ms") {
+          if (!f->is_number_unsigned() || f->get<uint64_t>() == 0) {
+            return bad(key, "a positive integer");
+          }
+          (f.key() == "lease_idle_timeout_ms" ? c.lease_idle_timeout_ms
+                                              : c.lease_touch_interval_ms) = f->get<uint64_t>();
+        } else {
+          return Status::InvalidArgument(
+              "runtime config: unknown key \"" + key +
+              "\" (known: view_integrals, lease_idle_timeout_ms, lease_touch_interval_ms)");
+        }
+      }
       c.dev_tweaks = v.dump();
     } else {
       return Status::InvalidArgument(
@@ -86,6 +105,20 @@ std::string PipelineConfig::ToJson() const {
   if (!fault_tolerance.empty()) j["fault_tolerance"] = Json::parse(fault_tolerance);
   if (!dev_tweaks.empty()) j["dev_tweaks"] = Json::parse(dev_tweaks);
   return j.dump();
+}
+
+Status PipelineConfig::MergeDevTweaks(std::string_view text) {
+  using Json = nlohmann::json;
+  Json add = Json::parse(text, nullptr, false);
+  if (add.is_discarded() || !add.is_object()) {
+    return Status::InvalidArgument("dev_tweaks: expected a JSON object, not \"" +
+                                   std::string(text.substr(0, 60)) + "\"");
+  }
+  Json all = Json::parse(ToJson());
+  for (auto it = add.begin(); it != add.end(); ++it) all["dev_tweaks"][it.key()] = *it;
+  SLUICE_ASSIGN_OR_RETURN(PipelineConfig merged, Parse(all.dump()));
+  *this = std::move(merged);
+  return Status::OK();
 }
 
 void ConfigureAllocator() {

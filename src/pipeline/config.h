@@ -24,7 +24,18 @@ struct PipelineConfig {
   // {"model": "none"|"at_least_once"|"exactly_once",
   //  "checkpoint_interval_secs": N}; kept as JSON text.
   std::string fault_tolerance;
-  std::string dev_tweaks;  // a JSON object, for experiments
+  // dev_tweaks, a JSON object of settings for experiments and tests:
+  //   "view_integrals": "auto" | "one_host" | "all_hosts": on many hosts,
+  //     where the integrals of materialized relations live (auto: the
+  //     layout the checkpoint records, all_hosts for a new pipeline)
+  //   "lease_idle_timeout_ms": a host drops a lease untouched this long
+  //     (default one hour)
+  //   "lease_touch_interval_ms": a snapshot's reader touches its leases
+  //     this often (default one minute)
+  std::string dev_tweaks;
+  std::string view_integrals = "auto";
+  uint64_t lease_idle_timeout_ms = 3600000;
+  uint64_t lease_touch_interval_ms = 60000;
   // A restart whose program changed views or tables: "await_approval" waits
   // for POST /approve before rebuilding them, "allow" goes ahead.
   std::string bootstrap_policy = "await_approval";
@@ -34,6 +45,9 @@ struct PipelineConfig {
   static Result<PipelineConfig> Parse(std::string_view json);
   // The JSON text that Parse() reads back as this config.
   std::string ToJson() const;
+  // Adds the keys of `json` (an object, as the dev_tweaks of a config) to
+  // dev_tweaks, checked as Parse checks them.
+  Status MergeDevTweaks(std::string_view json);
 };
 
 // Process-wide allocator settings for a process that runs a pipeline: one

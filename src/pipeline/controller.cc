@@ -8,6 +8,7 @@
 #include <random>
 
 #include "base/hash.h"
+#include "pipeline/snapshot_assembler.h"
 #include "storage/file.h"
 #include "zset/merge.h"
 
@@ -86,8 +87,21 @@ class Controller::Source final : public connector::InputSink {
   size_t input_;
 };
 
+namespace {
+
+LeaseTable::Options LeaseOptions(const PipelineConfig& config) {
+  LeaseTable::Options o;
+  o.idle_timeout = std::chrono::milliseconds(config.lease_idle_timeout_ms);
+  return o;
+}
+
+}  // namespace
+
 Controller::Controller(sql::Program program, PipelineConfig config, std::string base_dir)
-    : program_(std::move(program)), config_(std::move(config)), base_dir_(std::move(base_dir)) {}
+    : program_(std::move(program)),
+      config_(std::move(config)),
+      base_dir_(std::move(base_dir)),
+      leases_(LeaseOptions(config_)) {}
 
 Result<std::unique_ptr<Controller>> Controller::Start(std::string_view program_text,
                                                       PipelineConfig config, std::string base_dir,
@@ -137,10 +151,10 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
   return p;
 }
 
-std::set<std::string> GatheredOnDemand(const ProgramInfo& program) {
+std::set<std::string> GatheredOnDemand(const ProgramInfo& program, bool spread) {
   std::set<std::string> out;
   for (const auto& [name, info] : program.relations) {
-    if (!info.materialized) out.insert(name);
+    if (!info.materialized || spread) out.insert(name);
   }
   for (const connector::ConnectorSpec& c : program.connectors) {
     if (!c.input) out.erase(c.relation);
@@ -152,7 +166,7 @@ Status Controller::Init() {
   // Relations, and their connectors (checked before anything starts).
   SLUICE_ASSIGN_OR_RETURN(ProgramInfo info, DescribeProgram(program_, base_dir_));
   if (role_) {
-    for (const std::string& r : GatheredOnDemand(info)) {
+    for (const std::string& r : GatheredOnDemand(info, role_->spread)) {
       gather_switches_[r] = std::make_shared<std::atomic<bool>>(false);
     }
   }
@@ -184,6 +198,7 @@ Status Controller::Init() {
     opts.transport = role_->transport;
     layout.workers_per_host = config_.workers;
     layout.output_host = role_->output_host;
+    layout.spread = role_->spread;
     for (const auto& [r, on] : gather_switches_) layout.on_demand[r] = on;
   }
   if (!config_.storage.empty()) {
@@ -206,13 +221,22 @@ Status Controller::Init() {
                             return sql::BuildProgram(program_, c, &errors_, nullptr,
                                                      role_ ? &layout : nullptr);
                           }));
-  // The integrals this host holds; on many hosts, the others' are
-  // elsewhere.
-  std::set<std::string> held, elsewhere;
+  // The integrals this host holds: on many hosts, of the relations gathered
+  // here (one_host; the others' are elsewhere), or a share of each
+  // (all_hosts).
+  std::set<std::string> held, elsewhere, spread;
+  runtime_outputs_ = output_names_;
   for (const auto& [name, rel] : relations_) {
-    if (rel.materialized) (IsHere(name) ? held : elsewhere).insert(name);
+    if (!rel.materialized) continue;
+    if (role_ && role_->spread) {
+      held.insert(name);
+      spread.insert(name);
+      runtime_outputs_.push_back(sql::SpreadOutputName(name));
+    } else {
+      (IsHere(name) ? held : elsewhere).insert(name);
+    }
   }
-  outputs_ = std::make_unique<OutputEndpoints>(held, elsewhere, opts.spine);
+  outputs_ = std::make_unique<OutputEndpoints>(held, elsewhere, spread, opts.spine);
   SLUICE_RETURN_IF_ERROR(LoadPipelineId());
   // Connectors (checked before any starts).
   std::vector<InputQueues::Source> sources;
@@ -255,7 +279,9 @@ Status Controller::Init() {
 }
 
 Status Controller::Launch() {
-  SLUICE_RETURN_IF_ERROR(outputs_->Launch());
+  OutputEndpoints::SnapshotStarts assemble;
+  SLUICE_RETURN_IF_ERROR(outputs_->Launch(&assemble));
+  AssembleSnapshots(std::move(assemble));
   // exactly_once: the steps after the checkpoint again, as they were.
   if (exactly_once_) SLUICE_RETURN_IF_ERROR(LoadJournal(/*run_steps=*/!role_));
   if (!role_) loop_thread_ = std::thread([this] { loop_.Run(this); });
@@ -315,6 +341,7 @@ void Controller::Stop() {
     }
   }
   loop_.SetStopping();
+  cancel_snapshots_ = true;
   if (queues_) queues_->SetGate(InputQueues::Gate::kClosed);
   for (Input& in : inputs_) {
     if (in.connector) in.connector->Stop();
@@ -322,7 +349,68 @@ void Controller::Stop() {
   // HTTP streams end; connectors drain what they were handed.
   if (outputs_) outputs_->CloseStreams(Status::Aborted("the pipeline is stopping"));
   if (loop_thread_.joinable()) loop_thread_.join();
+  // Connectors drain and stop; their queues close, so that a snapshot that
+  // waits to hand a part over stops waiting.
   if (outputs_) outputs_->Stop();
+  std::vector<SnapshotThread> threads;
+  {
+    MutexLock l(&snapshots_mu_);
+    threads.swap(snapshot_threads_);
+  }
+  for (SnapshotThread& t : threads) t.thread.join();
+}
+
+void Controller::AssembleSnapshots(OutputEndpoints::SnapshotStarts starts) {
+  if (starts.empty()) return;
+  MutexLock l(&snapshots_mu_);
+  for (auto it = snapshot_threads_.begin(); it != snapshot_threads_.end();) {
+    if (*it->done) {
+      it->thread.join();
+      it = snapshot_threads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (OutputEndpoints::SnapshotStart& start : starts) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread t([this, start = std::move(start), done]() mutable {
+      Status s;
+      // A host that moved past the step before it was leased: again, at a
+      // later step.
+      for (int attempt = 0;; ++attempt) {
+        SnapshotJob job;
+        job.relation = start.relation;
+        job.step = start.step;
+        job.own = start.own;
+        job.host = role_->host;
+        job.hosts = role_->hosts;
+        job.part_bytes = start.part_bytes;
+        job.storage_dir = config_.storage;
+        job.touch_interval = std::chrono::milliseconds(config_.lease_touch_interval_ms);
+        auto queue = start.queue;
+        s = AssembleSnapshot(
+            job, *role_->peers,
+            [queue](connector::OutputChunk c) { return queue->Put(std::move(c)); },
+            cancel_snapshots_);
+        if (s.ok() || attempt >= 3 || cancel_snapshots_ || s.code() != StatusCode::kAborted ||
+            s.message().find("no longer held") == std::string::npos) {
+          break;
+        }
+        auto again = outputs_->RestartSnapshot(start);
+        if (!again.ok()) {
+          s = again.status();
+          break;
+        }
+        start = std::move(again).value();
+      }
+      if (!s.ok()) {
+        std::fprintf(stderr, "sluice host %d: %s\n", role_->host, s.ToString().c_str());
+      }
+      outputs_->FinishSnapshot(start, s);
+      *done = true;
+    });
+    snapshot_threads_.push_back({std::move(t), done});
+  }
 }
 
 const RelationInfo* Controller::FindRelation(const std::string& name) const {
@@ -438,7 +526,7 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
   }
   SLUICE_RETURN_IF_ERROR(runtime_->Step());
   std::map<std::string, BatchPtr> outputs;
-  for (const std::string& name : output_names_) {
+  for (const std::string& name : runtime_outputs_) {
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
     if (!b->empty()) outputs[name] = b;
   }
@@ -469,8 +557,11 @@ Result<Subscription> Controller::Subscribe(const std::string& relation, bool sna
     return Status::NotFound("table or view \"" + relation + "\" does not exist");
   }
   if (state() == PipelineState::kFailed) return failure();
-  SLUICE_ASSIGN_OR_RETURN(Subscription sub, outputs_->Subscribe(relation, snapshot, follow,
-                                                                backpressure, max_queued_records));
+  OutputEndpoints::SnapshotStarts assemble;
+  SLUICE_ASSIGN_OR_RETURN(
+      Subscription sub,
+      outputs_->Subscribe(relation, snapshot, follow, backpressure, max_queued_records, &assemble));
+  AssembleSnapshots(std::move(assemble));
   // A failure between the check and the subscription closed the streams
   // before this one was there.
   if (state() == PipelineState::kFailed) {
@@ -482,7 +573,12 @@ Result<Subscription> Controller::Subscribe(const std::string& relation, bool sna
 
 void Controller::Unsubscribe(uint64_t id) { outputs_->Unsubscribe(id); }
 
-Status Controller::ResetOutput(const std::string& name) { return outputs_->Reset(name); }
+Status Controller::ResetOutput(const std::string& name) {
+  OutputEndpoints::SnapshotStarts assemble;
+  SLUICE_RETURN_IF_ERROR(outputs_->Reset(name, &assemble));
+  AssembleSnapshots(std::move(assemble));
+  return Status::OK();
+}
 
 Status Controller::SetEndpointPaused(const std::string& name, bool paused) {
   for (size_t i = 0; i < inputs_.size(); ++i) {

@@ -66,6 +66,7 @@
 #include "pipeline/journal.h"
 #include "pipeline/lease_table.h"
 #include "pipeline/output_endpoints.h"
+#include "pipeline/peers.h"
 #include "pipeline/step_loop.h"
 #include "runtime/runtime.h"
 #include "sql/program.h"
@@ -82,7 +83,13 @@ struct HostRole {
   // The host of every table's and view's output stream (and integral).
   std::map<std::string, int> output_host;
   std::set<std::string> inputs;  // the input connectors that run on this host
-  uint64_t restore_seq = 0;      // the checkpoint to open (0: none; newer ones go)
+  // The all_hosts layout: every host keeps a share of each materialized
+  // relation's integral (else each is kept whole on its output host).
+  bool spread = false;
+  // The other hosts, for assembling snapshots of spread relations;
+  // outlives the controller.
+  Peers* peers = nullptr;
+  uint64_t restore_seq = 0;  // the checkpoint to open (0: none; newer ones go)
   std::string pipeline_id;
 };
 
@@ -184,12 +191,20 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // Every host wrote its part of `seq`: older parts and the journal files
   // before it go, and the input it holds counts as durable.
   Status CompleteHostCheckpoint(uint64_t seq);
-  // Leases: the integrals of `relations` at the last step, pinned until
-  // released (or untouched for too long), for a coordinator that reads
-  // every host at one step. Returns the lease and its step.
-  Result<std::pair<uint64_t, uint64_t>> Lease(const std::vector<std::string>& relations);
-  // This host's part of `relation` in lease `lease`.
-  Result<std::vector<BatchPtr>> ScanLease(uint64_t lease, const std::string& relation);
+  // Leases: the integrals of `relations` at step `step` (0: the last),
+  // pinned until released (or untouched for too long), for a reader on
+  // another process that reads every host at one step (the coordinator's
+  // query, another host's snapshot). A step not delivered yet is waited for
+  // (10 s). Returns the lease and its step.
+  Result<std::pair<uint64_t, uint64_t>> Lease(const std::vector<std::string>& relations,
+                                              uint64_t step, const std::string& holder);
+  // A piece of this host's part of `relation` in lease `lease`
+  // (LeaseTable::Scan).
+  Result<MemBatchPtr> ScanLease(uint64_t lease, const std::string& relation, bool from_start,
+                                std::string_view after, uint64_t max_bytes) {
+    return leases_.Scan(lease, relation, from_start, after, max_bytes);
+  }
+  Result<uint64_t> TouchLease(uint64_t lease) { return leases_.Touch(lease); }
   void ReleaseLease(uint64_t lease) { leases_.Release(lease); }
   // Gathers `relation`'s output onto its host from the next step on (see
   // GatheredOnDemand); every host is told between the same two steps.
@@ -242,6 +257,10 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // hands them over; tokens up to `last_token` are then complete.
   Status RunInput(const StepLoop::StepPlan& plan, const InputQueues::StepInput& input,
                   uint64_t last_token, bool journal) REQUIRES(step_mu_);
+  // Assembles snapshots of spread relations from every host, each on a
+  // thread of its own (never the step loop's); threads that are done are
+  // joined as new ones start, and every one at Stop.
+  void AssembleSnapshots(OutputEndpoints::SnapshotStarts starts) EXCLUDES(snapshots_mu_);
   // Runs a step outside the loop (a replay at start, a host's step).
   Status RunOutside(const StepLoop::StepPlan& plan, const InputQueues::StepInput& input,
                     uint64_t last_token, bool journal) EXCLUDES(step_mu_);
@@ -290,6 +309,8 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   bool exactly_once_ = false;  // fault_tolerance model exactly_once
   std::map<std::string, RelationInfo> relations_;
   std::vector<std::string> output_names_;  // tables and views, in program order
+  // The runtime's outputs: output_names_, and the spread shares.
+  std::vector<std::string> runtime_outputs_;
   sql::EvalErrors errors_;
   std::unique_ptr<MemoryBudget> budget_;  // outlives every spine below
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
@@ -299,7 +320,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   std::unique_ptr<InputQueues> queues_;
   std::unique_ptr<OutputEndpoints> outputs_;
   std::unique_ptr<CheckpointStore> store_;  // with storage
-  LeaseTable leases_{{}};
+  LeaseTable leases_;
   std::vector<Input> inputs_;         // the connectors; their queues are in queues_
   std::unique_ptr<Journal> journal_;  // exactly_once, once launched; its own mutex
   uint64_t restored_seq_ = 0;         // the checkpoint the pipeline started from
@@ -324,6 +345,15 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   std::optional<ProgramChanges> program_changes_ GUARDED_BY(change_mu_);
 
   std::thread loop_thread_;
+
+  // Snapshots being assembled (AssembleSnapshots).
+  Mutex snapshots_mu_;
+  struct SnapshotThread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<SnapshotThread> snapshot_threads_ GUARDED_BY(snapshots_mu_);
+  std::atomic<bool> cancel_snapshots_{false};
 };
 
 }  // namespace sluice::pipeline

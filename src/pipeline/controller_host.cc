@@ -86,15 +86,13 @@ Status Controller::CompleteHostCheckpoint(uint64_t seq) {
   return Status::OK();
 }
 
-Result<std::pair<uint64_t, uint64_t>> Controller::Lease(const std::vector<std::string>& relations) {
-  uint64_t step = 0;
-  SLUICE_ASSIGN_OR_RETURN(auto batches, Snapshots(relations, &step));
-  SLUICE_ASSIGN_OR_RETURN(uint64_t id, leases_.Add(step, std::move(batches)));
-  return std::make_pair(id, step);
-}
-
-Result<std::vector<BatchPtr>> Controller::ScanLease(uint64_t lease, const std::string& relation) {
-  return leases_.Scan(lease, relation);
+Result<std::pair<uint64_t, uint64_t>> Controller::Lease(const std::vector<std::string>& relations,
+                                                        uint64_t step, const std::string& holder) {
+  uint64_t at = 0;
+  SLUICE_ASSIGN_OR_RETURN(auto batches,
+                          outputs_->SnapshotsAt(relations, step, std::chrono::seconds(10), &at));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t id, leases_.Add(at, std::move(batches), holder));
+  return std::make_pair(id, at);
 }
 
 Status Controller::Follow(const std::string& relation) {

@@ -113,20 +113,26 @@ struct ActivateRequest {
       Method::kPost, "/coordination/activate",
       "starts the host's share: the program, the layout, the assignment, the checkpoint to open"};
   using Answer = ActivateAnswer;
-  int host = 0;                        // this host's index
-  std::vector<std::string> addresses;  // every host's exchange address, by index
-  int workers = 1;                     // per host
-  std::string program;                 // the program's text
-  std::string base_dir;                // for relative connector paths
-  std::string config;                  // PipelineConfig::ToJson()
+  int host = 0;                            // this host's index
+  std::vector<std::string> addresses;      // every host's exchange address, by index
+  int workers = 1;                         // per host
+  std::string program;                     // the program's text
+  std::string base_dir;                    // for relative connector paths
+  std::string config;                      // PipelineConfig::ToJson()
   std::map<std::string, int> output_host;  // every table's and view's host
   std::vector<std::string> inputs;         // the input connectors that run on this host
   uint64_t restore_seq = 0;                // the checkpoint to open (0: none)
   std::string pipeline_id;
+  std::string layout = "one_host";  // of the integrals: "one_host" or "all_hosts"
+  // Every host's coordination API ("ip:port"), by index: where the hosts
+  // read each other's shares for snapshots.
+  std::vector<std::string> apis;
   template <class V>
   void Fields(V& v) {
     v("host", host);
     v("addresses", addresses);
+    v("apis", apis);
+    v("layout", layout);
     v("workers", workers);
     v("program", program);
     v("base_dir", base_dir);
@@ -339,10 +345,13 @@ struct FollowRequest {
 };
 
 struct EgressRequest {
-  static constexpr CallInfo kCall{Method::kGet, "/coordination/egress",
+  static constexpr CallInfo kCall{Method::kGet,
+                                  "/coordination/egress",
                                   "a stream of a relation's batches from its host (frames of "
                                   "src/pipeline/wire.h)",
-                                  false, /*binary_answer=*/true, /*stream=*/true};
+                                  false,
+                                  /*binary_answer=*/true,
+                                  /*stream=*/true};
   using Answer = Empty;  // a stream of frames instead
   std::string relation;
   bool snapshot = false;
@@ -371,38 +380,70 @@ struct LeaseAnswer {
   }
 };
 struct LeaseRequest {
-  static constexpr CallInfo kCall{Method::kPost, "/coordination/adhoc/lease",
-                                  "pins the integrals of relations at the last step"};
+  static constexpr CallInfo kCall{
+      Method::kPost, "/coordination/adhoc/lease",
+      "pins the host's part of relations' integrals at a step (0: the last; a step not "
+      "delivered yet is waited for, up to 10 s)"};
   using Answer = LeaseAnswer;
   std::vector<std::string> relations;
+  uint64_t step = 0;
+  std::string holder;  // who asks ("coordinator", "host N"): leases are bounded per holder
   template <class V>
   void Fields(V& v) {
     v("relations", relations);
+    v("step", step);
+    v("holder", holder);
   }
 };
 
 // Binary: each batch as u64 length + batch codec chunk, back to back.
 struct ScanAnswer {
-  std::vector<BatchPtr> batches;
+  std::vector<MemBatchPtr> batches;
 };
 struct ScanRequest {
   static constexpr CallInfo kCall{
       Method::kGet, "/coordination/adhoc/scan",
-      "the host's part of a leased relation, as batch codec chunks (u64 length + chunk each)",
+      "the next piece of the host's part of a leased relation: its rows after key `after` (or "
+      "from the start), consolidated, about max_bytes of them, as one batch codec chunk (u64 "
+      "length + chunk); nothing when done",
       false, /*binary_answer=*/true};
   using Answer = ScanAnswer;
   uint64_t lease = 0;
   std::string relation;
+  bool from_start = true;
+  std::string after;  // the last key of the previous piece
+  uint64_t max_bytes = 1 << 20;
   template <class V>
   void Fields(V& v) {
     v("lease", lease);
     v("relation", relation);
+    v("from_start", from_start);
+    v("after", after);
+    v("max_bytes", max_bytes);
+  }
+};
+
+struct TouchAnswer {
+  uint64_t step = 0;
+  template <class V>
+  void Fields(V& v) {
+    v("step", step);
+  }
+};
+struct TouchRequest {
+  static constexpr CallInfo kCall{
+      Method::kPost, "/coordination/snapshot/touch",
+      "keeps a lease alive while its reader is busy (a lease untouched for an hour goes)"};
+  using Answer = TouchAnswer;
+  uint64_t lease = 0;
+  template <class V>
+  void Fields(V& v) {
+    v("lease", lease);
   }
 };
 
 struct ReleaseRequest {
-  static constexpr CallInfo kCall{Method::kPost, "/coordination/adhoc/release",
-                                  "drops a lease"};
+  static constexpr CallInfo kCall{Method::kPost, "/coordination/adhoc/release", "drops a lease"};
   using Answer = Empty;
   uint64_t lease = 0;
   template <class V>
@@ -445,27 +486,28 @@ struct CheckpointsRequest {
 };
 
 // Every call, in the order of docs/multihost.md's table.
-#define SLUICE_COORDINATION_CALLS(X)                                                           \
-  X(HelloRequest)                                                                              \
-  X(ActivateRequest)                                                                           \
-  X(StopRequest)                                                                               \
-  X(ReadyRequest)                                                                              \
-  X(StepRequest)                                                                               \
-  X(CheckpointRequest)                                                                         \
-  X(CheckpointCompleteRequest)                                                                 \
-  X(IngestRequest)                                                                             \
-  X(IngressErrorsRequest)                                                                      \
-  X(CompletionRequest)                                                                         \
-  X(PauseRequest)                                                                              \
-  X(ResumeRequest)                                                                             \
-  X(ConnectorRequest)                                                                          \
-  X(FollowRequest)                                                                             \
-  X(EgressRequest)                                                                             \
-  X(LeaseRequest)                                                                              \
-  X(ScanRequest)                                                                               \
-  X(ReleaseRequest)                                                                            \
-  X(StatsRequest)                                                                              \
-  X(StatusRequest)                                                                             \
+#define SLUICE_COORDINATION_CALLS(X) \
+  X(HelloRequest)                    \
+  X(ActivateRequest)                 \
+  X(StopRequest)                     \
+  X(ReadyRequest)                    \
+  X(StepRequest)                     \
+  X(CheckpointRequest)               \
+  X(CheckpointCompleteRequest)       \
+  X(IngestRequest)                   \
+  X(IngressErrorsRequest)            \
+  X(CompletionRequest)               \
+  X(PauseRequest)                    \
+  X(ResumeRequest)                   \
+  X(ConnectorRequest)                \
+  X(FollowRequest)                   \
+  X(EgressRequest)                   \
+  X(LeaseRequest)                    \
+  X(ScanRequest)                     \
+  X(TouchRequest)                    \
+  X(ReleaseRequest)                  \
+  X(StatsRequest)                    \
+  X(StatusRequest)                   \
   X(CheckpointsRequest)
 
 template <class... T>

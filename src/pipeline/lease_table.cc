@@ -1,5 +1,7 @@
 #include "pipeline/lease_table.h"
 
+#include "zset/merge.h"
+
 namespace sluice::pipeline {
 
 Status LeaseTable::Missing(uint64_t lease) const {
@@ -30,7 +32,7 @@ Result<uint64_t> LeaseTable::Add(uint64_t step, Integrals integrals, const std::
   return id;
 }
 
-Result<std::vector<BatchPtr>> LeaseTable::Scan(uint64_t lease, const std::string& relation) {
+Result<std::vector<BatchPtr>> LeaseTable::Batches(uint64_t lease, const std::string& relation) {
   const Clock::time_point now = o_.now();
   MutexLock l(&mu_);
   auto it = leases_.find(lease);
@@ -41,6 +43,12 @@ Result<std::vector<BatchPtr>> LeaseTable::Scan(uint64_t lease, const std::string
     return Status::NotFound("lease " + std::to_string(lease) + " does not hold " + relation);
   }
   return r->second;
+}
+
+Result<MemBatchPtr> LeaseTable::Scan(uint64_t lease, const std::string& relation, bool from_start,
+                                     std::string_view after, uint64_t max_bytes) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, Batches(lease, relation));
+  return ConsolidatedPiece(batches, from_start, after, max_bytes);
 }
 
 Result<uint64_t> LeaseTable::Touch(uint64_t lease) {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/mutex.h"
@@ -41,7 +42,14 @@ class LeaseTable {
   // Error when the holder already holds max_per_holder leases.
   Result<uint64_t> Add(uint64_t step, Integrals integrals, const std::string& holder = "");
   // The batches of `relation` in `lease`; touches the lease.
-  Result<std::vector<BatchPtr>> Scan(uint64_t lease, const std::string& relation);
+  Result<std::vector<BatchPtr>> Batches(uint64_t lease, const std::string& relation);
+  // A piece of `relation` in `lease`: its rows (summed over its batches;
+  // rows that sum to nothing left out) with keys after `after` (or from the
+  // first, `from_start`), in order, until their bytes reach `max_bytes`
+  // (whole keys: the piece ends at a key's end). Empty when none are left.
+  // Touches the lease.
+  Result<MemBatchPtr> Scan(uint64_t lease, const std::string& relation, bool from_start,
+                           std::string_view after, uint64_t max_bytes);
   // The step a lease pins; touches it.
   Result<uint64_t> Touch(uint64_t lease);
   void Release(uint64_t lease);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "zset/batch_builder.h"
+#include "zset/cursor.h"
 
 namespace sluice::pipeline {
 namespace {
@@ -19,14 +20,47 @@ TEST(LeaseTableTest, PinsBatchesUntilReleased) {
   LeaseTable t({});
   auto id = t.Add(7, {{"v", {OneRow("a"), OneRow("b")}}});
   ASSERT_TRUE(id.ok());
-  auto scan = t.Scan(*id, "v");
-  ASSERT_TRUE(scan.ok());
-  EXPECT_EQ(scan->size(), 2u);
+  auto batches = t.Batches(*id, "v");
+  ASSERT_TRUE(batches.ok());
+  EXPECT_EQ(batches->size(), 2u);
   EXPECT_EQ(*t.Touch(*id), 7u);
-  EXPECT_EQ(t.Scan(*id, "w").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(t.Batches(*id, "w").status().code(), StatusCode::kNotFound);
   t.Release(*id);
-  EXPECT_EQ(t.Scan(*id, "v").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(t.Batches(*id, "v").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(t.size(), 0u);
+}
+
+// A leased relation is read in pieces of whole keys, its batches summed:
+// rows that cancel out are left out, and the pieces together are the
+// relation.
+TEST(LeaseTableTest, ScansInConsolidatedPieces) {
+  BatchBuilder a, b;
+  for (int i = 0; i < 100; ++i) a.Push("row" + std::to_string(1000 + i), 1);
+  for (int i = 0; i < 100; i += 2) b.Push("row" + std::to_string(1000 + i), -1);  // deleted
+  b.Push("row0999", 3);
+  LeaseTable t({});
+  const uint64_t id = *t.Add(1, {{"v", {*a.Finish(), *b.Finish()}}});
+  std::vector<std::string> rows;
+  std::string after;
+  bool first = true;
+  int pieces = 0;
+  for (;;) {
+    auto piece = t.Scan(id, "v", first, after, /*max_bytes=*/100);
+    ASSERT_TRUE(piece.ok()) << piece.status().ToString();
+    if ((*piece)->empty()) break;
+    ++pieces;
+    auto c = (*piece)->NewCursor();
+    for (; c->KeyValid(); c->StepKey()) {
+      rows.push_back(std::string(c->key()) + "*" + std::to_string(c->weight()));
+      after = std::string(c->key());
+    }
+    first = false;
+  }
+  EXPECT_GT(pieces, 5);
+  ASSERT_EQ(rows.size(), 51u);
+  EXPECT_EQ(rows.front(), "row0999*3");
+  EXPECT_EQ(rows[1], "row1001*1");
+  EXPECT_EQ(rows.back(), "row1099*1");
 }
 
 // An untouched lease goes once it has been idle too long; a touched one

@@ -1,12 +1,20 @@
 #include "pipeline/output_endpoints.h"
 
+#include "sql/program.h"
+
 namespace sluice::pipeline {
 
 OutputEndpoints::OutputEndpoints(const std::set<std::string>& held, std::set<std::string> elsewhere,
-                                 const SpineOptions& spine)
+                                 std::set<std::string> spread, const SpineOptions& spine)
     : elsewhere_(std::move(elsewhere)) {
+  for (const std::string& r : spread) share_name_[r] = sql::SpreadOutputName(r);
   MutexLock l(&mu_);
   for (const std::string& r : held) integrals_[r] = std::make_unique<Spine>(spine);
+}
+
+const std::string& OutputEndpoints::IntegralSource(const std::string& relation) const {
+  auto it = share_name_.find(relation);
+  return it == share_name_.end() ? relation : it->second;
 }
 
 void OutputEndpoints::AddConnector(const connector::ConnectorSpec& spec,
@@ -37,14 +45,14 @@ Status OutputEndpoints::ResumeConnectors(const std::map<std::string, Progress>& 
   return Status::OK();
 }
 
-Status OutputEndpoints::Launch() {
+Status OutputEndpoints::Launch(SnapshotStarts* assemble) {
   MutexLock l(&mu_);
   for (auto& e : endpoints_) {
     if (!e->connector) continue;
     // A send_snapshot connector starts with the view's contents, once.
     if (e->send_snapshot && !e->snapshot_sent) {
-      SLUICE_RETURN_IF_ERROR(AddSnapshot(*e));
-      e->snapshot_sent = true;
+      SLUICE_RETURN_IF_ERROR(AddSnapshot(*e, assemble, /*follow=*/true));
+      e->snapshot_sent = !e->assembling;
     }
     SLUICE_RETURN_IF_ERROR(e->connector->Start(e->queue));
   }
@@ -67,11 +75,29 @@ void OutputEndpoints::Stop() {
   endpoints_.clear();
 }
 
-Status OutputEndpoints::AddSnapshot(Endpoint& e) {
+Status OutputEndpoints::AddSnapshot(Endpoint& e, SnapshotStarts* assemble, bool follow) {
   auto it = integrals_.find(e.relation);
   if (it == integrals_.end()) {
     return Status::InvalidArgument("\"" + e.relation +
                                    "\" is not materialized, so it has no snapshot");
+  }
+  if (share_name_.count(e.relation) > 0) {
+    if (assemble == nullptr) {
+      return Status::Internal("the snapshot of spread relation " + e.relation +
+                              " has nobody to assemble it");
+    }
+    SnapshotStart start;
+    start.endpoint = e.id;
+    start.relation = e.relation;
+    start.step = delivered_step_;
+    start.own = it->second->Snapshot();
+    start.queue = e.queue;
+    start.part_bytes = e.connector ? e.connector->preferred_part_bytes() : uint64_t{1} << 20;
+    start.follow = follow;
+    assemble->push_back(std::move(start));
+    e.assembling = true;
+    e.held.clear();
+    return Status::OK();
   }
   connector::OutputChunk chunk;
   chunk.kind = connector::OutputChunk::Kind::kSnapshot;
@@ -81,30 +107,49 @@ Status OutputEndpoints::AddSnapshot(Endpoint& e) {
   return Status::OK();
 }
 
+OutputEndpoints::Endpoint* OutputEndpoints::FindEndpoint(uint64_t id) {
+  for (auto& e : endpoints_) {
+    if (e->id == id) return e.get();
+  }
+  return nullptr;
+}
+
 void OutputEndpoints::HandOver(uint64_t step, const std::map<std::string, BatchPtr>& outputs,
                                bool skip_snapshot_waiters) {
   for (auto it = endpoints_.begin(); it != endpoints_.end();) {
     Endpoint& e = **it;
     auto o = outputs.find(e.relation);
     bool ok = true;
-    if (o != outputs.end() && !o->second->empty() && !(skip_snapshot_waiters && e.send_snapshot)) {
+    if (o != outputs.end() && !o->second->empty() && !e.failed &&
+        !(skip_snapshot_waiters && e.send_snapshot)) {
       connector::OutputChunk chunk;
       chunk.step = step;
       chunk.batches = {o->second};
-      ok = e.queue->Put(std::move(chunk));
+      if (e.assembling) {
+        e.held.push_back(std::move(chunk));  // after its snapshot
+      } else {
+        ok = e.queue->Put(std::move(chunk));
+      }
     }
     // A stream whose client left (or fell behind) is dropped; a connector
     // stays, and its queue only closes when the pipeline stops.
     it = !ok && !e.connector ? endpoints_.erase(it) : it + 1;
   }
   delivered_step_ = step;
+  if (!share_name_.empty()) {
+    Integrals now;
+    for (const auto& [name, share] : share_name_) now[name] = integrals_.at(name)->Snapshot();
+    history_.emplace_back(step, std::move(now));
+    while (history_.size() > kHistorySteps) history_.pop_front();
+  }
+  delivered_.SignalAll();
 }
 
 Status OutputEndpoints::Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs) {
   MutexLock l(&mu_);
-  for (const auto& [name, b] : outputs) {
-    auto it = integrals_.find(name);
-    if (it != integrals_.end()) SLUICE_RETURN_IF_ERROR(it->second->Insert(b));
+  for (auto& [name, spine] : integrals_) {
+    auto it = outputs.find(IntegralSource(name));
+    if (it != outputs.end()) SLUICE_RETURN_IF_ERROR(spine->Insert(it->second));
   }
   HandOver(step, outputs, /*skip_snapshot_waiters=*/false);
   return Status::OK();
@@ -134,7 +179,8 @@ void OutputEndpoints::set_delivered_step(uint64_t step) {
 
 Result<Subscription> OutputEndpoints::Subscribe(const std::string& relation, bool snapshot,
                                                 bool follow, bool backpressure,
-                                                uint64_t max_queued_records) {
+                                                uint64_t max_queued_records,
+                                                SnapshotStarts* assemble) {
   auto e = std::make_unique<Endpoint>();
   e->relation = relation;
   e->transport = "http_output";
@@ -142,13 +188,67 @@ Result<Subscription> OutputEndpoints::Subscribe(const std::string& relation, boo
   MutexLock l(&mu_);
   e->id = next_id_++;
   Subscription sub{e->id, e->queue, delivered_step_};
-  if (snapshot) SLUICE_RETURN_IF_ERROR(AddSnapshot(*e));
+  if (snapshot) SLUICE_RETURN_IF_ERROR(AddSnapshot(*e, assemble, follow));
   if (!follow) {
-    e->queue->Close();
+    // The queue closes after the snapshot (now, or when it is assembled).
+    if (!e->assembling) e->queue->Close();
     return sub;
   }
   endpoints_.push_back(std::move(e));
   return sub;
+}
+
+void OutputEndpoints::FinishSnapshot(const SnapshotStart& start, const Status& s) {
+  MutexLock l(&mu_);
+  if (!start.follow) {
+    start.queue->Close(s);
+    return;
+  }
+  Endpoint* e = FindEndpoint(start.endpoint);
+  if (e == nullptr || !e->assembling) return;  // gone meanwhile
+  e->assembling = false;
+  if (s.ok()) {
+    // The changes of the steps after the snapshot, in order.
+    bool ok = true;
+    while (!e->held.empty() && ok) {
+      ok = e->queue->Put(std::move(e->held.front()));
+      e->held.pop_front();
+    }
+    e->held.clear();
+    e->snapshot_sent = true;
+    return;
+  }
+  e->held.clear();
+  const Status why = s.WithContext("the snapshot of " + e->relation + " at step " +
+                                   std::to_string(start.step) + " failed");
+  if (!e->connector) {
+    e->queue->Close(why);
+    for (auto it = endpoints_.begin(); it != endpoints_.end(); ++it) {
+      if (it->get() == e) {
+        endpoints_.erase(it);
+        break;
+      }
+    }
+    return;
+  }
+  e->failed = true;
+  e->connector->stats().SetError(why.ToString() + " (reset the connector to try again)");
+}
+
+Result<OutputEndpoints::SnapshotStart> OutputEndpoints::RestartSnapshot(
+    const SnapshotStart& start) {
+  MutexLock l(&mu_);
+  Endpoint* e = FindEndpoint(start.endpoint);
+  if (start.follow && (e == nullptr || !e->assembling)) {
+    return Status::NotFound("the snapshot's consumer went away");
+  }
+  SnapshotStart again = start;
+  again.step = delivered_step_;
+  again.own = integrals_.at(start.relation)->Snapshot();
+  if (e != nullptr) {
+    while (!e->held.empty() && e->held.front().step <= again.step) e->held.pop_front();
+  }
+  return again;
 }
 
 void OutputEndpoints::Unsubscribe(uint64_t id) {
@@ -180,6 +280,53 @@ Result<std::map<std::string, std::vector<BatchPtr>>> OutputEndpoints::Snapshots(
   return out;
 }
 
+Result<OutputEndpoints::Integrals> OutputEndpoints::SnapshotsAt(
+    const std::vector<std::string>& relations, uint64_t step, std::chrono::milliseconds wait,
+    uint64_t* at) const {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  MutexLock l(&mu_);
+  while (step > delivered_step_) {
+    if (!delivered_.WaitUntil(&mu_, deadline) && std::chrono::steady_clock::now() >= deadline &&
+        step > delivered_step_) {
+      return Status::Aborted("step " + std::to_string(step) + " was not delivered within " +
+                             std::to_string(wait.count()) + " ms (this host is at step " +
+                             std::to_string(delivered_step_) + ")");
+    }
+  }
+  if (step == 0 || step == delivered_step_) {
+    *at = delivered_step_;
+    Integrals out;
+    for (const std::string& r : relations) {
+      auto it = integrals_.find(r);
+      if (it != integrals_.end()) {
+        out[r] = it->second->Snapshot();
+      } else if (elsewhere_.count(r) > 0) {
+        out[r] = {};
+      } else {
+        return Status::InvalidArgument("\"" + r + "\" is not materialized");
+      }
+    }
+    return out;
+  }
+  for (const auto& [s, integrals] : history_) {
+    if (s != step) continue;
+    *at = step;
+    Integrals out;
+    for (const std::string& r : relations) {
+      auto it = integrals.find(r);
+      if (it == integrals.end()) {
+        return Status::InvalidArgument("\"" + r + "\" is not spread over the hosts");
+      }
+      out[r] = it->second;
+    }
+    return out;
+  }
+  return Status::Aborted("step " + std::to_string(step) +
+                         " is no longer held (this host is at step " +
+                         std::to_string(delivered_step_) + ", and keeps the last " +
+                         std::to_string(kHistorySteps) + ")");
+}
+
 Status OutputEndpoints::SetPaused(const std::string& name, bool paused) {
   MutexLock l(&mu_);
   for (auto& e : endpoints_) {
@@ -191,15 +338,24 @@ Status OutputEndpoints::SetPaused(const std::string& name, bool paused) {
   return Status::NotFound("connector \"" + name + "\" does not exist");
 }
 
-Status OutputEndpoints::Reset(const std::string& name) {
+Status OutputEndpoints::Reset(const std::string& name, SnapshotStarts* assemble) {
   MutexLock l(&mu_);
   for (auto& e : endpoints_) {
     if (e->name != name || !e->connector) continue;
+    if (e->assembling) {
+      return Status::InvalidArgument("connector \"" + name +
+                                     "\" is receiving its snapshot: reset it once that is done");
+    }
     connector::OutputChunk reset;
     reset.kind = connector::OutputChunk::Kind::kReset;
     reset.step = delivered_step_;
     e->queue->Put(std::move(reset));
-    if (e->send_snapshot) SLUICE_RETURN_IF_ERROR(AddSnapshot(*e));
+    e->failed = false;
+    e->connector->stats().SetError("");
+    if (e->send_snapshot) {
+      SLUICE_RETURN_IF_ERROR(AddSnapshot(*e, assemble, /*follow=*/true));
+      if (e->assembling) e->snapshot_sent = false;
+    }
     return Status::OK();
   }
   return Status::NotFound("output connector \"" + name + "\" does not exist");

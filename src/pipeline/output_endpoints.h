@@ -10,6 +10,12 @@
 // back (backpressure); an HTTP stream without backpressure whose client
 // falls behind is cut off, and a stream whose client left is dropped.
 //
+// A relation spread over every host (the all_hosts layout) has only this
+// host's share here: its snapshot is assembled from every host by the
+// caller, outside the lock (SnapshotStart, snapshot_assembler.h). Until
+// the snapshot is in the endpoint's queue, the changes of the steps after
+// it wait aside, in order; then they follow it.
+//
 // Thread safety: every method may be called from any thread; mu_ (the step
 // boundary) guards the endpoints, the integrals' contents as of
 // delivered_step_, and delivered_step_. Connectors' own threads read their
@@ -19,6 +25,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,11 +44,13 @@ namespace sluice::pipeline {
 
 class OutputEndpoints {
  public:
-  // `held`: the materialized relations whose integral this host holds;
-  // `elsewhere`: those held by other hosts (snapshots of them are empty
-  // here).
+  // `held`: the materialized relations whose integral (or share of it)
+  // this host holds; `elsewhere`: those held by other hosts (snapshots of
+  // them are empty here); `spread`: those of `held` of which this host
+  // holds a share, fed by the change sql::SpreadOutputName(r) rather than
+  // by r's.
   OutputEndpoints(const std::set<std::string>& held, std::set<std::string> elsewhere,
-                  const SpineOptions& spine);
+                  std::set<std::string> spread, const SpineOptions& spine);
 
   // ---- set-up (before Launch)
   void AddConnector(const connector::ConnectorSpec& spec,
@@ -55,9 +64,24 @@ class OutputEndpoints {
   // relation's connectors start over).
   Status ResumeConnectors(const std::map<std::string, Progress>& progress,
                           const std::function<bool(const std::string&)>& keep) EXCLUDES(mu_);
+  // A snapshot of a spread relation for the caller to assemble from every
+  // host: the endpoint that gets it, the step, this host's share at that
+  // step, and the queue and part size of its consumer.
+  struct SnapshotStart {
+    uint64_t endpoint = 0;
+    std::string relation;
+    uint64_t step = 0;
+    std::vector<BatchPtr> own;
+    std::shared_ptr<connector::OutputQueue> queue;
+    uint64_t part_bytes = 1 << 20;
+    bool follow = true;  // false: the queue closes after the snapshot
+  };
+  using SnapshotStarts = std::vector<SnapshotStart>;
+
   // Starts the connectors; each send_snapshot connector that has not had
-  // its snapshot gets it first, as of the last delivered step.
-  Status Launch() EXCLUDES(mu_);
+  // its snapshot gets it first, as of the last delivered step (spread
+  // relations: in `assemble`).
+  Status Launch(SnapshotStarts* assemble) EXCLUDES(mu_);
   // HTTP streams end with `why` (the pipeline stops or failed).
   void CloseStreams(const Status& why) EXCLUDES(mu_);
   // Connectors write out what they were handed and stop; every queue
@@ -78,18 +102,40 @@ class OutputEndpoints {
   void set_delivered_step(uint64_t step) EXCLUDES(mu_);
 
   // ---- readers
+  // With `snapshot` of a spread relation, the snapshot is in `assemble`.
   Result<Subscription> Subscribe(const std::string& relation, bool snapshot, bool follow,
-                                 bool backpressure, uint64_t max_queued_records) EXCLUDES(mu_);
+                                 bool backpressure, uint64_t max_queued_records,
+                                 SnapshotStarts* assemble) EXCLUDES(mu_);
+  // The snapshot of `start` is in its queue (OK), or could not be made: an
+  // HTTP stream ends with the error, a connector keeps it in its stats and
+  // gets nothing until it is reset. Either way the changes held aside
+  // follow or go.
+  void FinishSnapshot(const SnapshotStart& start, const Status& s) EXCLUDES(mu_);
+  // The snapshot of `start` again, at the last delivered step (a host no
+  // longer held the earlier one); the changes held aside up to that step
+  // go. NotFound if its endpoint is gone.
+  Result<SnapshotStart> RestartSnapshot(const SnapshotStart& start) EXCLUDES(mu_);
   void Unsubscribe(uint64_t id) EXCLUDES(mu_);
+  using Integrals = std::map<std::string, std::vector<BatchPtr>>;
   // The integrals of `relations` as of the last delivered step (`*step`),
   // read together; an error for a relation that is not materialized.
-  Result<std::map<std::string, std::vector<BatchPtr>>> Snapshots(
-      const std::vector<std::string>& relations, uint64_t* step) const EXCLUDES(mu_);
+  Result<Integrals> Snapshots(const std::vector<std::string>& relations, uint64_t* step) const
+      EXCLUDES(mu_);
+  // The same as of step `step` (0: the last): a step not delivered yet is
+  // waited for, up to `wait` (another host may have finished it first); of
+  // the steps before the last, the last kHistorySteps delivered ones are
+  // kept for spread relations (another host may be a few steps behind),
+  // and an older one is an Aborted error.
+  static constexpr size_t kHistorySteps = 8;
+  Result<Integrals> SnapshotsAt(const std::vector<std::string>& relations, uint64_t step,
+                                std::chrono::milliseconds wait, uint64_t* at) const EXCLUDES(mu_);
 
   // ---- connectors
   // NotFound when no output connector has this name.
   Status SetPaused(const std::string& name, bool paused) EXCLUDES(mu_);
-  Status Reset(const std::string& name) EXCLUDES(mu_);
+  // A reset, then (send_snapshot) the snapshot again; of a spread
+  // relation, in `assemble`.
+  Status Reset(const std::string& name, SnapshotStarts* assemble) EXCLUDES(mu_);
 
   // ---- checkpoints
   // Every connector's progress, once it has written what it was handed.
@@ -112,16 +158,30 @@ class OutputEndpoints {
     std::unique_ptr<connector::OutputConnector> connector;  // null for HTTP streams
     bool send_snapshot = false;
     bool snapshot_sent = false;
+    // A snapshot being assembled elsewhere: changes wait in `held`.
+    bool assembling = false;
+    std::deque<connector::OutputChunk> held;
+    bool failed = false;  // its snapshot failed: it gets nothing until reset
   };
-  Status AddSnapshot(Endpoint& e) REQUIRES(mu_);
+  // The snapshot of `e` as of the last delivered step: in its queue, or,
+  // for a spread relation, in `assemble` (null: an error).
+  Status AddSnapshot(Endpoint& e, SnapshotStarts* assemble, bool follow) REQUIRES(mu_);
+  Endpoint* FindEndpoint(uint64_t id) REQUIRES(mu_);
   void HandOver(uint64_t step, const std::map<std::string, BatchPtr>& outputs,
                 bool skip_snapshot_waiters) REQUIRES(mu_);
 
+  // The integral that `relation`'s integral is fed from, in `outputs`.
+  const std::string& IntegralSource(const std::string& relation) const;
+
   const std::set<std::string> elsewhere_;
+  std::map<std::string, std::string> share_name_;  // spread relation: its share's output
   mutable Mutex mu_;
   std::map<std::string, std::unique_ptr<Spine>> integrals_ GUARDED_BY(mu_);
   std::vector<std::unique_ptr<Endpoint>> endpoints_ GUARDED_BY(mu_);
   uint64_t delivered_step_ GUARDED_BY(mu_) = 0;
+  mutable CondVar delivered_;  // a step was delivered
+  // The spread integrals after each of the last delivered steps.
+  std::deque<std::pair<uint64_t, Integrals>> history_ GUARDED_BY(mu_);
   uint64_t next_id_ GUARDED_BY(mu_) = 1;
 };
 

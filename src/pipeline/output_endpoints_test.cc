@@ -50,10 +50,10 @@ class Keeper : public connector::OutputConnector {
 // A stream that starts with the integral at step S gets every change from
 // S+1 on: together they sum to the relation, step by step.
 TEST(OutputEndpointsTest, SnapshotThenChangesWithoutGapOrOverlap) {
-  OutputEndpoints out({"v"}, {}, {});
+  OutputEndpoints out({"v"}, {}, {}, {});
   ASSERT_TRUE(out.Deliver(1, {{"v", Rows({{"a", 1}, {"b", 1}})}}).ok());
   ASSERT_TRUE(out.Deliver(2, {{"v", Rows({{"a", -1}, {"c", 2}})}}).ok());
-  auto sub = out.Subscribe("v", /*snapshot=*/true, /*follow=*/true, true, 1000);
+  auto sub = out.Subscribe("v", /*snapshot=*/true, /*follow=*/true, true, 1000, nullptr);
   ASSERT_TRUE(sub.ok());
   EXPECT_EQ(sub->snapshot_step, 2u);
   ASSERT_TRUE(out.Deliver(3, {{"v", Rows({{"b", -1}})}, {"w", Rows({{"x", 1}})}}).ok());
@@ -79,7 +79,7 @@ TEST(OutputEndpointsTest, SnapshotThenChangesWithoutGapOrOverlap) {
   // Snapshots: an error for what is not materialized, nothing for what
   // another host holds.
   EXPECT_FALSE(out.Snapshots({"w"}, &at).ok());
-  OutputEndpoints part({"v"}, {"w"}, {});
+  OutputEndpoints part({"v"}, {"w"}, {}, {});
   auto elsewhere = part.Snapshots({"w"}, &at);
   ASSERT_TRUE(elsewhere.ok());
   EXPECT_TRUE((*elsewhere)["w"].empty());
@@ -88,9 +88,9 @@ TEST(OutputEndpointsTest, SnapshotThenChangesWithoutGapOrOverlap) {
 // A stream without backpressure whose client falls behind is cut off and
 // dropped; one that left is dropped at the next step.
 TEST(OutputEndpointsTest, StreamsThatFallBehindAreCutOff) {
-  OutputEndpoints out({}, {}, {});
-  auto slow = out.Subscribe("v", false, true, /*backpressure=*/false, 2);
-  auto gone = out.Subscribe("v", false, true, false, 100);
+  OutputEndpoints out({}, {}, {}, {});
+  auto slow = out.Subscribe("v", false, true, /*backpressure=*/false, 2, nullptr);
+  auto gone = out.Subscribe("v", false, true, false, 100, nullptr);
   ASSERT_TRUE(slow.ok() && gone.ok());
   EXPECT_EQ(out.Stats().size(), 2u);
   gone->queue->Close();
@@ -104,7 +104,7 @@ TEST(OutputEndpointsTest, StreamsThatFallBehindAreCutOff) {
 // A send_snapshot connector gets the relation first, once; a reset sends a
 // reset and the snapshot again; progress and pause go by name.
 TEST(OutputEndpointsTest, ConnectorsSnapshotsAndReset) {
-  OutputEndpoints out({"v"}, {}, {});
+  OutputEndpoints out({"v"}, {}, {}, {});
   ASSERT_TRUE(out.Deliver(1, {{"v", Rows({{"a", 1}})}}).ok());
   std::vector<connector::OutputChunk> seen;
   auto keeper = std::make_unique<Keeper>(&seen);
@@ -114,9 +114,9 @@ TEST(OutputEndpointsTest, ConnectorsSnapshotsAndReset) {
   spec.relation = "v";
   spec.send_snapshot = true;
   out.AddConnector(spec, std::move(keeper));
-  ASSERT_TRUE(out.Launch().ok());
+  ASSERT_TRUE(out.Launch(nullptr).ok());
   ASSERT_TRUE(out.Deliver(2, {{"v", Rows({{"b", 1}})}}).ok());
-  ASSERT_TRUE(out.Reset("sink").ok());
+  ASSERT_TRUE(out.Reset("sink", nullptr).ok());
   k->Drain();
   ASSERT_EQ(seen.size(), 4u);
   EXPECT_EQ(seen[0].kind, connector::OutputChunk::Kind::kSnapshot);
@@ -125,7 +125,7 @@ TEST(OutputEndpointsTest, ConnectorsSnapshotsAndReset) {
   EXPECT_EQ(seen[2].kind, connector::OutputChunk::Kind::kReset);
   EXPECT_EQ(seen[3].kind, connector::OutputChunk::Kind::kSnapshot);
   EXPECT_EQ(Sum(seen[3].batches), (std::map<std::string, Weight>{{"a", 1}, {"b", 1}}));
-  EXPECT_EQ(out.Reset("nope").code(), StatusCode::kNotFound);
+  EXPECT_EQ(out.Reset("nope", nullptr).code(), StatusCode::kNotFound);
   ASSERT_TRUE(out.SetPaused("sink", true).ok());
   EXPECT_EQ(out.Stats()[0].paused, true);
   ASSERT_TRUE(out.SetPaused("sink", false).ok());

@@ -8,9 +8,10 @@ namespace sluice::pipeline {
 void EncodeChunkFrame(const connector::OutputChunk& chunk, std::string* out) {
   std::string frame;
   frame.push_back('C');
-  frame.push_back(static_cast<char>(chunk.kind == connector::OutputChunk::Kind::kChanges    ? 0
-                                    : chunk.kind == connector::OutputChunk::Kind::kSnapshot ? 1
-                                                                                            : 2));
+  using Kind = connector::OutputChunk::Kind;
+  frame.push_back(static_cast<char>(chunk.kind == Kind::kChanges    ? 0
+                                    : chunk.kind == Kind::kSnapshot ? (chunk.last ? 1 : 3)
+                                                                    : 2));
   PutFixed64(&frame, chunk.step);
   PutFixed32(&frame, static_cast<uint32_t>(chunk.batches.size()));
   for (const BatchPtr& b : chunk.batches) {
@@ -74,7 +75,7 @@ Result<FrameReader::Type> FrameReader::Next() {
     case 'C': {
       if (in.size() < 13) return Type::kNone;
       const uint8_t kind = static_cast<uint8_t>(in[0]);
-      if (kind > 2) return bad();
+      if (kind > 3) return bad();
       const uint64_t step = GetFixed64(in.data() + 1);
       const uint32_t count = GetFixed32(in.data() + 9);
       size_t at = 13;
@@ -90,8 +91,9 @@ Result<FrameReader::Type> FrameReader::Next() {
       }
       chunk_ = connector::OutputChunk();
       chunk_.kind = kind == 0   ? connector::OutputChunk::Kind::kChanges
-                    : kind == 1 ? connector::OutputChunk::Kind::kSnapshot
-                                : connector::OutputChunk::Kind::kReset;
+                    : kind == 2 ? connector::OutputChunk::Kind::kReset
+                                : connector::OutputChunk::Kind::kSnapshot;
+      chunk_.last = kind != 3;
       chunk_.step = step;
       chunk_.batches = std::move(batches);
       pos_ += 1 + at;

@@ -4,8 +4,9 @@
 //
 // An egress stream is a sequence of frames:
 //   'H' u64 snapshot step                      first, once
-//   'C' u8 kind (0 changes, 1 snapshot, 2 reset), u64 step, u32 batches,
-//       per batch u64 length + chunk
+//   'C' u8 kind (0 changes, 1 snapshot or its last part, 2 reset, 3 a part
+//       of a snapshot that more parts follow), u64 step, u32 batches, per
+//       batch u64 length + chunk
 //   'K' u64 the host's step                    a heartbeat while idle
 //   'E' u8 code (0 ended, 1 aborted, 2 fell behind, 3 failed), u32 length,
 //       message                                last

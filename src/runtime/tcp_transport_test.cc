@@ -160,8 +160,11 @@ TEST_F(TcpTransportTlsTest, AHostWithACertificateOfAnotherCaIsRefused) {
   auto started = StartAll(TlsHosts(dir_, /*rogue=*/true, false));
   ASSERT_FALSE(started[0].ok());
   ASSERT_FALSE(started[1].ok());
-  EXPECT_NE(started[0].status().message().find("certificate was refused"), std::string::npos)
-      << started[0].status().ToString();
+  // Whichever dials first is refused; the other may find it gone already.
+  EXPECT_TRUE(started[0].status().message().find("certificate was refused") != std::string::npos ||
+              started[1].status().message().find("certificate was refused") != std::string::npos)
+      << started[0].status().ToString() << "\n"
+      << started[1].status().ToString();
 }
 
 // A certificate of the right CA, made for another address, is refused too.

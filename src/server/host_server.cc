@@ -12,6 +12,7 @@
 #include "pipeline/coordination.h"
 #include "pipeline/wire.h"
 #include "runtime/tcp_transport.h"
+#include "server/host_client.h"
 #include "server/http.h"
 
 namespace sluice::server {
@@ -62,8 +63,52 @@ bool SameSecret(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+// The other hosts, over their coordination APIs: leases and scans of
+// their shares for the snapshots this host assembles. A call that gets no
+// answer in time is tried once more.
+class HostPeers final : public pipeline::Peers {
+ public:
+  HostPeers(int self, std::vector<HostClient> hosts)
+      : holder_("host " + std::to_string(self)), hosts_(std::move(hosts)) {}
+
+  Result<uint64_t> Lease(int host, const std::string& relation, uint64_t step) override {
+    SLUICE_ASSIGN_OR_RETURN(co::LeaseAnswer a,
+                            Retry(host, co::LeaseRequest{{relation}, step, holder_}));
+    return a.lease;
+  }
+  Result<MemBatchPtr> Scan(int host, uint64_t lease, const std::string& relation, bool from_start,
+                           const std::string& after, uint64_t max_bytes) override {
+    SLUICE_ASSIGN_OR_RETURN(
+        co::ScanAnswer a,
+        Retry(host, co::ScanRequest{lease, relation, from_start, after, max_bytes}));
+    if (a.batches.empty()) return MemBatch::Empty();
+    return a.batches.front();
+  }
+  Status Touch(int host, uint64_t lease) override {
+    return Retry(host, co::TouchRequest{lease}).status();
+  }
+  void Release(int host, uint64_t lease) override { (void)Retry(host, co::ReleaseRequest{lease}); }
+
+ private:
+  static constexpr std::chrono::seconds kTimeout{30};
+  template <class R>
+  Result<typename R::Answer> Retry(int host, const R& request) {
+    const HostClient& h = hosts_.at(static_cast<size_t>(host));
+    auto r = h.Call(request, kTimeout);
+    if (!r.ok() && r.status().code() == StatusCode::kIOError &&
+        r.status().message().find("did not answer") != std::string::npos) {
+      r = h.Call(request, kTimeout);
+    }
+    return r;
+  }
+
+  const std::string holder_;
+  const std::vector<HostClient> hosts_;
+};
+
 struct HostServer::Impl {
   HostOptions o;
+  std::unique_ptr<HostPeers> peers;  // once activated
   std::unique_ptr<httplib::Server> http;
   std::thread thread, watchdog;
   int port = 0;
@@ -151,6 +196,23 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   role.inputs = std::set<std::string>(a.inputs.begin(), a.inputs.end());
   role.restore_seq = a.restore_seq;
   role.pipeline_id = a.pipeline_id;
+  if (a.layout != "one_host" && a.layout != "all_hosts") {
+    return Status::InvalidArgument("activating host: unknown layout \"" + a.layout + "\"");
+  }
+  role.spread = a.layout == "all_hosts";
+  if (a.apis.size() != to.addresses.size()) {
+    return Status::InvalidArgument("activating host: " + std::to_string(a.apis.size()) +
+                                   " coordination addresses for " +
+                                   std::to_string(to.addresses.size()) + " hosts");
+  }
+  std::vector<HostClient> peer_clients;
+  for (size_t h = 0; h < a.apis.size(); ++h) {
+    SLUICE_ASSIGN_OR_RETURN(HostAddress address, ParseAddress(a.apis[h]));
+    address.index = static_cast<int>(h);
+    peer_clients.emplace_back(address, o.secret, std::chrono::seconds(10), o.tls);
+  }
+  peers = std::make_unique<HostPeers>(to.host, std::move(peer_clients));
+  role.peers = peers.get();
   std::fprintf(stderr, "sluice host %d: activated; joining the exchange of %d hosts\n", role.host,
                role.hosts);
   auto t = TcpTransport::Start(to);
@@ -320,12 +382,20 @@ void HostServer::Impl::Routes() {
   http->Get(co::EgressRequest::kCall.path,
             [this](const Request& req, Response& res) { Egress(req, res); });
   Serve<co::LeaseRequest>(*http, [this](const co::LeaseRequest& r) -> Result<co::LeaseAnswer> {
-    SLUICE_ASSIGN_OR_RETURN(auto lease, Get()->Lease(r.relations));
+    SLUICE_ASSIGN_OR_RETURN(auto lease, Get()->Lease(r.relations, r.step, r.holder));
     return co::LeaseAnswer{lease.first, lease.second};
   });
   Serve<co::ScanRequest>(*http, [this](const co::ScanRequest& r) -> Result<co::ScanAnswer> {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, Get()->ScanLease(r.lease, r.relation));
-    return co::ScanAnswer{std::move(batches)};
+    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr piece,
+                            Get()->ScanLease(r.lease, r.relation, r.from_start, r.after,
+                                             std::max<uint64_t>(r.max_bytes, 1)));
+    co::ScanAnswer a;
+    if (!piece->empty()) a.batches.push_back(std::move(piece));
+    return a;
+  });
+  Serve<co::TouchRequest>(*http, [this](const co::TouchRequest& r) -> Result<co::TouchAnswer> {
+    SLUICE_ASSIGN_OR_RETURN(uint64_t step, Get()->TouchLease(r.lease));
+    return co::TouchAnswer{step};
   });
   Serve<co::ReleaseRequest>(*http, [this](const co::ReleaseRequest& r) -> Result<Empty> {
     Get()->ReleaseLease(r.lease);

@@ -204,11 +204,17 @@ Result<Program> CompileProgram(std::string_view text) {
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views, const HostLayout* layout) {
   std::map<std::string, Stream*> inputs;
-  auto output = [&](Stream* s, const std::string& name) {
+  auto output = [&](Stream* s, const std::string& name, bool materialized) {
     if (layout != nullptr) {
       auto it = layout->output_host.find(name);
       if (it == layout->output_host.end()) {
         return Status::Internal("no host is assigned to the output of " + name);
+      }
+      if (layout->spread && materialized) {
+        // Every row's changes meet on one worker, so that each host's
+        // share of the integral is consolidated.
+        s = Exchange(c, s);
+        AddOutput(c, s, SpreadOutputName(name));
       }
       auto demand = layout->on_demand.find(name);
       s = ExchangeTo(c, s, it->second * layout->workers_per_host, layout->workers_per_host,
@@ -226,7 +232,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     Schema schema;
     for (const Column& col : def.columns) schema.push_back(col.type);
     inputs[t] = def.primary_key.empty() ? in : Upsert(c, in, schema);
-    SLUICE_RETURN_IF_ERROR(output(inputs[t], t));
+    SLUICE_RETURN_IF_ERROR(output(inputs[t], t, def.materialized));
   }
   Lowering lower(
       c, [&](const std::string& table) { return inputs.at(table); }, errors);
@@ -247,7 +253,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                 return Status::OK();
               });
     }
-    SLUICE_RETURN_IF_ERROR(output(s, name));
+    SLUICE_RETURN_IF_ERROR(output(s, name, v.materialized));
   }
   return Status::OK();
 }

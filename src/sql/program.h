@@ -47,11 +47,22 @@ Result<Program> CompileProgram(std::string_view text);
 // switch is on (until then their output is empty everywhere). Input rows may be pushed to any
 // worker of any host: every operator that needs rows by key (the upsert of a keyed table among
 // them) exchanges its input first.
+// One host's share of a pipeline on many hosts (DESIGN.md section 6):
+// every table's and view's change is gathered onto the workers of its host
+// (`output_host`), where its connectors and HTTP streams are; a gather with
+// a switch in `on_demand` moves rows only while the switch is on. With
+// `spread` (the all_hosts layout), each materialized relation's change is
+// also sharded by row over the workers of every host, where its integral
+// is kept: the runtime's output SpreadOutputName(r) is this host's share.
 struct HostLayout {
   int workers_per_host = 1;
   std::map<std::string, int> output_host;  // every table and view
   std::map<std::string, std::shared_ptr<const std::atomic<bool>>> on_demand;
+  bool spread = false;
 };
+// The runtime output that carries this host's share of a spread relation's
+// change.
+inline std::string SpreadOutputName(const std::string& relation) { return relation + "\x1fshare"; }
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views = nullptr,
                     const HostLayout* layout = nullptr);

@@ -130,4 +130,25 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
   return BatchPtr(out.Finish());
 }
 
+Result<MemBatchPtr> ConsolidatedPiece(const std::vector<BatchPtr>& inputs, bool from_start,
+                                      std::string_view after, uint64_t max_bytes) {
+  auto c = NewCursorOver(inputs);
+  if (!from_start) {
+    c->SeekKey(after);
+    if (c->KeyValid() && c->key() == after) c->StepKey();
+  }
+  BatchBuilder b;
+  uint64_t bytes = 0;
+  for (; c->KeyValid() && bytes < max_bytes; c->StepKey()) {
+    for (; c->ValValid(); c->StepVal()) {
+      const Weight w = c->weight();
+      if (w == 0) continue;
+      b.Push(c->key(), c->val(), w);
+      bytes += c->key().size() + c->val().size() + 8;
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(c->status());
+  return b.Finish();
+}
+
 }  // namespace sluice

@@ -54,6 +54,15 @@ SpillFailures GetSpillFailures();
 // Returns the consolidated sum of `inputs`.
 Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOptions& options);
 
+// A piece of the sum of `inputs`: its (key, value) pairs with keys after
+// `after` (or from the first, with `from_start`), in order, without those
+// that sum to nothing, until their bytes reach `max_bytes` (whole keys: a
+// piece ends at a key's end). Empty when none are left. Reading a relation
+// in such pieces, each after the previous one's last key, reads all of it
+// once.
+Result<MemBatchPtr> ConsolidatedPiece(const std::vector<BatchPtr>& inputs, bool from_start,
+                                      std::string_view after, uint64_t max_bytes);
+
 // A fresh, unique file name under `dir` for a spilled batch.
 std::string NewSpillPath(const std::string& dir);
 

@@ -21,7 +21,7 @@
 #include "base/tls.h"
 #include "pipeline/coordination.h"
 
-namespace sluice::coordinator {
+namespace sluice::server {
 
 struct HostAddress {
   int index = 0;
@@ -74,4 +74,4 @@ class HostClient {
   std::shared_ptr<Pool> pool_;
 };
 
-}  // namespace sluice::coordinator
+}  // namespace sluice::server

@@ -1,4 +1,4 @@
-#include "coordinator/client.h"
+#include "server/host_client.h"
 
 #include <httplib.h>
 
@@ -8,7 +8,7 @@
 
 #include "base/mutex.h"
 
-namespace sluice::coordinator {
+namespace sluice::server {
 namespace {
 
 namespace co = pipeline::coordination;
@@ -174,4 +174,4 @@ Status HostClient::Stream(const co::EgressRequest& request, std::chrono::millise
   return Status::OK();
 }
 
-}  // namespace sluice::coordinator
+}  // namespace sluice::server
