@@ -376,6 +376,7 @@ void Coordinator::Stop() {
   }
   for (const HostClient& h : hosts_) {
     (void)h.Call(co::StopRequest{}, std::chrono::seconds(5));
+    h.CloseIdle();
   }
 }
 
@@ -824,6 +825,7 @@ pipeline::PipelineStatus Coordinator::CurrentStatus() const {
   pipeline::PipelineStatus st;
   st.state = pipeline::StateName(state());
   st.pipeline_id = pipeline_id_;
+  st.layout = layout_;
   st.step = step();
   st.transaction = loop_.in_transaction();
   const Status failure = loop_.failure();

@@ -35,6 +35,7 @@ Result<uint64_t> LeaseTable::Add(uint64_t step, Integrals integrals, const std::
 Result<std::vector<BatchPtr>> LeaseTable::Batches(uint64_t lease, const std::string& relation) {
   const Clock::time_point now = o_.now();
   MutexLock l(&mu_);
+  DropIdle(now);
   auto it = leases_.find(lease);
   if (it == leases_.end()) return Missing(lease);
   it->second.touched = now;
@@ -54,6 +55,7 @@ Result<MemBatchPtr> LeaseTable::Scan(uint64_t lease, const std::string& relation
 Result<uint64_t> LeaseTable::Touch(uint64_t lease) {
   const Clock::time_point now = o_.now();
   MutexLock l(&mu_);
+  DropIdle(now);
   auto it = leases_.find(lease);
   if (it == leases_.end()) return Missing(lease);
   it->second.touched = now;

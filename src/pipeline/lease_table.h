@@ -5,8 +5,8 @@
 // them) while steps go on and spines merge.
 //
 // A lease that nobody touched (scanned or touched) for `idle_timeout` is
-// dropped the next time one is added (its holder died); a holder may hold
-// at most `max_per_holder` at once.
+// dropped at the next call (its holder died, or forgot it); a holder may
+// hold at most `max_per_holder` at once.
 //
 // Thread safety: every method may be called from any thread; mu_ guards
 // the table.

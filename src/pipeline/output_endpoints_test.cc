@@ -135,5 +135,66 @@ TEST(OutputEndpointsTest, ConnectorsSnapshotsAndReset) {
   out.Stop();
 }
 
+// A spread relation's snapshot is assembled by the caller: meanwhile the
+// changes of later steps wait aside, then follow it in order; a checkpoint
+// taken before it is done does not count it as sent; a failed one leaves
+// the connector unhealthy and fed nothing until reset.
+TEST(OutputEndpointsTest, SpreadSnapshotsHoldTheChangesAfterThem) {
+  OutputEndpoints out({"v"}, {}, {"v"}, {});
+  ASSERT_TRUE(out.Deliver(1, {{"v\x1fshare", Rows({{"a", 1}})}}).ok());
+  std::vector<connector::OutputChunk> seen;
+  auto keeper = std::make_unique<Keeper>(&seen);
+  Keeper* k = keeper.get();
+  connector::ConnectorSpec spec;
+  spec.name = "sink";
+  spec.relation = "v";
+  spec.send_snapshot = true;
+  out.AddConnector(spec, std::move(keeper));
+  OutputEndpoints::SnapshotStarts starts;
+  ASSERT_TRUE(out.Launch(&starts).ok());
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].step, 1u);
+  EXPECT_EQ(Sum(starts[0].own), (std::map<std::string, Weight>{{"a", 1}}));
+  // Steps go on; their changes wait.
+  ASSERT_TRUE(out.Deliver(2, {{"v", Rows({{"b", 1}})}, {"v\x1fshare", Rows({{"b", 1}})}}).ok());
+  ASSERT_TRUE(out.Deliver(3, {{"v", Rows({{"c", 1}})}, {"v\x1fshare", Rows({{"c", 1}})}}).ok());
+  k->Drain();
+  EXPECT_TRUE(seen.empty());
+  auto progress = out.ConnectorProgress(std::chrono::seconds(1));
+  ASSERT_TRUE(progress.ok());
+  EXPECT_FALSE((*progress)["sink"].snapshot_sent);
+  EXPECT_EQ(out.Reset("sink", &starts).code(), StatusCode::kInvalidArgument);
+  // The assembler hands the snapshot over, then it is done.
+  connector::OutputChunk snapshot;
+  snapshot.kind = connector::OutputChunk::Kind::kSnapshot;
+  snapshot.step = 1;
+  snapshot.batches = starts[0].own;
+  ASSERT_TRUE(starts[0].queue->Put(snapshot));
+  out.FinishSnapshot(starts[0], Status::OK());
+  ASSERT_TRUE(out.Deliver(4, {{"v", Rows({{"d", 1}})}, {"v\x1fshare", Rows({{"d", 1}})}}).ok());
+  k->Drain();
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0].kind, connector::OutputChunk::Kind::kSnapshot);
+  EXPECT_EQ(seen[1].step, 2u);
+  EXPECT_EQ(seen[2].step, 3u);
+  EXPECT_EQ(seen[3].step, 4u);
+  progress = out.ConnectorProgress(std::chrono::seconds(1));
+  EXPECT_TRUE((*progress)["sink"].snapshot_sent);
+  // Reset: a snapshot again, which fails.
+  starts.clear();
+  ASSERT_TRUE(out.Reset("sink", &starts).ok());
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].step, 4u);
+  out.FinishSnapshot(starts[0], Status::IOError("host 2 went away"));
+  EXPECT_EQ(out.Stats()[0].health, "Unhealthy");
+  EXPECT_NE(out.Stats()[0].last_error->find("host 2 went away"), std::string::npos);
+  seen.clear();
+  ASSERT_TRUE(out.Deliver(5, {{"v", Rows({{"e", 1}})}, {"v\x1fshare", Rows({{"e", 1}})}}).ok());
+  k->Drain();
+  ASSERT_EQ(seen.size(), 1u);  // the reset only
+  EXPECT_EQ(seen[0].kind, connector::OutputChunk::Kind::kReset);
+  out.Stop();
+}
+
 }  // namespace
 }  // namespace sluice::pipeline

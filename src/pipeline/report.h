@@ -196,6 +196,9 @@ struct PipelineStatus {
   std::optional<std::string> error;
   std::optional<ProgramChanges> program_changes;
   std::optional<std::vector<HostState>> hosts;
+  // On many hosts: where the integrals of materialized relations are
+  // ("one_host" or "all_hosts").
+  std::optional<std::string> layout;
 
   template <class V>
   void Fields(V& v) {
@@ -206,6 +209,7 @@ struct PipelineStatus {
     v("error", error);
     v("program_changes", program_changes);
     v("hosts", hosts);
+    v("layout", layout);
   }
 };
 

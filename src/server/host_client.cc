@@ -98,6 +98,14 @@ std::string NoAnswer(const httplib::Client& c, const httplib::Result& r) {
 
 }  // namespace
 
+void HostClient::CloseIdle() const {
+  std::vector<Pool::Idle> idle;
+  {
+    MutexLock l(&pool_->mu);
+    idle.swap(pool_->idle);
+  }
+}
+
 std::string HostClient::name() const {
   return "host " + std::to_string(address_.index) + " (" + address_.text() + ")";
 }

@@ -53,6 +53,10 @@ class HostClient {
     return answer;
   }
 
+  // Closes the connections kept open (a process that stops, so that the
+  // host's server need not wait for them to go idle).
+  void CloseIdle() const;
+
   // A streamed call (egress): `receive` gets the body as it arrives and
   // returns false to stop. `timeout` bounds every read.
   Status Stream(const pipeline::coordination::EgressRequest& request,

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/bytes.h"
+#include "base/failpoint.h"
 #include "base/mutex.h"
 #include "pipeline/controller.h"
 #include "pipeline/coordination.h"
@@ -386,6 +387,7 @@ void HostServer::Impl::Routes() {
     return co::LeaseAnswer{lease.first, lease.second};
   });
   Serve<co::ScanRequest>(*http, [this](const co::ScanRequest& r) -> Result<co::ScanAnswer> {
+    Failpoint("host_scan");  // a host that dies while another reads its share
     SLUICE_ASSIGN_OR_RETURN(MemBatchPtr piece,
                             Get()->ScanLease(r.lease, r.relation, r.from_start, r.after,
                                              std::max<uint64_t>(r.max_bytes, 1)));
@@ -435,7 +437,7 @@ Status HostServer::Start() {
   // coordinator keeps a few connections open (keep-alive) and drops them
   // after 2 s idle, well before the host does.
   m.http->set_keep_alive_max_count(100000);
-  m.http->set_keep_alive_timeout(10);
+  m.http->set_keep_alive_timeout(5);
   SLUICE_ASSIGN_OR_RETURN(m.port, BindHttp(*m.http, m.o.http_address, m.o.http_port, 64));
   m.thread = std::thread([&m] { m.http->listen_after_bind(); });
   // After activation, a host that hears nothing from its coordinator stops.
@@ -468,9 +470,12 @@ void HostServer::RequestStop() { impl_->RequestStop(Status::OK()); }
 void HostServer::Stop() {
   if (!impl_ || impl_->stopped.exchange(true)) return;
   impl_->RequestStop(Status::OK());
-  // The controller stops first (ending its egress streams), and goes only
-  // once no handler can use it.
+  // The controller stops first (ending its egress streams and snapshots),
+  // and goes only once no handler can use it. The connections to the other
+  // hosts close before the server stops, which waits for connections kept
+  // open to go idle: those of the others, which close theirs likewise.
   if (pipeline::Controller* c = impl_->Get()) c->Stop();
+  impl_->peers.reset();
   if (impl_->http) impl_->http->stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   if (impl_->watchdog.joinable()) impl_->watchdog.join();
