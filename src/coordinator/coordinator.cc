@@ -191,16 +191,46 @@ Status Coordinator::Init(std::string_view program_text) {
     buffered_.assign(hosts_.size(), 0);
     polled_step_.assign(hosts_.size(), 0);
   }
+  program_text_ = std::string(program_text);
+  exchanges_ = std::move(exchanges);
+  if (relayout_from_.empty()) return Activate(restore_seq, restore_step);
+  // The integrals move to another layout: a rebuild, which the default
+  // policy lets wait for POST /approve.
+  pipeline::ProgramChanges report;
+  report.checkpoint_step = restore_step;
+  const std::string why = "layout " + relayout_from_ + " -> " + layout_;
+  for (const auto& [name, rel] : info_.relations) {
+    if (!rel.materialized) continue;
+    relayout_.push_back(name);
+    report.relations.push_back({name, rel.is_table ? "table" : "view", "relayout", why});
+  }
+  std::fprintf(stderr, "sluice coordinator: the integrals of %zu relations move (%s)\n",
+               relayout_.size(), why.c_str());
+  const bool wait = config_.bootstrap_policy == "await_approval";
+  report.status = wait ? "awaiting_approval" : "approved";
+  {
+    MutexLock l(&mu_);
+    program_changes_ = report;
+  }
+  if (!wait) return Activate(restore_seq, restore_step);
+  std::fprintf(stderr, "sluice coordinator: awaiting approval to move them (POST /approve)\n");
+  loop_.Reset(PipelineState::kAwaitingApproval, restore_step);
+  restore_ = {restore_seq, restore_step};
+  return Status::OK();
+}
+
+Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   co::ActivateRequest a;
-  a.addresses = exchanges;
+  a.addresses = exchanges_;
   a.workers = config_.workers;
-  a.program = std::string(program_text);
+  a.program = program_text_;
   a.base_dir = base_dir_;
   a.config = config_.ToJson();
   a.output_host = assignment_.output_host;
   a.restore_seq = restore_seq;
   a.pipeline_id = pipeline_id_;
   a.layout = layout_;
+  if (!relayout_.empty()) a.relayout = relayout_;
   for (const HostClient& h : hosts_) a.apis.push_back(h.address().text());
   // Activated all at once: each joins the exchange, which waits for all.
   // exactly_once: each answers with the steps after the checkpoint that its
@@ -209,8 +239,10 @@ Status Coordinator::Init(std::string_view program_text) {
     std::mutex mu;
     std::map<uint64_t, std::pair<bool, bool>> steps;  // step: (commit, in a transaction)
     uint64_t newest_file = 0;                         // the newest journal file on any host
+    std::vector<uint64_t> relayout_leases;            // by host
   };
   auto journaled = std::make_shared<Journaled>();
+  journaled->relayout_leases.assign(hosts_.size(), 0);
   const std::map<std::string, int> input_host = assignment_.input_host;
   const auto activation_timeout = options_.step_timeout;
   auto activate = [a, input_host, restore_step, activation_timeout,
@@ -227,12 +259,17 @@ Status Coordinator::Init(std::string_view program_text) {
     }
     std::lock_guard<std::mutex> l(journaled->mu);
     journaled->newest_file = std::max(journaled->newest_file, st.newest_journal);
+    journaled->relayout_leases[static_cast<size_t>(h.address().index)] =
+        st.relayout_lease.value_or(0);
     for (const co::JournaledStep& j : st.journal_steps) {
       journaled->steps[j.step] = {j.commit, j.in_transaction};
     }
     return Status::OK();
   };
   SLUICE_RETURN_IF_ERROR(OnEveryHost(activate).WithContext("activating the hosts"));
+  if (!relayout_.empty()) {
+    SLUICE_RETURN_IF_ERROR(Relayout(journaled->relayout_leases));
+  }
   if (restore_seq > 0) {
     std::fprintf(stderr,
                  "sluice coordinator: resumed every host from checkpoint %llu at step %llu\n",
@@ -274,8 +311,42 @@ Status Coordinator::Init(std::string_view program_text) {
                  static_cast<unsigned long long>(replay.rbegin()->first));
   }
   SLUICE_RETURN_IF_ERROR(SaveRecord());
+  if (!relayout_.empty()) {
+    loop_.Approved();
+    MutexLock l(&mu_);
+    program_changes_->status = "applied";
+    program_changes_->step = loop_.step();
+  }
   for (size_t h = 0; h < hosts_.size(); ++h) pollers_.emplace_back([this, h] { Poll(h); });
   loop_thread_ = std::thread([this] { loop_.Run(this); });
+  // The first checkpoint in the new layout, so that a restart need not
+  // move the integrals again.
+  if (!relayout_.empty()) SLUICE_RETURN_IF_ERROR(loop_.RequestCheckpoint().status());
+  return Status::OK();
+}
+
+// Every host reads every host's old part of the moved integrals and keeps
+// the rows it owns in the new layout; only then do the hosts start their
+// output connectors (whose snapshots read every host).
+Status Coordinator::Relayout(const std::vector<uint64_t>& leases) {
+  const auto began = Clock::now();
+  const co::RelayoutRequest request{relayout_, leases};
+  const auto timeout = options_.step_timeout;
+  auto rows = std::make_shared<std::atomic<uint64_t>>(0);
+  SLUICE_RETURN_IF_ERROR(OnEveryHost([request, timeout, rows](const HostClient& h) -> Status {
+                           SLUICE_ASSIGN_OR_RETURN(co::RelayoutAnswer a, h.Call(request, timeout));
+                           *rows += a.rows;
+                           return Status::OK();
+                         }).WithContext("moving the integrals to layout " + layout_));
+  const auto request_timeout = options_.request_timeout;
+  SLUICE_RETURN_IF_ERROR(OnEveryHost([request_timeout](const HostClient& h) {
+                           return h.Call(co::LaunchRequest{}, request_timeout).status();
+                         }).WithContext("starting the output connectors"));
+  std::fprintf(stderr,
+               "sluice coordinator: moved %zu integrals (%llu rows) to layout %s in %.1f s; a "
+               "checkpoint follows\n",
+               relayout_.size(), static_cast<unsigned long long>(rows->load()), layout_.c_str(),
+               std::chrono::duration<double>(Clock::now() - began).count());
   return Status::OK();
 }
 
@@ -285,6 +356,10 @@ Status Coordinator::LoadRecord() {
   pipeline_id_ = pipeline::NewPipelineId();
   // A new pipeline spreads its integrals unless told otherwise.
   layout_ = config_.view_integrals == "auto" ? "all_hosts" : config_.view_integrals;
+  {
+    MutexLock l(&mu_);
+    recorded_layout_ = layout_;
+  }
   if (config_.storage.empty()) return Status::OK();
   std::error_code ec;
   std::filesystem::create_directories(config_.storage, ec);
@@ -307,15 +382,15 @@ Status Coordinator::LoadRecord() {
     // A restart keeps the layout its checkpoints were taken in.
     const std::string recorded = record->layout.value_or("one_host");
     if (config_.view_integrals != "auto" && config_.view_integrals != recorded) {
-      return Status::Unimplemented(
-          "the pipeline's integrals are kept in layout " + recorded +
-          " (its checkpoints say so), and dev_tweaks.view_integrals asks for " +
-          config_.view_integrals +
-          ": moving them needs a rebuild that a pipeline on many hosts does not do yet; set it "
-          "to \"auto\" or \"" +
-          recorded + "\", or start with empty storage");
+      relayout_from_ = recorded;  // moved at activation (Init)
+      layout_ = config_.view_integrals;
+    } else {
+      layout_ = recorded;
     }
-    layout_ = recorded;
+    {
+      MutexLock l(&mu_);
+      recorded_layout_ = recorded;
+    }
     // Only a checkpoint's assignment binds: without one, nothing has state.
     assignment_.output_host = record->output_host;
     assignment_.input_host = record->input_host;
@@ -337,12 +412,14 @@ Status Coordinator::SaveRecord() {
   if (config_.storage.empty()) return Status::OK();
   Record r;
   r.pipeline_id = pipeline_id_;
-  r.layout = layout_;
   r.hosts = hosts_.size();
   r.output_host = assignment_.output_host;
   r.input_host = assignment_.input_host;
   {
     MutexLock l(&mu_);
+    // The layout of the checkpoints listed: the old one until the first
+    // checkpoint after a relayout.
+    r.layout = recorded_layout_;
     for (const auto& [seq, step] : checkpoints_) r.checkpoints.push_back({seq, step});
   }
   // Synced: once it names checkpoint k, the hosts drop what came before k.
@@ -487,6 +564,7 @@ Status Coordinator::TakeCheckpoint(uint64_t seq) {
     MutexLock l(&mu_);
     checkpoints_.emplace_back(seq, loop_.step());
     while (checkpoints_.size() > 2) checkpoints_.erase(checkpoints_.begin());
+    recorded_layout_ = layout_;
   }
   SLUICE_RETURN_IF_ERROR(SaveRecord());
   // Now the hosts may drop older parts and journal files (a host that
@@ -704,7 +782,21 @@ Status Coordinator::StartTransaction() { return loop_.StartTransaction(); }
 Result<uint64_t> Coordinator::CommitTransaction() { return loop_.CommitTransaction(); }
 
 Status Coordinator::Approve() {
-  return Status::Unimplemented("a pipeline on many hosts does not rebuild changed programs yet");
+  const bool awaiting = state() == PipelineState::kAwaitingApproval;
+  {
+    MutexLock l(&mu_);
+    if (!awaiting || approving_ || !program_changes_ ||
+        program_changes_->status != "awaiting_approval") {
+      return Status::InvalidArgument("the pipeline is not awaiting approval of a change");
+    }
+    approving_ = true;
+  }
+  Status s = Activate(restore_.first, restore_.second);
+  if (!s.ok()) {
+    Fail(s);
+    return loop_.failure();
+  }
+  return Status::OK();
 }
 
 // ---------------------------------------------------------------- reads
@@ -827,6 +919,10 @@ pipeline::PipelineStatus Coordinator::CurrentStatus() const {
   st.pipeline_id = pipeline_id_;
   st.layout = layout_;
   st.step = step();
+  {
+    MutexLock l(&mu_);
+    st.program_changes = program_changes_;
+  }
   st.transaction = loop_.in_transaction();
   const Status failure = loop_.failure();
   if (!failure.ok()) st.error = failure.ToString();

@@ -117,6 +117,11 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
               CoordinatorOptions options);
   Status Init(std::string_view program_text);
   Status LoadRecord();
+  // Activates every host on the checkpoint (seq, step), moves integrals to
+  // the layout (relayout_), replays the journaled steps, and starts the
+  // pollers and the step loop.
+  Status Activate(uint64_t restore_seq, uint64_t restore_step);
+  Status Relayout(const std::vector<uint64_t>& leases);
   Status SaveRecord();
   void Poll(size_t host);
 
@@ -144,6 +149,13 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   Assignment assignment_;
   std::string pipeline_id_;
   std::string layout_;  // of the integrals: "one_host" or "all_hosts"
+  // A restart in another layout than its checkpoints': the one they hold,
+  // and the materialized relations whose integrals move.
+  std::string relayout_from_;
+  std::vector<std::string> relayout_;
+  std::string program_text_;
+  std::vector<std::string> exchanges_;           // every host's exchange address
+  std::pair<uint64_t, uint64_t> restore_{0, 0};  // (seq, step) awaiting approval
   bool exactly_once_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
@@ -163,6 +175,9 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
 
   mutable Mutex mu_;
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints_ GUARDED_BY(mu_);  // (seq, step)
+  std::string recorded_layout_ GUARDED_BY(mu_);                             // of checkpoints_
+  std::optional<pipeline::ProgramChanges> program_changes_ GUARDED_BY(mu_);
+  bool approving_ GUARDED_BY(mu_) = false;
   std::map<uint64_t, std::shared_ptr<Egress>> egress_ GUARDED_BY(mu_);
   uint64_t next_egress_ GUARDED_BY(mu_) = 1;
   std::thread loop_thread_;

@@ -4,9 +4,12 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
+#include "base/tls.h"
 #include "pipeline/coordination.h"
+#include "server/http.h"
 
 namespace sluice::coordinator {
 namespace {
@@ -157,6 +160,48 @@ TEST(HostClientTest, GarbageAnswersAreErrorsNamingTheHostAndTheCall) {
     }
   });
   EXPECT_GT(failed, 80u);
+}
+
+// A host that refuses a call before reading its body (as a host does
+// before its activation) leaves the body unread on the connection (over
+// TLS, the body's record stays in the stream): the next call must not go
+// over that connection, or the host reads the body as its request line.
+TEST(HostClientTest, ARefusedCallDoesNotSpoilTheNextOne) {
+  char tmpl[] = "/tmp/sluice-refused-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  auto certs = MakeCertificates(dir, {{"host", "127.0.0.1"}, {"coordinator", "127.0.0.1"}});
+  ASSERT_TRUE(certs.ok()) << certs.status().ToString();
+  auto made = server::MakeHttpServer(certs->at("host"), /*verify_clients=*/true);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  httplib::Server& http = **made;
+  std::atomic<int> calls{0};
+  http.set_pre_routing_handler([&](const httplib::Request&, httplib::Response& res) {
+    if (calls++ % 2 == 1) return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 409;
+    res.set_content("{\"message\": \"not yet\"}", "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  http.Post(".*", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{\"lease\": 7, \"step\": 3}", "application/json");
+  });
+  const int port = http.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { http.listen_after_bind(); });
+  while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  HostClient client({0, "127.0.0.1", port}, "secret", std::chrono::seconds(5),
+                    certs->at("coordinator"));
+  const co::LeaseRequest lease{{"a_view_with_a_long_name"}, 0, "host 1"};
+  for (int i = 0; i < 5; ++i) {
+    auto refused = client.Call(lease, std::chrono::seconds(5));
+    EXPECT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("not yet"), std::string::npos)
+        << refused.status().ToString();
+    auto r = client.Call(lease, std::chrono::seconds(5));
+    ASSERT_TRUE(r.ok()) << "round " << i << ": " << r.status().ToString();
+    EXPECT_EQ(r->lease, 7u);
+  }
+  http.stop();
+  t.join();
+  std::filesystem::remove_all(dir);
 }
 
 // A host that answers its poll with garbage fails the pipeline with a

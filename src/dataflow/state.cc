@@ -137,6 +137,8 @@ Status StateReader::BeginOp(const std::string& key, const char* name) {
   return Status::OK();
 }
 
+bool StateReader::Has(const std::string& key) const { return impl_->by_key.count(key) > 0; }
+
 Result<BatchPtr> StateReader::GetBatch() {
   SLUICE_ASSIGN_OR_RETURN(const Json* v, impl_->Next("batch"));
   if (v->is_null()) return BatchPtr(MemBatch::Empty());

@@ -55,6 +55,8 @@ class StateReader {
   // Moves to the state of the operator known as `key`, which must have been
   // written by an operator named `name`.
   Status BeginOp(const std::string& key, const char* name);
+  // Whether an operator known as `key` was written.
+  bool Has(const std::string& key) const;
   Result<BatchPtr> GetBatch();
   // Adds the saved batches to `spine` (which must be empty).
   Status GetSpine(Spine* spine);

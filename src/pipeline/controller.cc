@@ -237,6 +237,7 @@ Status Controller::Init() {
     }
   }
   outputs_ = std::make_unique<OutputEndpoints>(held, elsewhere, spread, opts.spine);
+  spine_options_ = opts.spine;
   SLUICE_RETURN_IF_ERROR(LoadPipelineId());
   // Connectors (checked before any starts).
   std::vector<InputQueues::Source> sources;
@@ -279,9 +280,13 @@ Status Controller::Init() {
 }
 
 Status Controller::Launch() {
-  OutputEndpoints::SnapshotStarts assemble;
-  SLUICE_RETURN_IF_ERROR(outputs_->Launch(&assemble));
-  AssembleSnapshots(std::move(assemble));
+  // Integrals that move to another layout first: the output connectors
+  // start once they are in place (Relayout).
+  if (!relayout_pending_) {
+    OutputEndpoints::SnapshotStarts assemble;
+    SLUICE_RETURN_IF_ERROR(outputs_->Launch(&assemble));
+    AssembleSnapshots(std::move(assemble));
+  }
   // exactly_once: the steps after the checkpoint again, as they were.
   if (exactly_once_) SLUICE_RETURN_IF_ERROR(LoadJournal(/*run_steps=*/!role_));
   if (!role_) loop_thread_ = std::thread([this] { loop_.Run(this); });

@@ -91,6 +91,10 @@ struct HostRole {
   Peers* peers = nullptr;
   uint64_t restore_seq = 0;  // the checkpoint to open (0: none; newer ones go)
   std::string pipeline_id;
+  // Materialized relations whose integrals the checkpoint holds in the
+  // other layout: their part here is leased aside (relayout_lease()), and
+  // the output connectors wait, until Relayout().
+  std::vector<std::string> relayout;
 };
 
 class Controller final : public PipelineApi, private StepLoop::Driver {
@@ -210,6 +214,16 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // GatheredOnDemand); every host is told between the same two steps.
   Status Follow(const std::string& relation);
   const HostRole* role() const { return role_ ? &*role_ : nullptr; }
+  // With HostRole::relayout: the lease of this host's old part (0: none).
+  uint64_t relayout_lease() const { return relayout_lease_; }
+  // Moves the integrals of `relations` into this host's layout: reads
+  // every host's old part (`leases`, by host) and keeps the rows this host
+  // now owns; then starts the output connectors. Returns the rows kept.
+  Result<uint64_t> Relayout(const std::vector<std::string>& relations,
+                            const std::vector<uint64_t>& leases);
+  // Once every host moved its integrals: drops the relayout lease and
+  // starts the output connectors (their snapshots read every host).
+  Status LaunchOutputs();
 
  private:
   class Source;
@@ -321,9 +335,12 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   std::unique_ptr<OutputEndpoints> outputs_;
   std::unique_ptr<CheckpointStore> store_;  // with storage
   LeaseTable leases_;
-  std::vector<Input> inputs_;         // the connectors; their queues are in queues_
-  std::unique_ptr<Journal> journal_;  // exactly_once, once launched; its own mutex
-  uint64_t restored_seq_ = 0;         // the checkpoint the pipeline started from
+  std::vector<Input> inputs_;                  // the connectors; their queues are in queues_
+  std::unique_ptr<Journal> journal_;           // exactly_once, once launched; its own mutex
+  uint64_t restored_seq_ = 0;                  // the checkpoint the pipeline started from
+  SpineOptions spine_options_;                 // of the integrals
+  uint64_t relayout_lease_ = 0;                // set at Start, then read only
+  std::atomic<bool> relayout_pending_{false};  // the output connectors wait
 
   // The step runner.
   Mutex step_mu_;

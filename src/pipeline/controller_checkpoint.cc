@@ -230,9 +230,29 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& body,
   };
   SLUICE_RETURN_IF_ERROR(runtime_->LoadState(dir, b["runtime"].dump(), kept));
   SLUICE_ASSIGN_OR_RETURN(auto reader, StateReader::Open(dir, b["integrals"].dump()));
+  const std::set<std::string> moved =
+      role_ ? std::set<std::string>(role_->relayout.begin(), role_->relayout.end())
+            : std::set<std::string>();
   SLUICE_RETURN_IF_ERROR(outputs_->LoadIntegrals(reader.get(), [&](const std::string& name) {
-    return keeps(name) && (change == nullptr || change->new_integrals.count(name) == 0);
+    return keeps(name) && moved.count(name) == 0 &&
+           (change == nullptr || change->new_integrals.count(name) == 0);
   }));
+  if (!moved.empty()) {
+    // Integrals kept in the other layout: this host's part of them, as the
+    // checkpoint holds it, is leased aside for every host to read.
+    LeaseTable::Integrals aside;
+    for (const std::string& r : moved) {
+      aside[r];
+      if (!reader->Has(r)) continue;  // held by another host
+      SLUICE_RETURN_IF_ERROR(reader->BeginOp(r, "integral"));
+      Spine part(spine_options_);
+      SLUICE_RETURN_IF_ERROR(reader->GetSpine(&part));
+      aside[r] = part.Snapshot();
+    }
+    SLUICE_ASSIGN_OR_RETURN(
+        relayout_lease_, leases_.Add(b.value("step", uint64_t{0}), std::move(aside), "relayout"));
+    relayout_pending_ = true;
+  }
   if (change == nullptr) SLUICE_RETURN_IF_ERROR(reader->Finish());
   // Queued changes, back into their tables' queues; connectors' positions.
   InputQueues::Saved saved;

@@ -2,7 +2,9 @@
 // coordinator drives this controller's steps and checkpoints through the
 // host's coordination API (server/host_server.cc), and reads its integrals
 // through leases.
+#include "dataflow/operators/exchange.h"
 #include "pipeline/controller.h"
+#include "zset/batch_builder.h"
 
 namespace sluice::pipeline {
 
@@ -93,6 +95,69 @@ Result<std::pair<uint64_t, uint64_t>> Controller::Lease(const std::vector<std::s
                           outputs_->SnapshotsAt(relations, step, std::chrono::seconds(10), &at));
   SLUICE_ASSIGN_OR_RETURN(uint64_t id, leases_.Add(at, std::move(batches), holder));
   return std::make_pair(id, at);
+}
+
+Result<uint64_t> Controller::Relayout(const std::vector<std::string>& relations,
+                                      const std::vector<uint64_t>& leases) {
+  if (!role_ || !relayout_pending_) {
+    return Status::InvalidArgument("this host has no integrals to move to another layout");
+  }
+  if (leases.size() != static_cast<size_t>(role_->hosts)) {
+    return Status::InvalidArgument("relayout: " + std::to_string(leases.size()) + " leases for " +
+                                   std::to_string(role_->hosts) + " hosts");
+  }
+  const int workers = role_->hosts * config_.workers;
+  uint64_t rows = 0;
+  for (const std::string& r : relations) {
+    if (relations_.count(r) == 0 || !relations_.at(r).materialized) {
+      return Status::InvalidArgument("relayout: \"" + r + "\" is not a materialized relation");
+    }
+    // The host that owns a row in this host's layout: the relation's
+    // output host, or (all_hosts) the host of the worker its key hashes to.
+    const int output_host = role_->output_host.at(r);
+    auto mine = [&](std::string_view key) {
+      const int owner = role_->spread ? WorkerForKey(key, workers) / config_.workers : output_host;
+      return owner == role_->host;
+    };
+    std::vector<BatchPtr> kept;
+    for (int h = 0; h < role_->hosts; ++h) {
+      // Every host's old part, in pieces in key order: the rows this host
+      // owns go into one batch per host.
+      OrderedBuilder part;
+      std::string after;
+      for (bool first = true;; first = false) {
+        constexpr uint64_t kPieceBytes = 4 << 20;
+        Result<MemBatchPtr> piece =
+            h == role_->host
+                ? leases_.Scan(leases[static_cast<size_t>(h)], r, first, after, kPieceBytes)
+                : role_->peers->Scan(h, leases[static_cast<size_t>(h)], r, first, after,
+                                     kPieceBytes);
+        if (!piece.ok()) {
+          return piece.status().WithContext("moving " + r + " from host " + std::to_string(h));
+        }
+        const MemBatch& p = **piece;
+        if (p.key_count() == 0) break;
+        for (size_t k = 0; k < p.key_count(); ++k) {
+          if (mine(p.key(k))) part.AppendKey(p, k);
+        }
+        after = std::string(p.key(p.key_count() - 1));
+      }
+      rows += part.len();
+      MemBatchPtr b = part.Finish();
+      if (!b->empty()) kept.push_back(std::move(b));
+    }
+    SLUICE_RETURN_IF_ERROR(outputs_->InstallIntegral(r, kept));
+  }
+  return rows;
+}
+
+Status Controller::LaunchOutputs() {
+  if (!relayout_pending_.exchange(false)) return Status::OK();
+  leases_.Release(relayout_lease_);
+  OutputEndpoints::SnapshotStarts assemble;
+  SLUICE_RETURN_IF_ERROR(outputs_->Launch(&assemble));
+  AssembleSnapshots(std::move(assemble));
+  return Status::OK();
 }
 
 Status Controller::Follow(const std::string& relation) {

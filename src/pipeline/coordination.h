@@ -101,11 +101,15 @@ struct ActivateAnswer {
   uint64_t step = 0;  // the step of the checkpoint opened (0: none)
   std::vector<JournaledStep> journal_steps;
   uint64_t newest_journal = 0;  // the number of the newest journal file
+  // With `relayout`: the lease that pins this host's part of the moved
+  // integrals as the checkpoint held them.
+  std::optional<uint64_t> relayout_lease;
   template <class V>
   void Fields(V& v) {
     v("step", step);
     v("journal_steps", journal_steps);
     v("newest_journal", newest_journal);
+    v("relayout_lease", relayout_lease);
   }
 };
 struct ActivateRequest {
@@ -127,12 +131,17 @@ struct ActivateRequest {
   // Every host's coordination API ("ip:port"), by index: where the hosts
   // read each other's shares for snapshots.
   std::vector<std::string> apis;
+  // The materialized relations whose integrals the checkpoint holds in the
+  // other layout: they move to `layout` (RelayoutRequest) before the host
+  // serves anything.
+  std::optional<std::vector<std::string>> relayout;
   template <class V>
   void Fields(V& v) {
     v("host", host);
     v("addresses", addresses);
     v("apis", apis);
     v("layout", layout);
+    v("relayout", relayout);
     v("workers", workers);
     v("program", program);
     v("base_dir", base_dir);
@@ -142,6 +151,37 @@ struct ActivateRequest {
     v("restore_seq", restore_seq);
     v("pipeline_id", pipeline_id);
   }
+};
+
+struct RelayoutAnswer {
+  uint64_t rows = 0;  // the distinct rows this host now holds
+  template <class V>
+  void Fields(V& v) {
+    v("rows", rows);
+  }
+};
+struct RelayoutRequest {
+  static constexpr CallInfo kCall{
+      Method::kPost, "/coordination/relayout",
+      "moves integrals into the activation's layout: the host reads every host's relayout lease "
+      "and keeps the rows it now owns; then it starts its output connectors"};
+  using Answer = RelayoutAnswer;
+  std::vector<std::string> relations;
+  std::vector<uint64_t> leases;  // every host's relayout lease, by index
+  template <class V>
+  void Fields(V& v) {
+    v("relations", relations);
+    v("leases", leases);
+  }
+};
+
+struct LaunchRequest {
+  static constexpr CallInfo kCall{
+      Method::kPost, "/coordination/launch",
+      "after every host moved its integrals (relayout): starts the host's output connectors"};
+  using Answer = Empty;
+  template <class V>
+  void Fields(V&) {}
 };
 
 struct StopRequest {
@@ -489,6 +529,8 @@ struct CheckpointsRequest {
 #define SLUICE_COORDINATION_CALLS(X) \
   X(HelloRequest)                    \
   X(ActivateRequest)                 \
+  X(RelayoutRequest)                 \
+  X(LaunchRequest)                   \
   X(StopRequest)                     \
   X(ReadyRequest)                    \
   X(StepRequest)                     \

@@ -393,6 +393,25 @@ Status OutputEndpoints::LoadIntegrals(StateReader* reader,
   return Status::OK();
 }
 
+Status OutputEndpoints::InstallIntegral(const std::string& relation,
+                                        const std::vector<BatchPtr>& batches) {
+  MutexLock l(&mu_);
+  auto it = integrals_.find(relation);
+  if (it == integrals_.end()) {
+    if (batches.empty()) return Status::OK();  // held elsewhere in this layout
+    return Status::Internal("this host holds no integral of " + relation);
+  }
+  if (!it->second->Snapshot().empty()) {
+    return Status::Internal("the integral of " + relation + " is not empty");
+  }
+  for (const BatchPtr& b : batches) SLUICE_RETURN_IF_ERROR(it->second->Insert(b));
+  for (auto& [step, integrals] : history_) {
+    auto h = integrals.find(relation);
+    if (h != integrals.end()) h->second = it->second->Snapshot();
+  }
+  return Status::OK();
+}
+
 std::vector<OutputStats> OutputEndpoints::Stats() const {
   std::vector<OutputStats> out;
   MutexLock l(&mu_);

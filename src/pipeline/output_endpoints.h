@@ -145,6 +145,10 @@ class OutputEndpoints {
   // Loads the integrals that `keep` accepts (all, if null).
   Status LoadIntegrals(StateReader* reader, const std::function<bool(const std::string&)>& keep)
       EXCLUDES(mu_);
+  // The integral of `relation` (empty until now) gets `batches`: its rows
+  // moved from another layout, as of the last delivered step.
+  Status InstallIntegral(const std::string& relation, const std::vector<BatchPtr>& batches)
+      EXCLUDES(mu_);
 
   std::vector<OutputStats> Stats() const EXCLUDES(mu_);
 

@@ -141,11 +141,17 @@ Result<std::string> HostClient::Send(const co::CallInfo& call, const co::WireReq
   if (!r) {
     return Status::IOError(name() + " did not answer " + CallName(call) + ": " + NoAnswer(*c, r));
   }
-  {
+  // Only a connection whose call went through is used again: a refused
+  // call's body may still be unread on it.
+  if (r->status == 200) {
     MutexLock l(&pool_->mu);
     if (pool_->idle.size() < Pool::kMaxIdle) pool_->idle.push_back({std::move(c), Clock::now()});
   }
   if (r->status == 200) return std::move(r->body);
+  if (r->body.empty()) {
+    return co::StatusFromHttp(r->status, name() + " answered " + CallName(call) + " with HTTP " +
+                                             std::to_string(r->status) + " and nothing else");
+  }
   return co::StatusFromHttp(r->status, name() + ": " + ErrorMessage(r->body));
 }
 

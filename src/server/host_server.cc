@@ -92,10 +92,20 @@ class HostPeers final : public pipeline::Peers {
 
  private:
   static constexpr std::chrono::seconds kTimeout{30};
+  // A peer that does not answer in time is asked once more; a peer still
+  // being activated (the hosts are activated at once, and one may start a
+  // snapshot before another is ready) is asked again until it is, for up
+  // to kTimeout.
   template <class R>
   Result<typename R::Answer> Retry(int host, const R& request) {
     const HostClient& h = hosts_.at(static_cast<size_t>(host));
+    const auto until = std::chrono::steady_clock::now() + kTimeout;
     auto r = h.Call(request, kTimeout);
+    while (!r.ok() && r.status().message().find("(HTTP 409)") != std::string::npos &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      r = h.Call(request, kTimeout);
+    }
     if (!r.ok() && r.status().code() == StatusCode::kIOError &&
         r.status().message().find("did not answer") != std::string::npos) {
       r = h.Call(request, kTimeout);
@@ -197,6 +207,7 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   role.inputs = std::set<std::string>(a.inputs.begin(), a.inputs.end());
   role.restore_seq = a.restore_seq;
   role.pipeline_id = a.pipeline_id;
+  if (a.relayout) role.relayout = *a.relayout;
   if (a.layout != "one_host" && a.layout != "all_hosts") {
     return Status::InvalidArgument("activating host: unknown layout \"" + a.layout + "\"");
   }
@@ -227,6 +238,7 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
     answer.journal_steps.push_back({step, commit, in_txn});
   }
   answer.newest_journal = (*c)->NewestJournalFile();
+  if ((*c)->relayout_lease() != 0) answer.relayout_lease = (*c)->relayout_lease();
   {
     MutexLock l(&mu);
     transport = std::move(*t);
@@ -289,6 +301,8 @@ void HostServer::Impl::Routes() {
     if (auth.rfind("Bearer ", 0) != 0 || !SameSecret(auth.substr(7), o.secret)) {
       SendError(res, 401, "Unauthorized",
                 "coordination calls must carry the pipeline's secret (Authorization: Bearer ...)");
+      // Its body was not read: the connection cannot carry another call.
+      res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     }
     last_call = NowMs();
@@ -298,6 +312,7 @@ void HostServer::Impl::Routes() {
     }
     if (Get() == nullptr) {
       SendError(res, 409, "NotActivated", "this host waits for its coordinator's activation");
+      res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
@@ -312,6 +327,15 @@ void HostServer::Impl::Routes() {
     return a;
   });
   Serve<co::ActivateRequest>(*http, [this](const co::ActivateRequest& a) { return Activate(a); });
+  Serve<co::RelayoutRequest>(
+      *http, [this](const co::RelayoutRequest& r) -> Result<co::RelayoutAnswer> {
+        SLUICE_ASSIGN_OR_RETURN(uint64_t rows, Get()->Relayout(r.relations, r.leases));
+        return co::RelayoutAnswer{rows};
+      });
+  Serve<co::LaunchRequest>(*http, [this](const co::LaunchRequest&) -> Result<Empty> {
+    SLUICE_RETURN_IF_ERROR(Get()->LaunchOutputs());
+    return Empty{};
+  });
   Serve<co::StopRequest>(*http, [this](const co::StopRequest&) -> Result<Empty> {
     RequestStop(Status::OK());
     return Empty{};
