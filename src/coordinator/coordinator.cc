@@ -270,6 +270,10 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   if (!relayout_.empty()) {
     SLUICE_RETURN_IF_ERROR(Relayout(journaled->relayout_leases));
   }
+  if (restore_seq == 0 && !config_.storage.empty()) {
+    std::fprintf(stderr, "sluice coordinator: no checkpoint in %s: starting empty\n",
+                 config_.storage.c_str());
+  }
   if (restore_seq > 0) {
     std::fprintf(stderr,
                  "sluice coordinator: resumed every host from checkpoint %llu at step %llu\n",
@@ -430,12 +434,18 @@ Status Coordinator::SaveRecord() {
 Coordinator::~Coordinator() { Stop(); }
 
 void Coordinator::Stop() {
-  // exactly_once: a clean stop takes a checkpoint, so that the next start
-  // replays nothing.
-  if (exactly_once_ && loop_thread_.joinable() &&
+  // With storage, a clean stop takes a checkpoint, so that the next start
+  // has everything this run processed (and replays nothing).
+  if (!config_.storage.empty() && loop_thread_.joinable() &&
       (state() == PipelineState::kRunning || state() == PipelineState::kPaused)) {
     auto seq = RequestCheckpoint();
-    if (seq.ok()) (void)loop_.WaitCheckpoint(*seq, std::chrono::seconds(60));
+    Status s = seq.ok() ? loop_.WaitCheckpoint(*seq, std::chrono::seconds(60)) : seq.status();
+    if (s.ok()) {
+      std::fprintf(stderr, "sluice coordinator: checkpoint %llu taken at stop, at step %llu\n",
+                   static_cast<unsigned long long>(*seq), static_cast<unsigned long long>(step()));
+    } else {
+      std::fprintf(stderr, "sluice coordinator: no checkpoint at stop: %s\n", s.ToString().c_str());
+    }
   }
   loop_.SetStopping();
   if (loop_thread_.joinable()) loop_thread_.join();
@@ -633,6 +643,7 @@ Result<pipeline::Completion> Coordinator::CompletionOf(uint64_t token) const {
   c.complete = r->complete;
   c.durable = r->durable;
   c.step = r->step;
+  c.lost = r->lost.value_or(false);
   return c;
 }
 

@@ -36,7 +36,10 @@ struct RelationInfo {
 struct Completion {
   bool complete = false;
   bool durable = false;  // its changes are in a checkpoint
-  uint64_t step = 0;     // complete: the step that processed it; else the current step
+  // Given before a restart, and its changes were in no checkpoint or
+  // journal: they were lost.
+  bool lost = false;
+  uint64_t step = 0;  // complete: the step that processed it; else the current step
 };
 
 struct Subscription {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -280,6 +281,7 @@ Status Controller::Init() {
 }
 
 Status Controller::Launch() {
+  SLUICE_RETURN_IF_ERROR(ResumeTokens());
   // Integrals that move to another layout first: the output connectors
   // start once they are in place (Relayout).
   if (!relayout_pending_) {
@@ -311,6 +313,24 @@ std::string NewPipelineId() {
   return id;
 }
 
+// Tokens are reserved in blocks in <storage>/tokens, so that no token is
+// given twice in the pipeline's life (a restart goes on after the last
+// block reserved).
+Status Controller::ResumeTokens() {
+  if (config_.storage.empty()) return Status::OK();
+  const std::string path = config_.storage + "/tokens";
+  uint64_t reserved = 0;
+  if (std::filesystem::exists(path)) {
+    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+    if (std::from_chars(text.data(), text.data() + text.size(), reserved).ec != std::errc()) {
+      return Status::Corruption(path + " is damaged: it does not hold a token number");
+    }
+  }
+  return queues_->ResumeTokens(reserved, exactly_once_, [path](uint64_t upto) {
+    return ReplaceFile(path, std::to_string(upto) + "\n");
+  });
+}
+
 Status Controller::LoadPipelineId() {
   if (role_) {
     pipeline_id_ = role_->pipeline_id;
@@ -331,17 +351,20 @@ Status Controller::LoadPipelineId() {
 Controller::~Controller() { Stop(); }
 
 void Controller::Stop() {
-  // exactly_once: a clean stop takes a checkpoint, so that the next start
-  // replays nothing (and may run a changed program).
-  if (journal_ && loop_thread_.joinable()) {
+  // With storage, a clean stop takes a checkpoint, so that the next start
+  // has everything this run processed (and, exactly_once, replays
+  // nothing, so that it may run a changed program).
+  if (store_ && loop_thread_.joinable()) {
     const PipelineState st = state();
     if (st == PipelineState::kRunning || st == PipelineState::kPaused) {
       auto seq = RequestCheckpoint();
-      if (seq.ok()) {
-        Status s = WaitCheckpoint(*seq, std::chrono::seconds(60));
-        if (!s.ok()) {
-          std::fprintf(stderr, "sluice: no checkpoint at stop: %s\n", s.ToString().c_str());
-        }
+      Status s = seq.ok() ? WaitCheckpoint(*seq, std::chrono::seconds(60)) : seq.status();
+      if (s.ok()) {
+        std::fprintf(stderr, "sluice: checkpoint %llu taken at stop, at step %llu\n",
+                     static_cast<unsigned long long>(*seq),
+                     static_cast<unsigned long long>(step()));
+      } else {
+        std::fprintf(stderr, "sluice: no checkpoint at stop: %s\n", s.ToString().c_str());
       }
     }
   }

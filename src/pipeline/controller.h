@@ -259,6 +259,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // the input connectors.
   Status Launch();
   Status LoadPipelineId();
+  Status ResumeTokens();
 
   // ---- StepLoop::Driver
   StepLoop::Clock::time_point InputDue(uint64_t last_step) override;

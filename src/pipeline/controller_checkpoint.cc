@@ -210,6 +210,7 @@ Status Controller::Restore() {
     return last_error.WithContext("no usable checkpoint in " + store_->root() +
                                   " (refusing to start from nothing over old state)");
   }
+  std::fprintf(stderr, "sluice: no checkpoint in %s: starting empty\n", store_->root().c_str());
   return Status::OK();
 }
 

@@ -322,11 +322,13 @@ struct CompletionAnswer {
   bool complete = false;
   bool durable = false;
   uint64_t step = 0;
+  std::optional<bool> lost;
   template <class V>
   void Fields(V& v) {
     v("complete", complete);
     v("durable", durable);
     v("step", step);
+    v("lost", lost);
   }
 };
 struct CompletionRequest {

@@ -114,6 +114,10 @@ Result<uint64_t> InputQueues::Ingest(const std::string& table,
     ++c.requests;
     c.records += changes->size();
     c.bytes += bytes;
+    if (next_token_ > reserved_token_) {
+      SLUICE_RETURN_IF_ERROR(reserve_tokens_(next_token_ + kTokenBlock - 1));
+      reserved_token_ = next_token_ + kTokenBlock - 1;
+    }
     if (!changes->empty()) SLUICE_RETURN_IF_ERROR(QueueLocked(table, -1, std::move(changes), 0));
     token = next_token_++;
   }
@@ -207,6 +211,7 @@ InputQueues::StepInput InputQueues::Take(uint64_t* last_token) {
     processed_ += count;
     buffered_ -= count;
     *last_token = next_token_ - 1;
+    replay_gap_from_ = 0;
     space_.SignalAll();
   }
   return taken;
@@ -244,7 +249,10 @@ Result<InputQueues::StepInput> InputQueues::TakeRecorded(
                                 ", which is not queued");
     }
   }
-  *last_token = next_token_ - 1;
+  // Tokens given before the restart whose changes a replayed step may not
+  // have taken yet complete with the first step after the replay.
+  *last_token =
+      replay_gap_from_ > 0 ? std::min(next_token_, replay_gap_from_) - 1 : next_token_ - 1;
   space_.SignalAll();
   return taken;
 }
@@ -322,6 +330,11 @@ Result<Completion> InputQueues::CompletionOf(uint64_t token, uint64_t current_st
     return Status::NotFound("unknown token " + std::to_string(token));
   }
   Completion c;
+  if (token >= lost_from_ && token < lost_to_) {
+    c.lost = true;
+    c.step = current_step;
+    return c;
+  }
   if (token > done_token_) {
     c.step = current_step;
     return c;
@@ -332,6 +345,23 @@ Result<Completion> InputQueues::CompletionOf(uint64_t token, uint64_t current_st
                              [](const auto& e, uint64_t t) { return e.first < t; });
   c.step = it == completed_.end() ? current_step : it->second;
   return c;
+}
+
+Status InputQueues::ResumeTokens(uint64_t reserved, bool replayed,
+                                 std::function<Status(uint64_t)> reserve) {
+  MutexLock l(&mu_);
+  if (reserved >= next_token_) {
+    if (replayed) {
+      replay_gap_from_ = next_token_;
+    } else {
+      lost_from_ = next_token_;
+      lost_to_ = reserved + 1;
+    }
+    next_token_ = reserved + 1;
+  }
+  reserve_tokens_ = std::move(reserve);
+  reserved_token_ = next_token_ - 1;  // the next request reserves a block
+  return Status::OK();
 }
 
 bool InputQueues::WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const {

@@ -136,6 +136,15 @@ class InputQueues {
   void Durable(uint64_t token) EXCLUDES(mu_);
   // `current_step` is reported for a token not complete yet.
   Result<Completion> CompletionOf(uint64_t token, uint64_t current_step) const EXCLUDES(mu_);
+  // Tokens stay unique across restarts: they are reserved in blocks by
+  // `reserve(upto)` (which makes every token up to `upto` given, durably),
+  // and after a restart the next token follows the last reserved one,
+  // `reserved`. Tokens after the checkpoint's and up to `reserved` were
+  // given before the restart: with `replayed` (a journal), their changes
+  // are queued again; else they were lost, and say so.
+  Status ResumeTokens(uint64_t reserved, bool replayed,
+                      std::function<Status(uint64_t upto)> reserve) EXCLUDES(mu_);
+  static constexpr uint64_t kTokenBlock = 1 << 20;
   bool WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const EXCLUDES(mu_);
   uint64_t last_token() const EXCLUDES(mu_);
 
@@ -215,6 +224,10 @@ class InputQueues {
   uint64_t processed_ GUARDED_BY(mu_) = 0;
   uint64_t next_segment_ GUARDED_BY(mu_) = 1;
   uint64_t next_token_ GUARDED_BY(mu_) = 1;
+  uint64_t reserved_token_ GUARDED_BY(mu_) = UINT64_MAX;  // given up to here
+  std::function<Status(uint64_t)> reserve_tokens_ GUARDED_BY(mu_);
+  uint64_t lost_from_ GUARDED_BY(mu_) = 0, lost_to_ GUARDED_BY(mu_) = 0;  // [from, to)
+  uint64_t replay_gap_from_ GUARDED_BY(mu_) = 0;                          // ResumeTokens
   uint64_t done_token_ GUARDED_BY(mu_) = 0;
   uint64_t durable_token_ GUARDED_BY(mu_) = 0;
   std::deque<std::pair<uint64_t, uint64_t>> completed_ GUARDED_BY(mu_);  // (last token, step)

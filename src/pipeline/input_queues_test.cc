@@ -67,6 +67,54 @@ TEST_F(InputQueuesTest, TokensCompleteWithTheirStep) {
 
 // A connector gives a step at most max_batch_size changes; an HTTP request
 // is taken whole.
+// Tokens are reserved in blocks; after a restart they go on after the last
+// block, and those given before it (after the checkpoint's) are lost, or,
+// replayed from a journal, complete with the first step after the replay.
+TEST_F(InputQueuesTest, TokensGoOnAfterARestart) {
+  std::vector<uint64_t> reserved;
+  auto reserve = [&](uint64_t upto) {
+    reserved.push_back(upto);
+    return Status::OK();
+  };
+  ASSERT_TRUE(q_.ResumeTokens(0, false, reserve).ok());
+  EXPECT_EQ(*q_.Ingest("t", Changes(0, 1), false, 10), 1u);
+  EXPECT_EQ(*q_.Ingest("t", Changes(1, 1), false, 10), 2u);
+  EXPECT_EQ(reserved, (std::vector<uint64_t>{InputQueues::kTokenBlock}));
+  // A restart from a checkpoint that held token 1, with tokens reserved up
+  // to the block: 2 .. block were given (or not) and are lost.
+  InputQueues lost({{"t", false}}, {}, [] {});
+  InputQueues empty({{"t", false}}, {}, [] {});
+  InputQueues::Saved saved = *empty.Save(0);
+  saved.next_token = 2;
+  ASSERT_TRUE(lost.Restore(saved, false, {}).ok());
+  ASSERT_TRUE(lost.ResumeTokens(InputQueues::kTokenBlock, false, reserve).ok());
+  EXPECT_TRUE(lost.CompletionOf(1, 0)->complete);
+  EXPECT_TRUE(lost.CompletionOf(2, 0)->lost);
+  const uint64_t next = *lost.Ingest("t", Changes(0, 1), false, 10);
+  EXPECT_EQ(next, InputQueues::kTokenBlock + 1);
+  EXPECT_EQ(reserved.back(), 2 * InputQueues::kTokenBlock);
+  EXPECT_FALSE(lost.CompletionOf(next, 0)->lost);
+  // With a journal: token 2 is in progress until a step after the replay.
+  InputQueues replayed({{"t", false}}, {}, [] {});
+  ASSERT_TRUE(replayed.Restore(saved, false, {}).ok());
+  ASSERT_TRUE(replayed.ResumeTokens(InputQueues::kTokenBlock, true, reserve).ok());
+  uint64_t last = 0;
+  ASSERT_TRUE(replayed.TakeRecorded(1, {}, &last).ok());
+  EXPECT_EQ(last, 1u);
+  replayed.Completed(last, 1);
+  EXPECT_FALSE(replayed.CompletionOf(2, 1)->complete);
+  EXPECT_FALSE(replayed.CompletionOf(2, 1)->lost);
+  replayed.Take(&last);
+  EXPECT_EQ(last, InputQueues::kTokenBlock);
+  replayed.Completed(last, 2);
+  EXPECT_TRUE(replayed.CompletionOf(2, 2)->complete);
+  // A failed reservation refuses the request, and gives no token.
+  InputQueues full({{"t", false}}, {}, [] {});
+  ASSERT_TRUE(
+      full.ResumeTokens(0, false, [](uint64_t) { return Status::IOError("disk full"); }).ok());
+  EXPECT_FALSE(full.Ingest("t", Changes(0, 1), false, 10).ok());
+}
+
 TEST_F(InputQueuesTest, ConnectorBatchesAreCappedRequestsAreWhole) {
   ASSERT_TRUE(q_.Enqueue(0, Changes(0, 15), "{\"p\":15}").ok());
   ASSERT_TRUE(q_.Ingest("t", Changes(100, 30), false, 1).ok());

@@ -380,7 +380,9 @@ void HostServer::Impl::Routes() {
   Serve<co::CompletionRequest>(
       *http, [this](const co::CompletionRequest& r) -> Result<co::CompletionAnswer> {
         SLUICE_ASSIGN_OR_RETURN(pipeline::Completion c, Get()->CompletionOf(r.token));
-        return co::CompletionAnswer{c.complete, c.durable, c.step};
+        co::CompletionAnswer a{c.complete, c.durable, c.step, std::nullopt};
+        if (c.lost) a.lost = true;
+        return a;
       });
   Serve<co::PauseRequest>(*http, [this](const co::PauseRequest&) -> Result<Empty> {
     Get()->Pause();

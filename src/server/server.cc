@@ -360,6 +360,17 @@ void Server::Impl::Routes() {
       SendStatus(res, r.status(), "UnknownToken");
       return;
     }
+    if (r->lost) {
+      SendJson(res, Json{{"status", "lost"},
+                         {"step", r->step},
+                         {"durable", false},
+                         {"message",
+                          "this token was given before the pipeline restarted, and its changes "
+                          "were in no checkpoint (with fault_tolerance exactly_once, they would "
+                          "have been replayed): send them again"}}
+                        .dump());
+      return;
+    }
     SendJson(res, Json{{"status", r->complete ? "complete" : "inprogress"},
                        {"step", r->step},
                        {"durable", r->durable}}
