@@ -996,6 +996,93 @@ TEST(PipelineTest, ACleanStopKeepsEverythingAndTokensNeverRepeat) {
   EXPECT_EQ(st->status, 404) << st->body;
 }
 
+// Query strings are decoded exactly (every '=', '&' and '%' inside a value,
+// '+' as a space, %XX, non-ASCII text), and POST /query takes SQL of any
+// length as its body, or as a form's field.
+TEST(PipelineTest, QueryStringsAreDecodedExactly) {
+  Pipeline p(kProgram, {});
+  ASSERT_GT(p.port(), 0) << p.log();
+  auto get = [&](const std::string& query) {
+    httplib::Client c = p.Client();
+    c.set_url_encode(false);  // the target goes as written here, as a browser sends it
+    auto r = c.Get("/query?format=json&sql=" + query);
+    return r ? std::to_string(r->status) + " " + r->body : std::string("no answer");
+  };
+  EXPECT_EQ(get("SELECT+1=1+AS+a"), "200 {\"a\":true}\n");
+  EXPECT_EQ(get("SELECT+1%3D1+AS+a,+2%3E1+AS+b"), "200 {\"a\":true,\"b\":true}\n");
+  EXPECT_EQ(get("SELECT+'x%26y=z'+AS+s"), "200 {\"s\":\"x&y=z\"}\n");
+  EXPECT_EQ(get("SELECT+'a%25b'+AS+s"), "200 {\"s\":\"a%b\"}\n");
+  EXPECT_EQ(get("SELECT+'100%'+AS+s"), "200 {\"s\":\"100%\"}\n");
+  EXPECT_EQ(get("SELECT+1%2B2+AS+n"), "200 {\"n\":3}\n");
+  EXPECT_EQ(get("SELECT+'it''s'+AS+s"), "200 {\"s\":\"it's\"}\n");
+  const std::string text = get("SELECT+'h%C3%A9llo+w%C3%B6rld'+AS+s");
+  ASSERT_EQ(text.substr(0, 4), "200 ") << text;
+  EXPECT_EQ(Json::parse(text.substr(4))["s"], "h\xC3\xA9llo w\xC3\xB6rld") << text;
+  // The SQL as the body: any length.
+  std::string sql = "SELECT COUNT(*) AS n FROM t WHERE id >= 0";
+  while (sql.size() < 200000) sql += " AND (v = v OR v IS NULL OR v <> 1 + 1)";
+  auto r = p.Client().Post("/query?format=json", sql, "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body.substr(0, 300);
+  EXPECT_EQ(r->body, "{\"n\":0}\n");
+  // As a form (curl -d 'sql=...' or curl -d 'SELECT ...').
+  r = p.Client().Post("/query?format=json", "sql=SELECT+1%3D1+AS+a%2C+'x%3Dy'+AS+s",
+                      "application/x-www-form-urlencoded");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "{\"a\":true,\"s\":\"x=y\"}\n");
+  r = p.Client().Post("/query?format=json", "SELECT 2 AS b", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "{\"b\":2}\n");
+  r = p.Client().Post("/query", "", "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+}
+
+// A typo in a parameter, a method or a name gets an answer that says what
+// to use instead, never a silent default.
+TEST(PipelineTest, TyposAreErrorsThatSayWhatToUse) {
+  Pipeline p(kProgram, {});
+  ASSERT_GT(p.port(), 0) << p.log();
+  auto body = [](const httplib::Result& r) {
+    return r ? std::to_string(r->status) + " " + r->body : std::string("no answer");
+  };
+  std::string r = body(p.Client().Get("/query?fromat=csv&sql=SELECT+1"));
+  EXPECT_NE(r.find("400 "), std::string::npos) << r;
+  EXPECT_NE(r.find("unknown parameter \\\"fromat\\\" for /query (did you mean format?); it takes: "
+                   "sql, format"),
+            std::string::npos)
+      << r;
+  r = body(p.Client().Post("/egress/groups?mdoe=snapshot", "", "text/plain"));
+  EXPECT_NE(r.find("400 "), std::string::npos) << r;
+  EXPECT_NE(r.find("did you mean mode?"), std::string::npos) << r;
+  r = body(p.Client().Post("/ingress/t?format=json&frce=true", "{\"insert\": {\"id\": 1}}",
+                           "application/json"));
+  EXPECT_NE(r.find("did you mean force?"), std::string::npos) << r;
+  r = body(p.Client().Post("/checkpoint?now=1", "", "text/plain"));
+  EXPECT_NE(r.find("it takes none"), std::string::npos) << r;
+  r = body(p.Client().Get("/query?format=xml&sql=SELECT+1"));
+  EXPECT_NE(r.find("format=xml is not one of: text, json, csv"), std::string::npos) << r;
+  // A POST-only endpoint asked with GET, and the other way round.
+  r = body(p.Client().Get("/checkpoint"));
+  EXPECT_NE(r.find("405 "), std::string::npos) << r;
+  EXPECT_NE(r.find("use POST /checkpoint"), std::string::npos) << r;
+  r = body(p.Client().Get("/ingress/t"));
+  EXPECT_NE(r.find("use POST /ingress/t"), std::string::npos) << r;
+  r = body(p.Client().Post("/completion_status?token=1", "", "text/plain"));
+  EXPECT_NE(r.find("use GET /completion_status"), std::string::npos) << r;
+  // Misspelled tables and views.
+  r = body(p.Client().Post("/ingress/tt", "{\"insert\": {\"id\": 1}}", "application/json"));
+  EXPECT_NE(r.find("404 "), std::string::npos) << r;
+  EXPECT_NE(r.find("(did you mean t?)"), std::string::npos) << r;
+  r = body(p.Client().Post("/ingress/groups", "{\"insert\": {\"g\": 1}}", "application/json"));
+  EXPECT_NE(r.find("groups is a view"), std::string::npos) << r;
+  r = body(p.Client().Post("/egress/gropus?mode=snapshot", "", "text/plain"));
+  EXPECT_NE(r.find("(did you mean groups?)"), std::string::npos) << r;
+  // What is right still works.
+  r = body(p.Client().Get("/query?format=csv&sql=SELECT%201%20AS%20a"));
+  EXPECT_EQ(r.substr(0, 4), "200 ") << r;
+}
+
 TEST(PipelineTest, PeriodicCheckpoints) {
   const std::map<std::string, std::string> config = {
       {"runtime.json",

@@ -947,6 +947,8 @@ pipeline::PipelineStatus Coordinator::CurrentStatus() const {
       e.state = r->state;
       e.step = r->step;
       e.error = r->error;
+    } else if (r.status().message().find("(HTTP 409)") != std::string::npos) {
+      e.state = "NotActivated";  // up, waiting for its activation (e.g. for approval)
     } else {
       e.state = "Unreachable";
       e.error = r.status().message();

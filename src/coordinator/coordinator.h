@@ -88,6 +88,11 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   bool Idle() const;
 
   const pipeline::RelationInfo* FindRelation(const std::string& name) const override;
+  std::vector<std::string> RelationNames() const override {
+    std::vector<std::string> names;
+    for (const auto& [name, info] : info_.relations) names.push_back(name);
+    return names;
+  }
   Result<uint64_t> Ingest(const std::string& table, format::ChangeBuffer changes, bool force,
                           uint64_t bytes) override;
   void CountIngressErrors(const std::string& table, uint64_t errors) override;

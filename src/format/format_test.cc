@@ -61,6 +61,36 @@ TEST(JsonTest, InsertsAndDeletesEveryType) {
   EXPECT_EQ(d.end.line, 5u);
 }
 
+// Timestamps as JavaScript and most producers write them: a T, fractions,
+// and a zone (converted to UTC); a malformed zone is a bad record.
+TEST(JsonTest, TimestampsWithZonesAreUtc) {
+  Relation rel = People(false);
+  FormatOptions o;
+  const int64_t ten = 1767261600000000;  // 2026-01-01 10:00:00 UTC
+  const std::vector<std::pair<std::string, int64_t>> cases = {
+      {"2026-01-01T10:00:00Z", ten},
+      {"2026-01-01T10:00:00.000Z", ten},
+      {"2026-01-01T10:00:00.25z", ten + 250000},
+      {"2026-01-01T12:00:00+02:00", ten},
+      {"2026-01-01T12:30:00+0230", ten},
+      {"2026-01-01 05:00:00-05", ten},
+      {"2026-01-01 05:00:00 -05:00", ten},
+      {"2026-01-01T10:00:00", ten},
+      {"2026-01-01 10:00", ten}};
+  for (const auto& [text, micros] : cases) {
+    Decoded d = Decode(o, rel, R"({"insert": {"id": 1, "seen": ")" + text + "\"}}");
+    ASSERT_TRUE(d.errors.empty()) << text << ": " << d.errors[0].ToString();
+    EXPECT_EQ(Row(rel, d.changes.payload(0)),
+              "(1, NULL, NULL, NULL, " + std::to_string(micros) + ", NULL, NULL)")
+        << text;
+  }
+  for (const std::string bad : {"2026-01-01T10:00:00+25:00", "2026-01-01T10:00:00+2",
+                                "2026-01-01T10:00:00Q", "2026-01-01T10:00:00+02:00:00"}) {
+    Decoded d = Decode(o, rel, R"({"insert": {"id": 1, "seen": ")" + bad + "\"}}");
+    EXPECT_EQ(d.errors.size(), 1u) << bad;
+  }
+}
+
 TEST(JsonTest, BadRecordsNameRecordLineColumnAndReason) {
   Relation rel = People(false);
   FormatOptions o;

@@ -170,7 +170,7 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
     }
     // The common forms directly; the rest (and the error) as a cast.
     int64_t x;
-    if ((id == TypeId::kTimestamp && sql::ParseTimestamp(s, &x)) ||
+    if ((id == TypeId::kTimestamp && sql::ParseTimestampInput(s, &x)) ||
         (id == TypeId::kDate && sql::ParseDate(s, &x)) ||
         (id == TypeId::kTime && sql::ParseTime(s, &x))) {
       *out = Value::Int(x);
@@ -363,7 +363,7 @@ bool FastField(od::value v, od::json_type jt, std::string_view raw, const SqlTyp
     return AppendStringField(type, s, enc) || misfit(Value::String(std::string(s)));
   }
   int64_t x;
-  const bool parsed = id == TypeId::kTimestamp ? sql::ParseTimestamp(s, &x)
+  const bool parsed = id == TypeId::kTimestamp ? sql::ParseTimestampInput(s, &x)
                       : id == TypeId::kDate    ? sql::ParseDate(s, &x)
                                                : sql::ParseTime(s, &x);
   if (!parsed) {

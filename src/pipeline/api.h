@@ -77,6 +77,8 @@ class PipelineApi {
   virtual ~PipelineApi() = default;
 
   virtual const RelationInfo* FindRelation(const std::string& name) const = 0;
+  // Every table and view, for "did you mean" on a misspelled name.
+  virtual std::vector<std::string> RelationNames() const = 0;
 
   // ---- input
   // Queues one request's decoded changes as a whole. Waits while the

@@ -112,6 +112,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   void Stop();
 
   const RelationInfo* FindRelation(const std::string& name) const override;
+  std::vector<std::string> RelationNames() const override { return output_names_; }
   const sql::Program& program() const { return program_; }
 
   // ---- input

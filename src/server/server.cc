@@ -10,6 +10,7 @@
 #include <regex>
 #include <thread>
 
+#include "base/suggest.h"
 #include "format/format.h"
 #include "format/json.h"
 #include "server/http.h"
@@ -29,6 +30,11 @@ void SendJson(Response& res, const std::string& json) {
 }
 
 // A query parameter that must be one of `allowed` (the first is the default).
+// What a pipeline that awaits approval answers to all but a few calls.
+constexpr const char* kAwaitingApproval =
+    "the pipeline waits for POST /approve before it rebuilds what changed since the checkpoint "
+    "it restarted from (GET /status lists it)";
+
 bool Param(const Request& req, Response& res, const std::string& name,
            const std::vector<std::string>& allowed, std::string* out) {
   *out = req.has_param(name) ? req.get_param_value(name) : allowed[0];
@@ -148,7 +154,15 @@ void Server::Impl::Ingress(const Request& req, Response& res,
   const std::string table = req.matches[1];
   const pipeline::RelationInfo* info = controller->FindRelation(table);
   if (info == nullptr || !info->is_table) {
-    SendError(res, 404, "UnknownTable", "table \"" + table + "\" does not exist",
+    std::vector<std::string> tables;
+    for (const std::string& r : controller->RelationNames()) {
+      const pipeline::RelationInfo* i = controller->FindRelation(r);
+      if (i != nullptr && i->is_table) tables.push_back(r);
+    }
+    SendError(res, 404, "UnknownTable",
+              "table \"" + table + "\" does not exist" +
+                  (info != nullptr ? " (" + table + " is a view: views take no input)"
+                                   : DidYouMean(table, tables)),
               {{"table", table}});
     return;
   }
@@ -222,7 +236,9 @@ void Server::Impl::Ingress(const Request& req, Response& res,
 void Server::Impl::Egress(const std::string& name, const Request& req, Response& res) {
   const pipeline::RelationInfo* info = controller->FindRelation(name);
   if (info == nullptr) {
-    SendError(res, 404, "UnknownView", "table or view \"" + name + "\" does not exist",
+    SendError(res, 404, "UnknownView",
+              "table or view \"" + name + "\" does not exist" +
+                  DidYouMean(name, controller->RelationNames()),
               {{"view", name}});
     return;
   }
@@ -287,17 +303,35 @@ void Server::Impl::Routes() {
   using Match = std::vector<std::string>;
   using Handler = std::function<void(const Request&, Response&, const Match&)>;
   auto posts = std::make_shared<std::vector<std::pair<std::regex, Handler>>>();
+  // Every endpoint, its methods and the parameters it knows: a request
+  // with another method, or a parameter it does not know (a typo such as
+  // fromat=csv would otherwise be ignored), is refused, saying what to use.
+  struct Endpoint {
+    std::regex re;
+    std::string pattern;
+    bool get = false, post = false;
+    std::vector<std::string> params;
+  };
+  auto endpoints = std::make_shared<std::vector<Endpoint>>();
+  const std::map<std::string, std::vector<std::string>> known_params = {
+      {R"(/ingress/([^/]+))", {"format", "update_format", "array", "force"}},
+      {R"(/egress/([^/]+))", {"format", "mode", "backpressure", "max_queued_records"}},
+      {"/completion_status", {"token"}},
+      {"/query", {"sql", "format"}}};
+  auto endpoint = [endpoints, known_params](bool get, bool post, const std::string& pattern) {
+    auto k = known_params.find(pattern);
+    endpoints->push_back({std::regex(pattern), pattern, get, post,
+                          k == known_params.end() ? std::vector<std::string>{} : k->second});
+  };
   // While a program change awaits approval, only the endpoints that
   // describe the pipeline (and /approve) answer.
   auto route = [&](bool get, bool post, const std::string& pattern, Handler h,
                    bool while_awaiting = false) {
+    endpoint(get, post, pattern);
     if (!while_awaiting) {
       h = [c, h](const Request& req, Response& res, const Match& m) {
         if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
-          return SendError(res, 503, "AwaitingApproval",
-                           "the program changed since the checkpoint the pipeline restarted "
-                           "from; it waits for POST /approve before rebuilding the changed "
-                           "views (GET /status lists them)");
+          return SendError(res, 503, "AwaitingApproval", kAwaitingApproval);
         }
         h(req, res, m);
       };
@@ -314,13 +348,41 @@ void Server::Impl::Routes() {
              [this, c](const Request& req, Response& res, const httplib::ContentReader& reader) {
                if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
                  res.set_header("Connection", "close");
-                 return SendError(res, 503, "AwaitingApproval",
-                                  "the pipeline waits for POST /approve of its program change "
-                                  "before it takes input (GET /status lists the changes)");
+                 return SendError(res, 503, "AwaitingApproval", kAwaitingApproval);
                }
                Ingress(req, res, reader);
              });
-  http->set_pre_routing_handler([posts](const Request& req, Response& res) {
+  endpoint(false, true, R"(/ingress/([^/]+))");
+  endpoint(true, true, "/query");
+  http->set_pre_routing_handler([posts, endpoints](const Request& req, Response& res) {
+    ReparseParams(req);
+    for (const Endpoint& e : *endpoints) {
+      if (!std::regex_match(req.path, e.re)) continue;
+      const bool body = req.has_header("Content-Length") || req.has_header("Transfer-Encoding");
+      if ((req.method == "GET" && !e.get) || (req.method == "POST" && !e.post)) {
+        if (body) res.set_header("Connection", "close");
+        const std::string use = e.post ? "POST" : "GET";
+        SendError(res, 405, "MethodNotAllowed",
+                  req.method + " " + req.path + " is not an endpoint: use " + use + " " + req.path +
+                      (use == "POST" ? " (curl -X POST ...)" : ""),
+                  {{"allowed", use}});
+        res.set_header("Allow", use);
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      for (const auto& [name, value] : req.params) {
+        if (std::find(e.params.begin(), e.params.end(), name) != e.params.end()) continue;
+        std::string known;
+        for (const std::string& k : e.params) known += (known.empty() ? "" : ", ") + k;
+        if (body) res.set_header("Connection", "close");
+        SendError(res, 400, "UnknownParameter",
+                  "unknown parameter \"" + name + "\" for " + req.path +
+                      DidYouMean(name, e.params) +
+                      (known.empty() ? "; it takes none" : "; it takes: " + known),
+                  {{"parameter", name}});
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      break;
+    }
     if (req.method != "POST") return httplib::Server::HandlerResponse::Unhandled;
     for (const auto& [re, h] : *posts) {
       std::smatch sm;
@@ -433,14 +495,29 @@ void Server::Impl::Routes() {
   route(true, true, R"(/output_endpoints/([^/]+)/(start|pause))", control);
   route(false, true, R"(/output_endpoints/([^/]+)/(reset))", control);
   route(true, true, R"(/input_endpoints/([^/]+)/(start|pause))", control);
-  route(true, false, "/query", [c](const Request& req, Response& res, const Match&) {
+  // GET /query?sql=...; POST /query with the SQL as the body (of any
+  // length), or as a form's sql field.
+  auto query = [c](const Request& req, Response& res, const std::string* body) {
     std::string fmt;
     if (!Param(req, res, "format", {"text", "json", "csv"}, &fmt)) return;
-    if (!req.has_param("sql")) {
-      SendError(res, 400, "InvalidParameter", "the query is missing: /query?sql=SELECT ...");
+    std::string sql;
+    if (req.has_param("sql")) {
+      sql = req.get_param_value("sql");
+    } else if (body != nullptr &&
+               req.get_header_value("Content-Type") == "application/x-www-form-urlencoded") {
+      const auto form = ParseQueryString(*body);
+      auto it = form.find("sql");
+      sql = it != form.end() ? it->second : *body;  // curl -d 'SELECT ...'
+    } else if (body != nullptr) {
+      sql = *body;
+    }
+    if (sql.empty()) {
+      SendError(res, 400, "InvalidParameter",
+                "the query is missing: GET /query?sql=SELECT ..., or POST /query with the SQL as "
+                "the body");
       return;
     }
-    auto r = c->Query(req.get_param_value("sql"));
+    auto r = c->Query(sql);
     if (!r.ok()) return SendStatus(res, r.status(), "QueryError");
     res.status = 200;
     if (fmt == "json") {
@@ -450,6 +527,15 @@ void Server::Impl::Routes() {
     } else {
       res.set_content(RenderText(*r), "text/plain; charset=utf-8");
     }
+  };
+  route(true, false, "/query",
+        [query](const Request& req, Response& res, const Match&) { query(req, res, nullptr); });
+  http->Post("/query", [c, query](const Request& req, Response& res) {
+    if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
+      return SendError(res, 503, "AwaitingApproval", kAwaitingApproval);
+    }
+    ReparseParams(req);  // the library added a form body's fields, parsed its way
+    query(req, res, &req.body);
   });
   http->set_error_handler([](const Request& req, Response& res) {
     if (!res.body.empty()) return;

@@ -120,6 +120,38 @@ bool ParseTimestamp(std::string_view s, int64_t* micros) {
   return true;
 }
 
+bool ParseTimestampInput(std::string_view s, int64_t* micros) {
+  s = Trim(s);
+  const size_t sep = s.find_first_of(" T");
+  int64_t offset = 0;  // microseconds east of UTC
+  if (sep != std::string_view::npos && !s.empty() && (s.back() == 'Z' || s.back() == 'z')) {
+    s.remove_suffix(1);
+  } else if (const size_t sign = s.find_last_of("+-");
+             sep != std::string_view::npos && sign != std::string_view::npos && sign > sep) {
+    std::string_view zone = s.substr(sign + 1);
+    auto two = [&](int64_t* v) {
+      if (zone.size() < 2 || !std::isdigit(static_cast<unsigned char>(zone[0])) ||
+          !std::isdigit(static_cast<unsigned char>(zone[1]))) {
+        return false;
+      }
+      *v = (zone[0] - '0') * 10 + (zone[1] - '0');
+      zone.remove_prefix(2);
+      return true;
+    };
+    int64_t hours = 0, minutes = 0;
+    if (!two(&hours) || hours > 15) return false;
+    if (!zone.empty() && zone[0] == ':') zone.remove_prefix(1);
+    if (!zone.empty() && (!two(&minutes) || minutes > 59)) return false;
+    if (!zone.empty()) return false;
+    offset = (hours * 60 + minutes) * 60 * 1000000;
+    if (s[sign] == '-') offset = -offset;
+    s = Trim(s.substr(0, sign));
+  }
+  if (!ParseTimestamp(s, micros)) return false;
+  *micros -= offset;
+  return true;
+}
+
 bool ParseInterval(std::string_view s, Interval* out) {
   s = Trim(s);
   Interval iv;

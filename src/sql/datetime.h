@@ -21,6 +21,10 @@ void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
 bool ParseDate(std::string_view s, int64_t* days);
 bool ParseTime(std::string_view s, int64_t* micros);
 bool ParseTimestamp(std::string_view s, int64_t* micros);
+// The same, as input formats take it (JSON, as JavaScript's toISOString()
+// and most producers write timestamps): also a zone after the time, `Z`,
+// `+HH`, `+HH:MM` or `+HHMM` (or `-`), and the result converted to UTC.
+bool ParseTimestampInput(std::string_view s, int64_t* micros);
 // "1 year 2 mons 3 days 04:05:06.5", "90 minutes", "-1 day", "2 weeks", ...
 bool ParseInterval(std::string_view s, Interval* out);
 
