@@ -1,7 +1,10 @@
 #include "sql/program.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "base/hash.h"
 #include "dataflow/operators/exchange.h"
@@ -162,8 +165,86 @@ IndexDef BindCreateIndex(const Json& body) {
   return idx;
 }
 
+namespace {
+
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Feldera's documentation writes table and view options with quoted keys,
+// WITH ('connectors' = '[...]', 'materialized' = 'true'), which
+// PostgreSQL's grammar does not take. In every WITH ( ... ) option list, a
+// quoted key that is a plain identifier loses its quotes (they become
+// spaces, so that every error's line and column stay where they were).
+// Comments, strings and quoted identifiers are skipped as the lexer would.
+std::string UnquoteOptionKeys(std::string_view text) {
+  std::string out(text);
+  const size_t n = out.size();
+  std::string previous;       // the last token: a word (lower case) or a punctuation mark
+  std::vector<bool> options;  // per open parenthesis: is it a WITH option list?
+  size_t i = 0;
+  auto skip_space = [&](size_t k) {
+    for (;;) {
+      while (k < n && std::isspace(static_cast<unsigned char>(out[k]))) ++k;
+      if (k + 1 < n && out[k] == '-' && out[k + 1] == '-') {
+        while (k < n && out[k] != '\n') ++k;
+      } else if (k + 1 < n && out[k] == '/' && out[k + 1] == '*') {
+        const size_t end = out.find("*/", k + 2);
+        k = end == std::string::npos ? n : end + 2;
+      } else {
+        return k;
+      }
+    }
+  };
+  for (i = skip_space(0); i < n; i = skip_space(i)) {
+    const char c = out[i];
+    if (c == '\'' || c == '"') {
+      size_t end = i + 1;
+      for (; end < n; ++end) {
+        if (out[end] != c) continue;
+        if (end + 1 < n && out[end + 1] == c) {
+          ++end;  // a doubled quote inside
+          continue;
+        }
+        break;
+      }
+      if (c == '\'' && !options.empty() && options.back() && (previous == "(" || previous == ",") &&
+          end < n) {
+        const size_t after = skip_space(end + 1);
+        bool plain = end > i + 1 && !std::isdigit(static_cast<unsigned char>(out[i + 1]));
+        for (size_t k = i + 1; k < end && plain; ++k) plain = IsIdentifierChar(out[k]);
+        if (plain && after < n && out[after] == '=') {
+          out[i] = ' ';
+          out[end] = ' ';
+        }
+      }
+      previous = c == '\'' ? "'" : "ident";
+      i = end + 1;
+      continue;
+    }
+    if (IsIdentifierChar(c)) {
+      size_t end = i;
+      while (end < n && IsIdentifierChar(out[end])) ++end;
+      previous = out.substr(i, end - i);
+      for (char& ch : previous)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      i = end;
+      continue;
+    }
+    if (c == '(') {
+      options.push_back(previous == "with");
+    } else if (c == ')' && !options.empty()) {
+      options.pop_back();
+    }
+    previous = std::string(1, c);
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<Program> CompileProgram(std::string_view text) {
-  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(text));
+  const std::string unquoted = UnquoteOptionKeys(text);
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(unquoted));
   Program p;
   for (const Json& st : tree["stmts"]) {
     const Json& stmt = st["stmt"];

@@ -293,5 +293,33 @@ TEST(ProgramTest, ErrorsNameTheSpot) {
   EXPECT_NE(e5.status().message().find("already exists"), std::string::npos);
 }
 
+// Options as Feldera's documentation writes them, with quoted keys; quotes
+// elsewhere (strings in queries, comments, quoted identifiers) stay, and an
+// error after the options points where it did.
+TEST(ProgramTest, QuotedOptionKeysAsFelderaWritesThem) {
+  auto p = CompileProgram(R"(
+CREATE TABLE t (id INT, "s" VARCHAR) WITH (
+  'materialized' = 'true', -- 'not' = 'this'
+  'connectors' = '[{"name": "in"}]');
+CREATE MATERIALIZED VIEW v WITH ('connectors' = '[]') AS
+  SELECT s, 'a' AS x FROM t WHERE s IN ('x', 'y') AND s <> 'z';
+)");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(p->catalog.FindTable("t")->materialized);
+  EXPECT_EQ(p->catalog.FindTable("t")->connectors, R"([{"name": "in"}])");
+  EXPECT_TRUE(p->catalog.FindView("v")->materialized);
+  auto e = CompileProgram(
+      "CREATE TABLE t (a INT) WITH ('materialized' = 'true');\n"
+      "CREATE VIEW v AS SELECT b FROM t;");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("line 2, column 25: column \"b\" does not exist"),
+            std::string::npos)
+      << e.status().message();
+  auto bad = CompileProgram("CREATE TABLE t (a INT) WITH ('colour' = 'red');");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown option \"colour\""), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace sluice::sql
