@@ -100,7 +100,11 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
+// The pipelines running, killed by Die() so that none outlives the bench.
+std::vector<pid_t> g_children;
+
 [[noreturn]] void Die(const std::string& why, const std::string& log = "") {
+  for (pid_t pid : g_children) kill(pid, SIGKILL);
   std::fprintf(stderr, "spread_bench: %s\n", why.c_str());
   if (!log.empty()) std::fprintf(stderr, "%s\n", Slurp(log).c_str());
   std::exit(1);
@@ -282,6 +286,7 @@ class Run {
             static_cast<char*>(nullptr));
       _exit(127);
     }
+    g_children.push_back(pid_);
     const char* prefix = "listening on http://127.0.0.1:";
     for (int i = 0; i < 600 && port_ == 0; ++i) {
       const std::string log = Slurp(log_);

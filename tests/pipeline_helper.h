@@ -84,8 +84,10 @@ class Pipeline {
   }
 
   // Starts `sluice run` (again) on the program in dir(), and waits for it to
-  // listen or to end.
+  // listen or to end. One still running from before is killed first: two
+  // must never share the directory (and none may outlive the test).
   void Spawn() {
+    Kill9();
     port_ = 0;
     exit_code_ = -1;
     std::ofstream(log_, std::ios::trunc).close();  // not the last run's log

@@ -263,6 +263,8 @@ std::string Contents(Pipeline& p) {
 // restart keeps the new layout without asking again. Both directions.
 TEST(SpreadTest, AMovedLayoutWaitsForApprovalAndKeepsEveryRow) {
   Pipeline p(kMoved, {"--hosts", "3", "--workers", "2", "--storage", "$DIR/st"});
+  ASSERT_EQ(p.Terminate(), 0);  // it started in the default layout, with nothing
+  std::filesystem::remove_all(p.dir() + "/st");
   SpawnIn(p, "one_host");
   ASSERT_GT(p.port(), 0) << p.log();
   std::map<int, int> model;  // id: v

@@ -36,13 +36,23 @@ void Usage(FILE* out) {
                "  certs DIR IP...      make a CA and certificates for hosts at these\n"
                "                       addresses and for their coordinator (TLS between\n"
                "                       a pipeline's processes, docs/multihost.md)\n"
-               "  help                 show this message\n");
+               "  help                 show this message (`sluice COMMAND --help`: the\n"
+               "                       command's options)\n"
+               "  version              show the version\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0) {
+  if (argc >= 2 &&
+      (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "version") == 0)) {
+    const std::string commit = SLUICE_COMMIT;
+    std::printf("sluice %s%s\n", SLUICE_VERSION,
+                commit.empty() ? "" : (" (" + commit + ")").c_str());
+    return 0;
+  }
+  if (argc < 2 || std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0 ||
+      std::strcmp(argv[1], "-h") == 0) {
     Usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }

@@ -58,16 +58,16 @@ struct Options {
        request_timeout_ms = 30000;
 };
 
-void Usage(const std::string& command) {
+void Usage(const std::string& command, FILE* out = stderr) {
   if (command == "host") {
-    std::fprintf(stderr,
+    std::fprintf(out,
                  "usage: sluice host --listen IP:PORT --exchange IP:PORT [--storage DIR]\n"
                  "                   [--secret-file FILE] [--coordinator-timeout-ms N]\n"
                  "                   [--exchange-timeout-ms N]\n"
                  "                   [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n"
                  "       (the secret may also come from SLUICE_SECRET)\n");
   } else if (command == "coordinator") {
-    std::fprintf(stderr,
+    std::fprintf(out,
                  "usage: sluice coordinator PROGRAM.sql --host-list IP:PORT,IP:PORT,...\n"
                  "                   [--port N] [--host ADDR] [--workers W] [--storage DIR]\n"
                  "                   [--config runtime.json] [--secret-file FILE]\n"
@@ -75,12 +75,30 @@ void Usage(const std::string& command) {
                  "                   [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n"
                  "                   [--api-tls-cert FILE --api-tls-key FILE]\n");
   } else {
-    std::fprintf(stderr,
+    std::fprintf(out,
                  "usage: sluice run PROGRAM.sql [--port N] [--host ADDR] [--workers W]\n"
                  "                  [--storage DIR] [--config runtime.json]\n"
                  "                  [--max-request-mib N] [--tls-cert FILE --tls-key FILE]\n"
                  "                  [--hosts H [--no-host-tls]]\n");
   }
+  if (out != stdout) return;
+  std::fprintf(out,
+               "\n"
+               "  --port N             the HTTP API's port (default 8080; 0: any free one)\n"
+               "  --host ADDR          the address it listens on (default 127.0.0.1)\n"
+               "  --workers W          worker threads (per host)\n"
+               "  --storage DIR        checkpoints, the input journal and spilled state; a\n"
+               "                       restart on DIR resumes from its latest checkpoint, and\n"
+               "                       a clean stop takes one\n"
+               "  --config FILE        the runtime config, a JSON object (docs/api.md)\n"
+               "  --max-request-mib N  the largest request body (default 1024)\n"
+               "  --tls-cert, --tls-key  serve the API over HTTPS\n"
+               "  --hosts H            run on H host processes on this machine, with a\n"
+               "                       coordinator in this one (docs/multihost.md)\n"
+               "  --no-host-tls        between those processes, plain TCP (default: TLS with\n"
+               "                       certificates made for the run)\n"
+               "Environment: SLUICE_DEV_TWEAKS (a JSON object added to dev_tweaks),\n"
+               "SLUICE_SECRET (the secret of a pipeline on many hosts).\n");
 }
 
 // Returns 0 when parsed, else the exit code.
@@ -88,6 +106,10 @@ int Parse(int argc, char** argv, Options* o) {
   o->command = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      Usage(o->command, stdout);
+      std::exit(0);
+    }
     auto value = [&]() -> const char* {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "sluice %s: %s needs a value\n", o->command.c_str(), a.c_str());
@@ -498,7 +520,9 @@ int RunHosts(const Options& o) {
     int exchange_port = FreeLoopbackPort(ip);
     while (exchange_port == a.port) exchange_port = FreeLoopbackPort(ip);
     const std::string exchange = ip + ":" + std::to_string(exchange_port);
-    std::vector<std::string> args = {"/proc/self/exe",
+    // argv[0] "sluice": ps shows "sluice host --listen ..." (and, once
+    // activated, the process calls itself "sluice host N").
+    std::vector<std::string> args = {"sluice",
                                      "host",
                                      "--listen",
                                      a.text(),
@@ -527,7 +551,7 @@ int RunHosts(const Options& o) {
       std::vector<char*> cargv;
       for (std::string& s : args) cargv.push_back(s.data());
       cargv.push_back(nullptr);
-      execv(cargv[0], cargv.data());
+      execv("/proc/self/exe", cargv.data());
       _exit(127);
     }
     children.push_back(pid);

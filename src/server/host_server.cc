@@ -1,6 +1,7 @@
 #include "server/host_server.h"
 
 #include <httplib.h>
+#include <sys/prctl.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
@@ -227,6 +228,9 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   role.peers = peers.get();
   std::fprintf(stderr, "sluice host %d: activated; joining the exchange of %d hosts\n", role.host,
                role.hosts);
+  // What ps and top call this process.
+  const std::string name = "sluice host " + std::to_string(role.host);
+  prctl(PR_SET_NAME, name.c_str(), 0, 0, 0);
   auto t = TcpTransport::Start(to);
   if (!t.ok()) return t.status().WithContext("activating host");
   role.transport = t->get();
