@@ -19,6 +19,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -1081,6 +1082,52 @@ TEST(PipelineTest, TyposAreErrorsThatSayWhatToUse) {
   // What is right still works.
   r = body(p.Client().Get("/query?format=csv&sql=SELECT%201%20AS%20a"));
   EXPECT_EQ(r.substr(0, 4), "200 ") << r;
+}
+
+// /metrics in Prometheus' text format, /schema, and /stats?pretty.
+TEST(PipelineTest, MetricsSchemaAndPrettyStats) {
+  Pipeline p(kProgram, {});
+  ASSERT_GT(p.port(), 0) << p.log();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(p.WaitComplete(p.Ingest(
+        "t", "{\"insert\": {\"id\": " + std::to_string(i) + ", \"v\": 1, \"s\": \"a\"}}")));
+  }
+  auto r = p.Client().Get("/metrics");
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_NE(r->get_header_value("Content-Type").find("version=0.0.4"), std::string::npos);
+  const std::regex sample(R"(^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9.e+]+$)");
+  std::map<std::string, double> values;
+  std::istringstream in(r->body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) continue;
+    EXPECT_TRUE(std::regex_match(line, sample)) << line;
+    const size_t space = line.rfind(' ');
+    values[line.substr(0, space)] = std::stod(line.substr(space + 1));
+  }
+  const uint64_t steps = Json::parse(p.Client().Get("/status")->body)["step"];
+  EXPECT_GE(steps, 3u);
+  EXPECT_EQ(values["sluice_steps_total"], static_cast<double>(steps));
+  EXPECT_EQ(values["sluice_step_duration_seconds_count"], static_cast<double>(steps));
+  EXPECT_EQ(values["sluice_step_duration_seconds_bucket{le=\"+Inf\"}"], static_cast<double>(steps));
+  EXPECT_EQ(values["sluice_records_processed_total"], 3);
+  EXPECT_EQ(
+      values
+          ["sluice_input_records_total{connector=\"t.http\",table=\"t\",transport=\"http_input\"}"],
+      3)
+      << r->body;
+  r = p.Client().Get("/schema");
+  ASSERT_TRUE(r && r->status == 200);
+  const Json schema = Json::parse(r->body);
+  ASSERT_EQ(schema["tables"].size(), 2u) << schema.dump();
+  const Json& t = schema["tables"][0]["name"] == "t" ? schema["tables"][0] : schema["tables"][1];
+  EXPECT_EQ(t["primary_key"], Json::array({"id"}));
+  EXPECT_EQ(t["materialized"], true);
+  EXPECT_EQ(t["columns"][1]["name"], "v");
+  EXPECT_EQ(t["columns"][1]["nullable"], true);
+  EXPECT_EQ(schema["views"].size(), 3u) << schema.dump();
+  r = p.Client().Get("/stats?pretty");
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_EQ(r->body.substr(0, 4), "{\n  ") << r->body.substr(0, 20);
 }
 
 TEST(PipelineTest, PeriodicCheckpoints) {

@@ -964,6 +964,7 @@ pipeline::PipelineStats Coordinator::Stats() const {
   g.state = pipeline::StateName(state());
   g.step = step();
   g.step_msecs = loop_.step_usecs() / 1000;
+  g.step_latency_counts = loop_.step_latency_counts();
   g.transaction = loop_.in_transaction();
   g.uptime_msecs = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count());

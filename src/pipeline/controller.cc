@@ -657,6 +657,7 @@ PipelineStats Controller::Stats() const {
   g.step = step();
   g.processed_records = queues_->processed();
   g.step_msecs = step_usecs() / 1000;
+  g.step_latency_counts = loop_.step_latency_counts();
   g.buffered_records = queues_->buffered();
   g.transaction = in_transaction();
   g.uptime_msecs = static_cast<uint64_t>(

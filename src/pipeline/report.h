@@ -30,6 +30,9 @@ struct GlobalStats {
   uint64_t eval_errors = 0;
   std::vector<std::string> eval_error_samples;
   std::optional<uint64_t> hosts;  // on many hosts
+  // Steps by how long they took: the count in each bucket of
+  // StepLoop::kLatencyBounds, then those longer.
+  std::vector<uint64_t> step_latency_counts;
 
   template <class V>
   void Fields(V& v) {
@@ -50,6 +53,7 @@ struct GlobalStats {
     v("eval_errors", eval_errors);
     v("eval_error_samples", eval_error_samples);
     v("hosts", hosts);
+    v("step_latency_counts", step_latency_counts);
   }
 };
 

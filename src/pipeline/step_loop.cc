@@ -125,6 +125,11 @@ uint64_t StepLoop::step_usecs() const {
   return step_usecs_;
 }
 
+std::vector<uint64_t> StepLoop::step_latency_counts() const {
+  MutexLock l(&mu_);
+  return latency_counts_;
+}
+
 bool StepLoop::in_transaction() const {
   MutexLock l(&mu_);
   return txn_.open;
@@ -208,6 +213,10 @@ void StepLoop::EndStep(const StepPlan& plan, const Status& s, Clock::duration to
   stepping_ = false;
   step_usecs_ +=
       static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+  const double secs = std::chrono::duration<double>(took).count();
+  size_t bucket = 0;
+  while (bucket < std::size(kLatencyBounds) && secs > kLatencyBounds[bucket]) ++bucket;
+  ++latency_counts_[bucket];
   if (s.ok()) {
     step_ = plan.step;
     if (plan.commit) {

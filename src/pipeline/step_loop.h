@@ -22,7 +22,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "base/mutex.h"
 #include "base/status.h"
@@ -96,6 +98,11 @@ class StepLoop {
   uint64_t step() const EXCLUDES(mu_);
   bool stepping() const EXCLUDES(mu_);
   uint64_t step_usecs() const EXCLUDES(mu_);
+  // How long steps took: the number in each bucket of kLatencyBounds (the
+  // last: longer than every bound).
+  static constexpr double kLatencyBounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                              0.25,  0.5,    1,     2.5,  5,     10,   30};
+  std::vector<uint64_t> step_latency_counts() const EXCLUDES(mu_);
   bool in_transaction() const EXCLUDES(mu_);
   // The state at start (kRunning or kAwaitingApproval) and the step a
   // restart resumes at. Before the loop runs.
@@ -168,6 +175,8 @@ class StepLoop {
   uint64_t step_ GUARDED_BY(mu_) = 0;
   bool stepping_ GUARDED_BY(mu_) = false;
   uint64_t step_usecs_ GUARDED_BY(mu_) = 0;
+  std::vector<uint64_t> latency_counts_ GUARDED_BY(mu_) =
+      std::vector<uint64_t>(std::size(kLatencyBounds) + 1);
   TransactionState txn_ GUARDED_BY(mu_);
   CheckpointProgress ckpt_ GUARDED_BY(mu_);
 };

@@ -1,9 +1,13 @@
 #include "server/render.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <optional>
 
 #include "format/json.h"
 #include "pipeline/message_json.h"
+#include "pipeline/step_loop.h"
 #include "sql/expr.h"
 
 namespace sluice::server {
@@ -103,8 +107,133 @@ std::string RenderCsv(const pipeline::QueryResult& r) {
   return out;
 }
 
-std::string RenderStats(const pipeline::PipelineStats& stats) {
-  return pipeline::MessageToJson(stats).dump();
+std::string RenderStats(const pipeline::PipelineStats& stats, bool pretty) {
+  return pipeline::MessageToJson(stats).dump(pretty ? 2 : -1) + (pretty ? "\n" : "");
+}
+
+namespace {
+
+// A label value, escaped as the text format wants.
+std::string Label(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+class Metrics {
+ public:
+  // A metric's HELP and TYPE lines, once.
+  void Head(const std::string& name, const char* type, const char* help) {
+    out_ += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+  }
+  void Sample(const std::string& name, const std::string& labels, double value) {
+    char num[64];
+    std::snprintf(num, sizeof num, "%.12g", value);
+    out_ += name + (labels.empty() ? "" : "{" + labels + "}") + " " + num + "\n";
+  }
+  void One(const std::string& name, const char* type, const char* help, double value) {
+    Head(name, type, help);
+    Sample(name, "", value);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+}  // namespace
+
+std::string RenderMetrics(const pipeline::PipelineStats& stats,
+                          const std::vector<pipeline::CheckpointInfo>& checkpoints) {
+  const pipeline::GlobalStats& g = stats.global;
+  Metrics m;
+  m.Head("sluice_up", "gauge", "1 while the pipeline runs or is paused, 0 if it failed");
+  m.Sample("sluice_up", "state=\"" + Label(g.state) + "\"", g.state == "Failed" ? 0 : 1);
+  m.One("sluice_steps_total", "counter", "steps run", static_cast<double>(g.step));
+  m.One("sluice_records_processed_total", "counter", "input records processed by steps",
+        static_cast<double>(g.processed_records));
+  m.One("sluice_records_buffered", "gauge", "input records queued for the next steps",
+        static_cast<double>(g.buffered_records));
+  m.One("sluice_uptime_seconds", "gauge", "seconds since the pipeline started",
+        static_cast<double>(g.uptime_msecs) / 1000);
+  m.One("sluice_resident_memory_bytes", "gauge", "resident memory (of every host)",
+        static_cast<double>(g.rss_bytes));
+  m.One("sluice_storage_bytes", "gauge", "bytes on storage (of every host)",
+        static_cast<double>(g.storage_bytes));
+  m.One("sluice_eval_errors_total", "counter", "rows whose evaluation failed",
+        static_cast<double>(g.eval_errors));
+  // Step latency as a histogram: cumulative buckets, their count and sum.
+  const std::string h = "sluice_step_duration_seconds";
+  m.Head(h, "histogram", "how long steps took, handing their outputs over included");
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b < g.step_latency_counts.size(); ++b) {
+    cumulative += g.step_latency_counts[b];
+    char le[32];
+    if (b < std::size(pipeline::StepLoop::kLatencyBounds)) {
+      std::snprintf(le, sizeof le, "%g", pipeline::StepLoop::kLatencyBounds[b]);
+    } else {
+      std::snprintf(le, sizeof le, "+Inf");
+    }
+    m.Sample(h + "_bucket", std::string("le=\"") + le + "\"", static_cast<double>(cumulative));
+  }
+  m.Sample(h + "_sum", "", static_cast<double>(g.step_msecs) / 1000);
+  m.Sample(h + "_count", "", static_cast<double>(cumulative));
+  // Per connector.
+  auto input = [&](const char* name, const char* type, const char* help, auto field) {
+    m.Head(name, type, help);
+    for (const pipeline::InputStats& in : stats.inputs) {
+      const auto v = field(in);
+      if (!v) continue;
+      m.Sample(name,
+               "connector=\"" + Label(in.name) + "\",table=\"" + Label(in.table) +
+                   "\",transport=\"" + Label(in.transport) + "\"",
+               static_cast<double>(*v));
+    }
+  };
+  using In = pipeline::InputStats;
+  input("sluice_input_records_total", "counter", "records read by an input connector",
+        [](const In& s) { return std::optional<uint64_t>(s.records); });
+  input("sluice_input_bytes_total", "counter", "bytes read by an input connector",
+        [](const In& s) { return std::optional<uint64_t>(s.bytes); });
+  input("sluice_input_parse_errors_total", "counter", "records that did not parse",
+        [](const In& s) { return std::optional<uint64_t>(s.parse_errors); });
+  input("sluice_input_queued_records", "gauge", "records an input connector has queued",
+        [](const In& s) { return s.queued_records; });
+  auto output = [&](const char* name, const char* type, const char* help, auto field) {
+    m.Head(name, type, help);
+    for (const pipeline::OutputStats& out : stats.outputs) {
+      const auto v = field(out);
+      if (!v) continue;
+      m.Sample(name,
+               "connector=\"" + Label(out.name) + "\",view=\"" + Label(out.view) +
+                   "\",transport=\"" + Label(out.transport) + "\"",
+               static_cast<double>(*v));
+    }
+  };
+  using Out = pipeline::OutputStats;
+  output("sluice_output_records_total", "counter", "records an output connector wrote",
+         [](const Out& s) { return s.records; });
+  output("sluice_output_bytes_total", "counter", "bytes an output connector wrote",
+         [](const Out& s) { return s.bytes; });
+  output("sluice_output_queued_records", "gauge", "records waiting for an output connector",
+         [](const Out& s) { return std::optional<uint64_t>(s.queued_records); });
+  output("sluice_output_transport_errors_total", "counter", "writes that failed",
+         [](const Out& s) { return s.transport_errors; });
+  m.One("sluice_checkpoints", "gauge", "checkpoints kept", static_cast<double>(checkpoints.size()));
+  if (!checkpoints.empty() && checkpoints.front().step) {
+    m.One("sluice_last_checkpoint_step", "gauge", "the step of the newest checkpoint",
+          static_cast<double>(*checkpoints.front().step));
+    m.One("sluice_last_checkpoint_bytes", "gauge", "the size of the newest checkpoint",
+          static_cast<double>(checkpoints.front().size_bytes));
+  }
+  return m.take();
 }
 
 std::string RenderStatus(const pipeline::PipelineStatus& status) {

@@ -14,7 +14,10 @@ std::string RenderText(const pipeline::QueryResult& r);
 std::string RenderJson(const pipeline::QueryResult& r);
 std::string RenderCsv(const pipeline::QueryResult& r);
 
-std::string RenderStats(const pipeline::PipelineStats& stats);
+std::string RenderStats(const pipeline::PipelineStats& stats, bool pretty = false);
+// The figures in Prometheus' text format (version 0.0.4).
+std::string RenderMetrics(const pipeline::PipelineStats& stats,
+                          const std::vector<pipeline::CheckpointInfo>& checkpoints);
 std::string RenderStatus(const pipeline::PipelineStatus& status);
 std::string RenderCheckpoints(const std::vector<pipeline::CheckpointInfo>& list);
 

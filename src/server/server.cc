@@ -317,7 +317,9 @@ void Server::Impl::Routes() {
       {R"(/ingress/([^/]+))", {"format", "update_format", "array", "force"}},
       {R"(/egress/([^/]+))", {"format", "mode", "backpressure", "max_queued_records"}},
       {"/completion_status", {"token"}},
-      {"/query", {"sql", "format"}}};
+      {"/query", {"sql", "format"}},
+      {"/stats", {"pretty"}},
+      {"/schema", {"pretty"}}};
   auto endpoint = [endpoints, known_params](bool get, bool post, const std::string& pattern) {
     auto k = known_params.find(pattern);
     endpoints->push_back({std::regex(pattern), pattern, get, post,
@@ -471,7 +473,54 @@ void Server::Impl::Routes() {
       true);
   route(
       true, false, "/stats",
-      [c](const Request&, Response& res, const Match&) { SendJson(res, RenderStats(c->Stats())); },
+      [c](const Request& req, Response& res, const Match&) {
+        SendJson(res, RenderStats(c->Stats(), req.has_param("pretty")));
+      },
+      true);
+  route(
+      true, false, "/metrics",
+      [c](const Request&, Response& res, const Match&) {
+        res.status = 200;
+        res.set_content(RenderMetrics(c->Stats(), c->Checkpoints()),
+                        "text/plain; version=0.0.4; charset=utf-8");
+      },
+      true);
+  route(
+      true, false, "/schema",
+      [c](const Request& req, Response& res, const Match&) {
+        // Every table and view: columns, types, key, materialized, and the
+        // connectors attached to it.
+        const pipeline::PipelineStats stats = c->Stats();
+        Json tables = Json::array(), views = Json::array();
+        for (const std::string& name : c->RelationNames()) {
+          const pipeline::RelationInfo* info = c->FindRelation(name);
+          if (info == nullptr) continue;
+          Json columns = Json::array();
+          for (size_t i = 0; i < info->rel.columns.size(); ++i) {
+            const SqlType& t = info->rel.schema[i];
+            columns.push_back({{"name", info->rel.columns[i]},
+                               {"type", t.ToString()},
+                               {"nullable", t.nullable()}});
+          }
+          Json key = Json::array();
+          for (int k : info->rel.key) key.push_back(info->rel.columns[static_cast<size_t>(k)]);
+          Json connectors = Json::array();
+          for (const pipeline::InputStats& in : stats.inputs) {
+            if (in.table == name && in.transport != "http_input") connectors.push_back(in.name);
+          }
+          for (const pipeline::OutputStats& out : stats.outputs) {
+            if (out.view == name && out.transport != "http_output") connectors.push_back(out.name);
+          }
+          Json r = {{"name", name},
+                    {"columns", columns},
+                    {"materialized", info->materialized},
+                    {"connectors", connectors}};
+          if (info->is_table) r["primary_key"] = key;
+          (info->is_table ? tables : views).push_back(r);
+        }
+        SendJson(res,
+                 Json{{"tables", tables}, {"views", views}}.dump(req.has_param("pretty") ? 2 : -1));
+      },
       true);
   route(false, true, "/start_transaction", [c](const Request&, Response& res, const Match&) {
     Status s = c->StartTransaction();
