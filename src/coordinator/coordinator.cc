@@ -185,6 +185,7 @@ Status Coordinator::Init(std::string_view program_text) {
     }
   }
   loop_.Restored(restore_seq, restore_step);
+  loop_.set_failure_advice([this] { return ResumeAdvice(); });
   {
     MutexLock l(&poll_mu_);
     due_.assign(hosts_.size(), false);
@@ -493,6 +494,20 @@ Status Coordinator::OnEveryHost(const std::function<Status(const HostClient&)>& 
 }
 
 // ---------------------------------------------------------------- steps
+
+// How to resume a failed pipeline, for the end of its failure's message.
+std::string Coordinator::ResumeAdvice() const {
+  if (config_.storage.empty()) return "restart the pipeline; without storage it starts empty";
+  MutexLock l(&mu_);
+  if (checkpoints_.empty()) {
+    return "restart the pipeline (the coordinator and every host); it has no checkpoint yet, so "
+           "it starts empty";
+  }
+  return "restart the pipeline (the coordinator and every host); it resumes from checkpoint " +
+         std::to_string(checkpoints_.back().first) + ", at step " +
+         std::to_string(checkpoints_.back().second) +
+         (exactly_once_ ? ", and replays the input after it" : "");
+}
 
 void Coordinator::Poll(size_t h) {
   const HostClient& host = hosts_[h];

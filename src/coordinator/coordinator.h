@@ -142,6 +142,7 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   // only until the first error; returns the first error.
   Status OnEveryHost(const std::function<Status(const HostClient&)>& fn) const;
   void Fail(const Status& s) { loop_.Fail(s); }
+  std::string ResumeAdvice() const;
   Status ConnectorCall(const std::string& name, const std::string& action);
 
   const sql::Program program_;

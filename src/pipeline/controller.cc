@@ -276,6 +276,15 @@ Status Controller::Init() {
   // A restart goes on from the latest checkpoint on storage (or waits for
   // approval of a program change).
   SLUICE_RETURN_IF_ERROR(Restore());
+  if (!role_) {
+    loop_.set_failure_advice([this]() -> std::string {
+      if (!store_) return "restart the pipeline; without storage it starts empty";
+      const std::vector<uint64_t> kept = store_->List();
+      if (kept.empty()) return "restart the pipeline; it has no checkpoint yet, so it starts empty";
+      return "restart the pipeline; it resumes from checkpoint " + std::to_string(kept[0]) +
+             (exactly_once_ ? ", and replays the input after it" : "");
+    });
+  }
   if (state() == PipelineState::kAwaitingApproval) return Status::OK();
   return Launch();
 }

@@ -169,10 +169,12 @@ void StepLoop::SetStopping() {
 }
 
 bool StepLoop::Fail(const Status& s) {
+  const std::string advice = advice_ ? advice_() : "";
   MutexLock l(&mu_);
   if (state_ == PipelineState::kFailed || state_ == PipelineState::kStopping) return false;
   state_ = PipelineState::kFailed;
   failure_ = s.WithContext("pipeline failed at " + UtcNow());
+  if (!advice.empty()) failure_ = Status(failure_.code(), failure_.message() + " (" + advice + ")");
   std::fprintf(stderr, "%s: %s\n", what_.c_str(), failure_.ToString().c_str());
   wake_.SignalAll();
   done_.SignalAll();

@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -118,6 +119,9 @@ class StepLoop {
   // before it), logs it, wakes everyone. Returns false if the pipeline had
   // already failed or was stopping (then nothing changes).
   bool Fail(const Status& s) EXCLUDES(mu_);
+  // What a failure's message ends with: how to resume (called without
+  // this loop's lock held). Set before the loop runs.
+  void set_failure_advice(std::function<std::string()> advice) { advice_ = std::move(advice); }
   // Input arrived (or anything else the driver's InputDue depends on
   // changed).
   void Wake() EXCLUDES(mu_);
@@ -175,6 +179,7 @@ class StepLoop {
   uint64_t step_ GUARDED_BY(mu_) = 0;
   bool stepping_ GUARDED_BY(mu_) = false;
   uint64_t step_usecs_ GUARDED_BY(mu_) = 0;
+  std::function<std::string()> advice_;
   std::vector<uint64_t> latency_counts_ GUARDED_BY(mu_) =
       std::vector<uint64_t>(std::size(kLatencyBounds) + 1);
   TransactionState txn_ GUARDED_BY(mu_);
