@@ -495,6 +495,17 @@ Status Coordinator::OnEveryHost(const std::function<Status(const HostClient&)>& 
 
 // ---------------------------------------------------------------- steps
 
+void Coordinator::Progress() {
+  pipeline::PipelineStats now = Stats();
+  const auto t = Clock::now();
+  std::fprintf(stderr, "sluice coordinator: %s\n",
+               pipeline::ProgressLine(progress_stats_, now,
+                                      std::chrono::duration<double>(t - progress_at_).count())
+                   .c_str());
+  progress_stats_ = std::move(now);
+  progress_at_ = t;
+}
+
 // How to resume a failed pipeline, for the end of its failure's message.
 std::string Coordinator::ResumeAdvice() const {
   if (config_.storage.empty()) return "restart the pipeline; without storage it starts empty";

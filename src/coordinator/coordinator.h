@@ -135,6 +135,7 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   Status RunStep(const pipeline::StepLoop::StepPlan& plan) override;
   Status TakeCheckpoint(uint64_t seq) override;
   void Failed(const Status&) override {}
+  void Progress() override;
 
   // Runs a step on every host (`replay`: a journaled one).
   Status RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay);
@@ -164,6 +165,9 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   std::pair<uint64_t, uint64_t> restore_{0, 0};  // (seq, step) awaiting approval
   bool exactly_once_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  // The last progress line's figures and time (the loop thread's).
+  pipeline::PipelineStats progress_stats_;
+  std::chrono::steady_clock::time_point progress_at_ = started_;
 
   pipeline::StepLoop loop_{"sluice coordinator"};
 

@@ -340,6 +340,17 @@ Status Controller::ResumeTokens() {
   });
 }
 
+void Controller::Progress() {
+  PipelineStats now = Stats();
+  const auto t = std::chrono::steady_clock::now();
+  std::fprintf(
+      stderr, "sluice: %s\n",
+      ProgressLine(progress_stats_, now, std::chrono::duration<double>(t - progress_at_).count())
+          .c_str());
+  progress_stats_ = std::move(now);
+  progress_at_ = t;
+}
+
 Status Controller::LoadPipelineId() {
   if (role_) {
     pipeline_id_ = role_->pipeline_id;

@@ -267,6 +267,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   Status RunStep(const StepLoop::StepPlan& plan) override;
   Status TakeCheckpoint(uint64_t seq) override;
   void Failed(const Status& s) override;
+  void Progress() override;
 
   // Journals the step (with a journal and `journal`), splits `input` over
   // the workers, runs the step, and holds its outputs (in a transaction) or
@@ -330,6 +331,9 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   sql::EvalErrors errors_;
   std::unique_ptr<MemoryBudget> budget_;  // outlives every spine below
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  // The last progress line's figures and time (the loop thread's).
+  PipelineStats progress_stats_;
+  std::chrono::steady_clock::time_point progress_at_ = started_;
 
   // The parts.
   StepLoop loop_{"sluice"};

@@ -1,6 +1,7 @@
 #include "pipeline/report.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace sluice::pipeline {
 namespace {
@@ -49,6 +50,36 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
     outputs.push_back(out);
     outputs.back().host = host;
   }
+}
+
+namespace {
+
+uint64_t RecordsOut(const PipelineStats& s) {
+  uint64_t n = 0;
+  for (const OutputStats& o : s.outputs) n += o.records.value_or(0);
+  return n;
+}
+
+}  // namespace
+
+std::string ProgressLine(const PipelineStats& before, const PipelineStats& now, double secs) {
+  const double in =
+      static_cast<double>(now.global.processed_records -
+                          std::min(now.global.processed_records, before.global.processed_records));
+  const uint64_t out_now = RecordsOut(now), out_before = RecordsOut(before);
+  const double out = static_cast<double>(out_now - std::min(out_now, out_before));
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "step %llu (+%llu), %.0f records in/s, %.0f out/s, %llu buffered, memory %.0f "
+                "MiB, storage %.0f MiB",
+                static_cast<unsigned long long>(now.global.step),
+                static_cast<unsigned long long>(now.global.step -
+                                                std::min(now.global.step, before.global.step)),
+                secs > 0 ? in / secs : 0.0, secs > 0 ? out / secs : 0.0,
+                static_cast<unsigned long long>(now.global.buffered_records),
+                static_cast<double>(now.global.rss_bytes) / (1 << 20),
+                static_cast<double>(now.global.storage_bytes) / (1 << 20));
+  return line;
 }
 
 }  // namespace sluice::pipeline

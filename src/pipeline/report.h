@@ -174,6 +174,10 @@ struct ProgramChanges {
   }
 };
 
+// The log's progress line over the `secs` seconds from `before` to `now`:
+// steps, records in and out per second, memory, storage.
+std::string ProgressLine(const PipelineStats& before, const PipelineStats& now, double secs);
+
 // One host of many, as the coordinator's /status lists it.
 struct HostState {
   int host = 0;

@@ -41,6 +41,7 @@ std::string CheckpointProgress::StatusText() const {
 StepLoop::StepLoop(std::string what) : what_(std::move(what)) {}
 
 void StepLoop::Run(Driver* driver) {
+  Clock::time_point last_progress = Clock::now();
   MutexLock l(&mu_);
   for (;;) {
     if (state_ == PipelineState::kStopping || state_ == PipelineState::kFailed) return;
@@ -90,6 +91,10 @@ void StepLoop::Run(Driver* driver) {
       Fail(s);
       driver->Failed(failure());
       return;
+    }
+    if (Clock::now() - last_progress >= kProgressInterval) {
+      driver->Progress();
+      last_progress = Clock::now();
     }
     l.Lock();
   }

@@ -84,7 +84,11 @@ class StepLoop {
     // The pipeline failed with `s` (already recorded): end what depends on
     // it (streams, say).
     virtual void Failed(const Status& s) = 0;
+    // Every kProgressInterval while steps run: a progress line for the
+    // log.
+    virtual void Progress() {}
   };
+  static constexpr std::chrono::seconds kProgressInterval{10};
 
   // `what` names the pipeline in log lines ("sluice", "sluice coordinator").
   explicit StepLoop(std::string what);
