@@ -1,6 +1,7 @@
 #include "connector/connector.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -201,6 +202,22 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
 void ConnectorStats::SetError(std::string message) {
   MutexLock l(&mu_);
   last_error_ = std::move(message);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - logged_ < std::chrono::seconds(1)) {
+    ++unlogged_;
+    return;
+  }
+  std::string more;
+  if (unlogged_ > 0) more = " (and " + std::to_string(unlogged_) + " more errors before it)";
+  std::fprintf(stderr, "sluice: connector %s: %s%s\n", name_.empty() ? "?" : name_.c_str(),
+               last_error_.c_str(), more.c_str());
+  logged_ = now;
+  unlogged_ = 0;
+}
+
+void ConnectorStats::set_name(std::string name) {
+  MutexLock l(&mu_);
+  name_ = std::move(name);
 }
 
 std::string ConnectorStats::last_error() const {

@@ -63,12 +63,19 @@ struct ConnectorStats {
   std::atomic<bool> end_of_input{false};
   std::atomic<bool> paused{false};
 
+  // Records the connector's last error, and logs it (at most once a second
+  // per connector, saying how many it left out).
   void SetError(std::string message);
   std::string last_error() const;
+  // The connector's name, for the log.
+  void set_name(std::string name);
 
  private:
   mutable Mutex mu_;
   std::string last_error_ GUARDED_BY(mu_);
+  std::string name_ GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point logged_ GUARDED_BY(mu_);
+  uint64_t unlogged_ GUARDED_BY(mu_) = 0;
 };
 
 // Where an input connector puts what it decoded (one sink per connector).

@@ -252,6 +252,7 @@ Status Controller::Init() {
     }
     if (spec.input) {
       SLUICE_ASSIGN_OR_RETURN(auto in, connector::MakeInputConnector(spec, rel.rel));
+      in->stats().set_name(spec.name);
       sources.push_back({spec.name, spec.relation, spec.max_batch_size, spec.max_queued_records});
       inputs_.push_back({spec, std::move(in), nullptr});
       continue;
@@ -262,6 +263,7 @@ Status Controller::Init() {
     }
     SLUICE_ASSIGN_OR_RETURN(auto out, connector::MakeOutputConnector(spec, rel.rel));
     if (out == nullptr) continue;  // http_output: streams come through /egress
+    out->stats().set_name(spec.name);
     outputs_->AddConnector(spec, std::move(out));
   }
   std::vector<InputQueues::Table> tables;
