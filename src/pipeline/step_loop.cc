@@ -1,5 +1,6 @@
 #include "pipeline/step_loop.h"
 
+#include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -50,7 +51,16 @@ void StepLoop::Run(Driver* driver) {
       // At this step boundary, before any more input is taken.
       const uint64_t seq = ckpt_.requested;
       l.Unlock();
+      const Clock::time_point began = Clock::now();
       Status s = driver->TakeCheckpoint(seq);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - began).count();
+      if (s.ok()) {
+        std::fprintf(stderr, "%s: checkpoint %llu taken in %.0f ms\n", what_.c_str(),
+                     static_cast<unsigned long long>(seq), ms);
+      } else {
+        std::fprintf(stderr, "%s: checkpoint %llu failed: %s\n", what_.c_str(),
+                     static_cast<unsigned long long>(seq), s.ToString().c_str());
+      }
       l.Lock();
       Finished(seq, s);
       if (s.ok()) {

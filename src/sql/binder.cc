@@ -716,6 +716,9 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   if (name == "timestamp") return SqlType::Timestamp();
   if (name == "interval") return SqlType::Interval();
   if (name == "variant") return SqlType::Variant();
+  if (IsPostgresType(name)) {
+    return SqlError(sql, type_name, "type " + name + " is not supported yet");
+  }
   return SqlError(sql, type_name, "type \"" + name + "\" does not exist");
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -511,7 +512,24 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
     r.arg_types = {Text()};
     return r;
   }
+  if (IsPostgresFunction(name)) {
+    std::string msg = "function " + std::string(name) + "(";
+    for (size_t i = 0; i < args.size(); ++i) msg += (i ? ", " : "") + PgTypeName(args[i]);
+    return Status::Unimplemented(msg + ") is not supported yet");
+  }
   return NoOperator(name, args);
+}
+
+namespace {
+#include "sql/pg_names.inc"
+}  // namespace
+
+bool IsPostgresFunction(std::string_view name) {
+  return std::binary_search(std::begin(kPostgresFunctions), std::end(kPostgresFunctions), name);
+}
+
+bool IsPostgresType(std::string_view name) {
+  return std::binary_search(std::begin(kPostgresTypes), std::end(kPostgresTypes), name);
 }
 
 }  // namespace sluice::sql

@@ -28,6 +28,11 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
 Result<SqlType> CommonType(const SqlType& a, const SqlType& b);
 
 bool IsNumeric(const SqlType& t);
+// Whether PostgreSQL 15 has a built-in function, or type, of this name
+// (lower case): naming one that we do not have is "not supported yet",
+// not "does not exist".
+bool IsPostgresFunction(std::string_view name);
+bool IsPostgresType(std::string_view name);
 
 // PostgreSQL's name of a type, for messages ("integer", "text", ...).
 std::string PgTypeName(const SqlType& t);
