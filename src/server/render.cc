@@ -87,20 +87,35 @@ std::string RenderJson(const pipeline::QueryResult& r) {
   return out;
 }
 
-std::string RenderCsv(const pipeline::QueryResult& r) {
+namespace {
+
+// A CSV field: quoted when it must be (or is empty, which NULL is not).
+void AppendCsvField(const std::string& text, std::string* out) {
+  if (text.empty() || text.find_first_of(",\"\r\n") != std::string::npos) {
+    *out += "\"";
+    for (char c : text) *out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    *out += "\"";
+  } else {
+    *out += text;
+  }
+}
+
+}  // namespace
+
+std::string RenderCsv(const pipeline::QueryResult& r, bool headers) {
   std::string out;
+  if (headers) {
+    for (size_t i = 0; i < r.columns.size(); ++i) {
+      if (i > 0) out += ",";
+      AppendCsvField(r.columns[i].name, &out);
+    }
+    out += "\n";
+  }
   for (const sql::Row& row : r.rows) {
     for (size_t i = 0; i < r.columns.size(); ++i) {
       if (i > 0) out += ",";
       if (row[i].is_null()) continue;
-      std::string text = sql::ValueToText(row[i], r.columns[i].type);
-      if (text.empty() || text.find_first_of(",\"\r\n") != std::string::npos) {
-        out += "\"";
-        for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-        out += "\"";
-      } else {
-        out += text;
-      }
+      AppendCsvField(sql::ValueToText(row[i], r.columns[i].type), &out);
     }
     out += "\n";
   }

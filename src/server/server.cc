@@ -317,7 +317,7 @@ void Server::Impl::Routes() {
       {R"(/ingress/([^/]+))", {"format", "update_format", "array", "force"}},
       {R"(/egress/([^/]+))", {"format", "mode", "backpressure", "max_queued_records"}},
       {"/completion_status", {"token"}},
-      {"/query", {"sql", "format"}},
+      {"/query", {"sql", "format", "headers"}},
       {"/stats", {"pretty"}},
       {"/schema", {"pretty"}}};
   auto endpoint = [endpoints, known_params](bool get, bool post, const std::string& pattern) {
@@ -547,8 +547,11 @@ void Server::Impl::Routes() {
   // GET /query?sql=...; POST /query with the SQL as the body (of any
   // length), or as a form's sql field.
   auto query = [c](const Request& req, Response& res, const std::string* body) {
-    std::string fmt;
-    if (!Param(req, res, "format", {"text", "json", "csv"}, &fmt)) return;
+    std::string fmt, headers;
+    if (!Param(req, res, "format", {"text", "json", "csv"}, &fmt) ||
+        !Param(req, res, "headers", {"false", "true"}, &headers)) {
+      return;
+    }
     std::string sql;
     if (req.has_param("sql")) {
       sql = req.get_param_value("sql");
@@ -572,7 +575,7 @@ void Server::Impl::Routes() {
     if (fmt == "json") {
       res.set_content(RenderJson(*r), "application/x-ndjson");
     } else if (fmt == "csv") {
-      res.set_content(RenderCsv(*r), "text/csv");
+      res.set_content(RenderCsv(*r, headers == "true"), "text/csv");
     } else {
       res.set_content(RenderText(*r), "text/plain; charset=utf-8");
     }
