@@ -30,11 +30,25 @@
 namespace sluice {
 namespace {
 
-bool ReadFile(const std::string& path, std::string* out) {
+// Reads a whole file; false with the reason in *why.
+bool ReadFile(const std::string& path, std::string* out, std::string* why = nullptr) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    if (why != nullptr) *why = "it is a directory";
+    return false;
+  }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) {
+    if (why != nullptr) *why = errno != 0 ? std::strerror(errno) : "it cannot be opened";
+    return false;
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) {
+    if (why != nullptr) *why = "reading it failed";
+    return false;
+  }
   *out = ss.str();
   return true;
 }
@@ -216,14 +230,17 @@ int Parse(int argc, char** argv, Options* o) {
 // The program's text, its config and its base directory.
 int LoadProgram(const Options& o, std::string* text, pipeline::PipelineConfig* config,
                 std::string* base_dir) {
-  if (!ReadFile(o.program_path, text)) {
-    std::fprintf(stderr, "sluice %s: cannot read %s\n", o.command.c_str(), o.program_path.c_str());
+  std::string why;
+  if (!ReadFile(o.program_path, text, &why)) {
+    std::fprintf(stderr, "sluice %s: cannot read %s: %s\n", o.command.c_str(),
+                 o.program_path.c_str(), why.c_str());
     return 1;
   }
   if (!o.config_path.empty()) {
     std::string json;
-    if (!ReadFile(o.config_path, &json)) {
-      std::fprintf(stderr, "sluice %s: cannot read %s\n", o.command.c_str(), o.config_path.c_str());
+    if (!ReadFile(o.config_path, &json, &why)) {
+      std::fprintf(stderr, "sluice %s: cannot read %s: %s\n", o.command.c_str(),
+                   o.config_path.c_str(), why.c_str());
       return 1;
     }
     auto c = pipeline::PipelineConfig::Parse(json);

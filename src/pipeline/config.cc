@@ -12,8 +12,27 @@ namespace sluice::pipeline {
 Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
   using Json = nlohmann::json;
   PipelineConfig c;
-  Json j = Json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Status::InvalidArgument("runtime config: not valid JSON");
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // Where: the line and column of the byte the parser stopped at.
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    const size_t colon = what.rfind(": ");
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    return Status::InvalidArgument("runtime config: not valid JSON at line " +
+                                   std::to_string(line) + ", column " + std::to_string(column) +
+                                   ": " + what);
+  }
   if (!j.is_object()) return Status::InvalidArgument("runtime config: expected a JSON object");
   auto bad = [](const std::string& key, const char* what) {
     return Status::InvalidArgument("runtime config: \"" + key + "\" must be " + what);
