@@ -973,7 +973,7 @@ pipeline::PipelineStatus Coordinator::CurrentStatus() const {
       e.state = r->state;
       e.step = r->step;
       e.error = r->error;
-    } else if (r.status().message().find("(HTTP 409)") != std::string::npos) {
+    } else if (server::IsNotActivated(r.status())) {
       e.state = "NotActivated";  // up, waiting for its activation (e.g. for approval)
     } else {
       e.state = "Unreachable";

@@ -101,19 +101,25 @@ TEST(OutputEndpointsTest, StreamsThatFallBehindAreCutOff) {
   EXPECT_TRUE(out.Stats().empty());
 }
 
-// A send_snapshot connector gets the relation first, once; a reset sends a
-// reset and the snapshot again; progress and pause go by name.
-TEST(OutputEndpointsTest, ConnectorsSnapshotsAndReset) {
-  OutputEndpoints out({"v"}, {}, {}, {});
-  ASSERT_TRUE(out.Deliver(1, {{"v", Rows({{"a", 1}})}}).ok());
-  std::vector<connector::OutputChunk> seen;
-  auto keeper = std::make_unique<Keeper>(&seen);
+// A send_snapshot connector "sink" on v that keeps what it gets in `seen`.
+Keeper* AddSnapshotSink(OutputEndpoints& out, std::vector<connector::OutputChunk>* seen) {
+  auto keeper = std::make_unique<Keeper>(seen);
   Keeper* k = keeper.get();
   connector::ConnectorSpec spec;
   spec.name = "sink";
   spec.relation = "v";
   spec.send_snapshot = true;
   out.AddConnector(spec, std::move(keeper));
+  return k;
+}
+
+// A send_snapshot connector gets the relation first, once; a reset sends a
+// reset and the snapshot again; progress and pause go by name.
+TEST(OutputEndpointsTest, ConnectorsSnapshotsAndReset) {
+  OutputEndpoints out({"v"}, {}, {}, {});
+  ASSERT_TRUE(out.Deliver(1, {{"v", Rows({{"a", 1}})}}).ok());
+  std::vector<connector::OutputChunk> seen;
+  Keeper* k = AddSnapshotSink(out, &seen);
   ASSERT_TRUE(out.Launch(nullptr).ok());
   ASSERT_TRUE(out.Deliver(2, {{"v", Rows({{"b", 1}})}}).ok());
   ASSERT_TRUE(out.Reset("sink", nullptr).ok());
@@ -143,13 +149,7 @@ TEST(OutputEndpointsTest, SpreadSnapshotsHoldTheChangesAfterThem) {
   OutputEndpoints out({"v"}, {}, {"v"}, {});
   ASSERT_TRUE(out.Deliver(1, {{"v\x1fshare", Rows({{"a", 1}})}}).ok());
   std::vector<connector::OutputChunk> seen;
-  auto keeper = std::make_unique<Keeper>(&seen);
-  Keeper* k = keeper.get();
-  connector::ConnectorSpec spec;
-  spec.name = "sink";
-  spec.relation = "v";
-  spec.send_snapshot = true;
-  out.AddConnector(spec, std::move(keeper));
+  Keeper* k = AddSnapshotSink(out, &seen);
   OutputEndpoints::SnapshotStarts starts;
   ASSERT_TRUE(out.Launch(&starts).ok());
   ASSERT_EQ(starts.size(), 1u);

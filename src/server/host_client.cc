@@ -49,6 +49,10 @@ Result<HostAddress> ParseAddress(const std::string& text) {
   return a;
 }
 
+bool IsNotActivated(const Status& s) {
+  return !s.ok() && s.message().find("(HTTP 409)") != std::string::npos;
+}
+
 // Idle connections to one host. A connection is taken for one call and
 // put back if the call went well.
 struct HostClient::Pool {

@@ -33,6 +33,10 @@ struct HostAddress {
 // Parses "ip:port" (an error says what is wrong).
 Result<HostAddress> ParseAddress(const std::string& text);
 
+// Whether a call's error says the host is up but not activated yet (it
+// answered 409 NotActivated): it is starting, not lost.
+bool IsNotActivated(const Status& s);
+
 class HostClient {
  public:
   HostClient(HostAddress address, std::string secret, std::chrono::milliseconds connect_timeout,

@@ -102,8 +102,7 @@ class HostPeers final : public pipeline::Peers {
     const HostClient& h = hosts_.at(static_cast<size_t>(host));
     const auto until = std::chrono::steady_clock::now() + kTimeout;
     auto r = h.Call(request, kTimeout);
-    while (!r.ok() && r.status().message().find("(HTTP 409)") != std::string::npos &&
-           std::chrono::steady_clock::now() < until) {
+    while (IsNotActivated(r.status()) && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       r = h.Call(request, kTimeout);
     }
