@@ -437,6 +437,14 @@ CREATE MATERIALIZED VIEW m WITH (connectors = '[{
   EXPECT_EQ(line["text_data"], "1,6,1\n2,7,1\n");
   EXPECT_EQ(line["snapshot"], true);
   EXPECT_EQ(line["step"], Json::parse(p.Client().Get("/status")->body)["step"]);
+  // With headers=true, the first records follow a header line.
+  snap = p.Client().Post("/egress/m?mode=snapshot&format=csv&headers=true", "", "text/plain");
+  ASSERT_TRUE(snap && snap->status == 200);
+  line = Json::parse(snap->body.substr(0, snap->body.find('\n')));
+  EXPECT_EQ(line["text_data"], "id,v,weight\n1,6,1\n2,7,1\n");
+  snap = p.Client().Post("/egress/m?mode=snapshot&headers=true", "", "text/plain");
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->status, 400) << snap->body;
 }
 
 // Without backpressure, a client that does not read is cut off with an
@@ -791,8 +799,9 @@ CREATE MATERIALIZED VIEW big AS SELECT x FROM u WHERE x > 1;
 // Changes that cannot be rebuilt are refused at start, with the reason.
 TEST(PipelineTest, ProgramChangesThatCannotBeRebuiltAreRefused) {
   const std::string v1 = R"(
-CREATE TABLE w (x INTEGER);
+CREATE TABLE w (x INTEGER) WITH (append_only = true);
 CREATE TABLE m (x INTEGER) WITH (materialized = true);
+CREATE TABLE u (x INTEGER);
 CREATE VIEW wv AS SELECT x FROM w;
 )";
   const std::map<std::string, std::string> config = {
@@ -801,6 +810,9 @@ CREATE VIEW wv AS SELECT x FROM w;
   ASSERT_GT(p.port(), 0) << p.log();
   ASSERT_TRUE(p.WaitComplete(p.Ingest("w", R"({"insert": {"x": 1}})")));
   ASSERT_TRUE(p.WaitComplete(p.Ingest("m", R"({"insert": {"x": 1}})")));
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("u", R"({"insert": {"x": 5}}
+{"insert": {"x": 5}}
+{"insert": {"x": 6}})")));
   ASSERT_TRUE(p.Checkpoint()["success"].is_number());
   p.Kill9();
   auto start_with = [&](const std::string& program) {
@@ -827,6 +839,14 @@ CREATE VIEW wv AS SELECT x FROM w;
   p.Spawn();
   ASSERT_GT(p.port(), 0) << p.log();
   EXPECT_EQ(p.Query("SELECT * FROM m", "csv"), "1\n");
+  // A table that is neither keyed nor append-only keeps its rows (to check
+  // deletes against), so a new view over it is built from them.
+  ASSERT_EQ(p.Terminate(), 0);
+  std::ofstream(p.dir() + "/program.sql", std::ios::trunc)
+      << v1 << "CREATE MATERIALIZED VIEW uc AS SELECT x, COUNT(*) AS n FROM u GROUP BY x;\n";
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_EQ(p.Query("SELECT * FROM uc ORDER BY x", "csv"), "5,2\n6,1\n");
 }
 
 // The Nexmark generator: its proportions, id spaces and foreign keys, and
@@ -1000,6 +1020,72 @@ TEST(PipelineTest, ACleanStopKeepsEverythingAndTokensNeverRepeat) {
   EXPECT_EQ(st->status, 404) << st->body;
 }
 
+// A table without a primary key never holds a negative count: a delete of
+// a row that is not there, or of more copies than there are, deletes what
+// there is; what found nothing is counted in /stats and in the completion of
+// the request. An append-only table refuses deletes at ingest.
+TEST(PipelineTest, DeletesOfRowsThatAreNotThereChangeNothing) {
+  Pipeline p(R"(
+CREATE TABLE plain (a INTEGER, b VARCHAR) WITH ('materialized' = 'true');
+CREATE TABLE log (a INTEGER) WITH ('append_only' = 'true', 'materialized' = 'true');
+CREATE MATERIALIZED VIEW n AS SELECT COUNT(*) AS n FROM plain;
+CREATE MATERIALIZED VIEW per_b AS SELECT b, COUNT(*) AS n FROM plain GROUP BY b;
+)",
+             {"--storage", "$DIR/st"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  auto completion = [&](const std::string& token) {
+    auto r = p.Client().Get("/completion_status?token=" + token);
+    return r && r->status == 200 ? Json::parse(r->body) : Json();
+  };
+  std::string t = p.Ingest("plain", R"({"delete": {"a": 1, "b": "x"}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(completion(t)["ignored_deletes"], Json::parse(R"({"plain": 1})")) << completion(t);
+  EXPECT_EQ(p.Query("SELECT COUNT(*) AS n FROM plain", "json"), "{\"n\":0}\n");
+  EXPECT_EQ(p.Query("SELECT * FROM plain", "json"), "");
+  EXPECT_EQ(p.Query("SELECT * FROM n", "json"), "{\"n\":0}\n");
+  // Two copies, then three deletes: none is left, one found nothing.
+  t = p.Ingest("plain", R"({"insert": {"a": 2, "b": "y"}}
+{"insert": {"a": 2, "b": "y"}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_FALSE(completion(t).contains("ignored_deletes")) << completion(t);
+  t = p.Ingest("plain", R"({"delete": {"a": 2, "b": "y"}}
+{"delete": {"a": 2, "b": "y"}}
+{"delete": {"a": 2, "b": "y"}}
+{"insert": {"a": 3, "b": "y"}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(completion(t)["ignored_deletes"], Json::parse(R"({"plain": 1})")) << completion(t);
+  EXPECT_EQ(p.Query("SELECT a, b FROM plain", "json"), "{\"a\":3,\"b\":\"y\"}\n");
+  EXPECT_EQ(p.Query("SELECT * FROM per_b", "json"), "{\"b\":\"y\",\"n\":1}\n");
+  // A snapshot holds no delete.
+  auto snap = p.Client().Post("/egress/plain?mode=snapshot", "", "text/plain");
+  ASSERT_TRUE(snap && snap->status == 200);
+  EXPECT_EQ(snap->body.find("delete"), std::string::npos) << snap->body;
+  Json stats = Json::parse(p.Client().Get("/stats")->body);
+  EXPECT_EQ(stats["global"]["ignored_deletes"], Json::parse(R"({"plain": 2})")) << stats;
+  // The rows that a delete is checked against survive a restart.
+  ASSERT_EQ(p.Terminate(), 0);
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  t = p.Ingest("plain", R"({"delete": {"a": 3, "b": "y"}}
+{"delete": {"a": 3, "b": "y"}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(completion(t)["ignored_deletes"], Json::parse(R"({"plain": 1})")) << completion(t);
+  EXPECT_EQ(p.Query("SELECT * FROM n", "json"), "{\"n\":0}\n");
+  // An append-only table takes no deletes (JSON or CSV), and nothing of the
+  // request is ingested.
+  Json error;
+  EXPECT_EQ(p.Ingest("log", R"({"insert": {"a": 1}}
+{"delete": {"a": 1}})",
+                     "", &error),
+            "");
+  EXPECT_NE(error.dump().find("append_only: it takes no deletes"), std::string::npos) << error;
+  EXPECT_EQ(p.Ingest("log", "1,1\n1,-1\n", "?format=csv", &error), "");
+  EXPECT_NE(error.dump().find("append_only"), std::string::npos) << error;
+  t = p.Ingest("log", R"({"insert": {"a": 1}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(p.Query("SELECT COUNT(*) AS n FROM log", "json"), "{\"n\":1}\n");
+}
+
 // Query strings are decoded exactly (every '=', '&' and '%' inside a value,
 // '+' as a space, %XX, non-ASCII text), and POST /query takes SQL of any
 // length as its body, or as a form's field.
@@ -1136,6 +1222,24 @@ TEST(PipelineTest, MetricsSchemaAndPrettyStats) {
   r = p.Client().Get("/stats?pretty");
   ASSERT_TRUE(r && r->status == 200);
   EXPECT_EQ(r->body.substr(0, 4), "{\n  ") << r->body.substr(0, 20);
+  // information_schema, as PostgreSQL's, joined with the pipeline's data.
+  EXPECT_EQ(p.Query("SELECT table_name, table_type FROM information_schema.tables "
+                    "WHERE table_schema = 'public' ORDER BY table_name",
+                    "csv"),
+            "big,VIEW\ngroups,VIEW\nplain,BASE TABLE\nplain_count,VIEW\nt,BASE TABLE\n");
+  EXPECT_EQ(p.Query("SELECT column_name, ordinal_position, data_type, is_nullable "
+                    "FROM information_schema.columns WHERE table_name = 't' "
+                    "ORDER BY ordinal_position",
+                    "csv"),
+            "id,1,bigint,NO\nv,2,integer,YES\ns,3,text,YES\n");
+  EXPECT_EQ(p.Query("SELECT c.column_name, COUNT(*) AS n FROM information_schema.columns c "
+                    "JOIN public.t ON c.table_name = 't' AND c.ordinal_position = 1 "
+                    "GROUP BY c.column_name",
+                    "csv"),
+            "id,3\n");
+  EXPECT_NE(p.Query("SELECT * FROM pg_nothing.t")
+                .find("does not exist (there are public and information_schema)"),
+            std::string::npos);
 }
 
 TEST(PipelineTest, PeriodicCheckpoints) {

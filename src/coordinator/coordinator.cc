@@ -582,9 +582,16 @@ Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool re
   MutexLock sl(&step_mu_);
   const co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay};
   const auto timeout = options_.step_timeout;
-  return OnEveryHost(
-             [request, timeout](const HostClient& h) { return h.Call(request, timeout).status(); })
-      .WithContext("step " + std::to_string(plan.step));
+  Mutex ignored_mu;
+  std::map<std::string, uint64_t> ignored;
+  SLUICE_RETURN_IF_ERROR(OnEveryHost([&](const HostClient& h) -> Status {
+                           SLUICE_ASSIGN_OR_RETURN(co::StepAnswer a, h.Call(request, timeout));
+                           MutexLock l(&ignored_mu);
+                           for (const auto& [t, n] : a.ignored_deletes) ignored[t] += n;
+                           return Status::OK();
+                         }).WithContext("step " + std::to_string(plan.step)));
+  ignored_deletes_.Record(plan.step, ignored);
+  return Status::OK();
 }
 
 Status Coordinator::TakeCheckpoint(uint64_t seq) {
@@ -670,6 +677,8 @@ Result<pipeline::Completion> Coordinator::CompletionOf(uint64_t token) const {
   c.durable = r->durable;
   c.step = r->step;
   c.lost = r->lost.value_or(false);
+  c.from_step = r->from_step;
+  if (c.complete) c.ignored_deletes = ignored_deletes_.Sum(c.from_step, c.step);
   return c;
 }
 

@@ -168,6 +168,9 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   // The last progress line's figures and time (the loop thread's).
   pipeline::PipelineStats progress_stats_;
   std::chrono::steady_clock::time_point progress_at_ = started_;
+  // What each step's deletes found nothing to delete, from the hosts'
+  // answers, for the completion of requests.
+  pipeline::IgnoredDeletesLog ignored_deletes_;
 
   pipeline::StepLoop loop_{"sluice coordinator"};
 

@@ -159,6 +159,11 @@ class CsvDecoder final : public Decoder {
             "a table with a primary key takes weights 1 and -1", errors, count);
       return;
     }
+    if (rel_.append_only && weight < 0) {
+      Error(record, starts_[n].first, starts_[n].second,
+            "table " + rel_.name + " is append_only: it takes no deletes", errors, count);
+      return;
+    }
     values_.assign(n, Value::Null());
     for (size_t i = 0; i < n; ++i) {
       const SqlType& t = rel_.schema[i];

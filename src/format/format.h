@@ -23,7 +23,8 @@ struct Relation {
   std::string name;
   std::vector<std::string> columns;
   Schema schema;
-  std::vector<int> key;  // primary key columns; empty: the table takes row changes
+  std::vector<int> key;      // primary key columns; empty: the table takes row changes
+  bool append_only = false;  // a table that takes no deletes
 };
 
 enum class ChangeKind : uint8_t { kInsert, kDelete, kUpdate };

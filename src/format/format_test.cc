@@ -89,6 +89,21 @@ TEST(JsonTest, TimestampsWithZonesAreUtc) {
     Decoded d = Decode(o, rel, R"({"insert": {"id": 1, "seen": ")" + bad + "\"}}");
     EXPECT_EQ(d.errors.size(), 1u) << bad;
   }
+  // A number is milliseconds since 1970 (UTC), as JavaScript's Date.now().
+  const std::vector<std::pair<std::string, int64_t>> numbers = {
+      {"1767261600000", ten}, {"1767261600000.25", ten + 250}, {"-1000", -1000000}, {"0", 0}};
+  for (const auto& [text, micros] : numbers) {
+    Decoded d = Decode(o, rel, R"({"insert": {"id": 1, "seen": )" + text + "}}");
+    ASSERT_TRUE(d.errors.empty()) << text << ": " << d.errors[0].ToString();
+    EXPECT_EQ(Row(rel, d.changes.payload(0)),
+              "(1, NULL, NULL, NULL, " + std::to_string(micros) + ", NULL, NULL)")
+        << text;
+  }
+  for (const std::string bad : {"true", "999999999999999999999", "253402300800000"}) {
+    Decoded d = Decode(o, rel, R"({"insert": {"id": 1, "seen": )" + bad + "}}");
+    ASSERT_EQ(d.errors.size(), 1u) << bad;
+    EXPECT_NE(d.errors[0].reason.find("milliseconds"), std::string::npos) << d.errors[0].reason;
+  }
 }
 
 TEST(JsonTest, BadRecordsNameRecordLineColumnAndReason) {

@@ -208,6 +208,21 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
       }
       return from_text(raw.substr(0, end));
     }
+    case TypeId::kTimestamp: {
+      // A number is milliseconds since 1970-01-01 00:00:00 UTC, as
+      // JavaScript's Date.now() gives it (a fraction down to microseconds).
+      if (jt != od::json_type::number) return expected("a string or a number of milliseconds");
+      size_t end = raw.size();
+      while (end > 0 && IsJsonSpace(raw[end - 1])) --end;
+      int128 micros;
+      // The range of years 1 to 9999.
+      constexpr int64_t kMin = -62135596800000000, kMax = 253402300799999999;
+      if (!ParseDecimal(raw.substr(0, end), 3, &micros) || micros < kMin || micros > kMax) {
+        return expected("milliseconds since 1970 (years 1 to 9999)");
+      }
+      *out = Value::Int(static_cast<int64_t>(micros));
+      return true;
+    }
     case TypeId::kReal:
     case TypeId::kDouble: {
       double d;
@@ -536,6 +551,11 @@ class JsonDecoder final : public Decoder {
       if (k == "insert") {
         kind = ChangeKind::kInsert;
       } else if (k == "delete") {
+        if (rel_.append_only) {
+          Error(record, bat, "table " + rel_.name + " is append_only: it takes no deletes");
+          Rollback(out);
+          return;
+        }
         kind = ChangeKind::kDelete;
       } else if (k == "update") {
         if (rel_.key.empty()) {

@@ -40,6 +40,13 @@ struct Completion {
   // journal: they were lost.
   bool lost = false;
   uint64_t step = 0;  // complete: the step that processed it; else the current step
+  // Complete: the first step that may have taken some of its records (its
+  // records were taken by steps from_step to step).
+  uint64_t from_step = 0;
+  // Complete: deletes that found no row to delete in a table without a
+  // primary key, in steps from_step to step (another request's, taken by
+  // the same steps, included), per table.
+  std::map<std::string, uint64_t> ignored_deletes;
 };
 
 struct Subscription {

@@ -125,6 +125,7 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
   for (const std::string& t : program.tables) {
     const sql::TableDef& def = *program.catalog.FindTable(t);
     p.relations[t] = {MakeRelation(t, def.columns, def.primary_key), true, def.materialized};
+    p.relations[t].rel.append_only = def.append_only;
     p.output_names.push_back(t);
     SLUICE_ASSIGN_OR_RETURN(auto cs, connector::ParseConnectors(t, true, def.connectors, base_dir));
     p.connectors.insert(p.connectors.end(), cs.begin(), cs.end());
@@ -510,7 +511,9 @@ void Controller::CountIngressErrors(const std::string& table, uint64_t errors) {
 }
 
 Result<Completion> Controller::CompletionOf(uint64_t token) const {
-  return queues_->CompletionOf(token, step());
+  SLUICE_ASSIGN_OR_RETURN(Completion c, queues_->CompletionOf(token, step()));
+  if (c.complete) c.ignored_deletes = ignored_deletes_.Sum(c.from_step, c.step);
+  return c;
 }
 
 bool Controller::WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const {
@@ -575,6 +578,7 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
     }
   }
   SLUICE_RETURN_IF_ERROR(runtime_->Step());
+  ignored_deletes_.RecordTotals(plan.step, errors_.ignored_deletes());
   std::map<std::string, BatchPtr> outputs;
   for (const std::string& name : runtime_outputs_) {
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
@@ -695,6 +699,7 @@ PipelineStats Controller::Stats() const {
   }
   g.workers = static_cast<uint64_t>(config_.workers);
   g.eval_errors = errors_.count();
+  g.ignored_deletes = errors_.ignored_deletes();
   g.eval_error_samples = errors_.samples();
   st.inputs = queues_->IngressStats();
   for (size_t i = 0; i < inputs_.size(); ++i) {

@@ -120,6 +120,9 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
                           uint64_t bytes) override;
   void CountIngressErrors(const std::string& table, uint64_t errors) override;
   Result<Completion> CompletionOf(uint64_t token) const override;
+  // On a host of many: the deletes of the last step that found no row to
+  // delete, per table (its step answer).
+  std::map<std::string, uint64_t> LastStepIgnoredDeletes() const { return ignored_deletes_.Last(); }
   // Waits until `token` is complete or `timeout` passes (for tests and tools).
   bool WaitComplete(uint64_t token, std::chrono::milliseconds timeout) const;
   bool stopping() const { return loop_.stopping(); }
@@ -329,6 +332,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // The runtime's outputs: output_names_, and the spread shares.
   std::vector<std::string> runtime_outputs_;
   sql::EvalErrors errors_;
+  IgnoredDeletesLog ignored_deletes_;     // by step, from errors_
   std::unique_ptr<MemoryBudget> budget_;  // outlives every spine below
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   // The last progress line's figures and time (the loop thread's).

@@ -14,8 +14,10 @@
 //     those views (and the views they read), takes every table's contents as
 //     one step, and its operators' state moves into the pipeline's runtime.
 //     A table's contents come from its upsert state (a table with a primary
-//     key replays it, UpsertOp::Replay) or from its integral (a materialized
-//     table); a view that must be rebuilt from a table with neither cannot be;
+//     key replays it, UpsertOp::Replay), its clamp state (a table without
+//     one that is not append_only, ClampOp::Replay) or from its integral (a
+//     materialized table); a view that must be rebuilt from an append-only
+//     table that is not materialized cannot be;
 //   - a changed table (other columns, types or key) keeps its rows, carried
 //     into the new definition by column name (CAST to the new type; a new
 //     column is NULL), if it was materialized: otherwise its rows are not
@@ -137,6 +139,7 @@ std::string Controller::RelationsJson() const {
                {"fingerprint", Hex64(Fingerprint(t))},
                {"materialized", def.materialized},
                {"keyed", !def.primary_key.empty()},
+               {"append_only", def.append_only},
                {"sql", def.sql}};
   }
   for (const std::string& v : program_.views) {
@@ -192,10 +195,10 @@ Result<std::unique_ptr<Controller::ProgramChange>> Controller::PlanChange(
     }
     c.kept_owners.insert(sql::TableOwner(t));
     if (def.materialized && !old_materialized) {
-      if (def.primary_key.empty()) {
+      if (def.append_only) {
         return Status::InvalidArgument(
             "table " + t +
-            " is now materialized, but its rows were not kept (it has no primary key and was not "
+            " is now materialized, but its rows were not kept (it is append_only and was not "
             "materialized): restart with the program the checkpoint was taken with, or start "
             "with an empty storage directory");
       }
@@ -261,12 +264,14 @@ Result<std::unique_ptr<Controller::ProgramChange>> Controller::PlanChange(
       c.replay_tables.insert(r);
     } else if (old[r].value("materialized", false)) {
       c.feed_tables.insert(r);
+    } else if (!t.append_only) {
+      c.replay_tables.insert(r);  // its clamp state
     } else {
       std::string needers;
       for (const std::string& v : c.rebuild_views) needers += (needers.empty() ? "" : ", ") + v;
       return Status::InvalidArgument(
           "views " + needers + " must be rebuilt, and read table " + r +
-          ", whose rows were not kept (it has no primary key and was not materialized): declare "
+          ", whose rows were not kept (it is append_only and was not materialized): declare "
           "it WITH ('materialized' = 'true') in the program the checkpoint was taken with, or "
           "start with an empty storage directory");
     }
@@ -298,7 +303,7 @@ Status Controller::Bootstrap(const std::string& dir, const std::string& body_tex
   SLUICE_ASSIGN_OR_RETURN(auto rebuild, Runtime::Start(opts, [&](Circuit& c) {
                             return sql::BuildProgram(program_, c, &errors_, &views);
                           }));
-  // Keyed tables replay their upsert state from the checkpoint.
+  // Tables replay their upsert or clamp state from the checkpoint.
   std::set<std::string> replay;
   for (const std::string& t : change.replay_tables) replay.insert(sql::TableOwner(t));
   auto replaying = [&](const std::string& owner) { return replay.count(owner) > 0; };

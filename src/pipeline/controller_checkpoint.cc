@@ -30,8 +30,9 @@ using Json = nlohmann::json;
 
 constexpr size_t kKeepCheckpoints = 2;
 // Of the manifest; 2 keys operator state by owner and records each
-// relation's definition (controller_bootstrap.cc).
-constexpr int kVersion = 2;
+// relation's definition (controller_bootstrap.cc); 3 keeps the rows of a
+// table without a primary key (ClampOp).
+constexpr int kVersion = 3;
 
 }  // namespace
 

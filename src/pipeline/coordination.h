@@ -222,9 +222,12 @@ struct ReadyRequest {
 
 struct StepAnswer {
   uint64_t step = 0;
+  // Deletes that found no row to delete on this host, per table.
+  std::map<std::string, uint64_t> ignored_deletes;
   template <class V>
   void Fields(V& v) {
     v("step", step);
+    v("ignored_deletes", ignored_deletes);
   }
 };
 struct StepRequest {
@@ -323,12 +326,14 @@ struct CompletionAnswer {
   bool durable = false;
   uint64_t step = 0;
   std::optional<bool> lost;
+  uint64_t from_step = 0;
   template <class V>
   void Fields(V& v) {
     v("complete", complete);
     v("durable", durable);
     v("step", step);
     v("lost", lost);
+    v("from_step", from_step);
   }
 };
 struct CompletionRequest {

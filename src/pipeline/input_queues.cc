@@ -344,6 +344,8 @@ Result<Completion> InputQueues::CompletionOf(uint64_t token, uint64_t current_st
   auto it = std::lower_bound(completed_.begin(), completed_.end(), token,
                              [](const auto& e, uint64_t t) { return e.first < t; });
   c.step = it == completed_.end() ? current_step : it->second;
+  c.from_step =
+      it == completed_.begin() || it == completed_.end() ? c.step : std::prev(it)->second + 1;
   return c;
 }
 

@@ -20,6 +20,7 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   g.rss_bytes += p.rss_bytes;
   g.storage_bytes += p.storage_bytes;
   g.eval_errors += p.eval_errors;
+  for (const auto& [table, n] : p.ignored_deletes) g.ignored_deletes[table] += n;
   g.spill_failures += p.spill_failures;
   if (p.last_spill_failure) g.last_spill_failure = p.last_spill_failure;
   AddOptional(&g.memory_budget_bytes, p.memory_budget_bytes);
@@ -61,6 +62,42 @@ uint64_t RecordsOut(const PipelineStats& s) {
 }
 
 }  // namespace
+
+void IgnoredDeletesLog::RecordTotals(uint64_t step, const std::map<std::string, uint64_t>& totals) {
+  std::map<std::string, uint64_t> grew;
+  {
+    MutexLock l(&mu_);
+    for (const auto& [table, n] : totals) {
+      uint64_t& seen = totals_[table];
+      if (n > seen) grew[table] = n - seen;
+      seen = n;
+    }
+  }
+  Record(step, grew);
+}
+
+void IgnoredDeletesLog::Record(uint64_t step, const std::map<std::string, uint64_t>& counts) {
+  MutexLock l(&mu_);
+  last_ = counts;
+  if (counts.empty()) return;
+  std::map<std::string, uint64_t>& at = steps_[step];
+  for (const auto& [table, n] : counts) at[table] += n;
+  while (!steps_.empty() && steps_.begin()->first + kSteps < step) steps_.erase(steps_.begin());
+}
+
+std::map<std::string, uint64_t> IgnoredDeletesLog::Last() const {
+  MutexLock l(&mu_);
+  return last_;
+}
+
+std::map<std::string, uint64_t> IgnoredDeletesLog::Sum(uint64_t from, uint64_t to) const {
+  MutexLock l(&mu_);
+  std::map<std::string, uint64_t> sum;
+  for (auto it = steps_.lower_bound(from); it != steps_.end() && it->first <= to; ++it) {
+    for (const auto& [table, n] : it->second) sum[table] += n;
+  }
+  return sum;
+}
 
 std::string ProgressLine(const PipelineStats& before, const PipelineStats& now, double secs) {
   const double in =

@@ -6,9 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace sluice::pipeline {
 
@@ -29,6 +32,8 @@ struct GlobalStats {
   uint64_t workers = 0;
   uint64_t eval_errors = 0;
   std::vector<std::string> eval_error_samples;
+  // Per table without a primary key: deletes that found no row to delete.
+  std::map<std::string, uint64_t> ignored_deletes;
   std::optional<uint64_t> hosts;  // on many hosts
   // Steps by how long they took: the count in each bucket of
   // StepLoop::kLatencyBounds, then those longer.
@@ -54,7 +59,33 @@ struct GlobalStats {
     v("eval_error_samples", eval_error_samples);
     v("hosts", hosts);
     v("step_latency_counts", step_latency_counts);
+    v("ignored_deletes", ignored_deletes);
   }
+};
+
+// Deletes that found no row to delete (in a table without a primary key),
+// per step and table, for the completion of the requests those steps took:
+// the steps that had any, of the last kSteps.
+//
+// Thread safety: `mu_` guards all.
+class IgnoredDeletesLog {
+ public:
+  // Records step `step`'s counts, given the totals so far (per table, since
+  // the start): the step's are what grew since the last call.
+  void RecordTotals(uint64_t step, const std::map<std::string, uint64_t>& totals) EXCLUDES(mu_);
+  // Records step `step`'s own counts.
+  void Record(uint64_t step, const std::map<std::string, uint64_t>& counts) EXCLUDES(mu_);
+  // The counts of the last recorded step (what grew at it).
+  std::map<std::string, uint64_t> Last() const EXCLUDES(mu_);
+  // Summed over steps `from` to `to`.
+  std::map<std::string, uint64_t> Sum(uint64_t from, uint64_t to) const EXCLUDES(mu_);
+
+ private:
+  static constexpr uint64_t kSteps = 100000;
+  mutable Mutex mu_;
+  std::map<std::string, uint64_t> totals_ GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> last_ GUARDED_BY(mu_);
+  std::map<uint64_t, std::map<std::string, uint64_t>> steps_ GUARDED_BY(mu_);
 };
 
 // An input connector, or a table's HTTP ingress (transport "http_input",

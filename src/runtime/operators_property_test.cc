@@ -14,6 +14,7 @@
 #include <set>
 
 #include "dataflow/operators/aggregate.h"
+#include "dataflow/operators/clamp.h"
 #include "dataflow/operators/delay.h"
 #include "dataflow/operators/differentiate.h"
 #include "dataflow/operators/distinct.h"
@@ -389,6 +390,56 @@ TEST(OperatorProperty, Distinct) {
     return out;
   };
   CheckAll(p);
+}
+
+// ---------------------------------------------------------------- clamp
+
+// Clamp over a stream whose deletes (b's keys, negated) often find nothing:
+// the output's integral is the multiset that applying each step's changes
+// to it, never below zero, gives.
+TEST(OperatorProperty, ClampNeverGoesBelowZero) {
+  Property p;
+  auto prev = std::make_shared<Model>();
+  auto held = std::make_shared<Model>();
+  auto ignored = std::make_shared<std::atomic<int64_t>>(0);
+  auto expected_ignored = std::make_shared<int64_t>(0);
+  p.build = [ignored](Circuit& c, Stream* a, Stream* b) {
+    Stream* in = Union(c, {Project(c, a, kA, {0}), Negate(c, Project(c, b, kB, {0}))});
+    AddOutput(c, Clamp(c, in, /*sharded=*/false, [ignored](int64_t n) { *ignored += n; }), "out");
+  };
+  p.reference = [prev, held, expected_ignored](const Model& a, const Model& b) {
+    Model now;
+    for (const auto& [kv, w] : a) {
+      AddTo(&now, Enc({kA[0]}, {Dec(kA, kv.first)[0]}), "", w);
+    }
+    for (const auto& [kv, w] : b) {
+      AddTo(&now, Enc({kB[0]}, {Dec(kB, kv.first)[0]}), "", -w);
+    }
+    Model delta = now;
+    for (const auto& [kv, w] : *prev) AddTo(&delta, kv.first, kv.second, -w);
+    *prev = now;
+    for (const auto& [kv, d] : delta) {
+      auto it = held->find(kv);
+      const Weight old = it == held->end() ? 0 : it->second;
+      const Weight after = std::max<Weight>(0, old + d);
+      if (old + d < 0) *expected_ignored += -(old + d);
+      if (after == 0) {
+        if (it != held->end()) held->erase(it);
+      } else {
+        (*held)[kv] = after;
+      }
+    }
+    return *held;
+  };
+  for (int workers : {1, 3}) {
+    *prev = Model();
+    *held = Model();
+    *ignored = 0;
+    *expected_ignored = 0;
+    Check(p, workers, 91);
+    EXPECT_EQ(ignored->load(), *expected_ignored) << workers << " workers";
+    EXPECT_GT(*expected_ignored, 0) << "the input never deleted what was not there";
+  }
 }
 
 // ---------------------------------------------------------------- intersect

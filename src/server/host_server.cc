@@ -357,7 +357,7 @@ void HostServer::Impl::Routes() {
   Serve<co::StepRequest>(*http, [this](const co::StepRequest& r) -> Result<co::StepAnswer> {
     LongCall busy(this);
     SLUICE_RETURN_IF_ERROR(Get()->RunHostStep(r.step, r.commit, r.in_transaction, r.replay));
-    return co::StepAnswer{Get()->step()};
+    return co::StepAnswer{Get()->step(), Get()->LastStepIgnoredDeletes()};
   });
   Serve<co::CheckpointRequest>(
       *http, [this](const co::CheckpointRequest& r) -> Result<co::CheckpointAnswer> {
@@ -383,7 +383,7 @@ void HostServer::Impl::Routes() {
   Serve<co::CompletionRequest>(
       *http, [this](const co::CompletionRequest& r) -> Result<co::CompletionAnswer> {
         SLUICE_ASSIGN_OR_RETURN(pipeline::Completion c, Get()->CompletionOf(r.token));
-        co::CompletionAnswer a{c.complete, c.durable, c.step, std::nullopt};
+        co::CompletionAnswer a{c.complete, c.durable, c.step, std::nullopt, c.from_step};
         if (c.lost) a.lost = true;
         return a;
       });

@@ -102,14 +102,21 @@ void AppendCsvField(const std::string& text, std::string* out) {
 
 }  // namespace
 
+std::string RenderCsvHeader(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ",";
+    AppendCsvField(names[i], &out);
+  }
+  return out + "\n";
+}
+
 std::string RenderCsv(const pipeline::QueryResult& r, bool headers) {
   std::string out;
   if (headers) {
-    for (size_t i = 0; i < r.columns.size(); ++i) {
-      if (i > 0) out += ",";
-      AppendCsvField(r.columns[i].name, &out);
-    }
-    out += "\n";
+    std::vector<std::string> names;
+    for (const auto& c : r.columns) names.push_back(c.name);
+    out = RenderCsvHeader(names);
   }
   for (const sql::Row& row : r.rows) {
     for (size_t i = 0; i < r.columns.size(); ++i) {
@@ -184,6 +191,12 @@ std::string RenderMetrics(const pipeline::PipelineStats& stats,
         static_cast<double>(g.storage_bytes));
   m.One("sluice_eval_errors_total", "counter", "rows whose evaluation failed",
         static_cast<double>(g.eval_errors));
+  m.Head("sluice_ignored_deletes_total", "counter",
+         "deletes that found no row to delete, per table without a primary key");
+  for (const auto& [table, n] : g.ignored_deletes) {
+    m.Sample("sluice_ignored_deletes_total", "table=\"" + Label(table) + "\"",
+             static_cast<double>(n));
+  }
   // Step latency as a histogram: cumulative buckets, their count and sum.
   const std::string h = "sluice_step_duration_seconds";
   m.Head(h, "histogram", "how long steps took, handing their outputs over included");

@@ -14,6 +14,8 @@ std::string RenderText(const pipeline::QueryResult& r);
 std::string RenderJson(const pipeline::QueryResult& r);
 // With `headers`, a first line of the column names.
 std::string RenderCsv(const pipeline::QueryResult& r, bool headers = false);
+// A CSV header line naming `names`.
+std::string RenderCsvHeader(const std::vector<std::string>& names);
 
 std::string RenderStats(const pipeline::PipelineStats& stats, bool pretty = false);
 // The figures in Prometheus' text format (version 0.0.4).

@@ -54,6 +54,7 @@ struct EgressStream {
   std::shared_ptr<connector::OutputQueue> queue;
   std::unique_ptr<format::Encoder> encoder;
   bool json = true;
+  std::string header;  // csv: goes before the first record
   uint64_t sequence = 0;
   uint64_t step = 0;
   bool ended = false;
@@ -80,6 +81,10 @@ struct EgressStream {
       if (json) {
         line += ",\"json_data\":[" + data + "]}\n";
       } else {
+        if (!header.empty()) {
+          data.insert(0, header);
+          header.clear();
+        }
         std::string text;
         format::AppendJsonString(data, &text);
         line += ",\"text_data\":" + text + "}\n";
@@ -242,10 +247,15 @@ void Server::Impl::Egress(const std::string& name, const Request& req, Response&
               {{"view", name}});
     return;
   }
-  std::string fmt, mode, backpressure;
+  std::string fmt, mode, backpressure, headers;
   if (!Param(req, res, "format", {"json", "csv"}, &fmt) ||
       !Param(req, res, "mode", {"follow", "snapshot_and_follow", "snapshot"}, &mode) ||
-      !Param(req, res, "backpressure", {"false", "true"}, &backpressure)) {
+      !Param(req, res, "backpressure", {"false", "true"}, &backpressure) ||
+      !Param(req, res, "headers", {"false", "true"}, &headers)) {
+    return;
+  }
+  if (headers == "true" && fmt != "csv") {
+    SendError(res, 400, "InvalidParameter", "headers=true needs format=csv");
     return;
   }
   const bool snapshot = mode != "follow";
@@ -287,6 +297,12 @@ void Server::Impl::Egress(const std::string& name, const Request& req, Response&
   st->queue = sub->queue;
   st->encoder = std::move(enc).value();
   st->json = fmt == "json";
+  if (headers == "true") {
+    // The CSV records end with their weight (1 insert, -1 delete).
+    std::vector<std::string> names = info->rel.columns;
+    names.push_back("weight");
+    st->header = RenderCsvHeader(names);
+  }
   st->step = sub->snapshot_step;
   st->options = options;
   res.status = 200;
@@ -315,7 +331,7 @@ void Server::Impl::Routes() {
   auto endpoints = std::make_shared<std::vector<Endpoint>>();
   const std::map<std::string, std::vector<std::string>> known_params = {
       {R"(/ingress/([^/]+))", {"format", "update_format", "array", "force"}},
-      {R"(/egress/([^/]+))", {"format", "mode", "backpressure", "max_queued_records"}},
+      {R"(/egress/([^/]+))", {"format", "mode", "backpressure", "max_queued_records", "headers"}},
       {"/completion_status", {"token"}},
       {"/query", {"sql", "format", "headers"}},
       {"/stats", {"pretty"}},
@@ -435,10 +451,11 @@ void Server::Impl::Routes() {
                         .dump());
       return;
     }
-    SendJson(res, Json{{"status", r->complete ? "complete" : "inprogress"},
-                       {"step", r->step},
-                       {"durable", r->durable}}
-                      .dump());
+    Json answer{{"status", r->complete ? "complete" : "inprogress"},
+                {"step", r->step},
+                {"durable", r->durable}};
+    if (!r->ignored_deletes.empty()) answer["ignored_deletes"] = r->ignored_deletes;
+    SendJson(res, answer.dump());
   });
   route(true, true, "/start", [c](const Request&, Response& res, const Match&) {
     c->Resume();
@@ -515,7 +532,10 @@ void Server::Impl::Routes() {
                     {"columns", columns},
                     {"materialized", info->materialized},
                     {"connectors", connectors}};
-          if (info->is_table) r["primary_key"] = key;
+          if (info->is_table) {
+            r["primary_key"] = key;
+            r["append_only"] = info->rel.append_only;
+          }
           (info->is_table ? tables : views).push_back(r);
         }
         SendJson(res,

@@ -1,5 +1,7 @@
 #include "sql/binder.h"
 
+#include <cctype>
+
 #include "sql/binder_internal.h"
 
 namespace sluice::sql {
@@ -392,7 +394,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     agg_ctx.scope = ctx.scope;
     agg_ctx.aggs = &aggs;
     agg_ctx.agg_keys = &agg_keys;
-    std::vector<ExprPtr> raw(outs.begin(), outs.end());  // the domain columns
+    std::vector<ExprPtr> raw(outs.begin(), outs.end());       // the domain columns
+    std::vector<const Json*> raw_nodes(raw.size(), nullptr);  // for the error's caret
     outs.clear();
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
@@ -402,11 +405,13 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       if (is_star) {
         // Each column of * must then be a group key (checked below).
         raw.insert(raw.end(), outs.begin() + static_cast<ptrdiff_t>(before), outs.end());
+        raw_nodes.resize(raw.size(), &val);
         outs.resize(before);
         continue;
       }
       SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(val, agg_ctx));
       raw.push_back(e);
+      raw_nodes.push_back(&val);
       names.push_back(OutputName(t["ResTarget"]));
     }
     ExprPtr having;
@@ -434,12 +439,13 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     }
     for (const AggCall& a : aggs) agg->columns.push_back({"agg", a.type});
     plan = agg;
-    for (const ExprPtr& e : raw) {
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr m, OntoAggregate(e, keys, key_strs, ctx));
+    for (size_t i = 0; i < raw.size(); ++i) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr m, OntoAggregate(raw[i], keys, key_strs, ctx, raw_nodes[i]));
       outs.push_back(m);
     }
     if (having) {
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr h, OntoAggregate(having, keys, key_strs, ctx));
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr h,
+                              OntoAggregate(having, keys, key_strs, ctx, &s["havingClause"]));
       plan = MakeFilter(plan, h);
     }
   } else {
@@ -472,7 +478,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       Ctx& oc = grouped ? agg_ctx : ctx;
       SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(node, oc));
       if (grouped) {
-        SLUICE_ASSIGN_OR_RETURN(e, OntoAggregate(e, keys, key_strs, ctx));
+        SLUICE_ASSIGN_OR_RETURN(e, OntoAggregate(e, keys, key_strs, ctx, &node));
       } else if (ctx.pending.size() != applied) {
         return SqlUnsupported(sql_, node, "a subquery in ORDER BY");
       }
@@ -519,12 +525,15 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
       continue;
     }
     if (name != "row_number" && name != "rank" && name != "dense_rank") {
-      return SqlUnsupported(sql_, val, "the window function " + name + "()");
+      return SqlUnsupported(sql_, val, "The window function " + name + "()",
+                            "Window functions are ROW_NUMBER(), RANK(), DENSE_RANK() and "
+                            "aggregates over a RANGE frame.");
     }
     if (body->contains("args")) return SqlError(sql_, val, name + "() takes no arguments");
     const Json& over = (*body)["over"];
     if (over.contains("name") || over.contains("refname")) {
-      return SqlUnsupported(sql_, val, "named windows");
+      return SqlUnsupported(sql_, val, "A named window",
+                            "Write the window's PARTITION BY and ORDER BY inside OVER (...).");
     }
     auto rank = std::make_shared<PlanNode>();
     rank->kind = PlanKind::kRank;
@@ -534,6 +543,16 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     rank->rank_kind = name == "rank"         ? RankKind::kRank
                       : name == "dense_rank" ? RankKind::kDenseRank
                                              : RankKind::kRowNumber;
+    // Lowering needs a bound that an enclosing filter sets; without one, it
+    // refuses with this error.
+    std::string upper = name;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    rank->unbounded_error =
+        SqlUnsupported(sql_, val, "A " + upper + "() with no bound",
+                       "ROW_NUMBER(), RANK() and DENSE_RANK() are computed as a top-k: filter "
+                       "on the column in an enclosing query (WHERE " +
+                           name + " <= k).")
+            .message();
     for (const Json& p : over.value("partitionClause", Json::array())) {
       SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
       rank->partition.push_back(e);
@@ -546,7 +565,9 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     }
     size_t applied = ctx.pending.size();
     if (applied != 0) {
-      return SqlUnsupported(sql_, val, "a subquery in a query with window functions");
+      return SqlUnsupported(sql_, val, "A subquery in a query with window functions",
+                            "Compute the window functions in a view or a subquery in FROM, and "
+                            "use the subquery outside it.");
     }
     plan = rank;
     window_cols_[body] = static_cast<int>(ctx.scope.size());
@@ -564,12 +585,18 @@ Result<PlanPtr> Binder::BindRolling(const Json& node, const Json& body, const st
   int frame = over.value("frameOptions", 0);
   int wanted = kRange | kBetween | kEndCurrentRow | kStartOffsetPreceding;
   if ((frame & ~1) != wanted || !over.contains("startOffset")) {
-    return SqlUnsupported(
-        sql_, node, "this window frame (RANGE BETWEEN <offset> PRECEDING AND CURRENT ROW is)");
+    return SqlUnsupported(sql_, node, "This window frame",
+                          "An aggregate over a window takes the frame RANGE BETWEEN <offset> "
+                          "PRECEDING AND CURRENT ROW, with one ascending ORDER BY column.");
   }
   const Json& order = over.value("orderClause", Json::array());
-  if (order.size() != 1 || order[0]["SortBy"].value("sortby_dir", "") == "SORTBY_DESC") {
-    return SqlError(sql_, node, "a RANGE window needs exactly one ascending ORDER BY column");
+  if (order.size() != 1) {
+    return SqlError(sql_, node,
+                    "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
+  }
+  if (order[0]["SortBy"].value("sortby_dir", "") == "SORTBY_DESC") {
+    return SqlUnsupported(sql_, node, "A RANGE frame in descending order",
+                          "Order the window by an ascending column.");
   }
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kRolling;
@@ -638,7 +665,8 @@ Result<PlanPtr> Binder::BindRolling(const Json& node, const Json& body, const st
 }
 
 Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPtr>& keys,
-                                      const std::vector<std::string>& key_strs, const Ctx& from) {
+                                      const std::vector<std::string>& key_strs, const Ctx& from,
+                                      const Json* node) {
   std::string k = Key(*e);
   for (size_t i = 0; i < keys.size(); ++i) {
     if (key_strs[i] == k) return MakeColumn(static_cast<int>(i), e->type);
@@ -648,15 +676,17 @@ Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPt
       return MakeColumn(static_cast<int>(keys.size()) + (e->column - kAggBase), e->type);
     }
     const ScopeCol& c = from.scope[static_cast<size_t>(e->column)];
-    return Status::InvalidArgument("column \"" + (c.qualifier.empty() ? "" : c.qualifier + ".") +
-                                   c.name +
-                                   "\" must appear in the GROUP BY clause or be used in an "
-                                   "aggregate function");
+    const std::string message = "column \"" + (c.qualifier.empty() ? "" : c.qualifier + ".") +
+                                c.name +
+                                "\" must appear in the GROUP BY clause or be used in an "
+                                "aggregate function";
+    if (node != nullptr) return SqlError(sql_, *node, message);
+    return Status::InvalidArgument(message);
   }
   if (e->args.empty()) return e;
   auto copy = std::make_shared<Expr>(*e);
   for (ExprPtr& a : copy->args) {
-    SLUICE_ASSIGN_OR_RETURN(a, OntoAggregate(a, keys, key_strs, from));
+    SLUICE_ASSIGN_OR_RETURN(a, OntoAggregate(a, keys, key_strs, from, node));
   }
   return ExprPtr(copy);
 }

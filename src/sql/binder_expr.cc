@@ -290,9 +290,9 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   if (body.contains("over")) {
     auto it = window_cols_.find(&body);
     if (it == window_cols_.end() || ctx.aggs != nullptr) {  // bound by BindWindows, or nowhere
-      return SqlUnsupported(sql_, node,
-                            "a window function here (only ROW_NUMBER() as a select item of a query "
-                            "without GROUP BY is)");
+      return SqlUnsupported(sql_, node, "A window function here",
+                            "Window functions may be select items of a query without GROUP BY "
+                            "(to use one with grouping, group in a subquery in FROM).");
     }
     return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }

@@ -10,6 +10,16 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
   auto [kind, body] = Node(item);
   if (kind == "RangeVar") {
     std::string name = (*body)["relname"];
+    if (body->contains("schemaname")) {
+      const std::string schema = (*body)["schemaname"];
+      if (schema == "information_schema") {
+        name = schema + "." + name;  // as the catalog holds them, if it does
+      } else if (schema != "public") {
+        return SqlError(
+            sql_, item,
+            "schema \"" + schema + "\" does not exist (there are public and information_schema)");
+      }
+    }
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", name) : name;
     const BoundQuery* cte = nullptr;
     for (auto it = ctes_.rbegin(); it != ctes_.rend() && !body->contains("schemaname"); ++it) {

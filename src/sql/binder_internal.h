@@ -268,9 +268,11 @@ class Binder {
   Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);
   Result<std::vector<ExprPtr>> Unify(std::vector<ExprPtr> args, const Json& node);
   // Rewrites an expression bound over the FROM scope of a grouped query onto
-  // the aggregate's output (group keys, then aggregates).
+  // the aggregate's output (group keys, then aggregates). An error points at
+  // `node` (the expression's text), if given.
   Result<ExprPtr> OntoAggregate(const ExprPtr& e, const std::vector<ExprPtr>& keys,
-                                const std::vector<std::string>& key_strs, const Ctx& from);
+                                const std::vector<std::string>& key_strs, const Ctx& from,
+                                const Json* node = nullptr);
   Result<int64_t> ConstInt(const Json& n, const char* what);
   // An ORDER BY item that names an output column in [first, visible): by
   // 1-based position (counted from `first`) or by name; -1 if it names none.

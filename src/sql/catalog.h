@@ -14,6 +14,9 @@ struct TableDef {
   std::vector<Column> columns;
   std::vector<int> primary_key;  // column indices; empty: no key
   bool materialized = false;
+  // WITH ('append_only' = 'true'): rows are only ever inserted, so no
+  // state is kept to check deletes against (the ingest refuses them).
+  bool append_only = false;
   std::string connectors;  // the JSON text of WITH (connectors = '...')
   // What identifies its definition across programs: a hash of its columns,
   // types and key (not its options), and its CREATE TABLE statement.

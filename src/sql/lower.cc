@@ -109,6 +109,16 @@ void EvalErrors::Add(const Status& s) {
   if (samples_.size() < kMaxSamples) samples_.push_back(s.message());
 }
 
+void EvalErrors::AddIgnoredDeletes(const std::string& table, int64_t n) {
+  MutexLock l(&mu_);
+  ignored_deletes_[table] += static_cast<uint64_t>(n);
+}
+
+std::map<std::string, uint64_t> EvalErrors::ignored_deletes() const {
+  MutexLock l(&mu_);
+  return ignored_deletes_;
+}
+
 int64_t EvalErrors::count() const {
   MutexLock l(&mu_);
   return count_;
@@ -381,9 +391,10 @@ Result<Stream*> Lowering::LowerSetOp(const PlanNode& n, JoinType type) {
 
 Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
   if (n.limit < 0) {
-    return Status::Unimplemented(
-        "ROW_NUMBER(), RANK() and DENSE_RANK() OVER (...) are supported as a top-k: filter them "
-        "with row_number <= k (or rank, dense_rank) in an enclosing query");
+    return Status::Unimplemented(n.unbounded_error.empty()
+                                     ? "ROW_NUMBER(), RANK() and DENSE_RANK() with no bound are "
+                                       "not supported yet"
+                                     : n.unbounded_error);
   }
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
   if (n.limit == 0) return NoRows(in);

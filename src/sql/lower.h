@@ -23,6 +23,9 @@ namespace sluice::sql {
 // cannot stop: the row is dropped, and the error is counted here with the
 // first few messages, which name the row.
 //
+// Also counted here, per table: deletes of rows that a table without a
+// primary key did not hold (ClampOp), which changed nothing.
+//
 // Thread safety: Add() is called from every worker; `mu_` guards all.
 class EvalErrors {
  public:
@@ -30,11 +33,16 @@ class EvalErrors {
   int64_t count() const;
   std::vector<std::string> samples() const;
 
+  void AddIgnoredDeletes(const std::string& table, int64_t n);
+  // Since the pipeline started, per table (only those with some).
+  std::map<std::string, uint64_t> ignored_deletes() const;
+
  private:
   static constexpr size_t kMaxSamples = 10;
   mutable Mutex mu_;
   int64_t count_ GUARDED_BY(mu_) = 0;
   std::vector<std::string> samples_ GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> ignored_deletes_ GUARDED_BY(mu_);
 };
 
 class Lowering {

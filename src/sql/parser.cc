@@ -75,6 +75,13 @@ Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view f
       FormatSqlError(sql, Location(node), std::string(feature) + " is not supported yet"));
 }
 
+Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view feature,
+                      std::string_view instead) {
+  return Status::Unimplemented(
+      FormatSqlError(sql, Location(node),
+                     std::string(feature) + " is not supported yet. " + std::string(instead)));
+}
+
 Result<Json> ParseSql(std::string_view sql) {
   std::string text(sql);
   PgQueryParseResult r = pg_query_parse(text.c_str());

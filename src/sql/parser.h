@@ -24,6 +24,9 @@ std::string FormatSqlError(std::string_view sql, int offset, std::string_view me
 // An error about the node at `location` (a parse tree node's "location").
 Status SqlError(std::string_view sql, const Json& node, std::string_view message);
 Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view feature);
+// The same, followed by a sentence that says what is supported instead.
+Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view feature,
+                      std::string_view instead);
 
 // The node's "location" field; for a node without one (a cast, a JOIN),
 // where its text starts; -1 if nothing in it has a location.

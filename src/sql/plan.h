@@ -76,6 +76,7 @@ struct PlanNode {
   bool global = false;                        // kAggregate without GROUP BY: one row even if empty
   std::vector<SortKey> order;                 // kTopK; kRank (directions)
   int64_t limit = -1, offset = 0;             // kTopK; kRank (-1 until a filter on it sets it)
+  std::string unbounded_error;                // kRank: the error if no filter sets `limit`
   std::vector<ExprPtr> partition;             // kRank
   std::vector<ExprPtr> order_exprs;           // kRank; kRolling (one, the order key)
   int64_t range = 0;                          // kRolling, in the order key's unit

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/hash.h"
+#include "dataflow/operators/clamp.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/map.h"
@@ -18,9 +19,10 @@
 namespace sluice::sql {
 namespace {
 
-// WITH (connectors = '...', materialized = true) on a table or view.
+// WITH (connectors = '...', materialized = true) on a table or view, and
+// append_only = true on a table (`append_only` is null for a view).
 Status ReadOptions(std::string_view sql, const Json& options, bool* materialized,
-                   std::string* connectors) {
+                   std::string* connectors, bool* append_only) {
   for (const Json& o : options) {
     const Json& def = o["DefElem"];
     std::string name = def.value("defname", "");
@@ -31,17 +33,17 @@ Status ReadOptions(std::string_view sql, const Json& options, bool* materialized
       if (Json::parse(*connectors, nullptr, false).is_discarded()) {
         return SqlError(sql, o, "connectors is not valid JSON");
       }
-    } else if (name == "materialized") {
+    } else if (name == "materialized" || (name == "append_only" && append_only != nullptr)) {
       std::string v = arg.contains("String") ? arg["String"].value("sval", "")
                       : arg.contains("Boolean")
                           ? (arg["Boolean"].value("boolval", false) ? "true" : "false")
                           : "true";
-      if (v != "true" && v != "false")
-        return SqlError(sql, o, "materialized must be true or false");
-      *materialized = v == "true";
+      if (v != "true" && v != "false") return SqlError(sql, o, name + " must be true or false");
+      *(name == "materialized" ? materialized : append_only) = v == "true";
     } else {
       return SqlError(sql, o,
-                      "unknown option \"" + name + "\" (expected connectors or materialized)");
+                      "unknown option \"" + name + "\" (expected connectors, materialized" +
+                          (append_only != nullptr ? " or append_only)" : ")"));
     }
   }
   return Status::OK();
@@ -123,8 +125,14 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body) {
       }
     }
   }
-  SLUICE_RETURN_IF_ERROR(
-      ReadOptions(sql, body.value("options", Json::array()), &t.materialized, &t.connectors));
+  SLUICE_RETURN_IF_ERROR(ReadOptions(sql, body.value("options", Json::array()), &t.materialized,
+                                     &t.connectors, &t.append_only));
+  if (t.append_only && !t.primary_key.empty()) {
+    return SqlError(sql, body,
+                    "table " + t.name +
+                        " has a primary key, so it takes updates and deletes: it cannot be "
+                        "append_only");
+  }
   return t;
 }
 
@@ -151,7 +159,7 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
   const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())
                                            : body["into"].value("options", Json::array());
   bool ignored = false;  // a view's materialization comes from its statement
-  SLUICE_RETURN_IF_ERROR(ReadOptions(sql, options, &ignored, &v.connectors));
+  SLUICE_RETURN_IF_ERROR(ReadOptions(sql, options, &ignored, &v.connectors, nullptr));
   return v;
 }
 
@@ -254,6 +262,8 @@ Result<Program> CompileProgram(std::string_view text) {
       SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(text, body));
       Json definition = body;
       definition.erase("options");
+      // Whether deletes are checked changes what state the table keeps.
+      if (t.append_only) definition["append_only"] = true;
       t.definition_hash = DefinitionHash(definition);
       const size_t at = st.value("stmt_location", size_t{0});
       t.sql =
@@ -312,7 +322,16 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     const TableDef& def = *program.catalog.FindTable(t);
     Schema schema;
     for (const Column& col : def.columns) schema.push_back(col.type);
-    inputs[t] = def.primary_key.empty() ? in : Upsert(c, in, schema);
+    if (!def.primary_key.empty()) {
+      inputs[t] = Upsert(c, in, schema);
+    } else if (def.append_only) {
+      inputs[t] = in;  // the ingest refuses deletes
+    } else {
+      // A delete finds what there is to delete, and no more. On one host
+      // the input is already sharded by row (InputQueues::Split).
+      inputs[t] = Clamp(c, in, /*sharded=*/layout == nullptr,
+                        [errors, t](int64_t n) { errors->AddIgnoredDeletes(t, n); });
+    }
     SLUICE_RETURN_IF_ERROR(output(inputs[t], t, def.materialized));
   }
   Lowering lower(

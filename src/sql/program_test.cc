@@ -110,13 +110,45 @@ TEST(ProgramTest, RowNumberNeedsATopKFilter) {
   auto rt = Runtime::Start({}, [&](Circuit& c) { return BuildProgram(*p, c, &errors); });
   ASSERT_FALSE(rt.ok());
   EXPECT_EQ(rt.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(rt.status().message().find("row_number <= k"), std::string::npos);
+  EXPECT_EQ(rt.status().message(),
+            "line 2, column 28: A ROW_NUMBER() with no bound is not supported yet. ROW_NUMBER(), "
+            "RANK() and DENSE_RANK() are computed as a top-k: filter on the column in an "
+            "enclosing query (WHERE row_number <= k).\n"
+            "  CREATE VIEW v AS SELECT a, ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) AS rn "
+            "FROM t;\n"
+            "                             ^");
   auto lag = CompileProgram(
       "CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT LAG(a) OVER (ORDER BY a) FROM t;");
   ASSERT_FALSE(lag.ok());
-  EXPECT_NE(lag.status().message().find("window function lag() is not supported yet"),
+  EXPECT_NE(lag.status().message().find("line 2, column 25: The window function lag() is not "
+                                        "supported yet. Window functions are"),
             std::string::npos)
       << lag.status().message();
+  auto frame = CompileProgram(
+      "CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT SUM(a) OVER (ORDER BY a ROWS BETWEEN 1 "
+      "PRECEDING AND CURRENT ROW) FROM t;");
+  ASSERT_FALSE(frame.ok());
+  EXPECT_NE(frame.status().message().find(
+                "line 2, column 25: This window frame is not supported yet. An aggregate over a "
+                "window takes the frame RANGE BETWEEN"),
+            std::string::npos)
+      << frame.status().message();
+}
+
+TEST(ProgramTest, GroupByErrorsPointAtTheColumn) {
+  auto e = CompileProgram(
+      "CREATE TABLE t (a INT, b INT);\nCREATE VIEW v AS SELECT a, b FROM t GROUP BY a;");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "line 2, column 28: column \"t.b\" must appear in the GROUP BY clause or be used in an "
+            "aggregate function\n  CREATE VIEW v AS SELECT a, b FROM t GROUP BY a;\n"
+            "                             ^");
+  auto having = CompileProgram(
+      "CREATE TABLE t (a INT, b INT);\nCREATE VIEW v AS SELECT a FROM t GROUP BY a HAVING b > 1;");
+  ASSERT_FALSE(having.ok());
+  EXPECT_NE(having.status().message().find("line 2, column 54: column \"t.b\" must appear"),
+            std::string::npos)
+      << having.status().message();
 }
 
 TEST(ProgramTest, ScalarSubqueryOfManyRowsIsAnError) {

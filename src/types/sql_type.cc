@@ -135,6 +135,49 @@ std::string SqlType::ToString() const {
   return s;
 }
 
+std::string PostgresDataType(const SqlType& t) {
+  switch (t.id()) {
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+      return "smallint";
+    case TypeId::kInteger:
+      return "integer";
+    case TypeId::kBigInt:
+      return "bigint";
+    case TypeId::kDecimal:
+      return "numeric";
+    case TypeId::kReal:
+      return "real";
+    case TypeId::kDouble:
+      return "double precision";
+    case TypeId::kChar:
+      return "character";
+    case TypeId::kVarchar:
+      return t.precision() >= 0 ? "character varying" : "text";
+    case TypeId::kBinary:
+    case TypeId::kVarbinary:
+      return "bytea";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time without time zone";
+    case TypeId::kTimestamp:
+      return "timestamp without time zone";
+    case TypeId::kInterval:
+      return "interval";
+    case TypeId::kArray:
+      return "ARRAY";
+    case TypeId::kRow:
+      return "record";
+    case TypeId::kMap:
+    case TypeId::kVariant:
+      return "USER-DEFINED";
+  }
+  return "USER-DEFINED";
+}
+
 std::string SchemaToString(const Schema& schema) {
   std::string s = "(";
   for (size_t i = 0; i < schema.size(); ++i) {

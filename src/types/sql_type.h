@@ -106,6 +106,11 @@ class SqlType {
 
 using Schema = std::vector<SqlType>;
 
+// The type's name as PostgreSQL's information_schema.columns.data_type
+// gives it ("integer", "character varying", "timestamp without time zone",
+// "ARRAY", ...).
+std::string PostgresDataType(const SqlType& t);
+
 std::string SchemaToString(const Schema& schema);
 
 }  // namespace sluice
