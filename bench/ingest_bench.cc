@@ -222,10 +222,19 @@ int main(int argc, char** argv) {
   // A table without a primary key keeps its rows to check deletes against
   // (an insert-only change passes without a lookup); an append-only table
   // keeps nothing.
-  Run checked, append_only;
-  if (!pipeline("", &checked) || !pipeline(" WITH ('append_only' = 'true')", &append_only)) {
+  // Each twice, alternating, the faster run of each counting (the first
+  // run of a process pays for warming the allocator).
+  Run checked, append_only, checked2, append_only2;
+  if (!pipeline("", &checked) || !pipeline(" WITH ('append_only' = 'true')", &append_only) ||
+      !pipeline("", &checked2) || !pipeline(" WITH ('append_only' = 'true')", &append_only2)) {
     return 1;
   }
+  if (checked2.seconds < checked.seconds) {
+    checked.seconds = checked2.seconds;
+    checked.steps = checked2.steps;
+    checked.step_s = checked2.step_s;
+  }
+  append_only.seconds = std::min(append_only.seconds, append_only2.seconds);
   const double pipeline_s = checked.seconds;
   const uint64_t steps = checked.steps;
   const double step_s = checked.step_s;
