@@ -41,6 +41,19 @@ OracleResult CheckTable(Pipeline& p, const std::string& table, const std::string
   return r;
 }
 
+// With SLUICE_TEST_DISTRIBUTED (on many hosts), every Delta sink of
+// `program` is distributed: a part on every host, one commit per step.
+bool Distributed() { return std::getenv("SLUICE_TEST_DISTRIBUTED") != nullptr; }
+std::string Sinks(std::string program) {
+  if (!Distributed()) return program;
+  const std::string sink = "\"transport\": {\"name\": \"delta_table_output\"";
+  for (size_t at = program.find(sink); at != std::string::npos;
+       at = program.find(sink, at + sink.size() + 30)) {
+    program.insert(at, "\"distributed\": true, ");
+  }
+  return program;
+}
+
 // Waits until the table's log has `versions` commits.
 bool WaitVersions(const std::string& table, size_t versions) {
   for (int i = 0; i < 400; ++i) {
@@ -72,7 +85,7 @@ CREATE MATERIALIZED VIEW counts WITH (connectors = '[{"name": "lake_counts",
 // Every type with NULLs, updates and deletes over many steps, and a
 // transaction: after each, DuckDB reads the table as the view.
 TEST(DeltaTest, TheTableIsTheViewAfterEveryKindOfChange) {
-  Pipeline p(kProgram, {"--storage", "$DIR/st", "--workers", "2"});
+  Pipeline p(Sinks(kProgram), {"--storage", "$DIR/st", "--workers", "2"});
   ASSERT_GT(p.port(), 0) << p.log();
   const std::string lake = p.dir() + "/lake/everything", counts = p.dir() + "/lake/counts";
   ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"(
@@ -131,7 +144,7 @@ TEST(DeltaTest, TheTableIsTheViewAfterEveryKindOfChange) {
 // A restart from a checkpoint skips the steps the table already holds; a
 // missing or damaged log entry stops the pipeline with a clear error.
 TEST(DeltaTest, RestartsSkipCommittedStepsAndRefuseADamagedLog) {
-  Pipeline p(kProgram, {"--storage", "$DIR/st"});
+  Pipeline p(Sinks(kProgram), {"--storage", "$DIR/st"});
   ASSERT_GT(p.port(), 0) << p.log();
   const std::string lake = p.dir() + "/lake/everything";
   ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 1, "s": "a"}})")));
@@ -168,12 +181,12 @@ TEST(DeltaTest, RestartsSkipCommittedStepsAndRefuseADamagedLog) {
 // Many rows in files of about the target size, written on several threads;
 // reset starts the table over with the view's snapshot.
 TEST(DeltaTest, AMillionRowSnapshot) {
-  Pipeline p(R"(
+  Pipeline p(Sinks(R"(
 CREATE TABLE t (id BIGINT NOT NULL, g INTEGER, s VARCHAR) WITH (materialized = true);
 CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake", "send_snapshot": true,
   "transport": {"name": "delta_table_output", "config": {"uri": "lake/v",
     "target_file_size_bytes": 4000000, "threads": 2}}}]') AS SELECT * FROM t;
-)");
+)"));
   ASSERT_GT(p.port(), 0) << p.log();
   const std::string lake = p.dir() + "/lake/v";
   std::string body, token;
@@ -233,7 +246,7 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[
   AS SELECT id % 5 AS g, SUM(v) AS s, COUNT(*) AS n FROM t GROUP BY id % 5;
 )";
   Pipeline p(
-      program, {"--storage", "$DIR/st", "--workers", "2", "--config", "$DIR/rt.json"},
+      Sinks(program), {"--storage", "$DIR/st", "--workers", "2", "--config", "$DIR/rt.json"},
       {{"in.json", ""},
        {"rt.json",
         R"({"fault_tolerance": {"model": "exactly_once", "checkpoint_interval_secs": 1}})"}});
@@ -258,9 +271,14 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[
     }
   };
   for (int round = 0; round < 8; ++round) {
-    const char* failpoint = round == 2   ? "delta_before_commit:2"
-                            : round == 5 ? "delta_mid_commit:2"
-                                         : nullptr;
+    // Distributed: also the leader killed after a commit before it answers
+    // the parts, and a part killed between writing its files and reporting
+    // them.
+    const char* failpoint = round == 2                    ? "delta_before_commit:2"
+                            : round == 5                  ? "delta_mid_commit:2"
+                            : round == 3 && Distributed() ? "delta_leader_after_commit:2"
+                            : round == 6 && Distributed() ? "delta_part_before_report:3"
+                                                          : nullptr;
     // A kill -9 in an earlier round may have left a commit aside too.
     size_t aside_before = 0;
     if (failpoint != nullptr) {
@@ -286,6 +304,14 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[
       std::this_thread::sleep_for(500ms);
       EXPECT_EQ(CountFiles(lake + "/_delta_log", ".json.tmp"), aside_before + 1)
           << "the failpoint did not fire";
+    }
+    if (failpoint != nullptr && Distributed()) {
+      const std::string fired =
+          "failpoint " + std::string(failpoint).substr(0, std::string(failpoint).find(':'));
+      for (int i = 0; i < 100 && p.log().find(fired) == std::string::npos; ++i) {
+        std::this_thread::sleep_for(20ms);
+      }
+      EXPECT_NE(p.log().find(fired), std::string::npos) << "round " << round << ": " << p.log();
     }
     p.Kill9();
     p.Spawn();
@@ -328,6 +354,185 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[
     std::this_thread::sleep_for(50ms);
   }
   EXPECT_EQ(replay, view);
+}
+
+// ---------------------------------------------------------------- distributed
+
+// The add actions of commit `version` of the table at `table`.
+std::vector<Json> Adds(const std::string& table, int version) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020d.json", version);
+  std::vector<Json> adds;
+  std::istringstream in(Slurp(table + "/_delta_log/" + name));
+  for (std::string line; std::getline(in, line);) {
+    Json j = Json::parse(line, nullptr, false);
+    if (j.contains("add")) adds.push_back(j["add"]);
+  }
+  return adds;
+}
+
+// These start their own hosts: the multihost runs of the suite skip them.
+#define SKIP_IN_MULTIHOST_RUNS()                     \
+  if (std::getenv("SLUICE_TEST_HOSTS") != nullptr) { \
+    GTEST_SKIP() << "runs its own hosts";            \
+  }
+
+// A distributed sink: a part on every host writes its host's rows, and the
+// leader commits each step once, with one file per host (the single-host
+// sink beside it: one file per step).
+TEST(DistributedDeltaTest, OneCommitPerStepWithOneFilePerHost) {
+  SKIP_IN_MULTIHOST_RUNS();
+  Pipeline p(R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER, s VARCHAR);
+CREATE MATERIALIZED VIEW big WITH (connectors = '[
+  {"name": "lake", "distributed": true,
+   "transport": {"name": "delta_table_output", "config": {"uri": "lake/big"}}},
+  {"name": "one", "transport": {"name": "delta_table_output", "config": {"uri": "lake/one"}}},
+  {"name": "counted", "distributed": true, "transport": {"name": "null_output"}}]')
+  AS SELECT id, v, s FROM t WHERE v > 10;
+)",
+             {"--hosts", "3", "--workers", "2", "--storage", "$DIR/st"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  const std::string lake = p.dir() + "/lake/big", one = p.dir() + "/lake/one";
+  for (int step = 0; step < 3; ++step) {
+    std::string body;
+    for (int i = 0; i < 3000; ++i) {
+      const int id = step * 3000 + i;
+      body += "{\"insert\": {\"id\": " + std::to_string(id) +
+              ", \"v\": " + std::to_string(id % 50) + ", \"s\": \"r" + std::to_string(id) +
+              "\"}}\n";
+    }
+    ASSERT_TRUE(p.WaitComplete(p.Ingest("t", body)));
+    ASSERT_TRUE(WaitVersions(lake, static_cast<size_t>(step) + 2)) << p.log();
+    ASSERT_TRUE(WaitVersions(one, static_cast<size_t>(step) + 2)) << p.log();
+    EXPECT_EQ(Adds(lake, step + 1).size(), 3u) << "step " << step;
+    EXPECT_EQ(Adds(one, step + 1).size(), 1u) << "step " << step;
+  }
+  // Updates and deletes too; then DuckDB reads both tables as the view.
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"update": {"id": 11, "v": 5}}
+{"delete": {"id": 12}}
+{"insert": {"id": 13, "v": 40, "s": "new"}})")));
+  for (const std::string& table : {lake, one}) {
+    OracleResult r;
+    for (int i = 0; i < 100; ++i) {
+      r = CheckTable(p, table, "big");
+      if (r.exit_code == 0) break;
+      std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_EQ(r.exit_code, 0) << table << ": " << r.report.dump(1);
+  }
+  // Each host's part of each connector in /stats; their records add up to
+  // the view's changes.
+  const Json stats = Json::parse(p.Client().Get("/stats")->body);
+  std::map<std::string, std::set<int>> hosts;
+  std::map<std::string, uint64_t> records;
+  for (const Json& o : stats["outputs"]) {
+    if (!o.contains("host")) continue;
+    hosts[o["name"]].insert(o["host"].get<int>());
+    records[o["name"]] += o.value("records", uint64_t{0});
+  }
+  EXPECT_EQ(hosts["lake"], (std::set<int>{0, 1, 2})) << stats.dump();
+  EXPECT_EQ(hosts["counted"], (std::set<int>{0, 1, 2})) << stats.dump();
+  EXPECT_EQ(hosts["one"].size(), 1u) << stats.dump();
+  EXPECT_EQ(records["lake"], records["one"]) << stats.dump();
+  EXPECT_EQ(records["counted"], records["one"]) << stats.dump();
+}
+
+// The snapshot of a distributed sink that starts paused, and a transaction
+// around its start: every row arrives once (the rows before the start
+// included).
+TEST(DistributedDeltaTest, ASnapshotStartingPausedKeepsEveryRow) {
+  SKIP_IN_MULTIHOST_RUNS();
+  Pipeline p(R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER);
+CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake", "distributed": true,
+  "send_snapshot": true, "paused": true,
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/v"}}}]')
+  AS SELECT id, v FROM t;
+)",
+             {"--hosts", "2", "--workers", "2"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  const std::string lake = p.dir() + "/lake/v";
+  std::string body;
+  for (int i = 0; i < 300; ++i) {
+    body += "{\"insert\": {\"id\": " + std::to_string(i) + ", \"v\": " + std::to_string(i) + "}}\n";
+  }
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", body)));
+  ASSERT_EQ(p.Client().Post("/start_transaction", "", "text/plain")->status, 200);
+  body.clear();
+  for (int i = 300; i < 310; ++i) {
+    body += "{\"insert\": {\"id\": " + std::to_string(i) + ", \"v\": 1}}\n";
+  }
+  const std::string token = p.Ingest("t", body);
+  ASSERT_FALSE(token.empty());
+  ASSERT_EQ(p.Client().Post("/output_endpoints/lake/start", "", "text/plain")->status, 200);
+  std::this_thread::sleep_for(200ms);
+  auto commit = p.Client().Post("/commit_transaction", "", "text/plain");
+  ASSERT_TRUE(commit && commit->status == 200) << (commit ? commit->body : "");
+  ASSERT_TRUE(p.WaitComplete(token));
+  EXPECT_EQ(p.Query("SELECT COUNT(*) FROM v", "csv"), "310\n");
+  OracleResult r;
+  for (int i = 0; i < 200; ++i) {
+    r = CheckTable(p, lake, "v");
+    if (r.exit_code == 0) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
+  EXPECT_EQ(r.report["rows"], 310) << r.report.dump(1);
+  // A reset on every host at one step: the table starts over with one
+  // snapshot of both hosts' shares, in one commit.
+  ASSERT_EQ(p.Client().Post("/output_endpoints/lake/reset", "", "text/plain")->status, 200);
+  for (int i = 0; i < 200; ++i) {
+    r = CheckTable(p, lake, "v");
+    if (r.exit_code == 0) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
+  EXPECT_EQ(r.report["rows"], 310) << r.report.dump(1);
+}
+
+// What a distributed connector needs is checked at start, with the reason;
+// a transport that cannot run as parts runs on one host, with a warning.
+TEST(DistributedDeltaTest, WhatItNeedsIsCheckedAtStart) {
+  SKIP_IN_MULTIHOST_RUNS();
+  const std::string snapshot = R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER);
+CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake", "distributed": true,
+  "send_snapshot": true,
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/v"}}}]')
+  AS SELECT id, v FROM t;
+)";
+  setenv("SLUICE_DEV_TWEAKS", R"({"view_integrals": "one_host"})", 1);
+  Pipeline one_host(snapshot, {"--hosts", "2"});
+  unsetenv("SLUICE_DEV_TWEAKS");
+  EXPECT_EQ(one_host.exit_code(), 1) << one_host.log();
+  EXPECT_NE(one_host.log().find("set dev_tweaks.view_integrals to all_hosts"), std::string::npos)
+      << one_host.log();
+  // On one host, "distributed" changes nothing.
+  Pipeline single(snapshot, {});
+  EXPECT_GT(single.port(), 0) << single.log();
+  std::string truncate = snapshot;
+  truncate.replace(truncate.find("\"uri\": \"lake/v\""), 15,
+                   "\"uri\": \"lake/v\", \"mode\": \"truncate\"");
+  Pipeline modes(truncate, {"--hosts", "2"});
+  EXPECT_EQ(modes.exit_code(), 1) << modes.log();
+  EXPECT_NE(modes.log().find("a distributed Delta sink takes mode append"), std::string::npos)
+      << modes.log();
+  Pipeline file(R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER);
+CREATE VIEW v WITH (connectors = '[{"name": "out", "distributed": true,
+  "transport": {"name": "file_output", "config": {"path": "out.json"}},
+  "format": {"name": "json"}}]') AS SELECT id, v FROM t;
+)",
+                {"--hosts", "2"});
+  ASSERT_GT(file.port(), 0) << file.log();
+  EXPECT_NE(file.log().find("this file_output connector runs on one host"), std::string::npos)
+      << file.log();
+  ASSERT_TRUE(file.WaitComplete(file.Ingest("t", R"({"insert": {"id": 1, "v": 2}})")));
+  for (int i = 0; i < 200 && Slurp(file.dir() + "/out.json").empty(); ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(Slurp(file.dir() + "/out.json"), "{\"insert\":{\"id\":1,\"v\":2}}\n");
 }
 
 }  // namespace

@@ -382,6 +382,77 @@ TEST(MultihostTest, CoordinationCallsNeedTheSecretAndTheCertificates) {
   EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 1);
 }
 
+// A distributed sink's leader takes a report only from the host it names
+// (over TLS, the client's certificate must name that host's address) and
+// only of that host's data files in the table: a forged report cannot
+// complete a step, and the pipeline goes on.
+TEST(MultihostTest, AForgedPartReportIsRefused) {
+  setenv("SLUICE_SECRET", "the-secret", 1);
+  Pipeline p(R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INTEGER);
+CREATE VIEW v WITH (connectors = '[{"name": "lake", "distributed": true,
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/v"}}}]')
+  AS SELECT id, v FROM t;
+)",
+             {"--hosts", "2", "--workers", "1"});
+  unsetenv("SLUICE_SECRET");
+  ASSERT_GT(p.port(), 0) << p.log();
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 1, "v": 1}})")));
+  const Json st = Json::parse(p.Client().Get("/status")->body);
+  const std::string certs = CertificateDir(p);
+  ASSERT_FALSE(certs.empty()) << p.log();
+  // Ask both hosts: the leader answers about the report, the other says
+  // it does not lead.
+  auto report = [&](int to, const std::string& cert, int from, const std::string& path) {
+    const std::string address = st["hosts"][to]["address"];
+    httplib::SSLClient c(address.substr(0, address.find(':')),
+                         std::atoi(address.c_str() + address.find(':') + 1),
+                         certs + "/" + cert + ".pem", certs + "/" + cert + ".key");
+    c.set_ca_cert_path(certs + "/ca.pem");
+    c.enable_server_certificate_verification(true);
+    c.set_bearer_token_auth("the-secret");
+    c.set_read_timeout(15, 0);
+    const Json files = Json::array({{{"path", path}, {"size", 10}, {"rows", 1}, {"stats", "{}"}}});
+    auto r = c.Post("/coordination/part_report",
+                    Json{{"connector", "lake"},
+                         {"host", from},
+                         {"from", 2},
+                         {"step", 2},
+                         {"files", files.dump()},
+                         {"snapshot", false}}
+                        .dump(),
+                    "application/json");
+    return r ? std::to_string(r->status) + " " + r->body : std::string("no answer");
+  };
+  const std::string good_name = "part-00000000000000000002-h1-0123456789abcdef.zstd.parquet";
+  std::string answers;
+  for (int to = 0; to < 2; ++to) {
+    // From the coordinator's certificate, claiming to be host 1.
+    answers += report(to, "coordinator", 1, good_name) + "\n";
+    // From host 1's own certificate: a path outside the table, then a file
+    // that is not there.
+    answers += report(to, "host-1", 1, "../../etc/passwd") + "\n";
+    answers += report(to, "host-1", 1, good_name) + "\n";
+  }
+  EXPECT_NE(answers.find("whose certificate does not name it"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("which is not one of its data files"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("which the table does not hold"), std::string::npos) << answers;
+  EXPECT_EQ(answers.find("200 "), std::string::npos) << answers;
+  // The pipeline and the connector go on.
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"insert": {"id": 2, "v": 2}})")));
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["state"], "Running");
+  uint64_t records = 0;
+  for (int i = 0; i < 200 && records < 2; ++i) {
+    records = 0;
+    const Json stats = Json::parse(p.Client().Get("/stats")->body);
+    for (const Json& o : stats["outputs"]) {
+      if (o["name"] == "lake") records += o.value("records", uint64_t{0});
+    }
+    std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_EQ(records, 2u) << p.Client().Get("/stats")->body;
+}
+
 // A process of our own (`sluice host`, `sluice coordinator`), its output in
 // a file; killed when it goes out of scope.
 struct Process {

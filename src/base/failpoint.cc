@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -49,7 +50,10 @@ void FailpointSlow(const char* name) {
   MutexLock l(&f.mu);
   auto it = f.left.find(name);
   if (it == f.left.end()) return;
-  if (--it->second <= 0) _exit(137);
+  if (--it->second <= 0) {
+    std::fprintf(stderr, "sluice: failpoint %s: exiting\n", name);
+    _exit(137);
+  }
 }
 
 }  // namespace sluice

@@ -22,6 +22,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Not supported yet";
     case StatusCode::kInternal:
       return "Internal error";
+    case StatusCode::kUnavailable:
+      return "Unavailable";
   }
   return "Unknown";
 }

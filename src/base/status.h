@@ -24,6 +24,7 @@ enum class StatusCode {
   kAborted,   // the step was abandoned because another worker failed
   kUnimplemented,
   kInternal,
+  kUnavailable,  // busy for now: the same request may succeed later
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -48,6 +49,9 @@ class [[nodiscard]] Status {
     return Status(StatusCode::kUnimplemented, std::move(msg));
   }
   static Status Internal(std::string msg) { return Status(StatusCode::kInternal, std::move(msg)); }
+  static Status Unavailable(std::string msg) {
+    return Status(StatusCode::kUnavailable, std::move(msg));
+  }
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }

@@ -307,6 +307,15 @@ Result<std::unique_ptr<TlsStream>> TlsStream::Connect(const TlsContext& ctx, int
   return s;
 }
 
+bool PeerCertificateNamesIp(const SSL* ssl, const std::string& ip) {
+  if (ssl == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return false;
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (cert == nullptr) return false;
+  const bool names = X509_check_ip_asc(cert, ip.c_str(), 0) == 1;
+  X509_free(cert);
+  return names;
+}
+
 Result<std::unique_ptr<TlsStream>> TlsStream::Accept(const TlsContext& ctx, int fd) {
   ERR_clear_error();
   SSL* ssl = SSL_new(ctx.get());

@@ -63,6 +63,11 @@ class TlsContext {
   SSL_CTX* ctx_;
 };
 
+// Whether the certificate the other side of `ssl` presented (verified
+// against the pipeline's CA) names IP address `ip`: which host a
+// connection comes from.
+bool PeerCertificateNamesIp(const SSL* ssl, const std::string& ip);
+
 // A TLS session over a connected blocking socket whose timeouts
 // (SO_RCVTIMEO, SO_SNDTIMEO) bound every read and write, the handshake
 // included. Reads and writes may go on in two threads at once only if

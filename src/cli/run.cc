@@ -461,7 +461,9 @@ int RunHost(const Options& o) {
 // `sluice run --hosts H`: H host processes on 127.0.0.2, 127.0.0.3, ...
 // and this process as their coordinator.
 int RunHosts(const Options& o) {
-  const std::string secret = NewSecret();
+  // SLUICE_SECRET (or --secret-file) if given, else a fresh one.
+  std::string secret = LoadSecret(o);
+  if (secret.empty()) secret = NewSecret();
   sigset_t signals = BlockSignals();
   std::vector<coordinator::HostAddress> hosts;
   std::vector<pid_t> children;

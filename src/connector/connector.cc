@@ -31,13 +31,18 @@ const std::vector<TransportInfo>& Transports() {
       {"http_output", false, {}, {}},
       {"delta_table_output",
        false,
-       {"uri", "mode", "update_mode", "target_file_size_bytes", "threads", "compression"},
+       {"uri", "mode", "update_mode", "target_file_size_bytes", "threads", "compression",
+        "part_wait_secs"},
        {"uri"}},
   };
   return kTransports;
 }
 
 }  // namespace
+
+bool SupportsDistributed(const std::string& transport) {
+  return transport == "null_output" || transport == "delta_table_output";
+}
 
 Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, bool is_table,
                                                    std::string_view json,
@@ -151,7 +156,7 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
         }
         SLUICE_RETURN_IF_ERROR(one_of("update_mode", {"cdc"}));
         SLUICE_RETURN_IF_ERROR(one_of("compression", {"zstd", "snappy", "none"}));
-        for (const char* key : {"target_file_size_bytes", "threads"}) {
+        for (const char* key : {"target_file_size_bytes", "threads", "part_wait_secs"}) {
           if (config.contains(key) &&
               (!config[key].is_number_unsigned() || config[key].get<uint64_t>() == 0 ||
                (std::string(key) == "threads" && config[key].get<uint64_t>() > 256))) {
@@ -174,9 +179,11 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
                                              v.contains("config") ? v["config"].dump() : "");
         if (!fo.ok()) return fail(fo.status().message());
         spec.format = *fo;
-      } else if (k == "paused" || k == "send_snapshot") {
+      } else if (k == "paused" || k == "send_snapshot" || k == "distributed") {
         if (!v.is_boolean()) return fail("\"" + k + "\" must be a boolean");
-        (k == "paused" ? spec.paused : spec.send_snapshot) = v.get<bool>();
+        (k == "paused"          ? spec.paused
+         : k == "send_snapshot" ? spec.send_snapshot
+                                : spec.distributed) = v.get<bool>();
       } else if (k == "max_queued_records" || k == "max_batch_size") {
         if (!v.is_number_unsigned() || v.get<uint64_t>() == 0) {
           return fail("\"" + k + "\" must be a positive integer");
@@ -185,12 +192,13 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
             v.get<uint64_t>();
       } else {
         return fail("unknown field \"" + k +
-                    "\" (known: name, transport, format, paused, send_snapshot, "
+                    "\" (known: name, transport, format, paused, send_snapshot, distributed, "
                     "max_queued_records, max_batch_size)");
       }
     }
     if (!have_transport) return fail("\"transport\" is missing");
     if (spec.send_snapshot && is_table) return fail("\"send_snapshot\" is for output connectors");
+    if (spec.distributed && is_table) return fail("\"distributed\" is for output connectors");
     for (const ConnectorSpec& o : out) {
       if (o.name == spec.name) return fail("two connectors have this name");
     }
@@ -223,6 +231,11 @@ void ConnectorStats::set_name(std::string name) {
 std::string ConnectorStats::last_error() const {
   MutexLock l(&mu_);
   return last_error_;
+}
+
+void ConnectorStats::ClearError() {
+  MutexLock l(&mu_);
+  last_error_.clear();
 }
 
 uint64_t OutputChunk::records() const {
@@ -304,6 +317,11 @@ bool OutputQueue::closed() const {
 uint64_t OutputQueue::queued_records() const {
   MutexLock l(&mu_);
   return records_;
+}
+
+size_t OutputQueue::queued_chunks() const {
+  MutexLock l(&mu_);
+  return chunks_.size();
 }
 
 Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& spec,

@@ -5,12 +5,18 @@
 //   {"name": "people_in",
 //    "transport": {"name": "file_input", "config": {"path": "people.json"}},
 //    "format": {"name": "json", "config": {"update_format": "insert_delete"}},
-//    "paused": false, "send_snapshot": false,
+//    "paused": false, "send_snapshot": false, "distributed": false,
 //    "max_queued_records": 1000000, "max_batch_size": 10000}
 //
 // Input connectors decode records and hand them to an InputSink (the
 // pipeline's table queues). Output connectors read OutputChunks from an
 // OutputQueue that the pipeline fills after every step.
+//
+// A distributed output connector (`"distributed": true`, on many hosts, of
+// the transports that support it) runs as a part on every host, each part
+// writing its own host's share of the view's changes; the part on the
+// view's assigned host is the leader, which the others report to (a
+// LeaderLink) and which commits each step once (Delta Lake).
 #pragma once
 
 #include <atomic>
@@ -40,10 +46,48 @@ struct ConnectorSpec {
   bool send_snapshot = false;
   uint64_t max_queued_records = 1000000;
   uint64_t max_batch_size = 10000;
+  // Asked for a part on every host (`"distributed": true`); whether it
+  // runs so is the pipeline's decision (`part`).
+  bool distributed = false;
   // Set by the pipeline: its id, which outlives restarts on the same
   // storage (a Delta sink's txn appId).
   std::string pipeline_id;
   int workers = 1;  // the pipeline's workers (threads of generating inputs)
+};
+
+// The transports that can run as a part on every host.
+bool SupportsDistributed(const std::string& transport);
+
+// What a part of a distributed connector sends its leader: for the steps
+// `from` to `step`, the files it wrote at `step` (the steps before had no
+// change on its host), as the transport describes them (JSON text); or,
+// with `snapshot`, the files of its share of the snapshot at `step` (every
+// part takes its snapshot at the same step).
+struct PartReport {
+  std::string connector;
+  int host = 0;  // the part's
+  uint64_t from = 0, step = 0;
+  std::string files;
+  bool snapshot = false;
+};
+
+// How a part reaches its leader on another host (the pipeline provides it).
+class LeaderLink {
+ public:
+  virtual ~LeaderLink() = default;
+  // Sends `report`, and returns once the leader committed `report.step`
+  // (OK), or with the leader's refusal or the reason it could not be
+  // reached. Unavailable: the leader is busy (waiting for another part);
+  // the part sends it again.
+  virtual Status Report(const PartReport& report) = 0;
+};
+
+// Which part of a distributed connector this is.
+struct PartInfo {
+  int host = 0, hosts = 1;
+  int leader = 0;                    // the host of the leader part
+  std::shared_ptr<LeaderLink> link;  // to the leader (parts on other hosts)
+  bool leader_here() const { return host == leader; }
 };
 
 // Parses the connectors of a table (`is_table`) or view from the JSON text
@@ -67,6 +111,8 @@ struct ConnectorStats {
   // per connector, saying how many it left out).
   void SetError(std::string message);
   std::string last_error() const;
+  // The connector recovered from what SetError reported.
+  void ClearError();
   // The connector's name, for the log.
   void set_name(std::string name);
 
@@ -131,6 +177,7 @@ class OutputQueue {
   Status error() const;
   bool closed() const;
   uint64_t queued_records() const;
+  size_t queued_chunks() const;  // not counting the one in flight
 
  private:
   const uint64_t max_records_;
@@ -181,6 +228,17 @@ class OutputConnector {
   // The size of snapshot parts it writes best (a snapshot assembled from
   // many hosts is handed over in parts of about this many bytes of rows).
   virtual uint64_t preferred_part_bytes() const { return 1 << 20; }
+  // Distributed connectors (before Start): this part's place. A part gets a
+  // chunk for every step (one with no batches when its host had no change),
+  // so that each step is accounted for on every host.
+  virtual void SetPart(PartInfo part) { (void)part; }
+  // The leader part: takes another part's report, and answers once the
+  // step is committed (waiting up to `wait`; Unavailable if not by then).
+  virtual Status AcceptReport(const PartReport& report, std::chrono::milliseconds wait) {
+    (void)report;
+    (void)wait;
+    return Status::NotFound("connector is not the leader of a distributed connector");
+  }
 
  protected:
   ConnectorStats stats_;

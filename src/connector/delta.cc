@@ -10,8 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -356,6 +360,7 @@ class DeltaOutput final : public OutputConnector {
     target_ = c.value("target_file_size_bytes", uint64_t{128} << 20);
     threads_ = std::max(1, c.value("threads", 1));
     compression_ = *format::ParseParquetCompression(c.value("compression", std::string("zstd")));
+    part_wait_ = std::chrono::seconds(c.value("part_wait_secs", uint64_t{60}));
     for (size_t i = 0; i < rel_.columns.size(); ++i) {
       columns_.push_back({rel_.columns[i], FileType(rel_.schema[i])});
     }
@@ -363,6 +368,17 @@ class DeltaOutput final : public OutputConnector {
     columns_.push_back({"__sluice_step", SqlType::BigInt(false)});
   }
   ~DeltaOutput() override { Stop(); }
+
+  void SetPart(PartInfo part) override {
+    part_ = std::move(part);
+    MutexLock l(&lmu_);
+    if (part_->leader_here()) parts_.assign(static_cast<size_t>(part_->hosts), PartState());
+  }
+
+  Status AcceptReport(const PartReport& report, std::chrono::milliseconds wait) override {
+    if (!part_ || !part_->leader_here()) return OutputConnector::AcceptReport(report, wait);
+    return LeaderAccept(report, wait, /*own=*/false);
+  }
 
   Status Resume(std::string_view progress) override {
     Json p = Json::parse(progress, nullptr, false);
@@ -380,6 +396,16 @@ class DeltaOutput final : public OutputConnector {
   }
 
   Status Start(std::shared_ptr<OutputQueue> queue) override {
+    app_id_ = spec_.pipeline_id;
+    if (part_ && !part_->leader_here()) {
+      // The table is the leader's to create: a part opens it at its first
+      // write, and never waits for another host while it starts.
+      queue_ = std::move(queue);
+      thread_ = std::thread([this] {
+        DrainQueue(*queue_, stats_, [this](const OutputChunk& c) { return WriteWithRetry(c); });
+      });
+      return Status::OK();
+    }
     auto log = DeltaLog::Open(uri_);
     if (!log.ok()) return log.status().WithContext("connector \"" + spec_.name + "\"");
     log_ = std::make_unique<DeltaLog>(std::move(log).value());
@@ -428,6 +454,11 @@ class DeltaOutput final : public OutputConnector {
     // Steps the table already holds (a restart replays them) are skipped.
     skip_through_ = log_->TxnVersion(app_id_);
     committed_step_ = skip_through_ < 0 ? 0 : static_cast<uint64_t>(skip_through_);
+    {
+      MutexLock l(&lmu_);
+      committed_through_ = committed_step_;
+    }
+    opened_ = true;
     queue_ = std::move(queue);
     thread_ = std::thread([this] {
       DrainQueue(*queue_, stats_, [this](const OutputChunk& c) { return WriteWithRetry(c); });
@@ -436,6 +467,12 @@ class DeltaOutput final : public OutputConnector {
   }
 
   void Stop() override {
+    {
+      // Parts waiting for this leader hear that it stopped.
+      MutexLock l(&lmu_);
+      stopped_ = true;
+      lcv_.SignalAll();
+    }
     if (queue_) queue_->Close();
     if (thread_.joinable()) thread_.join();
   }
@@ -463,28 +500,85 @@ class DeltaOutput final : public OutputConnector {
   }
 
   Status Write(const OutputChunk& chunk) {
+    if (part_) return WritePart(chunk);
     if (chunk.kind == OutputChunk::Kind::kReset) {
-      std::vector<std::string> actions;
-      for (const std::string& f : log_->live_files()) {
-        actions.push_back(Json{
-            {"remove", {{"path", f}, {"deletionTimestamp", NowMillis()}, {"dataChange", true}}}}
-                              .dump());
-      }
-      if (!actions.empty()) SLUICE_RETURN_IF_ERROR(log_->Commit(actions, "DELETE"));
+      SLUICE_RETURN_IF_ERROR(RemoveLiveFiles());
       skip_through_ = static_cast<int64_t>(chunk.step) - 1;  // its snapshot follows
       // Files of a snapshot cut short by the reset never get committed.
-      for (const DeltaFile& f : pending_) (void)RemoveFile(uri_ + "/" + f.path);
-      pending_.clear();
+      DropPending();
       return Status::OK();
     }
     if (static_cast<int64_t>(chunk.step) <= skip_through_) return Status::OK();
-    // The rows of each file: encoded rows with their op, about target bytes.
+    SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
+    const bool more = chunk.kind == OutputChunk::Kind::kSnapshot && !chunk.last;
+    if (more) {
+      // A part of a snapshot that more parts follow: its files wait, and
+      // the whole snapshot is one commit, with its last part.
+      pending_.insert(pending_.end(), files.begin(), files.end());
+      return Status::OK();
+    }
+    if (files.empty() && pending_.empty()) return Status::OK();
+    files.insert(files.begin(), pending_.begin(), pending_.end());
+    Status s = CommitStep(chunk.step, files);
+    if (!s.ok()) {
+      for (size_t i = pending_.size(); i < files.size(); ++i) {
+        (void)RemoveFile(uri_ + "/" + files[i].path);
+      }
+      return s;
+    }
+    pending_.clear();
+    committed_step_ = chunk.step;
+    Count(files);
+    return Status::OK();
+  }
+
+  // One Delta commit of `files` as step `step` (with the txn action that
+  // makes a replayed step a no-op).
+  Status CommitStep(uint64_t step, const std::vector<DeltaFile>& files) {
+    Failpoint("delta_before_commit");  // the data files are written, the commit not
+    std::vector<std::string> actions;
+    actions.push_back(
+        Json{{"txn", {{"appId", app_id_}, {"version", step}, {"lastUpdated", NowMillis()}}}}
+            .dump());
+    for (const DeltaFile& f : files) {
+      actions.push_back(Json{{"add",
+                              {{"path", f.path},
+                               {"partitionValues", Json::object()},
+                               {"size", f.size},
+                               {"modificationTime", NowMillis()},
+                               {"dataChange", true},
+                               {"stats", f.stats}}}}
+                            .dump());
+    }
+    return log_->Commit(actions, "WRITE");
+  }
+
+  // Removes every file of the table (a reset), as one commit.
+  Status RemoveLiveFiles() {
+    std::vector<std::string> actions;
+    for (const std::string& f : log_->live_files()) {
+      actions.push_back(
+          Json{{"remove", {{"path", f}, {"deletionTimestamp", NowMillis()}, {"dataChange", true}}}}
+              .dump());
+    }
+    if (!actions.empty()) SLUICE_RETURN_IF_ERROR(log_->Commit(actions, "DELETE"));
+    return Status::OK();
+  }
+
+  void DropPending() {
+    for (const DeltaFile& f : pending_) (void)RemoveFile(uri_ + "/" + f.path);
+    pending_.clear();
+  }
+
+  // The rows of `batches` as data files of about the target size, encoded
+  // in parallel. On an error, the files written are removed.
+  Result<std::vector<DeltaFile>> EncodeRows(const std::vector<BatchPtr>& batches, uint64_t step) {
     struct Part {
       std::vector<std::pair<std::string, bool>> rows;  // row, inserted
       uint64_t bytes = 0;
     };
     std::vector<Part> parts(1);
-    auto c = NewCursorOver(chunk.batches);
+    auto c = NewCursorOver(batches);
     for (; c->KeyValid(); c->StepKey()) {
       const int64_t w = c->weight();
       for (int64_t k = 0; k < (w < 0 ? -w : w); ++k) {
@@ -495,13 +589,10 @@ class DeltaOutput final : public OutputConnector {
     }
     SLUICE_RETURN_IF_ERROR(c->status());
     if (parts.back().rows.empty()) parts.pop_back();
-    const bool more = chunk.kind == OutputChunk::Kind::kSnapshot && !chunk.last;
-    if (parts.empty() && (more || pending_.empty())) return Status::OK();
-    // Encoded in parallel, then committed together.
-    std::vector<Result<DeltaFile>> files(parts.size(), Status::Internal("not written"));
+    std::vector<Result<DeltaFile>> encoded(parts.size(), Status::Internal("not written"));
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t i; (i = next++) < parts.size();) files[i] = EncodeFile(parts[i].rows, chunk.step);
+      for (size_t i; (i = next++) < parts.size();) encoded[i] = EncodeFile(parts[i].rows, step);
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < threads_ && static_cast<size_t>(t) < parts.size(); ++t) {
@@ -510,51 +601,27 @@ class DeltaOutput final : public OutputConnector {
     work();
     for (std::thread& t : pool) t.join();
     Status failed;
-    for (const auto& f : files) {
-      if (!f.ok() && failed.ok()) failed = f.status();
+    std::vector<DeltaFile> files;
+    for (auto& f : encoded) {
+      if (!f.ok()) {
+        if (failed.ok()) failed = f.status();
+        continue;
+      }
+      files.push_back(std::move(f).value());
     }
     if (!failed.ok()) {
-      for (const auto& f : files) {
-        if (f.ok()) (void)RemoveFile(uri_ + "/" + f->path);
-      }
+      for (const DeltaFile& f : files) (void)RemoveFile(uri_ + "/" + f.path);
       return failed;
     }
-    if (more) {
-      // A part of a snapshot that more parts follow: its files wait, and
-      // the whole snapshot is one commit, with its last part.
-      for (auto& f : files) pending_.push_back(std::move(f).value());
-      return Status::OK();
+    return files;
+  }
+
+  // Rows and bytes that a commit took.
+  void Count(const std::vector<DeltaFile>& files) {
+    for (const DeltaFile& f : files) {
+      stats_.records += f.rows;
+      stats_.bytes += f.size;
     }
-    Failpoint("delta_before_commit");  // the data files are written, the commit not
-    std::vector<std::string> actions;
-    actions.push_back(
-        Json{{"txn", {{"appId", app_id_}, {"version", chunk.step}, {"lastUpdated", NowMillis()}}}}
-            .dump());
-    uint64_t rows = 0, bytes = 0;
-    auto add = [&](const DeltaFile& f) {
-      actions.push_back(Json{{"add",
-                              {{"path", f.path},
-                               {"partitionValues", Json::object()},
-                               {"size", f.size},
-                               {"modificationTime", NowMillis()},
-                               {"dataChange", true},
-                               {"stats", f.stats}}}}
-                            .dump());
-      rows += f.rows;
-      bytes += f.size;
-    };
-    for (const DeltaFile& f : pending_) add(f);
-    for (const auto& f : files) add(*f);
-    Status s = log_->Commit(actions, "WRITE");
-    if (!s.ok()) {
-      for (const auto& f : files) (void)RemoveFile(uri_ + "/" + f->path);
-      return s;
-    }
-    pending_.clear();
-    committed_step_ = chunk.step;
-    stats_.records += rows;
-    stats_.bytes += bytes;
-    return Status::OK();
   }
 
   Result<DeltaFile> EncodeFile(const std::vector<std::pair<std::string, bool>>& rows,
@@ -562,7 +629,11 @@ class DeltaOutput final : public OutputConnector {
     DeltaFile f;
     char name[64];
     std::snprintf(name, sizeof name, "part-%020llu-", static_cast<unsigned long long>(step));
-    f.path = name + RandomHex(8) + "." + format::ParquetCompressionName(compression_) + ".parquet";
+    // A distributed connector's parts name their host, which the leader
+    // checks.
+    const std::string host = part_ ? "h" + std::to_string(part_->host) + "-" : "";
+    f.path = name + host + RandomHex(8) + "." + format::ParquetCompressionName(compression_) +
+             ".parquet";
     format::ParquetOptions o;
     o.compression = compression_;
     o.row_group_bytes = std::min<uint64_t>(target_, o.row_group_bytes);
@@ -597,6 +668,314 @@ class DeltaOutput final : public OutputConnector {
     return f;
   }
 
+  // ---- a distributed connector's part (on every host) and leader (the
+  // part on the view's host, which commits every step once).
+  //
+  // Every part gets a chunk for every step. It writes its host's rows as
+  // files and reports them to the leader (a part on another host through
+  // its LeaderLink; the leader's own part directly), covering the steps
+  // since its last report; consecutive steps without rows are reported
+  // together. The leader commits step S, with every part's files of S, once
+  // every part has reported through S, and answers the reports of S then;
+  // steps in order, one commit each (none for a step without rows).
+  //
+  // Every part takes its snapshot at the same step S (at launch, or at a
+  // reset, which every host applies between the same two steps) and reports
+  // its files at once; the leader commits the snapshot of every part as one
+  // commit, after the steps up to S and before those after it.
+
+  Status WritePart(const OutputChunk& chunk) {
+    const bool leader = part_->leader_here();
+    if (!opened_) {
+      // A part opens the table at its first write: the steps it already
+      // holds (a restart replays them) are skipped.
+      auto log = DeltaLog::Open(uri_);
+      if (!log.ok()) return log.status();
+      skip_through_ = log->TxnVersion(app_id_);
+      opened_ = true;
+    }
+    if (chunk.kind == OutputChunk::Kind::kReset) {
+      if (leader) {
+        MutexLock l(&lmu_);  // the log is the leader's, also in other threads
+        SLUICE_RETURN_IF_ERROR(RemoveLiveFiles());
+      }
+      DropPending();
+      // Its snapshot follows.
+      skip_through_ = std::min(skip_through_, static_cast<int64_t>(chunk.step) - 1);
+      return Status::OK();
+    }
+    if (static_cast<int64_t>(chunk.step) <= skip_through_) {
+      next_from_ = chunk.step + 1;  // in the table already (a replayed step)
+      return Status::OK();
+    }
+    if (chunk.kind == OutputChunk::Kind::kSnapshot) {
+      SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
+      pending_.insert(pending_.end(), files.begin(), files.end());
+      if (!chunk.last) return Status::OK();
+      PartReport report;
+      report.connector = spec_.name;
+      report.host = part_->host;
+      report.from = report.step = chunk.step;
+      report.files = FilesJson(pending_);
+      report.snapshot = true;
+      Status s = leader ? LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true)
+                        : ReportToLeader(report);
+      if (!s.ok()) {
+        DropPending();
+        return s;
+      }
+      Count(pending_);
+      pending_.clear();
+      next_from_ = chunk.step + 1;
+      return Status::OK();
+    }
+    if (chunk.batches.empty() && queue_->queued_chunks() > 0) {
+      return Status::OK();  // the next report covers it
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
+    PartReport report;
+    report.connector = spec_.name;
+    report.host = part_->host;
+    report.from = next_from_ == 0 ? chunk.step : next_from_;
+    report.step = chunk.step;
+    report.files = FilesJson(files);
+    Failpoint("delta_part_before_report");  // its files are written, not reported
+    Status s = leader ? LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true)
+                      : ReportToLeader(report);
+    if (!s.ok()) {
+      for (const DeltaFile& f : files) (void)RemoveFile(uri_ + "/" + f.path);
+      return s;
+    }
+    next_from_ = chunk.step + 1;
+    committed_step_ = chunk.step;
+    Count(files);
+    return Status::OK();
+  }
+
+  // Sends `report` to the leader until it answers: again while it is busy
+  // (waiting for another part), never after a refusal.
+  Status ReportToLeader(const PartReport& report) {
+    for (;;) {
+      Status s = part_->link->Report(report);
+      if (s.code() != StatusCode::kUnavailable) {
+        // A refusal or a leader that has gone is final.
+        return s.ok() ? s
+                      : Status::Aborted("the leader (host " + std::to_string(part_->leader) +
+                                        ") did not take the report of step " +
+                                        std::to_string(report.step) + ": " + s.message());
+      }
+      if (queue_->closed()) return Status::Aborted("stopping");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  static std::string FilesJson(const std::vector<DeltaFile>& files) {
+    Json list = Json::array();
+    for (const DeltaFile& f : files) {
+      list.push_back({{"path", f.path}, {"size", f.size}, {"rows", f.rows}, {"stats", f.stats}});
+    }
+    return list.dump();
+  }
+
+  // A part's files as it reported them: each must be a data file of that
+  // host's part in the table's directory, of the size reported.
+  Result<std::vector<DeltaFile>> ParseFiles(const PartReport& r) const {
+    const Json list = Json::parse(r.files, nullptr, false);
+    const std::string who = "host " + std::to_string(r.host) + "'s part";
+    if (!list.is_array())
+      return Status::InvalidArgument(who + " reported files that are not a list");
+    const std::string mark = "-h" + std::to_string(r.host) + "-";
+    std::vector<DeltaFile> files;
+    for (const Json& j : list) {
+      DeltaFile f;
+      if (!j.is_object() || !j.contains("path") || !j["path"].is_string() ||
+          !j.value("size", Json()).is_number_unsigned() ||
+          !j.value("rows", Json()).is_number_unsigned() || !j.value("stats", Json()).is_string()) {
+        return Status::InvalidArgument(who + " reported a malformed file: " + j.dump());
+      }
+      f.path = j["path"];
+      f.size = j["size"];
+      f.rows = j["rows"];
+      f.stats = j["stats"];
+      if (f.path.rfind("part-", 0) != 0 || f.path.find('/') != std::string::npos ||
+          f.path.find("..") != std::string::npos || f.path.find(mark) != 25 || f.path.size() < 8 ||
+          f.path.substr(f.path.size() - 8) != ".parquet") {
+        return Status::InvalidArgument(who + " reported file \"" + f.path +
+                                       "\", which is not one of its data files");
+      }
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(uri_ + "/" + f.path, ec);
+      if (ec || size != f.size) {
+        return Status::InvalidArgument(
+            who + " reported file " + f.path + " of " + std::to_string(f.size) +
+            " bytes, which the table " +
+            (ec ? "does not hold" : "holds with " + std::to_string(size) + " bytes"));
+      }
+      files.push_back(std::move(f));
+    }
+    return files;
+  }
+
+  // The leader takes a part's report (its own, or another host's), commits
+  // what every part has reported, and returns once `report.step` is
+  // committed (waiting up to `wait`: Unavailable after it).
+  Status LeaderAccept(const PartReport& report, std::chrono::milliseconds wait, bool own) {
+    MutexLock l(&lmu_);
+    if (stopped_) {
+      return Status::NotFound("connector \"" + spec_.name + "\" stopped on the leader's host");
+    }
+    if (!opened_) return Status::Unavailable("the leader has not opened the table yet");
+    if (!failure_.ok()) return failure_;
+    if (report.host < 0 || static_cast<size_t>(report.host) >= parts_.size()) {
+      return Status::InvalidArgument("a report from host " + std::to_string(report.host) +
+                                     ", which has no part");
+    }
+    if (report.snapshot) return LeaderAcceptSnapshot(report, wait);
+    if (report.step > committed_through_) {
+      PartState& p = parts_[static_cast<size_t>(report.host)];
+      if (!p.heard || report.step > p.through) {
+        if (p.heard && report.from != p.through + 1) {
+          // Nothing can complete the steps it skipped: the connector fails.
+          failure_ = Status::InvalidArgument(
+              "host " + std::to_string(report.host) + "'s part of connector \"" + spec_.name +
+              "\" reported steps " + std::to_string(report.from) + " to " +
+              std::to_string(report.step) + " after step " + std::to_string(p.through) +
+              ": it skipped steps; reset the connector or restart the pipeline");
+          lcv_.SignalAll();
+          return failure_;
+        }
+        SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, ParseFiles(report));
+        std::vector<DeltaFile>& at = waiting_[report.step];
+        at.insert(at.end(), files.begin(), files.end());
+        p.heard = true;
+        p.through = report.step;
+        Status s = CommitReady();
+        if (!s.ok()) return s;  // the files stay; the next report or retry commits them
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const auto until = wait == std::chrono::milliseconds::max()
+                           ? start + std::chrono::hours(24 * 365)
+                           : start + wait;
+    bool warned = false;
+    while (committed_through_ < report.step && !stopped_ && failure_.ok()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= until) return Status::Unavailable(WaitingFor(report.step));
+      if (own && !warned && now - start >= part_wait_) {
+        // Shown in /stats until the step is committed.
+        stats_.SetError(
+            WaitingFor(report.step) + " for " +
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(part_wait_).count()) +
+            " s");
+        warned = true;
+      }
+      lcv_.WaitUntil(&lmu_, std::min(until, now + std::chrono::seconds(1)));
+    }
+    if (warned) stats_.ClearError();
+    if (!failure_.ok()) return failure_;
+    if (committed_through_ < report.step) {
+      return Status::NotFound("connector \"" + spec_.name + "\" stopped on the leader's host");
+    }
+    return Status::OK();
+  }
+
+  // A part's snapshot at step S: committed with every part's, as one commit.
+  Status LeaderAcceptSnapshot(const PartReport& report, std::chrono::milliseconds wait)
+      REQUIRES(lmu_) {
+    SnapshotWait& w = snapshots_[report.step];
+    if (w.hosts.insert(report.host).second) {
+      auto files = ParseFiles(report);
+      if (!files.ok()) {
+        w.hosts.erase(report.host);
+        return files.status();
+      }
+      w.files.insert(w.files.end(), files->begin(), files->end());
+      SLUICE_RETURN_IF_ERROR(CommitReady());
+    }
+    const auto until = wait == std::chrono::milliseconds::max()
+                           ? std::chrono::steady_clock::now() + std::chrono::hours(24 * 365)
+                           : std::chrono::steady_clock::now() + wait;
+    while (snapshots_.count(report.step) > 0 && !stopped_ && failure_.ok()) {
+      if (std::chrono::steady_clock::now() >= until) {
+        return Status::Unavailable("connector \"" + spec_.name + "\": the snapshot at step " +
+                                   std::to_string(report.step) + " waits for other parts");
+      }
+      lcv_.WaitUntil(&lmu_,
+                     std::min(until, std::chrono::steady_clock::now() + std::chrono::seconds(1)));
+    }
+    if (!failure_.ok()) return failure_;
+    if (snapshots_.count(report.step) > 0) {
+      return Status::NotFound("connector \"" + spec_.name + "\" stopped on the leader's host");
+    }
+    return Status::OK();
+  }
+
+  // Which parts step `step` waits for.
+  std::string WaitingFor(uint64_t step) const REQUIRES(lmu_) {
+    std::string hosts;
+    for (size_t h = 0; h < parts_.size(); ++h) {
+      if (!parts_[h].heard || parts_[h].through < step) {
+        hosts += (hosts.empty() ? "" : ", ") + std::to_string(h);
+      }
+    }
+    return "connector \"" + spec_.name + "\": step " + std::to_string(step) +
+           " waits for the part on host " + hosts;
+  }
+
+  // Commits, in order, every step that every part has reported, and every
+  // snapshot that every part has sent (after the steps up to its own).
+  Status CommitReady() REQUIRES(lmu_) {
+    uint64_t complete = std::numeric_limits<uint64_t>::max();
+    for (const PartState& p : parts_) {
+      // A part not heard from since the leader started may have steps to
+      // report (none are complete), unless it has sent a snapshot that
+      // every part has: then the steps up to the snapshot are complete.
+      if (!p.heard) complete = 0;
+      if (p.heard) complete = std::min(complete, p.through);
+    }
+    for (;;) {
+      // The next commit: a complete snapshot, or the earliest step with
+      // files, whichever comes first (a snapshot at S goes after step S).
+      auto snap = snapshots_.begin();
+      const bool snapshot_ready =
+          snap != snapshots_.end() && snap->second.hosts.size() == parts_.size();
+      const bool step_ready = !waiting_.empty() && waiting_.begin()->first <= complete &&
+                              (snap == snapshots_.end() || waiting_.begin()->first <= snap->first);
+      if (step_ready) {
+        auto it = waiting_.begin();
+        if (!it->second.empty()) SLUICE_RETURN_IF_ERROR(CommitStep(it->first, it->second));
+        Failpoint("delta_leader_after_commit");  // committed, the parts not answered
+        committed_through_ = std::max(committed_through_, it->first);
+        waiting_.erase(it);
+        continue;
+      }
+      if (snapshot_ready && (waiting_.empty() || waiting_.begin()->first > snap->first)) {
+        SLUICE_RETURN_IF_ERROR(CommitStep(snap->first, snap->second.files));
+        Failpoint("delta_leader_after_commit");
+        committed_through_ = std::max(committed_through_, snap->first);
+        snapshots_.erase(snap);
+        continue;
+      }
+      break;
+    }
+    if (complete != std::numeric_limits<uint64_t>::max() && complete > committed_through_ &&
+        (snapshots_.empty() || snapshots_.begin()->first >= complete) &&
+        (waiting_.empty() || waiting_.begin()->first > complete)) {
+      committed_through_ = complete;
+    }
+    lcv_.SignalAll();
+    return Status::OK();
+  }
+
+  struct PartState {
+    bool heard = false;  // it has reported since the leader started
+    uint64_t through = 0;
+  };
+  struct SnapshotWait {
+    std::set<int> hosts;  // the parts that sent theirs
+    std::vector<DeltaFile> files;
+  };
+
   const ConnectorSpec spec_;
   const format::Relation rel_;
   std::string uri_, mode_, app_id_;
@@ -611,6 +990,22 @@ class DeltaOutput final : public OutputConnector {
   std::atomic<uint64_t> committed_step_{0};
   std::shared_ptr<OutputQueue> queue_;
   std::thread thread_;
+  // A distributed connector's part: its place, whether it opened the table,
+  // and the first step its next report covers (0: the first report).
+  std::optional<PartInfo> part_;
+  std::atomic<bool> opened_{false};
+  uint64_t next_from_ = 0;
+  std::chrono::seconds part_wait_{60};  // then the leader says what it waits for
+  // The leader's: what each part reported, the files of the steps not yet
+  // committed, and how far the table holds every step.
+  Mutex lmu_;
+  CondVar lcv_;
+  std::vector<PartState> parts_ GUARDED_BY(lmu_);
+  std::map<uint64_t, std::vector<DeltaFile>> waiting_ GUARDED_BY(lmu_);
+  std::map<uint64_t, SnapshotWait> snapshots_ GUARDED_BY(lmu_);  // by step
+  uint64_t committed_through_ GUARDED_BY(lmu_) = 0;
+  bool stopped_ GUARDED_BY(lmu_) = false;
+  Status failure_ GUARDED_BY(lmu_);
 };
 
 }  // namespace

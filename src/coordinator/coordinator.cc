@@ -151,6 +151,33 @@ Status Coordinator::Init(std::string_view program_text) {
   // The record of the last complete checkpoint: its assignment stays.
   SLUICE_RETURN_IF_ERROR(LoadRecord());
   on_demand_ = pipeline::GatheredOnDemand(info_, layout_ == "all_hosts");
+  // Distributed connectors: what they need, and which transports run on
+  // one host whatever they ask.
+  for (const connector::ConnectorSpec& c : info_.connectors) {
+    if (c.input || !c.distributed) continue;
+    const std::string what = "connector \"" + c.name + "\" (of " + c.relation + ")";
+    if (!connector::SupportsDistributed(c.transport)) {
+      std::fprintf(stderr,
+                   "sluice coordinator: warning: %s: \"distributed\" is for null_output and "
+                   "delta_table_output; this %s connector runs on one host\n",
+                   what.c_str(), c.transport.c_str());
+      continue;
+    }
+    if (c.send_snapshot && layout_ != "all_hosts") {
+      return Status::InvalidArgument(
+          what +
+          ": send_snapshot on a distributed connector needs each host to hold a share "
+          "of the view: set dev_tweaks.view_integrals to all_hosts (with one_host, the "
+          "rows that change between the steps at which the hosts start their parts "
+          "would arrive twice or never)");
+    }
+    if (c.transport == "delta_table_output" &&
+        Json::parse(c.transport_config).value("mode", std::string("append")) != "append") {
+      return Status::InvalidArgument(what +
+                                     ": a distributed Delta sink takes mode append (every "
+                                     "host's part adds to one table)");
+    }
+  }
   // Every host must be up (and not yet activated).
   std::vector<std::string> exchanges(hosts_.size());
   const auto deadline = Clock::now() + options_.start_timeout;
@@ -773,10 +800,17 @@ void Coordinator::Unsubscribe(uint64_t id) {
   egress_.erase(it);
 }
 
-// A connector's calls go to the host it runs on.
+// A connector's calls go to the host it runs on; a distributed one's to
+// every host, between the same two steps.
 Status Coordinator::ConnectorCall(const std::string& name, const std::string& action) {
   for (const connector::ConnectorSpec& c : info_.connectors) {
     if (c.name != name) continue;
+    if (!c.input && c.distributed && connector::SupportsDistributed(c.transport)) {
+      MutexLock sl(&step_mu_);
+      const co::ConnectorRequest request{name, action};
+      const auto timeout = options_.request_timeout;
+      return OnEveryHost([&](const HostClient& h) { return h.Call(request, timeout).status(); });
+    }
     const int host =
         c.input ? assignment_.input_host.at(name) : assignment_.output_host.at(c.relation);
     const HostClient& h = hosts_[static_cast<size_t>(host)];

@@ -28,6 +28,8 @@ class Transport {
   virtual Status Receive(int id, int to, std::vector<BatchPtr>* out) = 0;
   // Fails the current step: every waiting and later Receive returns `status`.
   virtual void Abort(const Status& status) = 0;
+  // Bytes sent to other hosts so far (0 for a transport within a process).
+  virtual uint64_t bytes_sent() const { return 0; }
 };
 
 }  // namespace sluice

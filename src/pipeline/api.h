@@ -72,9 +72,8 @@ struct ProgramInfo {
 Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::string& base_dir);
 // On many hosts, the relations whose output is gathered onto their host only
 // while someone follows them over HTTP: those without an output connector
-// that are not materialized, or (`spread`: the all_hosts layout, where an
-// integral needs no gather) are materialized too. The others are always
-// gathered.
+// (other than distributed ones) that are not materialized, or (`spread`: the all_hosts layout,
+// where an integral needs no gather) are materialized too. The others are always gathered.
 std::set<std::string> GatheredOnDemand(const ProgramInfo& program, bool spread);
 // A new pipeline id (a random UUID), which sinks key replayed steps by.
 std::string NewPipelineId();

@@ -49,6 +49,19 @@ format::Relation MakeRelation(const std::string& name, const std::vector<sql::Co
   return r;
 }
 
+// A part's way to its leader on another host.
+class PeerLeaderLink final : public connector::LeaderLink {
+ public:
+  PeerLeaderLink(Peers* peers, int leader) : peers_(peers), leader_(leader) {}
+  Status Report(const connector::PartReport& report) override {
+    return peers_->ReportPart(leader_, report);
+  }
+
+ private:
+  Peers* peers_;
+  int leader_;
+};
+
 }  // namespace
 
 const char* StateName(PipelineState s) {
@@ -159,7 +172,10 @@ std::set<std::string> GatheredOnDemand(const ProgramInfo& program, bool spread) 
     if (!info.materialized || spread) out.insert(name);
   }
   for (const connector::ConnectorSpec& c : program.connectors) {
-    if (!c.input) out.erase(c.relation);
+    // A distributed connector's parts write what each host computed.
+    if (!c.input && !(c.distributed && connector::SupportsDistributed(c.transport))) {
+      out.erase(c.relation);
+    }
   }
   return out;
 }
@@ -194,6 +210,11 @@ Status Controller::Init() {
   RuntimeOptions opts;
   opts.workers = config_.workers;
   sql::HostLayout layout;
+  // On many hosts, a distributed connector runs as a part on every host,
+  // writing the changes of the relation as this host's workers computed
+  // them: its spread share (all_hosts, materialized), or else the change
+  // before the gather.
+  std::map<std::string, std::string> part_streams;  // by connector
   if (role_) {
     opts.host = role_->host;
     opts.hosts = role_->hosts;
@@ -202,6 +223,15 @@ Status Controller::Init() {
     layout.output_host = role_->output_host;
     layout.spread = role_->spread;
     for (const auto& [r, on] : gather_switches_) layout.on_demand[r] = on;
+    for (const connector::ConnectorSpec& spec : specs) {
+      if (!RunsAsParts(spec)) continue;
+      if (role_->spread && relations_.at(spec.relation).materialized) {
+        part_streams[spec.name] = sql::SpreadOutputName(spec.relation);
+      } else {
+        layout.parts.insert(spec.relation);
+        part_streams[spec.name] = sql::PartOutputName(spec.relation);
+      }
+    }
   }
   if (!config_.storage.empty()) {
     std::error_code ec;
@@ -228,6 +258,7 @@ Status Controller::Init() {
   // (all_hosts).
   std::set<std::string> held, elsewhere, spread;
   runtime_outputs_ = output_names_;
+  for (const std::string& r : layout.parts) runtime_outputs_.push_back(sql::PartOutputName(r));
   for (const auto& [name, rel] : relations_) {
     if (!rel.materialized) continue;
     if (role_ && role_->spread) {
@@ -247,8 +278,11 @@ Status Controller::Init() {
     spec.pipeline_id = pipeline_id_;
     spec.workers = config_.workers;
     const RelationInfo& rel = relations_.at(spec.relation);
-    // On many hosts, each connector runs on the host it is assigned to.
-    if (role_ && (spec.input ? role_->inputs.count(spec.name) == 0 : !IsHere(spec.relation))) {
+    // On many hosts, each connector runs on the host it is assigned to (a
+    // distributed one on every host).
+    const auto part = part_streams.find(spec.name);
+    if (role_ && (spec.input ? role_->inputs.count(spec.name) == 0
+                             : part == part_streams.end() && !IsHere(spec.relation))) {
       continue;
     }
     if (spec.input) {
@@ -265,6 +299,17 @@ Status Controller::Init() {
     SLUICE_ASSIGN_OR_RETURN(auto out, connector::MakeOutputConnector(spec, rel.rel));
     if (out == nullptr) continue;  // http_output: streams come through /egress
     out->stats().set_name(spec.name);
+    if (part != part_streams.end()) {
+      connector::PartInfo info;
+      info.host = role_->host;
+      info.hosts = role_->hosts;
+      info.leader = role_->output_host.at(spec.relation);
+      if (!info.leader_here())
+        info.link = std::make_shared<PeerLeaderLink>(role_->peers, info.leader);
+      out->SetPart(std::move(info));
+      outputs_->AddConnector(spec, std::move(out), part->second);
+      continue;
+    }
     outputs_->AddConnector(spec, std::move(out));
   }
   std::vector<InputQueues::Table> tables;
@@ -510,6 +555,14 @@ void Controller::CountIngressErrors(const std::string& table, uint64_t errors) {
   queues_->CountParseErrors(table, errors);
 }
 
+Status Controller::AcceptPartReport(const connector::PartReport& report) {
+  connector::OutputConnector* c = outputs_->FindConnector(report.connector);
+  if (c == nullptr) {
+    return Status::NotFound("connector \"" + report.connector + "\" does not run on this host");
+  }
+  return c->AcceptReport(report, std::chrono::seconds(10));
+}
+
 Result<Completion> Controller::CompletionOf(uint64_t token) const {
   SLUICE_ASSIGN_OR_RETURN(Completion c, queues_->CompletionOf(token, step()));
   if (c.complete) c.ignored_deletes = ignored_deletes_.Sum(c.from_step, c.step);
@@ -699,6 +752,7 @@ PipelineStats Controller::Stats() const {
   }
   g.workers = static_cast<uint64_t>(config_.workers);
   g.eval_errors = errors_.count();
+  if (role_ && role_->transport != nullptr) g.exchange_bytes_sent = role_->transport->bytes_sent();
   g.ignored_deletes = errors_.ignored_deletes();
   g.eval_error_samples = errors_.samples();
   st.inputs = queues_->IngressStats();

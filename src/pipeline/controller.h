@@ -120,6 +120,10 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
                           uint64_t bytes) override;
   void CountIngressErrors(const std::string& table, uint64_t errors) override;
   Result<Completion> CompletionOf(uint64_t token) const override;
+  // On the leader's host: another host's part of distributed connector
+  // `report.connector` reports a step (connector::LeaderLink); returns once
+  // the step is committed, or Unavailable after a while (ask again).
+  Status AcceptPartReport(const connector::PartReport& report);
   // On a host of many: the deletes of the last step that found no row to
   // delete, per table (its step answer).
   std::map<std::string, uint64_t> LastStepIgnoredDeletes() const { return ignored_deletes_.Last(); }
@@ -314,6 +318,12 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   uint64_t Fingerprint(const std::string& relation) const;
 
   // On many hosts, whether `relation`'s output is gathered on this host.
+  // On many hosts: whether output connector `spec` runs as a part on every
+  // host (distributed, of a transport that can).
+  bool RunsAsParts(const connector::ConnectorSpec& spec) const {
+    return role_.has_value() && role_->hosts > 1 && !spec.input && spec.distributed &&
+           connector::SupportsDistributed(spec.transport);
+  }
   bool IsHere(const std::string& relation) const {
     return !role_ || role_->output_host.at(relation) == role_->host;
   }

@@ -253,6 +253,8 @@ HttpError HttpErrorFor(const Status& s) {
       return {503, "PipelineStopping"};
     case StatusCode::kUnimplemented:
       return {501, "NotSupported"};
+    case StatusCode::kUnavailable:
+      return {429, "Busy"};
     default:
       return {500, "InternalError"};
   }
@@ -266,6 +268,8 @@ Status StatusFromHttp(int http, std::string message) {
       return Status::NotFound(std::move(message));
     case 501:
       return Status::Unimplemented(std::move(message));
+    case 429:
+      return Status::Unavailable(std::move(message));
     case 503:
       return Status::Aborted(std::move(message));
     default:

@@ -379,6 +379,32 @@ struct ConnectorRequest {
 
 // ---------------------------------------------------------------- output
 
+// Host to host: a part of a distributed connector (connector.h) reports
+// the files it wrote for a step to the leader part; the answer comes once
+// the leader committed the step (429 Busy: not yet; ask again).
+struct PartReportRequest {
+  static constexpr CallInfo kCall{
+      Method::kPost, "/coordination/part_report",
+      "a distributed connector's part reports a step's files; answered once the leader "
+      "committed the step"};
+  using Answer = Empty;
+  std::string connector;
+  int host = 0;
+  uint64_t from = 0;
+  uint64_t step = 0;
+  std::string files;  // the transport's JSON text
+  bool snapshot = false;
+  template <class V>
+  void Fields(V& v) {
+    v("connector", connector);
+    v("host", host);
+    v("from", from);
+    v("step", step);
+    v("files", files);
+    v("snapshot", snapshot);
+  }
+};
+
 struct FollowRequest {
   static constexpr CallInfo kCall{
       Method::kPost, "/coordination/follow",
@@ -549,6 +575,7 @@ struct CheckpointsRequest {
   X(PauseRequest)                    \
   X(ResumeRequest)                   \
   X(ConnectorRequest)                \
+  X(PartReportRequest)               \
   X(FollowRequest)                   \
   X(EgressRequest)                   \
   X(LeaseRequest)                    \

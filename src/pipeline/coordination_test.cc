@@ -204,7 +204,7 @@ TEST(CoordinationTest, EveryCallHasItsOwnPath) {
     EXPECT_TRUE(paths.insert(R::kCall.path).second) << R::kCall.path;
     EXPECT_EQ(std::string(R::kCall.path).rfind("/coordination/", 0), 0u);
   });
-  EXPECT_EQ(calls, 24u);
+  EXPECT_EQ(calls, 25u);
 }
 
 TEST(CoordinationTest, HttpStatusesRoundTrip) {

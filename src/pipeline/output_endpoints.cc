@@ -18,10 +18,13 @@ const std::string& OutputEndpoints::IntegralSource(const std::string& relation) 
 }
 
 void OutputEndpoints::AddConnector(const connector::ConnectorSpec& spec,
-                                   std::unique_ptr<connector::OutputConnector> connector) {
+                                   std::unique_ptr<connector::OutputConnector> connector,
+                                   const std::string& part_stream) {
   auto e = std::make_unique<Endpoint>();
   e->name = spec.name;
   e->relation = spec.relation;
+  e->stream = part_stream.empty() ? spec.relation : part_stream;
+  e->part = !part_stream.empty();
   e->transport = spec.transport;
   e->queue = std::make_shared<connector::OutputQueue>(spec.max_queued_records, true);
   e->send_snapshot = spec.send_snapshot;
@@ -30,6 +33,14 @@ void OutputEndpoints::AddConnector(const connector::ConnectorSpec& spec,
   MutexLock l(&mu_);
   e->id = next_id_++;
   endpoints_.push_back(std::move(e));
+}
+
+connector::OutputConnector* OutputEndpoints::FindConnector(const std::string& name) {
+  MutexLock l(&mu_);
+  for (auto& e : endpoints_) {
+    if (e->connector && e->name == name) return e->connector.get();
+  }
+  return nullptr;
 }
 
 Status OutputEndpoints::ResumeConnectors(const std::map<std::string, Progress>& progress,
@@ -81,7 +92,7 @@ Status OutputEndpoints::AddSnapshot(Endpoint& e, SnapshotStarts* assemble, bool 
     return Status::InvalidArgument("\"" + e.relation +
                                    "\" is not materialized, so it has no snapshot");
   }
-  if (share_name_.count(e.relation) > 0) {
+  if (share_name_.count(e.relation) > 0 && !e.part) {
     if (assemble == nullptr) {
       return Status::Internal("the snapshot of spread relation " + e.relation +
                               " has nobody to assemble it");
@@ -118,13 +129,13 @@ void OutputEndpoints::HandOver(uint64_t step, const std::map<std::string, BatchP
                                bool skip_snapshot_waiters) {
   for (auto it = endpoints_.begin(); it != endpoints_.end();) {
     Endpoint& e = **it;
-    auto o = outputs.find(e.relation);
+    auto o = outputs.find(e.stream);
+    const bool change = o != outputs.end() && !o->second->empty();
     bool ok = true;
-    if (o != outputs.end() && !o->second->empty() && !e.failed &&
-        !(skip_snapshot_waiters && e.send_snapshot)) {
+    if ((change || e.part) && !e.failed && !(skip_snapshot_waiters && e.send_snapshot)) {
       connector::OutputChunk chunk;
       chunk.step = step;
-      chunk.batches = {o->second};
+      if (change) chunk.batches = {o->second};
       if (e.assembling) {
         e.held.push_back(std::move(chunk));  // after its snapshot
       } else {
@@ -183,6 +194,7 @@ Result<Subscription> OutputEndpoints::Subscribe(const std::string& relation, boo
                                                 SnapshotStarts* assemble) {
   auto e = std::make_unique<Endpoint>();
   e->relation = relation;
+  e->stream = relation;
   e->transport = "http_output";
   e->queue = std::make_shared<connector::OutputQueue>(max_queued_records, backpressure);
   MutexLock l(&mu_);

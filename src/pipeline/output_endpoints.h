@@ -53,8 +53,16 @@ class OutputEndpoints {
                   std::set<std::string> spread, const SpineOptions& spine);
 
   // ---- set-up (before Launch)
+  // With `part_stream`, the connector is this host's part of a distributed
+  // connector: it gets the runtime output `part_stream` (this host's share
+  // of the relation's change) at every step, a chunk with no batches when
+  // there was none, and its snapshot is this host's share of the integral.
   void AddConnector(const connector::ConnectorSpec& spec,
-                    std::unique_ptr<connector::OutputConnector> connector) EXCLUDES(mu_);
+                    std::unique_ptr<connector::OutputConnector> connector,
+                    const std::string& part_stream = "") EXCLUDES(mu_);
+  // The running output connector `name`, or null. It stays valid until
+  // Stop().
+  connector::OutputConnector* FindConnector(const std::string& name) EXCLUDES(mu_);
   struct Progress {
     std::string progress;  // JSON text
     bool snapshot_sent = false;
@@ -157,6 +165,8 @@ class OutputEndpoints {
     uint64_t id = 0;
     std::string name;  // connectors only
     std::string relation;
+    std::string stream;  // the output it gets: the relation's, or its part's
+    bool part = false;   // a part of a distributed connector
     std::string transport;
     std::shared_ptr<connector::OutputQueue> queue;
     std::unique_ptr<connector::OutputConnector> connector;  // null for HTTP streams

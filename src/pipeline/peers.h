@@ -1,6 +1,7 @@
 // The other hosts of a pipeline on many hosts, as one host's snapshots
 // read them: a host's share of a relation's integral (the all_hosts
-// layout), pinned at one step by a lease and read in pieces. Implemented
+// layout), pinned at one step by a lease and read in pieces; and as the
+// parts of distributed connectors reach their leaders. Implemented
 // over the coordination API by server::HostServer; the controller only
 // sees this interface.
 //
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "connector/connector.h"
 #include "zset/batch.h"
 
 namespace sluice::pipeline {
@@ -33,6 +35,9 @@ class Peers {
   // Keeps the lease alive (a host drops leases nobody touched for long).
   virtual Status Touch(int host, uint64_t lease) = 0;
   virtual void Release(int host, uint64_t lease) = 0;
+  // Sends a part's report to the leader of its distributed connector, on
+  // host `host` (connector::LeaderLink::Report).
+  virtual Status ReportPart(int host, const connector::PartReport& report) = 0;
 };
 
 }  // namespace sluice::pipeline

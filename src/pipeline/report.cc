@@ -20,6 +20,7 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   g.rss_bytes += p.rss_bytes;
   g.storage_bytes += p.storage_bytes;
   g.eval_errors += p.eval_errors;
+  AddOptional(&g.exchange_bytes_sent, p.exchange_bytes_sent);
   for (const auto& [table, n] : p.ignored_deletes) g.ignored_deletes[table] += n;
   g.spill_failures += p.spill_failures;
   if (p.last_spill_failure) g.last_spill_failure = p.last_spill_failure;

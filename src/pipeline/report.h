@@ -34,7 +34,8 @@ struct GlobalStats {
   std::vector<std::string> eval_error_samples;
   // Per table without a primary key: deletes that found no row to delete.
   std::map<std::string, uint64_t> ignored_deletes;
-  std::optional<uint64_t> hosts;  // on many hosts
+  std::optional<uint64_t> exchange_bytes_sent;  // on many hosts: to other hosts
+  std::optional<uint64_t> hosts;                // on many hosts
   // Steps by how long they took: the count in each bucket of
   // StepLoop::kLatencyBounds, then those longer.
   std::vector<uint64_t> step_latency_counts;
@@ -60,6 +61,7 @@ struct GlobalStats {
     v("hosts", hosts);
     v("step_latency_counts", step_latency_counts);
     v("ignored_deletes", ignored_deletes);
+    v("exchange_bytes_sent", exchange_bytes_sent);
   }
 };
 

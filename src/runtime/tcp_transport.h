@@ -64,7 +64,7 @@ class TcpTransport final : public Transport {
 
   // The first peer lost, or OK.
   Status lost() const;
-  uint64_t bytes_sent() const;
+  uint64_t bytes_sent() const override;
 
  private:
   struct Impl;

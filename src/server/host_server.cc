@@ -6,6 +6,7 @@
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <type_traits>
 
 #include "base/bytes.h"
 #include "base/failpoint.h"
@@ -31,6 +32,7 @@ void Fail(Response& res, const Status& s) { SendStatus(res, s, "HostError"); }
 
 // Serves call R: its request read back (a malformed one is a 400 that
 // names the field), `handler`'s answer written as the call says.
+// A handler may also take the HTTP request (to see who sent it).
 template <class R, class F>
 void Serve(httplib::Server& http, F handler) {
   auto h = [handler](const Request& req, Response& res) {
@@ -40,7 +42,13 @@ void Serve(httplib::Server& http, F handler) {
                        std::string("malformed ") + co::MethodName(R::kCall.method) + " " +
                            R::kCall.path + ": " + request.status().message());
     }
-    Result<typename R::Answer> answer = handler(*request);
+    Result<typename R::Answer> answer = [&] {
+      if constexpr (std::is_invocable_v<F, const R&, const Request&>) {
+        return handler(*request, req);
+      } else {
+        return handler(*request);
+      }
+    }();
     if (!answer.ok()) return Fail(res, answer.status());
     res.status = 200;
     res.set_content(co::EncodeAnswer<R>(*answer),
@@ -90,6 +98,11 @@ class HostPeers final : public pipeline::Peers {
     return Retry(host, co::TouchRequest{lease}).status();
   }
   void Release(int host, uint64_t lease) override { (void)Retry(host, co::ReleaseRequest{lease}); }
+  Status ReportPart(int host, const connector::PartReport& r) override {
+    return Retry(host,
+                 co::PartReportRequest{r.connector, r.host, r.from, r.step, r.files, r.snapshot})
+        .status();
+  }
 
  private:
   static constexpr std::chrono::seconds kTimeout{30};
@@ -119,7 +132,8 @@ class HostPeers final : public pipeline::Peers {
 
 struct HostServer::Impl {
   HostOptions o;
-  std::unique_ptr<HostPeers> peers;  // once activated
+  std::unique_ptr<HostPeers> peers;   // once activated
+  std::vector<std::string> host_ips;  // every host's, once activated
   std::unique_ptr<httplib::Server> http;
   std::thread thread, watchdog;
   int port = 0;
@@ -221,6 +235,7 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   for (size_t h = 0; h < a.apis.size(); ++h) {
     SLUICE_ASSIGN_OR_RETURN(HostAddress address, ParseAddress(a.apis[h]));
     address.index = static_cast<int>(h);
+    host_ips.push_back(address.ip);
     peer_clients.emplace_back(address, o.secret, std::chrono::seconds(10), o.tls);
   }
   peers = std::make_unique<HostPeers>(to.host, std::move(peer_clients));
@@ -395,6 +410,26 @@ void HostServer::Impl::Routes() {
     Get()->Resume();
     return Empty{};
   });
+  Serve<co::PartReportRequest>(
+      *http, [this](const co::PartReportRequest& r, const Request& req) -> Result<Empty> {
+        // A report counts only from the host it names: with TLS, the client's
+        // certificate (each host has its own, for its address) must name it.
+        if (r.host < 0 || static_cast<size_t>(r.host) >= host_ips.size()) {
+          return Status::InvalidArgument("a part report from host " + std::to_string(r.host) +
+                                         ", which is not a host of this pipeline");
+        }
+        if (o.tls.enabled() &&
+            !PeerCertificateNamesIp(req.ssl, host_ips[static_cast<size_t>(r.host)])) {
+          return Status::InvalidArgument("a part report that says it comes from host " +
+                                         std::to_string(r.host) + " (" +
+                                         host_ips[static_cast<size_t>(r.host)] +
+                                         "), over a connection whose certificate does not name it");
+        }
+        LongCall busy(this);
+        connector::PartReport report{r.connector, r.host, r.from, r.step, r.files, r.snapshot};
+        SLUICE_RETURN_IF_ERROR(Get()->AcceptPartReport(report));
+        return Empty{};
+      });
   Serve<co::ConnectorRequest>(*http, [this](const co::ConnectorRequest& r) -> Result<Empty> {
     if (r.action == "reset") {
       SLUICE_RETURN_IF_ERROR(Get()->ResetOutput(r.name));

@@ -191,6 +191,11 @@ std::string RenderMetrics(const pipeline::PipelineStats& stats,
         static_cast<double>(g.storage_bytes));
   m.One("sluice_eval_errors_total", "counter", "rows whose evaluation failed",
         static_cast<double>(g.eval_errors));
+  if (g.exchange_bytes_sent) {
+    m.One("sluice_exchange_bytes_sent_total", "counter",
+          "bytes the hosts sent each other over the exchange",
+          static_cast<double>(*g.exchange_bytes_sent));
+  }
   m.Head("sluice_ignored_deletes_total", "counter",
          "deletes that found no row to delete, per table without a primary key");
   for (const auto& [table, n] : g.ignored_deletes) {

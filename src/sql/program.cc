@@ -301,6 +301,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
       if (it == layout->output_host.end()) {
         return Status::Internal("no host is assigned to the output of " + name);
       }
+      if (layout->parts.count(name) > 0) AddOutput(c, s, PartOutputName(name));
       if (layout->spread && materialized) {
         // Every row's changes meet on one worker, so that each host's
         // share of the integral is consolidated.

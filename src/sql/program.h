@@ -59,10 +59,17 @@ struct HostLayout {
   std::map<std::string, int> output_host;  // every table and view
   std::map<std::string, std::shared_ptr<const std::atomic<bool>>> on_demand;
   bool spread = false;
+  // Relations whose change, as this host's workers computed it (before the
+  // gather), is also the runtime output PartOutputName(r): what the parts
+  // of their distributed connectors write.
+  std::set<std::string> parts;
 };
 // The runtime output that carries this host's share of a spread relation's
 // change.
 inline std::string SpreadOutputName(const std::string& relation) { return relation + "\x1fshare"; }
+// The runtime output that carries this host's part of a relation's change,
+// for distributed connectors (HostLayout::parts).
+inline std::string PartOutputName(const std::string& relation) { return relation + "\x1fpart"; }
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views = nullptr,
                     const HostLayout* layout = nullptr);
