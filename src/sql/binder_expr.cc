@@ -2,6 +2,7 @@
 // PostgreSQL's implicit casts, CASE, COALESCE, NULLIF, IN lists, aggregates
 // (collected for the enclosing GROUP BY) and type names.
 #include "sql/binder_internal.h"
+#include "sql/datetime.h"
 
 namespace sluice::sql::binding {
 
@@ -459,6 +460,26 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   if (kind == "TypeCast") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
     SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
+    // INTERVAL '1' DAY: the field restriction is the typmod's range.
+    const Json& mods = body["typeName"].value("typmods", Json::array());
+    int range = kIntervalFullRange;
+    if (t.id() == TypeId::kInterval && !mods.empty()) {
+      auto [mkind, mbody] = Node(mods[0]);
+      if (mkind == "A_Const" && mbody->contains("ival")) {
+        range = static_cast<int>((*mbody)["ival"].value("ival", int64_t{kIntervalFullRange}));
+      }
+    }
+    if (range != kIntervalFullRange) {
+      if (x->kind != ExprKind::kLiteral || !x->type.IsString() || x->value.is_null()) {
+        return SqlUnsupported(sql_, n, "An interval field restriction on anything but a literal");
+      }
+      Interval iv;
+      if (!ParseIntervalWithRange(x->value.string_value(), range, &iv)) {
+        return SqlError(
+            sql_, n, "invalid input syntax for type interval: \"" + x->value.string_value() + "\"");
+      }
+      return MakeLiteral(Value::MakeInterval(iv.months, iv.days, iv.micros), t);
+    }
     if (x->kind == ExprKind::kLiteral) {
       Value v;
       Status st = CastValue(x->value, x->type, t, &v);

@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace sluice::sql {
 namespace {
@@ -149,6 +151,76 @@ bool ParseTimestampInput(std::string_view s, int64_t* micros) {
   }
   if (!ParseTimestamp(s, micros)) return false;
   *micros -= offset;
+  return true;
+}
+
+bool ParseIntervalWithRange(std::string_view s, int range, Interval* out) {
+  constexpr int kYear = 4, kMonth = 2, kDay = 8, kHour = 1024, kMinute = 2048, kSecond = 4096;
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  const int last = (range & kSecond)   ? kSecond
+                   : (range & kMinute) ? kMinute
+                   : (range & kHour)   ? kHour
+                   : (range & kDay)    ? kDay
+                   : (range & kMonth)  ? kMonth
+                   : (range & kYear)   ? kYear
+                                       : kSecond;
+  auto plain_number = [](std::string_view t) {
+    size_t i = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? 1 : 0;
+    bool digits = false, point = false;
+    for (; i < t.size(); ++i) {
+      if (std::isdigit(static_cast<unsigned char>(t[i]))) {
+        digits = true;
+      } else if (t[i] == '.' && !point) {
+        point = true;
+      } else {
+        return false;
+      }
+    }
+    return digits;
+  };
+  Interval iv;
+  if (plain_number(s)) {
+    const double n = std::strtod(std::string(s).c_str(), nullptr);
+    switch (last) {
+      case kYear:
+        iv.months = static_cast<int32_t>(n * 12);
+        break;
+      case kMonth:
+        iv.months = static_cast<int32_t>(n);
+        break;
+      case kDay:
+        iv.days = static_cast<int32_t>(n);
+        break;
+      case kHour:
+        iv.micros = static_cast<int64_t>(std::llround(n * 3600e6));
+        break;
+      case kMinute:
+        iv.micros = static_cast<int64_t>(std::llround(n * 60e6));
+        break;
+      default:
+        iv.micros = static_cast<int64_t>(std::llround(n * 1e6));
+    }
+  } else if (range == (kYear | kMonth) && s.find('-', 1) != std::string_view::npos) {
+    // 'Y-M'
+    const bool negative = s.front() == '-';
+    std::string_view t = negative ? s.substr(1) : s;
+    const size_t dash = t.find('-');
+    if (!plain_number(t.substr(0, dash)) || !plain_number(t.substr(dash + 1))) return false;
+    const int64_t m = std::atoll(std::string(t.substr(0, dash)).c_str()) * 12 +
+                      std::atoll(std::string(t.substr(dash + 1)).c_str());
+    iv.months = static_cast<int32_t>(negative ? -m : m);
+  } else if (!ParseInterval(s, &iv)) {
+    return false;
+  }
+  // The fields after the restriction's last are dropped.
+  constexpr int64_t kHourMicros = 3600000000, kMinuteMicros = 60000000;
+  if (last == kYear) iv.months = iv.months / 12 * 12;
+  if (last == kYear || last == kMonth) iv.days = 0;
+  if (last == kYear || last == kMonth || last == kDay) iv.micros = 0;
+  if (last == kHour) iv.micros = iv.micros / kHourMicros * kHourMicros;
+  if (last == kMinute) iv.micros = iv.micros / kMinuteMicros * kMinuteMicros;
+  *out = iv;
   return true;
 }
 

@@ -27,6 +27,13 @@ bool ParseTimestamp(std::string_view s, int64_t* micros);
 bool ParseTimestampInput(std::string_view s, int64_t* micros);
 // "1 year 2 mons 3 days 04:05:06.5", "90 minutes", "-1 day", "2 weeks", ...
 bool ParseInterval(std::string_view s, Interval* out);
+// An interval literal with PostgreSQL's field restriction (INTERVAL '1' DAY,
+// '1-2' YEAR TO MONTH): `range` is its typmod's range bits (YEAR 4, MONTH 2,
+// DAY 8, HOUR 1024, MINUTE 2048, SECOND 4096). A bare number counts in the
+// restriction's last field, and fields after it are dropped, as PostgreSQL
+// does.
+bool ParseIntervalWithRange(std::string_view s, int range, Interval* out);
+constexpr int kIntervalFullRange = 0x7FFF;
 
 std::string FormatDate(int64_t days);
 std::string FormatTime(int64_t micros);

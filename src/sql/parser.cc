@@ -2,6 +2,7 @@
 
 #include <pg_query.h>
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 namespace sluice::sql {
@@ -82,14 +83,75 @@ Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view f
                      std::string(feature) + " is not supported yet. " + std::string(instead)));
 }
 
-Result<Json> ParseSql(std::string_view sql) {
+namespace {
+
+// A syntax error at `at` that is Feldera's syntax, which we do not have yet:
+// what to say instead ("" if it is not).
+std::string FelderaSyntax(std::string_view sql, size_t at) {
+  auto word_at = [&](size_t i) {
+    size_t end = i;
+    while (end < sql.size() &&
+           (std::isalnum(static_cast<unsigned char>(sql[end])) || sql[end] == '_')) {
+      ++end;
+    }
+    std::string w(sql.substr(i, end - i));
+    for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return w;
+  };
+  if (at >= sql.size()) return "";
+  const std::string word = word_at(at);
+  if (word == "LATENESS" || word == "WATERMARK") {
+    return word + " (a column annotation of Feldera's time-series SQL) is not supported yet";
+  }
+  if (word == "INTERNED")
+    return "INTERNED (Feldera's string column annotation) is not supported yet";
+  if (word == "ROW" && sql.substr(at + 3).find_first_not_of(' ') != std::string_view::npos &&
+      sql[sql.find_first_not_of(' ', at + 3)] == '(') {
+    return "the type ROW(...) is not supported yet in SQL (the engine stores rows; JSON input "
+           "gives them)";
+  }
+  // Feldera writes INTERVAL 1 DAY; PostgreSQL, INTERVAL '1' DAY.
+  if (std::isdigit(static_cast<unsigned char>(sql[at])) && at >= 9) {
+    size_t w = at;
+    while (w > 0 && sql[w - 1] == ' ') --w;
+    if (w >= 8 && word_at(w - 8) == "INTERVAL") {
+      size_t end = at;
+      while (end < sql.size() && std::isdigit(static_cast<unsigned char>(sql[end]))) ++end;
+      const std::string n(sql.substr(at, end - at));
+      return "INTERVAL " + n + " ... (Feldera's form) is not supported yet: write INTERVAL '" + n +
+             "' DAY, or INTERVAL '" + n + " days', as PostgreSQL does";
+    }
+  }
+  if (sql[at] == '<' && at >= 3 && word_at(at - 3) == "MAP") {
+    return "the type MAP<K, V> is not supported yet in SQL (the engine stores maps; JSON input "
+           "gives them)";
+  }
+  if (word == "TABLE" && sql.substr(at).find('(') != std::string_view::npos) {
+    std::string rest = word_at(at + 6);
+    if (sql.size() > at + 5 && sql[at + 5] == '(' && (rest == "TUMBLE" || rest == "HOP")) {
+      return "TABLE(" + rest + "(TABLE t, DESCRIPTOR(col), ...)) is not supported yet: write " +
+             (rest == "TUMBLE" ? std::string("tumble(col, size)")
+                               : std::string("hop(col, slide, size)")) +
+             " as an item of FROM (docs/sql.md: hopping and tumbling windows)";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<Json> ParseSql(std::string_view sql, std::string_view shown) {
+  if (shown.size() != sql.size()) shown = sql;
   std::string text(sql);
   PgQueryParseResult r = pg_query_parse(text.c_str());
   if (r.error != nullptr) {
     // cursorpos is 1-based.
-    std::string msg = FormatSqlError(sql, r.error->cursorpos - 1, r.error->message);
+    const int at = r.error->cursorpos - 1;
+    const std::string feldera = at >= 0 ? FelderaSyntax(shown, static_cast<size_t>(at)) : "";
+    std::string msg = FormatSqlError(shown, at, feldera.empty() ? r.error->message : feldera);
     pg_query_free_parse_result(r);
-    return Status::InvalidArgument(std::move(msg));
+    return feldera.empty() ? Status::InvalidArgument(std::move(msg))
+                           : Status::Unimplemented(std::move(msg));
   }
   Json tree = Json::parse(r.parse_tree, nullptr, /*allow_exceptions=*/false);
   pg_query_free_parse_result(r);

@@ -15,7 +15,9 @@ using Json = nlohmann::json;
 
 // Parses `sql` (one or more statements). A syntax error is an InvalidArgument
 // error formatted by FormatSqlError.
-Result<Json> ParseSql(std::string_view sql);
+// An error shows the line of `shown` (default: `sql`), which must have the
+// same length and lines (the program as written, when `sql` is a rewrite).
+Result<Json> ParseSql(std::string_view sql, std::string_view shown = {});
 
 // "line L, column C: <message>" followed by the offending line and a caret
 // under the spot. `offset` is a byte offset into `sql` (or -1 if unknown).

@@ -40,6 +40,8 @@ Status ReadOptions(std::string_view sql, const Json& options, bool* materialized
                           : "true";
       if (v != "true" && v != "false") return SqlError(sql, o, name + " must be true or false");
       *(name == "materialized" ? materialized : append_only) = v == "true";
+    } else if (name == "emit_final" || name == "lateness") {
+      return SqlUnsupported(sql, o, "The option " + name + " (of Feldera's time-series SQL)");
     } else {
       return SqlError(sql, o,
                       "unknown option \"" + name + "\" (expected connectors, materialized" +
@@ -252,7 +254,7 @@ std::string UnquoteOptionKeys(std::string_view text) {
 
 Result<Program> CompileProgram(std::string_view text) {
   const std::string unquoted = UnquoteOptionKeys(text);
-  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(unquoted));
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(unquoted, text));
   Program p;
   for (const Json& st : tree["stmts"]) {
     const Json& stmt = st["stmt"];

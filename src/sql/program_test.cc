@@ -8,6 +8,7 @@
 
 #include "dataflow/operators/upsert.h"
 #include "runtime/runtime.h"
+#include "sql/datetime.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -133,6 +134,66 @@ TEST(ProgramTest, RowNumberNeedsATopKFilter) {
                 "window takes the frame RANGE BETWEEN"),
             std::string::npos)
       << frame.status().message();
+}
+
+// Feldera's syntax that we do not have yet says so, with what to write
+// instead where there is something, at the spot, showing the line as
+// written (the quoted option keys included).
+TEST(ProgramTest, FelderaSyntaxWeDoNotHaveSaysSo) {
+  auto message = [](const std::string& sql) {
+    auto p = CompileProgram(sql);
+    return p.ok() ? std::string("compiled") : p.status().message();
+  };
+  EXPECT_EQ(message("CREATE TABLE t (ts TIMESTAMP NOT NULL LATENESS INTERVAL '1' HOUR);"),
+            "line 1, column 39: LATENESS (a column annotation of Feldera's time-series SQL) is not "
+            "supported yet\n  CREATE TABLE t (ts TIMESTAMP NOT NULL LATENESS INTERVAL '1' HOUR);\n"
+            "                                        ^");
+  EXPECT_NE(message("CREATE TABLE t (s VARCHAR INTERNED);").find("INTERNED"), std::string::npos);
+  EXPECT_NE(message("CREATE TABLE t (m MAP<VARCHAR, INT>);").find("MAP<K, V> is not supported yet"),
+            std::string::npos);
+  EXPECT_NE(message("CREATE TABLE t (r ROW(a INT));").find("ROW(...) is not supported yet"),
+            std::string::npos);
+  EXPECT_NE(message("CREATE TABLE t (ts TIMESTAMP, x INT);\nCREATE VIEW v AS SELECT SUM(x) OVER "
+                    "(ORDER BY ts RANGE BETWEEN INTERVAL 1 DAY PRECEDING AND CURRENT ROW) FROM t;")
+                .find("write INTERVAL '1' DAY"),
+            std::string::npos);
+  EXPECT_NE(message("CREATE TABLE t (ts TIMESTAMP, x INT);\nCREATE VIEW v AS SELECT * FROM "
+                    "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' HOUR));")
+                .find("write tumble(col, size) as an item of FROM"),
+            std::string::npos);
+  EXPECT_NE(message("CREATE TABLE t (x INT);\nCREATE VIEW v WITH ('emit_final' = 'x') AS SELECT x "
+                    "FROM t;")
+                .find("The option emit_final (of Feldera's time-series SQL) is not supported yet"),
+            std::string::npos);
+  // A syntax error in a program with quoted keys shows the line as written.
+  EXPECT_NE(message("CREATE TABLE t (x INT) WITH ('materialized' = 'true') oops;")
+                .find("\n  CREATE TABLE t (x INT) WITH ('materialized' = 'true') oops;\n"),
+            std::string::npos);
+}
+
+// INTERVAL '1' DAY is a day, as in PostgreSQL (a bare number counts in the
+// restriction's last field; later fields are dropped).
+TEST(ProgramTest, IntervalLiteralsWithAFieldRestriction) {
+  auto text = [](const std::string& literal) {
+    auto p = CompileProgram("CREATE TABLE t (x INT);\nCREATE VIEW v AS SELECT " + literal +
+                            " AS i FROM t;");
+    if (!p.ok()) return p.status().message();
+    const BoundQuery& q = p->catalog.FindView("v")->query;
+    const ExprPtr& e = q.plan->kind == PlanKind::kProject ? q.plan->exprs[0] : nullptr;
+    if (e == nullptr || e->kind != ExprKind::kLiteral) return std::string("not a literal");
+    return FormatInterval(e->value.interval_value());
+  };
+  EXPECT_EQ(text("INTERVAL '1' DAY"), "1 day");
+  EXPECT_EQ(text("INTERVAL '24' HOUR"), "24:00:00");
+  EXPECT_EQ(text("INTERVAL '90' MINUTE"), "01:30:00");
+  EXPECT_EQ(text("INTERVAL '1.5' SECOND"), "00:00:01.5");
+  EXPECT_EQ(text("INTERVAL '3' MONTH"), "3 mons");
+  EXPECT_EQ(text("INTERVAL '2' YEAR"), "2 years");
+  EXPECT_EQ(text("INTERVAL '1-2' YEAR TO MONTH"), "1 year 2 mons");
+  EXPECT_EQ(text("INTERVAL '1 day 02:03:04' DAY"), "1 day");
+  EXPECT_EQ(text("INTERVAL '1 day 02:03:04' HOUR"), "1 day 02:00:00");
+  EXPECT_EQ(text("INTERVAL '1 day 02:03:04' DAY TO MINUTE"), "1 day 02:03:00");
+  EXPECT_EQ(text("INTERVAL '1 day'"), "1 day");
 }
 
 TEST(ProgramTest, GroupByErrorsPointAtTheColumn) {
