@@ -349,6 +349,8 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     program_changes_->status = "applied";
     program_changes_->step = loop_.step();
   }
+  // The steps before now (restored or replayed) need no waiting for.
+  ignored_deletes_.Record(loop_.step(), {});
   for (size_t h = 0; h < hosts_.size(); ++h) pollers_.emplace_back([this, h] { Poll(h); });
   loop_thread_ = std::thread([this] { loop_.Run(this); });
   // The first checkpoint in the new layout, so that a restart need not
@@ -705,7 +707,10 @@ Result<pipeline::Completion> Coordinator::CompletionOf(uint64_t token) const {
   c.step = r->step;
   c.lost = r->lost.value_or(false);
   c.from_step = r->from_step;
-  if (c.complete) c.ignored_deletes = ignored_deletes_.Sum(c.from_step, c.step);
+  if (c.complete) {
+    ignored_deletes_.WaitRecorded(c.step, std::chrono::seconds(5));
+    c.ignored_deletes = ignored_deletes_.Sum(c.from_step, c.step);
+  }
   return c;
 }
 

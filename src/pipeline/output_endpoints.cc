@@ -131,8 +131,13 @@ void OutputEndpoints::HandOver(uint64_t step, const std::map<std::string, BatchP
     Endpoint& e = **it;
     auto o = outputs.find(e.stream);
     const bool change = o != outputs.end() && !o->second->empty();
+    // A connector whose snapshot is still to be taken (at its launch) gets
+    // no change before it: the snapshot will hold it.
+    const bool snapshot_to_come =
+        e.connector && e.send_snapshot && !e.snapshot_sent && !e.assembling;
     bool ok = true;
-    if ((change || e.part) && !e.failed && !(skip_snapshot_waiters && e.send_snapshot)) {
+    if ((change || e.part) && !e.failed && !snapshot_to_come &&
+        !(skip_snapshot_waiters && e.send_snapshot)) {
       connector::OutputChunk chunk;
       chunk.step = step;
       if (change) chunk.batches = {o->second};

@@ -80,10 +80,20 @@ void IgnoredDeletesLog::RecordTotals(uint64_t step, const std::map<std::string, 
 void IgnoredDeletesLog::Record(uint64_t step, const std::map<std::string, uint64_t>& counts) {
   MutexLock l(&mu_);
   last_ = counts;
+  recorded_ = std::max(recorded_, step);
+  recorded_cv_.SignalAll();
   if (counts.empty()) return;
   std::map<std::string, uint64_t>& at = steps_[step];
   for (const auto& [table, n] : counts) at[table] += n;
   while (!steps_.empty() && steps_.begin()->first + kSteps < step) steps_.erase(steps_.begin());
+}
+
+void IgnoredDeletesLog::WaitRecorded(uint64_t step, std::chrono::milliseconds timeout) const {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  MutexLock l(&mu_);
+  while (recorded_ < step && std::chrono::steady_clock::now() < until) {
+    recorded_cv_.WaitUntil(&mu_, until);
+  }
 }
 
 std::map<std::string, uint64_t> IgnoredDeletesLog::Last() const {

@@ -5,6 +5,7 @@
 // turns them into the API's JSON; the keys are the names in Fields().
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -81,6 +82,9 @@ class IgnoredDeletesLog {
   std::map<std::string, uint64_t> Last() const EXCLUDES(mu_);
   // Summed over steps `from` to `to`.
   std::map<std::string, uint64_t> Sum(uint64_t from, uint64_t to) const EXCLUDES(mu_);
+  // Waits (up to `timeout`) until step `step` is recorded: a host may say a
+  // request is complete before the coordinator has every host's answer.
+  void WaitRecorded(uint64_t step, std::chrono::milliseconds timeout) const EXCLUDES(mu_);
 
  private:
   static constexpr uint64_t kSteps = 100000;
@@ -88,6 +92,8 @@ class IgnoredDeletesLog {
   std::map<std::string, uint64_t> totals_ GUARDED_BY(mu_);
   std::map<std::string, uint64_t> last_ GUARDED_BY(mu_);
   std::map<uint64_t, std::map<std::string, uint64_t>> steps_ GUARDED_BY(mu_);
+  uint64_t recorded_ GUARDED_BY(mu_) = 0;  // the last step recorded
+  mutable CondVar recorded_cv_;
 };
 
 // An input connector, or a table's HTTP ingress (transport "http_input",
