@@ -61,7 +61,10 @@ Status AssembleSnapshot(const SnapshotJob& job, Peers& peers,
   // step S is asked before it does.
   Leases leases(peers, job.touch_interval);
   std::vector<uint64_t> lease(static_cast<size_t>(job.hosts), 0);
-  for (int h = 0; h < job.hosts; ++h) {
+  // At step 0 nothing was ever delivered: every share is empty. (A lease
+  // of step 0 would read another host's latest step, which may be later.)
+  const bool remote = job.step > 0;
+  for (int h = 0; h < job.hosts && remote; ++h) {
     if (h == job.host) continue;
     SLUICE_ASSIGN_OR_RETURN(lease[static_cast<size_t>(h)], peers.Lease(h, job.relation, job.step));
     leases.Add(h, lease[static_cast<size_t>(h)]);
@@ -90,6 +93,7 @@ Status AssembleSnapshot(const SnapshotJob& job, Peers& peers,
     return Status::OK();
   };
   for (int h = 0; h < job.hosts; ++h) {
+    if (h != job.host && !remote) continue;
     bool first = true;
     std::string after;
     for (;;) {
