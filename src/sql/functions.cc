@@ -311,42 +311,19 @@ Status NoOperator(std::string_view name, const std::vector<SqlType>& args) {
 bool IsNumeric(const SqlType& t) { return Rank(t) > 0; }
 
 std::string PgTypeName(const SqlType& t) {
+  // PostgreSQL's names (as information_schema gives them), except that a
+  // TINYINT and an array say what they are.
   switch (t.id()) {
-    case TypeId::kBoolean:
-      return "boolean";
     case TypeId::kTinyInt:
       return "tinyint";
-    case TypeId::kSmallInt:
-      return "smallint";
-    case TypeId::kInteger:
-      return "integer";
-    case TypeId::kBigInt:
-      return "bigint";
-    case TypeId::kDecimal:
-      return "numeric";
-    case TypeId::kReal:
-      return "real";
-    case TypeId::kDouble:
-      return "double precision";
-    case TypeId::kChar:
-      return "character";
-    case TypeId::kVarchar:
-      return t.length() < 0 ? "text" : "character varying";
-    case TypeId::kBinary:
-    case TypeId::kVarbinary:
-      return "bytea";
-    case TypeId::kDate:
-      return "date";
-    case TypeId::kTime:
-      return "time without time zone";
-    case TypeId::kTimestamp:
-      return "timestamp without time zone";
-    case TypeId::kInterval:
-      return "interval";
     case TypeId::kArray:
       return PgTypeName(t.children()[0]) + "[]";
-    default:
+    case TypeId::kRow:
+    case TypeId::kMap:
+    case TypeId::kVariant:
       return t.ToString();
+    default:
+      return PostgresDataType(t);
   }
 }
 
