@@ -25,6 +25,7 @@
 
 #include "connector/nexmark.h"
 #include "dataflow/operators/exchange.h"
+#include "process.h"
 #include "runtime/loopback_cluster.h"
 #include "sql/program.h"
 #include "zset/batch_builder.h"
@@ -33,12 +34,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sluice::bench::Slurp;
 
 }  // namespace
 

@@ -32,10 +32,13 @@
 #include <thread>
 #include <vector>
 
+#include "process.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::json;
+using sluice::bench::Slurp;
 
 struct Options {
   std::string sluice = "build/release/sluice";
@@ -45,13 +48,6 @@ struct Options {
   int64_t batch = 100000;
   int rounds = 2;
 };
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 [[noreturn]] void Die(const std::string& why, const std::string& log = "") {
   std::fprintf(stderr, "sink_bench: %s\n", why.c_str());
@@ -80,26 +76,15 @@ Result RunOnce(const Options& o, bool distributed, const std::vector<std::string
       << (distributed ? "true" : "false")
       << ", \"transport\": {\"name\": \"delta_table_output\", \"config\": {\"uri\": "
          "\"lake/big\"}}}]') AS SELECT id, customer, amount, note FROM orders WHERE amount > 10;\n";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    const std::string hosts = std::to_string(o.hosts), workers = std::to_string(o.workers);
-    const std::string program = dir + "/program.sql";
-    execl(o.sluice.c_str(), o.sluice.c_str(), "run", program.c_str(), "--port", "0", "--hosts",
-          hosts.c_str(), "--workers", workers.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
+  pid_t pid = -1;
+  const int port = sluice::bench::StartAndWaitForPort(
+      {o.sluice, "run", dir + "/program.sql", "--port", "0", "--hosts", std::to_string(o.hosts),
+       "--workers", std::to_string(o.workers)},
+      log, {}, &pid);
+  if (port == 0) {
+    kill(pid, SIGKILL);
+    Die("sluice run did not start", log);
   }
-  int port = 0;
-  const char* prefix = "listening on http://127.0.0.1:";
-  for (int i = 0; i < 600 && port == 0; ++i) {
-    const std::string text = Slurp(log);
-    const size_t at = text.find(prefix);
-    if (at != std::string::npos) port = std::atoi(text.c_str() + at + std::strlen(prefix));
-    if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (port == 0) Die("sluice run did not start", log);
   httplib::Client c("127.0.0.1", port);
   c.set_read_timeout(3600, 0);
   c.set_write_timeout(3600, 0);

@@ -43,10 +43,13 @@
 #include <thread>
 #include <vector>
 
+#include "process.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::json;
+using sluice::bench::Slurp;
 
 struct Options {
   std::string sluice = "build/release/sluice";
@@ -91,13 +94,6 @@ uint64_t DiskUsage(const std::string& dir) {
     }
   }
   return bytes;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // The pipelines running, killed by Die() so that none outlives the bench.
@@ -271,29 +267,15 @@ class Run {
   uint64_t HostBytes(int h) const { return DiskUsage(dir_ + "/st/host-" + std::to_string(h)); }
 
   void Start() {
-    pid_ = fork();
-    if (pid_ == 0) {
-      const int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, 1);
-      dup2(fd, 2);
-      if (name_ != "none") {
-        setenv("SLUICE_DEV_TWEAKS", ("{\"view_integrals\": \"" + name_ + "\"}").c_str(), 1);
-      }
-      const std::string hosts = std::to_string(o_.hosts), workers = std::to_string(o_.workers);
-      const std::string program = dir_ + "/program.sql", storage = dir_ + "/st";
-      execl(o_.sluice.c_str(), o_.sluice.c_str(), "run", program.c_str(), "--port", "0", "--hosts",
-            hosts.c_str(), "--workers", workers.c_str(), "--storage", storage.c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    std::vector<std::pair<std::string, std::string>> env;
+    if (name_ != "none")
+      env.emplace_back("SLUICE_DEV_TWEAKS", "{\"view_integrals\": \"" + name_ + "\"}");
+    port_ =
+        sluice::bench::StartAndWaitForPort({o_.sluice, "run", dir_ + "/program.sql", "--port", "0",
+                                            "--hosts", std::to_string(o_.hosts), "--workers",
+                                            std::to_string(o_.workers), "--storage", dir_ + "/st"},
+                                           log_, env, &pid_);
     g_children.push_back(pid_);
-    const char* prefix = "listening on http://127.0.0.1:";
-    for (int i = 0; i < 600 && port_ == 0; ++i) {
-      const std::string log = Slurp(log_);
-      const size_t at = log.find(prefix);
-      if (at != std::string::npos) port_ = std::atoi(log.c_str() + at + std::strlen(prefix));
-      if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
     if (port_ == 0) Die("sluice run did not start", log_);
   }
 

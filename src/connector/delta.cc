@@ -712,14 +712,7 @@ class DeltaOutput final : public OutputConnector {
       SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
       pending_.insert(pending_.end(), files.begin(), files.end());
       if (!chunk.last) return Status::OK();
-      PartReport report;
-      report.connector = spec_.name;
-      report.host = part_->host;
-      report.from = report.step = chunk.step;
-      report.files = FilesJson(pending_);
-      report.snapshot = true;
-      Status s = leader ? LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true)
-                        : ReportToLeader(report);
+      Status s = Report(chunk.step, chunk.step, pending_, /*snapshot=*/true);
       if (!s.ok()) {
         DropPending();
         return s;
@@ -733,15 +726,9 @@ class DeltaOutput final : public OutputConnector {
       return Status::OK();  // the next report covers it
     }
     SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
-    PartReport report;
-    report.connector = spec_.name;
-    report.host = part_->host;
-    report.from = next_from_ == 0 ? chunk.step : next_from_;
-    report.step = chunk.step;
-    report.files = FilesJson(files);
     Failpoint("delta_part_before_report");  // its files are written, not reported
-    Status s = leader ? LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true)
-                      : ReportToLeader(report);
+    Status s = Report(next_from_ == 0 ? chunk.step : next_from_, chunk.step, files,
+                      /*snapshot=*/false);
     if (!s.ok()) {
       for (const DeltaFile& f : files) (void)RemoveFile(uri_ + "/" + f.path);
       return s;
@@ -750,6 +737,23 @@ class DeltaOutput final : public OutputConnector {
     committed_step_ = chunk.step;
     Count(files);
     return Status::OK();
+  }
+
+  // This part's report of `files` for steps `from` to `step` (or its
+  // snapshot at `step`): to the leader's own accounting on the leader's
+  // host, else over the link. Returns once the leader committed it.
+  Status Report(uint64_t from, uint64_t step, const std::vector<DeltaFile>& files, bool snapshot) {
+    PartReport report;
+    report.connector = spec_.name;
+    report.host = part_->host;
+    report.from = from;
+    report.step = step;
+    report.files = FilesJson(files);
+    report.snapshot = snapshot;
+    if (part_->leader_here()) {
+      return LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true);
+    }
+    return ReportToLeader(report);
   }
 
   // Sends `report` to the leader until it answers: again while it is busy
@@ -925,14 +929,10 @@ class DeltaOutput final : public OutputConnector {
   // Commits, in order, every step that every part has reported, and every
   // snapshot that every part has sent (after the steps up to its own).
   Status CommitReady() REQUIRES(lmu_) {
+    // The steps every part has reported: none while a part has not been
+    // heard from since the leader started (it may have steps to report).
     uint64_t complete = std::numeric_limits<uint64_t>::max();
-    for (const PartState& p : parts_) {
-      // A part not heard from since the leader started may have steps to
-      // report (none are complete), unless it has sent a snapshot that
-      // every part has: then the steps up to the snapshot are complete.
-      if (!p.heard) complete = 0;
-      if (p.heard) complete = std::min(complete, p.through);
-    }
+    for (const PartState& p : parts_) complete = p.heard ? std::min(complete, p.through) : 0;
     for (;;) {
       // The next commit: a complete snapshot, or the earliest step with
       // files, whichever comes first (a snapshot at S goes after step S).
