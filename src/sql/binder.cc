@@ -85,7 +85,7 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
     std::vector<ExprPtr> row;
     Ctx empty;
     for (const Json& item : (*body)["items"]) {
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(item, empty));
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr e, FoldConstant(item));
       if (e->kind != ExprKind::kLiteral)
         return SqlUnsupported(sql_, item, "a non-constant VALUES item");
       row.push_back(e);
@@ -167,7 +167,8 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   SLUICE_ASSIGN_OR_RETURN(BoundQuery r, BindQuery(s["rarg"]));
   if (l.visible != r.visible) {
     return SqlError(sql_, s,
-                    "each " + s.value("op", "") + " query must have the same number of columns");
+                    "each " + std::string(s.value("op", "")).substr(6) +
+                        " query must have the same number of columns");
   }
   auto strip = [](BoundQuery& q) {
     if (q.plan->columns.size() == q.visible) return q.plan;
@@ -184,11 +185,21 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   std::vector<ExprPtr> lx, rx;
   std::vector<std::string> names;
   bool lcast = false, rcast = false;
+  // A column that is a bare NULL or quoted literal on one side has no type
+  // of its own: it takes the other side's, as in PostgreSQL.
+  auto unknown = [](const PlanPtr& p, size_t i) {
+    return p->kind == PlanKind::kProject && i < p->exprs.size() &&
+           p->exprs[i]->kind == ExprKind::kLiteral && p->exprs[i]->untyped;
+  };
+  std::string op_name = s.value("op", "");
+  op_name = op_name.substr(op_name.find('_') + 1);  // SETOP_UNION: UNION
   for (size_t i = 0; i < l.visible; ++i) {
     const SqlType& a = lp->columns[i].type;
     const SqlType& b = rp->columns[i].type;
-    auto t = CommonType(a, b);
-    if (!t.ok()) return SqlError(sql_, s, s.value("op", "") + " " + t.status().message());
+    auto t = unknown(lp, i) && !unknown(rp, i)   ? Result<SqlType>(b)
+             : unknown(rp, i) && !unknown(lp, i) ? Result<SqlType>(a)
+                                                 : CommonType(a, b);
+    if (!t.ok()) return SqlError(sql_, s, op_name + " " + t.status().message());
     SqlType ct = t->WithNullable(a.nullable() || b.nullable());
     lx.push_back(MakeCast(MakeColumn(static_cast<int>(i), a), ct));
     rx.push_back(MakeCast(MakeColumn(static_cast<int>(i), b), ct));
@@ -723,7 +734,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   if (name == "float8" || name == "double") return SqlType::Double();
   if (name == "float4" || name == "real") return SqlType::Real();
   if (name == "bool" || name == "boolean") return SqlType::Boolean();
-  if (name == "text" || name == "string") return SqlType::Varchar();
+  if (name == "text" || name == "string" || name == "name") return SqlType::Varchar();
   if (name == "varchar") return SqlType::Varchar(mods.empty() ? -1 : static_cast<int>(mods[0]));
   if (name == "bpchar" || name == "char")
     return SqlType::Char(mods.empty() ? 1 : static_cast<int>(mods[0]));

@@ -35,7 +35,7 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
 
 Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
   SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce(name, &args, node));
-  return MakeCall(r.fn, r.name, r.result, std::move(args));
+  return MakeCall(r.fn, r.name, r.result, std::move(args), r.strict);
 }
 
 // Casts expressions to one common type (CASE branches, COALESCE, IN lists).
@@ -156,13 +156,15 @@ Result<ExprPtr> Binder::BindConst(const Json& body, const Json& node) {
       long long v = std::strtoll(f.c_str(), &end, 10);
       if (errno == 0 && *end == '\0') return MakeLiteral(Value::Int(v), SqlType::BigInt());
     }
-    size_t dot = f.find('.');
+    // The scale of the written number: its digits after the point, less the
+    // exponent (1.5e-3 has scale 4, 1e-5 scale 5, 2.50e1 scale 1).
+    size_t dot = f.find('.'), exp = f.find_first_of("eE");
     int scale = 0;
     if (dot != std::string::npos) {
-      size_t e = f.find_first_of("eE", dot);
-      scale = static_cast<int>((e == std::string::npos ? f.size() : e) - dot - 1);
+      scale = static_cast<int>((exp == std::string::npos ? f.size() : exp) - dot - 1);
     }
-    scale = std::min(scale, 37);
+    if (exp != std::string::npos) scale -= std::atoi(f.c_str() + exp + 1);
+    scale = std::clamp(scale, 0, 37);
     Value v;
     Status st = CastValue(Value::String(f), SqlType::Varchar(), SqlType::Decimal(38, scale), &v);
     if (!st.ok()) return SqlError(sql_, node, st.message());
@@ -393,6 +395,27 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   }
   for (ExprPtr& a : args) {
     if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
+  }
+  if ((name == "round" || name == "trunc") && args.size() == 2 &&
+      args[0]->type.id() == TypeId::kDecimal && args[1]->kind == ExprKind::kLiteral &&
+      !args[1]->value.is_null() && args[1]->value.kind() == Value::Kind::kInt) {
+    // round(x, n) and trunc(x, n) have n digits after the point (none if n
+    // is negative).
+    int scale = static_cast<int>(std::clamp<int64_t>(args[1]->value.int_value(), 0, 37));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, Call(name, std::move(args), node));
+    return MakeCast(e, SqlType::Decimal(38, scale));
+  }
+  if (name == "extract" && args.size() == 2 && args[0]->kind == ExprKind::kLiteral &&
+      !args[0]->value.is_null() && args[0]->value.kind() == Value::Kind::kString) {
+    // EXTRACT is numeric with the field's own scale: seconds and the epoch
+    // have 6 digits, milliseconds 3, every other field none.
+    std::string field = args[0]->value.string_value();
+    for (char& c : field) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    int scale = field == "second" || field == "epoch" || field == "julian" ? 6
+                : field == "milliseconds" || field == "millisecond"        ? 3
+                                                                           : 0;
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, Call(name, std::move(args), node));
+    return scale == 6 ? e : MakeCast(e, SqlType::Decimal(38, scale));
   }
   return Call(name, std::move(args), node);
 }

@@ -3,6 +3,7 @@
 // equalities), with predicates pushed down to the items they touch, and the
 // window table functions hop() and tumble().
 #include "sql/binder_internal.h"
+#include "sql/datetime.h"
 
 namespace sluice::sql::binding {
 
@@ -205,6 +206,20 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     }
     return Status::OK();
   }
+  if (kind == "RangeFunction" && (*body)["functions"].size() == 1 &&
+      (*body)["functions"][0]["List"]["items"][0].contains("FuncCall")) {
+    const Json& call = (*body)["functions"][0]["List"]["items"][0];
+    std::string fname = Str(call["FuncCall"]["funcname"].back());
+    if (fname == "generate_series" || fname == "unnest") {
+      std::vector<PlanPtr> items;
+      std::vector<size_t> widths;
+      std::vector<ScopeCol> scope;
+      SLUICE_RETURN_IF_ERROR(BindConstantSeries(item, call, &items, &widths, &scope));
+      *plan = items[0];
+      *cols = scope;
+      return Status::OK();
+    }
+  }
   if (kind == "RangeFunction") {
     return SqlUnsupported(sql_, item,
                           "a table function inside JOIN (list hop() or tumble() in FROM, after a "
@@ -380,7 +395,6 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
 Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
                                  std::vector<size_t>* widths, std::vector<ScopeCol>* scope) {
   const Json& body = item["RangeFunction"];
-  if (body.value("ordinality", false)) return SqlUnsupported(sql_, item, "WITH ORDINALITY");
   const Json& fns = body.value("functions", Json::array());
   if (body.value("is_rowsfrom", false) || fns.size() != 1) {
     return SqlUnsupported(sql_, item, "ROWS FROM");
@@ -389,10 +403,18 @@ Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
   if (!call.contains("FuncCall")) return SqlUnsupported(sql_, item, "this FROM item");
   const Json& fc = call["FuncCall"];
   const std::string name = Str(fc["funcname"].back());
+  if (name == "generate_series" || name == "unnest") {
+    return BindConstantSeries(item, call, items, widths, scope);
+  }
+  if (body.value("ordinality", false)) return SqlUnsupported(sql_, item, "WITH ORDINALITY");
   if (name != "hop" && name != "tumble") {
+    if (IsPostgresFunction(name)) {
+      return SqlUnsupported(sql_, call, "The table function " + name + "()");
+    }
     return SqlError(sql_, call,
                     "table function " + name +
-                        "() does not exist; FROM takes the window functions hop() and tumble()");
+                        "() does not exist; FROM takes generate_series(), unnest() and the "
+                        "window functions hop() and tumble()");
   }
   const bool hop = name == "hop";
   const Json& args = fc.value("args", Json::array());
@@ -533,6 +555,178 @@ Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
   std::vector<ScopeCol> added;
   for (const std::string& c : out_names) added.push_back({qualifier, c, bound});
   scope->insert(scope->begin() + start[it] + static_cast<ptrdiff_t>(w), added.begin(), added.end());
+  return Status::OK();
+}
+
+Result<ExprPtr> Binder::FoldConstant(const Json& node) {
+  Ctx none;
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(node, none));
+  if (e->kind == ExprKind::kLiteral || !none.pending.empty()) return e;
+  std::vector<int> cols;
+  CollectColumns(*e, &cols);
+  if (!cols.empty()) return e;
+  Value v;
+  Status st = Eval(*e, Row{}, &v);
+  if (!st.ok()) return SqlError(sql_, node, st.message());
+  return MakeLiteral(std::move(v), e->type);
+}
+
+// generate_series(start, stop [, step]) over integers, numerics or
+// timestamps (with an interval step), and unnest(array): with constant
+// arguments, their rows are known when the view is made. PostgreSQL's
+// limits: a zero step is an error; the series stops before passing `stop`.
+Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vector<PlanPtr>* items,
+                                  std::vector<size_t>* widths, std::vector<ScopeCol>* scope) {
+  const Json& body = item["RangeFunction"];
+  const Json& fc = call["FuncCall"];
+  const std::string name = Str(fc["funcname"].back());
+  const Json& args = fc.value("args", Json::array());
+  std::vector<ExprPtr> vals;
+  for (const Json& a : args) {
+    Ctx earlier;  // a reference to an earlier item's column is a LATERAL call
+    earlier.scope = *scope;
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr bound, BindExpr(a, earlier));
+    std::vector<int> refs;
+    CollectColumns(*bound, &refs);
+    if (!refs.empty()) {
+      return SqlUnsupported(sql_, a, name + "() of a column (a LATERAL call)",
+                            "Its arguments must be constants here.");
+    }
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, FoldConstant(a));
+    if (e->kind != ExprKind::kLiteral) {
+      return SqlUnsupported(sql_, a, name + "() of a column (a LATERAL call)",
+                            "Its arguments must be constants here.");
+    }
+    vals.push_back(e);
+  }
+  constexpr size_t kMaxRows = 10000000;
+  std::vector<Value> out;
+  SqlType type;
+  if (name == "unnest") {
+    if (vals.size() != 1 || (vals[0]->type.id() != TypeId::kArray && !vals[0]->untyped)) {
+      return SqlError(sql_, call, "unnest() takes one array");
+    }
+    if (vals[0]->untyped) {
+      return SqlError(sql_, call,
+                      "could not determine polymorphic type because input has type unknown");
+    }
+    type = vals[0]->type.children()[0].WithNullable(true);
+    if (!vals[0]->value.is_null()) out = vals[0]->value.list();
+  } else {
+    if (vals.size() != 2 && vals.size() != 3) {
+      return SqlError(sql_, call, "generate_series() takes (start, stop) or (start, stop, step)");
+    }
+    for (auto& v : vals) {
+      if (v->untyped && !v->value.is_null()) {
+        Value n;
+        if (CastValue(v->value, v->type, SqlType::Timestamp(), &n).ok()) {
+          v = MakeLiteral(n, SqlType::Timestamp());
+        } else {
+          return SqlError(sql_, call, "function generate_series(unknown, ...) is not unique");
+        }
+      }
+    }
+    const SqlType& t0 = vals[0]->type;
+    const bool time = t0.id() == TypeId::kTimestamp || t0.id() == TypeId::kDate;
+    bool any_null = false;
+    for (auto& v : vals) any_null |= v->value.is_null();
+    if (time) {
+      if (vals.size() != 3 || vals[2]->type.id() != TypeId::kInterval) {
+        return SqlError(sql_, call,
+                        "generate_series() over timestamps takes (start, stop, interval step)");
+      }
+      type = SqlType::Timestamp(false);
+      if (!any_null) {
+        Value a, b;
+        SLUICE_RETURN_IF_ERROR(CastValue(vals[0]->value, t0, type, &a));
+        SLUICE_RETURN_IF_ERROR(CastValue(vals[1]->value, vals[1]->type, type, &b));
+        const Interval& step = vals[2]->value.interval_value();
+        if (step.months == 0 && step.days == 0 && step.micros == 0)
+          return SqlError(sql_, call, "step size cannot equal zero");
+        const int64_t stop = b.int_value();
+        const bool up = step.months > 0 || step.days > 0 || step.micros > 0;
+        // Each element is the previous one plus the step, as PostgreSQL adds.
+        for (int64_t cur = a.int_value(); up ? cur <= stop : cur >= stop;) {
+          if (out.size() >= kMaxRows)
+            return SqlError(sql_, call, "generate_series() of more than 10000000 rows");
+          out.push_back(Value::Int(cur));
+          if (!AddInterval(cur, step, 1, &cur)) break;
+        }
+      }
+    } else {
+      for (auto& v : vals) {
+        if (!IsNumeric(v->type) || v->type.id() == TypeId::kReal ||
+            v->type.id() == TypeId::kDouble) {
+          if (!v->value.is_null() || !IsNumeric(v->type)) {
+            return SqlError(
+                sql_, call,
+                "function generate_series(" + PgTypeName(v->type) + ", ...) does not exist");
+          }
+        }
+      }
+      bool dec = false;
+      int scale = 0;
+      for (auto& v : vals) {
+        if (v->type.id() == TypeId::kDecimal) {
+          dec = true;
+          scale = std::max(scale, v->type.scale());
+        }
+      }
+      type = dec ? SqlType::Decimal(38, scale, false)
+             : (t0.id() == TypeId::kBigInt || vals[1]->type.id() == TypeId::kBigInt)
+                 ? SqlType::BigInt(false)
+                 : SqlType::Integer(false);
+      if (!any_null) {
+        auto as128 = [&](const ExprPtr& e) -> Result<int128> {
+          Value v;
+          SLUICE_RETURN_IF_ERROR(CastValue(
+              e->value, e->type, dec ? SqlType::Decimal(38, scale) : SqlType::BigInt(), &v));
+          return dec ? v.decimal_unscaled() : static_cast<int128>(v.int_value());
+        };
+        SLUICE_ASSIGN_OR_RETURN(int128 a, as128(vals[0]));
+        SLUICE_ASSIGN_OR_RETURN(int128 b, as128(vals[1]));
+        int128 step = dec ? Pow10(scale) : 1;
+        if (vals.size() == 3) {
+          SLUICE_ASSIGN_OR_RETURN(step, as128(vals[2]));
+        }
+        if (step == 0) return SqlError(sql_, call, "step size cannot equal zero");
+        for (int128 cur = a; step > 0 ? cur <= b : cur >= b; cur += step) {
+          if (out.size() >= kMaxRows)
+            return SqlError(sql_, call, "generate_series() of more than 10000000 rows");
+          out.push_back(dec ? Value::Decimal(cur, scale) : Value::Int(static_cast<int64_t>(cur)));
+        }
+      }
+    }
+  }
+  const bool ordinality = body.value("ordinality", false);
+  std::string qualifier = name, column = name;
+  std::vector<std::string> names = {column};
+  if (ordinality) names.push_back("ordinality");
+  if (body.contains("alias")) {
+    const Json& alias = body["alias"];
+    qualifier = alias.value("aliasname", name);
+    const Json& cn = alias.value("colnames", Json::array());
+    if (cn.size() > names.size()) {
+      return SqlError(sql_, item,
+                      "table \"" + qualifier + "\" has " + std::to_string(names.size()) +
+                          " columns available but " + std::to_string(cn.size()) +
+                          " columns specified");
+    }
+    names[0] = qualifier;  // a scalar function's column takes the alias
+    for (size_t i = 0; i < cn.size(); ++i) names[i] = Str(cn[i]);
+  }
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kValues;
+  n->columns.push_back({names[0], type});
+  if (ordinality) n->columns.push_back({names[1], SqlType::BigInt(false)});
+  for (size_t i = 0; i < out.size(); ++i) {
+    Row r = {out[i]};
+    if (ordinality) r.push_back(Value::Int(static_cast<int64_t>(i + 1)));
+    n->rows.push_back(std::move(r));
+  }
+  items->push_back(n);
+  widths->push_back(n->columns.size());
+  for (const Column& c : n->columns) scope->push_back({qualifier, c.name, c.type});
   return Status::OK();
 }
 

@@ -245,6 +245,11 @@ class Binder {
   Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols);
   // hop(...) or tumble(...) in FROM: windows over the time column of one
   // earlier FROM item, whose plan and scope columns it extends in place.
+  // generate_series() and unnest() of constants: a constant relation.
+  Status BindConstantSeries(const Json& item, const Json& call, std::vector<PlanPtr>* items,
+                            std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
+  // An expression without columns, evaluated now (a literal), or as it is.
+  Result<ExprPtr> FoldConstant(const Json& node);
   Status BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
                            std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
   Result<PlanPtr> BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,

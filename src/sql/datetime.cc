@@ -224,26 +224,184 @@ bool ParseIntervalWithRange(std::string_view s, int range, Interval* out) {
   return true;
 }
 
-bool ParseInterval(std::string_view s, Interval* out) {
-  s = Trim(s);
-  Interval iv;
+namespace {
+
+// An interval being read: whole months and days, and microseconds; a
+// fraction of a coarser field spills into the finer ones (1.5 years is 1 year
+// 6 mons, 1.5 months 1 mon 15 days, 1.5 days 1 day 12:00:00), as PostgreSQL
+// does.
+struct IntervalSum {
+  long double months = 0, days = 0, micros = 0;
+  void AddMonths(long double m) {
+    long double whole = std::trunc(m);
+    months += whole;
+    AddDays((m - whole) * 30);
+  }
+  void AddDays(long double d) {
+    long double whole = std::trunc(d);
+    days += whole;
+    micros += (d - whole) * 86400e6L;
+  }
+  bool Finish(Interval* out) const {
+    long double us = std::nearbyint(micros);
+    if (std::fabs(months) > INT32_MAX || std::fabs(days) > INT32_MAX ||
+        std::fabs(us) > 9.2233720368547758e18L) {
+      return false;
+    }
+    out->months = static_cast<int32_t>(months);
+    out->days = static_cast<int32_t>(days);
+    out->micros = static_cast<int64_t>(us);
+    return true;
+  }
+};
+
+// Adds `n` of `unit` (singular, lower case); false for an unknown unit.
+bool AddUnit(IntervalSum* sum, long double n, const std::string& unit) {
+  if (unit == "millennium" || unit == "millennia" || unit == "mil") {
+    sum->AddMonths(n * 12000);
+  } else if (unit == "century" || unit == "centurie" || unit == "c" || unit == "cent") {
+    sum->AddMonths(n * 1200);
+  } else if (unit == "decade" || unit == "dec") {
+    sum->AddMonths(n * 120);
+  } else if (unit == "year" || unit == "y" || unit == "yr") {
+    sum->AddMonths(n * 12);
+  } else if (unit == "mon" || unit == "month") {
+    sum->AddMonths(n);
+  } else if (unit == "week" || unit == "w") {
+    sum->AddDays(n * 7);
+  } else if (unit == "day" || unit == "d") {
+    sum->AddDays(n);
+  } else if (unit == "hour" || unit == "h" || unit == "hr") {
+    sum->micros += n * 3600e6L;
+  } else if (unit == "minute" || unit == "min" || unit == "m") {
+    sum->micros += n * 60e6L;
+  } else if (unit == "second" || unit == "sec" || unit == "s" || unit.empty()) {
+    sum->micros += n * 1e6L;
+  } else if (unit == "millisecond" || unit == "msec" || unit == "ms") {
+    sum->micros += n * 1e3L;
+  } else if (unit == "microsecond" || unit == "usec" || unit == "us") {
+    sum->micros += n;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// [-]H+:MM[:SS[.f]], hours unbounded: into microseconds.
+bool ParseIntervalClock(std::string_view* s, long double* micros) {
+  int64_t h, m, sec = 0;
+  long double frac = 0;
+  if (!Digits(s, 1, 18, &h) || !Expect(s, ':') || !Digits(s, 1, 2, &m)) return false;
+  if (Expect(s, ':')) {
+    if (!Digits(s, 1, 2, &sec)) return false;
+    if (Expect(s, '.')) {
+      long double scale = 0.1L;
+      while (!s->empty() && std::isdigit(static_cast<unsigned char>((*s)[0]))) {
+        frac += ((*s)[0] - '0') * scale;
+        scale /= 10;
+        s->remove_prefix(1);
+      }
+    }
+  }
+  if (m > 59 || sec > 60) return false;
+  *micros = ((static_cast<long double>(h) * 60 + m) * 60 + sec + frac) * 1e6L;
+  return true;
+}
+
+// ISO 8601: P[nY][nM][nW][nD][T[nH][nM][nS]], numbers may have fractions and
+// signs; or the alternative form PYYYY-MM-DDTHH:MM:SS.
+bool ParseIsoInterval(std::string_view s, Interval* out) {
+  IntervalSum sum;
+  s.remove_prefix(1);  // P
+  if (s.empty()) return false;
+  if (s.size() >= 4 && std::isdigit(static_cast<unsigned char>(s[0])) &&
+      s.find('-') != std::string_view::npos) {
+    int64_t y, mo, d = 0;
+    if (!Digits(&s, 1, 9, &y) || !Expect(&s, '-') || !Digits(&s, 1, 2, &mo)) return false;
+    if (Expect(&s, '-') && !Digits(&s, 1, 2, &d)) return false;
+    sum.AddMonths(static_cast<long double>(y * 12 + mo));
+    sum.AddDays(static_cast<long double>(d));
+    if (Expect(&s, 't')) {
+      long double us;
+      if (!ParseIntervalClock(&s, &us)) return false;
+      sum.micros += us;
+    }
+    return s.empty() && sum.Finish(out);
+  }
+  bool time = false, any = false;
+  while (!s.empty()) {
+    if (s[0] == 't') {
+      if (time) return false;
+      time = true;
+      s.remove_prefix(1);
+      continue;
+    }
+    double n = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (r.ec != std::errc() || r.ptr == s.data() + s.size()) return false;
+    char unit = *r.ptr;
+    s.remove_prefix(static_cast<size_t>(r.ptr - s.data()) + 1);
+    const char* name = nullptr;
+    if (!time) {
+      name = unit == 'y'   ? "year"
+             : unit == 'm' ? "mon"
+             : unit == 'w' ? "week"
+             : unit == 'd' ? "day"
+                           : nullptr;
+    } else {
+      name = unit == 'h' ? "hour" : unit == 'm' ? "minute" : unit == 's' ? "second" : nullptr;
+    }
+    if (name == nullptr || !AddUnit(&sum, n, name)) return false;
+    any = true;
+  }
+  return any && sum.Finish(out);
+}
+
+}  // namespace
+
+bool ParseInterval(std::string_view text, Interval* out) {
+  std::string low(Trim(text));
+  for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string_view s = low;
+  if (!s.empty() && s[0] == '@') s = Trim(s.substr(1));
+  if (!s.empty() && s[0] == 'p') return ParseIsoInterval(s, out);
+  bool ago = false;
+  if (s.size() >= 3 && s.substr(s.size() - 3) == "ago" &&
+      (s.size() == 3 || std::isspace(static_cast<unsigned char>(s[s.size() - 4])))) {
+    ago = true;
+    s = Trim(s.substr(0, s.size() - 3));
+  }
+  IntervalSum sum;
   bool any = false;
   while (!s.empty()) {
     bool neg = false;
     if (s[0] == '-' || s[0] == '+') {
       neg = s[0] == '-';
-      s.remove_prefix(1);
+      s = Trim(s.substr(1));
     }
-    // A clock part: [-]HH:MM[:SS[.f]]
+    // A clock: H:MM[:SS[.f]].
     size_t colon = s.find(':'), space = s.find(' ');
     if (colon != std::string_view::npos && (space == std::string_view::npos || colon < space)) {
-      int64_t micros;
-      std::string_view c = s.substr(0, space);
-      if (!ParseClock(&c, &micros) || !c.empty()) return false;
-      iv.micros += neg ? -micros : micros;
-      s = Trim(s.substr(c.data() - s.data()));
+      long double us;
+      if (!ParseIntervalClock(&s, &us)) return false;
+      sum.micros += neg ? -us : us;
+      s = Trim(s);
       any = true;
       continue;
+    }
+    // Years and months: Y-M.
+    size_t dash = s.find('-');
+    if (dash != std::string_view::npos && dash > 0 &&
+        (space == std::string_view::npos || dash < space)) {
+      std::string_view t = s;
+      int64_t y, m;
+      if (Digits(&t, 1, 9, &y) && Expect(&t, '-') && Digits(&t, 1, 2, &m) &&
+          (t.empty() || t[0] == ' ')) {
+        sum.AddMonths(static_cast<long double>(neg ? -(y * 12 + m) : y * 12 + m));
+        s = Trim(t);
+        any = true;
+        continue;
+      }
     }
     double num = 0;
     auto r = std::from_chars(s.data(), s.data() + s.size(), num);
@@ -253,36 +411,27 @@ bool ParseInterval(std::string_view s, Interval* out) {
     size_t end = 0;
     while (end < s.size() && std::isalpha(static_cast<unsigned char>(s[end]))) ++end;
     std::string unit(s.substr(0, end));
-    for (char& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     s = Trim(s.substr(end));
-    if (unit.size() > 2 && unit.back() == 's') unit.pop_back();  // plurals
-    auto micros = [&](double per) { iv.micros += static_cast<int64_t>(num * per); };
-    if (unit == "year" || unit == "y") {
-      iv.months += static_cast<int32_t>(num * 12);
-    } else if (unit == "mon" || unit == "month") {
-      iv.months += static_cast<int32_t>(num);
-    } else if (unit == "week" || unit == "w") {
-      iv.days += static_cast<int32_t>(num * 7);
-    } else if (unit == "day" || unit == "d") {
-      iv.days += static_cast<int32_t>(num);
-    } else if (unit == "hour" || unit == "h") {
-      micros(3600e6);
-    } else if (unit == "minute" || unit == "min" || unit == "m") {
-      micros(60e6);
-    } else if (unit == "second" || unit == "sec" || unit == "s" || unit.empty()) {
-      micros(1e6);
-    } else if (unit == "millisecond" || unit == "ms") {
-      micros(1e3);
-    } else if (unit == "microsecond" || unit == "us") {
-      micros(1);
-    } else {
-      return false;
+    if (unit.empty()) {
+      // A bare number before a clock counts days ('1 2:03'); else seconds.
+      std::string_view next = s;
+      if (!next.empty() && (next[0] == '-' || next[0] == '+')) next = Trim(next.substr(1));
+      size_t c = next.find(':'), sp = next.find(' ');
+      if (c != std::string_view::npos && (sp == std::string_view::npos || c < sp)) unit = "day";
     }
+    if (unit == "centuries") unit = "century";
+    if (unit == "millennia" || unit == "millenniums") unit = "millennium";
+    if (unit.size() > 2 && unit.back() == 's') unit.pop_back();  // plurals
+    if (!AddUnit(&sum, num, unit)) return false;
     any = true;
   }
   if (!any) return false;
-  *out = iv;
-  return true;
+  if (ago) {
+    sum.months = -sum.months;
+    sum.days = -sum.days;
+    sum.micros = -sum.micros;
+  }
+  return sum.Finish(out);
 }
 
 std::string FormatDate(int64_t days) {
@@ -323,20 +472,36 @@ std::string FormatTimestamp(int64_t micros) {
 }
 
 std::string FormatInterval(const Interval& iv) {
+  // PostgreSQL's style: each field with its sign; after a negative field, a
+  // positive one shows "+"; the clock has hours beyond 24.
   std::string out;
+  bool before_negative = false;
   auto part = [&](int64_t n, const char* one, const char* many) {
     if (n == 0) return;
     if (!out.empty()) out += ' ';
-    out += std::to_string(n) + " " + (n == 1 || n == -1 ? one : many);
+    out += (before_negative && n > 0 ? "+" : "") + std::to_string(n) + " " + (n == 1 ? one : many);
+    before_negative = n < 0;
   };
   part(iv.months / 12, "year", "years");
   part(iv.months % 12, "mon", "mons");
   part(iv.days, "day", "days");
   if (iv.micros != 0 || out.empty()) {
     if (!out.empty()) out += ' ';
-    int64_t m = iv.micros < 0 ? -iv.micros : iv.micros;
-    if (iv.micros < 0) out += '-';
-    out += FormatTime(m);  // hours may exceed 24, as PostgreSQL prints them
+    uint64_t m =
+        iv.micros < 0 ? 0 - static_cast<uint64_t>(iv.micros) : static_cast<uint64_t>(iv.micros);
+    out += iv.micros < 0 ? "-" : before_negative ? "+" : "";
+    char buf[64];
+    uint64_t secs = m / 1000000, frac = m % 1000000;
+    int n = std::snprintf(buf, sizeof buf, "%02llu:%02llu:%02llu",
+                          static_cast<unsigned long long>(secs / 3600),
+                          static_cast<unsigned long long>(secs / 60 % 60),
+                          static_cast<unsigned long long>(secs % 60));
+    if (frac != 0) {
+      n += std::snprintf(buf + n, sizeof buf - static_cast<size_t>(n), ".%06llu",
+                         static_cast<unsigned long long>(frac));
+      while (buf[n - 1] == '0') buf[--n] = '\0';
+    }
+    out += buf;
   }
   return out;
 }

@@ -188,12 +188,13 @@ ExprPtr MakeLiteral(Value v, SqlType type) {
   return e;
 }
 
-ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args) {
+ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args,
+                 bool strict) {
   // A strict function of a NULL constant is NULL, whatever its other
   // arguments; PostgreSQL folds this while planning, so they are never
   // evaluated (and raise no error).
   for (const ExprPtr& a : args) {
-    if (a->kind == ExprKind::kLiteral && a->value.is_null()) {
+    if (strict && a->kind == ExprKind::kLiteral && a->value.is_null()) {
       return MakeLiteral(Value::Null(), type.WithNullable(true));
     }
   }
@@ -203,6 +204,7 @@ ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPt
   e->fn_name = name;
   e->type = std::move(type);
   e->args = std::move(args);
+  e->strict = strict;
   return e;
 }
 
@@ -322,6 +324,27 @@ std::string ValueToText(const Value& v, const SqlType& type) {
     default:
       return v.ToString();
   }
+}
+
+std::string ValueToPgText(const Value& v, const SqlType& type) {
+  if (v.kind() == Value::Kind::kBool) return v.bool_value() ? "t" : "f";
+  if (v.kind() == Value::Kind::kList && type.id() == TypeId::kArray) {
+    const SqlType& elem = type.children()[0];
+    std::string out = "{";
+    for (size_t i = 0; i < v.list().size(); ++i) {
+      const Value& x = v.list()[i];
+      if (i > 0) out += ',';
+      if (x.is_null()) {
+        out += "NULL";
+      } else if (elem.id() == TypeId::kArray) {
+        out += ValueToPgText(x, elem);
+      } else {
+        out += QuoteArrayElement(ValueToPgText(x, elem));
+      }
+    }
+    return out + "}";
+  }
+  return ValueToText(v, type);
 }
 
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
@@ -590,7 +613,7 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
       }
       for (size_t i = 0; i < n; ++i) {
         SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &args[i]));
-        if (args[i].is_null()) {
+        if (args[i].is_null() && e.strict) {
           *out = Value::Null();
           return Status::OK();
         }

@@ -56,6 +56,7 @@ struct Expr {
   bool negated = false;      // IS NOT NULL, NOT IN, IS NOT DISTINCT FROM
   bool has_else = false;     // kCase
   bool untyped = false;      // a string or NULL literal whose type comes from context
+  bool strict = true;        // kCall: NULL if any argument is NULL (else fn sees NULLs)
   std::vector<ExprPtr> args;
 
   std::string ToString() const;
@@ -63,7 +64,8 @@ struct Expr {
 
 ExprPtr MakeColumn(int index, SqlType type);
 ExprPtr MakeLiteral(Value v, SqlType type);
-ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args);
+ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args,
+                 bool strict = true);
 ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool negated = false);
 
 // Evaluates `e` over `row`. Errors name the function or operator.
@@ -79,6 +81,9 @@ ExprPtr MakeCast(ExprPtr e, const SqlType& to);
 
 // Text of a value as PostgreSQL prints it (for casts to text and output).
 std::string ValueToText(const Value& v, const SqlType& type);
+// Text of a value as PostgreSQL's output sends it to a client: as
+// ValueToText, but booleans are t and f (also inside arrays).
+std::string ValueToPgText(const Value& v, const SqlType& type);
 
 // Compares two non-NULL values of the same type: <0, 0, >0.
 int CompareValues(const Value& a, const Value& b);

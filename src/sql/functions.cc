@@ -392,7 +392,8 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
     return r;
   };
   if (ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r) ||
-      ResolveArray(name, args, &r)) {
+      ResolveArray(name, args, &r) || ResolveString(name, args, &r) ||
+      ResolveMath(name, args, &r)) {
     return r;
   }
   if (name == "+" && args.size() == 2) return arith(AddInt, AddDouble, AddDec, "+", false, false);

@@ -16,6 +16,7 @@ struct ResolvedFn {
   const char* name = "";
   SqlType result;
   std::vector<SqlType> arg_types;  // what each argument is cast to
+  bool strict = true;              // false: the function sees NULL arguments
 };
 
 // Resolves operator or function `name` (lower case: "+", "=", "||", "abs",

@@ -148,10 +148,40 @@ Status Extract(const SqlType&, const Value* a, size_t, Value* out) {
     v = ts;
   } else if (field == "quarter") {
     v = static_cast<int128>((m - 1) / 3 + 1) * 1000000;
+  } else if (field == "decade") {
+    v = static_cast<int128>(y >= 0 ? y / 10 : -((9 - y) / 10)) * 1000000;
+  } else if (field == "century") {
+    v = static_cast<int128>(y > 0 ? (y + 99) / 100 : -((99 - (y - 1)) / 100)) * 1000000;
+  } else if (field == "millennium") {
+    v = static_cast<int128>(y > 0 ? (y + 999) / 1000 : -((999 - (y - 1)) / 1000)) * 1000000;
+  } else if (field == "microseconds" || field == "microsecond") {
+    v = static_cast<int128>(clock % 60000000) * 1000000;
+  } else if (field == "milliseconds" || field == "millisecond") {
+    v = static_cast<int128>(clock % 60000000) * 1000;
+  } else if (field == "isodow") {
+    v = static_cast<int128>(((days + 3) % 7 + 7) % 7 + 1) * 1000000;  // 1 = Monday
+  } else if (field == "week" || field == "isoyear") {
+    // ISO 8601: weeks start on Monday; week 1 holds the year's first Thursday.
+    const int64_t dow = ((days + 3) % 7 + 7) % 7;  // 0 = Monday
+    const int64_t thursday = days - dow + 3;
+    int64_t ty;
+    unsigned tm, td;
+    CivilFromDays(thursday, &ty, &tm, &td);
+    const int64_t week = (thursday - DaysFromCivil(ty, 1, 1)) / 7 + 1;
+    v = static_cast<int128>(field == "week" ? week : ty) * 1000000;
+  } else if (field == "julian") {
+    // Julian day number, with the time of day as a fraction.
+    v = static_cast<int128>(days + 2440588) * 1000000 + static_cast<int128>(clock) / 86400;
   } else {
     return Status::InvalidArgument("unit \"" + field + "\" not recognized for type timestamp");
   }
   *out = Value::Decimal(v, 6);
+  return Status::OK();
+}
+
+Status DatePart(const SqlType& t, const Value* a, size_t n, Value* out) {
+  SLUICE_RETURN_IF_ERROR(Extract(t, a, n, out));
+  *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
   return Status::OK();
 }
 
@@ -206,6 +236,11 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
     r->name = "extract";
     r->arg_types = {Text(), SqlType::Timestamp()};
     r->result = SqlType::Decimal(38, 6);
+    if (name == "date_part") {  // date_part() is double precision in PostgreSQL
+      r->fn = DatePart;
+      r->name = "date_part";
+      r->result = SqlType::Double();
+    }
     return true;
   }
   return false;

@@ -13,5 +13,7 @@ namespace sluice::sql {
 bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 
 }  // namespace sluice::sql

@@ -1,0 +1,983 @@
+// PostgreSQL's string functions: padding, case, translation, regular
+// expressions, format(), LIKE's ESCAPE, and their math companions. Positions
+// and lengths count characters (UTF-8), as PostgreSQL does in a UTF-8
+// database.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "base/md5.h"
+#include "sql/functions_internal.h"
+
+namespace sluice::sql {
+namespace {
+
+SqlType Text() { return SqlType::Varchar(); }
+
+// The characters of a UTF-8 string, each as its bytes.
+std::vector<std::string_view> Chars(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = 1;
+    while (i + n < s.size() && (static_cast<uint8_t>(s[i + n]) & 0xC0) == 0x80) ++n;
+    out.push_back(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string_view>& chars, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to && i < chars.size(); ++i) out += chars[i];
+  return out;
+}
+
+Status TooLong() { return Status::InvalidArgument("requested length too large"); }
+
+// lpad/rpad(string, length [, fill]): truncates to `length` characters, or
+// fills on the left/right with `fill` (a space by default) repeated.
+Status Pad(bool left, const Value* a, size_t n, Value* out) {
+  auto chars = Chars(a[0].string_value());
+  const int64_t len = a[1].int_value();
+  if (len > 10000000) return TooLong();
+  const std::string fill = n == 3 ? a[2].string_value() : " ";
+  if (len <= 0) {
+    *out = Value::String("");
+    return Status::OK();
+  }
+  const size_t want = static_cast<size_t>(len);
+  if (chars.size() >= want || fill.empty()) {
+    *out = Value::String(Join(chars, 0, want));
+    return Status::OK();
+  }
+  auto fchars = Chars(fill);
+  std::string pad;
+  for (size_t i = 0; i < want - chars.size(); ++i) pad += fchars[i % fchars.size()];
+  std::string s(a[0].string_value());
+  *out = Value::String(left ? pad + s : s + pad);
+  return Status::OK();
+}
+Status Lpad(const SqlType&, const Value* a, size_t n, Value* out) { return Pad(true, a, n, out); }
+Status Rpad(const SqlType&, const Value* a, size_t n, Value* out) { return Pad(false, a, n, out); }
+
+Status Repeat(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string& s = a[0].string_value();
+  const int64_t n = a[1].int_value();
+  if (n > 0 && static_cast<double>(s.size()) * static_cast<double>(n) > 1e9) return TooLong();
+  std::string r;
+  for (int64_t i = 0; i < n; ++i) r += s;
+  *out = Value::String(std::move(r));
+  return Status::OK();
+}
+
+Status Reverse(const SqlType&, const Value* a, size_t, Value* out) {
+  auto chars = Chars(a[0].string_value());
+  std::string r;
+  for (size_t i = chars.size(); i-- > 0;) r += chars[i];
+  *out = Value::String(std::move(r));
+  return Status::OK();
+}
+
+// initcap: the first letter of each run of letters and digits upper case,
+// the others lower case (ASCII letters).
+Status Initcap(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string s = a[0].string_value();
+  bool word = false;
+  for (char& c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) {
+      c = static_cast<char>(word ? std::tolower(u) : std::toupper(u));
+      word = true;
+    } else {
+      word = false;  // as PostgreSQL in the C locale: other characters end a word
+    }
+  }
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+
+// translate(string, from, to): each character of `from` becomes the one at
+// the same place in `to`, or is removed if `to` is shorter.
+Status Translate(const SqlType&, const Value* a, size_t, Value* out) {
+  auto s = Chars(a[0].string_value()), from = Chars(a[1].string_value()),
+       to = Chars(a[2].string_value());
+  std::string r;
+  for (std::string_view c : s) {
+    auto it = std::find(from.begin(), from.end(), c);
+    if (it == from.end()) {
+      r += c;
+    } else if (static_cast<size_t>(it - from.begin()) < to.size()) {
+      r += to[static_cast<size_t>(it - from.begin())];
+    }
+  }
+  *out = Value::String(std::move(r));
+  return Status::OK();
+}
+
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    *out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out += static_cast<char>(0xC0 | (cp >> 6));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out += static_cast<char>(0xE0 | (cp >> 12));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out += static_cast<char>(0xF0 | (cp >> 18));
+    *out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+Status Chr(const SqlType&, const Value* a, size_t, Value* out) {
+  const int64_t cp = a[0].int_value();
+  if (cp == 0) return Status::InvalidArgument("null character not permitted");
+  if (cp < 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    return Status::InvalidArgument("requested character too large for encoding: " +
+                                   std::to_string(cp));
+  std::string s;
+  AppendUtf8(static_cast<uint32_t>(cp), &s);
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+
+Status Ascii(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string& s = a[0].string_value();
+  if (s.empty()) {
+    *out = Value::Int(0);
+    return Status::OK();
+  }
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  uint32_t cp = b[0];
+  size_t n = cp < 0x80 ? 1 : cp < 0xE0 ? 2 : cp < 0xF0 ? 3 : 4;
+  if (n > 1) {
+    cp &= (0x7F >> n);
+    for (size_t i = 1; i < n && i < s.size(); ++i) cp = (cp << 6) | (b[i] & 0x3F);
+  }
+  *out = Value::Int(cp);
+  return Status::OK();
+}
+
+// left/right(string, n): the first/last n characters; a negative n: all but
+// the last/first |n|.
+Status LeftRight(bool left, const Value* a, Value* out) {
+  auto chars = Chars(a[0].string_value());
+  const int64_t n = a[1].int_value(), size = static_cast<int64_t>(chars.size());
+  int64_t take = n >= 0 ? std::min(n, size) : std::max<int64_t>(0, size + n);
+  size_t t = static_cast<size_t>(take);
+  *out = Value::String(left ? Join(chars, 0, t) : Join(chars, chars.size() - t, chars.size()));
+  return Status::OK();
+}
+Status Left(const SqlType&, const Value* a, size_t, Value* out) { return LeftRight(true, a, out); }
+Status Right(const SqlType&, const Value* a, size_t, Value* out) {
+  return LeftRight(false, a, out);
+}
+
+// ltrim/rtrim/btrim(string [, characters]).
+Status TrimChars(int ends, const Value* a, size_t n, Value* out) {
+  auto chars = Chars(a[0].string_value());
+  auto set = Chars(n == 2 ? std::string_view(a[1].string_value()) : std::string_view(" "));
+  auto in = [&](std::string_view c) { return std::find(set.begin(), set.end(), c) != set.end(); };
+  size_t b = 0, e = chars.size();
+  if (ends & 1) {
+    while (b < e && in(chars[b])) ++b;
+  }
+  if (ends & 2) {
+    while (e > b && in(chars[e - 1])) --e;
+  }
+  *out = Value::String(Join(chars, b, e));
+  return Status::OK();
+}
+Status Ltrim(const SqlType&, const Value* a, size_t n, Value* out) {
+  return TrimChars(1, a, n, out);
+}
+Status Rtrim(const SqlType&, const Value* a, size_t n, Value* out) {
+  return TrimChars(2, a, n, out);
+}
+Status Btrim(const SqlType&, const Value* a, size_t n, Value* out) {
+  return TrimChars(3, a, n, out);
+}
+
+Status Md5Fn(const SqlType&, const Value* a, size_t, Value* out) {
+  Md5 md5;
+  md5.Update(a[0].string_value());
+  *out = Value::String(md5.HexDigest());
+  return Status::OK();
+}
+
+Status StartsWith(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(a[0].string_value().rfind(a[1].string_value(), 0) == 0);
+  return Status::OK();
+}
+
+Status OctetLength(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(static_cast<int64_t>(a[0].string_value().size()));
+  return Status::OK();
+}
+Status BitLength(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(static_cast<int64_t>(a[0].string_value().size()) * 8);
+  return Status::OK();
+}
+
+Status ToHex(const SqlType&, const Value* a, size_t, Value* out) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llx",
+                static_cast<unsigned long long>(static_cast<uint64_t>(a[0].int_value())));
+  *out = Value::String(buf);
+  return Status::OK();
+}
+Status ToHex32(const SqlType&, const Value* a, size_t, Value* out) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%x", static_cast<uint32_t>(a[0].int_value()));
+  *out = Value::String(buf);
+  return Status::OK();
+}
+
+std::string QuoteLiteral(const std::string& s) {
+  bool backslash = s.find('\\') != std::string::npos;
+  std::string r = backslash ? "E'" : "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') r += c;
+    r += c;
+  }
+  return r + "'";
+}
+std::string QuoteIdent(const std::string& s) {
+  bool plain = !s.empty() && (std::islower(static_cast<unsigned char>(s[0])) || s[0] == '_');
+  for (char c : s) {
+    plain &= std::islower(static_cast<unsigned char>(c)) ||
+             std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  }
+  if (plain) return s;
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"') r += c;
+    r += c;
+  }
+  return r + "\"";
+}
+Status QuoteLiteralFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::String(QuoteLiteral(a[0].string_value()));
+  return Status::OK();
+}
+Status QuoteIdentFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::String(QuoteIdent(a[0].string_value()));
+  return Status::OK();
+}
+// quote_nullable: quote_literal, or NULL unquoted.
+Status QuoteNullable(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::String(a[0].is_null() ? "NULL" : QuoteLiteral(a[0].string_value()));
+  return Status::OK();
+}
+
+// concat(...) and concat_ws(separator, ...): NULL arguments are skipped.
+Status Concat(const SqlType&, const Value* a, size_t n, Value* out) {
+  std::string r;
+  for (size_t i = 0; i < n; ++i) {
+    if (!a[i].is_null()) r += a[i].string_value();
+  }
+  *out = Value::String(std::move(r));
+  return Status::OK();
+}
+Status ConcatWs(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (a[0].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  std::string r;
+  bool first = true;
+  for (size_t i = 1; i < n; ++i) {
+    if (a[i].is_null()) continue;
+    if (!first) r += a[0].string_value();
+    r += a[i].string_value();
+    first = false;
+  }
+  *out = Value::String(std::move(r));
+  return Status::OK();
+}
+
+// format(formatstr, ...): %s (as text; NULL is empty), %I (an identifier,
+// quoted if needed), %L (a literal; NULL unquoted), %%; with an argument
+// position n$ and a width (- aligns left; * takes it from an argument).
+Status Format(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (a[0].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  const std::string& f = a[0].string_value();
+  std::string r;
+  size_t next = 1;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '%') {
+      r += f[i];
+      continue;
+    }
+    if (++i >= f.size()) return Status::InvalidArgument("unterminated format() type specifier");
+    if (f[i] == '%') {
+      r += '%';
+      continue;
+    }
+    auto number = [&](size_t* v) {
+      size_t start = i;
+      *v = 0;
+      while (i < f.size() && std::isdigit(static_cast<unsigned char>(f[i])))
+        *v = *v * 10 + static_cast<size_t>(f[i++] - '0');
+      return i > start;
+    };
+    size_t arg = 0, width = 0, num = 0;
+    bool minus = false, has_width = false;
+    // [n$][-][width|*[n$]]
+    size_t save = i;
+    if (number(&num) && i < f.size() && f[i] == '$') {
+      if (num == 0)
+        return Status::InvalidArgument(
+            "format specifies argument 0, but arguments are numbered from 1");
+      arg = num;
+      ++i;
+    } else {
+      i = save;
+    }
+    if (i < f.size() && f[i] == '-') {
+      minus = true;
+      ++i;
+    }
+    if (i < f.size() && f[i] == '*') {
+      ++i;
+      size_t wa = next;
+      save = i;
+      if (number(&num) && i < f.size() && f[i] == '$') {
+        wa = num;
+        ++i;
+      } else {
+        i = save;
+        ++next;
+      }
+      if (wa >= n) return Status::InvalidArgument("too few arguments for format()");
+      int64_t w = a[wa].is_null() ? 0 : std::atoll(a[wa].string_value().c_str());
+      if (w < 0) {
+        minus = true;
+        w = -w;
+      }
+      width = static_cast<size_t>(w);
+      has_width = true;
+    } else if (number(&num)) {
+      width = num;
+      has_width = true;
+    }
+    if (i >= f.size()) return Status::InvalidArgument("unterminated format() type specifier");
+    const char type = f[i];
+    if (type != 's' && type != 'I' && type != 'L') {
+      return Status::InvalidArgument(std::string("unrecognized format() type specifier \"") + type +
+                                     "\"");
+    }
+    size_t k = arg ? arg : next++;
+    if (arg) next = arg + 1;
+    if (k >= n) return Status::InvalidArgument("too few arguments for format()");
+    std::string v;
+    if (type == 's') {
+      v = a[k].is_null() ? "" : a[k].string_value();
+    } else if (type == 'I') {
+      if (a[k].is_null())
+        return Status::InvalidArgument("null values cannot be formatted as an SQL identifier");
+      v = QuoteIdent(a[k].string_value());
+    } else {
+      v = a[k].is_null() ? "NULL" : QuoteLiteral(a[k].string_value());
+    }
+    if (has_width) {
+      size_t len = Chars(v).size();
+      if (len < width) {
+        std::string pad(width - len, ' ');
+        v = minus ? v + pad : pad + v;
+      }
+    }
+    r += v;
+  }
+  *out = Value::String(std::move(r));
+  return Status::OK();
+}
+
+// like_escape(pattern, escape): the pattern rewritten for LIKE's default
+// escape character, the backslash (what `LIKE p ESCAPE e` means).
+Status LikeEscape(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string& p = a[0].string_value();
+  auto esc = Chars(a[1].string_value());
+  if (esc.size() > 1) return Status::InvalidArgument("invalid escape string");
+  std::string r;
+  auto chars = Chars(p);
+  for (size_t i = 0; i < chars.size(); ++i) {
+    std::string_view c = chars[i];
+    if (!esc.empty() && c == esc[0]) {
+      if (i + 1 == chars.size())
+        return Status::InvalidArgument("LIKE pattern must not end with escape character");
+      r += '\\';
+      r += chars[++i];
+    } else if (c == "\\") {
+      r += "\\\\";
+    } else {
+      r += c;
+    }
+  }
+  *out = Value::String(std::move(r));
+  return Status::OK();
+}
+
+// ---- regular expressions (POSIX-like, through std::regex's ECMAScript
+// grammar, which reads the common forms the same way).
+Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
+  thread_local std::string last;
+  thread_local bool last_icase = false;
+  thread_local std::unique_ptr<std::regex> re;
+  if (!re || last != pattern || last_icase != icase) {
+    try {
+      auto flags = std::regex::ECMAScript;
+      if (icase) flags |= std::regex::icase;
+      re = std::make_unique<std::regex>(pattern, flags);
+    } catch (const std::regex_error& e) {
+      re.reset();
+      return Status::InvalidArgument("invalid regular expression: " + std::string(e.what()));
+    }
+    last = pattern;
+    last_icase = icase;
+  }
+  return re.get();
+}
+
+struct RegexFlags {
+  bool global = false, icase = false;
+};
+Result<RegexFlags> ParseFlags(const std::string& flags) {
+  RegexFlags f;
+  for (char c : flags) {
+    if (c == 'g') {
+      f.global = true;
+    } else if (c == 'i') {
+      f.icase = true;
+    } else if (c == 'c' || c == 'n' || c == 'p' || c == 'w' || c == 's' || c == 't') {
+      // case-sensitive, newline modes, tight syntax: the defaults here
+    } else {
+      return Status::InvalidArgument(std::string("invalid regular expression option: \"") + c +
+                                     "\"");
+    }
+  }
+  return f;
+}
+
+// PostgreSQL's replacement text: \1..\9 the groups, \& the match, \\ a
+// backslash; ECMAScript's: $1, $&, $$.
+std::string EcmaReplacement(const std::string& r) {
+  std::string out;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i] == '$') {
+      out += "$$";
+    } else if (r[i] == '\\' && i + 1 < r.size()) {
+      char c = r[++i];
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        out += '$';
+        out += c;
+      } else if (c == '&') {
+        out += "$&";
+      } else {
+        out += c;
+      }
+    } else {
+      out += r[i];
+    }
+  }
+  return out;
+}
+
+Status RegexpReplace(const SqlType&, const Value* a, size_t n, Value* out) {
+  RegexFlags f;
+  if (n == 4) {
+    SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[3].string_value()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  auto mode =
+      f.global ? std::regex_constants::format_default : std::regex_constants::format_first_only;
+  *out = Value::String(
+      std::regex_replace(a[0].string_value(), *re, EcmaReplacement(a[2].string_value()), mode));
+  return Status::OK();
+}
+
+Status RegexpLike(const SqlType&, const Value* a, size_t n, Value* out) {
+  RegexFlags f;
+  if (n == 3) {
+    SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  *out = Value::Bool(std::regex_search(a[0].string_value(), *re));
+  return Status::OK();
+}
+
+Status RegexpCount(const SqlType&, const Value* a, size_t, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), false));
+  const std::string& s = a[0].string_value();
+  auto b = std::sregex_iterator(s.begin(), s.end(), *re);
+  *out = Value::Int(static_cast<int64_t>(std::distance(b, std::sregex_iterator())));
+  return Status::OK();
+}
+
+// regexp_match(string, pattern [, flags]): the first match's groups (or the
+// whole match if there are none) as text[]; NULL if there is no match.
+Status RegexpMatch(const SqlType&, const Value* a, size_t n, Value* out) {
+  RegexFlags f;
+  if (n == 3) {
+    SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  std::smatch m;
+  const std::string& s = a[0].string_value();
+  if (!std::regex_search(s, m, *re)) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  std::vector<Value> groups;
+  if (m.size() == 1) {
+    groups.push_back(Value::String(m[0].str()));
+  } else {
+    for (size_t i = 1; i < m.size(); ++i)
+      groups.push_back(m[i].matched ? Value::String(m[i].str()) : Value::Null());
+  }
+  *out = Value::List(std::move(groups));
+  return Status::OK();
+}
+
+Status RegexpSplitToArray(const SqlType&, const Value* a, size_t n, Value* out) {
+  RegexFlags f;
+  if (n == 3) {
+    SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  const std::string& s = a[0].string_value();
+  std::vector<Value> parts;
+  size_t at = 0;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), *re); it != std::sregex_iterator();
+       ++it) {
+    size_t p = static_cast<size_t>(it->position()), len = static_cast<size_t>(it->length());
+    if (len == 0) {  // an empty match splits between characters
+      if (p >= s.size() || p == 0) continue;
+    }
+    if (len == 0 && p == at) continue;
+    parts.push_back(Value::String(s.substr(at, p - at)));
+    at = p + len;
+  }
+  parts.push_back(Value::String(s.substr(at)));
+  *out = Value::List(std::move(parts));
+  return Status::OK();
+}
+
+// string_to_array(string, delimiter [, null string]): a NULL delimiter
+// splits into characters, an empty one gives the whole string.
+Status StringToArray(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (a[0].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  const std::string& s = a[0].string_value();
+  std::vector<Value> parts;
+  auto add = [&](std::string p) {
+    if (n == 3 && !a[2].is_null() && p == a[2].string_value()) {
+      parts.push_back(Value::Null());
+    } else {
+      parts.push_back(Value::String(std::move(p)));
+    }
+  };
+  if (s.empty()) {
+    *out = Value::List({});
+    return Status::OK();
+  }
+  if (a[1].is_null()) {
+    for (std::string_view c : Chars(s)) add(std::string(c));
+  } else if (a[1].string_value().empty()) {
+    add(s);
+  } else {
+    const std::string& d = a[1].string_value();
+    size_t at = 0;
+    for (size_t p; (p = s.find(d, at)) != std::string::npos; at = p + d.size())
+      add(s.substr(at, p - at));
+    add(s.substr(at));
+  }
+  *out = Value::List(std::move(parts));
+  return Status::OK();
+}
+
+// overlay(string placing new from start [for count]).
+Status Overlay(const SqlType&, const Value* a, size_t n, Value* out) {
+  auto chars = Chars(a[0].string_value());
+  const int64_t start = a[2].int_value();
+  const int64_t count =
+      n == 4 ? a[3].int_value() : static_cast<int64_t>(Chars(a[1].string_value()).size());
+  if (start < 1) return Status::InvalidArgument("negative substring length not allowed");
+  size_t b = static_cast<size_t>(std::min<int64_t>(start - 1, static_cast<int64_t>(chars.size())));
+  size_t e = static_cast<size_t>(std::clamp<int64_t>(start - 1 + std::max<int64_t>(count, 0), 0,
+                                                     static_cast<int64_t>(chars.size())));
+  *out = Value::String(Join(chars, 0, b) + a[1].string_value() + Join(chars, e, chars.size()));
+  return Status::OK();
+}
+
+// ---- math beyond the basics, on doubles.
+Status DoubleFn(double (*f)(double), const Value* a, Value* out) {
+  double r = f(a[0].double_value());
+  if (std::isnan(r) && !std::isnan(a[0].double_value()))
+    return Status::InvalidArgument("input is out of range");
+  *out = Value::Double(r);
+  return Status::OK();
+}
+#define SLUICE_DOUBLE_FN(Name, expr)                                \
+  Status Name(const SqlType&, const Value* a, size_t, Value* out) { \
+    return DoubleFn([](double x) { return expr; }, a, out);         \
+  }
+SLUICE_DOUBLE_FN(Sin, std::sin(x))
+SLUICE_DOUBLE_FN(Cos, std::cos(x))
+SLUICE_DOUBLE_FN(Tan, std::tan(x))
+SLUICE_DOUBLE_FN(Cot, 1.0 / std::tan(x))
+SLUICE_DOUBLE_FN(Asin, std::asin(x))
+SLUICE_DOUBLE_FN(Acos, std::acos(x))
+SLUICE_DOUBLE_FN(Atan, std::atan(x))
+SLUICE_DOUBLE_FN(Sinh, std::sinh(x))
+SLUICE_DOUBLE_FN(Cosh, std::cosh(x))
+SLUICE_DOUBLE_FN(Tanh, std::tanh(x))
+SLUICE_DOUBLE_FN(Asinh, std::asinh(x))
+SLUICE_DOUBLE_FN(Acosh, std::acosh(x))
+SLUICE_DOUBLE_FN(Atanh, std::atanh(x))
+SLUICE_DOUBLE_FN(Cbrt, std::cbrt(x))
+SLUICE_DOUBLE_FN(Degrees, x / (M_PI / 180.0))
+SLUICE_DOUBLE_FN(Radians, x*(M_PI / 180.0))
+#undef SLUICE_DOUBLE_FN
+
+Status Atan2(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Double(std::atan2(a[0].double_value(), a[1].double_value()));
+  return Status::OK();
+}
+Status Pi(const SqlType&, const Value*, size_t, Value* out) {
+  *out = Value::Double(M_PI);
+  return Status::OK();
+}
+Status Log10(const SqlType&, const Value* a, size_t, Value* out) {
+  double x = a[0].double_value();
+  if (x == 0) return Status::InvalidArgument("cannot take logarithm of zero");
+  if (x < 0) return Status::InvalidArgument("cannot take logarithm of a negative number");
+  *out = Value::Double(std::log10(x));
+  return Status::OK();
+}
+Status LogBase(const SqlType&, const Value* a, size_t, Value* out) {
+  double b = a[0].double_value(), x = a[1].double_value();
+  if (b == 0 || x == 0) return Status::InvalidArgument("cannot take logarithm of zero");
+  if (b < 0 || x < 0) return Status::InvalidArgument("cannot take logarithm of a negative number");
+  if (b == 1) return Status::InvalidArgument("division by zero");
+  *out = Value::Double(std::log(x) / std::log(b));
+  return Status::OK();
+}
+
+Status Gcd(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t x = a[0].int_value(), y = a[1].int_value();
+  if ((x == INT64_MIN && (y == 0 || y == INT64_MIN)) || (y == INT64_MIN && x == 0))
+    return Status::Overflow("bigint out of range");
+  *out = Value::Int(std::gcd(x, y));
+  return Status::OK();
+}
+Status Lcm(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t x = a[0].int_value(), y = a[1].int_value();
+  if (x == 0 || y == 0) {
+    *out = Value::Int(0);
+    return Status::OK();
+  }
+  int128 r = static_cast<int128>(x / std::gcd(x, y)) * y;
+  if (r < 0) r = -r;
+  if (r > INT64_MAX) return Status::Overflow("bigint out of range");
+  *out = Value::Int(static_cast<int64_t>(r));
+  return Status::OK();
+}
+Status Factorial(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t n = a[0].int_value();
+  if (n < 0) return Status::InvalidArgument("factorial of a negative number is undefined");
+  int128 r = 1;
+  for (int64_t i = 2; i <= n; ++i) {
+    if (__builtin_mul_overflow(r, i, &r) || r >= Pow10(38))
+      return Status::Overflow("value overflows numeric format");
+  }
+  *out = Value::Decimal(r, 0);
+  return Status::OK();
+}
+// div(x, y): the integral quotient, truncated toward zero.
+Status DivTrunc(const SqlType&, const Value* a, size_t, Value* out) {
+  int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
+  int128 x = a[0].decimal_unscaled() * Pow10(s - a[0].decimal_scale());
+  int128 y = a[1].decimal_unscaled() * Pow10(s - a[1].decimal_scale());
+  if (y == 0) return Status::InvalidArgument("division by zero");
+  *out = Value::Decimal(x / y, 0);
+  return Status::OK();
+}
+// width_bucket(x, low, high, count): the bucket of x among `count` equal
+// buckets over [low, high); 0 below, count + 1 above.
+Status WidthBucket(const SqlType&, const Value* a, size_t, Value* out) {
+  double x = a[0].double_value(), lo = a[1].double_value(), hi = a[2].double_value();
+  int64_t n = a[3].int_value();
+  if (n <= 0) return Status::InvalidArgument("count must be greater than zero");
+  if (lo == hi) return Status::InvalidArgument("lower bound cannot equal upper bound");
+  if (std::isnan(x) || std::isnan(lo) || std::isnan(hi))
+    return Status::InvalidArgument("operand, lower bound, and upper bound cannot be NaN");
+  int64_t r;
+  if (lo < hi) {
+    r = x < lo    ? 0
+        : x >= hi ? n + 1
+                  : static_cast<int64_t>((x - lo) / (hi - lo) * static_cast<double>(n)) + 1;
+  } else {
+    r = x > lo    ? 0
+        : x <= hi ? n + 1
+                  : static_cast<int64_t>((lo - x) / (lo - hi) * static_cast<double>(n)) + 1;
+  }
+  *out = Value::Int(r);
+  return Status::OK();
+}
+// scale(numeric): the digits after the point.
+Status ScaleFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(a[0].decimal_scale());
+  return Status::OK();
+}
+// min_scale(numeric): the fewest digits after the point that keep the value.
+Status MinScale(const SqlType&, const Value* a, size_t, Value* out) {
+  int128 u = a[0].decimal_unscaled();
+  int s = a[0].decimal_scale();
+  while (s > 0 && u % 10 == 0) {
+    u /= 10;
+    --s;
+  }
+  *out = Value::Int(s);
+  return Status::OK();
+}
+Status TrimScale(const SqlType&, const Value* a, size_t, Value* out) {
+  int128 u = a[0].decimal_unscaled();
+  int s = a[0].decimal_scale();
+  while (s > 0 && u % 10 == 0) {
+    u /= 10;
+    --s;
+  }
+  *out = Value::Decimal(u, s);
+  return Status::OK();
+}
+// trunc(numeric, n): toward zero at n digits after the point (n may be
+// negative).
+Status TruncDec(const SqlType&, const Value* a, size_t n, Value* out) {
+  int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
+  int from = a[0].decimal_scale();
+  int128 u = a[0].decimal_unscaled();
+  if (to < from) {
+    int keep = std::max(to, 0);
+    u /= Pow10(from - keep);
+    from = keep;
+    if (to < 0) u = u / Pow10(-to) * Pow10(-to);
+  }
+  *out = Value::Decimal(u, from);
+  return Status::OK();
+}
+Status TruncD(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Double(std::trunc(a[0].double_value()));
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  auto text_at = [&](size_t i) { return i < args.size() && args[i].IsString(); };
+  auto int_at = [&](size_t i) { return i < args.size() && args[i].IsInteger(); };
+  auto set = [&](ScalarFn fn, const char* nm, SqlType result, std::vector<SqlType> arg_types) {
+    r->fn = fn;
+    r->name = nm;
+    r->result = std::move(result);
+    r->arg_types = std::move(arg_types);
+    return true;
+  };
+  const size_t n = args.size();
+  if ((name == "lpad" || name == "rpad") && (n == 2 || n == 3) && text_at(0) && int_at(1) &&
+      (n == 2 || text_at(2))) {
+    std::vector<SqlType> at = {Text(), SqlType::Integer()};
+    if (n == 3) at.push_back(Text());
+    return set(name == "lpad" ? Lpad : Rpad, name == "lpad" ? "lpad" : "rpad", Text(), at);
+  }
+  if (name == "repeat" && n == 2 && text_at(0) && int_at(1))
+    return set(Repeat, "repeat", Text(), {Text(), SqlType::Integer()});
+  if (name == "reverse" && n == 1 && text_at(0)) return set(Reverse, "reverse", Text(), {Text()});
+  if (name == "initcap" && n == 1 && text_at(0)) return set(Initcap, "initcap", Text(), {Text()});
+  if (name == "translate" && n == 3 && text_at(0) && text_at(1) && text_at(2))
+    return set(Translate, "translate", Text(), {Text(), Text(), Text()});
+  if (name == "chr" && n == 1 && int_at(0)) return set(Chr, "chr", Text(), {SqlType::Integer()});
+  if (name == "ascii" && n == 1 && text_at(0))
+    return set(Ascii, "ascii", SqlType::Integer(), {Text()});
+  if ((name == "left" || name == "right") && n == 2 && text_at(0) && int_at(1)) {
+    return set(name == "left" ? Left : Right, name == "left" ? "left" : "right", Text(),
+               {Text(), SqlType::Integer()});
+  }
+  if ((name == "ltrim" || name == "rtrim" || name == "btrim") && (n == 1 || n == 2) && text_at(0) &&
+      (n == 1 || text_at(1))) {
+    std::vector<SqlType> at(n, Text());
+    return set(name == "ltrim"   ? Ltrim
+               : name == "rtrim" ? Rtrim
+                                 : Btrim,
+               name == "ltrim"   ? "ltrim"
+               : name == "rtrim" ? "rtrim"
+                                 : "btrim",
+               Text(), at);
+  }
+  if (name == "md5" && n == 1 && (text_at(0) || args[0].id() == TypeId::kVarbinary))
+    return set(Md5Fn, "md5", Text(), {args[0].IsString() ? Text() : args[0]});
+  if (name == "starts_with" && n == 2 && text_at(0) && text_at(1))
+    return set(StartsWith, "starts_with", SqlType::Boolean(), {Text(), Text()});
+  if (name == "octet_length" && n == 1 && text_at(0))
+    return set(OctetLength, "octet_length", SqlType::Integer(), {Text()});
+  if (name == "bit_length" && n == 1 && text_at(0))
+    return set(BitLength, "bit_length", SqlType::Integer(), {Text()});
+  if (name == "to_hex" && n == 1 && int_at(0)) {
+    if (args[0].id() == TypeId::kBigInt) return set(ToHex, "to_hex", Text(), {SqlType::BigInt()});
+    return set(ToHex32, "to_hex", Text(), {SqlType::Integer()});
+  }
+  if (name == "quote_literal" && n == 1)
+    return set(QuoteLiteralFn, "quote_literal", Text(), {Text()});
+  if (name == "quote_ident" && n == 1 && text_at(0))
+    return set(QuoteIdentFn, "quote_ident", Text(), {Text()});
+  if (name == "quote_nullable" && n == 1) {
+    set(QuoteNullable, "quote_nullable", Text(), {Text()});
+    r->strict = false;
+    return true;
+  }
+  if ((name == "concat" && n >= 1) || (name == "concat_ws" && n >= 2)) {
+    set(name == "concat" ? Concat : ConcatWs, name == "concat" ? "concat" : "concat_ws", Text(),
+        std::vector<SqlType>(n, Text()));
+    r->strict = false;
+    return true;
+  }
+  if (name == "format" && n >= 1 && text_at(0)) {
+    set(Format, "format", Text(), std::vector<SqlType>(n, Text()));
+    r->strict = false;
+    return true;
+  }
+  if (name == "like_escape" && n == 2 && text_at(0) && text_at(1))
+    return set(LikeEscape, "like_escape", Text(), {Text(), Text()});
+  if (name == "regexp_replace" && (n == 3 || n == 4) && text_at(0) && text_at(1) && text_at(2) &&
+      (n == 3 || text_at(3))) {
+    return set(RegexpReplace, "regexp_replace", Text(), std::vector<SqlType>(n, Text()));
+  }
+  if (name == "regexp_like" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
+      (n == 2 || text_at(2))) {
+    return set(RegexpLike, "regexp_like", SqlType::Boolean(), std::vector<SqlType>(n, Text()));
+  }
+  if (name == "regexp_count" && n == 2 && text_at(0) && text_at(1))
+    return set(RegexpCount, "regexp_count", SqlType::Integer(), {Text(), Text()});
+  if (name == "regexp_match" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
+      (n == 2 || text_at(2))) {
+    return set(RegexpMatch, "regexp_match", SqlType::Array(Text()),
+               std::vector<SqlType>(n, Text()));
+  }
+  if (name == "regexp_split_to_array" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
+      (n == 2 || text_at(2))) {
+    return set(RegexpSplitToArray, "regexp_split_to_array", SqlType::Array(Text()),
+               std::vector<SqlType>(n, Text()));
+  }
+  if (name == "string_to_array" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
+      (n == 2 || text_at(2))) {
+    set(StringToArray, "string_to_array", SqlType::Array(Text()), std::vector<SqlType>(n, Text()));
+    r->strict = false;
+    return true;
+  }
+  if (name == "overlay" && (n == 3 || n == 4) && text_at(0) && text_at(1) && int_at(2) &&
+      (n == 3 || int_at(3))) {
+    std::vector<SqlType> at = {Text(), Text(), SqlType::Integer()};
+    if (n == 4) at.push_back(SqlType::Integer());
+    return set(Overlay, "overlay", Text(), at);
+  }
+  return false;
+}
+
+bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  const size_t n = args.size();
+  auto num_at = [&](size_t i) { return i < n && IsNumeric(args[i]); };
+  auto set = [&](ScalarFn fn, const char* nm, SqlType result, std::vector<SqlType> arg_types) {
+    r->fn = fn;
+    r->name = nm;
+    r->result = std::move(result);
+    r->arg_types = std::move(arg_types);
+    return true;
+  };
+  const SqlType d = SqlType::Double();
+  struct Named {
+    const char* name;
+    ScalarFn fn;
+  };
+  static const Named kOne[] = {
+      {"sin", Sin},         {"cos", Cos},        {"tan", Tan},     {"cot", Cot},   {"asin", Asin},
+      {"acos", Acos},       {"atan", Atan},      {"sinh", Sinh},   {"cosh", Cosh}, {"tanh", Tanh},
+      {"asinh", Asinh},     {"acosh", Acosh},    {"atanh", Atanh}, {"cbrt", Cbrt}, {"||/", Cbrt},
+      {"degrees", Degrees}, {"radians", Radians}};
+  if (n == 1 && num_at(0)) {
+    for (const Named& f : kOne) {
+      if (name == f.name) return set(f.fn, f.name, d, {d});
+    }
+  }
+  if (name == "|/" && n == 1 && num_at(0)) {
+    ResolvedFn sq;
+    if (ResolveTextAndMath("sqrt", args, &sq)) {
+      *r = sq;
+      return true;
+    }
+  }
+  if (name == "^" && n == 2 && num_at(0) && num_at(1)) {
+    return ResolveTextAndMath("power", args, r);
+  }
+  if (name == "atan2" && n == 2 && num_at(0) && num_at(1)) return set(Atan2, "atan2", d, {d, d});
+  if (name == "pi" && n == 0) return set(Pi, "pi", d, {});
+  if ((name == "log" || name == "log10") && n == 1 && num_at(0)) return set(Log10, "log", d, {d});
+  auto exact = [&](size_t i) {
+    return num_at(i) && args[i].id() != TypeId::kReal && args[i].id() != TypeId::kDouble;
+  };
+  if (name == "log" && n == 2 && exact(0) && exact(1)) return set(LogBase, "log", d, {d, d});
+  if ((name == "gcd" || name == "lcm") && n == 2 && args[0].IsInteger() && args[1].IsInteger()) {
+    SqlType t = args[0].id() == TypeId::kBigInt || args[1].id() == TypeId::kBigInt
+                    ? SqlType::BigInt()
+                    : SqlType::Integer();
+    return set(name == "gcd" ? Gcd : Lcm, name == "gcd" ? "gcd" : "lcm", t, {t, t});
+  }
+  if (name == "factorial" && n == 1 && args[0].IsInteger())
+    return set(Factorial, "factorial", SqlType::Decimal(38, 0), {SqlType::BigInt()});
+  if (name == "div" && n == 2 && num_at(0) && num_at(1) && args[0].id() != TypeId::kReal &&
+      args[0].id() != TypeId::kDouble && args[1].id() != TypeId::kReal &&
+      args[1].id() != TypeId::kDouble) {
+    auto dec = [](const SqlType& t) {
+      return t.id() == TypeId::kDecimal ? t : SqlType::Decimal(38, 0);
+    };
+    return set(DivTrunc, "div", SqlType::Decimal(38, 0), {dec(args[0]), dec(args[1])});
+  }
+  if (name == "width_bucket" && n == 4 && num_at(0) && num_at(1) && num_at(2) &&
+      args[3].IsInteger()) {
+    return set(WidthBucket, "width_bucket", SqlType::Integer(), {d, d, d, SqlType::Integer()});
+  }
+  if ((name == "scale" || name == "min_scale") && n == 1 && args[0].id() == TypeId::kDecimal) {
+    return set(name == "scale" ? ScaleFn : MinScale, name == "scale" ? "scale" : "min_scale",
+               SqlType::Integer(), {args[0]});
+  }
+  if (name == "trim_scale" && n == 1 && args[0].id() == TypeId::kDecimal)
+    return set(TrimScale, "trim_scale", SqlType::Decimal(38, args[0].scale()), {args[0]});
+  if (name == "trunc" && (n == 1 || n == 2) && args[0].id() == TypeId::kDecimal &&
+      (n == 1 || args[1].IsInteger())) {
+    std::vector<SqlType> at = {args[0]};
+    if (n == 2) at.push_back(SqlType::Integer());
+    return set(TruncDec, "trunc", n == 1 ? SqlType::Decimal(38, 0) : args[0].WithNullable(true),
+               at);
+  }
+  if (name == "trunc" && n == 2 && args[0].IsInteger() && args[1].IsInteger()) {
+    return set(TruncDec, "trunc", SqlType::Decimal(38, 0),
+               {SqlType::Decimal(38, 0), SqlType::Integer()});
+  }
+  if (name == "trunc" && n == 1 &&
+      (args[0].id() == TypeId::kReal || args[0].id() == TypeId::kDouble))
+    return set(TruncD, "trunc", d, {d});
+  return false;
+}
+
+}  // namespace sluice::sql

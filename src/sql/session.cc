@@ -1,0 +1,322 @@
+#include "sql/session.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "sql/binder.h"
+#include "sql/expr.h"
+#include "sql/program.h"
+#include "sql/query.h"
+#include "types/row_codec.h"
+#include "zset/batch_builder.h"
+#include "zset/merge.h"
+
+namespace sluice::sql {
+
+SqlSession::TableData* SqlSession::Find(const std::string& name) {
+  auto it = tables_.find(name);
+  return it == tables_.end() ? nullptr : &it->second;
+}
+
+Status SqlSession::CreateTable(const std::string& sql, const Json& body) {
+  SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(sql, body));
+  SLUICE_RETURN_IF_ERROR(catalog_.AddTable(t));
+  TableData data;
+  data.def = t;
+  tables_[t.name] = std::move(data);
+  return Status::OK();
+}
+
+Status SqlSession::Apply(TableData& t, const std::vector<std::pair<std::string, Weight>>& changes) {
+  BatchBuilder b;
+  Schema schema;
+  for (const Column& c : t.def.columns) schema.push_back(c.type);
+  for (const auto& [row, w] : changes) {
+    if (!t.def.primary_key.empty()) {
+      std::vector<std::string_view> fields;
+      SLUICE_RETURN_IF_ERROR(SplitRow(schema, row, &fields));
+      std::string key;
+      for (int k : t.def.primary_key) key += fields[static_cast<size_t>(k)];
+      auto it = t.by_key.find(key);
+      if (w > 0) {
+        if (it != t.by_key.end()) {
+          return Status::InvalidArgument("duplicate key value violates unique constraint on \"" +
+                                         t.def.name + "\"");
+        }
+        t.by_key[key] = row;
+      } else if (it != t.by_key.end() && it->second == row) {
+        t.by_key.erase(it);
+      }
+    }
+    Weight& cur = t.rows[row];
+    cur += w;
+    if (cur == 0) t.rows.erase(row);
+    b.Push(row, w);
+  }
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr batch, b.Finish());
+  if (!batch->empty()) t.history.push_back(batch);
+  return Status::OK();
+}
+
+Status SqlSession::Insert(const std::string& sql, const Json& body) {
+  std::string name = body["relation"]["relname"];
+  TableData* t = Find(name);
+  if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  const auto& cols = t->def.columns;
+  std::vector<int> target;
+  for (const Json& c : body.value("cols", Json::array())) {
+    std::string cn = c["ResTarget"]["name"];
+    auto it = std::find_if(cols.begin(), cols.end(), [&](const Column& x) { return x.name == cn; });
+    if (it == cols.end())
+      return SqlError(sql, c, "column \"" + cn + "\" of relation \"" + name + "\" does not exist");
+    target.push_back(static_cast<int>(it - cols.begin()));
+  }
+  if (target.empty()) {
+    for (size_t i = 0; i < cols.size(); ++i) target.push_back(static_cast<int>(i));
+  }
+  Schema schema;
+  for (const Column& c : cols) schema.push_back(c.type);
+  std::vector<std::pair<std::string, Weight>> changes;
+  const Json& sel = body["selectStmt"]["SelectStmt"];
+  std::vector<Row> rows;
+  if (sel.contains("valuesLists")) {
+    for (const Json& list : sel["valuesLists"]) {
+      const Json& items = list["List"]["items"];
+      if (items.size() != target.size()) {
+        return SqlError(sql, list,
+                        "INSERT has " +
+                            std::string(items.size() > target.size() ? "more" : "fewer") +
+                            " expressions than target columns");
+      }
+      Row row(cols.size());
+      for (size_t i = 0; i < items.size(); ++i) {
+        const SqlType& ty = cols[static_cast<size_t>(target[i])].type;
+        SLUICE_ASSIGN_OR_RETURN(row[static_cast<size_t>(target[i])],
+                                EvalConstant(catalog_, sql, items[i], ty));
+      }
+      rows.push_back(std::move(row));
+    }
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindSelect(catalog_, sql, sel));
+    if (q.visible != target.size())
+      return SqlError(sql, sel, "INSERT has a different number of expressions than target columns");
+    SLUICE_ASSIGN_OR_RETURN(std::vector<Row> got, Evaluate(q, false));
+    for (const Row& g : got) {
+      Row row(cols.size());
+      for (size_t i = 0; i < target.size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(CastValue(g[i], q.plan->columns[i].type,
+                                         cols[static_cast<size_t>(target[i])].type,
+                                         &row[static_cast<size_t>(target[i])]));
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  for (const Row& row : rows) {
+    std::string enc;
+    SLUICE_RETURN_IF_ERROR(EncodeRow(schema, row, &enc));
+    changes.emplace_back(std::move(enc), 1);
+  }
+  return Apply(*t, changes);
+}
+
+Status SqlSession::Delete(const std::string& sql, const Json& body) {
+  std::string name = body["relation"]["relname"];
+  TableData* t = Find(name);
+  if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  Schema schema;
+  for (const Column& c : t->def.columns) schema.push_back(c.type);
+  ExprPtr pred;
+  if (body.contains("whereClause")) {
+    SLUICE_ASSIGN_OR_RETURN(
+        pred, BindOverColumns(catalog_, sql, t->def.columns, name, body["whereClause"]));
+  }
+  std::vector<std::pair<std::string, Weight>> changes;
+  for (const auto& [row, w] : t->rows) {
+    bool hit = true;
+    if (pred) {
+      SLUICE_ASSIGN_OR_RETURN(Row r, DecodeRow(schema, row));
+      SLUICE_RETURN_IF_ERROR(EvalPredicate(*pred, r, &hit));
+    }
+    if (hit) changes.emplace_back(row, -w);
+  }
+  return Apply(*t, changes);
+}
+
+Status SqlSession::Update(const std::string& sql, const Json& body) {
+  std::string name = body["relation"]["relname"];
+  TableData* t = Find(name);
+  if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  const auto& cols = t->def.columns;
+  Schema schema;
+  for (const Column& c : cols) schema.push_back(c.type);
+  ExprPtr pred;
+  if (body.contains("whereClause")) {
+    SLUICE_ASSIGN_OR_RETURN(pred, BindOverColumns(catalog_, sql, cols, name, body["whereClause"]));
+  }
+  std::vector<std::pair<int, ExprPtr>> sets;
+  for (const Json& tgt : body["targetList"]) {
+    const Json& rt = tgt["ResTarget"];
+    std::string cn = rt["name"];
+    auto it = std::find_if(cols.begin(), cols.end(), [&](const Column& x) { return x.name == cn; });
+    if (it == cols.end())
+      return SqlError(sql, tgt,
+                      "column \"" + cn + "\" of relation \"" + name + "\" does not exist");
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindOverColumns(catalog_, sql, cols, name, rt["val"]));
+    sets.emplace_back(static_cast<int>(it - cols.begin()), e);
+  }
+  std::vector<std::pair<std::string, Weight>> dels, ins;
+  for (const auto& [row, w] : t->rows) {
+    SLUICE_ASSIGN_OR_RETURN(Row r, DecodeRow(schema, row));
+    bool hit = true;
+    if (pred) SLUICE_RETURN_IF_ERROR(EvalPredicate(*pred, r, &hit));
+    if (!hit) continue;
+    Row updated = r;
+    for (const auto& [col, e] : sets) {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(Eval(*e, r, &v));
+      SLUICE_RETURN_IF_ERROR(CastValue(v, e->type, cols[static_cast<size_t>(col)].type,
+                                       &updated[static_cast<size_t>(col)]));
+    }
+    std::string enc;
+    SLUICE_RETURN_IF_ERROR(EncodeRow(schema, updated, &enc));
+    dels.emplace_back(row, -w);
+    ins.emplace_back(std::move(enc), w);
+  }
+  // Deletes first, so that an updated primary key is free again.
+  dels.insert(dels.end(), ins.begin(), ins.end());
+  return Apply(*t, dels);
+}
+
+Status SqlSession::Statement(const std::string& sql) {
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
+  for (const Json& st : tree["stmts"]) {
+    const Json& stmt = st["stmt"];
+    std::string kind = stmt.begin().key();
+    const Json& body = stmt.begin().value();
+    if (kind == "CreateStmt") {
+      SLUICE_RETURN_IF_ERROR(CreateTable(sql, body));
+    } else if (kind == "InsertStmt") {
+      SLUICE_RETURN_IF_ERROR(Insert(sql, body));
+    } else if (kind == "DeleteStmt") {
+      SLUICE_RETURN_IF_ERROR(Delete(sql, body));
+    } else if (kind == "UpdateStmt") {
+      SLUICE_RETURN_IF_ERROR(Update(sql, body));
+    } else if (IsCreateView(kind, body)) {
+      SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(catalog_, sql, kind, body));
+      SLUICE_RETURN_IF_ERROR(catalog_.AddView(std::move(v)));
+    } else if (kind == "IndexStmt") {
+      SLUICE_RETURN_IF_ERROR(catalog_.AddIndex(BindCreateIndex(body)));
+    } else if (kind == "DropStmt") {
+      std::string type = body.value("removeType", "");
+      bool missing_ok = body.value("missing_ok", false);
+      for (const Json& obj : body["objects"]) {
+        std::string name = obj["List"]["items"].back()["String"].value("sval", "");
+        Status s;
+        if (type == "OBJECT_TABLE") {
+          s = catalog_.DropTable(name);
+          if (s.ok()) tables_.erase(name);
+        } else if (type == "OBJECT_VIEW") {
+          s = catalog_.DropView(name);
+        } else if (type == "OBJECT_INDEX") {
+          s = catalog_.DropIndex(name);
+        } else {
+          return SqlUnsupported(sql, body, "DROP of this kind of object");
+        }
+        if (!s.ok() && !missing_ok) return s;
+      }
+    } else {
+      return Status::Unimplemented(kind + " is not supported yet");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremental) {
+  if (!incremental) {
+    // Over the data already there, an evaluation error is what PostgreSQL
+    // would have failed the query with.
+    return EvaluateOnce(q, [&](const std::string& name) -> Result<std::vector<BatchPtr>> {
+      TableData* t = Find(name);
+      BatchBuilder b;
+      for (const auto& [row, w] : t->rows) b.Push(row, w);
+      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, b.Finish());
+      return std::vector<BatchPtr>{all};
+    });
+  }
+  EvalErrors errors;
+  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, workers_, &errors, hosts_));
+  QueryRuntime* rt = &qr;
+  std::vector<BatchPtr> outputs;
+  auto step = [&]() -> Status {
+    SLUICE_RETURN_IF_ERROR(rt->Step());
+    SLUICE_ASSIGN_OR_RETURN(BatchPtr o, rt->Output("query"));
+    outputs.push_back(o);
+    return Status::OK();
+  };
+  // The statements' changes, in their order, spread over a few steps; an
+  // empty first step comes before any data. Intermediate states may raise
+  // evaluation errors that the final state does not have.
+  const size_t kSteps = 4;
+  SLUICE_RETURN_IF_ERROR(step());
+  for (size_t s = 0; s < kSteps; ++s) {
+    for (const std::string& name : qr.scanned) {
+      const auto& h = Find(name)->history;
+      size_t from = h.size() * s / kSteps, to = h.size() * (s + 1) / kSteps;
+      for (size_t i = from; i < to; ++i) SLUICE_RETURN_IF_ERROR(rt->Push(name, h[i]));
+    }
+    SLUICE_RETURN_IF_ERROR(step());
+  }
+  SLUICE_ASSIGN_OR_RETURN(BatchPtr integral, MergeBatches(outputs, {}));
+  return RowsOf(q, *integral);
+}
+
+Result<BoundQuery> SqlSession::Bind(const std::string& sql) const {
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
+  if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
+    return Status::InvalidArgument("a query must be one SELECT");
+  }
+  return BindSelect(catalog_, sql, tree["stmts"][0]["stmt"]["SelectStmt"]);
+}
+
+Status SqlSession::SetContents(const std::string& table,
+                               const std::vector<std::vector<std::optional<std::string>>>& rows) {
+  TableData* t = Find(table);
+  if (t == nullptr) return Status::NotFound("relation \"" + table + "\" does not exist");
+  const auto& cols = t->def.columns;
+  Schema schema;
+  for (const Column& c : cols) schema.push_back(c.type);
+  std::map<std::string, Weight> want;
+  for (const auto& texts : rows) {
+    if (texts.size() != cols.size()) {
+      return Status::InvalidArgument("a row of " + std::to_string(texts.size()) +
+                                     " values for the " + std::to_string(cols.size()) +
+                                     " columns of \"" + table + "\"");
+    }
+    Row row(cols.size());
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (!texts[i]) continue;
+      Status s = CastValue(Value::String(*texts[i]), SqlType::Varchar(), cols[i].type, &row[i]);
+      if (!s.ok()) {
+        return Status::InvalidArgument("column \"" + cols[i].name + "\" of \"" + table +
+                                       "\": " + s.message());
+      }
+    }
+    std::string enc;
+    SLUICE_RETURN_IF_ERROR(EncodeRow(schema, row, &enc));
+    ++want[enc];
+  }
+  std::vector<std::pair<std::string, Weight>> changes;
+  for (const auto& [row, w] : t->rows) {
+    auto it = want.find(row);
+    Weight d = (it == want.end() ? 0 : it->second) - w;
+    if (d != 0) changes.emplace_back(row, d);
+  }
+  for (const auto& [row, w] : want) {
+    if (!t->rows.count(row)) changes.emplace_back(row, w);
+  }
+  // Deletes first, so that a replaced primary key is free again.
+  std::stable_partition(changes.begin(), changes.end(), [](const auto& c) { return c.second < 0; });
+  return Apply(*t, changes);
+}
+
+}  // namespace sluice::sql

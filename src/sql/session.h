@@ -1,0 +1,67 @@
+// A SQL session over tables held in memory: the statements of a script
+// (CREATE TABLE/VIEW/INDEX, DROP, INSERT, DELETE, UPDATE) change its tables,
+// and a query runs as a view, either over the data already there or with the
+// data arriving as the statements changed it, over several steps. The
+// sqllogictest runner and the PostgreSQL-oracle runner are built on it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sql/catalog.h"
+#include "sql/parser.h"
+#include "sql/plan.h"
+#include "zset/batch.h"
+
+namespace sluice::sql {
+
+class SqlSession {
+ public:
+  // `workers` per host, on `hosts` hosts joined by TCP, for the incremental
+  // runs.
+  explicit SqlSession(int workers = 2, int hosts = 1) : workers_(workers), hosts_(hosts) {}
+
+  // Runs a script of DDL and DML statements; the first error stops it.
+  Status Statement(const std::string& sql);
+
+  // Binds one SELECT over the session's tables and views.
+  Result<BoundQuery> Bind(const std::string& sql) const;
+
+  // Runs `q` as a view: over the data already there (one step), or created
+  // before the data, which then arrives in the order it was changed, spread
+  // over a few steps. Returns the view's rows, each repeated by its
+  // multiplicity.
+  Result<std::vector<Row>> Evaluate(const BoundQuery& q, bool incremental);
+
+  // Makes `table`'s contents the given rows (each value as PostgreSQL prints
+  // it, nullopt for NULL), as one change: the rows that go and the rows that
+  // come. For scripts whose data comes from elsewhere.
+  Status SetContents(const std::string& table,
+                     const std::vector<std::vector<std::optional<std::string>>>& rows);
+
+  bool HasTable(const std::string& name) const { return tables_.count(name) > 0; }
+  const Catalog& catalog() const { return catalog_; }
+
+ private:
+  struct TableData {
+    TableDef def;
+    std::map<std::string, Weight> rows;         // current contents
+    std::map<std::string, std::string> by_key;  // primary key -> row
+    std::vector<BatchPtr> history;              // every change, in order
+  };
+
+  Status CreateTable(const std::string& sql, const Json& body);
+  Status Insert(const std::string& sql, const Json& body);
+  Status Delete(const std::string& sql, const Json& body);
+  Status Update(const std::string& sql, const Json& body);
+  Status Apply(TableData& t, const std::vector<std::pair<std::string, Weight>>& changes);
+  TableData* Find(const std::string& name);
+
+  int workers_, hosts_;
+  Catalog catalog_;
+  std::map<std::string, TableData> tables_;
+};
+
+}  // namespace sluice::sql

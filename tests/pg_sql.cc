@@ -1,0 +1,566 @@
+// SQL scripts checked against PostgreSQL: every statement of a script runs on
+// a throwaway PostgreSQL 15 cluster and in a Sluice session (sql/session.h);
+// every SELECT becomes a view, run over the data already there and
+// incrementally (the data arriving over several steps, as the statements
+// changed it), and both must hold exactly the rows PostgreSQL answers, each
+// value as PostgreSQL prints it. No expected results are written down:
+// PostgreSQL is the oracle.
+//
+//   pg_sql [--workers W] [--hosts H] [--mirror] [--setup FILE] [--verbose] FILE.sql|DIR...
+//
+// A script is PostgreSQL's SQL, statements ending with `;`. A comment line
+//   -- sluice: error TEXT
+// before a statement says that Sluice refuses it with an error containing
+// TEXT (what it does not support yet, said so); PostgreSQL's answer is then
+// not compared. psql's backslash commands are ignored.
+//
+// --mirror is for scripts written for PostgreSQL alone (its regression
+// scripts, say): the tables' contents come from PostgreSQL after every
+// statement that changes them, statements Sluice has no use for run on
+// PostgreSQL only, and queries that PostgreSQL refuses are skipped. It
+// reports how many queries pass and groups the reasons of the others.
+// --setup runs a script before each one (in --mirror mode, its tables
+// mirrored too).
+//
+// Ends with "N passed, N failed" alone on a line; exits non-zero if any
+// failed (in --mirror mode, only on a crash of the runner).
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pg_cluster.h"
+#include "sql/expr.h"
+#include "sql/parser.h"
+#include "sql/session.h"
+
+namespace sluice {
+namespace {
+
+using sql::Json;
+
+struct Options {
+  int workers = 2;
+  int hosts = 1;
+  bool mirror = false;
+  bool verbose = false;
+  std::string setup;
+};
+
+struct Statement {
+  int line = 0;
+  std::string sql;
+  std::string expect_error;  // from "-- sluice: error TEXT"
+  std::string copy_data;     // the lines after COPY ... FROM STDIN, to "\\."
+};
+
+bool IsCopyFromStdin(const std::string& sql) {
+  std::string l;
+  for (char c : sql) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l.rfind("copy", 0) == 0 && l.find("from stdin") != std::string::npos;
+}
+
+// Splits a script into statements at `;` outside quotes, dollar quotes and
+// comments; drops psql's backslash commands.
+std::vector<Statement> SplitScript(const std::string& text) {
+  std::vector<Statement> out;
+  Statement cur;
+  std::string pending_error;
+  int line = 1;
+  size_t i = 0;
+  auto flush = [&]() {
+    size_t b = cur.sql.find_first_not_of(" \t\r\n");
+    if (b != std::string::npos) {
+      cur.sql = cur.sql.substr(b);
+      cur.expect_error = pending_error;
+      pending_error.clear();
+      out.push_back(cur);
+    }
+    cur = Statement{};
+  };
+  bool at_line_start = true;
+  while (i < text.size()) {
+    char c = text[i];
+    if (at_line_start && c == '\\') {  // a psql command: to the end of the line
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    if (cur.sql.find_first_not_of(" \t\r\n") == std::string::npos && c != ' ' && c != '\t' &&
+        c != '\n' && c != '\r') {
+      cur.line = line;
+    }
+    at_line_start = false;
+    if (c == '-' && i + 1 < text.size() && text[i + 1] == '-') {
+      size_t e = text.find('\n', i);
+      if (e == std::string::npos) e = text.size();
+      std::string comment = text.substr(i, e - i);
+      static const std::string kDirective = "-- sluice: error ";
+      if (comment.rfind(kDirective, 0) == 0) pending_error = comment.substr(kDirective.size());
+      i = e;
+      continue;
+    }
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t e = text.find("*/", i + 2);
+      e = e == std::string::npos ? text.size() : e + 2;
+      for (size_t k = i; k < e; ++k) line += text[k] == '\n';
+      cur.sql += ' ';
+      i = e;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      size_t e = i + 1;
+      while (e < text.size()) {
+        if (text[e] == c) {
+          if (e + 1 < text.size() && text[e + 1] == c) {
+            e += 2;
+            continue;
+          }
+          break;
+        }
+        if (c == '\'' && text[e] == '\\' && i > 0 && (text[i - 1] == 'E' || text[i - 1] == 'e'))
+          ++e;
+        ++e;
+      }
+      e = std::min(e + 1, text.size());
+      for (size_t k = i; k < e; ++k) line += text[k] == '\n';
+      cur.sql += text.substr(i, e - i);
+      i = e;
+      continue;
+    }
+    if (c == '$') {
+      size_t e = i + 1;
+      while (e < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_'))
+        ++e;
+      if (e < text.size() && text[e] == '$') {
+        std::string tag = text.substr(i, e - i + 1);
+        size_t close = text.find(tag, e + 1);
+        close = close == std::string::npos ? text.size() : close + tag.size();
+        for (size_t k = i; k < close; ++k) line += text[k] == '\n';
+        cur.sql += text.substr(i, close - i);
+        i = close;
+        continue;
+      }
+    }
+    if (c == ';') {
+      bool copy = IsCopyFromStdin(
+          cur.sql.substr(std::min(cur.sql.find_first_not_of(" \t\r\n"), cur.sql.size())));
+      flush();
+      ++i;
+      if (copy) {  // its data: the next lines, to a line "\."
+        size_t from = text.find('\n', i);
+        from = from == std::string::npos ? text.size() : from + 1;
+        ++line;
+        size_t end = from;
+        while (end < text.size()) {
+          size_t eol = text.find('\n', end);
+          if (eol == std::string::npos) eol = text.size();
+          ++line;
+          if (text.compare(end, eol - end, "\\.") == 0) {
+            out.back().copy_data = text.substr(from, end - from);
+            end = eol + 1;
+            break;
+          }
+          end = eol + 1;
+        }
+        i = std::min(end, text.size());
+        at_line_start = true;
+      }
+      continue;
+    }
+    if (c == '\n') {
+      ++line;
+      at_line_start = true;
+    }
+    cur.sql += c;
+    ++i;
+  }
+  flush();
+  return out;
+}
+
+std::string FirstLine(const std::string& s) {
+  std::string l = s.substr(0, s.find('\n'));
+  while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.pop_back();
+  return l;
+}
+
+// The reason of a failure without its particulars, for grouping: quoted
+// names and numbers become placeholders.
+std::string Reason(const std::string& message) {
+  std::string l = FirstLine(message), out;
+  for (size_t i = 0; i < l.size(); ++i) {
+    if (l[i] == '"') {
+      size_t e = l.find('"', i + 1);
+      if (e == std::string::npos) break;
+      out += "\"" + l.substr(i + 1, e - i - 1) + "\"";
+      i = e;
+    } else {
+      out += l[i];
+    }
+  }
+  return out.substr(0, 140);
+}
+
+class Runner {
+ public:
+  Runner(PgCluster& pg, const Options& o) : pg_(pg), o_(o), session_(o.workers, o.hosts) {}
+
+  int passed = 0, failed = 0, unsupported = 0, skipped = 0;
+  std::map<std::string, int> reasons;  // --mirror: why queries did not pass
+
+  void RunFile(const std::string& path, bool count = true) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    path_ = path;
+    for (const Statement& st : SplitScript(ss.str())) Run(st);
+    if (!count) passed = failed = unsupported = skipped = 0, reasons.clear();
+  }
+
+ private:
+  void Fail(const Statement& st, const std::string& what, bool is_unsupported = false) {
+    if (o_.mirror) {
+      (is_unsupported ? unsupported : failed)++;
+      ++reasons[(is_unsupported ? "unsupported: " : "failed: ") + Reason(what)];
+    } else {
+      ++failed;
+    }
+    if (!o_.mirror || o_.verbose) {
+      std::printf("%s:%d: %s\n    %s\n", path_.c_str(), st.line, what.c_str(),
+                  FirstLine(st.sql).c_str());
+    }
+  }
+
+  // The kind of statement and the tables it changes.
+  static std::string Kind(const Json& tree) { return tree["stmt"].begin().key(); }
+  static std::vector<std::string> Targets(const Json& stmt) {
+    std::vector<std::string> out;
+    const Json& body = stmt.begin().value();
+    auto rel = [&](const Json& r) {
+      if (r.is_object() && r.contains("relname")) out.push_back(r["relname"]);
+    };
+    if (body.contains("relation")) rel(body["relation"]);
+    if (body.contains("into") && body["into"].contains("rel")) rel(body["into"]["rel"]);
+    if (body.contains("relations")) {
+      for (const Json& r : body["relations"]) {
+        if (r.contains("RangeVar")) rel(r["RangeVar"]);
+      }
+    }
+    if (body.contains("intoClause") && body["intoClause"].contains("rel"))
+      rel(body["intoClause"]["rel"]);
+    return out;
+  }
+
+  // PostgreSQL's rows of a query, each value as PostgreSQL prints it.
+  bool PgRows(const std::string& sql, std::vector<std::vector<std::optional<std::string>>>* rows,
+              std::string* error) {
+    PGresult* r = PQexec(pg_.conn(), sql.c_str());
+    ExecStatusType st = PQresultStatus(r);
+    bool ok = st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK || st == PGRES_COPY_IN;
+    if (!ok) *error = PQresultErrorMessage(r);
+    if (ok && rows) {
+      rows->clear();
+      for (int i = 0; i < PQntuples(r); ++i) {
+        std::vector<std::optional<std::string>> row;
+        for (int j = 0; j < PQnfields(r); ++j) {
+          if (PQgetisnull(r, i, j)) {
+            row.emplace_back();
+          } else {
+            row.emplace_back(PQgetvalue(r, i, j));
+          }
+        }
+        rows->push_back(std::move(row));
+      }
+    }
+    PQclear(r);
+    return ok;
+  }
+
+  // --mirror: makes Sluice's copy of `table` what PostgreSQL holds, creating
+  // it from PostgreSQL's catalog first if needed.
+  void Mirror(const std::string& table) {
+    std::vector<std::vector<std::optional<std::string>>> cols, rows;
+    std::string error;
+    std::string q =
+        "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+        "JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE c.relname = '" +
+        table + "' AND c.relkind IN ('r', 'p') AND pg_table_is_visible(c.oid) AND a.attnum > 0 " +
+        "AND NOT a.attisdropped ORDER BY a.attnum";
+    if (!PgRows(q, &cols, &error) || cols.empty()) return;  // gone, or not a table
+    std::string ddl = "CREATE TABLE \"" + table + "\" (";
+    for (size_t i = 0; i < cols.size(); ++i) {
+      ddl += (i ? ", \"" : "\"") + *cols[i][0] + "\" " + *cols[i][1];
+    }
+    ddl += ")";
+    if (ddl != mirrored_ddl_[table]) {
+      if (session_.HasTable(table)) (void)session_.Statement("DROP TABLE \"" + table + "\"");
+      mirrored_ddl_[table] = ddl;
+      Status s = session_.Statement(ddl);
+      if (!s.ok()) {
+        table_errors_[table] = s.message();
+        return;
+      }
+      table_errors_.erase(table);
+    }
+    if (!session_.HasTable(table)) return;
+    if (!PgRows("SELECT * FROM \"" + table + "\"", &rows, &error)) return;
+    Status s = session_.SetContents(table, rows);
+    if (!s.ok()) table_errors_[table] = s.message();
+  }
+
+  void Run(const Statement& st) {
+    auto tree = sql::ParseSql(st.sql);
+    std::string kind = tree.ok() && (*tree)["stmts"].size() == 1 ? Kind((*tree)["stmts"][0]) : "";
+    if (kind == "SelectStmt" && !(*tree)["stmts"][0]["stmt"]["SelectStmt"].contains("intoClause")) {
+      Query(st);
+      return;
+    }
+    std::string pg_error;
+    bool pg_ok = PgRows(st.sql, nullptr, &pg_error);
+    if (pg_ok && IsCopyFromStdin(st.sql)) {
+      pg_ok = PQputCopyData(pg_.conn(), st.copy_data.data(),
+                            static_cast<int>(st.copy_data.size())) == 1 &&
+              PQputCopyEnd(pg_.conn(), nullptr) == 1;
+      PGresult* r = PQgetResult(pg_.conn());
+      if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        pg_ok = false;
+        pg_error = PQresultErrorMessage(r);
+      }
+      PQclear(r);
+      while ((r = PQgetResult(pg_.conn())) != nullptr) PQclear(r);
+    }
+    if (o_.mirror) {
+      if (!pg_ok || !tree.ok()) return;
+      for (const Json& s : (*tree)["stmts"]) {
+        std::string k = Kind(s);
+        if (k == "DropStmt") {
+          for (const Json& obj : s["stmt"]["DropStmt"]["objects"]) {
+            if (obj.contains("List")) {
+              std::string name = obj["List"]["items"].back()["String"].value("sval", "");
+              if (session_.HasTable(name)) (void)session_.Statement("DROP TABLE \"" + name + "\"");
+              mirrored_ddl_.erase(name);
+            }
+          }
+          continue;
+        }
+        if (k == "ViewStmt") {
+          Status v = session_.Statement(st.sql);
+          if (!v.ok())
+            view_errors_[Targets(s["stmt"]).empty() ? "" : Targets(s["stmt"])[0]] = v.message();
+          continue;
+        }
+        for (const std::string& t : Targets(s["stmt"])) Mirror(t);
+      }
+      return;
+    }
+    Status s = session_.Statement(st.sql);
+    if (!st.expect_error.empty()) {
+      if (s.ok()) {
+        Fail(st, "Sluice took the statement; expected the error \"" + st.expect_error + "\"");
+      } else if (s.message().find(st.expect_error) == std::string::npos) {
+        Fail(st, "expected the error \"" + st.expect_error + "\", got: " + s.message());
+      } else {
+        ++passed;
+      }
+      return;
+    }
+    if (pg_ok != s.ok()) {
+      Fail(st, pg_ok ? "Sluice refused what PostgreSQL took: " + s.message()
+                     : "Sluice took what PostgreSQL refused: " + FirstLine(pg_error));
+      return;
+    }
+    ++passed;
+  }
+
+  void Query(const Statement& st) {
+    std::vector<std::vector<std::optional<std::string>>> want;
+    std::string pg_error;
+    bool pg_ok = PgRows(st.sql, &want, &pg_error);
+    if (o_.mirror && !pg_ok) {
+      ++skipped;
+      return;
+    }
+    std::string error;
+    std::vector<std::vector<std::string>> got[2];
+    bool sluice_ok = true;
+    auto q = session_.Bind(st.sql);
+    if (!q.ok()) {
+      sluice_ok = false;
+      error = q.status().message();
+    }
+    for (int incremental = 0; sluice_ok && incremental < 2; ++incremental) {
+      auto rows = session_.Evaluate(*q, incremental == 1);
+      if (!rows.ok()) {
+        // An evaluation error over the data already there is PostgreSQL's
+        // error too; the incremental run may meet it in an intermediate
+        // state only.
+        sluice_ok = false;
+        error = rows.status().message();
+        break;
+      }
+      for (const sql::Row& row : *rows) {
+        std::vector<std::string> cells;
+        for (size_t i = 0; i < q->visible; ++i) {
+          cells.push_back(row[i].is_null() ? "\x01NULL"
+                                           : sql::ValueToPgText(row[i], q->plan->columns[i].type));
+        }
+        got[incremental].push_back(std::move(cells));
+      }
+      std::sort(got[incremental].begin(), got[incremental].end());
+    }
+    if (!st.expect_error.empty()) {
+      if (sluice_ok) {
+        Fail(st, "Sluice answered; expected the error \"" + st.expect_error + "\"");
+      } else if (error.find(st.expect_error) == std::string::npos) {
+        Fail(st, "expected the error \"" + st.expect_error + "\", got: " + error);
+      } else {
+        ++passed;
+      }
+      return;
+    }
+    if (!pg_ok) {
+      if (sluice_ok) {
+        Fail(st, "Sluice answered what PostgreSQL refused: " + FirstLine(pg_error));
+      } else {
+        ++passed;
+      }
+      return;
+    }
+    if (!sluice_ok) {
+      bool unsup = error.find("not supported yet") != std::string::npos;
+      if (o_.mirror && !unsup) {
+        for (const auto& [t, e] : table_errors_) {
+          if (st.sql.find(t) != std::string::npos) {
+            unsup = true;
+            error = "table " + t + ": " + e;
+            break;
+          }
+        }
+      }
+      Fail(st, error, unsup);
+      return;
+    }
+    std::vector<std::vector<std::string>> expected;
+    for (const auto& row : want) {
+      std::vector<std::string> cells;
+      for (const auto& v : row) cells.push_back(v ? *v : "\x01NULL");
+      expected.push_back(std::move(cells));
+    }
+    std::sort(expected.begin(), expected.end());
+    auto show = [](const std::vector<std::vector<std::string>>& rows) {
+      std::string out;
+      for (size_t i = 0; i < rows.size() && i < 6; ++i) {
+        out += i ? " | " : "";
+        for (size_t j = 0; j < rows[i].size(); ++j) {
+          out += (j ? "," : "") + (rows[i][j] == "\x01NULL" ? std::string("NULL") : rows[i][j]);
+        }
+      }
+      return out + (rows.size() > 6 ? " | ..." : "");
+    };
+    if (got[0] != expected) {
+      Fail(st, "wrong answer: " + std::to_string(got[0].size()) + " rows " + show(got[0]) +
+                   "; PostgreSQL: " + std::to_string(expected.size()) + " rows " + show(expected));
+      return;
+    }
+    if (got[1] != expected) {
+      Fail(st, "the incremental run differs: " + std::to_string(got[1].size()) + " rows " +
+                   show(got[1]) + "; PostgreSQL: " + show(expected));
+      return;
+    }
+    ++passed;
+  }
+
+  PgCluster& pg_;
+  Options o_;
+  sql::SqlSession session_;
+  std::string path_;
+  std::map<std::string, std::string> mirrored_ddl_, table_errors_, view_errors_;
+};
+
+}  // namespace
+}  // namespace sluice
+
+int main(int argc, char** argv) {
+  sluice::Options o;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
+    if (a == "--workers") {
+      o.workers = next();
+    } else if (a == "--hosts") {
+      o.hosts = next();
+    } else if (a == "--mirror") {
+      o.mirror = true;
+    } else if (a == "--setup" && i + 1 < argc) {
+      o.setup = argv[++i];
+    } else if (a == "--verbose") {
+      o.verbose = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "pg_sql: unknown argument '%s'\n", a.c_str());
+      return 2;
+    } else if (std::filesystem::is_directory(a)) {
+      for (const auto& e : std::filesystem::directory_iterator(a)) {
+        if (e.path().extension() == ".sql") files.push_back(e.path().string());
+      }
+    } else {
+      files.push_back(a);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::fprintf(stderr, "usage: pg_sql [--workers W] [--hosts H] [--mirror] FILE.sql|DIR...\n");
+    return 2;
+  }
+  int passed = 0, failed = 0, unsupported = 0, skipped = 0;
+  std::map<std::string, int> reasons;
+  for (const std::string& f : files) {
+    // A fresh PostgreSQL and session per script, as each script expects.
+    sluice::PgCluster pg;
+    std::string error;
+    if (!pg.Start(&error)) {
+      std::fprintf(stderr, "pg_sql: %s\n", error.c_str());
+      return 2;
+    }
+    (void)pg.Exec("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, MDY'; SET IntervalStyle = 'postgres'",
+                  nullptr, &error);
+    sluice::Runner r(pg, o);
+    if (!o.setup.empty()) r.RunFile(o.setup, false);
+    r.RunFile(f);
+    std::printf("%s: %d passed, %d failed%s\n", f.c_str(), r.passed, r.failed + r.unsupported,
+                o.mirror ? (", " + std::to_string(r.unsupported) + " not supported yet, " +
+                            std::to_string(r.skipped) + " refused by PostgreSQL")
+                               .c_str()
+                         : "");
+    std::fflush(stdout);
+    passed += r.passed;
+    failed += r.failed;
+    unsupported += r.unsupported;
+    skipped += r.skipped;
+    for (const auto& [k, n] : r.reasons) reasons[k] += n;
+  }
+  if (o.mirror) {
+    std::vector<std::pair<int, std::string>> top;
+    for (const auto& [k, n] : reasons) top.emplace_back(-n, k);
+    std::sort(top.begin(), top.end());
+    std::printf("\nwhy queries did not pass (most frequent first):\n");
+    for (size_t i = 0; i < top.size() && i < 60; ++i)
+      std::printf("%6d  %s\n", -top[i].first, top[i].second.c_str());
+    int total = passed + failed + unsupported;
+    std::printf("\nqueries: %d, passed %d (%.1f%%), wrong or failed %d, not supported yet %d\n",
+                total, passed, total ? 100.0 * passed / total : 0.0, failed, unsupported);
+  }
+  std::printf("%d passed, %d failed\n", passed, failed + unsupported);
+  return !o.mirror && failed + unsupported > 0 ? 1 : 0;
+}

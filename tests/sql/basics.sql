@@ -1,0 +1,21 @@
+-- Tables, the usual query forms, and changes over several steps: each
+-- SELECT is a view checked against PostgreSQL over the data already there
+-- and incrementally.
+CREATE TABLE t (a INT, b TEXT, c DECIMAL(10,2), d DOUBLE PRECISION, e BOOLEAN);
+INSERT INTO t VALUES (1, 'x', 1.50, 0.1, true), (2, 'y', 2.25, 1e10, false),
+  (3, NULL, NULL, NULL, NULL), (4, 'x', -3.10, -2.5, true);
+INSERT INTO t VALUES (5, 'z', 100.00, 3.0, false);
+UPDATE t SET c = c + 1 WHERE a > 3;
+DELETE FROM t WHERE a = 2;
+INSERT INTO t VALUES (6, 'y', 0.01, 1e-5, NULL);
+
+SELECT * FROM t;
+SELECT a, b FROM t WHERE e;
+SELECT b, count(*), sum(a), min(c), max(d) FROM t GROUP BY b;
+SELECT a + 1, c * 2, d / 4, NOT e, b || '!' FROM t;
+SELECT DISTINCT b FROM t;
+SELECT count(*) FROM t WHERE b IS NULL;
+SELECT a FROM t ORDER BY a DESC LIMIT 2;
+SELECT x.a, y.a FROM t x JOIN t y ON x.b = y.b AND x.a < y.a;
+SELECT a FROM t WHERE a IN (SELECT a FROM t WHERE e) ORDER BY 1;
+SELECT b, CASE WHEN a > 3 THEN 'big' ELSE 'small' END FROM t;

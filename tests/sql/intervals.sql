@@ -1,0 +1,17 @@
+-- Interval input in PostgreSQL's forms and output as PostgreSQL prints it
+-- (IntervalStyle postgres); EXTRACT's fields.
+SELECT interval '1 2:03' day to minute, interval '1 2:03:04' day to second, INTERVAL '-1 +02:03';
+SELECT interval '999' hour, interval '1 day -1 hour', interval '-1 days +1 hour';
+SELECT interval '1 years 2 months -3 days 4 hours 5 minutes 6.789 seconds';
+SELECT interval '@ 1 hour 42 minutes', interval '@ 1 day 2 hours ago', interval '1.5 years', interval '1.5 months', interval '1.5 days';
+SELECT interval 'P1Y2M3DT4H5M6S', interval 'PT1.5S', interval 'P0001-02-03T04:05:06', interval '1-2';
+SELECT interval '2 decades 1 century', interval '1 millennium', interval '3 weeks', interval '100 msec 5 usec';
+SELECT interval '-1 day -02:03:04', interval '00:00:00', interval '30 hours';
+
+CREATE TABLE ts (k INT, t TIMESTAMP, d DATE);
+INSERT INTO ts VALUES (1, '2020-05-26 13:30:25.575401', '2020-05-24'), (2, '1999-12-31 23:59:59', '2021-01-01');
+INSERT INTO ts VALUES (3, '2001-01-01 00:00:00', '2000-02-29'), (4, NULL, NULL);
+SELECT k, extract(century from t), extract(millennium from t), extract(decade from t), extract(year from t), extract(second from t) FROM ts;
+SELECT k, extract(isodow from d), extract(dow from d), extract(week from d), extract(isoyear from d), extract(doy from d), extract(quarter from d) FROM ts;
+SELECT k, date_part('decade', t), date_part('second', t), date_part('epoch', t), extract(epoch from t), extract(milliseconds from t) FROM ts;
+SELECT k, t + interval '1 mon 2 days 03:04:05', t - interval '1.5 days' FROM ts;

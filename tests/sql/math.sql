@@ -1,0 +1,18 @@
+-- Math functions and operators; exact decimals where PostgreSQL's result
+-- scale is known from the query.
+CREATE TABLE m (k INT, c DECIMAL(10,3), n INT, d DOUBLE PRECISION);
+INSERT INTO m VALUES (1, 12.345, 3, 0.5), (2, -1.005, -2, -2.25), (3, 0.5, 0, 1e-5);
+INSERT INTO m VALUES (4, 99.999, 10, 100), (5, NULL, NULL, NULL);
+DELETE FROM m WHERE k = 3;
+INSERT INTO m VALUES (6, 0.001, 7, 3.75);
+
+SELECT k, round(c, 1), round(c, 0), round(c, -1), trunc(c, 1), trunc(c, -1), trunc(c) FROM m;
+SELECT k, div(c, 0.3), scale(c), min_scale(c), trim_scale(c), gcd(n, 4), lcm(n, 4) FROM m WHERE n <> 0;
+SELECT k, |/ abs(d), sin(d), cos(d), atan2(d, 2), degrees(d), radians(d), cbrt(d) FROM m;
+SELECT k, sinh(d), cosh(d), tanh(d), asinh(d), log(abs(d) + 1) FROM m;
+SELECT k, width_bucket(d, 0, 100, 4), trunc(d), 2 ^ n FROM m;
+SELECT chr(65), ascii('A'), pi(), factorial(5), factorial(20), cbrt(27.0), 2 ^ 10, |/ 16.0, @ -5;
+SELECT 1e-5 * 3, 1.5e3, 2.50e1, 1e10;
+
+-- sluice: error cannot take logarithm of zero
+SELECT log(0.0) FROM m;

@@ -1,0 +1,25 @@
+-- generate_series() and unnest() in FROM with constant arguments, VALUES of
+-- constant expressions, and UNION of an untyped column.
+SELECT * FROM generate_series(1, 5);
+SELECT g FROM generate_series(10, 1, -3) AS g;
+SELECT * FROM generate_series(1, 3) WITH ORDINALITY AS t(x, n);
+SELECT * FROM generate_series('2020-01-31'::timestamp, '2020-06-01'::timestamp, interval '1 month');
+SELECT * FROM generate_series(0.5, 2.0, 0.5);
+SELECT * FROM generate_series(5, 1);
+SELECT * FROM unnest(ARRAY[1,2,NULL]) WITH ORDINALITY;
+SELECT * FROM unnest(ARRAY['a','b']) AS u(x);
+SELECT x, y FROM generate_series(1,3) x, generate_series(1,2) y WHERE x > y;
+SELECT * FROM (VALUES (1+1, 'a'), (3, 'b' || 'c')) AS v(a, b);
+SELECT 1 UNION SELECT NULL;
+SELECT NULL UNION ALL SELECT 2.5;
+SELECT 'x' UNION SELECT 'y';
+CREATE TABLE t (a INT);
+INSERT INTO t VALUES (1), (2), (5);
+INSERT INTO t VALUES (3);
+DELETE FROM t WHERE a = 2;
+SELECT a, g FROM t JOIN generate_series(1, 3) g ON a = g;
+-- sluice: error generate_series() of a column (a LATERAL call) is not supported yet
+SELECT a, count(*) FROM t, generate_series(1, a) GROUP BY a;
+
+-- sluice: error step size cannot equal zero
+SELECT * FROM generate_series(1, 5, 0);
