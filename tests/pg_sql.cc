@@ -391,6 +391,15 @@ class Runner {
       ++skipped;
       return;
     }
+    if (o_.mirror) {
+      // A table whose contents could not be copied: its queries say why.
+      for (const auto& [t, e] : table_errors_) {
+        if (st.sql.find(t) != std::string::npos) {
+          Fail(st, "table " + t + ": " + e, true);
+          return;
+        }
+      }
+    }
     std::string error;
     std::vector<std::vector<std::string>> got[2];
     bool sluice_ok = true;

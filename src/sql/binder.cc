@@ -1,8 +1,10 @@
 #include "sql/binder.h"
 
 #include <cctype>
+#include <set>
 
 #include "sql/binder_internal.h"
+#include "sql/over.h"
 
 namespace sluice::sql {
 namespace binding {
@@ -98,15 +100,24 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
   size_t width = rows.empty() ? 0 : rows[0].size();
   std::vector<SqlType> types(width);
   for (size_t c = 0; c < width; ++c) {
-    types[c] = rows[0][c]->type;
+    // A NULL or quoted literal takes the type of the column's other items
+    // (text if all are such), as in PostgreSQL.
+    bool have = false;
     for (auto& r : rows) {
-      if (r[c]->value.is_null()) continue;
-      if (types[c].id() != r[c]->type.id()) {
+      if (r[c]->untyped) continue;
+      if (!have) {
+        types[c] = r[c]->type;
+        have = true;
+        continue;
+      }
+      if (types[c].id() != r[c]->type.id() ||
+          (types[c].id() == TypeId::kDecimal && types[c].scale() != r[c]->type.scale())) {
         auto t = CommonType(types[c], r[c]->type);
         if (!t.ok()) return SqlError(sql_, s, t.status().message());
         types[c] = *t;
       }
     }
+    if (!have) types[c] = SqlType::Varchar();
     n->columns.push_back({"column" + std::to_string(c + 1), types[c]});
   }
   for (auto& r : rows) {
@@ -253,7 +264,6 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
 }
 
 Result<BoundQuery> Binder::BindSimple(const Json& s) {
-  if (s.contains("windowClause")) return SqlUnsupported(sql_, s["windowClause"], "WINDOW");
   // A subquery being decorrelated: this SELECT is the one its frame is for.
   Frame* frame = nullptr;
   if (!frames_.empty() && !frames_.back().taken) {
@@ -460,6 +470,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       plan = MakeFilter(plan, h);
     }
   } else {
+    window_clause_ = s.contains("windowClause") ? &s["windowClause"] : nullptr;
     SLUICE_ASSIGN_OR_RETURN(plan, BindWindows(targets, ctx, plan));
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
@@ -525,76 +536,365 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   return q;
 }
 
+namespace {
+
+// The window function calls in an expression, outside its subqueries.
+void CollectWindowCalls(const Json& n, std::vector<const Json*>* out) {
+  if (n.is_object()) {
+    if (n.contains("SubLink")) return;
+    if (n.contains("FuncCall") && n["FuncCall"].contains("over")) {
+      out->push_back(&n);
+      return;
+    }
+    for (auto it = n.begin(); it != n.end(); ++it) CollectWindowCalls(it.value(), out);
+  } else if (n.is_array()) {
+    for (const Json& x : n) CollectWindowCalls(x, out);
+  }
+}
+
+// PostgreSQL's frame option bits (nodes/parsenodes.h).
+constexpr int kFrameRange = 0x2, kFrameRows = 0x4, kFrameGroups = 0x8, kFrameBetween = 0x10,
+              kStartUnboundedPreceding = 0x20, kStartUnboundedFollowing = 0x80,
+              kEndUnboundedPreceding = 0x40, kEndUnboundedFollowing = 0x100,
+              kStartCurrentRow = 0x200, kEndCurrentRow = 0x400, kStartOffsetPreceding = 0x800,
+              kEndOffsetPreceding = 0x1000, kStartOffsetFollowing = 0x2000,
+              kEndOffsetFollowing = 0x4000, kExcludeCurrentRow = 0x8000, kExcludeGroup = 0x10000,
+              kExcludeTies = 0x20000;
+
+}  // namespace
+
+Result<Json> Binder::ResolveWindow(const Json& over, const Json& node, int depth) {
+  // OVER w names a window of the WINDOW clause; OVER (w ...) and a window of
+  // the clause defined as (w ...) refer to one.
+  std::string ref = over.value("refname", depth == 0 ? over.value("name", "") : "");
+  if (ref.empty()) return over;
+  if (depth > 16) return SqlError(sql_, node, "window \"" + ref + "\" refers to itself");
+  const Json* def = nullptr;
+  if (window_clause_ != nullptr) {
+    for (const Json& w : *window_clause_) {
+      if (w["WindowDef"].value("name", "") == ref) def = &w["WindowDef"];
+    }
+  }
+  if (def == nullptr) return SqlError(sql_, node, "window \"" + ref + "\" does not exist");
+  SLUICE_ASSIGN_OR_RETURN(Json base, ResolveWindow(*def, node, depth + 1));
+  Json merged = base;
+  merged.erase("name");
+  merged.erase("refname");
+  if (over.contains("refname")) {  // OVER (w ...): w's partition and order, this frame
+    if (over.contains("partitionClause")) {
+      return SqlError(sql_, node, "cannot override PARTITION BY clause of window \"" + ref + "\"");
+    }
+    if (over.contains("orderClause")) {
+      if (base.contains("orderClause")) {
+        return SqlError(sql_, node, "cannot override ORDER BY clause of window \"" + ref + "\"");
+      }
+      merged["orderClause"] = over["orderClause"];
+    }
+    if (over.value("frameOptions", 0) & 1) {
+      for (const char* k : {"frameOptions", "startOffset", "endOffset"}) {
+        merged.erase(k);
+        if (over.contains(k)) merged[k] = over[k];
+      }
+    }
+  }
+  return merged;
+}
+
+Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPtr>& order_exprs,
+                                      const Json& node) {
+  using B = WindowFrame::Bound;
+  WindowFrame f;
+  const int o = over.value("frameOptions", 0);
+  f.unit = (o & kFrameRows)     ? WindowFrame::Unit::kRows
+           : (o & kFrameGroups) ? WindowFrame::Unit::kGroups
+                                : WindowFrame::Unit::kRange;
+  f.start = (o & kStartUnboundedFollowing) ? B::kUnboundedFollowing
+            : (o & kStartCurrentRow)       ? B::kCurrentRow
+            : (o & kStartOffsetPreceding)  ? B::kPreceding
+            : (o & kStartOffsetFollowing)  ? B::kFollowing
+                                           : B::kUnboundedPreceding;
+  f.end = (o & kEndUnboundedFollowing)   ? B::kUnboundedFollowing
+          : (o & kEndUnboundedPreceding) ? B::kUnboundedPreceding
+          : (o & kEndOffsetPreceding)    ? B::kPreceding
+          : (o & kEndOffsetFollowing)    ? B::kFollowing
+                                         : B::kCurrentRow;
+  f.exclude = (o & kExcludeCurrentRow) ? WindowFrame::Exclude::kCurrentRow
+              : (o & kExcludeGroup)    ? WindowFrame::Exclude::kGroup
+              : (o & kExcludeTies)     ? WindowFrame::Exclude::kTies
+                                       : WindowFrame::Exclude::kNoOthers;
+  (void)kFrameRange;
+  (void)kFrameBetween;
+  (void)kStartUnboundedPreceding;
+  if (f.unit == WindowFrame::Unit::kGroups && order_exprs.empty())
+    return SqlError(sql_, node, "GROUPS mode requires an ORDER BY clause");
+  auto offset = [&](const char* field, bool start, long double* out) -> Status {
+    const Json& e = over[field];
+    Ctx none;
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(e, none));
+    if (x->kind != ExprKind::kLiteral) {
+      return SqlUnsupported(sql_, e, "A window frame offset that is not a constant");
+    }
+    if (x->value.is_null()) {
+      return SqlError(
+          sql_, e,
+          std::string("frame ") + (start ? "starting" : "ending") + " offset must not be null");
+    }
+    if (f.unit != WindowFrame::Unit::kRange) {
+      if (!x->type.IsInteger()) {
+        return SqlError(sql_, e,
+                        "argument of " +
+                            std::string(f.unit == WindowFrame::Unit::kRows ? "ROWS" : "GROUPS") +
+                            " must be type bigint, not type " + PgTypeName(x->type));
+      }
+      if (x->value.int_value() < 0) {
+        return SqlError(sql_, e,
+                        std::string("frame ") + (start ? "starting" : "ending") +
+                            " offset must not be negative");
+      }
+      *out = static_cast<long double>(x->value.int_value());
+      return Status::OK();
+    }
+    if (order_exprs.size() != 1) {
+      return SqlError(sql_, node,
+                      "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
+    }
+    const SqlType& kt = order_exprs[0]->type;
+    const bool timeish =
+        kt.id() == TypeId::kDate || kt.id() == TypeId::kTimestamp || kt.id() == TypeId::kTime;
+    Value v;
+    if (timeish) {
+      if (!CastValue(x->value, x->type, SqlType::Interval(), &v).ok()) {
+        return SqlError(sql_, e,
+                        "the RANGE offset of a " + PgTypeName(kt) + " must be an interval");
+      }
+    } else if (IsNumeric(kt) && (IsNumeric(x->type) || x->untyped)) {
+      if (!CastValue(x->value, x->type, SqlType::Double(), &v).ok()) {
+        return SqlError(sql_, e, "the RANGE offset must be a number");
+      }
+    } else {
+      return SqlUnsupported(sql_, node,
+                            "A RANGE window with an offset, ordered by " + PgTypeName(kt));
+    }
+    std::optional<long double> n = RangeNumber(v, kt);
+    if (!n) return SqlError(sql_, e, "the RANGE offset must be a number");
+    if (*n < 0) return SqlError(sql_, e, "invalid preceding or following size in window function");
+    *out = *n;
+    return Status::OK();
+  };
+  if (f.start == B::kPreceding || f.start == B::kFollowing)
+    SLUICE_RETURN_IF_ERROR(offset("startOffset", true, &f.start_offset));
+  if (f.end == B::kPreceding || f.end == B::kFollowing)
+    SLUICE_RETURN_IF_ERROR(offset("endOffset", false, &f.end_offset));
+  return f;
+}
+
+Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
+                                          const std::string& name, const Json& over,
+                                          const std::vector<ExprPtr>& order_exprs, Ctx& ctx) {
+  WindowCall c;
+  if (body.value("agg_distinct", false) || body.contains("agg_filter")) {
+    return SqlUnsupported(sql_, node, "DISTINCT or FILTER in a window function");
+  }
+  for (const Json& a : body.value("args", Json::array())) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+    if (e->kind == ExprKind::kLiteral && e->untyped) e = MakeLiteral(e->value, SqlType::Varchar());
+    c.args.push_back(e);
+  }
+  const size_t n = c.args.size();
+  auto signature = [&]() {
+    std::string msg = "function " + name + "(";
+    for (size_t i = 0; i < n; ++i) msg += (i ? ", " : "") + PgTypeName(c.args[i]->type);
+    return msg + ") does not exist";
+  };
+  auto int_arg = [&](size_t i) { return c.args[i]->type.IsInteger(); };
+  if (name == "row_number" || name == "rank" || name == "dense_rank" || name == "percent_rank" ||
+      name == "cume_dist") {
+    if (n != 0) return SqlError(sql_, node, signature());
+    c.kind = name == "row_number"     ? WindowFnKind::kRowNumber
+             : name == "rank"         ? WindowFnKind::kRank
+             : name == "dense_rank"   ? WindowFnKind::kDenseRank
+             : name == "percent_rank" ? WindowFnKind::kPercentRank
+                                      : WindowFnKind::kCumeDist;
+    c.type = c.kind == WindowFnKind::kPercentRank || c.kind == WindowFnKind::kCumeDist
+                 ? SqlType::Double(false)
+                 : SqlType::BigInt(false);
+  } else if (name == "ntile") {
+    if (n != 1 || !int_arg(0)) return SqlError(sql_, node, signature());
+    c.kind = WindowFnKind::kNtile;
+    c.type = SqlType::Integer();
+  } else if (name == "lag" || name == "lead") {
+    if (n < 1 || n > 3 || (n >= 2 && !int_arg(1))) return SqlError(sql_, node, signature());
+    c.kind = name == "lag" ? WindowFnKind::kLag : WindowFnKind::kLead;
+    c.type = c.args[0]->type.WithNullable(true);
+    if (n == 3) {
+      auto t = CommonType(c.args[0]->type, c.args[2]->type);
+      if (!t.ok()) return SqlError(sql_, node, signature());
+      c.type = t->WithNullable(true);
+      c.args[0] = MakeCast(c.args[0], c.type);
+      c.args[2] = MakeCast(c.args[2], c.type);
+    }
+  } else if (name == "first_value" || name == "last_value" || name == "nth_value") {
+    bool nth = name == "nth_value";
+    if (n != (nth ? 2u : 1u) || (nth && !int_arg(1))) return SqlError(sql_, node, signature());
+    c.kind = name == "first_value"  ? WindowFnKind::kFirstValue
+             : name == "last_value" ? WindowFnKind::kLastValue
+                                    : WindowFnKind::kNthValue;
+    c.type = c.args[0]->type.WithNullable(true);
+  } else if (IsAggregateName(name)) {
+    const bool star = body.value("agg_star", false);
+    if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
+    if ((name == "sum" || name == "avg") && !IsNumeric(c.args[0]->type))
+      return SqlError(sql_, node, signature());
+    c.kind = WindowFnKind::kAggregate;
+    c.agg = name == "count" ? (star ? AggKind::kCountStar : AggKind::kCount)
+            : name == "sum" ? AggKind::kSum
+            : name == "avg" ? AggKind::kAvg
+            : name == "min" ? AggKind::kMin
+                            : AggKind::kMax;
+    Schema one = {star ? SqlType::BigInt() : c.args[0]->type.WithNullable(true)};
+    auto t = AggOutputType(AggSpec{c.agg, star ? -1 : 0}, one);
+    if (!t.ok()) return SqlError(sql_, node, t.status().message());
+    c.type = *t;
+  } else if (IsPostgresFunction(name)) {
+    return SqlUnsupported(sql_, node, "The window function " + name + "()");
+  } else {
+    return SqlError(sql_, node, signature());
+  }
+  SLUICE_ASSIGN_OR_RETURN(c.frame, BindFrame(over, order_exprs, node));
+  return c;
+}
+
 Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan) {
+  std::vector<const Json*> calls;
+  std::set<const Json*> top;  // calls that are whole select items
   for (const Json& t : targets) {
     const Json& val = t["ResTarget"]["val"];
+    CollectWindowCalls(val, &calls);
+    top.insert(&val);
+  }
+  // Calls over the same partition and order share one partition-wide
+  // operator; ranks kept by a filter and rolling aggregates have their own.
+  struct Group {
+    std::string key;
+    std::vector<ExprPtr> partition, order_exprs;
+    std::vector<SortKey> order;
+    std::vector<std::pair<const Json*, WindowCall>> calls;
+  };
+  std::vector<Group> groups;
+  for (const Json* valp : calls) {
+    const Json& val = *valp;
     auto [kind, body] = Node(val);
-    if (kind != "FuncCall" || !body->contains("over")) continue;  // nested ones: see BindFuncCall
-    std::string name = Str((*body)["funcname"].back());
-    if (IsAggregateName(name)) {
-      SLUICE_ASSIGN_OR_RETURN(plan, BindRolling(val, *body, name, ctx, plan));
+    const std::string name = Str((*body)["funcname"].back());
+    SLUICE_ASSIGN_OR_RETURN(Json over, ResolveWindow((*body)["over"], val));
+    const Json& order_clause = over.value("orderClause", Json::array());
+    const int frame = over.value("frameOptions", 0);
+    if ((name == "row_number" || name == "rank" || name == "dense_rank") &&
+        !body->contains("args") && top.count(valp)) {
+      SLUICE_ASSIGN_OR_RETURN(plan, BindRankTopK(val, body, over, name, ctx, plan));
       continue;
     }
-    if (name != "row_number" && name != "rank" && name != "dense_rank") {
-      return SqlUnsupported(sql_, val, "The window function " + name + "()",
-                            "Window functions are ROW_NUMBER(), RANK(), DENSE_RANK() and "
-                            "aggregates over a RANGE frame.");
+    if (IsAggregateName(name) &&
+        (frame & ~1) == (kFrameRange | kFrameBetween | kEndCurrentRow | kStartOffsetPreceding) &&
+        order_clause.size() == 1 &&
+        order_clause[0]["SortBy"].value("sortby_dir", "") != "SORTBY_DESC" &&
+        !body->value("agg_distinct", false) && !body->contains("agg_filter")) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr key, BindExpr(order_clause[0]["SortBy"]["node"], ctx));
+      const TypeId kt = key->type.id();
+      // A key that may be NULL goes to the partition-wide operator, which
+      // aggregates a NULL key with its NULL peers as PostgreSQL does.
+      if (!key->type.nullable() &&
+          (key->type.IsInteger() || kt == TypeId::kDate || kt == TypeId::kTimestamp)) {
+        SLUICE_ASSIGN_OR_RETURN(plan, BindRolling(val, *body, over, name, ctx, plan));
+        continue;
+      }
     }
-    if (body->contains("args")) return SqlError(sql_, val, name + "() takes no arguments");
-    const Json& over = (*body)["over"];
-    if (over.contains("name") || over.contains("refname")) {
-      return SqlUnsupported(sql_, val, "A named window",
-                            "Write the window's PARTITION BY and ORDER BY inside OVER (...).");
+    std::string key =
+        over.value("partitionClause", Json::array()).dump() + "|" + order_clause.dump();
+    auto g =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.key == key; });
+    if (g == groups.end()) {
+      Group fresh;
+      fresh.key = key;
+      for (const Json& p : over.value("partitionClause", Json::array())) {
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
+        fresh.partition.push_back(e);
+      }
+      for (const Json& sb : order_clause) {
+        const Json& by = sb["SortBy"];
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(by["node"], ctx));
+        fresh.order_exprs.push_back(e);
+        fresh.order.push_back(SortKeyOf(by, 0));
+      }
+      groups.push_back(std::move(fresh));
+      g = groups.end() - 1;
     }
-    auto rank = std::make_shared<PlanNode>();
-    rank->kind = PlanKind::kRank;
-    rank->inputs = {plan};
-    rank->columns = plan->columns;
-    rank->columns.push_back({name, SqlType::BigInt(false)});
-    rank->rank_kind = name == "rank"         ? RankKind::kRank
-                      : name == "dense_rank" ? RankKind::kDenseRank
-                                             : RankKind::kRowNumber;
-    // Lowering needs a bound that an enclosing filter sets; without one, it
-    // refuses with this error.
-    std::string upper = name;
-    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    rank->unbounded_error =
-        SqlUnsupported(sql_, val, "A " + upper + "() with no bound",
-                       "ROW_NUMBER(), RANK() and DENSE_RANK() are computed as a top-k: filter "
-                       "on the column in an enclosing query (WHERE " +
-                           name + " <= k).")
-            .message();
-    for (const Json& p : over.value("partitionClause", Json::array())) {
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
-      rank->partition.push_back(e);
+    SLUICE_ASSIGN_OR_RETURN(WindowCall c,
+                            BindWindowCall(val, *body, name, over, g->order_exprs, ctx));
+    g->calls.emplace_back(body, std::move(c));
+  }
+  if (!calls.empty() && !ctx.pending.empty()) {
+    return SqlUnsupported(sql_, *calls.front(), "A subquery in a query with window functions",
+                          "Compute the window functions in a view or a subquery in FROM, and "
+                          "use the subquery outside it.");
+  }
+  for (Group& g : groups) {
+    auto n = std::make_shared<PlanNode>();
+    n->kind = PlanKind::kOver;
+    n->inputs = {plan};
+    n->columns = plan->columns;
+    n->partition = g.partition;
+    n->order_exprs = g.order_exprs;
+    n->order = g.order;
+    for (auto& [body, call] : g.calls) {
+      window_cols_[body] = static_cast<int>(ctx.scope.size());
+      const std::string fname = Str((*body)["funcname"].back());
+      ctx.scope.push_back({"", fname, call.type, false, /*hidden=*/true});
+      n->columns.push_back({fname, call.type});
+      n->window_calls.push_back(std::move(call));
     }
-    for (const Json& sb : over.value("orderClause", Json::array())) {
-      const Json& by = sb["SortBy"];
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(by["node"], ctx));
-      rank->order_exprs.push_back(e);
-      rank->order.push_back(SortKeyOf(by, 0));
-    }
-    size_t applied = ctx.pending.size();
-    if (applied != 0) {
-      return SqlUnsupported(sql_, val, "A subquery in a query with window functions",
-                            "Compute the window functions in a view or a subquery in FROM, and "
-                            "use the subquery outside it.");
-    }
-    plan = rank;
-    window_cols_[body] = static_cast<int>(ctx.scope.size());
-    ctx.scope.push_back({"", name, SqlType::BigInt(false), false, /*hidden=*/true});
+    plan = n;
   }
   return plan;
 }
 
-Result<PlanPtr> Binder::BindRolling(const Json& node, const Json& body, const std::string& name,
-                                    Ctx& ctx, PlanPtr plan) {
-  // PostgreSQL's frame option bits (nodes/parsenodes.h).
-  constexpr int kRange = 0x2, kBetween = 0x10, kEndCurrentRow = 0x400,
-                kStartOffsetPreceding = 0x800;
-  const Json& over = body["over"];
+Result<PlanPtr> Binder::BindRankTopK(const Json& val, const Json* body, const Json& over,
+                                     const std::string& name, Ctx& ctx, PlanPtr plan) {
+  auto rank = std::make_shared<PlanNode>();
+  rank->kind = PlanKind::kRank;
+  rank->inputs = {plan};
+  rank->columns = plan->columns;
+  rank->columns.push_back({name, SqlType::BigInt(false)});
+  rank->rank_kind = name == "rank"         ? RankKind::kRank
+                    : name == "dense_rank" ? RankKind::kDenseRank
+                                           : RankKind::kRowNumber;
+  // An enclosing filter may set a bound (a top-k); without one, lowering
+  // numbers the whole partition.
+  for (const Json& p : over.value("partitionClause", Json::array())) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
+    rank->partition.push_back(e);
+  }
+  for (const Json& sb : over.value("orderClause", Json::array())) {
+    const Json& by = sb["SortBy"];
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(by["node"], ctx));
+    rank->order_exprs.push_back(e);
+    rank->order.push_back(SortKeyOf(by, 0));
+  }
+  size_t applied = ctx.pending.size();
+  if (applied != 0) {
+    return SqlUnsupported(sql_, val, "A subquery in a query with window functions",
+                          "Compute the window functions in a view or a subquery in FROM, and "
+                          "use the subquery outside it.");
+  }
+  plan = rank;
+  window_cols_[body] = static_cast<int>(ctx.scope.size());
+  ctx.scope.push_back({"", name, SqlType::BigInt(false), false, /*hidden=*/true});
+  return plan;
+}
+
+Result<PlanPtr> Binder::BindRolling(const Json& node, const Json& body, const Json& over,
+                                    const std::string& name, Ctx& ctx, PlanPtr plan) {
   int frame = over.value("frameOptions", 0);
-  int wanted = kRange | kBetween | kEndCurrentRow | kStartOffsetPreceding;
+  int wanted = kFrameRange | kFrameBetween | kEndCurrentRow | kStartOffsetPreceding;
   if ((frame & ~1) != wanted || !over.contains("startOffset")) {
     return SqlUnsupported(sql_, node, "This window frame",
                           "An aggregate over a window takes the frame RANGE BETWEEN <offset> "

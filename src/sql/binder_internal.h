@@ -264,10 +264,23 @@ class Binder {
   // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
   // adding their columns to the scope.
   Result<PlanPtr> BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan);
+  // ROW_NUMBER(), RANK() or DENSE_RANK() as a top-k per partition, bounded by
+  // a filter of the enclosing query (else computed per whole partition).
+  Result<PlanPtr> BindRankTopK(const Json& val, const Json* body, const Json& over,
+                               const std::string& name, Ctx& ctx, PlanPtr plan);
+  // A window's definition with a named window it refers to (OVER w, OVER (w
+  // ORDER BY ...)) merged in, from the query's WINDOW clause.
+  Result<Json> ResolveWindow(const Json& over, const Json& node, int depth = 0);
+  Result<WindowFrame> BindFrame(const Json& over, const std::vector<ExprPtr>& order_exprs,
+                                const Json& node);
+  // A window function that the partition-wide operator computes.
+  Result<WindowCall> BindWindowCall(const Json& node, const Json& body, const std::string& name,
+                                    const Json& over, const std::vector<ExprPtr>& order_exprs,
+                                    Ctx& ctx);
   // An aggregate OVER (PARTITION BY ... ORDER BY k RANGE BETWEEN n PRECEDING
   // AND CURRENT ROW) over `plan`: a rolling aggregate.
-  Result<PlanPtr> BindRolling(const Json& node, const Json& body, const std::string& name, Ctx& ctx,
-                              PlanPtr plan);
+  Result<PlanPtr> BindRolling(const Json& node, const Json& body, const Json& over,
+                              const std::string& name, Ctx& ctx, PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
   // Resolves `name` for `args` and casts them (in place) to what it takes.
   Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);
@@ -305,6 +318,7 @@ class Binder {
   std::vector<std::pair<std::string, BoundQuery>> ctes_;
   // ROW_NUMBER() calls already computed: their FuncCall body -> column.
   std::map<const Json*, int> window_cols_;
+  const Json* window_clause_ = nullptr;  // the WINDOW clause of the query being bound
 };
 
 }  // namespace sluice::sql::binding

@@ -8,9 +8,11 @@
 #include "dataflow/operators/intersect.h"
 #include "dataflow/operators/join.h"
 #include "dataflow/operators/map.h"
+#include "dataflow/operators/over.h"
 #include "dataflow/operators/rolling_aggregate.h"
 #include "dataflow/operators/sum.h"
 #include "dataflow/operators/top_k.h"
+#include "sql/over.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 
@@ -232,6 +234,8 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerTopK(n);
     case PlanKind::kRank:
       return LowerRank(n);
+    case PlanKind::kOver:
+      return LowerOver(n);
     case PlanKind::kRolling:
       return LowerRolling(n);
     case PlanKind::kWindow: {
@@ -391,10 +395,16 @@ Result<Stream*> Lowering::LowerSetOp(const PlanNode& n, JoinType type) {
 
 Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
   if (n.limit < 0) {
-    return Status::Unimplemented(n.unbounded_error.empty()
-                                     ? "ROW_NUMBER(), RANK() and DENSE_RANK() with no bound are "
-                                       "not supported yet"
-                                     : n.unbounded_error);
+    // No filter bounds the ranking: number every row of its partition.
+    PlanNode over = n;
+    over.kind = PlanKind::kOver;
+    WindowCall call;
+    call.kind = n.rank_kind == RankKind::kRank        ? WindowFnKind::kRank
+                : n.rank_kind == RankKind::kDenseRank ? WindowFnKind::kDenseRank
+                                                      : WindowFnKind::kRowNumber;
+    call.type = SqlType::BigInt(false);
+    over.window_calls = {call};
+    return LowerOver(over);
   }
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
   if (n.limit == 0) return NoRows(in);
@@ -508,6 +518,83 @@ Stream* Lowering::NoRows(Stream* in) {
     *keep = false;
     return Status::OK();
   });
+}
+
+Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema schema = n.inputs[0]->schema();
+  const Schema out_schema = n.schema();
+  Schema part_types;
+  for (const ExprPtr& e : n.partition) part_types.push_back(e->type.WithNullable(true));
+  std::vector<ExprPtr> partition = n.partition, order_exprs = n.order_exprs;
+  std::vector<SortKey> order = n.order;
+  // Indexed by partition; values ordered by the sort key, then the row.
+  Stream* keyed =
+      EvalMap(in, [schema, partition, part_types, order_exprs, order](
+                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
+        Row row;
+        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
+        for (size_t i = 0; i < order_exprs.size(); ++i) {
+          Value v;
+          SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
+          AppendSortField(order_exprs[i]->type, v, order[i], ov);
+        }
+        ov->append(k);
+        return Status::OK();
+      });
+  bool range_keys = false;
+  for (const WindowCall& c : n.window_calls) {
+    const auto& f = c.frame;
+    range_keys |=
+        f.unit == WindowFrame::Unit::kRange &&
+        (f.start == WindowFrame::Bound::kPreceding || f.start == WindowFrame::Bound::kFollowing ||
+         f.end == WindowFrame::Bound::kPreceding || f.end == WindowFrame::Bound::kFollowing);
+  }
+  const bool desc = !order.empty() && order[0].desc;
+  std::vector<WindowCall> calls = n.window_calls;
+  OverSpec spec;
+  spec.compute = [schema, out_schema, order_exprs, order, calls, range_keys, desc](
+                     const OverSpec::Rows& rows,
+                     std::vector<std::pair<std::string, Weight>>* out) -> Status {
+    PartitionRows p;
+    p.desc = desc;
+    std::string_view last_key;
+    size_t group = 0;
+    for (const auto& [val, w] : rows) {
+      std::string_view rest = val;
+      for (size_t i = 0; i < order_exprs.size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(SkipSortField(order_exprs[i]->type, order[i], &rest));
+      }
+      std::string_view key = val.substr(0, val.size() - rest.size());
+      if (!p.rows.empty() && key != last_key) ++group;
+      last_key = key;
+      Row row;
+      SLUICE_RETURN_IF_ERROR(DecodeInto(schema, rest, &row));
+      std::optional<long double> rk;
+      if (range_keys) {
+        Value v;
+        SLUICE_RETURN_IF_ERROR(Eval(*order_exprs[0], row, &v));
+        rk = RangeNumber(v, order_exprs[0]->type);
+      }
+      for (Weight i = 0; i < w; ++i) {
+        p.rows.push_back(row);
+        p.peer.push_back(group);
+        if (range_keys) p.range_key.push_back(rk);
+      }
+    }
+    std::vector<Row> values;
+    SLUICE_RETURN_IF_ERROR(EvalWindowCalls(calls, p, &values));
+    for (size_t i = 0; i < p.rows.size(); ++i) {
+      Row r = p.rows[i];
+      for (Value& v : values[i]) r.push_back(std::move(v));
+      std::string enc;
+      SLUICE_RETURN_IF_ERROR(EncodeRow(out_schema, r, &enc));
+      out->emplace_back(std::move(enc), 1);
+    }
+    return Status::OK();
+  };
+  return Over(c_, keyed, std::move(spec));
 }
 
 Stream* Lowering::SortedTopK(Stream* in, const Schema& schema, std::vector<ExprPtr> partition,

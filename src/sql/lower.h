@@ -61,6 +61,7 @@ class Lowering {
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);
+  Result<Stream*> LowerOver(const PlanNode& n);
   Result<Stream*> LowerRolling(const PlanNode& n);
   // The first rows of each partition in `order` (a top-k per partition),
   // each row followed by its number or rank when `spec` asks for one.

@@ -51,6 +51,50 @@ enum class PlanKind {
                   // order_exprs), keeping rows numbered up to `limit`
   kWindow,        // input 0 plus (window_start, window_end), once per
                   // tumbling or hopping window that holds its time column
+  kOver,          // input 0 plus window_calls OVER (PARTITION BY partition
+                  // ORDER BY order_exprs), computed per whole partition
+};
+
+// A window function's frame, as PostgreSQL's frame clause says it.
+struct WindowFrame {
+  enum class Unit { kRows, kRange, kGroups };
+  enum class Bound {
+    kUnboundedPreceding,
+    kPreceding,
+    kCurrentRow,
+    kFollowing,
+    kUnboundedFollowing
+  };
+  enum class Exclude { kNoOthers, kCurrentRow, kGroup, kTies };
+  Unit unit = Unit::kRange;
+  Bound start = Bound::kUnboundedPreceding, end = Bound::kCurrentRow;
+  // ROWS and GROUPS: counts; RANGE: a distance in the order key's unit
+  // (microseconds for timestamps and times, days for dates).
+  long double start_offset = 0, end_offset = 0;
+  Exclude exclude = Exclude::kNoOthers;
+};
+
+enum class WindowFnKind {
+  kRowNumber,
+  kRank,
+  kDenseRank,
+  kPercentRank,
+  kCumeDist,
+  kNtile,
+  kLag,
+  kLead,
+  kFirstValue,
+  kLastValue,
+  kNthValue,
+  kAggregate,
+};
+
+struct WindowCall {
+  WindowFnKind kind = WindowFnKind::kRowNumber;
+  AggKind agg = AggKind::kCountStar;  // kAggregate
+  std::vector<ExprPtr> args;          // over input 0's row
+  SqlType type;
+  WindowFrame frame;
 };
 
 struct PlanNode;
@@ -76,13 +120,13 @@ struct PlanNode {
   bool global = false;                        // kAggregate without GROUP BY: one row even if empty
   std::vector<SortKey> order;                 // kTopK; kRank (directions)
   int64_t limit = -1, offset = 0;             // kTopK; kRank (-1 until a filter on it sets it)
-  std::string unbounded_error;                // kRank: the error if no filter sets `limit`
   std::vector<ExprPtr> partition;             // kRank
   std::vector<ExprPtr> order_exprs;           // kRank; kRolling (one, the order key)
   int64_t range = 0;                          // kRolling, in the order key's unit
   RankKind rank_kind = RankKind::kRowNumber;  // kRank
   AggCall rolling;                            // kRolling
   WindowSpec window;                          // kWindow
+  std::vector<WindowCall> window_calls;       // kOver (with partition, order_exprs, order)
 
   Schema schema() const {
     Schema s;

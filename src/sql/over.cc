@@ -1,0 +1,440 @@
+#include "sql/over.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sluice::sql {
+namespace {
+
+using Bound = WindowFrame::Bound;
+using Unit = WindowFrame::Unit;
+using Exclude = WindowFrame::Exclude;
+
+// The rows [lo, hi) of a frame, less the excluded ones [xlo, xhi) (except
+// `keep`, for EXCLUDE TIES).
+struct Frame {
+  size_t lo = 0, hi = 0, xlo = 0, xhi = 0, keep = SIZE_MAX;
+  bool In(size_t j) const { return j >= lo && j < hi && (j < xlo || j >= xhi || j == keep); }
+  bool Plain() const { return xlo >= xhi; }
+};
+
+class Partition {
+ public:
+  explicit Partition(const PartitionRows& p) : p_(p), n_(p.rows.size()) {
+    for (size_t i = 0; i < n_; ++i) {
+      if (i == 0 || p.peer[i] != p.peer[i - 1]) group_start_.push_back(i);
+    }
+    for (size_t g = 0; g < group_start_.size(); ++g)
+      group_end_.push_back(g + 1 < group_start_.size() ? group_start_[g + 1] : n_);
+    // The rows whose RANGE key is not NULL: one run, NULLs sort to an end.
+    if (!p.range_key.empty()) {
+      nn_lo_ = 0;
+      while (nn_lo_ < n_ && !p.range_key[nn_lo_]) ++nn_lo_;
+      nn_hi_ = nn_lo_;
+      while (nn_hi_ < n_ && p.range_key[nn_hi_]) ++nn_hi_;
+    }
+  }
+
+  size_t size() const { return n_; }
+  size_t GroupStart(size_t i) const { return group_start_[p_.peer[i]]; }
+  size_t GroupEnd(size_t i) const { return group_end_[p_.peer[i]]; }
+  size_t Groups() const { return group_start_.size(); }
+
+  Frame FrameOf(const WindowFrame& f, size_t i) const {
+    Frame r;
+    r.lo = Start(f, i);
+    r.hi = std::max(r.lo, End(f, i));
+    switch (f.exclude) {
+      case Exclude::kNoOthers:
+        break;
+      case Exclude::kCurrentRow:
+        r.xlo = i, r.xhi = i + 1;
+        break;
+      case Exclude::kGroup:
+        r.xlo = GroupStart(i), r.xhi = GroupEnd(i);
+        break;
+      case Exclude::kTies:
+        r.xlo = GroupStart(i), r.xhi = GroupEnd(i), r.keep = i;
+        break;
+    }
+    return r;
+  }
+
+ private:
+  size_t Start(const WindowFrame& f, size_t i) const {
+    const size_t g = p_.peer[i];
+    switch (f.start) {
+      case Bound::kUnboundedPreceding:
+        return 0;
+      case Bound::kUnboundedFollowing:
+        return n_;
+      case Bound::kCurrentRow:
+        return f.unit == Unit::kRows ? i : GroupStart(i);
+      case Bound::kPreceding:
+      case Bound::kFollowing: {
+        const bool back = f.start == Bound::kPreceding;
+        const long double off = f.start_offset;
+        if (f.unit == Unit::kRows) {
+          long double at = static_cast<long double>(i) + (back ? -off : off);
+          return static_cast<size_t>(std::clamp<long double>(at, 0, static_cast<long double>(n_)));
+        }
+        if (f.unit == Unit::kGroups) {
+          long double at = static_cast<long double>(g) + (back ? -off : off);
+          if (at < 0) return 0;
+          if (at >= static_cast<long double>(Groups())) return n_;
+          return group_start_[static_cast<size_t>(at)];
+        }
+        return RangeBound(i, back ? -off : off, /*start=*/true);
+      }
+    }
+    return 0;
+  }
+
+  size_t End(const WindowFrame& f, size_t i) const {
+    const size_t g = p_.peer[i];
+    switch (f.end) {
+      case Bound::kUnboundedPreceding:
+        return 0;
+      case Bound::kUnboundedFollowing:
+        return n_;
+      case Bound::kCurrentRow:
+        return f.unit == Unit::kRows ? i + 1 : GroupEnd(i);
+      case Bound::kPreceding:
+      case Bound::kFollowing: {
+        const bool back = f.end == Bound::kPreceding;
+        const long double off = f.end_offset;
+        if (f.unit == Unit::kRows) {
+          long double at = static_cast<long double>(i) + (back ? -off : off) + 1;
+          return static_cast<size_t>(std::clamp<long double>(at, 0, static_cast<long double>(n_)));
+        }
+        if (f.unit == Unit::kGroups) {
+          long double at = static_cast<long double>(g) + (back ? -off : off);
+          if (at < 0) return 0;
+          if (at >= static_cast<long double>(Groups())) return n_;
+          return group_end_[static_cast<size_t>(at)];
+        }
+        return RangeBound(i, back ? -off : off, /*start=*/false);
+      }
+    }
+    return n_;
+  }
+
+  // RANGE with an offset: the frame of row i reaches the rows whose key is
+  // within `delta` of its own (delta < 0: preceding). A NULL key's frame is
+  // its NULL peers; non-NULL keys never reach the NULLs.
+  size_t RangeBound(size_t i, long double delta, bool start) const {
+    if (!p_.range_key[i]) return start ? GroupStart(i) : GroupEnd(i);
+    // In window order, "preceding" is toward smaller keys when ascending,
+    // toward larger ones when descending.
+    const long double target = *p_.range_key[i] + (p_.desc ? -delta : delta);
+    auto before = [&](size_t j) {  // row j comes before the target in window order
+      long double k = *p_.range_key[j];
+      return p_.desc ? k > target : k < target;
+    };
+    auto not_after = [&](size_t j) {  // row j is at or before the target
+      long double k = *p_.range_key[j];
+      return p_.desc ? k >= target : k <= target;
+    };
+    size_t lo = nn_lo_, hi = nn_hi_;
+    if (start) {  // the first row not before the target
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (before(mid)) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      return lo;
+    }
+    while (lo < hi) {  // one past the last row at or before the target
+      size_t mid = (lo + hi) / 2;
+      if (not_after(mid)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  const PartitionRows& p_;
+  size_t n_;
+  std::vector<size_t> group_start_, group_end_;
+  size_t nn_lo_ = 0, nn_hi_ = 0;
+};
+
+Status EvalArg(const WindowCall& c, size_t k, const Row& row, Value* out) {
+  return Eval(*c.args[k], row, out);
+}
+
+// An aggregate over a frame's rows, added one at a time.
+class FrameAgg {
+ public:
+  FrameAgg(const WindowCall& c) : c_(c) {
+    if (!c.args.empty()) arg_type_ = c.args[0]->type;
+  }
+  void Reset() {
+    count_ = 0;
+    isum_ = 0;
+    dsum_ = 0;
+    best_ = Value::Null();
+  }
+  Status Add(const Row& row, int sign) {
+    if (c_.agg == AggKind::kCountStar) {
+      count_ += sign;
+      return Status::OK();
+    }
+    Value v;
+    SLUICE_RETURN_IF_ERROR(EvalArg(c_, 0, row, &v));
+    if (v.is_null()) return Status::OK();
+    count_ += sign;
+    switch (c_.agg) {
+      case AggKind::kSum:
+      case AggKind::kAvg:
+        if (v.kind() == Value::Kind::kInt) {
+          isum_ += sign * static_cast<int128>(v.int_value());
+        } else if (v.kind() == Value::Kind::kDecimal) {
+          bool overflow = false;
+          int128 u =
+              RescaleDecimal(v.decimal_unscaled(), v.decimal_scale(), arg_type_.scale(), &overflow);
+          if (overflow) return Status::Overflow("numeric field overflow");
+          isum_ += sign * u;
+        } else {
+          dsum_ += sign * v.double_value();
+        }
+        break;
+      case AggKind::kMin:
+      case AggKind::kMax: {
+        int cmp = best_.is_null() ? 1 : CompareValues(v, best_);
+        if (best_.is_null() || (c_.agg == AggKind::kMin ? cmp < 0 : cmp > 0)) best_ = v;
+        break;
+      }
+      default:
+        break;
+    }
+    return Status::OK();
+  }
+  // Whether Add(row, -1) undoes an Add(row, +1) exactly.
+  bool Invertible() const {
+    if (c_.agg == AggKind::kCountStar || c_.agg == AggKind::kCount) return true;
+    if (c_.agg == AggKind::kMin || c_.agg == AggKind::kMax) return false;
+    return arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal;
+  }
+  Status Result(Value* out) const {
+    switch (c_.agg) {
+      case AggKind::kCountStar:
+      case AggKind::kCount:
+        *out = Value::Int(count_);
+        return Status::OK();
+      case AggKind::kMin:
+      case AggKind::kMax:
+        *out = best_;
+        return Status::OK();
+      case AggKind::kSum:
+        if (count_ == 0) {
+          *out = Value::Null();
+        } else if (arg_type_.IsInteger()) {
+          if (isum_ > INT64_MAX || isum_ < INT64_MIN)
+            return Status::Overflow("bigint out of range in SUM");
+          *out = Value::Int(static_cast<int64_t>(isum_));
+        } else if (arg_type_.id() == TypeId::kDecimal) {
+          *out = Value::Decimal(isum_, arg_type_.scale());
+        } else {
+          *out = Value::Double(dsum_);
+        }
+        return Status::OK();
+      case AggKind::kAvg:
+        if (count_ == 0) {
+          *out = Value::Null();
+        } else if (arg_type_.IsInteger()) {
+          *out = Value::Double(static_cast<double>(isum_) / static_cast<double>(count_));
+        } else if (arg_type_.id() == TypeId::kDecimal) {
+          int128 q = isum_ / count_, r = isum_ % count_;
+          if (2 * (r < 0 ? -r : r) >= count_) q += isum_ < 0 ? -1 : 1;
+          *out = Value::Decimal(q, arg_type_.scale());
+        } else {
+          *out = Value::Double(dsum_ / static_cast<double>(count_));
+        }
+        return Status::OK();
+      default:
+        return Status::Internal("an aggregate the window cannot compute");
+    }
+  }
+
+ private:
+  const WindowCall& c_;
+  SqlType arg_type_;
+  int64_t count_ = 0;
+  int128 isum_ = 0;
+  double dsum_ = 0;
+  Value best_;
+};
+
+Status EvalAggregate(const WindowCall& c, const Partition& part, const PartitionRows& p,
+                     std::vector<Row>* out) {
+  FrameAgg agg(c);
+  agg.Reset();
+  size_t lo = 0, hi = 0;  // what `agg` holds
+  for (size_t i = 0; i < part.size(); ++i) {
+    Frame f = part.FrameOf(c.frame, i);
+    Value v;
+    if (!f.Plain()) {
+      FrameAgg once(c);
+      once.Reset();
+      for (size_t j = f.lo; j < f.hi; ++j) {
+        if (f.In(j)) SLUICE_RETURN_IF_ERROR(once.Add(p.rows[j], +1));
+      }
+      SLUICE_RETURN_IF_ERROR(once.Result(&v));
+      (*out)[i].push_back(std::move(v));
+      continue;
+    }
+    // Slide [lo, hi) to [f.lo, f.hi): add what enters, remove what leaves
+    // when removal is exact; otherwise start over at the new start, as
+    // PostgreSQL restarts an aggregate without an inverse.
+    if (f.lo < lo || f.hi < hi || (f.lo > lo && !agg.Invertible())) {
+      agg.Reset();
+      lo = hi = f.lo;
+    }
+    for (; lo < f.lo; ++lo) {
+      if (lo < hi) SLUICE_RETURN_IF_ERROR(agg.Add(p.rows[lo], -1));
+    }
+    if (hi < lo) hi = lo;
+    for (; hi < f.hi; ++hi) SLUICE_RETURN_IF_ERROR(agg.Add(p.rows[hi], +1));
+    SLUICE_RETURN_IF_ERROR(agg.Result(&v));
+    (*out)[i].push_back(std::move(v));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::optional<long double> RangeNumber(const Value& v, const SqlType& type) {
+  if (v.is_null()) return std::nullopt;
+  switch (v.kind()) {
+    case Value::Kind::kInt:
+      return static_cast<long double>(v.int_value());
+    case Value::Kind::kDouble:
+      return static_cast<long double>(v.double_value());
+    case Value::Kind::kDecimal: {
+      long double u = static_cast<long double>(v.decimal_unscaled());
+      for (int s = 0; s < v.decimal_scale(); ++s) u /= 10;
+      return u;
+    }
+    case Value::Kind::kInterval: {
+      const Interval& iv = v.interval_value();
+      long double micros = static_cast<long double>(iv.days) * 86400e6L +
+                           static_cast<long double>(iv.micros) +
+                           static_cast<long double>(iv.months) * 30 * 86400e6L;
+      return type.id() == TypeId::kDate ? micros / 86400e6L : micros;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+Status EvalWindowCalls(const std::vector<WindowCall>& calls, const PartitionRows& p,
+                       std::vector<Row>* out) {
+  Partition part(p);
+  const size_t n = part.size();
+  out->resize(n);
+  for (const WindowCall& c : calls) {
+    if (c.kind == WindowFnKind::kAggregate) {
+      SLUICE_RETURN_IF_ERROR(EvalAggregate(c, part, p, out));
+      continue;
+    }
+    int64_t ntile = 0;
+    if (c.kind == WindowFnKind::kNtile && n > 0) {
+      Value k;
+      SLUICE_RETURN_IF_ERROR(EvalArg(c, 0, p.rows[0], &k));
+      if (!k.is_null() && k.int_value() <= 0)
+        return Status::InvalidArgument("argument of ntile must be greater than zero");
+      ntile = k.is_null() ? 0 : k.int_value();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      Value v;
+      const size_t g = p.peer[i];
+      switch (c.kind) {
+        case WindowFnKind::kRowNumber:
+          v = Value::Int(static_cast<int64_t>(i + 1));
+          break;
+        case WindowFnKind::kRank:
+          v = Value::Int(static_cast<int64_t>(part.GroupStart(i) + 1));
+          break;
+        case WindowFnKind::kDenseRank:
+          v = Value::Int(static_cast<int64_t>(g + 1));
+          break;
+        case WindowFnKind::kPercentRank:
+          v = Value::Double(
+              n > 1 ? static_cast<double>(part.GroupStart(i)) / static_cast<double>(n - 1) : 0.0);
+          break;
+        case WindowFnKind::kCumeDist:
+          v = Value::Double(static_cast<double>(part.GroupEnd(i)) / static_cast<double>(n));
+          break;
+        case WindowFnKind::kNtile: {
+          if (ntile == 0) break;  // NULL
+          const size_t k = static_cast<size_t>(ntile), per = n / k, extra = n % k;
+          size_t bucket = i < extra * (per + 1)
+                              ? i / (per + 1) + 1
+                              : (i - extra * (per + 1)) / std::max<size_t>(per, 1) + extra + 1;
+          v = Value::Int(static_cast<int64_t>(bucket));
+          break;
+        }
+        case WindowFnKind::kLag:
+        case WindowFnKind::kLead: {
+          int64_t off = 1;
+          if (c.args.size() >= 2) {
+            Value o;
+            SLUICE_RETURN_IF_ERROR(EvalArg(c, 1, p.rows[i], &o));
+            if (o.is_null()) break;
+            off = o.int_value();
+          }
+          int64_t j = static_cast<int64_t>(i) + (c.kind == WindowFnKind::kLag ? -off : off);
+          if (j >= 0 && j < static_cast<int64_t>(n)) {
+            SLUICE_RETURN_IF_ERROR(EvalArg(c, 0, p.rows[static_cast<size_t>(j)], &v));
+          } else if (c.args.size() >= 3) {
+            SLUICE_RETURN_IF_ERROR(EvalArg(c, 2, p.rows[i], &v));
+          }
+          break;
+        }
+        case WindowFnKind::kFirstValue:
+        case WindowFnKind::kLastValue:
+        case WindowFnKind::kNthValue: {
+          Frame f = part.FrameOf(c.frame, i);
+          int64_t want = 1;
+          if (c.kind == WindowFnKind::kNthValue) {
+            Value k;
+            SLUICE_RETURN_IF_ERROR(EvalArg(c, 1, p.rows[i], &k));
+            if (k.is_null()) break;
+            if (k.int_value() <= 0)
+              return Status::InvalidArgument("argument of nth_value must be greater than zero");
+            want = k.int_value();
+          }
+          if (c.kind == WindowFnKind::kLastValue) {
+            for (size_t j = f.hi; j-- > f.lo;) {
+              if (f.In(j)) {
+                SLUICE_RETURN_IF_ERROR(EvalArg(c, 0, p.rows[j], &v));
+                break;
+              }
+            }
+          } else {
+            int64_t seen = 0;
+            for (size_t j = f.lo; j < f.hi; ++j) {
+              if (f.In(j) && ++seen == want) {
+                SLUICE_RETURN_IF_ERROR(EvalArg(c, 0, p.rows[j], &v));
+                break;
+              }
+            }
+          }
+          break;
+        }
+        case WindowFnKind::kAggregate:
+          break;
+      }
+      (*out)[i].push_back(std::move(v));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace sluice::sql
