@@ -1,6 +1,7 @@
 #include "sql/binder.h"
 
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "sql/binder_internal.h"
@@ -47,7 +48,195 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
   if (s.contains("valuesLists")) return BindValues(s);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Json> sets, ExpandGroupingSets(s));
+  if (sets) return BindQuery(*sets);
   return BindSimple(s);
+}
+
+namespace {
+
+// An expression's parse tree without its positions: equal text, equal key.
+std::string Canonical(const Json& n) {
+  if (n.is_object()) {
+    std::string out = "{";
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (it.key() == "location") continue;
+      out += it.key() + ":" + Canonical(it.value()) + ",";
+    }
+    return out + "}";
+  }
+  if (n.is_array()) {
+    std::string out = "[";
+    for (const Json& x : n) out += Canonical(x) + ",";
+    return out + "]";
+  }
+  return n.dump();
+}
+
+using GroupingSetList = std::vector<std::vector<Json>>;
+
+// The grouping sets one GROUP BY item stands for.
+Result<GroupingSetList> ExpandGroupItem(std::string_view sql, const Json& item) {
+  auto elements = [](const Json& content) {
+    std::vector<std::vector<Json>> out;  // each: the expressions of one element
+    for (const Json& c : content) {
+      if (c.contains("RowExpr")) {
+        out.push_back(c["RowExpr"].value("args", Json::array()).get<std::vector<Json>>());
+      } else {
+        out.push_back({c});
+      }
+    }
+    return out;
+  };
+  if (item.contains("RowExpr")) {
+    return GroupingSetList{item["RowExpr"].value("args", Json::array()).get<std::vector<Json>>()};
+  }
+  if (!item.contains("GroupingSet")) return GroupingSetList{{item}};
+  const Json& g = item["GroupingSet"];
+  const std::string kind = g.value("kind", "");
+  const Json& content = g.value("content", Json::array());
+  GroupingSetList out;
+  if (kind == "GROUPING_SET_EMPTY") {
+    out.push_back({});
+  } else if (kind == "GROUPING_SET_SIMPLE") {
+    std::vector<Json> set;
+    for (const auto& e : elements(content)) set.insert(set.end(), e.begin(), e.end());
+    out.push_back(set);
+  } else if (kind == "GROUPING_SET_ROLLUP") {
+    auto el = elements(content);
+    for (size_t k = el.size() + 1; k-- > 0;) {
+      std::vector<Json> set;
+      for (size_t i = 0; i < k; ++i) set.insert(set.end(), el[i].begin(), el[i].end());
+      out.push_back(set);
+    }
+  } else if (kind == "GROUPING_SET_CUBE") {
+    auto el = elements(content);
+    if (el.size() > 12) return SqlError(sql, item, "CUBE is limited to 12 elements");
+    for (size_t mask = (size_t{1} << el.size()); mask-- > 0;) {
+      std::vector<Json> set;
+      for (size_t i = 0; i < el.size(); ++i) {
+        if (mask & (size_t{1} << (el.size() - 1 - i)))
+          set.insert(set.end(), el[i].begin(), el[i].end());
+      }
+      out.push_back(set);
+    }
+  } else if (kind == "GROUPING_SET_SETS") {
+    for (const Json& c : content) {
+      SLUICE_ASSIGN_OR_RETURN(GroupingSetList sub, ExpandGroupItem(sql, c));
+      out.insert(out.end(), sub.begin(), sub.end());
+    }
+  } else {
+    return SqlUnsupported(sql, item, kind);
+  }
+  return out;
+}
+
+// Rewrites `n` for one grouping set: a grouping expression outside the set
+// becomes a NULL of its type (MIN(NULLIF(e, e)): an aggregate, so the query
+// stays grouped), GROUPING(...) its bits; aggregates' arguments and
+// subqueries stay as they are.
+Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
+                    const std::set<std::string>& in_set) {
+  if (n.is_array()) {
+    Json out = Json::array();
+    for (const Json& x : n) out.push_back(ForGroupingSet(x, all, in_set));
+    return out;
+  }
+  if (!n.is_object()) return n;
+  if (n.contains("SubLink") || n.contains("SortBy")) return n;
+  if (n.contains("FuncCall")) {
+    const Json& names = n["FuncCall"]["funcname"];
+    if (!names.empty() && IsAggregateName(Str(names.back())) && !n["FuncCall"].contains("over"))
+      return n;
+  }
+  if (n.contains("GroupingFunc")) {
+    int64_t bits = 0;
+    for (const Json& a : n["GroupingFunc"].value("args", Json::array()))
+      bits = bits * 2 + (in_set.count(Canonical(a)) ? 0 : 1);
+    Json c;
+    c["A_Const"]["ival"]["ival"] = bits;
+    c["A_Const"]["location"] = n["GroupingFunc"].value("location", -1);
+    return c;
+  }
+  std::string key = Canonical(n);
+  if (all.count(key) && !in_set.count(key) && !n.contains("A_Const")) {
+    Json expr;
+    expr["A_Expr"]["kind"] = "AEXPR_NULLIF";
+    expr["A_Expr"]["name"] = Json::array({Json{{"String", {{"sval", "="}}}}});
+    expr["A_Expr"]["lexpr"] = n;
+    expr["A_Expr"]["rexpr"] = n;
+    Json call;
+    call["FuncCall"]["funcname"] = Json::array({Json{{"String", {{"sval", "min"}}}}});
+    call["FuncCall"]["args"] = Json::array({expr});
+    call["FuncCall"]["funcformat"] = "COERCE_EXPLICIT_CALL";
+    return call;
+  }
+  Json out = Json::object();
+  for (auto it = n.begin(); it != n.end(); ++it)
+    out[it.key()] = ForGroupingSet(it.value(), all, in_set);
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
+  const Json& group = s.value("groupClause", Json::array());
+  bool any = false;
+  for (const Json& g : group) any |= g.contains("GroupingSet");
+  if (!any) return std::optional<Json>();
+  // The cross product of the items' sets.
+  GroupingSetList sets = {{}};
+  for (const Json& g : group) {
+    SLUICE_ASSIGN_OR_RETURN(GroupingSetList item, ExpandGroupItem(sql_, g));
+    GroupingSetList next;
+    for (const auto& a : sets) {
+      for (const auto& b : item) {
+        auto c = a;
+        c.insert(c.end(), b.begin(), b.end());
+        next.push_back(std::move(c));
+      }
+    }
+    if (next.size() > 4096) return SqlError(sql_, s["groupClause"][0], "too many grouping sets");
+    sets = std::move(next);
+  }
+  std::set<std::string> all;
+  for (const auto& set : sets) {
+    for (const Json& e : set) all.insert(Canonical(e));
+  }
+  // One grouped query per set, as UNION ALL; the ORDER BY and LIMIT apply
+  // to the whole.
+  Json branch_base = s;
+  for (const char* k : {"sortClause", "limitCount", "limitOffset", "limitOption", "withClause"})
+    branch_base.erase(k);
+  std::optional<Json> tree;
+  for (const auto& set : sets) {
+    std::set<std::string> in_set;
+    Json clause = Json::array();
+    for (const Json& e : set) {
+      if (in_set.insert(Canonical(e)).second) clause.push_back(e);
+    }
+    Json b = branch_base;
+    b.erase("groupClause");
+    if (!clause.empty()) b["groupClause"] = clause;
+    b["targetList"] = ForGroupingSet(s["targetList"], all, in_set);
+    if (s.contains("havingClause"))
+      b["havingClause"] = ForGroupingSet(s["havingClause"], all, in_set);
+    if (!tree) {
+      tree = b;
+      continue;
+    }
+    Json u;
+    u["op"] = "SETOP_UNION";
+    u["all"] = true;
+    u["larg"] = *tree;
+    u["rarg"] = b;
+    u["limitOption"] = "LIMIT_OPTION_DEFAULT";
+    tree = u;
+  }
+  for (const char* k : {"sortClause", "limitCount", "limitOffset", "limitOption", "withClause"}) {
+    if (s.contains(k)) (*tree)[k] = s[k];
+  }
+  return tree;
 }
 
 Result<int64_t> Binder::ConstInt(const Json& n, const char* what) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -264,6 +265,9 @@ class Binder {
   // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
   // adding their columns to the scope.
   Result<PlanPtr> BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan);
+  // GROUP BY with GROUPING SETS, ROLLUP or CUBE: the query as a UNION ALL of
+  // one grouped query per set (nullopt if it has none).
+  Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
   // ROW_NUMBER(), RANK() or DENSE_RANK() as a top-k per partition, bounded by
   // a filter of the enclosing query (else computed per whole partition).
   Result<PlanPtr> BindRankTopK(const Json& val, const Json* body, const Json& over,
