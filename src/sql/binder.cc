@@ -545,6 +545,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       if (!qual.empty() && ctx.scope[i].qualifier != qual) continue;
       // * shows neither outer columns nor those that subqueries added.
       if (ctx.scope[i].correlated || ctx.scope[i].hidden) continue;
+      if (qual.empty() ? ctx.scope[i].qualified_only : ctx.scope[i].unqualified_only) continue;
       outs.push_back(MakeColumn(static_cast<int>(i), ctx.scope[i].type));
       names.push_back(ctx.scope[i].name);
       any = true;

@@ -87,6 +87,7 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
     for (size_t i = 0; i < ctx.scope.size(); ++i) {
       const ScopeCol& c = ctx.scope[i];
       if (c.correlated != correlated || c.hidden) continue;
+      if (qual.empty() ? c.qualified_only : c.unqualified_only) continue;
       if (!qual.empty()) {
         if (c.qualifier != qual) continue;
         qual_seen = true;

@@ -110,21 +110,39 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     ctx.scope.insert(ctx.scope.end(), rc.begin(), rc.end());
     const int lw = static_cast<int>(lc.size());
     std::vector<ExprPtr> conjuncts;
-    if (body->value("isNatural", false)) return SqlUnsupported(sql_, item, "NATURAL JOIN");
-    if (body->contains("usingClause")) {
-      for (const Json& u : (*body)["usingClause"]) {
-        std::string name = Str(u);
+    // USING (or NATURAL: the names both sides have): each pair equal, and
+    // one merged column for each name.
+    std::vector<std::string> using_names;
+    if (body->value("isNatural", false)) {
+      for (const ScopeCol& l : lc) {
+        if (l.hidden || l.qualified_only) continue;
+        for (const ScopeCol& r : rc) {
+          if (!r.hidden && !r.qualified_only && r.name == l.name &&
+              std::find(using_names.begin(), using_names.end(), l.name) == using_names.end()) {
+            using_names.push_back(l.name);
+          }
+        }
+      }
+    }
+    for (const Json& u : body->value("usingClause", Json::array())) using_names.push_back(Str(u));
+    std::vector<std::pair<int, int>> using_pairs;  // (left, right) in the join's columns
+    {
+      for (const std::string& name : using_names) {
         int li = -1, ri = -1;
         for (int i = 0; i < lw; ++i) {
-          if (lc[static_cast<size_t>(i)].name == name) li = i;
+          const ScopeCol& c = lc[static_cast<size_t>(i)];
+          if (c.name == name && !c.hidden && !c.qualified_only) li = i;
         }
         for (size_t i = 0; i < rc.size(); ++i) {
-          if (rc[i].name == name) ri = static_cast<int>(i);
+          if (rc[i].name == name && !rc[i].hidden && !rc[i].qualified_only)
+            ri = static_cast<int>(i);
         }
         if (li < 0 || ri < 0) {
           return SqlError(sql_, item,
-                          "column \"" + name + "\" specified in USING clause does not exist");
+                          "column \"" + name + "\" specified in USING clause does not exist in " +
+                              (li < 0 ? "left" : "right") + " table");
         }
+        using_pairs.emplace_back(li, lw + ri);
         SLUICE_ASSIGN_OR_RETURN(ExprPtr eq,
                                 Call("=",
                                      {MakeColumn(li, lc[static_cast<size_t>(li)].type),
@@ -201,8 +219,47 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     *plan = j;
     *cols = ctx.scope;
     for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = j->columns[i].type;
-    if (body->contains("alias")) {
-      for (ScopeCol& c : *cols) c.qualifier = (*body)["alias"].value("aliasname", "");
+    const bool aliased = body->contains("alias");
+    const std::string alias = aliased ? (*body)["alias"].value("aliasname", "") : "";
+    if (!using_pairs.empty()) {
+      // The merged columns lead: the left side's value (the right's for a
+      // RIGHT join, the first non-NULL for FULL), then every column of both.
+      std::vector<ExprPtr> ex;
+      std::vector<std::string> names;
+      std::vector<ScopeCol> merged;
+      for (const auto& [l, r] : using_pairs) {
+        const SqlType& lt = j->columns[static_cast<size_t>(l)].type;
+        const SqlType& rt = j->columns[static_cast<size_t>(r)].type;
+        auto t = CommonType(lt, rt);
+        if (!t.ok()) return SqlError(sql_, item, "JOIN/USING " + t.status().message());
+        ExprPtr le = MakeCast(MakeColumn(l, lt), t->WithNullable(lt.nullable()));
+        ExprPtr re = MakeCast(MakeColumn(r, rt), t->WithNullable(rt.nullable()));
+        ExprPtr m = type == JoinType::kRight ? re
+                    : type == JoinType::kFull
+                        ? MakeNode(ExprKind::kCoalesce,
+                                   t->WithNullable(lt.nullable() && rt.nullable()), {le, re})
+                        : le;
+        ex.push_back(m);
+        names.push_back((*cols)[static_cast<size_t>(l)].name);
+        ScopeCol c{aliased ? alias : "", (*cols)[static_cast<size_t>(l)].name, m->type};
+        c.unqualified_only = !aliased;
+        merged.push_back(c);
+        (*cols)[static_cast<size_t>(l)].qualified_only = true;
+        (*cols)[static_cast<size_t>(r)].qualified_only = true;
+      }
+      for (size_t i = 0; i < j->columns.size(); ++i) {
+        ex.push_back(MakeColumn(static_cast<int>(i), j->columns[i].type));
+        names.push_back(j->columns[i].name);
+      }
+      *plan = MakeProject(j, ex, names);
+      cols->insert(cols->begin(), merged.begin(), merged.end());
+    }
+    if (aliased) {
+      // Behind an alias, the sides' own copies of USING columns are gone.
+      for (ScopeCol& c : *cols) {
+        c.qualifier = alias;
+        if (c.qualified_only) c.hidden = true;
+      }
     }
     return Status::OK();
   }

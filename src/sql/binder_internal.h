@@ -70,6 +70,10 @@ struct ScopeCol {
   bool correlated = false;
   // A column that a subquery's join added: never found by name, nor by *.
   bool hidden = false;
+  // JOIN ... USING: the merged column is found by its bare name and shown by
+  // *; each side's own is found only qualified (t.a) and shown by t.*.
+  bool unqualified_only = false;
+  bool qualified_only = false;
 };
 
 // A join that binding an expression asked for: the current plan is joined
