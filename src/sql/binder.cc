@@ -347,6 +347,32 @@ Result<int> Binder::OrderByColumn(const Json& node, const std::vector<std::strin
 
 Result<PlanPtr> Binder::ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order) {
   if (!s.contains("limitCount") && !s.contains("limitOffset")) return plan;
+  if (s.value("limitOption", "") == "LIMIT_OPTION_WITH_TIES") {
+    // FETCH FIRST n ROWS WITH TIES: the rows whose RANK() in the ORDER BY is
+    // at most n (the first n and every row tied with the n-th).
+    if (s.contains("limitOffset")) {
+      return SqlUnsupported(sql_, s["limitOffset"], "OFFSET with FETCH ... WITH TIES");
+    }
+    auto rank = std::make_shared<PlanNode>();
+    rank->kind = PlanKind::kRank;
+    rank->inputs = {plan};
+    rank->columns = plan->columns;
+    rank->columns.push_back({"rank", SqlType::BigInt(false)});
+    rank->rank_kind = RankKind::kRank;
+    SLUICE_ASSIGN_OR_RETURN(rank->limit, ConstInt(s["limitCount"], "FETCH FIRST"));
+    for (const SortKey& o : order) {
+      rank->order_exprs.push_back(
+          MakeColumn(o.column, plan->columns[static_cast<size_t>(o.column)].type));
+      rank->order.push_back(o);
+    }
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> keep;
+    for (size_t i = 0; i < plan->columns.size(); ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
+      keep.push_back(plan->columns[i].name);
+    }
+    return MakeProject(PlanPtr(rank), ex, keep);
+  }
   auto t = std::make_shared<PlanNode>();
   t->kind = PlanKind::kTopK;
   t->columns = plan->columns;
@@ -675,10 +701,9 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   }
   const size_t visible = outs.size();
   bool distinct = s.contains("distinctClause");
-  if (distinct && !s["distinctClause"].empty() && !s["distinctClause"][0].is_null() &&
-      !s["distinctClause"][0].empty()) {
-    return SqlUnsupported(sql_, s["distinctClause"], "DISTINCT ON");
-  }
+  const bool distinct_on = distinct && !s["distinctClause"].empty() &&
+                           !s["distinctClause"][0].is_null() && !s["distinctClause"][0].empty();
+  if (distinct_on) distinct = false;  // a first row per key, below
   // ORDER BY: output columns by position or name, or expressions computed as
   // hidden columns after the visible ones.
   std::vector<SortKey> order;
@@ -710,7 +735,61 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     }
     order.push_back(SortKeyOf(by, col));
   }
+  std::vector<int> on_cols;  // DISTINCT ON: the key columns
+  if (distinct_on) {
+    for (const Json& node : s["distinctClause"]) {
+      SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(node, names, k, visible));
+      if (col < 0) {
+        Ctx& oc = grouped ? agg_ctx : ctx;
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(node, oc));
+        if (grouped) {
+          SLUICE_ASSIGN_OR_RETURN(e, OntoAggregate(e, keys, key_strs, ctx, &node));
+        }
+        std::string key = Key(*e);
+        for (size_t i = 0; i < outs.size(); ++i) {
+          if (Key(*outs[i]) == key) col = static_cast<int>(i);
+        }
+        if (col < 0) {
+          col = static_cast<int>(outs.size());
+          outs.push_back(e);
+          names.push_back("?distinct?");
+        }
+      }
+      on_cols.push_back(col);
+    }
+    // PostgreSQL: the ORDER BY starts with the DISTINCT ON keys (in any order).
+    for (size_t i = 0; i < order.size() && i < on_cols.size(); ++i) {
+      if (std::find(on_cols.begin(), on_cols.end(), order[i].column) == on_cols.end()) {
+        return SqlError(sql_, s["sortClause"][i],
+                        "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
+      }
+    }
+  }
   plan = MakeProject(plan, outs, names);
+  if (distinct_on) {
+    // The first row of each key in the ORDER BY's order: a top-1 per key.
+    auto rank = std::make_shared<PlanNode>();
+    rank->kind = PlanKind::kRank;
+    rank->inputs = {plan};
+    rank->columns = plan->columns;
+    rank->columns.push_back({"row_number", SqlType::BigInt(false)});
+    rank->rank_kind = RankKind::kRowNumber;
+    rank->limit = 1;
+    for (int c : on_cols)
+      rank->partition.push_back(MakeColumn(c, plan->columns[static_cast<size_t>(c)].type));
+    for (const SortKey& o : order) {
+      rank->order_exprs.push_back(
+          MakeColumn(o.column, plan->columns[static_cast<size_t>(o.column)].type));
+      rank->order.push_back(o);
+    }
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> keep;
+    for (size_t i = 0; i < plan->columns.size(); ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
+      keep.push_back(plan->columns[i].name);
+    }
+    plan = MakeProject(PlanPtr(rank), ex, keep);
+  }
   if (distinct) {
     auto d = std::make_shared<PlanNode>();
     d->kind = PlanKind::kDistinct;
