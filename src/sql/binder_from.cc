@@ -2,10 +2,89 @@
 // with their keys, the join order of comma-separated items (greedy along
 // equalities), with predicates pushed down to the items they touch, and the
 // window table functions hop() and tumble().
+#include <optional>
+
 #include "sql/binder_internal.h"
 #include "sql/datetime.h"
 
 namespace sluice::sql::binding {
+
+namespace {
+
+void Disjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind == ExprKind::kOr) {
+    for (const ExprPtr& a : e->args) Disjuncts(a, out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+}  // namespace
+
+std::optional<PlanPtr> UnionOfKeyedJoins(const PlanPtr& l, const PlanPtr& r, int lw,
+                                         const std::vector<ExprPtr>& conds) {
+  auto side = [&](const ExprPtr& e, bool left) {
+    std::vector<int> cols;
+    CollectColumns(*e, &cols);
+    return !cols.empty() &&
+           std::all_of(cols.begin(), cols.end(), [&](int x) { return left ? x < lw : x >= lw; });
+  };
+  for (size_t f = 0; f < conds.size(); ++f) {
+    if (conds[f]->kind != ExprKind::kOr) continue;
+    std::vector<ExprPtr> ds;
+    Disjuncts(conds[f], &ds);
+    struct Branch {
+      std::vector<ExprPtr> lk, rk, rest;
+    };
+    std::vector<Branch> branches;
+    for (const ExprPtr& d : ds) {
+      Branch b;
+      std::vector<ExprPtr> parts;
+      SplitConjuncts(d, &parts);
+      for (const ExprPtr& e : parts) {
+        if (e->kind == ExprKind::kCall && std::string(e->fn_name) == "=") {
+          if (side(e->args[0], true) && side(e->args[1], false)) {
+            b.lk.push_back(e->args[0]);
+            b.rk.push_back(Shift(e->args[1], -lw));
+            continue;
+          }
+          if (side(e->args[1], true) && side(e->args[0], false)) {
+            b.lk.push_back(e->args[1]);
+            b.rk.push_back(Shift(e->args[0], -lw));
+            continue;
+          }
+        }
+        b.rest.push_back(e);
+      }
+      if (b.lk.empty()) break;
+      branches.push_back(std::move(b));
+    }
+    if (branches.size() != ds.size()) continue;
+    std::vector<PlanPtr> joins;
+    for (size_t i = 0; i < branches.size(); ++i) {
+      std::vector<ExprPtr> cond;
+      for (size_t g = 0; g < conds.size(); ++g) {
+        if (g != f) cond.push_back(conds[g]);
+      }
+      cond.insert(cond.end(), branches[i].rest.begin(), branches[i].rest.end());
+      for (size_t e = 0; e < i; ++e) {
+        // NOT COALESCE(d_e, FALSE): the pairs an earlier branch did not take.
+        ExprPtr taken = MakeNode(ExprKind::kCoalesce, SqlType::Boolean(false),
+                                 {ds[e], MakeLiteral(Value::Bool(false), SqlType::Boolean())});
+        cond.push_back(MakeNode(ExprKind::kNot, SqlType::Boolean(false), {taken}));
+      }
+      PlanPtr j = MakeJoin(l, r, JoinType::kInner, branches[i].lk, branches[i].rk, nullptr);
+      if (!cond.empty()) j = MakeFilter(j, AndAll(cond));
+      joins.push_back(j);
+    }
+    auto u = std::make_shared<PlanNode>();
+    u->kind = PlanKind::kUnionAll;
+    u->columns = joins[0]->columns;
+    u->inputs = joins;
+    return PlanPtr(u);
+  }
+  return std::nullopt;
+}
 
 Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols) {
   auto [kind, body] = Node(item);
@@ -214,8 +293,10 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
       if (!left_only.empty()) lp = MakeFilter(lp, AndAll(left_only));
       rest.clear();
     }
-    PlanPtr j = MakeJoin(lp, rp, type, lk, rk, nullptr);
-    if (!rest.empty()) j = MakeFilter(j, AndAll(rest));
+    std::optional<PlanPtr> ors;
+    if (type == JoinType::kInner && lk.empty()) ors = UnionOfKeyedJoins(lp, rp, lw, rest);
+    PlanPtr j = ors ? *ors : MakeJoin(lp, rp, type, lk, rk, nullptr);
+    if (!ors && !rest.empty()) j = MakeFilter(j, AndAll(rest));
     *plan = j;
     *cols = ctx.scope;
     for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = j->columns[i].type;
@@ -394,7 +475,24 @@ Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_
       }
       filters.push_back(e);
     }
-    cur = MakeJoin(cur, items[next], JoinType::kInner, lk, rk, nullptr);
+    // Without an equality, an OR of equalities is a union of keyed joins.
+    std::optional<PlanPtr> union_of_joins;
+    if (lk.empty() && !filters.empty()) {
+      std::vector<int> saved = pos;
+      int width = cur_width;
+      for (int c = 0; c < static_cast<int>(widths[next]); ++c)
+        pos[static_cast<size_t>(start[next] + c)] = width++;
+      std::vector<ExprPtr> conds;
+      for (const ExprPtr& f : filters) conds.push_back(remap(f));
+      pos = saved;
+      union_of_joins = UnionOfKeyedJoins(cur, items[next], cur_width, conds);
+    }
+    if (union_of_joins) {
+      cur = *union_of_joins;
+      filters.clear();
+    } else {
+      cur = MakeJoin(cur, items[next], JoinType::kInner, lk, rk, nullptr);
+    }
     joined[next] = true;
     for (int c = 0; c < static_cast<int>(widths[next]); ++c) {
       pos[static_cast<size_t>(start[next] + c)] = cur_width++;

@@ -61,6 +61,14 @@ inline bool ContainsAggregate(const Json& n) {
   return false;
 }
 
+// An inner join of `l` and `r` on `conds` (over l's columns, then r's from
+// `lw`) that has no equality key but an OR of equalities between the sides:
+// the union of one keyed join per disjunct, each leaving out the pairs an
+// earlier one took, so that each pair counts once and no cross product is
+// built. nullopt if there is no such OR.
+std::optional<PlanPtr> UnionOfKeyedJoins(const PlanPtr& l, const PlanPtr& r, int lw,
+                                         const std::vector<ExprPtr>& conds);
+
 struct ScopeCol {
   std::string qualifier;
   std::string name;
