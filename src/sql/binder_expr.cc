@@ -246,7 +246,48 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
     SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
     return MakeNode(ExprKind::kInList, SqlType::Boolean(), std::move(args), op == "<>");
   }
-  if (kind == "AEXPR_LIKE" || kind == "AEXPR_ILIKE") {
+  if (kind == "AEXPR_OP_ANY" || kind == "AEXPR_OP_ALL") {
+    // x op ANY/ALL (array): over a constant array, the OR/AND of the
+    // comparisons with each element (SQL's three-valued logic, as
+    // PostgreSQL's; ANY of no elements is false, ALL true).
+    const bool any = kind == "AEXPR_OP_ANY";
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
+    std::vector<ExprPtr> elems;
+    const Json& rx = body["rexpr"];
+    if (rx.contains("A_ArrayExpr")) {
+      for (const Json& e : rx["A_ArrayExpr"].value("elements", Json::array())) {
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(e, ctx));
+        elems.push_back(x);
+      }
+    } else {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, FoldConstant(rx));
+      if (arr->kind == ExprKind::kLiteral && arr->untyped && !arr->value.is_null()) {
+        Value v;
+        SqlType t = SqlType::Array(l->type.WithNullable(true));
+        Status st = CastValue(arr->value, arr->type, t, &v);
+        if (!st.ok()) return SqlError(sql_, rx, st.message());
+        arr = MakeLiteral(v, t);
+      }
+      if (arr->kind != ExprKind::kLiteral) {
+        return SqlUnsupported(
+            sql_, node, std::string(any ? "ANY" : "ALL") + " over an array that is not a constant");
+      }
+      if (arr->value.is_null()) return MakeLiteral(Value::Null(), SqlType::Boolean());
+      if (arr->type.id() != TypeId::kArray)
+        return SqlError(sql_, rx, "op ANY/ALL (array) requires array on right side");
+      for (const Value& v : arr->value.list())
+        elems.push_back(MakeLiteral(v, arr->type.children()[0]));
+    }
+    if (elems.empty()) return MakeLiteral(Value::Bool(!any), SqlType::Boolean());
+    std::vector<ExprPtr> cmps;
+    for (const ExprPtr& e : elems) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr c, Call(op, {l, e}, node));
+      cmps.push_back(c);
+    }
+    if (cmps.size() == 1) return cmps[0];
+    return MakeNode(any ? ExprKind::kOr : ExprKind::kAnd, SqlType::Boolean(), std::move(cmps));
+  }
+  if (kind == "AEXPR_LIKE" || kind == "AEXPR_ILIKE" || kind == "AEXPR_SIMILAR") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr r, bind("rexpr"));
     return Call(op, {l, r}, node);

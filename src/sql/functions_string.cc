@@ -428,6 +428,60 @@ Status LikeEscape(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// similar_to_escape(pattern [, escape]): SIMILAR TO's pattern as a regular
+// expression matching the whole string: % is .*, _ is ., the escape
+// character (a backslash by default) quotes the next one, and the regular
+// expression characters SQL leaves literal (. ^ $ \) are quoted.
+Status SimilarToEscape(const SqlType&, const Value* a, size_t n, Value* out) {
+  std::string esc = n == 2 ? a[1].string_value() : "\\";
+  if (Chars(esc).size() > 1) return Status::InvalidArgument("invalid escape string");
+  std::string r = "^(?:";
+  auto chars = Chars(a[0].string_value());
+  bool in_class = false;
+  for (size_t i = 0; i < chars.size(); ++i) {
+    std::string_view c = chars[i];
+    if (!esc.empty() && c == esc) {
+      if (i + 1 == chars.size()) return Status::InvalidArgument("invalid escape string");
+      std::string_view next = chars[++i];
+      if (next.size() == 1 && !std::isalnum(static_cast<unsigned char>(next[0]))) r += '\\';
+      r += next;
+      continue;
+    }
+    if (in_class) {
+      if (c == "]") in_class = false;
+      r += c;
+    } else if (c == "[") {
+      in_class = true;
+      r += c;
+    } else if (c == "%") {
+      r += ".*";
+    } else if (c == "_") {
+      r += ".";
+    } else if (c == "." || c == "^" || c == "$" || c == "\\") {
+      r += '\\';
+      r += c;
+    } else {
+      r += c;
+    }
+  }
+  *out = Value::String(r + ")$");
+  return Status::OK();
+}
+
+Status RegexMatchOp(bool icase, bool negate, const Value* a, Value* out);
+Status RegexOp(const SqlType&, const Value* a, size_t, Value* out) {
+  return RegexMatchOp(false, false, a, out);
+}
+Status RegexOpNot(const SqlType&, const Value* a, size_t, Value* out) {
+  return RegexMatchOp(false, true, a, out);
+}
+Status RegexOpI(const SqlType&, const Value* a, size_t, Value* out) {
+  return RegexMatchOp(true, false, a, out);
+}
+Status RegexOpNotI(const SqlType&, const Value* a, size_t, Value* out) {
+  return RegexMatchOp(true, true, a, out);
+}
+
 // ---- regular expressions (POSIX-like, through std::regex's ECMAScript
 // grammar, which reads the common forms the same way).
 Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
@@ -447,6 +501,12 @@ Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
     last_icase = icase;
   }
   return re.get();
+}
+
+Status RegexMatchOp(bool icase, bool negate, const Value* a, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), icase));
+  *out = Value::Bool(std::regex_search(a[0].string_value(), *re) != negate);
+  return Status::OK();
 }
 
 struct RegexFlags {
@@ -857,6 +917,21 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
     set(Format, "format", Text(), std::vector<SqlType>(n, Text()));
     r->strict = false;
     return true;
+  }
+  if (name == "similar_to_escape" && (n == 1 || n == 2) && text_at(0) && (n == 1 || text_at(1)))
+    return set(SimilarToEscape, "similar_to_escape", Text(), std::vector<SqlType>(n, Text()));
+  if ((name == "~" || name == "!~" || name == "~*" || name == "!~*") && n == 2 && text_at(0) &&
+      text_at(1)) {
+    ScalarFn fn = name == "~"    ? RegexOp
+                  : name == "!~" ? RegexOpNot
+                  : name == "~*" ? RegexOpI
+                                 : RegexOpNotI;
+    return set(fn,
+               name == "~"    ? "~"
+               : name == "!~" ? "!~"
+               : name == "~*" ? "~*"
+                              : "!~*",
+               SqlType::Boolean(), {Text(), Text()});
   }
   if (name == "like_escape" && n == 2 && text_at(0) && text_at(1))
     return set(LikeEscape, "like_escape", Text(), {Text(), Text()});
