@@ -1009,7 +1009,7 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
              : name == "last_value" ? WindowFnKind::kLastValue
                                     : WindowFnKind::kNthValue;
     c.type = c.args[0]->type.WithNullable(true);
-  } else if (IsAggregateName(name)) {
+  } else if (IsWindowAggregateName(name)) {
     const bool star = body.value("agg_star", false);
     if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
     if ((name == "sum" || name == "avg") && !IsNumeric(c.args[0]->type))
@@ -1062,7 +1062,7 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
       SLUICE_ASSIGN_OR_RETURN(plan, BindRankTopK(val, body, over, name, ctx, plan));
       continue;
     }
-    if (IsAggregateName(name) &&
+    if (IsWindowAggregateName(name) &&
         (frame & ~1) == (kFrameRange | kFrameBetween | kEndCurrentRow | kStartOffsetPreceding) &&
         order_clause.size() == 1 &&
         order_clause[0]["SortBy"].value("sortby_dir", "") != "SORTBY_DESC" &&

@@ -352,11 +352,26 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     bool star = body.value("agg_star", false);
     bool distinct = body.value("agg_distinct", false);
     ExprPtr arg;
+    const bool string_agg = name == "string_agg";
     if (!star) {
       const Json& a = body.value("args", Json::array());
-      if (a.size() != 1) {
+      if (a.size() != (string_agg ? 2u : 1u)) {
         ctx.in_aggregate = false;
-        return SqlError(sql_, node, "function " + name + " takes one argument");
+        return SqlError(
+            sql_, node,
+            "function " + name + " takes " + (string_agg ? "two arguments" : "one argument"));
+      }
+      if (string_agg) {
+        // The separator: a constant.
+        Ctx none;
+        auto sep = BindExpr(a[1], none);
+        if (!sep.ok() || (*sep)->kind != ExprKind::kLiteral ||
+            (!(*sep)->type.IsString() && !(*sep)->untyped)) {
+          ctx.in_aggregate = false;
+          return SqlUnsupported(sql_, a[1],
+                                "A string_agg() separator that is not a constant string");
+        }
+        call.separator = (*sep)->value.is_null() ? "" : (*sep)->value.string_value();
       }
       auto r = BindExpr(a[0], ctx);
       if (!r.ok()) {
@@ -379,6 +394,31 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     ctx.in_aggregate = false;
     if (name == "count") {
       call.kind = star ? AggKind::kCountStar : distinct ? AggKind::kCountDistinct : AggKind::kCount;
+    } else if (name == "string_agg" || name == "array_agg") {
+      if (star) return SqlError(sql_, node, name + "(*) is not a function");
+      if (distinct) return SqlUnsupported(sql_, node, name + "(DISTINCT ...)");
+      if (string_agg && !arg->type.IsString()) {
+        return SqlError(sql_, node,
+                        "function string_agg(" + PgTypeName(arg->type) + ", text) does not exist");
+      }
+      call.kind = string_agg ? AggKind::kStringAgg : AggKind::kArrayAgg;
+      // ORDER BY inside the call: the aggregated value itself, either way.
+      const Json& order = body.value("agg_order", Json::array());
+      if (order.size() > 1)
+        return SqlUnsupported(sql_, order[1], name + "() ordered by more than one key");
+      if (order.size() == 1) {
+        const Json& by = order[0]["SortBy"];
+        Ctx& oc = ctx;
+        oc.in_aggregate = true;
+        auto k = BindExpr(by["node"], oc);
+        oc.in_aggregate = false;
+        if (!k.ok()) return k.status();
+        if (Key(**k) != Key(*arg)) {
+          return SqlUnsupported(sql_, by["node"],
+                                name + "() ordered by another expression than its value");
+        }
+        call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+      }
     } else {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
       call.kind = name == "sum"   ? (distinct ? AggKind::kSumDistinct : AggKind::kSum)
@@ -391,7 +431,9 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
                         "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
       }
     }
-    if (filter) {
+    if (filter && call.kind == AggKind::kArrayAgg) {
+      call.filter = filter;  // its NULLs count: the filter goes to the operator
+    } else if (filter) {
       // agg(x) FILTER (WHERE p) = agg(CASE WHEN p THEN x END); COUNT(*) counts
       // a constant.
       ExprPtr x = arg ? arg : MakeLiteral(Value::Int(1), SqlType::Integer(false));
@@ -407,7 +449,9 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     auto t = AggOutputType(spec, one);
     if (!t.ok()) return SqlError(sql_, node, t.status().message());
     call.type = *t;
-    std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*");
+    std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
+                      "|" + call.separator + (call.desc ? "|desc" : "") +
+                      (call.filter ? "|" + Key(*call.filter) : "");
     auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
     int index;
     if (it != ctx.agg_keys->end()) {

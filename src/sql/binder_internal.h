@@ -38,6 +38,11 @@ inline const Json& Field(const Json& body, const char* name) {
 }
 
 inline bool IsAggregateName(const std::string& name) {
+  return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg" ||
+         name == "string_agg" || name == "array_agg";
+}
+// The aggregates a window can compute.
+inline bool IsWindowAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg";
 }
 

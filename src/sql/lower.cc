@@ -312,10 +312,17 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
   std::vector<AggSpec> specs;
   for (const AggCall& a : n.aggs) {
     AggSpec spec{a.kind, -1};
+    spec.desc = a.desc;
+    spec.separator = a.separator;
     if (a.arg) {
       spec.column = static_cast<int>(args.size());
       args.push_back(a.arg);
       arg_types.push_back(a.arg->type.WithNullable(true));
+    }
+    if (a.filter) {
+      spec.filter_column = static_cast<int>(args.size());
+      args.push_back(a.filter);
+      arg_types.push_back(SqlType::Boolean());
     }
     specs.push_back(spec);
   }

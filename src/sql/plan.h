@@ -23,6 +23,9 @@ struct AggCall {
   AggKind kind = AggKind::kCountStar;
   ExprPtr arg;  // over the aggregate's input; null for COUNT(*)
   SqlType type;
+  bool desc = false;      // STRING_AGG, ARRAY_AGG: ORDER BY the value DESC
+  std::string separator;  // STRING_AGG
+  ExprPtr filter;         // ARRAY_AGG ... FILTER (WHERE filter): NULLs count, so not a CASE
 };
 
 struct SortKey {

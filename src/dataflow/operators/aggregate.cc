@@ -66,6 +66,38 @@ Status AggregateOp::Render(std::string_view group, const State& st,
     }
     Cursor& c = *idx[i];
     c.SeekKey(group);
+    if (a.kind == AggKind::kStringAgg || a.kind == AggKind::kArrayAgg) {
+      // Every value of the group, in order, as many times as it occurs.
+      const SqlType vt = col.WithNullable(true);
+      std::vector<Value> values;
+      std::string bytes;
+      if (c.KeyValid() && c.key() == group) {
+        for (; c.ValValid(); c.StepVal()) {
+          if (c.weight() <= 0) continue;
+          bytes.assign(c.val());
+          if (a.desc) InvertBytes(bytes.data(), bytes.size());
+          std::string_view in = bytes;
+          Value v;
+          SLUICE_RETURN_IF_ERROR(DecodeValue(vt, &in, &v));
+          for (Weight k = 0; k < c.weight(); ++k) values.push_back(v);
+        }
+      }
+      SLUICE_RETURN_IF_ERROR(c.status());
+      SLUICE_ASSIGN_OR_RETURN(SqlType out_type, AggOutputType(a, val_schema_));
+      if (values.empty()) {
+        AppendNull(out);
+      } else if (a.kind == AggKind::kArrayAgg) {
+        SLUICE_RETURN_IF_ERROR(EncodeValue(out_type, Value::List(std::move(values)), out));
+      } else {
+        std::string joined;
+        for (size_t k = 0; k < values.size(); ++k) {
+          if (k > 0) joined += a.separator;
+          joined += values[k].string_value();
+        }
+        SLUICE_RETURN_IF_ERROR(EncodeValue(out_type, Value::String(std::move(joined)), out));
+      }
+      continue;
+    }
     if (c.KeyValid() && c.key() == group && c.ValValid()) {
       std::string_view v = c.val();
       size_t start = out->size();
@@ -105,10 +137,19 @@ Status AggregateOp::Eval() {
           }
           const SqlType& col = val_schema_[static_cast<size_t>(aggs_[i].column)];
           std::string_view f = fields[static_cast<size_t>(aggs_[i].column)];
-          if (FieldIsNull(col, f)) continue;
+          if (FieldIsNull(col, f) && aggs_[i].kind != AggKind::kArrayAgg) continue;
+          if (aggs_[i].filter_column >= 0) {
+            const size_t fc = static_cast<size_t>(aggs_[i].filter_column);
+            std::string_view in = fields[fc];
+            Value keep;
+            SLUICE_RETURN_IF_ERROR(DecodeValue(val_schema_[fc], &in, &keep));
+            if (keep.is_null() || !keep.bool_value()) continue;
+          }
           field.clear();
           AppendAsNullable(col, f, &field);
-          if (aggs_[i].kind == AggKind::kMax) InvertBytes(field.data(), field.size());
+          if (aggs_[i].kind == AggKind::kMax || aggs_[i].desc) {
+            InvertBytes(field.data(), field.size());
+          }
           builders[i].Push(c->key(), field, c->weight());
         }
       }

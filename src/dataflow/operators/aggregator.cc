@@ -16,7 +16,10 @@ Arith ArithOf(const SqlType& t) {
 
 }  // namespace
 
-bool IsLinear(AggKind kind) { return kind != AggKind::kMin && kind != AggKind::kMax; }
+bool IsLinear(AggKind kind) {
+  return kind != AggKind::kMin && kind != AggKind::kMax && kind != AggKind::kStringAgg &&
+         kind != AggKind::kArrayAgg;
+}
 
 bool IsDistinctAgg(AggKind kind) {
   return kind == AggKind::kCountDistinct || kind == AggKind::kSumDistinct ||
@@ -56,6 +59,10 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kMin:
     case AggKind::kMax:
       return col.WithNullable(true);
+    case AggKind::kStringAgg:
+      return SqlType::Varchar();
+    case AggKind::kArrayAgg:
+      return SqlType::Array(col.WithNullable(true));
     case AggKind::kSumDistinct:
     case AggKind::kAvgDistinct:  // BaseKind() above maps these away
     case AggKind::kSum:

@@ -25,6 +25,8 @@ enum class AggKind {
   kMax,
   kSumDistinct,
   kAvgDistinct,
+  kStringAgg,  // the group's non-NULL strings joined by `separator`, in order
+  kArrayAgg,   // the group's values (NULLs too) as an array, in order
 };
 
 // COUNT, SUM and AVG of the DISTINCT values are the plain ones over values
@@ -37,6 +39,11 @@ bool IsCount(AggKind kind);
 struct AggSpec {
   AggKind kind;
   int column = -1;  // into the value schema; unused for COUNT(*)
+  // STRING_AGG and ARRAY_AGG: values in the column's order (descending if
+  // `desc`); STRING_AGG's separator.
+  bool desc = false;
+  std::string separator;
+  int filter_column = -1;  // ARRAY_AGG ... FILTER: a BOOLEAN column; only TRUE rows count
 };
 
 // Result types, as PostgreSQL gives them where it can: COUNT -> BIGINT NOT
