@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace sluice::sql {
 namespace {
@@ -92,12 +94,171 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
 }
 
+namespace {
+
+// PostgreSQL's other date forms (DateStyle ISO, MDY): month names and
+// abbreviations ('January 8, 1999', '8 Jan 1999', '08-Jan-1999',
+// '1999-Jan-08'), weekday names (ignored), numbers separated by - / . or
+// spaces (year first if it has more than two digits, else month, day,
+// year), YYYYMMDD, two-digit years (70-99: 19xx, else 20xx), and BC/AD.
+bool ParseDateWords(std::string_view s, int64_t* days) {
+  static const char* kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                  "jul", "aug", "sep", "oct", "nov", "dec"};
+  static const char* kDays[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+  struct Num {
+    int64_t v;
+    size_t digits;
+  };
+  std::vector<Num> nums;
+  int month = 0;
+  size_t month_at = 0;  // how many numbers came before the month name
+  bool bc = false;
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (std::isspace(c) || c == '-' || c == '/' || c == '.' || c == ',') {
+      ++i;
+      continue;
+    }
+    if (std::isdigit(c)) {
+      Num n{0, 0};
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+        if (n.digits > 9) return false;
+        n.v = n.v * 10 + (s[i++] - '0');
+        ++n.digits;
+      }
+      nums.push_back(n);
+      continue;
+    }
+    if (!std::isalpha(c)) return false;
+    std::string w;
+    while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i])))
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(s[i++])));
+    if (w == "bc") {
+      bc = true;
+      continue;
+    }
+    if (w == "ad") continue;
+    bool known = false;
+    for (int m = 0; m < 12 && !known; ++m) {
+      std::string full = kMonths[m];
+      if (w.size() >= 3 && w.compare(0, 3, full) == 0) {
+        static const char* kFull[] = {"january",   "february", "march",    "april",
+                                      "may",       "june",     "july",     "august",
+                                      "september", "october",  "november", "december"};
+        if (w.size() == 3 || std::string(kFull[m]).rfind(w, 0) == 0 || w == "sept") {
+          if (month != 0) return false;
+          month = m + 1;
+          month_at = nums.size();
+          known = true;
+        }
+      }
+    }
+    for (int d = 0; d < 7 && !known; ++d) known = w.compare(0, 3, kDays[d]) == 0;
+    if (!known) return false;
+  }
+  auto year_of = [&](const Num& n) {
+    if (n.digits <= 2 && !bc) return n.v < 70 ? 2000 + n.v : 1900 + n.v;
+    return n.v;
+  };
+  int64_t y, m, d;
+  if (month != 0) {
+    if (nums.size() != 2) return false;
+    m = month;
+    // The number with more than two digits is the year; else the day comes
+    // first, except when both numbers precede the month (YYYY Mon DD has
+    // been taken by the digit count).
+    if (nums[0].digits > 2 || nums[0].v > 31) {
+      y = year_of(nums[0]);
+      d = nums[1].v;
+    } else {
+      d = nums[0].v;
+      y = year_of(nums[1]);
+    }
+    (void)month_at;
+  } else if (nums.size() == 1 && (nums[0].digits == 8 || nums[0].digits == 6)) {
+    int64_t v = nums[0].v;
+    d = v % 100;
+    m = v / 100 % 100;
+    y = nums[0].digits == 8 ? v / 10000 : year_of(Num{v / 10000, 2});
+  } else if (nums.size() == 3) {
+    if (nums[0].digits > 2) {  // Y M D
+      y = nums[0].v;
+      m = nums[1].v;
+      d = nums[2].v;
+    } else {  // M D Y
+      m = nums[0].v;
+      d = nums[1].v;
+      y = year_of(nums[2]);
+    }
+  } else {
+    return false;
+  }
+  if (bc) {
+    if (y < 1) return false;
+    y = 1 - y;
+  }
+  if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<unsigned>(m))) return false;
+  *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
+  return true;
+}
+
+// A timestamp in PostgreSQL's other forms: the date (as ParseDateWords
+// reads it) and a clock anywhere among its words, with AM/PM; a zone after
+// it is ignored, as PostgreSQL does for TIMESTAMP WITHOUT TIME ZONE.
+bool ParseTimestampWords(std::string_view s, int64_t* micros, bool allow_zone = true) {
+  size_t colon = s.find(':');
+  if (colon == std::string_view::npos) {
+    int64_t days;
+    if (!ParseDateWords(s, &days)) return false;
+    *micros = days * kMicrosPerDay;
+    return true;
+  }
+  size_t b = colon;
+  while (b > 0 && std::isdigit(static_cast<unsigned char>(s[b - 1]))) --b;
+  std::string_view clock_text = s.substr(b);
+  int64_t clock;
+  std::string_view c = clock_text;
+  if (!ParseClock(&c, &clock)) return false;
+  std::string rest(c);
+  for (char& ch : rest) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string_view r = Trim(rest);
+  if (r.rfind("am", 0) == 0 || r.rfind("pm", 0) == 0) {
+    int64_t h = clock / 3600000000LL;
+    if (h < 1 || h > 12) return false;
+    if (r[0] == 'p' && h != 12) clock += 12 * 3600000000LL;
+    if (r[0] == 'a' && h == 12) clock -= 12 * 3600000000LL;
+    r = Trim(r.substr(2));
+  }
+  std::string date(s.substr(0, b));
+  // A zone: letters (PST, UTC, Z) or a signed offset, ignored; BC/AD after
+  // the time belong to the date.
+  std::string tail;
+  while (!r.empty()) {
+    size_t e = r.find(' ');
+    std::string_view word = r.substr(0, e);
+    if (word == "bc" || word == "ad") {
+      tail += " " + std::string(word);
+    } else if (!allow_zone) {
+      return false;
+    }
+    r = e == std::string_view::npos ? std::string_view() : Trim(r.substr(e));
+  }
+  int64_t days;
+  if (!ParseDateWords(date + tail, &days)) return false;
+  *micros = days * kMicrosPerDay + clock;
+  return true;
+}
+
+}  // namespace
+
 bool ParseDate(std::string_view s, int64_t* days) {
   s = Trim(s);
+  std::string_view all = s;
   int64_t y, m, d;
   if (!Digits(&s, 1, 6, &y) || !Expect(&s, '-') || !Digits(&s, 1, 2, &m) || !Expect(&s, '-') ||
       !Digits(&s, 1, 2, &d) || !s.empty()) {
-    return false;
+    return ParseDateWords(all, days);
   }
   if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<unsigned>(m))) return false;
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
@@ -106,20 +267,42 @@ bool ParseDate(std::string_view s, int64_t* days) {
 
 bool ParseTime(std::string_view s, int64_t* micros) {
   s = Trim(s);
-  return ParseClock(&s, micros) && s.empty() && *micros < kMicrosPerDay;
+  std::string_view all = s;
+  if (ParseClock(&s, micros) && s.empty() && *micros < kMicrosPerDay) return true;
+  // A date before the time, or a zone after it: PostgreSQL ignores both.
+  int64_t ts;
+  if (all.find(':') == std::string_view::npos || !ParseTimestampWords(all, &ts)) {
+    std::string_view t = all;
+    if (t.find(' ') == std::string_view::npos) return false;
+    t = Trim(t.substr(0, t.find(' ')));
+    return ParseClock(&t, micros) && t.empty() && *micros < kMicrosPerDay;
+  }
+  *micros = ts - FloorDiv(ts, kMicrosPerDay) * kMicrosPerDay;
+  return true;
 }
 
-bool ParseTimestamp(std::string_view s, int64_t* micros) {
+namespace {
+
+bool ParseTimestampImpl(std::string_view s, int64_t* micros, bool allow_zone) {
   s = Trim(s);
+  std::string_view all = s;
   size_t sep = s.find_first_of(" T");
   int64_t days, clock = 0;
-  if (!ParseDate(s.substr(0, sep), &days)) return false;
+  if (!ParseDate(s.substr(0, sep), &days)) return ParseTimestampWords(all, micros, allow_zone);
   if (sep != std::string_view::npos) {
     std::string_view rest = Trim(s.substr(sep + 1));
-    if (!ParseClock(&rest, &clock) || !rest.empty()) return false;
+    if (!ParseClock(&rest, &clock) || !rest.empty()) {
+      return ParseTimestampWords(all, micros, allow_zone);
+    }
   }
   *micros = days * kMicrosPerDay + clock;
   return true;
+}
+
+}  // namespace
+
+bool ParseTimestamp(std::string_view s, int64_t* micros) {
+  return ParseTimestampImpl(s, micros, /*allow_zone=*/true);
 }
 
 bool ParseTimestampInput(std::string_view s, int64_t* micros) {
@@ -149,7 +332,9 @@ bool ParseTimestampInput(std::string_view s, int64_t* micros) {
     if (s[sign] == '-') offset = -offset;
     s = Trim(s.substr(0, sign));
   }
-  if (!ParseTimestamp(s, micros)) return false;
+  // A zone named by letters is not converted here: refuse it rather than
+  // ignore it.
+  if (!ParseTimestampImpl(s, micros, /*allow_zone=*/false)) return false;
   *micros -= offset;
   return true;
 }

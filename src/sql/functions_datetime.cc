@@ -179,8 +179,59 @@ Status Extract(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// EXTRACT from an interval: each field of its months, days and
+// microseconds (truncated toward zero, as PostgreSQL does); the epoch
+// counts a year as 365.25 days and a month as 30.
+Status ExtractInterval(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string field = LowerCase(a[0].string_value());
+  const Interval& iv = a[1].interval_value();
+  const int64_t years = iv.months / 12, months = iv.months % 12;
+  int128 v;  // at scale 6
+  auto whole = [](int64_t n) { return static_cast<int128>(n) * 1000000; };
+  if (field == "millennium") {
+    v = whole(years / 1000);
+  } else if (field == "century") {
+    v = whole(years / 100);
+  } else if (field == "decade") {
+    v = whole(years / 10);
+  } else if (field == "year") {
+    v = whole(years);
+  } else if (field == "quarter") {
+    v = whole(months / 3 + 1);
+  } else if (field == "month") {
+    v = whole(months);
+  } else if (field == "day") {
+    v = whole(iv.days);
+  } else if (field == "hour") {
+    v = whole(iv.micros / 3600000000LL);
+  } else if (field == "minute") {
+    v = whole(iv.micros / 60000000 % 60);
+  } else if (field == "second") {
+    v = iv.micros % 60000000;
+  } else if (field == "milliseconds" || field == "millisecond") {
+    v = static_cast<int128>(iv.micros % 60000000) * 1000;
+  } else if (field == "microseconds" || field == "microsecond") {
+    v = whole(iv.micros % 60000000);
+  } else if (field == "epoch") {
+    // PostgreSQL: years of 365.25 days, months of 30 days, in seconds.
+    v = static_cast<int128>(years) * 36525 * 864 * 1000000 +
+        static_cast<int128>(months) * 30 * 86400 * 1000000 +
+        static_cast<int128>(iv.days) * 86400 * 1000000 + iv.micros;
+  } else {
+    return Status::InvalidArgument("unit \"" + field + "\" not supported for type interval");
+  }
+  *out = Value::Decimal(v, 6);
+  return Status::OK();
+}
+
 Status DatePart(const SqlType& t, const Value* a, size_t n, Value* out) {
   SLUICE_RETURN_IF_ERROR(Extract(t, a, n, out));
+  *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
+  return Status::OK();
+}
+
+Status DatePartInterval(const SqlType& t, const Value* a, size_t n, Value* out) {
+  SLUICE_RETURN_IF_ERROR(ExtractInterval(t, a, n, out));
   *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
   return Status::OK();
 }
@@ -228,6 +279,19 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
     r->name = "date_trunc";
     r->arg_types = {Text(), SqlType::Timestamp()};
     r->result = SqlType::Timestamp();
+    return true;
+  }
+  if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
+      args[1].id() == TypeId::kInterval) {
+    r->fn = ExtractInterval;
+    r->name = "extract";
+    r->arg_types = {Text(), SqlType::Interval()};
+    r->result = SqlType::Decimal(38, 6);
+    if (name == "date_part") {
+      r->fn = DatePartInterval;
+      r->name = "date_part";
+      r->result = SqlType::Double();
+    }
     return true;
   }
   if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&

@@ -15,3 +15,4 @@ SELECT k, extract(century from t), extract(millennium from t), extract(decade fr
 SELECT k, extract(isodow from d), extract(dow from d), extract(week from d), extract(isoyear from d), extract(doy from d), extract(quarter from d) FROM ts;
 SELECT k, date_part('decade', t), date_part('second', t), date_part('epoch', t), extract(epoch from t), extract(milliseconds from t) FROM ts;
 SELECT k, t + interval '1 mon 2 days 03:04:05', t - interval '1.5 days' FROM ts;
+SELECT extract(year from interval '2 years 3 months'), extract(month from interval '-14 months'), extract(day from interval '40 days'), extract(hour from interval '30 hours'), extract(minute from interval '1 hour 90 minutes'), extract(second from interval '65.5 seconds'), extract(epoch from interval '1 year 2 mons 3 days 04:05:06.5'), extract(century from interval '250 years'), date_part('epoch', interval '1 day');

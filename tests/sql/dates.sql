@@ -1,0 +1,13 @@
+-- Date, time and timestamp input in PostgreSQL's forms (DateStyle ISO, MDY).
+CREATE TABLE d (k INT, t TEXT);
+INSERT INTO d VALUES (1, 'January 8, 1999'), (2, '1999-01-08'), (3, '1/8/1999'), (4, '01/02/03'),
+  (5, '19990108'), (6, '990108'), (7, '1999.008'), (8, 'Jan-08-1999'), (9, '08-Jan-1999'),
+  (10, '1999-Jan-08'), (11, '08 Jan 1999'), (12, 'Friday, January 8, 1999'), (13, '1999 01 08'),
+  (14, 'Feb 29 2000'), (15, '2000-02-30'), (16, 'Sept 3 2021'), (17, '12/31/69'), (18, '0044-03-15 BC');
+SELECT date 'January 8, 1999', date '08-Jan-1999', date '1/8/1999', date '19990108', date 'Jan 8 99 BC';
+SELECT timestamp 'January 8, 1999 04:05:06', timestamp '1999-01-08 04:05:06 PST', timestamp '1/8/1999 4:05 PM', timestamp '08 Jan 1999 12:00:01 am';
+SELECT time '2020-05-26 13:30:25.575401', time '04:05 PST', time '04:05:06.789';
+SELECT k, t::date FROM d WHERE k NOT IN (7, 15);
+SELECT k, (t || ' 10:11:12')::timestamp FROM d WHERE k IN (1, 2, 3, 9, 12, 18);
+-- sluice: error invalid input syntax for type date
+SELECT t::date FROM d WHERE k = 15;
