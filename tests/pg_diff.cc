@@ -35,6 +35,7 @@
 #include "pg_cluster.h"
 #include "runtime/loopback_cluster.h"
 #include "sql/binder.h"
+#include "sql/expr.h"
 #include "sql/lower.h"
 #include "sql/program.h"
 #include "types/row_codec.h"
@@ -87,28 +88,155 @@ class Generator {
       int cols = 2 + Pick(3);
       for (int c = 0; c < cols; ++c) {
         g.cols.push_back(std::string(1, static_cast<char>('a' + c)));
-        int k = Pick(10);
-        g.types.push_back(k < 6 ? "INTEGER" : k < 8 ? "BIGINT" : "TEXT");
+        // The first column is an integer, as most shapes key on it.
+        int k = c == 0 ? Pick(8) : Pick(16);
+        g.types.push_back(k < 6    ? "INTEGER"
+                          : k < 8  ? "BIGINT"
+                          : k < 10 ? "TEXT"
+                          : k < 12 ? "NUMERIC(10,2)"
+                          : k < 13 ? "DOUBLE PRECISION"
+                          : k < 14 ? "REAL"
+                          : k < 15 ? "DATE"
+                                   : "TIMESTAMP");
       }
       tables.push_back(g);
     }
     return tables;
   }
 
+  static bool IsInt(const std::string& type) { return type == "INTEGER" || type == "BIGINT"; }
+
   std::string Literal(const std::string& type) {
     if (Chance(12)) return "NULL";
     if (type == "TEXT") {
-      static const char* kWords[] = {"a", "b", "ab", "ba", "", "zz"};
-      return std::string("'") + kWords[Pick(6)] + "'";
+      static const char* kWords[] = {"a", "b", "ab", "ba", "", "zz", "Ab c", "aab"};
+      return std::string("'") + kWords[Pick(8)] + "'";
+    }
+    if (type == "NUMERIC(10,2)") {
+      return std::to_string(Pick(2001) - 1000) + "." + std::to_string(Pick(10)) +
+             std::to_string(Pick(10));
+    }
+    if (type == "DOUBLE PRECISION" || type == "REAL") {
+      static const char* kFloats[] = {"0.5", "-1.25", "1e-3", "3", "250", "-0.1", "7.75", "1e6"};
+      return kFloats[Pick(8)];
+    }
+    if (type == "DATE") {
+      return "'20" + std::to_string(10 + Pick(20)) + "-0" + std::to_string(1 + Pick(9)) + "-" +
+             std::to_string(10 + Pick(19)) + "'";
+    }
+    if (type == "TIMESTAMP") {
+      return "'2024-0" + std::to_string(1 + Pick(9)) + "-1" + std::to_string(Pick(10)) + " " +
+             std::to_string(10 + Pick(14)) + ":" + std::to_string(10 + Pick(50)) + ":0" +
+             std::to_string(Pick(10)) + "'";
     }
     return std::to_string(Pick(9) - 3);
+  }
+
+  // A function of one column of `t`, from the functions of its type.
+  std::string FuncExpr(const GenTable& t, const std::string& q) {
+    size_t i = static_cast<size_t>(Pick(static_cast<int>(t.cols.size())));
+    const std::string c = q + t.cols[i];
+    const std::string& ty = t.types[i];
+    std::vector<std::string> f;
+    if (ty == "TEXT") {
+      f = {"upper(" + c + ")",
+           "lower(" + c + ")",
+           "length(" + c + ")",
+           "substr(" + c + ", 2)",
+           "lpad(" + c + ", 4, '*')",
+           "rpad(" + c + ", 3)",
+           "reverse(" + c + ")",
+           "replace(" + c + ", 'a', 'xy')",
+           "split_part(" + c + ", 'a', 2)",
+           "initcap(" + c + ")",
+           "concat(" + c + ", '-', " + c + ")",
+           "concat_ws('/', " + c + ", NULL, 'k')",
+           "md5(" + c + ")",
+           "left(" + c + ", 1)",
+           "right(" + c + ", -1)",
+           "btrim(" + c + ", 'z')",
+           "translate(" + c + ", 'ab', 'b')",
+           "strpos(" + c + ", 'b')",
+           "regexp_replace(" + c + ", 'a+', 'X', 'g')",
+           "starts_with(" + c + ", 'a')",
+           c + " || 'q'",
+           c + " LIKE 'a%'",
+           c + " ~ '^b'",
+           "repeat(" + c + ", 2)",
+           "format('%s|%L', " + c + ", " + c + ")",
+           "string_to_array(" + c + ", 'b')",
+           c + " SIMILAR TO '(a|b)%'",
+           "ascii(" + c + ")",
+           "octet_length(" + c + ")"};
+    } else if (ty == "NUMERIC(10,2)") {
+      f = {"abs(" + c + ")",
+           "round(" + c + ", 1)",
+           "trunc(" + c + ", 1)",
+           "floor(" + c + ")",
+           "ceil(" + c + ")",
+           "sign(" + c + ")",
+           c + " * 2",
+           c + " + 1.5",
+           "-" + c,
+           c + " / 3",
+           "mod(" + c + ", 7)",
+           "scale(" + c + ")",
+           "round(" + c + ")",
+           c + " > 10",
+           "CAST(" + c + " AS INTEGER)",
+           "CAST(" + c + " AS TEXT)"};
+    } else if (ty == "DOUBLE PRECISION" || ty == "REAL") {
+      f = {"sqrt(abs(" + c + "))",
+           "power(" + c + ", 2)",
+           c + " * 1.5",
+           "cbrt(" + c + ")",
+           "sin(" + c + ")",
+           "cos(" + c + ")",
+           "atan(" + c + ")",
+           "floor(" + c + ")",
+           "round(" + c + ")",
+           "trunc(" + c + ")",
+           "abs(" + c + ")",
+           "degrees(" + c + ")",
+           "ln(abs(" + c + ") + 1)",
+           "CAST(" + c + " AS NUMERIC(12,3))",
+           c + " < 1"};
+    } else if (ty == "DATE") {
+      f = {c + " + 3",
+           c + " - 40",
+           "extract(year from " + c + ")",
+           "extract(dow from " + c + ")",
+           "extract(doy from " + c + ")",
+           "extract(week from " + c + ")",
+           "extract(quarter from " + c + ")",
+           "date_part('month', " + c + ")",
+           "date_trunc('month', " + c + ")",
+           c + " + interval '1 month'",
+           "CAST(" + c + " AS TEXT)",
+           c + " - DATE '2020-01-01'"};
+    } else if (ty == "TIMESTAMP") {
+      f = {c + " + interval '1 day 2 hours'", "date_trunc('hour', " + c + ")",
+           "extract(hour from " + c + ")",    "extract(epoch from " + c + ")",
+           c + " - interval '90 minutes'",    "date_part('dow', " + c + ")",
+           "CAST(" + c + " AS DATE)",         c + " - TIMESTAMP '2024-01-01 00:00:00'",
+           "extract(second from " + c + ")"};
+    } else {
+      f = {"CAST(" + c + " AS TEXT)",
+           "abs(" + c + ")",
+           c + " % 5",
+           "gcd(" + c + ", 6)",
+           "lpad(CAST(" + c + " AS TEXT), 3, '0')",
+           c + " ^ 2",
+           "to_hex(" + c + ")"};
+    }
+    return f[static_cast<size_t>(Pick(static_cast<int>(f.size())))];
   }
 
   // An integer-valued expression over the columns of `t` (prefix `q.`).
   std::string IntExpr(const GenTable& t, const std::string& q, int depth = 0) {
     std::vector<std::string> ints;
     for (size_t i = 0; i < t.cols.size(); ++i) {
-      if (t.types[i] != "TEXT") ints.push_back(q + t.cols[i]);
+      if (IsInt(t.types[i])) ints.push_back(q + t.cols[i]);
     }
     if (ints.empty() || (depth > 1) || Chance(35)) {
       return ints.empty() || Chance(30)
@@ -162,12 +290,46 @@ class Generator {
   std::string Query(const std::vector<GenTable>& ts) {
     const GenTable& a = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
     const GenTable& b = ts[static_cast<size_t>(Pick(static_cast<int>(ts.size())))];
-    int shape = Pick(10);
+    int shape = Pick(14);
+    if (shape >= 10 && shape <= 11) {
+      // Functions of every type, with NULLs.
+      return "SELECT x.rid, " + FuncExpr(a, "x.") + ", " + FuncExpr(a, "x.") + ", " +
+             FuncExpr(a, "x.") + " FROM " + a.name + " x WHERE " + Pred(a, "x.");
+    }
+    if (shape == 12) {
+      // Aggregates of typed columns.
+      size_t i = static_cast<size_t>(Pick(static_cast<int>(a.cols.size())));
+      const std::string c = "x." + a.cols[i];
+      const bool numeric =
+          a.types[i] != "TEXT" && a.types[i] != "DATE" && a.types[i] != "TIMESTAMP";
+      std::string aggs = "MIN(" + c + "), MAX(" + c + "), COUNT(" + c + ")";
+      if (numeric) aggs += ", SUM(" + c + "), AVG(" + c + ")";
+      if (a.types[i] == "TEXT") aggs += ", string_agg(" + c + ", ',' ORDER BY " + c + ")";
+      return "SELECT " + IntExpr(a, "x.") + " AS g, " + aggs + " FROM " + a.name + " x GROUP BY 1";
+    }
+    if (shape == 13) {
+      // Window functions over whole partitions (ordered by the unique rid).
+      size_t i = static_cast<size_t>(Pick(static_cast<int>(a.cols.size())));
+      const std::string c = "x." + a.cols[i];
+      const std::string w = "(PARTITION BY " + IntExpr(a, "x.") + " ORDER BY x.rid" +
+                            (Chance(50) ? " DESC" : "") + ")";
+      static const char* kFrames[] = {"ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+                                      "ROWS UNBOUNDED PRECEDING",
+                                      "GROUPS BETWEEN CURRENT ROW AND 2 FOLLOWING",
+                                      "RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"};
+      const std::string fw = "(ORDER BY x.rid " + std::string(kFrames[Pick(4)]) + ")";
+      std::string agg = IsInt(a.types[i]) || a.types[i] == "NUMERIC(10,2)"
+                            ? "SUM(" + c + ") OVER " + fw
+                            : "COUNT(" + c + ") OVER " + fw;
+      return "SELECT x.rid, ROW_NUMBER() OVER " + w + ", LAG(" + c + ") OVER " + w + ", LEAD(" + c +
+             ", 2) OVER " + w + ", FIRST_VALUE(" + c + ") OVER " + fw + ", " + agg +
+             ", NTILE(3) OVER " + w + " FROM " + a.name + " x";
+    }
     if (shape == 9) {
       // Hopping and tumbling windows over an integer time (PostgreSQL runs
       // the definitions of kWindowFunctions).
       for (size_t i = 0; i < a.cols.size(); ++i) {
-        if (a.types[i] == "TEXT") continue;
+        if (!IsInt(a.types[i])) continue;
         std::string ts = "x." + a.cols[i];
         std::string fn = Chance(30) ? "tumble(" + ts + ", " + std::to_string(1 + Pick(4))
                                     : "hop(" + ts + ", " + std::to_string(1 + Pick(3)) + ", " +
@@ -182,7 +344,7 @@ class Generator {
     if (shape == 8) {
       // A rolling aggregate over an integer order key.
       for (size_t i = 0; i < a.cols.size(); ++i) {
-        if (a.types[i] == "TEXT") continue;
+        if (!IsInt(a.types[i])) continue;
         static const char* kAggs[] = {"SUM", "COUNT", "MIN", "MAX", "AVG"};
         std::string k = "x." + a.cols[i];
         return "SELECT x." + a.cols[0] + ", " + k + ", " + kAggs[Pick(5)] + "(" + IntExpr(a, "x.") +
@@ -215,7 +377,7 @@ class Generator {
       // Joins of every kind.
       static const char* kJoins[] = {"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"};
       std::string on = "x." + a.cols[0] + " = y." + b.cols[0];
-      if (a.types[0] == "TEXT" || b.types[0] == "TEXT") {
+      if (a.types[0] != b.types[0]) {
         on = "CAST(x." + a.cols[0] + " AS TEXT) = CAST(y." + b.cols[0] + " AS TEXT)";
       }
       return "SELECT x." + a.cols[0] + ", y." + b.cols[b.cols.size() - 1] + " FROM " + from + " " +
@@ -227,7 +389,7 @@ class Generator {
     if (shape == 5) {
       // Correlated subqueries.
       std::string corr = "y." + b.cols[0] + " = x." + a.cols[0];
-      if (a.types[0] == "TEXT" || b.types[0] == "TEXT") {
+      if (a.types[0] != b.types[0]) {
         corr = "CAST(y." + b.cols[0] + " AS TEXT) = CAST(x." + a.cols[0] + " AS TEXT)";
       }
       switch (Pick(3)) {
@@ -425,12 +587,13 @@ class Case {
         std::vector<Value> row;
         for (size_t j = 0; j < lits.size(); ++j) {
           Value v;
-          if (lits[j] == "NULL") {
-            v = Value::Null();
-          } else if (lits[j][0] == '\'') {
-            v = Value::String(lits[j].substr(1, lits[j].size() - 2));
-          } else {
-            v = Value::Int(std::stoll(lits[j]));
+          if (lits[j] != "NULL") {
+            std::string text = lits[j][0] == '\'' ? lits[j].substr(1, lits[j].size() - 2) : lits[j];
+            Status cs = sql::CastValue(Value::String(text), SqlType::Varchar(), schema[j], &v);
+            if (!cs.ok()) {
+              *why = "literal " + lits[j] + ": " + cs.ToString();
+              return false;
+            }
           }
           row.push_back(v);
         }

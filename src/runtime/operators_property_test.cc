@@ -643,13 +643,14 @@ Model AggregateReference(const Model& a) {
           break;
         case AggKind::kAvg:
           if (count > 0) {
-            if (col.IsInteger()) {
-              result = Value::Double(static_cast<double>(isum) / static_cast<double>(count));
-            } else {
-              int128 q = isum / count, r = isum % count;
-              if (2 * (r < 0 ? -r : r) >= count) q += isum < 0 ? -1 : 1;
-              result = Value::Decimal(q, col.scale());
-            }
+            // Numeric with 16 digits after the point (or the column's, if
+            // more), rounded half away from zero.
+            const int from = col.IsInteger() ? 0 : col.scale(), to = std::max(from, 16);
+            int128 x = isum;
+            for (int k = from; k < to; ++k) x *= 10;
+            int128 q = x / count, r = x % count;
+            if (2 * (r < 0 ? -r : r) >= count) q += x < 0 ? -1 : 1;
+            result = Value::Decimal(q, to);
           }
           break;
         case AggKind::kMin:
@@ -947,7 +948,14 @@ TEST_P(RollingProperty, MatchesReference) {
           if (count) res = Value::Int(sum);
           break;
         case AggKind::kAvg:
-          if (count) res = Value::Double(static_cast<double>(sum) / static_cast<double>(count));
+          if (count) {
+            // Numeric with 16 digits after the point, rounded half away from zero.
+            int128 x = static_cast<int128>(sum);
+            for (int k = 0; k < 16; ++k) x *= 10;
+            int128 q = x / count, rem = x % count;
+            if (2 * (rem < 0 ? -rem : rem) >= count) q += x < 0 ? -1 : 1;
+            res = Value::Decimal(q, 16);
+          }
           break;
         case AggKind::kMin:
           if (mn) res = Value::Int(*mn);

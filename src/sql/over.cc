@@ -247,12 +247,10 @@ class FrameAgg {
       case AggKind::kAvg:
         if (count_ == 0) {
           *out = Value::Null();
-        } else if (arg_type_.IsInteger()) {
-          *out = Value::Double(static_cast<double>(isum_) / static_cast<double>(count_));
-        } else if (arg_type_.id() == TypeId::kDecimal) {
-          int128 q = isum_ / count_, r = isum_ % count_;
-          if (2 * (r < 0 ? -r : r) >= count_) q += isum_ < 0 ? -1 : 1;
-          *out = Value::Decimal(q, arg_type_.scale());
+        } else if (arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal) {
+          const int scale = arg_type_.IsInteger() ? 0 : arg_type_.scale();
+          SLUICE_ASSIGN_OR_RETURN(*out,
+                                  AvgDecimal(isum_, scale, count_, std::max(scale, kAvgScale)));
         } else {
           *out = Value::Double(dsum_ / static_cast<double>(count_));
         }

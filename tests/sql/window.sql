@@ -5,7 +5,7 @@ DELETE FROM e WHERE id = 2;
 INSERT INTO e VALUES ('a', 8, 150, '2020-01-05');
 SELECT dep, id, row_number() OVER (PARTITION BY dep ORDER BY id), rank() OVER (ORDER BY sal), dense_rank() OVER (ORDER BY sal DESC) FROM e;
 SELECT id, lag(sal) OVER w, lead(sal, 2, -1) OVER w, first_value(sal) OVER w, last_value(sal) OVER w, nth_value(sal, 2) OVER w FROM e WINDOW w AS (PARTITION BY dep ORDER BY id);
-SELECT id, sum(sal) OVER (PARTITION BY dep ORDER BY id), avg(sal::float8) OVER (PARTITION BY dep), count(*) OVER (), min(sal) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM e;
+SELECT id, sum(sal) OVER (PARTITION BY dep ORDER BY id), avg(sal) OVER (PARTITION BY dep), count(*) OVER (), min(sal) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM e;
 SELECT id, sum(sal) OVER (ORDER BY sal ROWS UNBOUNDED PRECEDING EXCLUDE CURRENT ROW), sum(sal) OVER (ORDER BY sal GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW), sum(sal) OVER (ORDER BY sal RANGE BETWEEN 100 PRECEDING AND 50 FOLLOWING) FROM e;
 SELECT id, percent_rank() OVER (ORDER BY sal), cume_dist() OVER (ORDER BY sal), ntile(3) OVER (ORDER BY id) FROM e;
 SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN INTERVAL '3 days' PRECEDING AND CURRENT ROW), sum(sal) OVER (ORDER BY d DESC RANGE BETWEEN '2 days' PRECEDING AND '1 day' FOLLOWING) FROM e;

@@ -1,5 +1,7 @@
 #include "dataflow/operators/aggregator.h"
 
+#include <algorithm>
+
 #include "types/row_codec.h"
 
 namespace sluice {
@@ -69,9 +71,10 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kAvg:
       switch (ArithOf(col)) {
         case Arith::kInt:
-          return spec.kind == AggKind::kSum ? SqlType::BigInt() : SqlType::Double();
+          return spec.kind == AggKind::kSum ? SqlType::BigInt() : SqlType::Decimal(38, kAvgScale);
         case Arith::kDecimal:
-          return SqlType::Decimal(38, col.scale());
+          return SqlType::Decimal(
+              38, spec.kind == AggKind::kSum ? col.scale() : std::max(col.scale(), kAvgScale));
         case Arith::kFloat:
           return SqlType::Double();
         case Arith::kOther:
@@ -156,17 +159,25 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
     return EncodeValue(type, Value::Double(acc.dsum), out);
   }
   // AVG
-  if (a == Arith::kInt) {
-    return EncodeValue(
-        type, Value::Double(static_cast<double>(acc.isum) / static_cast<double>(acc.count)), out);
-  }
   if (a == Arith::kFloat) {
     return EncodeValue(type, Value::Double(acc.dsum / static_cast<double>(acc.count)), out);
   }
-  // Decimal: round the quotient half away from zero at the column's scale.
-  int128 q = acc.isum / acc.count, r = acc.isum % acc.count;
-  if (2 * (r < 0 ? -r : r) >= acc.count) q += acc.isum < 0 ? -1 : 1;
-  return EncodeValue(type, Value::Decimal(q, col.scale()), out);
+  // Integers and decimals: the quotient at the result's scale, rounded half
+  // away from zero (at fewer digits if the sum is too large for them).
+  SLUICE_ASSIGN_OR_RETURN(
+      Value avg, AvgDecimal(acc.isum, a == Arith::kInt ? 0 : col.scale(), acc.count, type.scale()));
+  return EncodeValue(type, avg, out);
+}
+
+Result<Value> AvgDecimal(int128 sum, int scale, int64_t count, int to_scale) {
+  if (count == 0) return Value::Null();
+  int s = std::max(to_scale, scale);
+  int128 x = 0;
+  while (s > scale && __builtin_mul_overflow(sum, Pow10(s - scale), &x)) --s;
+  if (s == scale) x = sum;
+  int128 q = x / count, r = x % count;
+  if (2 * (r < 0 ? -r : r) >= count) q += x < 0 ? -1 : 1;
+  return Value::Decimal(q, s);
 }
 
 void AppendAsNullable(const SqlType& col, std::string_view field, std::string* out) {

@@ -48,11 +48,20 @@ struct AggSpec {
 
 // Result types, as PostgreSQL gives them where it can: COUNT -> BIGINT NOT
 // NULL; SUM of an integer type -> BIGINT (an out-of-range sum is an error),
-// of DECIMAL(p,s) -> DECIMAL(38,s), of REAL/DOUBLE -> DOUBLE; AVG of integers
-// and floats -> DOUBLE, of DECIMAL(p,s) -> DECIMAL(38,s) rounded half away
-// from zero; MIN and MAX -> the column's type. All but COUNT are nullable
+// of DECIMAL(p,s) -> DECIMAL(38,s), of REAL/DOUBLE -> DOUBLE; AVG of floats
+// -> DOUBLE, of integers and DECIMAL(p,s) -> DECIMAL(38, max(s, 16)) rounded
+// half away from zero; MIN and MAX -> the column's type. All but COUNT are nullable
 // (NULL when no non-NULL input).
 Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema);
+
+// AVG of integers and decimals has at least this many digits after the point,
+// as PostgreSQL's numeric division gives for averages of moderate size.
+constexpr int kAvgScale = 16;
+
+// The average of `count` values summing to `sum` (unscaled, at `scale`), at
+// `to_scale` digits (fewer if the sum is too large), rounded half away from
+// zero.
+Result<Value> AvgDecimal(int128 sum, int scale, int64_t count, int to_scale);
 
 // The accumulator of COUNT(*), COUNT, COUNT(DISTINCT) (count only), SUM and
 // AVG: weighted count of non-NULL inputs and their weighted sum, as a 128-bit
