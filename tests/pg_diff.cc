@@ -210,7 +210,7 @@ class Generator {
            "extract(week from " + c + ")",
            "extract(quarter from " + c + ")",
            "date_part('month', " + c + ")",
-           "date_trunc('month', " + c + ")",
+           "date_trunc('month', CAST(" + c + " AS TIMESTAMP))",
            c + " + interval '1 month'",
            "CAST(" + c + " AS TEXT)",
            c + " - DATE '2020-01-01'"};
@@ -436,6 +436,8 @@ std::string Canonical(const std::string& s) {
   if (end != s.c_str() && *end == '\0' && !s.empty()) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6f", d);
+    // -0 is 0: PostgreSQL prints a negative zero, Sluice stores one zero.
+    if (std::string(buf) == "-0.000000") return "0.000000";
     return buf;
   }
   if (s == "t") return "true";

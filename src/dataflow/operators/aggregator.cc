@@ -76,7 +76,9 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
           return SqlType::Decimal(
               38, spec.kind == AggKind::kSum ? col.scale() : std::max(col.scale(), kAvgScale));
         case Arith::kFloat:
-          return SqlType::Double();
+          // SUM of REAL is REAL in PostgreSQL; AVG is double precision.
+          return spec.kind == AggKind::kSum && col.id() == TypeId::kReal ? SqlType::Real()
+                                                                         : SqlType::Double();
         case Arith::kOther:
           break;
       }

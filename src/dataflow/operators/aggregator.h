@@ -48,7 +48,7 @@ struct AggSpec {
 
 // Result types, as PostgreSQL gives them where it can: COUNT -> BIGINT NOT
 // NULL; SUM of an integer type -> BIGINT (an out-of-range sum is an error),
-// of DECIMAL(p,s) -> DECIMAL(38,s), of REAL/DOUBLE -> DOUBLE; AVG of floats
+// of DECIMAL(p,s) -> DECIMAL(38,s), of REAL -> REAL, of DOUBLE -> DOUBLE; AVG of floats
 // -> DOUBLE, of integers and DECIMAL(p,s) -> DECIMAL(38, max(s, 16)) rounded
 // half away from zero; MIN and MAX -> the column's type. All but COUNT are nullable
 // (NULL when no non-NULL input).
