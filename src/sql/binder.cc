@@ -23,6 +23,9 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
       if (scope.count(name)) {
         return SqlError(sql_, c, "WITH query name \"" + name + "\" specified more than once");
       }
+      if (!cte["ctequery"].contains("SelectStmt")) {
+        return SqlUnsupported(sql_, c, "A WITH query that changes data (INSERT, UPDATE, DELETE)");
+      }
       SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindQuery(cte["ctequery"]["SelectStmt"]));
       if (cte.contains("aliascolnames")) {
         const Json& names = cte["aliascolnames"];

@@ -19,3 +19,6 @@ SELECT a FROM t ORDER BY a DESC LIMIT 2;
 SELECT x.a, y.a FROM t x JOIN t y ON x.b = y.b AND x.a < y.a;
 SELECT a FROM t WHERE a IN (SELECT a FROM t WHERE e) ORDER BY 1;
 SELECT b, CASE WHEN a > 3 THEN 'big' ELSE 'small' END FROM t;
+CREATE TABLE scratch (a INT);
+-- sluice: error A WITH query that changes data (INSERT, UPDATE, DELETE) is not supported yet
+WITH x AS (INSERT INTO scratch VALUES (1) RETURNING a) SELECT * FROM x;
