@@ -348,7 +348,8 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
       (*body)["functions"][0]["List"]["items"][0].contains("FuncCall")) {
     const Json& call = (*body)["functions"][0]["List"]["items"][0];
     std::string fname = Str(call["FuncCall"]["funcname"].back());
-    if (fname == "generate_series" || fname == "unnest") {
+    if (fname == "generate_series" || fname == "unnest" || fname == "string_to_table" ||
+        fname == "regexp_split_to_table") {
       std::vector<PlanPtr> items;
       std::vector<size_t> widths;
       std::vector<ScopeCol> scope;
@@ -558,7 +559,8 @@ Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
   if (!call.contains("FuncCall")) return SqlUnsupported(sql_, item, "this FROM item");
   const Json& fc = call["FuncCall"];
   const std::string name = Str(fc["funcname"].back());
-  if (name == "generate_series" || name == "unnest") {
+  if (name == "generate_series" || name == "unnest" || name == "string_to_table" ||
+      name == "regexp_split_to_table") {
     return BindConstantSeries(item, call, items, widths, scope);
   }
   if (body.value("ordinality", false)) return SqlUnsupported(sql_, item, "WITH ORDINALITY");
@@ -757,7 +759,25 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   constexpr size_t kMaxRows = 10000000;
   std::vector<Value> out;
   SqlType type;
-  if (name == "unnest") {
+  if (name == "string_to_table" || name == "regexp_split_to_table") {
+    // The elements of string_to_array() / regexp_split_to_array(), as rows.
+    std::vector<ExprPtr> args;
+    for (const ExprPtr& v : vals) {
+      args.push_back(v->untyped ? MakeLiteral(v->value, SqlType::Varchar()) : v);
+    }
+    auto e =
+        Call(name == "string_to_table" ? "string_to_array" : "regexp_split_to_array", args, call);
+    if (!e.ok()) {
+      std::string msg = "function " + name + "(";
+      for (size_t i = 0; i < vals.size(); ++i) msg += (i ? ", " : "") + PgTypeName(vals[i]->type);
+      return SqlError(sql_, call, msg + ") does not exist");
+    }
+    Value list;
+    Status st = Eval(**e, Row{}, &list);
+    if (!st.ok()) return SqlError(sql_, call, st.message());
+    type = SqlType::Varchar();
+    if (!list.is_null()) out = list.list();
+  } else if (name == "unnest") {
     if (vals.size() != 1 || (vals[0]->type.id() != TypeId::kArray && !vals[0]->untyped)) {
       return SqlError(sql_, call, "unnest() takes one array");
     }

@@ -23,3 +23,7 @@ SELECT a, count(*) FROM t, generate_series(1, a) GROUP BY a;
 
 -- sluice: error step size cannot equal zero
 SELECT * FROM generate_series(1, 5, 0);
+SELECT * FROM string_to_table('a,b,,c', ',');
+SELECT * FROM string_to_table('a,b,,c', ',', '') WITH ORDINALITY AS t(x, n);
+SELECT * FROM string_to_table('abc', NULL);
+SELECT x FROM regexp_split_to_table('the quick  brown', '\s+') AS x;
