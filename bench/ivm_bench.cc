@@ -13,6 +13,9 @@
 //   q4    Nexmark's auction and bid tables (N bids, from the generator);
 //         the view is Nexmark q4 (average winning price per category).
 //         Each change: the next 1,000 events (new auctions and bids).
+//   window  readings (N rows in one partition); the view holds LAG and a
+//         3-row moving sum per row, as window functions over the whole
+//         partition. Each change: one new reading (--change-rows is ignored).
 // Systems, each timed per change from applying it to having the view
 // current:
 //   sluice    the change into a pipeline (in this process), its step done
@@ -256,6 +259,33 @@ Workload Q4(uint64_t bids, int changes, int change_rows) {
       "WHERE b.date_time BETWEEN a.date_time AND a.expires GROUP BY a.id, a.category) q "
       "GROUP BY q.category";
   w.check_sql = "SELECT COUNT(*), SUM(ROUND(avg_final, 2)) FROM v";
+  return w;
+}
+
+Workload Window(uint64_t n, int changes) {
+  Workload w;
+  w.name = "window";
+  std::mt19937_64 rng(7);
+  Table readings{"readings", "(id BIGINT NOT NULL PRIMARY KEY, sensor INTEGER, v BIGINT)",
+                 {"id"},
+                 {SqlType::BigInt(false), SqlType::Integer(), SqlType::BigInt()},
+                 {}};
+  for (uint64_t i = 0; i < n; ++i) {
+    readings.rows.push_back(Encode(readings.schema, {Value::Int(static_cast<int64_t>(i)),
+                                                     Value::Int(0), Value::Int(rng() % 1000)}));
+  }
+  for (int c = 0; c < changes; ++c) {
+    Change ch;
+    ch.inserts["readings"].push_back({Value::Int(static_cast<int64_t>(n) + c), Value::Int(0),
+                                      Value::Int(static_cast<int64_t>(rng() % 1000))});
+    w.changes.push_back(std::move(ch));
+  }
+  w.tables = {std::move(readings)};
+  w.view_sql =
+      "SELECT id, v, LAG(v) OVER (PARTITION BY sensor ORDER BY id) AS prev, "
+      "SUM(v) OVER (PARTITION BY sensor ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) "
+      "AS s3 FROM readings";
+  w.check_sql = "SELECT COUNT(*), SUM(prev), SUM(s3) FROM v";
   return w;
 }
 
@@ -528,10 +558,12 @@ int main(int argc, char** argv) {
   bool agree = true;
   std::printf("%-5s %10s %-9s %12s %14s %10s  %s\n", "view", "base rows", "system", "load s",
               "ms per change", "ratio", "check");
-  for (const std::string& wl : {std::string("tpch"), std::string("q4")}) {
+  for (const std::string& wl : {std::string("tpch"), std::string("q4"), std::string("window")}) {
     if (workloads.count(wl) == 0) continue;
     for (uint64_t n : sizes) {
-      Workload w = wl == "tpch" ? Tpch(n, changes, change_rows) : Q4(n, changes, change_rows);
+      Workload w = wl == "tpch"   ? Tpch(n, changes, change_rows)
+                   : wl == "q4"   ? Q4(n, changes, change_rows)
+                                  : Window(n, changes);
       for (const Table& t : w.tables) {
         WriteCsv(dir + "/" + w.name + "_" + t.name + ".csv", t.schema, t.rows);
       }
