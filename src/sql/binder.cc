@@ -348,6 +348,39 @@ Result<int> Binder::OrderByColumn(const Json& node, const std::vector<std::strin
   return -1;
 }
 
+namespace {
+
+// The rows of `plan` whose ROW_NUMBER() or RANK() within their partition (the
+// columns `partition`) in `order` is at most `limit`: a top-k per partition,
+// with the rank column projected away.
+PlanPtr RankedUpTo(const PlanPtr& plan, const std::vector<int>& partition,
+                   const std::vector<SortKey>& order, RankKind kind, int64_t limit) {
+  auto rank = std::make_shared<PlanNode>();
+  rank->kind = PlanKind::kRank;
+  rank->inputs = {plan};
+  rank->columns = plan->columns;
+  rank->columns.push_back({"rank", SqlType::BigInt(false)});
+  rank->rank_kind = kind;
+  rank->limit = limit;
+  for (int c : partition) {
+    rank->partition.push_back(MakeColumn(c, plan->columns[static_cast<size_t>(c)].type));
+  }
+  for (const SortKey& o : order) {
+    rank->order_exprs.push_back(
+        MakeColumn(o.column, plan->columns[static_cast<size_t>(o.column)].type));
+    rank->order.push_back(o);
+  }
+  std::vector<ExprPtr> ex;
+  std::vector<std::string> keep;
+  for (size_t i = 0; i < plan->columns.size(); ++i) {
+    ex.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
+    keep.push_back(plan->columns[i].name);
+  }
+  return MakeProject(PlanPtr(rank), ex, keep);
+}
+
+}  // namespace
+
 Result<PlanPtr> Binder::ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order) {
   if (!s.contains("limitCount") && !s.contains("limitOffset")) return plan;
   if (s.value("limitOption", "") == "LIMIT_OPTION_WITH_TIES") {
@@ -356,25 +389,8 @@ Result<PlanPtr> Binder::ApplyLimit(const Json& s, PlanPtr plan, const std::vecto
     if (s.contains("limitOffset")) {
       return SqlUnsupported(sql_, s["limitOffset"], "OFFSET with FETCH ... WITH TIES");
     }
-    auto rank = std::make_shared<PlanNode>();
-    rank->kind = PlanKind::kRank;
-    rank->inputs = {plan};
-    rank->columns = plan->columns;
-    rank->columns.push_back({"rank", SqlType::BigInt(false)});
-    rank->rank_kind = RankKind::kRank;
-    SLUICE_ASSIGN_OR_RETURN(rank->limit, ConstInt(s["limitCount"], "FETCH FIRST"));
-    for (const SortKey& o : order) {
-      rank->order_exprs.push_back(
-          MakeColumn(o.column, plan->columns[static_cast<size_t>(o.column)].type));
-      rank->order.push_back(o);
-    }
-    std::vector<ExprPtr> ex;
-    std::vector<std::string> keep;
-    for (size_t i = 0; i < plan->columns.size(); ++i) {
-      ex.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
-      keep.push_back(plan->columns[i].name);
-    }
-    return MakeProject(PlanPtr(rank), ex, keep);
+    SLUICE_ASSIGN_OR_RETURN(int64_t n, ConstInt(s["limitCount"], "FETCH FIRST"));
+    return RankedUpTo(plan, {}, order, RankKind::kRank, n);
   }
   auto t = std::make_shared<PlanNode>();
   t->kind = PlanKind::kTopK;
@@ -771,27 +787,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   plan = MakeProject(plan, outs, names);
   if (distinct_on) {
     // The first row of each key in the ORDER BY's order: a top-1 per key.
-    auto rank = std::make_shared<PlanNode>();
-    rank->kind = PlanKind::kRank;
-    rank->inputs = {plan};
-    rank->columns = plan->columns;
-    rank->columns.push_back({"row_number", SqlType::BigInt(false)});
-    rank->rank_kind = RankKind::kRowNumber;
-    rank->limit = 1;
-    for (int c : on_cols)
-      rank->partition.push_back(MakeColumn(c, plan->columns[static_cast<size_t>(c)].type));
-    for (const SortKey& o : order) {
-      rank->order_exprs.push_back(
-          MakeColumn(o.column, plan->columns[static_cast<size_t>(o.column)].type));
-      rank->order.push_back(o);
-    }
-    std::vector<ExprPtr> ex;
-    std::vector<std::string> keep;
-    for (size_t i = 0; i < plan->columns.size(); ++i) {
-      ex.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
-      keep.push_back(plan->columns[i].name);
-    }
-    plan = MakeProject(PlanPtr(rank), ex, keep);
+    plan = RankedUpTo(plan, on_cols, order, RankKind::kRowNumber, 1);
   }
   if (distinct) {
     auto d = std::make_shared<PlanNode>();

@@ -269,11 +269,12 @@ int CompareValues(const Value& a, const Value& b) {
   }
 }
 
-std::string ValueToText(const Value& v, const SqlType& type) {
+std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
   switch (v.kind()) {
     case Value::Kind::kNull:
       return "NULL";
     case Value::Kind::kBool:
+      if (pg_output) return v.bool_value() ? "t" : "f";
       return v.bool_value() ? "true" : "false";
     case Value::Kind::kInt:
       switch (type.id()) {
@@ -313,9 +314,9 @@ std::string ValueToText(const Value& v, const SqlType& type) {
           if (x.is_null()) {
             out += "NULL";
           } else if (elem.id() == TypeId::kArray) {
-            out += ValueToText(x, elem);
+            out += ValueToText(x, elem, pg_output);
           } else {
-            out += QuoteArrayElement(ValueToText(x, elem));
+            out += QuoteArrayElement(ValueToText(x, elem, pg_output));
           }
         }
         return out + "}";
@@ -327,24 +328,7 @@ std::string ValueToText(const Value& v, const SqlType& type) {
 }
 
 std::string ValueToPgText(const Value& v, const SqlType& type) {
-  if (v.kind() == Value::Kind::kBool) return v.bool_value() ? "t" : "f";
-  if (v.kind() == Value::Kind::kList && type.id() == TypeId::kArray) {
-    const SqlType& elem = type.children()[0];
-    std::string out = "{";
-    for (size_t i = 0; i < v.list().size(); ++i) {
-      const Value& x = v.list()[i];
-      if (i > 0) out += ',';
-      if (x.is_null()) {
-        out += "NULL";
-      } else if (elem.id() == TypeId::kArray) {
-        out += ValueToPgText(x, elem);
-      } else {
-        out += QuoteArrayElement(ValueToPgText(x, elem));
-      }
-    }
-    return out + "}";
-  }
-  return ValueToText(v, type);
+  return ValueToText(v, type, /*pg_output=*/true);
 }
 
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {

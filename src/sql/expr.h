@@ -80,9 +80,10 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
 ExprPtr MakeCast(ExprPtr e, const SqlType& to);
 
 // Text of a value as PostgreSQL prints it (for casts to text and output).
-std::string ValueToText(const Value& v, const SqlType& type);
-// Text of a value as PostgreSQL's output sends it to a client: as
-// ValueToText, but booleans are t and f (also inside arrays).
+// With `pg_output`, as PostgreSQL's output sends it to a client: booleans
+// are t and f (also inside arrays), as ValueToPgText gives.
+std::string ValueToText(const Value& v, const SqlType& type, bool pg_output = false);
+// Text of a value as PostgreSQL's output sends it to a client.
 std::string ValueToPgText(const Value& v, const SqlType& type);
 
 // Compares two non-NULL values of the same type: <0, 0, >0.

@@ -527,29 +527,34 @@ Stream* Lowering::NoRows(Stream* in) {
   });
 }
 
+Stream* Lowering::InSortOrder(Stream* in, const Schema& schema,
+                              const std::vector<ExprPtr>& partition,
+                              const std::vector<ExprPtr>& order_exprs,
+                              const std::vector<SortKey>& order) {
+  Schema part_types;
+  for (const ExprPtr& e : partition) part_types.push_back(e->type.WithNullable(true));
+  return EvalMap(in, [schema, partition, part_types, order_exprs, order](
+                         std::string_view k, std::string_view, std::string* ok, std::string* ov) {
+    Row row;
+    SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+    SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
+    for (size_t i = 0; i < order_exprs.size(); ++i) {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
+      AppendSortField(order_exprs[i]->type, v, order[i], ov);
+    }
+    ov->append(k);
+    return Status::OK();
+  });
+}
+
 Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
   const Schema schema = n.inputs[0]->schema();
   const Schema out_schema = n.schema();
-  Schema part_types;
-  for (const ExprPtr& e : n.partition) part_types.push_back(e->type.WithNullable(true));
-  std::vector<ExprPtr> partition = n.partition, order_exprs = n.order_exprs;
-  std::vector<SortKey> order = n.order;
-  // Indexed by partition; values ordered by the sort key, then the row.
-  Stream* keyed =
-      EvalMap(in, [schema, partition, part_types, order_exprs, order](
-                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
-        Row row;
-        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
-        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
-        for (size_t i = 0; i < order_exprs.size(); ++i) {
-          Value v;
-          SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
-          AppendSortField(order_exprs[i]->type, v, order[i], ov);
-        }
-        ov->append(k);
-        return Status::OK();
-      });
+  const std::vector<ExprPtr>& order_exprs = n.order_exprs;
+  const std::vector<SortKey>& order = n.order;
+  Stream* keyed = InSortOrder(in, schema, n.partition, order_exprs, order);
   bool range_keys = false;
   for (const WindowCall& c : n.window_calls) {
     const auto& f = c.frame;
@@ -607,23 +612,7 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
 Stream* Lowering::SortedTopK(Stream* in, const Schema& schema, std::vector<ExprPtr> partition,
                              std::vector<ExprPtr> order_exprs, std::vector<SortKey> order,
                              TopKSpec spec) {
-  Schema part_types;
-  for (const ExprPtr& e : partition) part_types.push_back(e->type.WithNullable(true));
-  // Indexed by partition; values ordered by the sort key, then the row.
-  Stream* keyed =
-      EvalMap(in, [schema, partition, part_types, order_exprs, order](
-                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
-        Row row;
-        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
-        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
-        for (size_t i = 0; i < order_exprs.size(); ++i) {
-          Value v;
-          SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
-          AppendSortField(order_exprs[i]->type, v, order[i], ov);
-        }
-        ov->append(k);
-        return Status::OK();
-      });
+  Stream* keyed = InSortOrder(in, schema, partition, order_exprs, order);
   // The sort key's length: peers for RANK and DENSE_RANK share it, and it is
   // dropped from the output.
   auto key_length = [order_exprs, order](std::string_view val) {

@@ -62,6 +62,10 @@ class Lowering {
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);
   Result<Stream*> LowerOver(const PlanNode& n);
+  // `in` indexed by `partition`, its values the sort key of `order_exprs`
+  // (byte order is the wanted order) followed by the row.
+  Stream* InSortOrder(Stream* in, const Schema& schema, const std::vector<ExprPtr>& partition,
+                      const std::vector<ExprPtr>& order_exprs, const std::vector<SortKey>& order);
   Result<Stream*> LowerRolling(const PlanNode& n);
   // The first rows of each partition in `order` (a top-k per partition),
   // each row followed by its number or rank when `spec` asks for one.

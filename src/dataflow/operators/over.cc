@@ -1,6 +1,7 @@
 #include "dataflow/operators/over.h"
 
 #include "dataflow/operators/exchange.h"
+#include "dataflow/operators/per_group.h"
 #include "dataflow/state.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -32,19 +33,11 @@ Status OverOp::Eval() {
     output_.set(MemBatch::Empty());
     return Status::OK();
   }
-  std::vector<BatchPtr> snap = integral_.Snapshot();
-  auto old_c = NewCursorOver(snap);
-  snap.push_back(delta);
-  auto new_c = NewCursorOver(snap);
-  BatchBuilder out;
-  auto d = delta->NewCursor();
-  for (; d->KeyValid(); d->StepKey()) {
-    SLUICE_RETURN_IF_ERROR(Emit(*old_c, d->key(), -1, out));
-    SLUICE_RETURN_IF_ERROR(Emit(*new_c, d->key(), +1, out));
-  }
-  SLUICE_RETURN_IF_ERROR(d->status());
-  SLUICE_RETURN_IF_ERROR(integral_.Insert(delta));
-  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr result, out.Finish());
+  SLUICE_ASSIGN_OR_RETURN(
+      MemBatchPtr result,
+      RecomputeTouchedGroups(delta, integral_,
+                             [this](Cursor& c, std::string_view group, Weight sign,
+                                    BatchBuilder& out) { return Emit(c, group, sign, out); }));
   output_.set(std::move(result));
   return Status::OK();
 }
