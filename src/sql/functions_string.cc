@@ -509,6 +509,22 @@ Status RegexMatchOp(bool icase, bool negate, const Value* a, Value* out) {
   return Status::OK();
 }
 
+// substring(string FROM pattern): the part the regular expression matches,
+// or its first parenthesized group if it has one; NULL without a match.
+Status RegexSubstring(const SqlType&, const Value* a, size_t, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), false));
+  std::smatch m;
+  const std::string& s = a[0].string_value();
+  if (!std::regex_search(s, m, *re)) {
+    *out = Value::Null();
+  } else if (m.size() > 1) {
+    *out = m[1].matched ? Value::String(m[1].str()) : Value::Null();
+  } else {
+    *out = Value::String(m[0].str());
+  }
+  return Status::OK();
+}
+
 struct RegexFlags {
   bool global = false, icase = false;
 };
@@ -917,6 +933,9 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
     set(Format, "format", Text(), std::vector<SqlType>(n, Text()));
     r->strict = false;
     return true;
+  }
+  if (name == "substring" && n == 2 && text_at(0) && text_at(1)) {
+    return set(RegexSubstring, "substring", Text(), {Text(), Text()});
   }
   if (name == "similar_to_escape" && (n == 1 || n == 2) && text_at(0) && (n == 1 || text_at(1)))
     return set(SimilarToEscape, "similar_to_escape", Text(), std::vector<SqlType>(n, Text()));
