@@ -41,6 +41,19 @@ OracleResult CheckTable(Pipeline& p, const std::string& table, const std::string
   return r;
 }
 
+// CheckTable until the table is the view (it may still be catching up), at
+// most `attempts` times `interval` apart; the last check's result.
+OracleResult WaitForTable(Pipeline& p, const std::string& table, const std::string& view,
+                          int attempts, std::chrono::milliseconds interval) {
+  OracleResult r;
+  for (int i = 0; i < attempts; ++i) {
+    r = CheckTable(p, table, view);
+    if (r.exit_code == 0) break;
+    std::this_thread::sleep_for(interval);
+  }
+  return r;
+}
+
 // With SLUICE_TEST_DISTRIBUTED (on many hosts), every Delta sink of
 // `program` is distributed: a part on every host, one commit per step.
 bool Distributed() { return std::getenv("SLUICE_TEST_DISTRIBUTED") != nullptr; }
@@ -203,12 +216,7 @@ CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake", "send_snapshot"
   EXPECT_EQ(p.Query("SELECT COUNT(*) FROM v", "csv"), "1000000\n");
   // The snapshot: the table starts over with the view's contents at once.
   ASSERT_EQ(p.Client().Post("/output_endpoints/lake/reset", "", "text/plain")->status, 200);
-  OracleResult r;
-  for (int i = 0; i < 200; ++i) {
-    r = CheckTable(p, lake, "v");
-    if (r.exit_code == 0) break;
-    std::this_thread::sleep_for(100ms);
-  }
+  OracleResult r = WaitForTable(p, lake, "v", 200, 100ms);
   EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
   EXPECT_EQ(r.report["rows"], 1000000);
   EXPECT_GE(r.report["files"], 4) << r.report.dump();
@@ -327,12 +335,7 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[
   EXPECT_EQ(p.Query("SELECT g, s, n FROM sums ORDER BY g", "csv"),
             p.Query("SELECT id % 5, SUM(v), COUNT(*) FROM t GROUP BY 1 ORDER BY 1", "csv"));
   // The Delta table, read independently: exactly the view, no step twice.
-  OracleResult r;
-  for (int i = 0; i < 100; ++i) {
-    r = CheckTable(p, lake, "sums");
-    if (r.exit_code == 0) break;
-    std::this_thread::sleep_for(50ms);
-  }
+  OracleResult r = WaitForTable(p, lake, "sums", 100, 50ms);
   EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
   // The file sink, replayed, is the view.
   std::map<std::string, int> view, replay;
@@ -413,12 +416,7 @@ CREATE MATERIALIZED VIEW big WITH (connectors = '[
 {"delete": {"id": 12}}
 {"insert": {"id": 13, "v": 40, "s": "new"}})")));
   for (const std::string& table : {lake, one}) {
-    OracleResult r;
-    for (int i = 0; i < 100; ++i) {
-      r = CheckTable(p, table, "big");
-      if (r.exit_code == 0) break;
-      std::this_thread::sleep_for(50ms);
-    }
+    OracleResult r = WaitForTable(p, table, "big", 100, 50ms);
     EXPECT_EQ(r.exit_code, 0) << table << ": " << r.report.dump(1);
   }
   // Each host's part of each connector in /stats; their records add up to
@@ -471,22 +469,13 @@ CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake", "distributed": 
   ASSERT_TRUE(commit && commit->status == 200) << (commit ? commit->body : "");
   ASSERT_TRUE(p.WaitComplete(token));
   EXPECT_EQ(p.Query("SELECT COUNT(*) FROM v", "csv"), "310\n");
-  OracleResult r;
-  for (int i = 0; i < 200; ++i) {
-    r = CheckTable(p, lake, "v");
-    if (r.exit_code == 0) break;
-    std::this_thread::sleep_for(50ms);
-  }
+  OracleResult r = WaitForTable(p, lake, "v", 200, 50ms);
   EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
   EXPECT_EQ(r.report["rows"], 310) << r.report.dump(1);
   // A reset on every host at one step: the table starts over with one
   // snapshot of both hosts' shares, in one commit.
   ASSERT_EQ(p.Client().Post("/output_endpoints/lake/reset", "", "text/plain")->status, 200);
-  for (int i = 0; i < 200; ++i) {
-    r = CheckTable(p, lake, "v");
-    if (r.exit_code == 0) break;
-    std::this_thread::sleep_for(50ms);
-  }
+  r = WaitForTable(p, lake, "v", 200, 50ms);
   EXPECT_EQ(r.exit_code, 0) << r.report.dump(1);
   EXPECT_EQ(r.report["rows"], 310) << r.report.dump(1);
 }

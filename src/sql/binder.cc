@@ -725,56 +725,52 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   if (distinct_on) distinct = false;  // a first row per key, below
   // ORDER BY: output columns by position or name, or expressions computed as
   // hidden columns after the visible ones.
+  // The output column an ORDER BY or DISTINCT ON item names: by position or
+  // name, or an expression found among the outputs; -1, with the bound
+  // expression in `*e`, for an expression they lack.
+  auto output_column = [&](const Json& node, const char* clause, ExprPtr* e) -> Result<int> {
+    SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(node, names, k, visible));
+    if (col >= 0) return col;
+    Ctx& oc = grouped ? agg_ctx : ctx;
+    SLUICE_ASSIGN_OR_RETURN(*e, BindExpr(node, oc));
+    if (grouped) {
+      SLUICE_ASSIGN_OR_RETURN(*e, OntoAggregate(*e, keys, key_strs, ctx, &node));
+    } else if (ctx.pending.size() != applied) {
+      return SqlUnsupported(sql_, node, std::string("a subquery in ") + clause);
+    }
+    const std::string key = Key(**e);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (Key(*outs[i]) == key) col = static_cast<int>(i);
+    }
+    return col;
+  };
+  // A column computed only for ORDER BY or DISTINCT ON, after the visible ones.
+  auto add_hidden = [&](ExprPtr e, const char* name) {
+    outs.push_back(std::move(e));
+    names.push_back(name);
+    return static_cast<int>(outs.size() - 1);
+  };
   std::vector<SortKey> order;
   for (const Json& sb : s.value("sortClause", Json::array())) {
     const Json& by = sb["SortBy"];
     const Json& node = by["node"];
-    SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(node, names, k, visible));
+    ExprPtr e;
+    SLUICE_ASSIGN_OR_RETURN(int col, output_column(node, "ORDER BY", &e));
     if (col < 0) {
-      Ctx& oc = grouped ? agg_ctx : ctx;
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(node, oc));
-      if (grouped) {
-        SLUICE_ASSIGN_OR_RETURN(e, OntoAggregate(e, keys, key_strs, ctx, &node));
-      } else if (ctx.pending.size() != applied) {
-        return SqlUnsupported(sql_, node, "a subquery in ORDER BY");
+      if (distinct) {
+        return SqlError(sql_, node,
+                        "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
       }
-      std::string k = Key(*e);
-      for (size_t i = 0; i < outs.size(); ++i) {
-        if (Key(*outs[i]) == k) col = static_cast<int>(i);
-      }
-      if (col < 0) {
-        if (distinct) {
-          return SqlError(sql_, node,
-                          "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
-        }
-        col = static_cast<int>(outs.size());
-        outs.push_back(e);
-        names.push_back("?order?");
-      }
+      col = add_hidden(e, "?order?");
     }
     order.push_back(SortKeyOf(by, col));
   }
   std::vector<int> on_cols;  // DISTINCT ON: the key columns
   if (distinct_on) {
     for (const Json& node : s["distinctClause"]) {
-      SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(node, names, k, visible));
-      if (col < 0) {
-        Ctx& oc = grouped ? agg_ctx : ctx;
-        SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(node, oc));
-        if (grouped) {
-          SLUICE_ASSIGN_OR_RETURN(e, OntoAggregate(e, keys, key_strs, ctx, &node));
-        }
-        std::string key = Key(*e);
-        for (size_t i = 0; i < outs.size(); ++i) {
-          if (Key(*outs[i]) == key) col = static_cast<int>(i);
-        }
-        if (col < 0) {
-          col = static_cast<int>(outs.size());
-          outs.push_back(e);
-          names.push_back("?distinct?");
-        }
-      }
-      on_cols.push_back(col);
+      ExprPtr e;
+      SLUICE_ASSIGN_OR_RETURN(int col, output_column(node, "DISTINCT ON", &e));
+      on_cols.push_back(col >= 0 ? col : add_hidden(e, "?distinct?"));
     }
     // PostgreSQL: the ORDER BY starts with the DISTINCT ON keys (in any order).
     for (size_t i = 0; i < order.size() && i < on_cols.size(); ++i) {

@@ -818,25 +818,23 @@ Status ScaleFn(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(a[0].decimal_scale());
   return Status::OK();
 }
-// min_scale(numeric): the fewest digits after the point that keep the value.
-Status MinScale(const SqlType&, const Value* a, size_t, Value* out) {
-  int128 u = a[0].decimal_unscaled();
-  int s = a[0].decimal_scale();
+// A decimal without the zeros that end its fraction (1.500 is 1.5).
+Value WithoutTrailingZeros(const Value& v) {
+  int128 u = v.decimal_unscaled();
+  int s = v.decimal_scale();
   while (s > 0 && u % 10 == 0) {
     u /= 10;
     --s;
   }
-  *out = Value::Int(s);
+  return Value::Decimal(u, s);
+}
+// min_scale(numeric): the fewest digits after the point that keep the value.
+Status MinScale(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Int(WithoutTrailingZeros(a[0]).decimal_scale());
   return Status::OK();
 }
 Status TrimScale(const SqlType&, const Value* a, size_t, Value* out) {
-  int128 u = a[0].decimal_unscaled();
-  int s = a[0].decimal_scale();
-  while (s > 0 && u % 10 == 0) {
-    u /= 10;
-    --s;
-  }
-  *out = Value::Decimal(u, s);
+  *out = WithoutTrailingZeros(a[0]);
   return Status::OK();
 }
 // trunc(numeric, n): toward zero at n digits after the point (n may be

@@ -573,7 +573,8 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
     p.desc = desc;
     std::string_view last_key;
     size_t group = 0;
-    for (const auto& [val, w] : rows) {
+    for (const auto& [stored, w] : rows) {
+      const std::string_view val = stored;
       std::string_view rest = val;
       for (size_t i = 0; i < order_exprs.size(); ++i) {
         SLUICE_RETURN_IF_ERROR(SkipSortField(order_exprs[i]->type, order[i], &rest));

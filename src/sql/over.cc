@@ -42,8 +42,8 @@ class Partition {
 
   Frame FrameOf(const WindowFrame& f, size_t i) const {
     Frame r;
-    r.lo = Start(f, i);
-    r.hi = std::max(r.lo, End(f, i));
+    r.lo = Edge(f, f.start, f.start_offset, /*start=*/true, i);
+    r.hi = std::max(r.lo, Edge(f, f.end, f.end_offset, /*start=*/false, i));
     switch (f.exclude) {
       case Exclude::kNoOthers:
         break;
@@ -61,62 +61,34 @@ class Partition {
   }
 
  private:
-  size_t Start(const WindowFrame& f, size_t i) const {
-    const size_t g = p_.peer[i];
-    switch (f.start) {
+  // Where a frame bound puts the frame's start (the first row in it) or its
+  // end (one past the last) for row i.
+  size_t Edge(const WindowFrame& f, Bound b, long double off, bool start, size_t i) const {
+    switch (b) {
       case Bound::kUnboundedPreceding:
         return 0;
       case Bound::kUnboundedFollowing:
         return n_;
       case Bound::kCurrentRow:
-        return f.unit == Unit::kRows ? i : GroupStart(i);
+        if (f.unit == Unit::kRows) return start ? i : i + 1;
+        return start ? GroupStart(i) : GroupEnd(i);
       case Bound::kPreceding:
       case Bound::kFollowing: {
-        const bool back = f.start == Bound::kPreceding;
-        const long double off = f.start_offset;
+        const long double delta = b == Bound::kPreceding ? -off : off;
         if (f.unit == Unit::kRows) {
-          long double at = static_cast<long double>(i) + (back ? -off : off);
+          long double at = static_cast<long double>(i) + delta + (start ? 0 : 1);
           return static_cast<size_t>(std::clamp<long double>(at, 0, static_cast<long double>(n_)));
         }
         if (f.unit == Unit::kGroups) {
-          long double at = static_cast<long double>(g) + (back ? -off : off);
+          long double at = static_cast<long double>(p_.peer[i]) + delta;
           if (at < 0) return 0;
           if (at >= static_cast<long double>(Groups())) return n_;
-          return group_start_[static_cast<size_t>(at)];
+          return (start ? group_start_ : group_end_)[static_cast<size_t>(at)];
         }
-        return RangeBound(i, back ? -off : off, /*start=*/true);
+        return RangeBound(i, delta, start);
       }
     }
-    return 0;
-  }
-
-  size_t End(const WindowFrame& f, size_t i) const {
-    const size_t g = p_.peer[i];
-    switch (f.end) {
-      case Bound::kUnboundedPreceding:
-        return 0;
-      case Bound::kUnboundedFollowing:
-        return n_;
-      case Bound::kCurrentRow:
-        return f.unit == Unit::kRows ? i + 1 : GroupEnd(i);
-      case Bound::kPreceding:
-      case Bound::kFollowing: {
-        const bool back = f.end == Bound::kPreceding;
-        const long double off = f.end_offset;
-        if (f.unit == Unit::kRows) {
-          long double at = static_cast<long double>(i) + (back ? -off : off) + 1;
-          return static_cast<size_t>(std::clamp<long double>(at, 0, static_cast<long double>(n_)));
-        }
-        if (f.unit == Unit::kGroups) {
-          long double at = static_cast<long double>(g) + (back ? -off : off);
-          if (at < 0) return 0;
-          if (at >= static_cast<long double>(Groups())) return n_;
-          return group_end_[static_cast<size_t>(at)];
-        }
-        return RangeBound(i, back ? -off : off, /*start=*/false);
-      }
-    }
-    return n_;
+    return start ? 0 : n_;
   }
 
   // RANGE with an offset: the frame of row i reaches the rows whose key is

@@ -25,7 +25,7 @@ struct OverSpec {
   // Given one partition's rows in order (each value with its multiplicity,
   // which is positive), appends that partition's output rows (each with its
   // multiplicity) to `out`.
-  using Rows = std::vector<std::pair<std::string_view, Weight>>;
+  using Rows = std::vector<std::pair<std::string, Weight>>;
   std::function<Status(const Rows& rows, std::vector<std::pair<std::string, Weight>>* out)> compute;
 };
 

@@ -2,7 +2,8 @@
 // and recomputes each group a change touches: for every group in the
 // change, `emit` is called over the integral before the change (sign -1) and
 // after it (sign +1); then the change joins the integral. The output is what
-// `emit` pushed, consolidated, so a group's unchanged rows cancel out.
+// `emit` pushed, consolidated, so a group's unchanged rows cancel out; an
+// empty change is an empty output.
 #pragma once
 
 #include <functional>
@@ -19,6 +20,7 @@ using EmitGroup =
 
 inline Result<MemBatchPtr> RecomputeTouchedGroups(const BatchPtr& delta, Spine& integral,
                                                   const EmitGroup& emit) {
+  if (delta->empty()) return MemBatch::Empty();
   std::vector<BatchPtr> snap = integral.Snapshot();
   auto old_c = NewCursorOver(snap);
   snap.push_back(delta);

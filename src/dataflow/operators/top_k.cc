@@ -60,14 +60,9 @@ Status TopKOp::EmitRanked(Cursor& c, std::string_view group, Weight sign, BatchB
 }
 
 Status TopKOp::Eval() {
-  const BatchPtr& delta = in_->value();
-  if (delta->empty()) {
-    output_.set(MemBatch::Empty());
-    return Status::OK();
-  }
   SLUICE_ASSIGN_OR_RETURN(
       MemBatchPtr result,
-      RecomputeTouchedGroups(delta, integral_,
+      RecomputeTouchedGroups(in_->value(), integral_,
                              [this](Cursor& c, std::string_view group, Weight sign,
                                     BatchBuilder& out) { return EmitTop(c, group, sign, out); }));
   output_.set(std::move(result));
