@@ -27,6 +27,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -186,6 +187,20 @@ std::vector<Statement> SplitScript(const std::string& text) {
   }
   flush();
   return out;
+}
+
+// Whether `sql` names `table` as a whole word, in any case ("emp" is not
+// in "temp").
+bool MentionsTable(const std::string& sql, const std::string& table) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string lower = sql;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (size_t at = lower.find(table); at != std::string::npos; at = lower.find(table, at + 1)) {
+    if ((at == 0 || !word(lower[at - 1])) &&
+        (at + table.size() == lower.size() || !word(lower[at + table.size()])))
+      return true;
+  }
+  return false;
 }
 
 std::string FirstLine(const std::string& s) {
@@ -394,7 +409,7 @@ class Runner {
     if (o_.mirror) {
       // A table whose contents could not be copied: its queries say why.
       for (const auto& [t, e] : table_errors_) {
-        if (st.sql.find(t) != std::string::npos) {
+        if (MentionsTable(st.sql, t)) {
           Fail(st, "table " + t + ": " + e, true);
           return;
         }
@@ -450,7 +465,7 @@ class Runner {
       bool unsup = error.find("not supported yet") != std::string::npos;
       if (o_.mirror && !unsup) {
         for (const auto& [t, e] : table_errors_) {
-          if (st.sql.find(t) != std::string::npos) {
+          if (MentionsTable(st.sql, t)) {
             unsup = true;
             error = "table " + t + ": " + e;
             break;

@@ -1,6 +1,7 @@
 #include "sql/binder.h"
 
 #include <cctype>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -271,6 +272,44 @@ std::string Binder::OutputName(const Json& target) {
 }
 
 Result<BoundQuery> Binder::BindValues(const Json& s) {
+  // An item that is not a constant (VALUES (t.x) in a LATERAL subquery):
+  // the VALUES is the UNION ALL of one SELECT per row.
+  bool constant = true;
+  size_t width = 0;
+  for (const Json& list : s["valuesLists"]) {
+    const Json& items = Node(list).second->at("items");
+    if (width != 0 && items.size() != width) {
+      return SqlError(sql_, list, "VALUES lists must all be the same length");
+    }
+    width = items.size();
+    for (const Json& item : items) {
+      auto e = FoldConstant(item);
+      constant = constant && e.ok() && (*e)->kind == ExprKind::kLiteral;
+    }
+  }
+  if (!constant) {
+    Json u;
+    for (const Json& list : s["valuesLists"]) {
+      Json sel = {{"op", "SETOP_NONE"}, {"limitOption", "LIMIT_OPTION_DEFAULT"}};
+      Json targets = Json::array();
+      const Json& items = Node(list).second->at("items");
+      for (size_t c = 0; c < items.size(); ++c) {
+        targets.push_back(
+            {{"ResTarget", {{"name", "column" + std::to_string(c + 1)}, {"val", items[c]}}}});
+      }
+      sel["targetList"] = targets;
+      u = u.is_null() ? sel
+                      : Json{{"op", "SETOP_UNION"},
+                             {"all", true},
+                             {"larg", u},
+                             {"rarg", sel},
+                             {"limitOption", "LIMIT_OPTION_DEFAULT"}};
+    }
+    for (const char* key : {"sortClause", "limitCount", "limitOffset", "limitOption"}) {
+      if (s.contains(key)) u[key] = s[key];
+    }
+    return BindQuery(u);
+  }
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kValues;
   std::vector<std::vector<ExprPtr>> rows;
@@ -289,7 +328,6 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
     }
     rows.push_back(std::move(row));
   }
-  size_t width = rows.empty() ? 0 : rows[0].size();
   std::vector<SqlType> types(width);
   for (size_t c = 0; c < width; ++c) {
     // A NULL or quoted literal takes the type of the column's other items
@@ -354,7 +392,8 @@ namespace {
 // columns `partition`) in `order` is at most `limit`: a top-k per partition,
 // with the rank column projected away.
 PlanPtr RankedUpTo(const PlanPtr& plan, const std::vector<int>& partition,
-                   const std::vector<SortKey>& order, RankKind kind, int64_t limit) {
+                   const std::vector<SortKey>& order, RankKind kind, int64_t limit,
+                   const ExprPtr& rank_filter = nullptr) {
   auto rank = std::make_shared<PlanNode>();
   rank->kind = PlanKind::kRank;
   rank->inputs = {plan};
@@ -370,19 +409,45 @@ PlanPtr RankedUpTo(const PlanPtr& plan, const std::vector<int>& partition,
         MakeColumn(o.column, plan->columns[static_cast<size_t>(o.column)].type));
     rank->order.push_back(o);
   }
+  PlanPtr ranked = rank;
+  if (rank_filter != nullptr) ranked = MakeFilter(ranked, rank_filter);
   std::vector<ExprPtr> ex;
   std::vector<std::string> keep;
   for (size_t i = 0; i < plan->columns.size(); ++i) {
     ex.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
     keep.push_back(plan->columns[i].name);
   }
-  return MakeProject(PlanPtr(rank), ex, keep);
+  return MakeProject(ranked, ex, keep);
 }
 
 }  // namespace
 
-Result<PlanPtr> Binder::ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order) {
+Result<PlanPtr> Binder::ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order,
+                                   size_t per_domain) {
   if (!s.contains("limitCount") && !s.contains("limitOffset")) return plan;
+  if (per_domain > 0) {
+    std::vector<int> partition;
+    for (size_t i = 0; i < per_domain; ++i) partition.push_back(static_cast<int>(i));
+    const bool ties = s.value("limitOption", "") == "LIMIT_OPTION_WITH_TIES";
+    int64_t n = -1, off = 0;
+    if (s.contains("limitCount")) {
+      SLUICE_ASSIGN_OR_RETURN(n, ConstInt(s["limitCount"], "LIMIT"));
+    }
+    if (s.contains("limitOffset")) {
+      SLUICE_ASSIGN_OR_RETURN(off, ConstInt(s["limitOffset"], "OFFSET"));
+    }
+    if (ties && off > 0)
+      return SqlUnsupported(sql_, s["limitOffset"], "OFFSET with FETCH ... WITH TIES");
+    if (n < 0 && off == 0) return plan;
+    ExprPtr past_offset;  // rank > OFFSET
+    if (off > 0) {
+      ExprPtr r = MakeColumn(static_cast<int>(plan->columns.size()), SqlType::BigInt(false));
+      SLUICE_ASSIGN_OR_RETURN(
+          past_offset, Call(">", {r, MakeLiteral(Value::Int(off), SqlType::BigInt(false))}, s));
+    }
+    return RankedUpTo(plan, partition, order, ties ? RankKind::kRank : RankKind::kRowNumber,
+                      n < 0 ? std::numeric_limits<int64_t>::max() : off + n, past_offset);
+  }
   if (s.value("limitOption", "") == "LIMIT_OPTION_WITH_TIES") {
     // FETCH FIRST n ROWS WITH TIES: the rows whose RANK() in the ORDER BY is
     // at most n (the first n and every row tied with the n-th).
@@ -407,9 +472,24 @@ Result<PlanPtr> Binder::ApplyLimit(const Json& s, PlanPtr plan, const std::vecto
 }
 
 Result<BoundQuery> Binder::BindSetOp(const Json& s) {
-  // The branches of a set operation are SelectStmt bodies, not wrapped.
-  SLUICE_ASSIGN_OR_RETURN(BoundQuery l, BindQuery(s["larg"]));
-  SLUICE_ASSIGN_OR_RETURN(BoundQuery r, BindQuery(s["rarg"]));
+  // The branches of a set operation are SelectStmt bodies, not wrapped. In a
+  // correlated subquery, each branch reads the enclosing query's columns (is
+  // bound over the same domain, whose columns lead both).
+  std::optional<Frame> frame;
+  if (!frames_.empty() && !frames_.back().taken) {
+    frame = frames_.back();
+    frames_.back().taken = true;
+  }
+  auto branch = [&](const Json& b) -> Result<BoundQuery> {
+    if (!frame) return BindQuery(b);
+    frames_.push_back(*frame);
+    auto q = BindQuery(b);
+    frames_.pop_back();
+    return q;
+  };
+  const size_t k = frame ? frame->domain_cols.size() : 0;
+  SLUICE_ASSIGN_OR_RETURN(BoundQuery l, branch(s["larg"]));
+  SLUICE_ASSIGN_OR_RETURN(BoundQuery r, branch(s["rarg"]));
   if (l.visible != r.visible) {
     return SqlError(sql_, s,
                     "each " + std::string(s.value("op", "")).substr(6) +
@@ -487,13 +567,13 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   // by position or name.
   for (const Json& sb : s.value("sortClause", Json::array())) {
     const Json& by = sb["SortBy"];
-    SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(by["node"], names, 0, q.visible));
+    SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(by["node"], names, k, q.visible));
     if (col < 0) {
       return SqlUnsupported(sql_, by["node"], "ORDER BY of a set operation on an expression");
     }
     q.order.push_back(SortKeyOf(by, col));
   }
-  SLUICE_ASSIGN_OR_RETURN(q.plan, ApplyLimit(s, plan, q.order));
+  SLUICE_ASSIGN_OR_RETURN(q.plan, ApplyLimit(s, plan, q.order, k));
   return q;
 }
 
@@ -512,10 +592,34 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     ctx.outer = frame->outer;
     ctx.outer_refs = frame->refs;
   }
+  // LATERAL subqueries that read earlier items: joined once the items are
+  // (as a correlated subquery is), their columns after the items'.
+  std::vector<ScopeCol> lateral_cols;
   for (const Json& item : s.value("fromClause", Json::array())) {
     if (item.contains("RangeFunction")) {
       SLUICE_RETURN_IF_ERROR(BindTableFunction(item, &items, &widths, &ctx.scope));
       continue;
+    }
+    if (item.contains("RangeSubselect") && item["RangeSubselect"].value("lateral", false)) {
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(item, ctx, nullptr));
+      if (lat) {
+        Extension x;
+        x.sub = lat->plan;
+        x.type = JoinType::kInner;
+        x.null_safe = true;
+        x.domain = lat->domain;
+        x.domain_cols = lat->refs;
+        for (size_t i = 0; i < lat->refs.size(); ++i) {
+          x.left_keys.push_back(
+              MakeColumn(lat->refs[i], ctx.scope[static_cast<size_t>(lat->refs[i])].type));
+          x.right_keys.push_back(MakeColumn(static_cast<int>(i), lat->plan->columns[i].type));
+          lateral_cols.push_back(
+              {"", lat->plan->columns[i].name, lat->plan->columns[i].type, false, /*hidden=*/true});
+        }
+        ctx.pending.push_back(x);
+        lateral_cols.insert(lateral_cols.end(), lat->cols.begin(), lat->cols.end());
+        continue;
+      }
     }
     PlanPtr p;
     std::vector<ScopeCol> cols;
@@ -536,9 +640,6 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       ctx.scope.push_back(frame->domain_cols[i]);
       domain_refs.push_back(MakeColumn(base + static_cast<int>(i), frame->domain_cols[i].type));
     }
-    if (s.contains("limitCount") || s.contains("limitOffset")) {
-      return SqlUnsupported(sql_, s, "LIMIT in a correlated subquery");
-    }
   }
   const size_t k = domain_refs.size();
   if (items.empty()) {
@@ -546,6 +647,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     widths.push_back(0);
   }
   const size_t from_width = ctx.scope.size();
+  ctx.scope.insert(ctx.scope.end(), lateral_cols.begin(), lateral_cols.end());
   std::vector<ExprPtr> conjuncts;
   if (s.contains("whereClause")) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr w, BindExpr(s["whereClause"], ctx));
@@ -792,7 +894,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     d->inputs = {plan};
     plan = d;
   }
-  SLUICE_ASSIGN_OR_RETURN(plan, ApplyLimit(s, plan, order));
+  SLUICE_ASSIGN_OR_RETURN(plan, ApplyLimit(s, plan, order, k));
   BoundQuery q;
   q.plan = plan;
   q.order = order;

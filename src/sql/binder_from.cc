@@ -149,7 +149,6 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     return Status::OK();
   }
   if (kind == "RangeSubselect") {
-    if (body->value("lateral", false)) return SqlUnsupported(sql_, item, "LATERAL");
     SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindQuery((*body)["subquery"]["SelectStmt"]));
     PlanPtr p = q.plan;
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
@@ -175,8 +174,16 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     PlanPtr lp, rp;
     std::vector<ScopeCol> lc, rc;
     SLUICE_RETURN_IF_ERROR(BindFromItem((*body)["larg"], &lp, &lc));
-    SLUICE_RETURN_IF_ERROR(BindFromItem((*body)["rarg"], &rp, &rc));
     std::string jt = body->value("jointype", "JOIN_INNER");
+    const Json& rarg = (*body)["rarg"];
+    if (rarg.contains("RangeSubselect") && rarg["RangeSubselect"].value("lateral", false)) {
+      Ctx left;
+      left.scope = lc;
+      const Json* on = body->contains("quals") ? &(*body)["quals"] : nullptr;
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(rarg, left, on));
+      if (lat) return JoinLateral(item, jt, lp, lc, *lat, plan, cols);
+    }
+    SLUICE_RETURN_IF_ERROR(BindFromItem(rarg, &rp, &rc));
     JoinType type = jt == "JOIN_LEFT"    ? JoinType::kLeft
                     : jt == "JOIN_RIGHT" ? JoinType::kRight
                     : jt == "JOIN_FULL"  ? JoinType::kFull
@@ -519,26 +526,152 @@ Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_
   return cur;
 }
 
+// Makes `domain` the distinct values of the columns `cols` of `plan`.
+void FillDomain(PlanNode* domain, const std::vector<int>& cols, const PlanPtr& plan) {
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    exprs.push_back(MakeCast(MakeColumn(cols[i], plan->columns[static_cast<size_t>(cols[i])].type),
+                             domain->columns[i].type));
+    names.push_back(domain->columns[i].name);
+  }
+  auto proj = std::make_shared<PlanNode>(*MakeProject(plan, exprs, names));
+  proj->columns = domain->columns;  // nullable, as the domain declares
+  domain->inputs = {proj};
+}
+
 Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied) {
   for (; *applied < ctx.pending.size(); ++*applied) {
     Extension& x = ctx.pending[*applied];
-    if (x.domain != nullptr && x.domain->inputs.empty()) {
-      // The domain: the distinct values of the outer columns over these rows.
-      std::vector<ExprPtr> cols;
-      std::vector<std::string> names;
-      for (size_t i = 0; i < x.domain_cols.size(); ++i) {
-        cols.push_back(MakeCast(
-            MakeColumn(x.domain_cols[i], plan->columns[static_cast<size_t>(x.domain_cols[i])].type),
-            x.domain->columns[i].type));
-        names.push_back(x.domain->columns[i].name);
-      }
-      auto proj = std::make_shared<PlanNode>(*MakeProject(plan, cols, names));
-      proj->columns = x.domain->columns;  // nullable, as the domain declares
-      x.domain->inputs = {proj};
-    }
+    if (x.domain != nullptr && x.domain->inputs.empty())
+      FillDomain(x.domain.get(), x.domain_cols, plan);
     plan = MakeJoin(plan, x.sub, x.type, x.left_keys, x.right_keys, nullptr, x.null_safe);
   }
   return plan;
+}
+
+Status Binder::JoinLateral(const Json& item, const std::string& jt, const PlanPtr& lp,
+                           const std::vector<ScopeCol>& lc, const Lateral& lat, PlanPtr* plan,
+                           std::vector<ScopeCol>* cols) {
+  const Json& body = item["JoinExpr"];
+  if (jt != "JOIN_INNER" && jt != "JOIN_LEFT") {
+    return SqlError(sql_, body["rarg"],
+                    "The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
+  }
+  if (body.value("isNatural", false) || body.contains("usingClause")) {
+    return SqlUnsupported(sql_, item, "USING or NATURAL with a LATERAL subquery");
+  }
+  FillDomain(lat.domain.get(), lat.refs, lp);
+  const size_t k = lat.refs.size(), lw = lc.size();
+  std::vector<ExprPtr> lk, rk;
+  for (size_t i = 0; i < k; ++i) {
+    lk.push_back(MakeColumn(lat.refs[i], lp->columns[static_cast<size_t>(lat.refs[i])].type));
+    rk.push_back(MakeColumn(static_cast<int>(i), lat.plan->columns[i].type));
+  }
+  PlanPtr j = MakeJoin(lp, lat.plan, jt == "JOIN_LEFT" ? JoinType::kLeft : JoinType::kInner, lk, rk,
+                       nullptr, /*null_safe=*/true);
+  // Without the domain's columns.
+  std::vector<ExprPtr> ex;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < j->columns.size(); ++i) {
+    if (i >= lw && i < lw + k) continue;
+    ex.push_back(MakeColumn(static_cast<int>(i), j->columns[i].type));
+    names.push_back(j->columns[i].name);
+  }
+  *plan = MakeProject(j, ex, names);
+  *cols = lc;
+  cols->insert(cols->end(), lat.cols.begin(), lat.cols.end());
+  for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = (*plan)->columns[i].type;
+  if (body.contains("alias")) {
+    for (ScopeCol& c : *cols) c.qualifier = body["alias"].value("aliasname", "");
+  }
+  return Status::OK();
+}
+
+Result<std::optional<Binder::Lateral>> Binder::BindLateral(const Json& item, const Ctx& left,
+                                                           const Json* on) {
+  const Json& body = item["RangeSubselect"];
+  const Json& sel = body["subquery"]["SelectStmt"];
+  const std::string alias = body.contains("alias") ? body["alias"].value("aliasname", "") : "";
+  // Which columns of the earlier items does it read?
+  std::vector<int> refs;
+  Frame find;
+  find.outer = &left;
+  find.refs = &refs;
+  frames_.push_back(find);
+  auto probe = BindQuery(sel);
+  frames_.pop_back();
+  if (!probe.ok()) return probe.status();
+  if (refs.empty()) return std::optional<Lateral>();
+  auto name_cols = [&](const PlanPtr& p, size_t from, size_t to, std::vector<ScopeCol>* out) {
+    for (size_t i = from; i < to; ++i)
+      out->push_back({alias, p->columns[i].name, p->columns[i].type});
+    if (body.contains("alias") && body["alias"].contains("colnames")) {
+      const Json& names = body["alias"]["colnames"];
+      for (size_t i = 0; i < names.size() && i < out->size(); ++i) (*out)[i].name = Str(names[i]);
+    }
+  };
+  const int lw = static_cast<int>(left.scope.size());
+  if (on != nullptr) {
+    // The condition's columns of the earlier items join the domain.
+    Ctx probe_ctx;
+    probe_ctx.scope = left.scope;
+    name_cols(probe->plan, 0, probe->visible, &probe_ctx.scope);
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(*on, probe_ctx));
+    std::vector<int> used;
+    CollectColumns(*cond, &used);
+    for (int c : used) {
+      if (c < lw) refs.push_back(c);
+    }
+  }
+  std::sort(refs.begin(), refs.end());
+  refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
+  Lateral lat;
+  lat.refs = refs;
+  lat.domain = std::make_shared<PlanNode>();
+  lat.domain->kind = PlanKind::kDistinct;
+  Frame over;
+  for (int r : refs) {
+    ScopeCol c = left.scope[static_cast<size_t>(r)];
+    c.type = c.type.WithNullable(true);
+    c.correlated = true;
+    over.domain_cols.push_back(c);
+    lat.domain->columns.push_back({c.name, c.type});
+  }
+  over.domain = lat.domain;
+  frames_.push_back(over);
+  auto bound = BindQuery(sel);
+  frames_.pop_back();
+  if (!bound.ok()) return bound.status();
+  const size_t k = refs.size();
+  PlanPtr p = bound->plan;
+  if (p->columns.size() != bound->visible) {
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < bound->visible; ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(i), p->columns[i].type));
+      names.push_back(p->columns[i].name);
+    }
+    p = MakeProject(p, ex, names);
+  }
+  name_cols(p, k, bound->visible, &lat.cols);
+  if (on != nullptr) {
+    // The condition over the domain's columns (named as the earlier items'
+    // are) and the subquery's.
+    Ctx cond_ctx;
+    for (int r : refs) cond_ctx.scope.push_back(left.scope[static_cast<size_t>(r)]);
+    for (size_t i = 0; i < k; ++i) cond_ctx.scope[i].type = p->columns[i].type;
+    cond_ctx.scope.insert(cond_ctx.scope.end(), lat.cols.begin(), lat.cols.end());
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(*on, cond_ctx));
+    if (!cond_ctx.pending.empty())
+      return SqlUnsupported(sql_, *on, "a subquery in a JOIN condition");
+    if (cond->type.id() != TypeId::kBoolean) {
+      return SqlError(sql_, *on, "argument of JOIN/ON must be type boolean");
+    }
+    p = MakeFilter(p, cond);
+  }
+  lat.plan = p;
+  return std::optional<Lateral>(std::move(lat));
 }
 
 // hop(ts, slide, size [, origin]) and tumble(ts, size [, origin]) return, for

@@ -273,6 +273,22 @@ class Binder {
   Result<PlanPtr> BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,
                              std::vector<ExprPtr> conjuncts, size_t from_width);
   Result<PlanPtr> ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied);
+  // A LATERAL subquery that reads columns of the FROM items before it (whose
+  // columns `left` holds): bound once over the distinct values of those
+  // columns and of those that `on` (a LEFT JOIN's condition) reads, like a
+  // correlated subquery, with `on` applied to its rows. nullopt if it reads
+  // none (then it is an ordinary subquery).
+  struct Lateral {
+    PlanPtr plan;                      // the domain's columns, then the subquery's
+    std::vector<int> refs;             // the columns of `left` in the domain
+    std::shared_ptr<PlanNode> domain;  // its input is the caller's to set
+    std::vector<ScopeCol> cols;        // the subquery's columns
+  };
+  Result<std::optional<Lateral>> BindLateral(const Json& item, const Ctx& left, const Json* on);
+  // `lp` (whose scope is `lc`) JOIN (jt: inner or left) that subquery.
+  Status JoinLateral(const Json& item, const std::string& jt, const PlanPtr& lp,
+                     const std::vector<ScopeCol>& lc, const Lateral& lat, PlanPtr* plan,
+                     std::vector<ScopeCol>* cols);
   Result<ExprPtr> BindColumnRef(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
@@ -318,7 +334,10 @@ class Binder {
   Result<int> OrderByColumn(const Json& node, const std::vector<std::string>& names, size_t first,
                             size_t visible);
   // LIMIT and OFFSET of `s`, as a top-k over `plan` in `order`.
-  Result<PlanPtr> ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order);
+  // LIMIT and OFFSET; over a correlated subquery's domain (its first
+  // `per_domain` columns), per domain value.
+  Result<PlanPtr> ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order,
+                             size_t per_domain = 0);
   std::string OutputName(const Json& target);
 
   // Binds a subquery that refers to columns of `outer`: first finds which
