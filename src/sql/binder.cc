@@ -11,12 +11,36 @@
 namespace sluice::sql {
 namespace binding {
 
+namespace {
+
+// Whether the parse tree `n` names the relation `name` in a FROM clause.
+bool ReadsRelation(const Json& n, const std::string& name) {
+  if (n.is_object()) {
+    if (n.contains("RangeVar")) {
+      const Json& rv = n["RangeVar"];
+      if (!rv.contains("schemaname") && rv.value("relname", "") == name) return true;
+    }
+    for (const auto& [key, child] : n.items()) {
+      if (ReadsRelation(child, name)) return true;
+    }
+    return false;
+  }
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (ReadsRelation(x, name)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
   if (s.contains("withClause")) {
     // WITH: each query is bound in order (a later one may read an earlier
     // one), visible by name in the FROM clauses of this query only.
     const Json& with = s["withClause"];
-    if (with.value("recursive", false)) return SqlUnsupported(sql_, with, "WITH RECURSIVE");
+    const bool recursive = with.value("recursive", false);
     std::map<std::string, BoundQuery> scope;
     for (const Json& c : with["ctes"]) {
       const Json& cte = c["CommonTableExpr"];
@@ -27,7 +51,13 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
       if (!cte["ctequery"].contains("SelectStmt")) {
         return SqlUnsupported(sql_, c, "A WITH query that changes data (INSERT, UPDATE, DELETE)");
       }
-      SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindQuery(cte["ctequery"]["SelectStmt"]));
+      const Json& body = cte["ctequery"]["SelectStmt"];
+      BoundQuery q;
+      if (recursive && ReadsRelation(body, name)) {
+        SLUICE_ASSIGN_OR_RETURN(q, BindRecursive(name, cte, c));
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(q, BindQuery(body));
+      }
       if (cte.contains("aliascolnames")) {
         const Json& names = cte["aliascolnames"];
         if (names.size() > q.visible) {
@@ -363,6 +393,104 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
   BoundQuery q;
   q.plan = n;
   q.visible = width;
+  return q;
+}
+
+Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& cte,
+                                         const Json& node) {
+  const Json& u = cte["ctequery"]["SelectStmt"];
+  if (cte.contains("search_clause") || cte.contains("cycle_clause")) {
+    return SqlUnsupported(sql_, node, "SEARCH or CYCLE in a recursive query");
+  }
+  if (u.value("op", "") != "SETOP_UNION") {
+    return SqlError(sql_, node,
+                    "recursive query \"" + name +
+                        "\" does not have the form non-recursive-term UNION [ALL] "
+                        "recursive-term");
+  }
+  if (ReadsRelation(u["larg"], name)) {
+    return SqlError(sql_, u["larg"],
+                    "recursive reference to query \"" + name +
+                        "\" must not appear within its non-recursive term");
+  }
+  for (const char* key : {"sortClause", "limitCount", "limitOffset"}) {
+    if (u.contains(key)) {
+      return SqlUnsupported(sql_, u[key].is_array() ? u[key][0] : u[key],
+                            "ORDER BY, LIMIT or OFFSET in a recursive query");
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(BoundQuery base, BindQuery(u["larg"]));
+  const Json names = cte.value("aliascolnames", Json::array());
+  if (names.size() > base.visible) {
+    return SqlError(sql_, node,
+                    "WITH query \"" + name + "\" has " + std::to_string(base.visible) +
+                        " columns available but " + std::to_string(names.size()) +
+                        " columns specified");
+  }
+  // The working table's columns: the non-recursive term's names and types.
+  // A decimal column takes the scale the recursive term needs too (a second
+  // binding); other types must agree, as in PostgreSQL.
+  std::vector<Column> cols;
+  for (size_t i = 0; i < base.visible; ++i) {
+    Column c = base.plan->columns[i];
+    c.type = c.type.WithNullable(true);
+    if (i < names.size()) c.name = Str(names[i]);
+    cols.push_back(c);
+  }
+  auto working = std::make_shared<PlanNode>();
+  BoundQuery step;
+  for (int pass = 0; pass < 2; ++pass) {
+    working = std::make_shared<PlanNode>();
+    working->kind = PlanKind::kWorkingTable;
+    working->table = name;
+    working->columns = cols;
+    ctes_.push_back({name, BoundQuery{working, {}, cols.size()}});
+    auto bound = BindQuery(u["rarg"]);
+    ctes_.pop_back();
+    if (!bound.ok()) return bound.status();
+    step = std::move(bound).value();
+    if (step.visible != cols.size()) {
+      return SqlError(sql_, u, "each UNION query must have the same number of columns");
+    }
+    bool widened = false;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      const SqlType& t = step.plan->columns[i].type;
+      if (t.id() != cols[i].type.id()) {
+        return SqlError(sql_, u["rarg"],
+                        "recursive query \"" + name + "\" column " + std::to_string(i + 1) +
+                            " has type " + PgTypeName(cols[i].type) +
+                            " in non-recursive term but type " + PgTypeName(t) + " overall");
+      }
+      if (t.id() == TypeId::kDecimal && t.scale() > cols[i].type.scale()) {
+        SLUICE_ASSIGN_OR_RETURN(SqlType wide, CommonType(cols[i].type, t));
+        cols[i].type = wide.WithNullable(true);
+        widened = true;
+      }
+    }
+    if (!widened) break;
+  }
+  auto project = [&](const BoundQuery& q) {
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> out_names;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      ex.push_back(
+          MakeCast(MakeColumn(static_cast<int>(i), q.plan->columns[i].type), cols[i].type));
+      out_names.push_back(cols[i].name);
+    }
+    auto p = std::make_shared<PlanNode>(*MakeProject(q.plan, ex, out_names));
+    p->columns = cols;
+    return PlanPtr(p);
+  };
+  auto rec = std::make_shared<PlanNode>();
+  rec->kind = PlanKind::kRecursive;
+  rec->table = name;
+  rec->columns = cols;
+  rec->inputs = {project(base), project(step)};
+  rec->working = working;
+  rec->set_union = !u.value("all", false);
+  BoundQuery q;
+  q.plan = rec;
+  q.visible = cols.size();
   return q;
 }
 

@@ -260,6 +260,8 @@ class Binder {
   Result<BoundQuery> BindSetOp(const Json& s);
   Result<BoundQuery> BindSimple(const Json& s);
   Result<BoundQuery> BindValues(const Json& s);
+  // WITH RECURSIVE `name` AS (base UNION [ALL] step), step reading `name`.
+  Result<BoundQuery> BindRecursive(const std::string& name, const Json& cte, const Json& node);
   Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols);
   // hop(...) or tumble(...) in FROM: windows over the time column of one
   // earlier FROM item, whose plan and scope columns it extends in place.

@@ -5,10 +5,13 @@
 #include "dataflow/operators/distinct.h"
 #include "dataflow/operators/filter.h"
 #include "dataflow/operators/flat_map.h"
+#include "dataflow/operators/input.h"
 #include "dataflow/operators/intersect.h"
 #include "dataflow/operators/join.h"
 #include "dataflow/operators/map.h"
+#include "dataflow/operators/output.h"
 #include "dataflow/operators/over.h"
+#include "dataflow/operators/recursive.h"
 #include "dataflow/operators/rolling_aggregate.h"
 #include "dataflow/operators/sum.h"
 #include "dataflow/operators/top_k.h"
@@ -236,6 +239,10 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerRank(n);
     case PlanKind::kOver:
       return LowerOver(n);
+    case PlanKind::kRecursive:
+      return LowerRecursive(n);
+    case PlanKind::kWorkingTable:
+      return Status::Internal("the working table of a recursive query outside its recursive term");
     case PlanKind::kRolling:
       return LowerRolling(n);
     case PlanKind::kWindow: {
@@ -546,6 +553,74 @@ Stream* Lowering::InSortOrder(Stream* in, const Schema& schema,
     ov->append(k);
     return Status::OK();
   });
+}
+
+namespace {
+
+// Whether `n` reads the working table `leaf` (memoized in `memo`).
+bool ReadsWorkingTable(const PlanNode* n, const PlanNode* leaf,
+                       std::map<const PlanNode*, bool>* memo) {
+  if (n == leaf) return true;
+  auto it = memo->find(n);
+  if (it != memo->end()) return it->second;
+  bool reads = n->domain != nullptr && ReadsWorkingTable(n->domain.get(), leaf, memo);
+  for (const PlanPtr& in : n->inputs) reads = reads || ReadsWorkingTable(in.get(), leaf, memo);
+  (*memo)[n] = reads;
+  return reads;
+}
+
+// The largest parts of `n` that do not read the working table, in a fixed
+// order, each once.
+void StepInputs(const PlanPtr& n, const PlanNode* leaf, std::map<const PlanNode*, bool>* memo,
+                std::vector<PlanPtr>* out) {
+  if (!ReadsWorkingTable(n.get(), leaf, memo)) {
+    for (const PlanPtr& p : *out) {
+      if (p == n) return;
+    }
+    out->push_back(n);
+    return;
+  }
+  if (n->domain != nullptr) StepInputs(n->domain, leaf, memo, out);
+  for (const PlanPtr& in : n->inputs) StepInputs(in, leaf, memo, out);
+}
+
+}  // namespace
+
+// The recursive term runs in a circuit of its own (RecursiveOp), once per
+// iteration; what it reads besides the working table is computed here, in
+// this circuit, and becomes that circuit's inputs.
+Result<Stream*> Lowering::LowerRecursive(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * base, Lower(n.inputs[0]));
+  SLUICE_ASSIGN_OR_RETURN(base, Reencode(base, n.inputs[0]->schema(), n.schema()));
+  const PlanPtr step = n.inputs[1];
+  const PlanPtr working = n.working;
+  std::map<const PlanNode*, bool> memo;
+  std::vector<PlanPtr> parts;
+  StepInputs(step, working.get(), &memo, &parts);
+  std::vector<Stream*> others;
+  for (const PlanPtr& p : parts) {
+    SLUICE_ASSIGN_OR_RETURN(Stream * s, Lower(p));
+    others.push_back(s);
+  }
+  RecursiveSpec spec;
+  spec.name = n.table;
+  spec.set = n.set_union;
+  EvalErrors* errors = errors_;
+  spec.on_error = [errors](const Status& s) { errors->Add(s); };
+  const Schema out_schema = n.schema();
+  spec.build = [step, working, parts, errors, out_schema](Circuit& c) -> Status {
+    Lowering inner(
+        c, [&c](const std::string&) { return AddInput(c, "unused"); }, errors);
+    inner.memo_[working.get()] = AddInput(c, "w");
+    for (size_t i = 0; i < parts.size(); ++i) {
+      inner.memo_[parts[i].get()] = AddInput(c, "in" + std::to_string(i));
+    }
+    SLUICE_ASSIGN_OR_RETURN(Stream * out, inner.Lower(step));
+    SLUICE_ASSIGN_OR_RETURN(out, inner.Reencode(out, step->schema(), out_schema));
+    AddOutput(c, out, "out");
+    return Status::OK();
+  };
+  return Recursive(c_, base, others, std::move(spec));
 }
 
 Result<Stream*> Lowering::LowerOver(const PlanNode& n) {

@@ -62,6 +62,7 @@ class Lowering {
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);
   Result<Stream*> LowerOver(const PlanNode& n);
+  Result<Stream*> LowerRecursive(const PlanNode& n);
   // `in` indexed by `partition`, its values the sort key of `order_exprs`
   // (byte order is the wanted order) followed by the row.
   Stream* InSortOrder(Stream* in, const Schema& schema, const std::vector<ExprPtr>& partition,

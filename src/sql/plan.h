@@ -56,6 +56,10 @@ enum class PlanKind {
                   // tumbling or hopping window that holds its time column
   kOver,          // input 0 plus window_calls OVER (PARTITION BY partition
                   // ORDER BY order_exprs), computed per whole partition
+  kRecursive,     // WITH RECURSIVE `table`: input 0 (the non-recursive term)
+                  // UNION [ALL] input 1 (the recursive term, reading `working`)
+                  // until no new row comes
+  kWorkingTable,  // the rows of a recursive query's previous iteration
 };
 
 // A window function's frame, as PostgreSQL's frame clause says it.
@@ -130,6 +134,8 @@ struct PlanNode {
   AggCall rolling;                            // kRolling
   WindowSpec window;                          // kWindow
   std::vector<WindowCall> window_calls;       // kOver (with partition, order_exprs, order)
+  PlanPtr working;                            // kRecursive: its kWorkingTable
+  bool set_union = false;                     // kRecursive: UNION, not UNION ALL
 
   Schema schema() const {
     Schema s;

@@ -1,0 +1,55 @@
+-- WITH RECURSIVE: each query's rows are PostgreSQL's over every step of the
+-- edits below (UNION and UNION ALL, paths in a graph, a tree's depths, a
+-- series, the recursive term joined with tables and filtered).
+CREATE TABLE edges (src INT, dst INT);
+CREATE TABLE tree (id INT PRIMARY KEY, parent INT, name TEXT);
+INSERT INTO edges VALUES (1, 2), (2, 3), (3, 4), (4, 2), (5, 6), (6, 7);
+INSERT INTO tree VALUES (1, NULL, 'root'), (2, 1, 'a'), (3, 1, 'b'), (4, 2, 'aa'), (5, 4, 'aaa');
+-- Reachability (a set; the graph has a cycle).
+WITH RECURSIVE reach(a, b) AS (
+  SELECT src, dst FROM edges
+  UNION
+  SELECT r.a, e.dst FROM reach r JOIN edges e ON r.b = e.src
+) SELECT a, b FROM reach;
+-- Depths in the tree, and each node's path from the root.
+WITH RECURSIVE t(id, depth, path) AS (
+  SELECT id, 0, name FROM tree WHERE parent IS NULL
+  UNION ALL
+  SELECT c.id, t.depth + 1, t.path || '/' || c.name FROM tree c JOIN t ON c.parent = t.id
+) SELECT * FROM t;
+-- A bounded series, and an aggregate over it.
+WITH RECURSIVE s(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM s WHERE n < 100)
+SELECT count(*), sum(n), max(n) FROM s;
+-- Shortest hop counts from node 1 (an aggregate over the recursion).
+WITH RECURSIVE hops(node, d) AS (
+  SELECT 1, 0
+  UNION
+  SELECT e.dst, h.d + 1 FROM hops h JOIN edges e ON e.src = h.node WHERE h.d < 6
+) SELECT node, min(d) FROM hops GROUP BY node;
+-- Descendants counted per node, the recursion joined back to the table.
+WITH RECURSIVE anc(id, ancestor) AS (
+  SELECT id, parent FROM tree WHERE parent IS NOT NULL
+  UNION
+  SELECT a.id, t.parent FROM anc a JOIN tree t ON t.id = a.ancestor WHERE t.parent IS NOT NULL
+) SELECT t.name, count(a.id) FROM tree t LEFT JOIN anc a ON a.ancestor = t.id GROUP BY t.name;
+-- Decimal columns.
+WITH RECURSIVE h(x, k) AS (
+  SELECT 1.0::numeric(12,4), 0
+  UNION ALL SELECT (x / 2 + 0.25)::numeric(12,4), k + 1 FROM h WHERE k < 5
+) SELECT * FROM h;
+-- A recursive query that is not one, and one whose term has another CTE.
+WITH RECURSIVE plain AS (SELECT 1 AS x) SELECT * FROM plain;
+WITH RECURSIVE big AS (SELECT src FROM edges WHERE src > 3),
+  walk(n) AS (SELECT src FROM big UNION SELECT e.dst FROM walk JOIN edges e ON e.src = walk.n)
+SELECT n FROM walk;
+-- Errors PostgreSQL gives too.
+-- sluice: error column 1 has type integer in non-recursive term but type bigint overall
+WITH RECURSIVE bad(n) AS (SELECT 1 UNION ALL SELECT n::bigint + 1 FROM bad WHERE n < 3) SELECT * FROM bad;
+-- sluice: error must not appear within its non-recursive term
+WITH RECURSIVE bad2(n) AS (SELECT n FROM bad2 UNION SELECT 1) SELECT * FROM bad2;
+INSERT INTO edges VALUES (7, 8), (8, 5), (1, 9);
+DELETE FROM edges WHERE src = 2;
+UPDATE tree SET parent = 3 WHERE id = 4;
+INSERT INTO tree VALUES (6, 5, 'aaaa'), (7, 3, 'ba');
+DELETE FROM tree WHERE id = 2;
+INSERT INTO edges VALUES (2, 3);
