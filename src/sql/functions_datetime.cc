@@ -1,6 +1,7 @@
 // Date, time, timestamp and interval operators and functions.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "sql/datetime.h"
@@ -57,6 +58,103 @@ Status IntervalAdd(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::MakeInterval(x.months + y.months, x.days + y.days, x.micros + y.micros);
   return Status::OK();
 }
+// interval * factor and interval / factor as PostgreSQL computes them: the
+// whole months and days scaled, their fractions carried down (a month is 30
+// days, a day 86400 s, each rounded to the microsecond), the time scaled and
+// rounded to the microsecond.
+Status IntervalScale(const Interval& x, double factor, bool divide, Value* out) {
+  if (divide && factor == 0) return Status::InvalidArgument("division by zero");
+  auto scaled = [&](double v) { return divide ? v / factor : v * factor; };
+  auto fits32 = [](double v) { return !std::isnan(v) && v >= -2147483648.0 && v < 2147483648.0; };
+  auto ts_round = [](double v) { return std::rint(v * 1e6) / 1e6; };
+  const Status range = Status::InvalidArgument("interval out of range");
+  const double m = scaled(x.months), d = scaled(x.days);
+  if (!fits32(m) || !fits32(d)) return range;
+  int64_t months = static_cast<int32_t>(m), days = static_cast<int32_t>(d);
+  const double month_days = ts_round((m - static_cast<double>(months)) * 30);
+  double secs = ts_round((d - static_cast<double>(days) + month_days -
+                          static_cast<double>(static_cast<int>(month_days))) *
+                         86400);
+  if (std::fabs(secs) >= 86400) {
+    days += static_cast<int>(secs / 86400);
+    secs -= static_cast<double>(static_cast<int>(secs / 86400)) * 86400;
+  }
+  days += static_cast<int32_t>(month_days);
+  const double micros = std::rint(scaled(static_cast<double>(x.micros)) + secs * 1e6);
+  if (std::isnan(micros) || std::fabs(micros) >= 9.2233720368547758e18 ||
+      days != static_cast<int32_t>(days)) {
+    return range;
+  }
+  *out = Value::MakeInterval(static_cast<int32_t>(months), static_cast<int32_t>(days),
+                             static_cast<int64_t>(micros));
+  return Status::OK();
+}
+Status IntervalMul(const SqlType&, const Value* a, size_t, Value* out) {
+  return IntervalScale(a[0].interval_value(), a[1].double_value(), false, out);
+}
+Status MulIntervalRight(const SqlType&, const Value* a, size_t, Value* out) {
+  return IntervalScale(a[1].interval_value(), a[0].double_value(), false, out);
+}
+Status IntervalDiv(const SqlType&, const Value* a, size_t, Value* out) {
+  return IntervalScale(a[0].interval_value(), a[1].double_value(), true, out);
+}
+Status IntervalNeg(const SqlType&, const Value* a, size_t, Value* out) {
+  const Interval& x = a[0].interval_value();
+  if (x.months == INT32_MIN || x.days == INT32_MIN || x.micros == INT64_MIN) {
+    return Status::InvalidArgument("interval out of range");
+  }
+  *out = Value::MakeInterval(-x.months, -x.days, -x.micros);
+  return Status::OK();
+}
+// justify_hours: whole days out of the time; justify_days: whole months (of
+// 30 days) out of the days; justify_interval: both, with one sign overall.
+// As PostgreSQL does, so that signs come out alike.
+Status Justify(const Interval& x, bool hours, bool days_too, Value* out) {
+  int64_t months = x.months, days = x.days, time = x.micros;
+  constexpr int64_t kDay = 86400000000LL;
+  if (hours && days_too && ((days > 0 && time > 0) || (days < 0 && time < 0))) {
+    months += days / 30;
+    days -= days / 30 * 30;
+  }
+  if (hours) {
+    days += time / kDay;
+    time -= time / kDay * kDay;
+  }
+  if (days_too) {
+    months += days / 30;
+    days -= days / 30 * 30;
+    if (months > 0 && (days < 0 || (days == 0 && hours && time < 0))) {
+      days += 30;
+      --months;
+    } else if (months < 0 && (days > 0 || (days == 0 && hours && time > 0))) {
+      days -= 30;
+      ++months;
+    }
+  }
+  if (hours) {
+    if (days > 0 && time < 0) {
+      time += kDay;
+      --days;
+    } else if (days < 0 && time > 0) {
+      time -= kDay;
+      ++days;
+    }
+  }
+  if (months != static_cast<int32_t>(months) || days != static_cast<int32_t>(days)) {
+    return Status::InvalidArgument("interval out of range");
+  }
+  *out = Value::MakeInterval(static_cast<int32_t>(months), static_cast<int32_t>(days), time);
+  return Status::OK();
+}
+Status JustifyHours(const SqlType&, const Value* a, size_t, Value* out) {
+  return Justify(a[0].interval_value(), true, false, out);
+}
+Status JustifyDays(const SqlType&, const Value* a, size_t, Value* out) {
+  return Justify(a[0].interval_value(), false, true, out);
+}
+Status JustifyInterval(const SqlType&, const Value* a, size_t, Value* out) {
+  return Justify(a[0].interval_value(), true, true, out);
+}
 Status IntervalSub(const SqlType&, const Value* a, size_t, Value* out) {
   const Interval& x = a[0].interval_value();
   const Interval& y = a[1].interval_value();
@@ -95,11 +193,78 @@ std::string LowerCase(std::string s) {
   return s;
 }
 
+// A unit's name as date_trunc() takes it, in any of PostgreSQL's spellings
+// (years, yr, mins, usec...): its canonical name, or itself if unknown.
+std::string TruncUnit(const std::string& s) {
+  static const std::map<std::string, std::string, std::less<>> kAliases = {
+      {"y", "year"},
+      {"years", "year"},
+      {"yr", "year"},
+      {"yrs", "year"},
+      {"mon", "month"},
+      {"mons", "month"},
+      {"months", "month"},
+      {"d", "day"},
+      {"days", "day"},
+      {"h", "hour"},
+      {"hours", "hour"},
+      {"hr", "hour"},
+      {"hrs", "hour"},
+      {"m", "minute"},
+      {"min", "minute"},
+      {"mins", "minute"},
+      {"minutes", "minute"},
+      {"s", "second"},
+      {"sec", "second"},
+      {"secs", "second"},
+      {"seconds", "second"},
+      {"ms", "millisecond"},
+      {"msec", "millisecond"},
+      {"msecs", "millisecond"},
+      {"milliseconds", "millisecond"},
+      {"msecond", "millisecond"},
+      {"mseconds", "millisecond"},
+      {"us", "microsecond"},
+      {"usec", "microsecond"},
+      {"usecs", "microsecond"},
+      {"microseconds", "microsecond"},
+      {"usecond", "microsecond"},
+      {"useconds", "microsecond"},
+      {"w", "week"},
+      {"weeks", "week"},
+      {"qtr", "quarter"},
+      {"dec", "decade"},
+      {"decades", "decade"},
+      {"decs", "decade"},
+      {"c", "century"},
+      {"cent", "century"},
+      {"centuries", "century"},
+      {"mil", "millennium"},
+      {"millennia", "millennium"},
+      {"mils", "millennium"}};
+  auto it = kAliases.find(s);
+  return it == kAliases.end() ? s : it->second;
+}
+
 Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
-  const std::string unit = LowerCase(a[0].string_value());
+  const std::string unit = TruncUnit(LowerCase(a[0].string_value()));
   const auto [days, clock, y, m, d] = Split(a[1].int_value());
   int64_t r;
-  if (unit == "year") {
+  if (unit == "millennium" || unit == "century" || unit == "decade") {
+    // The first year of the millennium (1001, 2001), century (1901, 2001)
+    // or decade (1990, 2000) of the year; years are astronomical here (0 is
+    // 1 BC), so for BC years the span runs the other way, as in PostgreSQL.
+    const int64_t n = unit == "millennium" ? 1000 : unit == "century" ? 100 : 10;
+    int64_t first;
+    if (unit == "decade") {
+      first = y > 0 ? y / 10 * 10 : -((8 - (y - 1)) / 10) * 10;
+    } else {
+      first = y > 0 ? (y + n - 1) / n * n - (n - 1) : -((n - 1 - (y - 1)) / n) * n + 1;
+    }
+    r = DaysFromCivil(first, 1, 1) * kMicrosPerDay;
+  } else if (unit == "microsecond") {
+    r = a[1].int_value();
+  } else if (unit == "year") {
     r = DaysFromCivil(y, 1, 1) * kMicrosPerDay;
   } else if (unit == "quarter") {
     r = DaysFromCivil(y, (m - 1) / 3 * 3 + 1, 1) * kMicrosPerDay;
@@ -239,6 +404,35 @@ Status DatePartInterval(const SqlType& t, const Value* a, size_t n, Value* out) 
 }  // namespace
 
 bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  auto fn = [&](ScalarFn f, const char* fn_name, std::vector<SqlType> arg_types, SqlType res) {
+    r->fn = f;
+    r->name = fn_name;
+    r->arg_types = std::move(arg_types);
+    r->result = res;
+    return true;
+  };
+  const SqlType iv = SqlType::Interval();
+  auto number = [](const SqlType& t) {
+    return t.IsInteger() || t.id() == TypeId::kDecimal || t.id() == TypeId::kDouble ||
+           t.id() == TypeId::kReal;
+  };
+  if (name == "-" && args.size() == 1 && args[0].id() == TypeId::kInterval) {
+    return fn(IntervalNeg, "-", {iv}, iv);
+  }
+  if (args.size() == 2 && (name == "*" || name == "/")) {
+    if (args[0].id() == TypeId::kInterval && number(args[1])) {
+      return fn(name == "*" ? IntervalMul : IntervalDiv, name == "*" ? "*" : "/",
+                {iv, SqlType::Double()}, iv);
+    }
+    if (name == "*" && number(args[0]) && args[1].id() == TypeId::kInterval) {
+      return fn(MulIntervalRight, "*", {SqlType::Double(), iv}, iv);
+    }
+  }
+  if (args.size() == 1 && args[0].id() == TypeId::kInterval) {
+    if (name == "justify_hours") return fn(JustifyHours, "justify_hours", {iv}, iv);
+    if (name == "justify_days") return fn(JustifyDays, "justify_days", {iv}, iv);
+    if (name == "justify_interval") return fn(JustifyInterval, "justify_interval", {iv}, iv);
+  }
   if ((name == "+" || name == "-") && args.size() == 2) {
     const TypeId x = args[0].id(), y = args[1].id();
     const bool plus = name == "+";

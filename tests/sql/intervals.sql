@@ -16,3 +16,19 @@ SELECT k, extract(isodow from d), extract(dow from d), extract(week from d), ext
 SELECT k, date_part('decade', t), date_part('second', t), date_part('epoch', t), extract(epoch from t), extract(milliseconds from t) FROM ts;
 SELECT k, t + interval '1 mon 2 days 03:04:05', t - interval '1.5 days' FROM ts;
 SELECT extract(year from interval '2 years 3 months'), extract(month from interval '-14 months'), extract(day from interval '40 days'), extract(hour from interval '30 hours'), extract(minute from interval '1 hour 90 minutes'), extract(second from interval '65.5 seconds'), extract(epoch from interval '1 year 2 mons 3 days 04:05:06.5'), extract(century from interval '250 years'), date_part('epoch', interval '1 day');
+
+-- Scaling, negation and justify_*; date_trunc's units in every spelling.
+CREATE TABLE iv (id INT, i INTERVAL, f FLOAT8, n NUMERIC(10,3), t TIMESTAMP);
+INSERT INTO iv VALUES (1, '1 mon 2 days 03:04:05', 1.5, 2.25, '1999-12-31 23:59:59.5'),
+  (2, '-1 year 5 days -10:00:00', -0.3, 0.001, '0044-03-15 12:00:00 BC'),
+  (3, '29 days 47:00:00', 3, -4.5, '2001-01-01 00:00:00'),
+  (4, '1 mon -1 day', 0.7, 7, '1900-06-15 08:30:00');
+SELECT id, i * f, i / f, f * i, i * n, i / 3, - i, i * 2 FROM iv;
+SELECT id, justify_hours(i), justify_days(i), justify_interval(i) FROM iv;
+SELECT id, date_trunc('century', t), date_trunc('millennium', t), date_trunc('decade', t),
+  date_trunc('microseconds', t), date_trunc('hours', t), date_trunc('yrs', t) FROM iv;
+-- sluice: error division by zero
+SELECT i / 0 FROM iv;
+UPDATE iv SET f = 0.25 WHERE id = 3;
+INSERT INTO iv VALUES (5, '7 mons 15 days 12:00:00.123456', 1e-3, 1.001, '0001-01-01 00:00:00 BC');
+DELETE FROM iv WHERE id = 1;
