@@ -163,10 +163,12 @@ Json StatValue(const SqlType& t, const Value& v, bool is_max) {
       if (v.string_value().size() > 32) return nullptr;
       return v.string_value();
     case TypeId::kDate:
+      if (sql::IsInfiniteDate(v.int_value())) return nullptr;  // no bound to write
       return sql::FormatDate(v.int_value());
     case TypeId::kTimestamp: {
       // Milliseconds, rounded outwards so that the bounds still hold.
       int64_t us = v.int_value();
+      if (sql::IsInfiniteTimestamp(us)) return nullptr;
       int64_t ms = us / 1000 - (us % 1000 < 0 ? 1 : 0);
       if (is_max && us % 1000 != 0) ++ms;
       std::string s = sql::FormatTimestamp(ms * 1000);

@@ -252,8 +252,43 @@ bool ParseTimestampWords(std::string_view s, int64_t* micros, bool allow_zone = 
 
 }  // namespace
 
+namespace {
+
+// 'infinity' or '-infinity' (any case; PostgreSQL 15 takes no '+'): +1 or
+// -1; 0 otherwise.
+int InfinitySign(std::string_view s) {
+  int sign = 1;
+  if (!s.empty() && s[0] == '-') {
+    sign = -1;
+    s.remove_prefix(1);
+  }
+  if (s.size() != 8) return 0;
+  for (size_t i = 0; i < 8; ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != "infinity"[i]) return 0;
+  }
+  return sign;
+}
+
+bool IsEpoch(std::string_view s) {
+  if (s.size() != 5) return false;
+  for (size_t i = 0; i < 5; ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != "epoch"[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ParseDate(std::string_view s, int64_t* days) {
   s = Trim(s);
+  if (int inf = InfinitySign(s); inf != 0) {
+    *days = inf > 0 ? kDatePosInfinity : kDateNegInfinity;
+    return true;
+  }
+  if (IsEpoch(s)) {
+    *days = 0;
+    return true;
+  }
   std::string_view all = s;
   int64_t y, m, d;
   if (!Digits(&s, 1, 6, &y) || !Expect(&s, '-') || !Digits(&s, 1, 2, &m) || !Expect(&s, '-') ||
@@ -285,6 +320,14 @@ namespace {
 
 bool ParseTimestampImpl(std::string_view s, int64_t* micros, bool allow_zone) {
   s = Trim(s);
+  if (int inf = InfinitySign(s); inf != 0) {
+    *micros = inf > 0 ? kTsPosInfinity : kTsNegInfinity;
+    return true;
+  }
+  if (IsEpoch(s)) {
+    *micros = 0;
+    return true;
+  }
   std::string_view all = s;
   size_t sep = s.find_first_of(" T");
   int64_t days, clock = 0;
@@ -307,6 +350,7 @@ bool ParseTimestamp(std::string_view s, int64_t* micros) {
 
 bool ParseTimestampInput(std::string_view s, int64_t* micros) {
   s = Trim(s);
+  if (InfinitySign(s) != 0 || IsEpoch(s)) return ParseTimestampImpl(s, micros, false);
   const size_t sep = s.find_first_of(" T");
   int64_t offset = 0;  // microseconds east of UTC
   if (sep != std::string_view::npos && !s.empty() && (s.back() == 'Z' || s.back() == 'z')) {
@@ -620,6 +664,7 @@ bool ParseInterval(std::string_view text, Interval* out) {
 }
 
 std::string FormatDate(int64_t days) {
+  if (IsInfiniteDate(days)) return days > 0 ? "infinity" : "-infinity";
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
@@ -648,6 +693,7 @@ std::string FormatTime(int64_t micros) {
 }
 
 std::string FormatTimestamp(int64_t micros) {
+  if (IsInfiniteTimestamp(micros)) return micros > 0 ? "infinity" : "-infinity";
   int64_t days = FloorDiv(micros, kMicrosPerDay);
   std::string date = FormatDate(days);
   std::string clock = FormatTime(micros - days * kMicrosPerDay);
@@ -692,6 +738,10 @@ std::string FormatInterval(const Interval& iv) {
 }
 
 bool AddInterval(int64_t ts, const Interval& iv, int sign, int64_t* out) {
+  if (IsInfiniteTimestamp(ts)) {
+    *out = ts;
+    return true;
+  }
   int64_t days = FloorDiv(ts, kMicrosPerDay);
   int64_t clock = ts - days * kMicrosPerDay;
   if (iv.months != 0) {

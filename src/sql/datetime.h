@@ -14,6 +14,14 @@ namespace sluice::sql {
 
 constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
 
+// 'infinity' and '-infinity', as PostgreSQL keeps them: the extreme values of
+// its 32-bit dates and 64-bit timestamps, so that they sort after and before
+// every other value. Arithmetic leaves them as they are.
+constexpr int64_t kDateNegInfinity = INT32_MIN, kDatePosInfinity = INT32_MAX;
+constexpr int64_t kTsNegInfinity = INT64_MIN, kTsPosInfinity = INT64_MAX;
+inline bool IsInfiniteDate(int64_t d) { return d == kDateNegInfinity || d == kDatePosInfinity; }
+inline bool IsInfiniteTimestamp(int64_t t) { return t == kTsNegInfinity || t == kTsPosInfinity; }
+
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
 void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
 

@@ -378,11 +378,16 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     } else if (v.kind() == K::kInt && from.id() == t) {
       x = v.int_value();
     } else if (v.kind() == K::kInt && from.id() == TypeId::kDate && t == TypeId::kTimestamp) {
-      x = v.int_value() * kMicrosPerDay;
+      x = IsInfiniteDate(v.int_value()) ? (v.int_value() > 0 ? kTsPosInfinity : kTsNegInfinity)
+                                        : v.int_value() * kMicrosPerDay;
     } else if (v.kind() == K::kInt && from.id() == TypeId::kTimestamp && t == TypeId::kDate) {
       int64_t ts = v.int_value();
-      x = ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
+      x = IsInfiniteTimestamp(ts) ? (ts > 0 ? kDatePosInfinity : kDateNegInfinity)
+                                  : ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
     } else if (v.kind() == K::kInt && from.id() == TypeId::kTimestamp && t == TypeId::kTime) {
+      if (IsInfiniteTimestamp(v.int_value())) {
+        return Status::InvalidArgument("cannot convert infinite timestamp to time");
+      }
       int64_t r = v.int_value() % kMicrosPerDay;
       x = r < 0 ? r + kMicrosPerDay : r;
     } else {

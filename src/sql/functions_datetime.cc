@@ -34,6 +34,9 @@ Status IntervalPlusTs(const SqlType& t, const Value* a, size_t n, Value* out) {
   return TsPlusInterval(t, swapped, n, out);
 }
 Status TsMinusTs(const SqlType&, const Value* a, size_t, Value* out) {
+  if (IsInfiniteTimestamp(a[0].int_value()) || IsInfiniteTimestamp(a[1].int_value())) {
+    return Status::InvalidArgument("cannot subtract infinite timestamps");
+  }
   // PostgreSQL: whole days, and the rest as time.
   int64_t d = a[0].int_value() - a[1].int_value();
   int64_t days = d / kMicrosPerDay;
@@ -41,14 +44,17 @@ Status TsMinusTs(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 Status DatePlusInt(const SqlType&, const Value* a, size_t, Value* out) {
-  *out = Value::Int(a[0].int_value() + a[1].int_value());
+  *out = IsInfiniteDate(a[0].int_value()) ? a[0] : Value::Int(a[0].int_value() + a[1].int_value());
   return Status::OK();
 }
 Status DateMinusInt(const SqlType&, const Value* a, size_t, Value* out) {
-  *out = Value::Int(a[0].int_value() - a[1].int_value());
+  *out = IsInfiniteDate(a[0].int_value()) ? a[0] : Value::Int(a[0].int_value() - a[1].int_value());
   return Status::OK();
 }
 Status DateMinusDate(const SqlType&, const Value* a, size_t, Value* out) {
+  if (IsInfiniteDate(a[0].int_value()) || IsInfiniteDate(a[1].int_value())) {
+    return Status::InvalidArgument("cannot subtract infinite dates");
+  }
   *out = Value::Int(a[0].int_value() - a[1].int_value());
   return Status::OK();
 }
@@ -155,6 +161,18 @@ Status JustifyDays(const SqlType&, const Value* a, size_t, Value* out) {
 Status JustifyInterval(const SqlType&, const Value* a, size_t, Value* out) {
   return Justify(a[0].interval_value(), true, true, out);
 }
+Status IsFiniteDate(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(!IsInfiniteDate(a[0].int_value()));
+  return Status::OK();
+}
+Status IsFiniteTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(!IsInfiniteTimestamp(a[0].int_value()));
+  return Status::OK();
+}
+Status IsFiniteInterval(const SqlType&, const Value*, size_t, Value* out) {
+  *out = Value::Bool(true);  // PostgreSQL 15's intervals are always finite
+  return Status::OK();
+}
 Status IntervalSub(const SqlType&, const Value* a, size_t, Value* out) {
   const Interval& x = a[0].interval_value();
   const Interval& y = a[1].interval_value();
@@ -248,6 +266,10 @@ std::string TruncUnit(const std::string& s) {
 
 Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
   const std::string unit = TruncUnit(LowerCase(a[0].string_value()));
+  if (IsInfiniteTimestamp(a[1].int_value())) {
+    *out = a[1];
+    return Status::OK();
+  }
   const auto [days, clock, y, m, d] = Split(a[1].int_value());
   int64_t r;
   if (unit == "millennium" || unit == "century" || unit == "decade") {
@@ -288,9 +310,27 @@ Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(r);
   return Status::OK();
 }
-Status Extract(const SqlType&, const Value* a, size_t, Value* out) {
+// Of an infinite timestamp, PostgreSQL's fields that only grow with time are
+// infinite too; the others are NULL.
+bool GrowsWithTime(const std::string& field) {
+  return field == "epoch" || field == "year" || field == "decade" || field == "century" ||
+         field == "millennium" || field == "julian" || field == "isoyear";
+}
+
+Status Extract(const SqlType& t, const Value* a, size_t n, Value* out) {
   const std::string field = LowerCase(a[0].string_value());
   const int64_t ts = a[1].int_value();
+  if (IsInfiniteTimestamp(ts)) {
+    const Value finite[2] = {a[0], Value::Int(0)};
+    SLUICE_RETURN_IF_ERROR(Extract(t, finite, n, out));  // a field it knows?
+    if (GrowsWithTime(field)) {
+      return Status::InvalidArgument("extract(" + field + " from " + (ts > 0 ? "" : "-") +
+                                     "infinity) is " + (ts > 0 ? "" : "-") +
+                                     "Infinity, which NUMERIC cannot hold yet");
+    }
+    *out = Value::Null();
+    return Status::OK();
+  }
   const auto [days, clock, y, m, d] = Split(ts);
   int128 v;  // at scale 6
   if (field == "year") {
@@ -390,7 +430,13 @@ Status ExtractInterval(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 Status DatePart(const SqlType& t, const Value* a, size_t n, Value* out) {
+  const int64_t ts = a[1].int_value();
+  if (IsInfiniteTimestamp(ts) && GrowsWithTime(LowerCase(a[0].string_value()))) {
+    *out = Value::Double(ts > 0 ? HUGE_VAL : -HUGE_VAL);
+    return Status::OK();
+  }
   SLUICE_RETURN_IF_ERROR(Extract(t, a, n, out));
+  if (out->is_null()) return Status::OK();
   *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
   return Status::OK();
 }
@@ -427,6 +473,14 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
     if (name == "*" && number(args[0]) && args[1].id() == TypeId::kInterval) {
       return fn(MulIntervalRight, "*", {SqlType::Double(), iv}, iv);
     }
+  }
+  if (name == "isfinite" && args.size() == 1) {
+    const SqlType b = SqlType::Boolean();
+    if (args[0].id() == TypeId::kDate) return fn(IsFiniteDate, "isfinite", {args[0]}, b);
+    if (args[0].id() == TypeId::kTimestamp) {
+      return fn(IsFiniteTimestamp, "isfinite", {args[0]}, b);
+    }
+    if (args[0].id() == TypeId::kInterval) return fn(IsFiniteInterval, "isfinite", {iv}, b);
   }
   if (args.size() == 1 && args[0].id() == TypeId::kInterval) {
     if (name == "justify_hours") return fn(JustifyHours, "justify_hours", {iv}, iv);

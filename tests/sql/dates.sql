@@ -11,3 +11,20 @@ SELECT k, t::date FROM d WHERE k NOT IN (7, 15);
 SELECT k, (t || ' 10:11:12')::timestamp FROM d WHERE k IN (1, 2, 3, 9, 12, 18);
 -- sluice: error invalid input syntax for type date
 SELECT t::date FROM d WHERE k = 15;
+
+-- 'infinity', '-infinity' and 'epoch': order, arithmetic, fields, casts.
+CREATE TABLE ev (id INT, d DATE, t TIMESTAMP);
+INSERT INTO ev VALUES (1, 'infinity', '-infinity'), (2, '-infinity', 'infinity'), (3, '2020-02-29', '2020-02-29 10:00:00'),
+  (4, 'epoch', 'epoch'), (5, 'Infinity', 'INFINITY');
+SELECT id, d, t, isfinite(d), isfinite(t) FROM ev;
+SELECT id, d + 1, d - 7, t + interval '1 day', t - interval '1 mon', d + interval '1 hour' FROM ev;
+SELECT id, date_trunc('month', t), date_trunc('year', d::timestamp) FROM ev;
+SELECT id, extract(day FROM t), extract(month FROM d), date_part('year', t), date_part('epoch', d), date_part('dow', t) FROM ev;
+SELECT id, d::timestamp, t::date FROM ev;
+SELECT count(*) FILTER (WHERE t > '2000-01-01'), count(*) FILTER (WHERE d < '1900-01-01'), min(t), max(t), min(d), max(d) FROM ev;
+SELECT e1.id, e2.id FROM ev e1 JOIN ev e2 ON e1.d = e2.d;
+-- sluice: error cannot subtract infinite
+SELECT t - timestamp '2000-01-01' FROM ev WHERE id = 1;
+UPDATE ev SET t = 'infinity' WHERE id = 3;
+DELETE FROM ev WHERE id = 2;
+INSERT INTO ev VALUES (6, '-infinity', '-infinity');
