@@ -36,7 +36,8 @@ Status MoreThanOneRow(const SqlType&, const Value*, size_t, Value*) {
 
 Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx) {
   std::string type = body.value("subLinkType", "");
-  if (type != "EXPR_SUBLINK" && type != "EXISTS_SUBLINK" && type != "ANY_SUBLINK") {
+  if (type != "EXPR_SUBLINK" && type != "EXISTS_SUBLINK" && type != "ANY_SUBLINK" &&
+      type != "ARRAY_SUBLINK") {
     return SqlUnsupported(sql_, node, type);
   }
   if (ctx.aggs != nullptr) {
@@ -148,6 +149,37 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
                    MakeColumn(base + static_cast<int>(k) + 1, vt)}));
     e->has_else = true;
     return ExprPtr(e);
+  }
+  if (type == "ARRAY_SUBLINK") {
+    // ARRAY(subquery): the array_agg of its column per domain value, in its
+    // ORDER BY (by the value itself), and an empty array where it has no row.
+    if (q.visible != k + 1) return SqlError(sql_, node, "subquery must return only one column");
+    bool desc = false;
+    if (!q.order.empty()) {
+      if (q.order.size() > 1 || q.order[0].column != static_cast<int>(k)) {
+        return SqlUnsupported(sql_, node, "ARRAY(subquery) ordered by another column than its own");
+      }
+      desc = q.order[0].desc;
+    }
+    const ExprPtr value = MakeColumn(static_cast<int>(k), sub->columns[k].type);
+    AggSpec spec{AggKind::kArrayAgg, 0};
+    auto at = AggOutputType(spec, {value->type});
+    if (!at.ok()) return SqlError(sql_, node, at.status().message());
+    auto agg = std::make_shared<PlanNode>();
+    agg->kind = PlanKind::kAggregate;
+    agg->inputs = {sub};
+    agg->group_keys = sub_keys;
+    agg->global = k == 0;
+    for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
+    AggCall call{AggKind::kArrayAgg, value, *at};
+    call.desc = desc;
+    agg->aggs.push_back(call);
+    agg->columns.push_back({"array", *at});
+    int base = append(agg, outer_keys, sub_keys);
+    const SqlType t = at->WithNullable(false);
+    return MakeNode(ExprKind::kCoalesce, t,
+                    {MakeColumn(base + static_cast<int>(k), at->WithNullable(true)),
+                     MakeLiteral(Value::List({}), t)});
   }
   if (type == "EXISTS_SUBLINK") {
     // The domain values that have a row, each with TRUE.
