@@ -269,6 +269,73 @@ int CompareValues(const Value& a, const Value& b) {
   }
 }
 
+namespace {
+
+// bytea as PostgreSQL prints it (hex) and reads it (hex or escape).
+std::string ByteaToHex(std::string_view bytes) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "\\x";
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+Status ByteaFromText(std::string_view s, std::string* out) {
+  out->clear();
+  if (s.size() >= 2 && s[0] == '\\' && s[1] == 'x') {
+    // Hex: pairs of digits, with blanks allowed between them.
+    auto digit = [](char c) {
+      return c >= '0' && c <= '9'   ? c - '0'
+             : c >= 'a' && c <= 'f' ? c - 'a' + 10
+             : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                    : -1;
+    };
+    for (size_t i = 2; i < s.size();) {
+      if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+        ++i;
+        continue;
+      }
+      const int hi = digit(s[i]);
+      if (hi < 0) {
+        return Status::InvalidArgument("invalid hexadecimal digit: \"" + std::string(1, s[i]) +
+                                       "\"");
+      }
+      if (i + 1 >= s.size()) {
+        return Status::InvalidArgument("invalid hexadecimal data: odd number of digits");
+      }
+      const int lo = digit(s[i + 1]);
+      if (lo < 0) {
+        return Status::InvalidArgument("invalid hexadecimal digit: \"" + std::string(1, s[i + 1]) +
+                                       "\"");
+      }
+      out->push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    }
+    return Status::OK();
+  }
+  // Escape: a backslash is written \\ and any byte \nnn (octal).
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out->push_back(s[i]);
+    } else if (i + 1 < s.size() && s[i + 1] == '\\') {
+      out->push_back('\\');
+      ++i;
+    } else if (i + 3 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' &&
+               s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+      out->push_back(
+          static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
+      i += 3;
+    } else {
+      return Status::InvalidArgument("invalid input syntax for type bytea");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
   switch (v.kind()) {
     case Value::Kind::kNull:
@@ -303,6 +370,7 @@ std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
       return std::string(buf, r.ptr);
     }
     case Value::Kind::kString:
+      if (pg_output && type.IsBinary()) return ByteaToHex(v.string_value());
       return v.string_value();
     case Value::Kind::kList:
       if (type.id() == TypeId::kArray) {
@@ -547,8 +615,14 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     }
     return Status::InvalidArgument("cannot cast " + from.ToString() + " to boolean");
   }
+  if (to.IsBinary() && from.IsString()) {
+    std::string bytes;
+    SLUICE_RETURN_IF_ERROR(ByteaFromText(v.string_value(), &bytes));
+    *out = Value::String(std::move(bytes));
+    return Status::OK();
+  }
   if (to.IsString() || to.IsBinary()) {
-    std::string s = ValueToText(v, from);
+    std::string s = ValueToText(v, from, /*pg_output=*/to.IsString() && from.IsBinary());
     if (to.length() >= 0) {
       // Explicit casts truncate to the declared length, as PostgreSQL does.
       size_t chars = 0, i = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <regex>
 #include <string>
@@ -987,6 +988,30 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
   return false;
 }
 
+namespace {
+
+// float4send and float8send: the value's bits, big-endian, as bytea.
+Status Float4Send(const SqlType&, const Value* a, size_t, Value* out) {
+  const float f = static_cast<float>(a[0].double_value());
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  std::string s(4, '\0');
+  for (int i = 0; i < 4; ++i) s[static_cast<size_t>(i)] = static_cast<char>(bits >> (24 - 8 * i));
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+Status Float8Send(const SqlType&, const Value* a, size_t, Value* out) {
+  const double f = a[0].double_value();
+  uint64_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[static_cast<size_t>(i)] = static_cast<char>(bits >> (56 - 8 * i));
+  *out = Value::String(std::move(s));
+  return Status::OK();
+}
+
+}  // namespace
+
 bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   const size_t n = args.size();
   auto num_at = [&](size_t i) { return i < n && IsNumeric(args[i]); };
@@ -998,6 +1023,12 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
     return true;
   };
   const SqlType d = SqlType::Double();
+  if (name == "float4send" && n == 1 && num_at(0)) {
+    return set(Float4Send, "float4send", SqlType::Varbinary(), {SqlType::Real()});
+  }
+  if (name == "float8send" && n == 1 && num_at(0)) {
+    return set(Float8Send, "float8send", SqlType::Varbinary(), {d});
+  }
   struct Named {
     const char* name;
     ScalarFn fn;
