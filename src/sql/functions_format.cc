@@ -1905,12 +1905,10 @@ Status ReadNumber(const std::string& text, const std::string& fmt, int128* unsca
   if (first == std::string::npos || digits.find_first_of("0123456789") == std::string::npos) {
     return FormatError("invalid input syntax for type numeric: \"" + number + "\"");
   }
-  s += d.Has(kFlagMulti) ? d.multi : 0;
   std::string plain;
   for (char c : digits) {
     if (c != '.') plain += c;
   }
-  // V divides by 10^multi: the same digits at a larger scale.
   int128 u;
   std::string unsigned_digits = plain.substr(plain[0] == '-' || plain[0] == '+' ? 1 : 0);
   size_t nz = unsigned_digits.find_first_not_of('0');
@@ -1919,6 +1917,14 @@ Status ReadNumber(const std::string& text, const std::string& fmt, int128* unsca
   }
   if (!ParseDecimal(plain, 0, &u)) {
     return FormatError("invalid input syntax for type numeric: \"" + number + "\"");
+  }
+  if (d.Has(kFlagMulti)) {
+    // Times 10^-multi, which PostgreSQL computes at scale 16 (0 past it).
+    if (d.multi > 16 || __builtin_mul_overflow(u, Pow10(16 - d.multi), &u)) {
+      if (d.multi <= 16) return Status::Overflow("numeric field overflow");
+      u = 0;
+    }
+    s += 16;
   }
   *unscaled = u;
   *scale = s;
@@ -1946,7 +1952,7 @@ int ToNumberScale(std::string_view fmt) {
   std::vector<FormatNode> nodes;
   NumDesc d;
   if (!ParseNumTemplate(fmt, &nodes, &d).ok()) return 0;
-  return std::min(d.post + (d.Has(kFlagMulti) ? d.multi : 0), 37);
+  return std::min(d.post + (d.Has(kFlagMulti) ? 16 : 0), 37);
 }
 
 Status EvalToNumber(const std::string& text, const std::string& fmt, Value* out) {

@@ -68,7 +68,7 @@ SELECT to_char(TIMESTAMP '2010-01-01 00:00:00', 'IYYY IW ID'), to_char(TIMESTAMP
 SELECT k, to_number(num, '9G999D99'), to_number(num, 'S9,999.99') FROM texts;
 SELECT to_number('-34,338,492', '99G999G999'), to_number('<564646.654564>', '999999.999999PR'),
   to_number('5.01-', 'FM9.999999MI'), to_number('.01', 'FM9.99'), to_number('$1,234.56', 'L99,999.99'),
-  to_number('42nd', '99th'), to_number('12', '');
+  to_number('42nd', '99th'), to_number('12', ''), to_number('12', '99V9'), to_number('1,234', '9G999V99');
 SELECT k, to_date(ts, 'YYYY-MM-DD'), to_timestamp(ts, 'YYYY-MM-DD HH24:MI:SS')::timestamp,
   to_char(to_timestamp(ts, 'YYYY-MM-DD HH24:MI:SS'), 'DD Mon YYYY HH12 AM') FROM texts;
 SELECT to_date('05 Dec 2000', 'DD Mon YYYY'), to_date('2000 12 05', 'YYYY MM DD'), to_date('20100309', 'YYYYMMDD'),
