@@ -133,6 +133,8 @@ enum Dch : uint8_t {
 // Which calendar a parsed field belongs to: mixing them is an error.
 enum class DateMode : uint8_t { kNone, kGregorian, kIsoWeek };
 
+// A template pattern: its text, as matched (case matters), and for
+// to_timestamp whether it reads a number and which calendar it belongs to.
 struct Keyword {
   const char* name;
   uint8_t len;
@@ -211,6 +213,8 @@ const Keyword kNumKeywords[] = {
 // Modifiers of date patterns.
 constexpr int kSuffixFM = 1, kSuffixTM = 2, kSuffixTH = 4, kSuffixth = 8, kSuffixSP = 16;
 
+// One element of a parsed template: a pattern with its modifiers, or one
+// literal character (a space, a separator, or other text).
 struct FormatNode {
   NodeType type = NodeType::kChar;
   const Keyword* key = nullptr;  // kAction
@@ -302,6 +306,38 @@ std::vector<FormatNode> ParseTemplate(std::string_view s, const Keyword (&table)
     i += len;
   }
   return out;
+}
+
+// A template read once per thread, not once per row: a view formats its
+// rows with one template or a few. `parse` turns the text into a Parsed;
+// each call site (each Parse type) has its own few entries.
+// REQUIRES: the reference returned is not held across another call of the
+// same site on the thread (no caller nests them).
+template <typename Parsed, typename Parse>
+const Parsed& Cached(std::string_view fmt, const Parse& parse) {
+  struct Entry {
+    std::string text;
+    Parsed parsed;
+  };
+  constexpr size_t kEntries = 8;
+  thread_local std::vector<Entry> entries;
+  thread_local size_t next = 0;
+  for (const Entry& e : entries) {
+    if (e.text == fmt) return e.parsed;
+  }
+  if (entries.size() < kEntries) {
+    entries.push_back(Entry{std::string(fmt), parse(fmt)});
+    return entries.back().parsed;
+  }
+  Entry& e = entries[next++ % kEntries];
+  e.text = std::string(fmt);
+  e.parsed = parse(fmt);
+  return e.parsed;
+}
+
+const std::vector<FormatNode>& DateTemplate(std::string_view fmt) {
+  return Cached<std::vector<FormatNode>>(
+      fmt, [](std::string_view f) { return ParseTemplate(f, kDateKeywords, true); });
 }
 
 // The English ordinal suffix of the number that ends `num`.
@@ -640,7 +676,7 @@ Status ToCharDateTime(const Value& fmt, const Tm& tm, bool interval, Value* out)
     return Status::OK();
   }
   std::string s;
-  SLUICE_RETURN_IF_ERROR(FormatDateTime(ParseTemplate(f, kDateKeywords, true), tm, interval, &s));
+  SLUICE_RETURN_IF_ERROR(FormatDateTime(DateTemplate(f), tm, interval, &s));
   *out = Value::String(std::move(s));
   return Status::OK();
 }
@@ -674,6 +710,11 @@ struct FromChar {
   bool clock12 = false;
 };
 
+// Reads text by a date template into FromChar, as PostgreSQL's to_date
+// and to_timestamp do: outside FX mode, spaces before fields are skipped
+// and one separator of the template matches one of the text or none; a
+// number takes its field's width, or every digit there is before a
+// separator or with FM. One reader per call, on the caller's thread.
 class DateReader {
  public:
   DateReader(const std::vector<FormatNode>& nodes, const std::string& in)
@@ -1046,8 +1087,7 @@ Status ReadDateTime(const std::string& text, const std::string& fmt, int64_t* mi
                     int64_t* offset, int* fprec) {
   FromChar f;
   if (!fmt.empty()) {
-    const std::vector<FormatNode> nodes = ParseTemplate(fmt, kDateKeywords, true);
-    DateReader reader(nodes, text);
+    DateReader reader(DateTemplate(fmt), text);
     SLUICE_RETURN_IF_ERROR(reader.Read(&f));
   }
   auto out_of_range = [&] {
@@ -1316,17 +1356,30 @@ Status Describe(NumDesc* d, const FormatNode& n) {
   return Status::OK();
 }
 
-Status ParseNumTemplate(std::string_view fmt, std::vector<FormatNode>* nodes, NumDesc* d) {
-  *nodes = ParseTemplate(fmt, kNumKeywords, false);
-  for (const FormatNode& n : *nodes) SLUICE_RETURN_IF_ERROR(Describe(d, n));
-  return Status::OK();
+// A number template: its nodes and what they ask for, or why it is wrong.
+struct NumTemplate {
+  std::vector<FormatNode> nodes;
+  NumDesc desc;
+  Status status;
+};
+
+const NumTemplate& ParseNumTemplate(std::string_view fmt) {
+  return Cached<NumTemplate>(fmt, [](std::string_view f) {
+    NumTemplate t;
+    t.nodes = ParseTemplate(f, kNumKeywords, false);
+    for (const FormatNode& n : t.nodes) {
+      t.status = Describe(&t.desc, n);
+      if (!t.status.ok()) break;
+    }
+    return t;
+  });
 }
 
 // Writes a number by a number template, as PostgreSQL's to_char does.
 // `number` holds the digits (and point) of the magnitude, already rounded
 // to the template's digits after the point, or '#'s when it does not fit;
 // `pre_spaces` is how many of the template's digit places before the point
-// it leaves empty.
+// it leaves empty. One writer per call (Write once), on the caller's thread.
 class NumberWriter {
  public:
   NumberWriter(const std::vector<FormatNode>& nodes, NumDesc d, std::string number, int pre_spaces,
@@ -1713,13 +1766,13 @@ Status ToCharNumber(const Value& fmt, const Prepare& prepare, Value* out) {
     *out = Value::Null();
     return Status::OK();
   }
-  std::vector<FormatNode> nodes;
-  NumDesc d;
-  SLUICE_RETURN_IF_ERROR(ParseNumTemplate(f, &nodes, &d));
+  const NumTemplate& t = ParseNumTemplate(f);
+  SLUICE_RETURN_IF_ERROR(t.status);
+  NumDesc d = t.desc;
   Prepared p;
   SLUICE_RETURN_IF_ERROR(prepare(&d, &p));
   std::string s;
-  SLUICE_RETURN_IF_ERROR(NumberWriter(nodes, d, p.number, p.pre_spaces, p.sign).Write(&s));
+  SLUICE_RETURN_IF_ERROR(NumberWriter(t.nodes, d, p.number, p.pre_spaces, p.sign).Write(&s));
   *out = Value::String(std::move(s));
   return Status::OK();
 }
@@ -1762,6 +1815,11 @@ Status ToCharFloat4(const SqlType&, const Value* a, size_t, Value* out) {
 
 // ---- to_number: text read by a number template.
 
+// Reads text by a number template, as PostgreSQL's to_number does: each
+// digit place takes a digit (or the point), a sign is read before the
+// first digit or after the last, and other template characters skip one
+// character of the text whatever it is. One reader per call (Read once), on
+// the caller's thread.
 class NumberReader {
  public:
   NumberReader(const std::vector<FormatNode>& nodes, const NumDesc& d, const std::string& in)
@@ -1894,12 +1952,12 @@ Status ReadNumber(const std::string& text, const std::string& fmt, int128* unsca
                   bool* is_null) {
   *is_null = fmt.empty();
   if (*is_null) return Status::OK();
-  std::vector<FormatNode> nodes;
-  NumDesc d;
-  SLUICE_RETURN_IF_ERROR(ParseNumTemplate(fmt, &nodes, &d));
+  const NumTemplate& t = ParseNumTemplate(fmt);
+  SLUICE_RETURN_IF_ERROR(t.status);
+  const NumDesc& d = t.desc;
   std::string number;
   int s = 0;
-  SLUICE_RETURN_IF_ERROR(NumberReader(nodes, d, text).Read(&number, &s));
+  SLUICE_RETURN_IF_ERROR(NumberReader(t.nodes, d, text).Read(&number, &s));
   std::string digits = number.substr(number[0] == ' ' ? 1 : 0);
   size_t first = digits.find_first_not_of(" +-");
   if (first == std::string::npos || digits.find_first_of("0123456789") == std::string::npos) {
@@ -1949,9 +2007,9 @@ Status ToNumber(const SqlType& t, const Value* a, size_t, Value* out) {
 }  // namespace
 
 int ToNumberScale(std::string_view fmt) {
-  std::vector<FormatNode> nodes;
-  NumDesc d;
-  if (!ParseNumTemplate(fmt, &nodes, &d).ok()) return 0;
+  const NumTemplate& t = ParseNumTemplate(fmt);
+  if (!t.status.ok()) return 0;
+  const NumDesc& d = t.desc;
   return std::min(d.post + (d.Has(kFlagMulti) ? 16 : 0), 37);
 }
 
