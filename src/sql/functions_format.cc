@@ -43,6 +43,10 @@ int64_t Date2J(int64_t y, int64_t m, int64_t d) {
   return julian;
 }
 constexpr int64_t kUnixEpochJulian = 2440588;  // 1970-01-01
+// PostgreSQL's timestamps, in days from 1970-01-01: from 4714-11-24 BC
+// (Julian day 0) to before 294277-01-01.
+constexpr int64_t kMinTimestampDay = -kUnixEpochJulian;
+constexpr int64_t kEndTimestampDay = 109203528 - kUnixEpochJulian;
 
 // Day of the week of a Julian day, 0 = Sunday.
 int J2Day(int64_t j) {
@@ -687,7 +691,11 @@ Status ToCharTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
 // A date is a timestamp with time zone to to_char (PostgreSQL's preferred
 // cast), at midnight in the session's zone, UTC.
 Status ToCharDate(const SqlType&, const Value* a, size_t, Value* out) {
-  Tm tm = TimestampTm(a[0].int_value() * kMicrosPerDay);
+  const int64_t days = a[0].int_value();
+  if (days < kMinTimestampDay || days >= kEndTimestampDay) {
+    return Status::Overflow("date out of range for timestamp");
+  }
+  Tm tm = TimestampTm(days * kMicrosPerDay);
   tm.zone = "UTC";
   return ToCharDateTime(a[1], tm, false, out);
 }
@@ -1081,10 +1089,12 @@ Status DateReader::Read(FromChar* out) {
 }
 
 // The date and time that text read by a template stands for, as
-// PostgreSQL's to_timestamp makes them: `*micros` is local time, `*offset`
-// the zone's offset east of UTC in seconds (0 if none was read).
-Status ReadDateTime(const std::string& text, const std::string& fmt, int64_t* micros,
-                    int64_t* offset, int* fprec) {
+// PostgreSQL's to_date and to_timestamp make them: `*days` since
+// 1970-01-01 and `*clock` microseconds into the day, local time; `*offset`
+// the zone's offset east of UTC in seconds (0 if none was read). Out of
+// PostgreSQL's range for a date (`for_date`) or a timestamp, an error.
+Status ReadDateTime(const std::string& text, const std::string& fmt, bool for_date, int64_t* days,
+                    int64_t* clock, int64_t* offset, int* fprec) {
   FromChar f;
   if (!fmt.empty()) {
     DateReader reader(DateTemplate(fmt), text);
@@ -1192,19 +1202,26 @@ Status ReadDateTime(const std::string& text, const std::string& fmt, int64_t* mi
     }
     *offset = f.tzsign * (f.tzh * 3600 + f.tzm * 60);
   }
-  const int64_t days = Date2J(year, mon, mday) - kUnixEpochJulian;
-  *micros = days * kMicrosPerDay + ((hour * 60 + min) * 60 + sec) * 1000000 + fsec;
+  // PostgreSQL's calendar starts at 4714-11-24 BC; its dates end in
+  // 5874897 AD and its timestamps in 294276 AD.
+  const bool julian = (year > -4713 || (year == -4713 && mon >= 11)) && year < 5874898;
+  if (!julian && for_date) return Status::Overflow("date out of range: \"" + text + "\"");
+  *days = Date2J(year, mon, mday) - kUnixEpochJulian;
+  if (!for_date && (!julian || *days < kMinTimestampDay || *days >= kEndTimestampDay)) {
+    return Status::Overflow("timestamp out of range");
+  }
+  *clock = ((hour * 60 + min) * 60 + sec) * 1000000 + fsec;
   return Status::OK();
 }
 
 // to_timestamp(text, template): a timestamp with time zone in PostgreSQL;
 // here the TIMESTAMP of that moment in UTC (the session's zone there).
 Status ToTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
-  int64_t micros, offset;
+  int64_t days, clock, offset;
   int fprec = 0;
-  SLUICE_RETURN_IF_ERROR(
-      ReadDateTime(a[0].string_value(), a[1].string_value(), &micros, &offset, &fprec));
-  micros -= offset * 1000000;
+  SLUICE_RETURN_IF_ERROR(ReadDateTime(a[0].string_value(), a[1].string_value(), false, &days,
+                                      &clock, &offset, &fprec));
+  int64_t micros = days * kMicrosPerDay + clock - offset * 1000000;
   if (fprec > 0 && fprec < 6) {
     int64_t unit = 1;
     for (int i = fprec; i < 6; ++i) unit *= 10;
@@ -1216,10 +1233,10 @@ Status ToTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 Status ToDate(const SqlType&, const Value* a, size_t, Value* out) {
-  int64_t micros, offset;
-  SLUICE_RETURN_IF_ERROR(
-      ReadDateTime(a[0].string_value(), a[1].string_value(), &micros, &offset, nullptr));
-  *out = Value::Int(micros / kMicrosPerDay - (micros % kMicrosPerDay < 0));
+  int64_t days, clock, offset;
+  SLUICE_RETURN_IF_ERROR(ReadDateTime(a[0].string_value(), a[1].string_value(), true, &days, &clock,
+                                      &offset, nullptr));
+  *out = Value::Int(days);
   return Status::OK();
 }
 
