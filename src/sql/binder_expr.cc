@@ -491,6 +491,25 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, Call(name, std::move(args), node));
     return MakeCast(e, SqlType::Decimal(38, scale));
   }
+  if (name == "to_number" && args.size() == 2 && args[0]->type.IsString() &&
+      args[1]->type.IsString()) {
+    // numeric with as many digits after the point as it reads: a constant
+    // call is its value; otherwise the template must be constant, and says
+    // how many digits at most.
+    const ExprPtr& fmt = args[1];
+    if (fmt->kind != ExprKind::kLiteral) {
+      return SqlUnsupported(sql_, node, "to_number with a template that is not a constant");
+    }
+    if (!fmt->value.is_null() && args[0]->kind == ExprKind::kLiteral && !args[0]->value.is_null()) {
+      Value v;
+      Status st = EvalToNumber(args[0]->value.string_value(), fmt->value.string_value(), &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      return MakeLiteral(v, SqlType::Decimal(38, v.is_null() ? 0 : v.decimal_scale()));
+    }
+    const int scale = fmt->value.is_null() ? 0 : ToNumberScale(fmt->value.string_value());
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, Call(name, std::move(args), node));
+    return MakeCast(e, SqlType::Decimal(38, scale));
+  }
   if (name == "extract" && args.size() == 2 && args[0]->kind == ExprKind::kLiteral &&
       !args[0]->value.is_null() && args[0]->value.kind() == Value::Kind::kString) {
     // EXTRACT is numeric with the field's own scale: seconds and the epoch

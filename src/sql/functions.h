@@ -3,6 +3,7 @@
 // (PostgreSQL's implicit casts), and the implementations themselves.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,11 @@ bool IsNumeric(const SqlType& t);
 // not "does not exist".
 bool IsPostgresFunction(std::string_view name);
 bool IsPostgresType(std::string_view name);
+
+// to_number's result has the scale of the digits it reads after the point:
+// the most a template can read, and the value of a constant call.
+int ToNumberScale(std::string_view fmt);
+Status EvalToNumber(const std::string& text, const std::string& fmt, Value* out);
 
 // PostgreSQL's name of a type, for messages ("integer", "text", ...).
 std::string PgTypeName(const SqlType& t);

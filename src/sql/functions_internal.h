@@ -15,5 +15,7 @@ bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args,
 bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// to_char, to_number, to_date, to_timestamp (functions_format.cc).
+bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 
 }  // namespace sluice::sql
