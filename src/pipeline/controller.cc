@@ -124,6 +124,7 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::string_view program_t
   std::unique_ptr<Controller> c(
       new Controller(std::move(program), std::move(config), std::move(base_dir)));
   if (role != nullptr) c->role_ = *role;
+  c->program_text_ = std::string(program_text);
   c->program_fingerprint_ = Hash64(program_text);
   Status s = c->Init();
   if (!s.ok()) {

@@ -164,14 +164,37 @@ struct OutputStats {
   }
 };
 
+// One host of many, as the coordinator's /stats lists it: its own share of
+// the global figures.
+struct HostStats {
+  int host = 0;
+  uint64_t processed_records = 0;
+  uint64_t buffered_records = 0;
+  uint64_t rss_bytes = 0;
+  uint64_t storage_bytes = 0;
+  std::optional<uint64_t> exchange_bytes_sent;
+
+  template <class V>
+  void Fields(V& v) {
+    v("host", host);
+    v("processed_records", processed_records);
+    v("buffered_records", buffered_records);
+    v("rss_bytes", rss_bytes);
+    v("storage_bytes", storage_bytes);
+    v("exchange_bytes_sent", exchange_bytes_sent);
+  }
+};
+
 struct PipelineStats {
   GlobalStats global;
   std::vector<InputStats> inputs;
   std::vector<OutputStats> outputs;
+  std::optional<std::vector<HostStats>> hosts;  // on many hosts: each host's share, by Add
 
   // Merges the figures of one host of many (`host`) into these: counts
-  // add up, a table's HTTP ingress is one entry over all hosts, and each
-  // connector keeps its own entry, marked with its host.
+  // add up, a table's HTTP ingress is one entry over all hosts, each
+  // connector keeps its own entry, marked with its host, and `hosts` gets
+  // the host's own figures.
   void Add(const PipelineStats& part, int host);
 
   template <class V>
@@ -179,6 +202,7 @@ struct PipelineStats {
     v("global", global);
     v("inputs", inputs);
     v("outputs", outputs);
+    v("hosts", hosts);
   }
 };
 

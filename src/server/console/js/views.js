@@ -1,0 +1,290 @@
+// Views: pick a materialized view (or table); the page follows it with
+// POST /egress/{name}?mode=snapshot_and_follow and keeps the table current
+// in place as changes arrive: inserted rows flash, deleted rows fade out.
+// The step of the snapshot and of the latest change are shown. Large
+// relations: a page of rows at a time, sorting only up to kSortLimit rows,
+// and at most `limit` distinct rows kept in the browser (the count stays
+// exact). API: GET /schema; POST /egress/{name}.
+import * as api from './api.js';
+import {cellText, count, el, fill, isNumericType} from './util.js';
+
+const kFlashMs = 1500;     // how long an inserted row stays marked
+const kFadeMs = 1500;      // how long a deleted row stays, fading
+const kSortLimit = 50000;  // beyond this many rows, arrival order
+const kDefaultLimit = 200000;
+
+export function mount(root, {arg}) {
+  if (!arg) return mountList(root);
+  return mountLive(root, arg);
+}
+
+function mountList(root) {
+  const list = el('ul', {class: 'plain', 'aria-label': 'materialized relations'});
+  root.append(el('h1', {}, 'Views'),
+              el('p', {class: 'muted'}, 'Pick a materialized view or table to watch it live: its contents now, then every change as it happens.'),
+              el('div', {class: 'panel'}, list));
+  api.schema().then(schema => {
+    const item = (r, kind) => el('li', {},
+        r.materialized
+            ? el('a', {href: '#/view/' + encodeURIComponent(r.name), class: 'mono'}, r.name)
+            : el('span', {class: 'mono muted'}, r.name),
+        el('span', {class: 'muted'}, ` ${kind}, ${r.columns.length} columns`),
+        r.materialized ? '' : el('span', {class: 'muted'}, ' (not materialized: no snapshot to show)'));
+    list.append(...schema.views.map(v => item(v, 'view')), ...schema.tables.map(t => item(t, 'table')));
+  }).catch(e => list.append(el('li', {class: 'error-text'}, e.message)));
+  return null;
+}
+
+// Rows of a relation as the snapshot and the changes leave it: each
+// distinct row (its JSON) with its count.
+class LiveRows {
+  constructor(limit) {
+    this.limit = limit;
+    this.rows = new Map();  // json -> {values, count, insertedAt, deletedAt}
+    this.total = 0;         // the relation's row count (exact)
+    this.dropped = 0;       // rows not kept (over the limit)
+    this.version = 0;       // bumps on every change, for the sorted order's cache
+  }
+
+  apply(records, now, flash) {
+    for (const r of records) {
+      if (r.insert !== undefined) this.change(r.insert, +1, now, flash);
+      else if (r.delete !== undefined) this.change(r.delete, -1, now, flash);
+    }
+    this.version++;
+  }
+
+  change(values, weight, now, flash) {
+    const key = JSON.stringify(values);
+    const e = this.rows.get(key);
+    this.total += weight;
+    if (e) {
+      e.count += weight;
+      if (weight > 0) {
+        e.deletedAt = 0;
+        if (flash) e.insertedAt = now;
+      } else if (e.count <= 0) {
+        e.deletedAt = now;
+        e.insertedAt = 0;
+      }
+    } else if (weight > 0) {
+      if (this.rows.size >= this.limit) {
+        this.dropped++;
+      } else {
+        this.rows.set(key, {values, count: 1, insertedAt: flash ? now : 0, deletedAt: 0});
+      }
+    } else if (this.dropped > 0) {
+      this.dropped--;
+    }
+  }
+
+  // Drops the rows that finished fading; true if any row still flashes or fades.
+  sweep(now) {
+    let active = false;
+    for (const [key, e] of this.rows) {
+      if (e.deletedAt && now - e.deletedAt > kFadeMs) {
+        this.rows.delete(key);
+        this.version++;
+      } else if (e.deletedAt || (e.insertedAt && now - e.insertedAt < kFlashMs)) {
+        active = true;
+      }
+    }
+    return active;
+  }
+}
+
+function compareValues(a, b) {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = typeof a === 'object' ? JSON.stringify(a) : String(a);
+  const y = typeof b === 'object' ? JSON.stringify(b) : String(b);
+  // Decimals come as numbers or numeric strings: compare them as numbers.
+  const nx = Number(x), ny = Number(y);
+  if (x !== '' && y !== '' && !Number.isNaN(nx) && !Number.isNaN(ny)) return nx - ny;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function mountLive(root, name) {
+  const info = el('div', {class: 'row', role: 'status', 'aria-live': 'polite', id: 'live-status'}, 'Connecting…');
+  const pager = el('div', {class: 'pager'});
+  const tableWrap = el('div', {class: 'table-wrap'});
+  const limitInput = el('input', {type: 'number', min: '1000', step: '1000', value: String(kDefaultLimit),
+                                  id: 'live-limit', style: 'width: 9em'});
+  const pageSizeSelect = el('select', {id: 'live-page-size'},
+                            [50, 100, 500, 1000].map(n => el('option', {value: n, selected: n === 100}, String(n))));
+  root.append(
+      el('h1', {}, el('a', {href: '#/views'}, 'Views'), ' / ', el('span', {class: 'mono'}, name)),
+      el('div', {class: 'row', style: 'margin-bottom: 8px'},
+         info,
+         el('span', {style: 'margin-left: auto'}),
+         el('label', {for: 'live-page-size'}, 'Rows per page '), pageSizeSelect,
+         el('label', {for: 'live-limit', title: 'rows kept in the browser; the count stays exact'}, 'Keep at most '),
+         limitInput),
+      pager, tableWrap);
+
+  let columns = null;
+  let live = new LiveRows(kDefaultLimit);
+  let snapshotStep = null, lastStep = null, lastChangeStep = null, inSnapshot = true;
+  let sortBy = null, sortDesc = false;  // null: every column in order
+  let page = 0;
+  let error = null, ended = false;
+  let sorted = null, sortedVersion = -1, sortedKey = '';
+
+  const orderedRows = () => {
+    const key = JSON.stringify([sortBy, sortDesc]);
+    if (sorted && sortedVersion === live.version && sortedKey === key) return sorted;
+    const entries = Array.from(live.rows.values());
+    if (entries.length <= kSortLimit && columns) {
+      const cols = sortBy === null ? columns.map(c => c.name) : [sortBy];
+      entries.sort((a, b) => {
+        for (const c of cols) {
+          const d = compareValues(a.values[c], b.values[c]);
+          if (d !== 0) return sortDesc ? -d : d;
+        }
+        return 0;
+      });
+    }
+    sorted = entries;
+    sortedVersion = live.version;
+    sortedKey = key;
+    return sorted;
+  };
+
+  const setSort = c => {
+    if (sortBy === c) sortDesc = !sortDesc;
+    else {
+      sortBy = c;
+      sortDesc = false;
+    }
+    schedule();
+  };
+
+  let frame = 0, lastDraw = 0;
+  const schedule = () => {
+    if (frame) return;
+    // At most ten redraws a second, however fast changes arrive.
+    const wait = Math.max(0, 100 - (performance.now() - lastDraw));
+    frame = setTimeout(() => requestAnimationFrame(draw), wait);
+  };
+
+  function draw() {
+    frame = 0;
+    lastDraw = performance.now();
+    const now = Date.now();
+    const active = live.sweep(now);
+    const pageSize = Number(pageSizeSelect.value);
+    const rows = orderedRows();
+    const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+    if (page >= pages) page = pages - 1;
+    const first = page * pageSize;
+    const shown = rows.slice(first, first + pageSize);
+    fill(info, 
+        error ? el('span', {class: 'error-text'}, error)
+              : ended ? el('span', {class: 'muted'}, 'The stream ended.')
+              : el('span', {}, el('span', {class: 'dot'}), inSnapshot ? 'Reading the snapshot…' : 'Live'),
+        el('span', {class: 'muted'}, snapshotStep === null ? '' : `snapshot at step ${snapshotStep}`),
+        el('span', {id: 'live-step'}, lastStep === null ? '' : `step ${lastStep}`),
+        lastChangeStep !== null ? el('span', {class: 'muted'}, `last change at step ${lastChangeStep}`) : null,
+        el('span', {id: 'live-count'}, `${count(live.total)} rows`),
+        live.dropped > 0 ? el('span', {class: 'muted'}, `(${count(live.rows.size)} kept: over the limit)`) : null,
+        rows.length > kSortLimit ? el('span', {class: 'muted'}, '(too many to sort: in arrival order)') : null);
+    fill(pager, 
+        el('button', {class: 'small', disabled: page === 0, onclick: () => { page = 0; schedule(); }}, 'First'),
+        el('button', {class: 'small', disabled: page === 0, onclick: () => { page--; schedule(); }}, 'Previous'),
+        el('span', {}, rows.length ? `Rows ${count(first + 1)}–${count(first + shown.length)} of ${count(rows.length)}` : 'No rows'),
+        el('button', {class: 'small', disabled: page >= pages - 1, onclick: () => { page++; schedule(); }}, 'Next'),
+        el('button', {class: 'small', disabled: page >= pages - 1, onclick: () => { page = pages - 1; schedule(); }}, 'Last'));
+    if (!columns) return;
+    const focused = document.activeElement && document.activeElement.dataset
+        ? document.activeElement.dataset.sort : undefined;
+    const head = el('tr', {}, columns.map(c => el('th', {
+        scope: 'col', class: isNumericType(c.type) ? 'num' : null,
+        'aria-sort': sortBy === c.name ? (sortDesc ? 'descending' : 'ascending') : null},
+      el('button', {class: 'sort', 'data-sort': c.name, title: `${c.type}: sort by it`,
+                    onclick: () => setSort(c.name)},
+         c.name, sortBy === c.name ? (sortDesc ? ' ▼' : ' ▲') : ''))));
+    const body = el('tbody', {}, shown.map(e => {
+      const age = e.insertedAt ? now - e.insertedAt : Infinity;
+      const tr = el('tr', {class: e.deletedAt ? 'deleted' : age < kFlashMs ? 'inserted' : null},
+          columns.map(c => {
+            const v = e.values[c.name];
+            return el('td', {class: v === null || v === undefined ? 'null' : isNumericType(c.type) ? 'num' : null},
+                      cellText(v));
+          }));
+      if (age < kFlashMs) {
+        tr.style.backgroundColor = `color-mix(in srgb, var(--flash) ${Math.round(100 * (1 - age / kFlashMs))}%, transparent)`;
+      }
+      if (e.count > 1) tr.title = `${e.count} copies`;
+      return tr;
+    }));
+    fill(tableWrap, el('table', {class: 'data', 'aria-label': `rows of ${name}`, id: 'live-table'},
+                               el('thead', {}, head), body));
+    if (focused !== undefined) {
+      const b = tableWrap.querySelector(`button[data-sort="${CSS.escape(focused)}"]`);
+      if (b) b.focus();
+    }
+    if (active) schedule();
+  }
+
+  pageSizeSelect.addEventListener('change', () => { page = 0; schedule(); });
+
+  function onChunk(chunk) {
+    if (chunk.error) {
+      error = `${chunk.error.error_code}: ${chunk.error.message}`;
+    } else {
+      lastStep = chunk.step;
+      if (chunk.heartbeat) {
+        if (snapshotStep !== null) inSnapshot = false;
+      } else if (chunk.snapshot) {
+        snapshotStep = chunk.step;
+        live.apply(chunk.json_data || [], Date.now(), false);
+      } else {
+        inSnapshot = false;
+        lastChangeStep = chunk.step;
+        live.apply(chunk.json_data || [], Date.now(), true);
+      }
+    }
+    schedule();
+  }
+
+  let current = new AbortController();
+  function follow() {
+    current.abort();
+    current = new AbortController();
+    error = null;
+    ended = false;
+    api.follow(name, 'snapshot_and_follow', onChunk, current.signal)
+        .then(() => { ended = true; schedule(); })
+        .catch(e => {
+          if (e.name === 'AbortError') return;
+          error = e.message;
+          schedule();
+        });
+  }
+
+  limitInput.addEventListener('change', () => {
+    // Another limit follows the relation again, from a new snapshot.
+    const n = Math.max(1000, Number(limitInput.value) || kDefaultLimit);
+    live = new LiveRows(n);
+    snapshotStep = lastStep = lastChangeStep = null;
+    inSnapshot = true;
+    follow();
+  });
+
+  api.schema().then(schema => {
+    const r = [...schema.views, ...schema.tables].find(x => x.name === name);
+    if (!r) throw new Error(`there is no table or view ${name}`);
+    columns = r.columns;
+    follow();
+    schedule();
+  }).catch(e => {
+    error = e.message;
+    schedule();
+  });
+  return () => {
+    current.abort();
+    clearTimeout(frame);
+  };
+}
