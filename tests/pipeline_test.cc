@@ -1542,6 +1542,10 @@ TEST(PipelineTest, ConsoleAndTheCallsItUses) {
       << e.dump();
 
   const Json stats = Json::parse(p.Client().Get("/stats")->body);
+  // Step time in microseconds too: a step often takes less than 1 ms.
+  const uint64_t usecs = stats["global"]["step_usecs"];
+  EXPECT_GT(usecs, 0u);
+  EXPECT_EQ(usecs / 1000, stats["global"]["step_msecs"].get<uint64_t>());
   if (const char* hosts = std::getenv("SLUICE_TEST_HOSTS")) {
     ASSERT_EQ(stats["hosts"].size(), static_cast<size_t>(std::atoi(hosts))) << stats.dump();
     uint64_t processed = 0;

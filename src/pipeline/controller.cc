@@ -736,7 +736,8 @@ PipelineStats Controller::Stats() const {
   g.state = StateName(state());
   g.step = step();
   g.processed_records = queues_->processed();
-  g.step_msecs = step_usecs() / 1000;
+  g.step_usecs = step_usecs();
+  g.step_msecs = g.step_usecs / 1000;
   g.step_latency_counts = loop_.step_latency_counts();
   g.buffered_records = queues_->buffered();
   g.transaction = in_transaction();

@@ -21,6 +21,7 @@ struct GlobalStats {
   uint64_t step = 0;
   uint64_t processed_records = 0;
   uint64_t step_msecs = 0;  // running steps and handing their outputs over
+  uint64_t step_usecs = 0;  // the same, in microseconds (a step often takes less than 1 ms)
   uint64_t buffered_records = 0;
   bool transaction = false;
   uint64_t uptime_msecs = 0;
@@ -47,6 +48,7 @@ struct GlobalStats {
     v("step", step);
     v("processed_records", processed_records);
     v("step_msecs", step_msecs);
+    v("step_usecs", step_usecs);
     v("buffered_records", buffered_records);
     v("transaction", transaction);
     v("uptime_msecs", uptime_msecs);

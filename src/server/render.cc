@@ -228,7 +228,7 @@ std::string RenderMetrics(const pipeline::PipelineStats& stats,
     }
     m.Sample(h + "_bucket", std::string("le=\"") + le + "\"", static_cast<double>(cumulative));
   }
-  m.Sample(h + "_sum", "", static_cast<double>(g.step_msecs) / 1000);
+  m.Sample(h + "_sum", "", static_cast<double>(g.step_usecs) / 1e6);
   m.Sample(h + "_count", "", static_cast<double>(cumulative));
   // Per connector.
   auto input = [&](const char* name, const char* type, const char* help, auto field) {

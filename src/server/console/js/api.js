@@ -37,8 +37,11 @@ async function request(method, path, {body, signal, contentType} = {}) {
 const json = async (method, path, options) => (await request(method, path, options)).json();
 
 // JSON of rows: a number that a JavaScript number would change (a DECIMAL's
-// scale, as in 120.00, or a BIGINT beyond 2^53) is kept as its text.
+// scale, as in 120.00, or a BIGINT beyond 2^53) is kept as its text. The
+// slow path (a reviver) only for text that holds such a number.
+const kChangedByNumber = /\d\.\d*0(?![\d.])|\d\.(?!\d)|\d{16}|\d[eE]/;
 export function parseRow(text) {
+  if (!kChangedByNumber.test(text)) return JSON.parse(text);
   return JSON.parse(text, (key, value, context) => {
     if (typeof value !== 'number' || !context || context.source === undefined) return value;
     return String(value) === context.source ? value : context.source;
@@ -97,11 +100,17 @@ export async function follow(name, mode, onChunk, signal) {
       const {value, done} = await reader.read();
       if (done) break;
       pending += value;
-      let nl;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
+      const lines = pending.split('\n');
+      pending = lines.pop();
+      let since = performance.now();
+      for (const line of lines) {
         if (line.length > 0) onChunk(parseRow(line));
+        // A large snapshot arrives faster than it is applied: let the page
+        // draw and take input between its chunks.
+        if (performance.now() - since > 50) {
+          await new Promise(r => setTimeout(r, 0));
+          since = performance.now();
+        }
       }
     }
   } finally {

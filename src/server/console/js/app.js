@@ -47,7 +47,7 @@ async function sample() {
       s.inPerSec = Math.max(0, g.processed_records - pg.processed_records) / dt;
       s.outPerSec = Math.max(0, recordsOut(stats) - recordsOut(prev.stats)) / dt;
       // The mean step's time over the interval; none ran: no figure.
-      s.latencyMs = steps > 0 ? (g.step_msecs - pg.step_msecs) / steps : null;
+      s.latencyMs = steps > 0 ? (g.step_usecs - pg.step_usecs) / steps / 1000 : null;
     }
     store.samples.push(s);
     while (store.samples.length > 0 && store.samples[0].t < t - store.windowMs - 5000) {
@@ -73,6 +73,7 @@ async function pollStatus() {
     badge.className = 'badge Unreachable';
     step.textContent = '';
     banner.hidden = false;
+    banner.className = 'bad';
     banner.textContent = 'The pipeline does not answer: ' + store.statusError.message;
   } else {
     const st = store.status;
@@ -80,6 +81,7 @@ async function pollStatus() {
     badge.className = 'badge ' + st.state;
     step.textContent = `step ${st.step}` + (st.hosts ? ` · ${st.hosts.length} hosts` : '');
     banner.hidden = st.state !== 'Failed' && st.state !== 'AwaitingApproval';
+    banner.className = st.state === 'Failed' ? 'bad' : 'warn';
     if (st.state === 'Failed') banner.textContent = 'The pipeline failed: ' + (st.error || '');
     if (st.state === 'AwaitingApproval') {
       fill(banner, 'The pipeline waits for approval before it rebuilds what changed: ',

@@ -13,7 +13,9 @@ export function mount(root, {store}) {
   root.append(el('h1', {}, 'Connectors'), message,
               el('h2', {}, 'Inputs'), inputs, el('h2', {}, 'Outputs'), outputs);
 
+  let wantFocus = null;  // after start or pause, the button that undoes it
   const act = async (kind, name, action) => {
+    wantFocus = action === 'pause' ? `start ${name}` : action === 'start' ? `pause ${name}` : `reset ${name}`;
     message.className = 'muted';
     message.textContent = `${action} ${name}…`;
     try {
@@ -46,7 +48,7 @@ export function mount(root, {store}) {
     if (key === lastKey && !force) return;
     lastKey = key;
     // The focused button is found again in the new rows.
-    const focused = document.activeElement && document.activeElement.getAttribute('aria-label');
+    const focused = wantFocus || (document.activeElement && document.activeElement.getAttribute('aria-label'));
     const withHost = hostCol(stats);
     const numeric = new Set(['Records', 'Bytes', 'Queued']);
     const th = names => el('thead', {}, el('tr', {}, names.filter(n => n !== false).map(
@@ -63,7 +65,7 @@ export function mount(root, {store}) {
               el('td', {class: 'num'}, bytes(c.bytes)), el('td', {class: 'num'}, count(c.queued_records)),
               errorsCell(c.parse_errors + c.transport_errors, c.last_error),
               el('td', {}, http ? (c.requests !== undefined ? `${count(c.requests)} requests` : '')
-                                : c.end_of_input ? 'end of input' : c.paused ? 'paused' : 'running'),
+                                : [c.paused ? 'paused' : 'running', c.end_of_input ? ', end of input' : '']),
               el('td', {}, http ? '' : buttons('input', c, false)));
         }))));
     fill(outputs, el('table', {class: 'data', 'aria-label': 'output connectors'},
@@ -83,7 +85,10 @@ export function mount(root, {store}) {
         }))));
     if (focused) {
       const again = root.querySelector(`button[aria-label="${CSS.escape(focused)}"]`);
-      if (again && !again.disabled) again.focus();
+      if (again && !again.disabled) {
+        again.focus();
+        wantFocus = null;
+      }
     }
   }
 

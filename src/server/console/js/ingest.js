@@ -25,6 +25,7 @@ function example(table, format) {
 }
 
 export function mount(root, {store}) {
+  let unmounted = false;
   const tableInput = el('input', {id: 'ingest-table', list: 'ingest-tables', autocomplete: 'off',
                                   value: saved.table, required: true});
   const datalist = el('datalist', {id: 'ingest-tables'});
@@ -110,9 +111,10 @@ export function mount(root, {store}) {
     const waiting = el('p', {class: 'muted'}, 'Sending…');
     fill(result, waiting);
     const pausedHint = setInterval(() => {
+      if (unmounted) clearInterval(pausedHint);
       if (store.status && store.status.state === 'Paused') {
         waiting.textContent = 'The pipeline is paused: the request waits until it starts again ' +
-                              '(or send it with "queue even while paused").';
+                              '(or tick "queue even while the pipeline is paused").';
       }
     }, 500);
     try {
@@ -135,6 +137,7 @@ export function mount(root, {store}) {
         }
         line.textContent = `Accepted: token ${token}. In progress at step ${c.step}` +
             (store.status && store.status.state === 'Paused' ? ' (the pipeline is paused).' : '…');
+        if (unmounted) break;
         await new Promise(r => setTimeout(r, 150));
       }
     } catch (err) {
@@ -163,5 +166,7 @@ export function mount(root, {store}) {
     if (!tableInput.value && tables.length) tableInput.value = tables[0].name;
     describe();
   }).catch(e => result.append(el('p', {class: 'error-text'}, e.message)));
-  return () => {};
+  return () => {
+    unmounted = true;
+  };
 }

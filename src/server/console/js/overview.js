@@ -48,7 +48,10 @@ export function mount(root, {store}) {
         store.status = answer;
         store.notify();
       }
-      message.textContent = what + ': done.';
+      message.textContent = answer && answer.checkpoint_sequence_number !== undefined
+          ? `Checkpoint ${answer.checkpoint_sequence_number} asked for: it is taken at the next step boundary.`
+          : what + ': done.';
+      if (answer && answer.checkpoint_sequence_number !== undefined) setTimeout(renderCheckpoint, 500);
     } catch (e) {
       message.textContent = what + ' failed: ' + e.message;
       message.className = 'error-text';
@@ -56,8 +59,22 @@ export function mount(root, {store}) {
     refresh();
   };
 
+  // Redraws `box` with `draw`, and gives the focus back to the control
+  // (by id) that had it.
+  const redraw = (box, draw) => {
+    const focused = box.contains(document.activeElement) ? document.activeElement.id : '';
+    draw();
+    if (focused) {
+      const again = document.getElementById(focused);
+      if (again) again.focus();
+    }
+  };
+
   let lastStateKey = '';
   function renderState() {
+    redraw(stateBox, drawState);
+  }
+  function drawState() {
     const st = store.status;
     if (!st) return;
     const key = JSON.stringify([st.state, st.error, st.program_changes, st.transaction]);
@@ -94,11 +111,18 @@ export function mount(root, {store}) {
                  el('tr', {}, el('td', {}, r.name), el('td', {}, r.kind), el('td', {}, r.change),
                     el('td', {}, r.reason))))));
       if (waiting) {
-        stateBox.append(el('div', {}, el('button', {class: 'primary', onclick: () => act('Approve', api.approve)},
+        stateBox.append(el('div', {}, el('button', {class: 'primary', id: 'pipeline-approve', onclick: () => act('Approve', api.approve)},
                                          'Approve and rebuild')));
       }
     }
   }
+
+  const lastLatency = () => {
+    for (let i = store.samples.length - 1; i >= 0; i--) {
+      if (Number.isFinite(store.samples[i].latencyMs)) return store.samples[i].latencyMs;
+    }
+    return null;
+  };
 
   function renderTiles() {
     const s = store.samples[store.samples.length - 1];
@@ -107,12 +131,12 @@ export function mount(root, {store}) {
     const tile = (label, value, title) => el('div', {class: 'panel tile', title},
                                              el('div', {class: 'label'}, label),
                                              el('div', {class: 'value'}, value));
-    fill(tiles, 
+    fill(tiles,
         tile('Step', count(g.step)),
         tile('Steps per second', rate(s.stepsPerSec)),
         tile('Records in per second', rate(s.inPerSec)),
         tile('Records out per second', rate(s.outPerSec)),
-        tile('Step latency', millis(s.latencyMs), 'mean over the last second, outputs handed over included'),
+        tile('Step latency', millis(lastLatency()), 'the mean of the last second with steps, handing their outputs over included'),
         tile('Buffered records', count(g.buffered_records)),
         tile('Memory', bytes(g.rss_bytes)),
         tile('Storage', bytes(g.storage_bytes)),
@@ -130,12 +154,12 @@ export function mount(root, {store}) {
       return;
     }
     const byHost = new Map(((s && s.stats.hosts) || []).map(h => [h.host, h]));
-    fill(hostsBox, 
+    fill(hostsBox,
         el('h2', {}, 'Hosts'),
         el('div', {class: 'table-wrap'}, el('table', {class: 'data', 'aria-label': 'hosts'},
             el('thead', {}, el('tr', {}, ['Host', 'Address', 'State', 'Step', 'Memory', 'Storage',
                                           'Records processed', 'Buffered', 'Sent to other hosts', 'Error']
-                                             .map(h => el('th', {scope: 'col'}, h)))),
+                                             .map((h, i) => el('th', {scope: 'col', class: i >= 3 && i <= 8 ? 'num' : null}, h)))),
             el('tbody', {}, st.hosts.map(h => {
               const hs = byHost.get(h.host) || {};
               return el('tr', {'data-host': h.host},
@@ -157,18 +181,21 @@ export function mount(root, {store}) {
     } catch (e) {
       return;
     }
+    redraw(checkpointBox, () => drawCheckpoint(list, cs));
+  }
+  function drawCheckpoint(list, cs) {
     const key = JSON.stringify([list, cs]);
     if (key === checkpointKey) return;
     checkpointKey = key;
     const newest = list[0];
-    fill(checkpointBox, 
+    fill(checkpointBox,
         el('div', {class: 'row'},
            newest
                ? el('span', {}, `Last checkpoint: number ${newest.checkpoint_sequence_number}, at step ${newest.step ?? '?'}, ${bytes(newest.size_bytes)}` +
                                  (newest.hosts ? ` on ${newest.hosts} hosts` : ''))
                : el('span', {class: 'muted'}, 'No checkpoint yet.'),
            el('span', {class: 'muted'}, `${list.length} kept`),
-           el('button', {style: 'margin-left: auto', onclick: () => act('Checkpoint', api.checkpoint)}, 'Checkpoint now')),
+           el('button', {style: 'margin-left: auto', id: 'checkpoint-now', onclick: () => act('Checkpoint', api.checkpoint)}, 'Checkpoint now')),
         cs.failure ? el('pre', {class: 'error'}, `Checkpoint ${cs.failure.sequence_number} failed: ${cs.failure.error}`) : null);
   }
 

@@ -52,7 +52,7 @@ export function mount(root) {
       const ms = Math.round(performance.now() - started);
       errorLine = null;
       paint();
-      fill(result, 
+      fill(result,
           el('p', {class: 'muted', id: 'query-summary'},
              `${count(r.rows.length)} ${r.rows.length === 1 ? 'row' : 'rows'} at step ${r.step}, in ${ms} ms` +
              (r.rows.length > kShownRows ? ` (the first ${count(kShownRows)} shown; the CSV has all)` : '')),

@@ -40,7 +40,8 @@ function mountList(root) {
 class LiveRows {
   constructor(limit) {
     this.limit = limit;
-    this.rows = new Map();  // json -> {values, count, insertedAt, deletedAt}
+    this.rows = new Map();  // json -> {values, count, insertedAt, deletedAt}, oldest first
+    this.kept = 0;          // entries of `rows` not deleted
     this.total = 0;         // the relation's row count (exact)
     this.dropped = 0;       // rows not kept (over the limit)
     this.version = 0;       // bumps on every change, for the sorted order's cache
@@ -59,23 +60,41 @@ class LiveRows {
     const e = this.rows.get(key);
     this.total += weight;
     if (e) {
+      if (e.count <= 0 && weight > 0) this.kept++;
       e.count += weight;
       if (weight > 0) {
         e.deletedAt = 0;
         if (flash) e.insertedAt = now;
-      } else if (e.count <= 0) {
+      } else if (e.count <= 0 && !e.deletedAt) {
         e.deletedAt = now;
         e.insertedAt = 0;
+        this.kept--;
       }
     } else if (weight > 0) {
-      if (this.rows.size >= this.limit) {
-        this.dropped++;
-      } else {
-        this.rows.set(key, {values, count: 1, insertedAt: flash ? now : 0, deletedAt: 0});
+      if (this.kept >= this.limit) {
+        // Over the limit, the snapshot's further rows are counted only; a
+        // change takes the place of the oldest row, so changes always show.
+        if (!flash || !this.evictOldest()) {
+          this.dropped++;
+          return;
+        }
       }
+      this.rows.set(key, {values, count: 1, insertedAt: flash ? now : 0, deletedAt: 0});
+      this.kept++;
     } else if (this.dropped > 0) {
       this.dropped--;
     }
+  }
+
+  evictOldest() {
+    for (const [key, e] of this.rows) {
+      if (e.deletedAt) continue;
+      this.rows.delete(key);
+      this.kept--;
+      this.dropped += e.count;
+      return true;
+    }
+    return false;
   }
 
   // Drops the rows that finished fading; true if any row still flashes or fades.
@@ -107,22 +126,22 @@ function compareValues(a, b) {
 }
 
 function mountLive(root, name) {
-  const info = el('div', {class: 'row', role: 'status', 'aria-live': 'polite', id: 'live-status'}, 'Connecting…');
+  // Not a live region: it changes with every step; the count is announced on request.
+  const info = el('div', {class: 'row', id: 'live-status', style: 'margin-bottom: 4px'}, 'Connecting…');
   const pager = el('div', {class: 'pager'});
   const tableWrap = el('div', {class: 'table-wrap'});
   const limitInput = el('input', {type: 'number', min: '1000', step: '1000', value: String(kDefaultLimit),
                                   id: 'live-limit', style: 'width: 9em'});
   const pageSizeSelect = el('select', {id: 'live-page-size'},
                             [50, 100, 500, 1000].map(n => el('option', {value: n, selected: n === 100}, String(n))));
+  const pagerButtons = el('div', {class: 'row'});
+  pager.append(pagerButtons, el('span', {style: 'margin-left: auto'}),
+               el('label', {for: 'live-page-size'}, 'Rows per page'), pageSizeSelect,
+               el('label', {for: 'live-limit', title: 'rows kept in the browser; the count stays exact'}, 'Keep at most'),
+               limitInput);
   root.append(
       el('h1', {}, el('a', {href: '#/views'}, 'Views'), ' / ', el('span', {class: 'mono'}, name)),
-      el('div', {class: 'row', style: 'margin-bottom: 8px'},
-         info,
-         el('span', {style: 'margin-left: auto'}),
-         el('label', {for: 'live-page-size'}, 'Rows per page '), pageSizeSelect,
-         el('label', {for: 'live-limit', title: 'rows kept in the browser; the count stays exact'}, 'Keep at most '),
-         limitInput),
-      pager, tableWrap);
+      info, pager, tableWrap);
 
   let columns = null;
   let live = new LiveRows(kDefaultLimit);
@@ -180,7 +199,7 @@ function mountLive(root, name) {
     if (page >= pages) page = pages - 1;
     const first = page * pageSize;
     const shown = rows.slice(first, first + pageSize);
-    fill(info, 
+    fill(info,
         error ? el('span', {class: 'error-text'}, error)
               : ended ? el('span', {class: 'muted'}, 'The stream ended.')
               : el('span', {}, el('span', {class: 'dot'}), inSnapshot ? 'Reading the snapshot…' : 'Live'),
@@ -188,9 +207,9 @@ function mountLive(root, name) {
         el('span', {id: 'live-step'}, lastStep === null ? '' : `step ${lastStep}`),
         lastChangeStep !== null ? el('span', {class: 'muted'}, `last change at step ${lastChangeStep}`) : null,
         el('span', {id: 'live-count'}, `${count(live.total)} rows`),
-        live.dropped > 0 ? el('span', {class: 'muted'}, `(${count(live.rows.size)} kept: over the limit)`) : null,
+        live.dropped > 0 ? el('span', {class: 'muted'}, `(the ${count(live.kept)} latest kept: over the limit)`) : null,
         rows.length > kSortLimit ? el('span', {class: 'muted'}, '(too many to sort: in arrival order)') : null);
-    fill(pager, 
+    fill(pagerButtons,
         el('button', {class: 'small', disabled: page === 0, onclick: () => { page = 0; schedule(); }}, 'First'),
         el('button', {class: 'small', disabled: page === 0, onclick: () => { page--; schedule(); }}, 'Previous'),
         el('span', {}, rows.length ? `Rows ${count(first + 1)}–${count(first + shown.length)} of ${count(rows.length)}` : 'No rows'),
@@ -199,12 +218,14 @@ function mountLive(root, name) {
     if (!columns) return;
     const focused = document.activeElement && document.activeElement.dataset
         ? document.activeElement.dataset.sort : undefined;
+    const sortable = rows.length <= kSortLimit;
     const head = el('tr', {}, columns.map(c => el('th', {
         scope: 'col', class: isNumericType(c.type) ? 'num' : null,
-        'aria-sort': sortBy === c.name ? (sortDesc ? 'descending' : 'ascending') : null},
-      el('button', {class: 'sort', 'data-sort': c.name, title: `${c.type}: sort by it`,
+        'aria-sort': sortable && sortBy === c.name ? (sortDesc ? 'descending' : 'ascending') : null},
+      el('button', {class: 'sort', 'data-sort': c.name, disabled: !sortable,
+                    title: sortable ? `${c.type}: sort by it` : `${c.type} (too many rows to sort)`,
                     onclick: () => setSort(c.name)},
-         c.name, sortBy === c.name ? (sortDesc ? ' ▼' : ' ▲') : ''))));
+         c.name, sortable && sortBy === c.name ? (sortDesc ? ' ▼' : ' ▲') : ''))));
     const body = el('tbody', {}, shown.map(e => {
       const age = e.insertedAt ? now - e.insertedAt : Infinity;
       const tr = el('tr', {class: e.deletedAt ? 'deleted' : age < kFlashMs ? 'inserted' : null},
