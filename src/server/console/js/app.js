@@ -90,9 +90,13 @@ async function pollStatus() {
   }
 }
 
+// Once a second; a slow answer (a host of many that does not answer takes
+// seconds) delays the next poll rather than piling polls up.
 async function tick() {
+  const started = performance.now();
   await Promise.all([pollStatus(), sample()]);
   store.notify();
+  setTimeout(tick, Math.max(0, 1000 - (performance.now() - started)));
 }
 
 let current = null;  // {name, unmount}
@@ -120,4 +124,3 @@ window.addEventListener('hashchange', () => {
 });
 route();
 tick();
-setInterval(tick, 1000);

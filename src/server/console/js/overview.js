@@ -163,7 +163,7 @@ export function mount(root, {store}) {
             el('tbody', {}, st.hosts.map(h => {
               const hs = byHost.get(h.host) || {};
               return el('tr', {'data-host': h.host},
-                  el('td', {}, 'host ' + h.host), el('td', {class: 'mono'}, h.address),
+                  el('td', {class: 'nowrap'}, 'host ' + h.host), el('td', {class: 'mono'}, h.address),
                   el('td', {}, badge(h.state)), el('td', {class: 'num'}, count(h.step)),
                   el('td', {class: 'num'}, bytes(hs.rss_bytes)), el('td', {class: 'num'}, bytes(hs.storage_bytes)),
                   el('td', {class: 'num'}, count(hs.processed_records)),

@@ -19,19 +19,21 @@ export function mount(root, {arg}) {
 }
 
 function mountList(root) {
-  const list = el('ul', {class: 'plain', 'aria-label': 'materialized relations'});
+  const body = el('tbody');
   root.append(el('h1', {}, 'Views'),
               el('p', {class: 'muted'}, 'Pick a materialized view or table to watch it live: its contents now, then every change as it happens.'),
-              el('div', {class: 'panel'}, list));
+              el('div', {class: 'table-wrap'}, el('table', {class: 'data', 'aria-label': 'tables and views'},
+                  el('thead', {}, el('tr', {}, ['Name', 'Kind', 'Columns'].map(h => el('th', {scope: 'col'}, h)))),
+                  body)));
   api.schema().then(schema => {
-    const item = (r, kind) => el('li', {},
-        r.materialized
+    const row = (r, kind) => el('tr', {},
+        el('td', {}, r.materialized
             ? el('a', {href: '#/view/' + encodeURIComponent(r.name), class: 'mono'}, r.name)
-            : el('span', {class: 'mono muted'}, r.name),
-        el('span', {class: 'muted'}, ` ${kind}, ${r.columns.length} columns`),
-        r.materialized ? '' : el('span', {class: 'muted'}, ' (not materialized: no snapshot to show)'));
-    list.append(...schema.views.map(v => item(v, 'view')), ...schema.tables.map(t => item(t, 'table')));
-  }).catch(e => list.append(el('li', {class: 'error-text'}, e.message)));
+            : el('span', {class: 'mono'}, r.name)),
+        el('td', {}, kind, r.materialized ? '' : el('span', {class: 'muted'}, ', not materialized: no snapshot to watch')),
+        el('td', {class: 'mono muted'}, r.columns.map(c => c.name).join(', ')));
+    body.append(...schema.views.map(v => row(v, 'view')), ...schema.tables.map(t => row(t, 'table')));
+  }).catch(e => body.append(el('tr', {}, el('td', {class: 'error-text', colspan: '3'}, e.message))));
   return null;
 }
 
