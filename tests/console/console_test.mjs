@@ -122,6 +122,19 @@ const waitText = (sel, text, timeout = kTimeout) => page.waitForFunction(
     (s, t) => [...document.querySelectorAll(s)].some(e => e.textContent.includes(t)),
     {timeout, polling: 'raf'}, sel, text);
 
+// Every field of the page has a label, every button a name.
+async function checkLabels(where) {
+  const unlabelled = await page.evaluate(() => [
+    ...[...document.querySelectorAll('input, select, textarea')]
+        .filter(e => e.labels.length === 0 && !e.getAttribute('aria-label'))
+        .map(e => e.outerHTML.slice(0, 80)),
+    ...[...document.querySelectorAll('button')]
+        .filter(b => !b.textContent.trim() && !b.getAttribute('aria-label'))
+        .map(b => b.outerHTML.slice(0, 80)),
+  ]);
+  if (unlabelled.length) throw new Error(`${where}: unlabelled controls: ${unlabelled.join(', ')}`);
+}
+
 async function setValue(sel, value) {
   await page.$eval(sel, (e, v) => {
     e.value = v;
@@ -157,7 +170,17 @@ try {
       await new Promise(r => setTimeout(r, 300));
     }
   }
+  await checkLabels('overview');
   await shot('overview' + suffix);
+  // Dark mode follows the system's.
+  await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: 'dark'}]);
+  const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: 'light'}]);
+  const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const luminance = rgb => rgb.match(/\d+/g).slice(0, 3).reduce((a, b) => a + Number(b), 0);
+  if (!(luminance(dark) < 150 && luminance(light) > 600)) {
+    throw new Error(`the background does not follow the color scheme: dark ${dark}, light ${light}`);
+  }
 
   // ---- program: the SQL highlighted, and every relation
   step = 'program';
@@ -168,6 +191,7 @@ try {
   if (!orders.includes('primary key') || !orders.includes('orders_file')) {
     throw new Error('the orders table lacks its key or connector: ' + orders);
   }
+  await checkLabels('program');
   await shot('program' + suffix);
 
   // ---- a view, live: a new row appears within a second of its completion
@@ -183,6 +207,7 @@ try {
                                        .some(tr => tr.textContent.includes('NZ')), {timeout: 1000, polling: 'raf'});
   log(`live view: the new row showed ${Date.now() - t0} ms after its completion (step ${doneStep})`);
   await waitText('#live-step', `step ${doneStep}`);
+  await checkLabels('view');
   await shot('view' + suffix);
 
   // ---- query: rows, then errors
@@ -196,6 +221,7 @@ try {
   if (!rows.some(r => r.includes('NZ')) || !rows.some(r => r.includes('UK'))) {
     throw new Error('the query\'s rows lack NZ or UK: ' + JSON.stringify(rows));
   }
+  await checkLabels('query');
   await shot('query' + suffix);
   await setValue('#query-sql', 'SELECT country\nFROM revenue_by_country\nWHERE orders 1');
   await page.click('#query-run');
@@ -226,6 +252,7 @@ try {
   await page.waitForSelector('#ingest-errors tbody tr');
   const bad = await page.$$eval('#ingest-errors tbody tr', trs => trs.length);
   if (bad !== 2) throw new Error(`expected 2 bad records, the page lists ${bad}`);
+  await checkLabels('ingest');
   await shot('ingest' + suffix);
 
   // ---- connectors: pause and start an output connector
@@ -240,6 +267,7 @@ try {
   await page.waitForSelector('tr[data-connector="revenue_file"] button[aria-label="start revenue_file"]:not([disabled])');
   const pausedStats = await call('GET', '/stats');
   if (!pausedStats.outputs.find(o => o.name === 'revenue_file').paused) throw new Error('revenue_file is not paused');
+  await checkLabels('connectors');
   await shot('connectors' + suffix);
   await page.click('tr[data-connector="revenue_file"] button[aria-label="start revenue_file"]');
   await page.waitForSelector('tr[data-connector="revenue_file"] button[aria-label="pause revenue_file"]:not([disabled])');
