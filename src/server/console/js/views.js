@@ -205,6 +205,7 @@ function mountLive(root, name) {
         error ? el('span', {class: 'error-text'}, error)
               : ended ? el('span', {class: 'muted'}, 'The stream ended.')
               : el('span', {}, el('span', {class: 'dot'}), inSnapshot ? 'Reading the snapshot…' : 'Live'),
+        error || ended ? el('button', {class: 'small', id: 'live-again', onclick: followAgain}, 'Follow again') : null,
         el('span', {class: 'muted'}, snapshotStep === null ? '' : `snapshot at step ${snapshotStep}`),
         el('span', {id: 'live-step'}, lastStep === null ? '' : `step ${lastStep}`),
         lastChangeStep !== null ? el('span', {class: 'muted'}, `last change at step ${lastChangeStep}`) : null,
@@ -287,14 +288,17 @@ function mountLive(root, name) {
         });
   }
 
-  limitInput.addEventListener('change', () => {
-    // Another limit follows the relation again, from a new snapshot.
+  // From a new snapshot: after the stream ended or failed (the pipeline
+  // restarted, or the page fell too far behind), or with another limit.
+  function followAgain() {
     const n = Math.max(1000, Number(limitInput.value) || kDefaultLimit);
     live = new LiveRows(n);
     snapshotStep = lastStep = lastChangeStep = null;
     inSnapshot = true;
     follow();
-  });
+    schedule();
+  }
+  limitInput.addEventListener('change', followAgain);
 
   api.schema().then(schema => {
     const r = [...schema.views, ...schema.tables].find(x => x.name === name);
