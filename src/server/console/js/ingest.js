@@ -41,7 +41,7 @@ export function mount(root, {store}) {
   const fileInput = el('input', {type: 'file', id: 'ingest-file', accept: '.json,.jsonl,.ndjson,.csv,.txt'});
   const sendButton = el('button', {class: 'primary', id: 'ingest-send'}, 'Send');
   const exampleButton = el('button', {type: 'button', id: 'ingest-example'}, 'Insert an example record');
-  const columnsHelp = el('p', {id: 'ingest-columns', class: 'muted mono', style: 'margin: 0'});
+  const columnsHelp = el('p', {id: 'ingest-columns', class: 'muted mono', style: 'margin-bottom: 0'});
   const result = el('div', {id: 'ingest-result', 'aria-live': 'polite'});
   let file = null;
   let tables = [];
@@ -100,14 +100,19 @@ export function mount(root, {store}) {
     describe();
   });
 
+  let sending = false;
   form.addEventListener('submit', async e => {
     e.preventDefault();
+    // The button stays enabled (a disabled button loses the keyboard's
+    // focus); a second submit while one is under way does nothing.
+    if (sending) return;
     const table = tableInput.value.trim();
     const body = file || textarea.value;
     const params = {format: formatSelect.value};
     if (formatSelect.value === 'json') params.update_format = updateSelect.value;
     if (forceBox.checked) params.force = 'true';
-    sendButton.disabled = true;
+    sending = true;
+    sendButton.setAttribute('aria-busy', 'true');
     const waiting = el('p', {class: 'muted'}, 'Sending…');
     fill(result, waiting);
     const pausedHint = setInterval(() => {
@@ -156,7 +161,8 @@ export function mount(root, {store}) {
         }
       }
     } finally {
-      sendButton.disabled = false;
+      sending = false;
+      sendButton.removeAttribute('aria-busy');
     }
   });
 

@@ -7,7 +7,25 @@ import {highlight} from './sql.js';
 import {count, dataTable, el, fill} from './util.js';
 
 const kShownRows = 1000;
+const kHistory = 'sluice.console.queries';  // the last queries that ran, in this browser
 let savedSql = null;  // kept while the console is open
+
+function history() {
+  try {
+    return JSON.parse(localStorage.getItem(kHistory)) || [];
+  } catch {
+    return [];
+  }
+}
+
+function remember(sql) {
+  const list = [sql, ...history().filter(s => s !== sql)].slice(0, 20);
+  try {
+    localStorage.setItem(kHistory, JSON.stringify(list));
+  } catch {
+    // Storage may be off (a private window): no history then.
+  }
+}
 
 export function mount(root) {
   const pre = el('pre', {'aria-hidden': 'true'});
@@ -17,12 +35,33 @@ export function mount(root) {
   const runButton = el('button', {class: 'primary', id: 'query-run'}, 'Run');
   const csvButton = el('button', {id: 'query-csv'}, 'Download CSV');
   const result = el('div', {id: 'query-result', 'aria-live': 'polite'});
+  const recent = el('select', {id: 'query-recent', style: 'max-width: 30em'});
+  const fillRecent = () => {
+    const list = history();
+    fill(recent, el('option', {value: ''}, list.length ? 'Recent queries…' : 'No recent queries'),
+         list.map((sql, i) => el('option', {value: String(i)}, sql.replace(/\s+/g, ' ').slice(0, 90))));
+    recent.disabled = list.length === 0;
+  };
+  fillRecent();
+  recent.addEventListener('change', () => {
+    const sql = history()[Number(recent.value)];
+    if (recent.value !== '' && sql !== undefined) {
+      textarea.value = sql;
+      savedSql = sql;
+      errorLine = null;
+      paint();
+      textarea.focus();
+    }
+    recent.value = '';
+  });
   root.append(
       el('h1', {}, 'Query'),
       el('label', {for: 'query-sql', class: 'muted'}, 'SQL over the materialized tables and views, read at one step'),
       editor,
       el('div', {class: 'row', style: 'margin: 10px 0'}, runButton, csvButton,
-         el('span', {id: 'query-help', class: 'muted'}, 'Ctrl+Enter runs the query.')),
+         el('span', {id: 'query-help', class: 'muted'}, 'Ctrl+Enter runs the query.'),
+         el('span', {style: 'margin-left: auto'}),
+         el('label', {for: 'query-recent', class: 'muted'}, 'Again:'), recent),
       result);
 
   let errorLine = null;
@@ -42,14 +81,21 @@ export function mount(root) {
     }
   });
 
+  let running = false;
   async function run() {
+    // The button stays enabled while a query runs: a disabled button loses
+    // the keyboard's focus.
+    if (running) return;
+    running = true;
+    runButton.setAttribute('aria-busy', 'true');
     const sql = textarea.value;
-    runButton.disabled = true;
     fill(result, el('p', {class: 'muted'}, 'Running…'));
     const started = performance.now();
     try {
       const r = await api.query(sql);
       const ms = Math.round(performance.now() - started);
+      remember(sql);
+      fillRecent();
       errorLine = null;
       paint();
       fill(result,
@@ -72,7 +118,8 @@ export function mount(root) {
         textarea.setSelectionRange(offset, offset);
       }
     } finally {
-      runButton.disabled = false;
+      running = false;
+      runButton.removeAttribute('aria-busy');
     }
   }
 
