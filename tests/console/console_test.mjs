@@ -10,11 +10,13 @@
 // host with its memory), that a live view shows a row within a second of
 // its ingest's completion, that a query shows its rows and a bad query its
 // error with a caret, that ingesting through the page reports the step or
-// the bad records, and that a connector pauses and starts. Every wait is
+// the bad records, that a connector pauses and starts, that a checkpoint is
+// taken, and (on one host) that a changed program waits for the overview's
+// Approve. Every wait is
 // for a condition, with a generous timeout, so a slow machine only makes
 // it slower. Exit status 0: passed; 1: failed; 77: skipped (no chromium).
 import {spawn} from 'node:child_process';
-import {existsSync, mkdtempSync, cpSync, rmSync, mkdirSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -54,24 +56,43 @@ const work = mkdtempSync(join(tmpdir(), 'sluice-console-'));
 cpSync(join(here, '../../examples/shop'), work, {recursive: true});
 rmSync(join(work, 'out'), {recursive: true, force: true});
 mkdirSync(join(work, 'out'));
-const runArgs = ['run', join(work, 'program.sql'), '--port', '0', '--workers', '2'];
+// With storage, so that a checkpoint can be taken and (on one host) a
+// restart with a changed program waits for approval.
+const runArgs = ['run', join(work, 'program.sql'), '--port', '0', '--workers', '2',
+                 '--storage', join(work, 'storage')];
 if (hosts > 1) runArgs.push('--hosts', String(hosts));
-const proc = spawn(sluice, runArgs, {stdio: ['ignore', 'pipe', 'pipe']});
+let proc = null;
 let output = '';
-const base = await new Promise((resolveBase, reject) => {
-  const timer = setTimeout(() => reject(new Error('sluice did not say where it listens:\n' + output)), kTimeout);
-  const onData = d => {
-    output += d;
-    const m = /listening on (http:\/\/[0-9.:]+)/.exec(output);
-    if (m) {
-      clearTimeout(timer);
-      resolveBase(m[1]);
-    }
-  };
-  proc.stdout.on('data', onData);
-  proc.stderr.on('data', onData);
-  proc.on('exit', code => reject(new Error(`sluice exited with ${code}:\n${output}`)));
-});
+let base = null;
+
+// Starts the pipeline; resolves when it says where it listens.
+function startPipeline() {
+  proc = spawn(sluice, runArgs, {stdio: ['ignore', 'pipe', 'pipe']});
+  const from = output.length;
+  return new Promise((resolveBase, reject) => {
+    const timer = setTimeout(() => reject(new Error('sluice did not say where it listens:\n' + output)), kTimeout);
+    const onData = d => {
+      output += d;
+      const m = /listening on (http:\/\/[0-9.:]+)/.exec(output.slice(from));
+      if (m) {
+        clearTimeout(timer);
+        resolveBase(m[1]);
+      }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', code => reject(new Error(`sluice exited with ${code}:\n${output}`)));
+  });
+}
+
+async function stopPipeline() {
+  if (!proc || proc.exitCode !== null) return;
+  const exited = new Promise(r => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+base = await startPipeline();
 log(`pipeline at ${base}`);
 
 async function call(method, path, body) {
@@ -274,6 +295,12 @@ try {
   const startedStats = await call('GET', '/stats');
   if (startedStats.outputs.find(o => o.name === 'revenue_file').paused) throw new Error('revenue_file is still paused');
 
+  // ---- a checkpoint from the overview
+  step = 'checkpoint';
+  await page.goto(base + '/#/overview');
+  await (await page.waitForSelector('#checkpoint-now')).click();
+  await waitText('#overview-checkpoint', 'Last checkpoint: number 1');
+
   // ---- the pipeline paused and started from the overview
   step = 'pause';
   await page.goto(base + '/#/overview');
@@ -282,6 +309,26 @@ try {
   await (await page.waitForSelector('#pipeline-start')).click();
   await waitText('#state-badge', 'Running');
   await waitText('#overview-state', 'Running');
+
+  // ---- a changed program waits for approval, which the overview gives
+  if (hosts === 1) {
+    step = 'approve';
+    await stopPipeline();
+    const programPath = join(work, 'program.sql');
+    writeFileSync(programPath, readFileSync(programPath, 'utf8').replace('LIMIT 3;', 'LIMIT 4;'));
+    base = await startPipeline();
+    await page.goto(base + '/#/overview');
+    await waitText('#state-badge', 'AwaitingApproval');
+    await waitText('#overview-state', 'top_orders');
+    await (await page.waitForSelector('#pipeline-approve')).click();
+    await waitText('#state-badge', 'Running');
+    const st = await call('GET', '/status');
+    if (st.program_changes.status !== 'applied') throw new Error('not applied: ' + JSON.stringify(st));
+    await page.goto(base + '/#/query');
+    await setValue('#query-sql', 'SELECT COUNT(*) AS n FROM top_orders');
+    await page.click('#query-run');
+    await waitText('#query-result td', '4');
+  }
 
   if (pageErrors.length) throw new Error('the page logged errors:\n' + pageErrors.join('\n'));
 } catch (e) {
@@ -294,8 +341,7 @@ try {
   }
 } finally {
   await browser.close();
-  proc.kill('SIGTERM');
-  await new Promise(r => proc.once('exit', r));
+  await stopPipeline();
 }
 if (failed) {
   console.error(`FAILED at ${step}: ${failed.message}`);
