@@ -102,7 +102,7 @@ async function tick() {
 let current = null;  // {name, unmount}
 
 async function route() {
-  const hash = location.hash || '#/overview';
+  const hash = location.hash.startsWith('#/') ? location.hash : '#/overview';
   const [, name = 'overview', ...rest] = hash.split('/');
   const page = PAGES[name] ? name : 'overview';
   const arg = rest.length ? decodeURIComponent(rest.join('/')) : null;
@@ -121,6 +121,11 @@ async function route() {
 window.addEventListener('hashchange', () => {
   route();
   document.getElementById('main').focus({preventScroll: true});
+});
+// "Skip to content" moves the focus; it must not change the page.
+document.querySelector('a.skip').addEventListener('click', e => {
+  e.preventDefault();
+  document.getElementById('main').focus();
 });
 route();
 tick();
