@@ -1486,3 +1486,75 @@ TEST(PipelineTest, BadConfigurationIsAnErrorThatNamesIt) {
 }
 
 }  // namespace
+
+// The web console's files come from the binary, with their types and
+// ETags; the API calls it relies on: /program, /query's column header and
+// the place of an error, and (on many hosts) each host's figures in /stats.
+TEST(PipelineTest, ConsoleAndTheCallsItUses) {
+  Pipeline p(kProgram, {});
+  ASSERT_GT(p.port(), 0) << p.log();
+  auto r = p.Client().Get("/");
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(r->body.find("/console/js/app.js"), std::string::npos) << r->body;
+  const std::string etag = r->get_header_value("ETag");
+  ASSERT_FALSE(etag.empty());
+  EXPECT_EQ(r->get_header_value("Cache-Control"), "no-cache");
+  r = p.Client().Get("/", {{"If-None-Match", etag}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 304);
+  EXPECT_TRUE(r->body.empty());
+  r = p.Client().Get("/console/js/app.js");
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_NE(r->get_header_value("ETag"), etag);
+  r = p.Client().Get("/console/console.css");
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/css; charset=utf-8");
+  r = p.Client().Get("/console/nothing.js");
+  ASSERT_TRUE(r && r->status == 404);
+  EXPECT_EQ(Json::parse(r->body)["error_code"], "UnknownEndpoint");
+  // The API is unchanged beside it.
+  r = p.Client().Get("/nothing");
+  ASSERT_TRUE(r && r->status == 404);
+  EXPECT_EQ(Json::parse(r->body)["error_code"], "UnknownEndpoint");
+
+  r = p.Client().Get("/program");
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_EQ(r->body, kProgram);
+
+  ASSERT_TRUE(
+      p.WaitComplete(p.Ingest("t", "{\"insert\": {\"id\": 1, \"v\": 10, \"s\": \"one\"}}")));
+  const std::string answer = p.Query("SELECT id, s AS \"the s\" FROM t", "json&headers=true");
+  const size_t head_end = answer.find('\n');
+  ASSERT_NE(head_end, std::string::npos) << answer;
+  const Json head = Json::parse(answer.substr(0, head_end));
+  EXPECT_EQ(head["columns"], Json::parse(R"([{"name": "id", "type": "BIGINT NOT NULL"},
+                                             {"name": "the s", "type": "VARCHAR"}])"));
+  EXPECT_GE(head["step"].get<uint64_t>(), 1u);
+  EXPECT_EQ(answer.substr(head_end + 1), "{\"id\":1,\"the s\":\"one\"}\n");
+  Json e = Json::parse(p.Query("SELECT id\nFROM t\nWHERE id 1"));
+  EXPECT_EQ(e["error_code"], "QueryError");
+  EXPECT_EQ(e["details"]["line"], 3) << e.dump();
+  EXPECT_EQ(e["details"]["column"], 10) << e.dump();
+  e = Json::parse(p.Query("SELECT * FROM gruops"));
+  EXPECT_NE(e["message"].get<std::string>().find("(did you mean groups?)"), std::string::npos)
+      << e.dump();
+
+  const Json stats = Json::parse(p.Client().Get("/stats")->body);
+  // Step time in microseconds too: a step often takes less than 1 ms.
+  const uint64_t usecs = stats["global"]["step_usecs"];
+  EXPECT_GT(usecs, 0u);
+  EXPECT_EQ(usecs / 1000, stats["global"]["step_msecs"].get<uint64_t>());
+  if (const char* hosts = std::getenv("SLUICE_TEST_HOSTS")) {
+    ASSERT_EQ(stats["hosts"].size(), static_cast<size_t>(std::atoi(hosts))) << stats.dump();
+    uint64_t processed = 0;
+    for (const Json& h : stats["hosts"]) {
+      EXPECT_GT(h["rss_bytes"].get<uint64_t>(), 0u);
+      processed += h["processed_records"].get<uint64_t>();
+    }
+    EXPECT_EQ(processed, stats["global"]["processed_records"].get<uint64_t>());
+  } else {
+    EXPECT_FALSE(stats.contains("hosts")) << stats.dump();
+  }
+}

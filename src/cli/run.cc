@@ -321,8 +321,10 @@ int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
     stop();
     return 1;
   }
-  std::fprintf(stderr, "sluice: running %s; listening on %s://%s:%d\n", what.c_str(),
-               so.tls.cert.empty() ? "http" : "https", o.host.c_str(), http.port());
+  const std::string url = std::string(so.tls.cert.empty() ? "http" : "https") + "://" + o.host +
+                          ":" + std::to_string(http.port());
+  std::fprintf(stderr, "sluice: running %s; listening on %s\n", what.c_str(), url.c_str());
+  std::fprintf(stderr, "sluice: the web console is at %s/\n", url.c_str());
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "sluice: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

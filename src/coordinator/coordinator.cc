@@ -1037,7 +1037,8 @@ pipeline::PipelineStats Coordinator::Stats() const {
   pipeline::GlobalStats& g = st.global;
   g.state = pipeline::StateName(state());
   g.step = step();
-  g.step_msecs = loop_.step_usecs() / 1000;
+  g.step_usecs = loop_.step_usecs();
+  g.step_msecs = g.step_usecs / 1000;
   g.step_latency_counts = loop_.step_latency_counts();
   g.transaction = loop_.in_transaction();
   g.uptime_msecs = static_cast<uint64_t>(

@@ -87,6 +87,7 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   // for benchmarks and tools).
   bool Idle() const;
 
+  const std::string& ProgramText() const override { return program_text_; }
   const pipeline::RelationInfo* FindRelation(const std::string& name) const override;
   std::vector<std::string> RelationNames() const override {
     std::vector<std::string> names;

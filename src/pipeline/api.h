@@ -82,6 +82,8 @@ class PipelineApi {
  public:
   virtual ~PipelineApi() = default;
 
+  // The program's SQL, as it was given (GET /program).
+  virtual const std::string& ProgramText() const = 0;
   virtual const RelationInfo* FindRelation(const std::string& name) const = 0;
   // Every table and view, for "did you mean" on a misspelled name.
   virtual std::vector<std::string> RelationNames() const = 0;

@@ -124,6 +124,7 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::string_view program_t
   std::unique_ptr<Controller> c(
       new Controller(std::move(program), std::move(config), std::move(base_dir)));
   if (role != nullptr) c->role_ = *role;
+  c->program_text_ = std::string(program_text);
   c->program_fingerprint_ = Hash64(program_text);
   Status s = c->Init();
   if (!s.ok()) {
@@ -735,7 +736,8 @@ PipelineStats Controller::Stats() const {
   g.state = StateName(state());
   g.step = step();
   g.processed_records = queues_->processed();
-  g.step_msecs = step_usecs() / 1000;
+  g.step_usecs = step_usecs();
+  g.step_msecs = g.step_usecs / 1000;
   g.step_latency_counts = loop_.step_latency_counts();
   g.buffered_records = queues_->buffered();
   g.transaction = in_transaction();

@@ -111,6 +111,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // the step loop and the workers. Idempotent.
   void Stop();
 
+  const std::string& ProgramText() const override { return program_text_; }
   const RelationInfo* FindRelation(const std::string& name) const override;
   std::vector<std::string> RelationNames() const override { return output_names_; }
   const sql::Program& program() const { return program_; }
@@ -334,6 +335,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   const std::string base_dir_;
   std::optional<HostRole> role_;  // one host of many
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> gather_switches_;
+  std::string program_text_;
   uint64_t program_fingerprint_ = 0;  // of the program's text
   std::string pipeline_id_;
   bool exactly_once_ = false;  // fault_tolerance model exactly_once

@@ -26,6 +26,9 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   if (p.last_spill_failure) g.last_spill_failure = p.last_spill_failure;
   AddOptional(&g.memory_budget_bytes, p.memory_budget_bytes);
   AddOptional(&g.spine_memory_bytes, p.spine_memory_bytes);
+  if (!hosts) hosts.emplace();
+  hosts->push_back({host, p.processed_records, p.buffered_records, p.rss_bytes, p.storage_bytes,
+                    p.exchange_bytes_sent});
   for (const std::string& s : p.eval_error_samples) {
     if (g.eval_error_samples.size() < 10) g.eval_error_samples.push_back(s);
   }

@@ -21,6 +21,7 @@ struct GlobalStats {
   uint64_t step = 0;
   uint64_t processed_records = 0;
   uint64_t step_msecs = 0;  // running steps and handing their outputs over
+  uint64_t step_usecs = 0;  // the same, in microseconds (a step often takes less than 1 ms)
   uint64_t buffered_records = 0;
   bool transaction = false;
   uint64_t uptime_msecs = 0;
@@ -47,6 +48,7 @@ struct GlobalStats {
     v("step", step);
     v("processed_records", processed_records);
     v("step_msecs", step_msecs);
+    v("step_usecs", step_usecs);
     v("buffered_records", buffered_records);
     v("transaction", transaction);
     v("uptime_msecs", uptime_msecs);
@@ -164,14 +166,37 @@ struct OutputStats {
   }
 };
 
+// One host of many, as the coordinator's /stats lists it: its own share of
+// the global figures.
+struct HostStats {
+  int host = 0;
+  uint64_t processed_records = 0;
+  uint64_t buffered_records = 0;
+  uint64_t rss_bytes = 0;
+  uint64_t storage_bytes = 0;
+  std::optional<uint64_t> exchange_bytes_sent;
+
+  template <class V>
+  void Fields(V& v) {
+    v("host", host);
+    v("processed_records", processed_records);
+    v("buffered_records", buffered_records);
+    v("rss_bytes", rss_bytes);
+    v("storage_bytes", storage_bytes);
+    v("exchange_bytes_sent", exchange_bytes_sent);
+  }
+};
+
 struct PipelineStats {
   GlobalStats global;
   std::vector<InputStats> inputs;
   std::vector<OutputStats> outputs;
+  std::optional<std::vector<HostStats>> hosts;  // on many hosts: each host's share, by Add
 
   // Merges the figures of one host of many (`host`) into these: counts
-  // add up, a table's HTTP ingress is one entry over all hosts, and each
-  // connector keeps its own entry, marked with its host.
+  // add up, a table's HTTP ingress is one entry over all hosts, each
+  // connector keeps its own entry, marked with its host, and `hosts` gets
+  // the host's own figures.
   void Add(const PipelineStats& part, int host);
 
   template <class V>
@@ -179,6 +204,7 @@ struct PipelineStats {
     v("global", global);
     v("inputs", inputs);
     v("outputs", outputs);
+    v("hosts", hosts);
   }
 };
 

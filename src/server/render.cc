@@ -72,8 +72,20 @@ std::string RenderText(const pipeline::QueryResult& r) {
   return out;
 }
 
-std::string RenderJson(const pipeline::QueryResult& r) {
+std::string RenderJson(const pipeline::QueryResult& r, bool headers) {
   std::string out;
+  if (headers) {
+    out = "{\"columns\":[";
+    for (size_t i = 0; i < r.columns.size(); ++i) {
+      if (i > 0) out += ",";
+      out += "{\"name\":";
+      format::AppendJsonString(r.columns[i].name, &out);
+      out += ",\"type\":";
+      format::AppendJsonString(r.columns[i].type.ToString(), &out);
+      out += "}";
+    }
+    out += "],\"step\":" + std::to_string(r.step) + "}\n";
+  }
   for (const sql::Row& row : r.rows) {
     out += "{";
     for (size_t i = 0; i < r.columns.size(); ++i) {
@@ -216,7 +228,7 @@ std::string RenderMetrics(const pipeline::PipelineStats& stats,
     }
     m.Sample(h + "_bucket", std::string("le=\"") + le + "\"", static_cast<double>(cumulative));
   }
-  m.Sample(h + "_sum", "", static_cast<double>(g.step_msecs) / 1000);
+  m.Sample(h + "_sum", "", static_cast<double>(g.step_usecs) / 1e6);
   m.Sample(h + "_count", "", static_cast<double>(cumulative));
   // Per connector.
   auto input = [&](const char* name, const char* type, const char* help, auto field) {

@@ -11,7 +11,8 @@
 namespace sluice::server {
 
 std::string RenderText(const pipeline::QueryResult& r);
-std::string RenderJson(const pipeline::QueryResult& r);
+// With `headers`, a first line {"columns": [{"name", "type"}], "step": S}.
+std::string RenderJson(const pipeline::QueryResult& r, bool headers = false);
 // With `headers`, a first line of the column names.
 std::string RenderCsv(const pipeline::QueryResult& r, bool headers = false);
 // A CSV header line naming `names`.

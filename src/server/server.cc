@@ -13,6 +13,8 @@
 #include "base/suggest.h"
 #include "format/format.h"
 #include "format/json.h"
+#include "pipeline/coordination.h"
+#include "server/console.h"
 #include "server/http.h"
 #include "server/render.h"
 #include "zset/cursor.h"
@@ -45,6 +47,20 @@ bool Param(const Request& req, Response& res, const std::string& name,
             "parameter " + name + "=" + *out + " is not one of: " + list,
             {{"parameter", name}, {"value", *out}});
   return false;
+}
+
+// A query's error; when the message points into the SQL ("line L, column
+// C: ..." and the line with a caret under it, sql/parser.cc), the details
+// say where, so that a client can mark the place.
+void SendQueryError(Response& res, const Status& s) {
+  static const std::regex kWhere(R"(^line (\d+), column (\d+): )");
+  Json details = Json::object();
+  std::smatch m;
+  if (std::regex_search(s.message(), m, kWhere)) {
+    details = {{"line", std::stoul(m[1])}, {"column", std::stoul(m[2])}};
+  }
+  SendError(res, pipeline::coordination::HttpErrorFor(s).status, "QueryError", s.message(),
+            std::move(details));
 }
 
 // The records of one egress stream, as JSON lines.
@@ -503,6 +519,13 @@ void Server::Impl::Routes() {
       },
       true);
   route(
+      true, false, "/program",
+      [c](const Request&, Response& res, const Match&) {
+        res.status = 200;
+        res.set_content(c->ProgramText(), "text/plain; charset=utf-8");
+      },
+      true);
+  route(
       true, false, "/schema",
       [c](const Request& req, Response& res, const Match&) {
         // Every table and view: columns, types, key, materialized, and the
@@ -590,10 +613,10 @@ void Server::Impl::Routes() {
       return;
     }
     auto r = c->Query(sql);
-    if (!r.ok()) return SendStatus(res, r.status(), "QueryError");
+    if (!r.ok()) return SendQueryError(res, r.status());
     res.status = 200;
     if (fmt == "json") {
-      res.set_content(RenderJson(*r), "application/x-ndjson");
+      res.set_content(RenderJson(*r, headers == "true"), "application/x-ndjson");
     } else if (fmt == "csv") {
       res.set_content(RenderCsv(*r, headers == "true"), "text/csv");
     } else {
@@ -609,6 +632,7 @@ void Server::Impl::Routes() {
     ReparseParams(req);  // the library added a form body's fields, parsed its way
     query(req, res, &req.body);
   });
+  AddConsoleRoutes(*http);
   http->set_error_handler([](const Request& req, Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 404) {

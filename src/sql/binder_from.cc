@@ -4,6 +4,7 @@
 // window table functions hop() and tumble().
 #include <optional>
 
+#include "base/suggest.h"
 #include "sql/binder_internal.h"
 #include "sql/datetime.h"
 
@@ -139,7 +140,11 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
       }
       *plan = p;
     } else {
-      return SqlError(sql_, item, "relation \"" + name + "\" does not exist");
+      std::vector<std::string> known;
+      for (const auto& [n, def] : catalog_.tables()) known.push_back(n);
+      for (const auto& [n, def] : catalog_.views()) known.push_back(n);
+      return SqlError(sql_, item,
+                      "relation \"" + name + "\" does not exist" + DidYouMean(name, known));
     }
     for (const Column& c : (*plan)->columns) cols->push_back({alias, c.name, c.type});
     if (body->contains("alias") && (*body)["alias"].contains("colnames")) {
