@@ -1,6 +1,7 @@
 // Date, time, timestamp and interval operators and functions.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -160,6 +161,56 @@ Status JustifyDays(const SqlType&, const Value* a, size_t, Value* out) {
 }
 Status JustifyInterval(const SqlType&, const Value* a, size_t, Value* out) {
   return Justify(a[0].interval_value(), true, true, out);
+}
+// make_date, make_time, make_timestamp: PostgreSQL's checks and errors (a
+// negative year is BC; year 0 does not exist; 24:00:00 is a time).
+Status CheckedDays(int64_t year, int64_t month, int64_t day, int64_t* days) {
+  const int64_t y = year > 0 ? year : year + 1;  // astronomical
+  const bool ok = year != 0 && month >= 1 && month <= 12 && day >= 1 &&
+                  day <= DaysFromCivil(month == 12 ? y + 1 : y,
+                                       static_cast<unsigned>(month == 12 ? 1 : month + 1), 1) -
+                             DaysFromCivil(y, static_cast<unsigned>(month), 1);
+  if (!ok) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "date field value out of range: %lld-%02lld-%02lld",
+                  static_cast<long long>(year), static_cast<long long>(month),
+                  static_cast<long long>(day));
+    return Status::InvalidArgument(buf);
+  }
+  *days = DaysFromCivil(y, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  return Status::OK();
+}
+Status CheckedClock(int64_t hour, int64_t min, double sec, int64_t* micros) {
+  if (hour < 0 || min < 0 || min > 59 || !(sec >= 0) || sec > 60 || hour > 24 ||
+      (hour == 24 && (min > 0 || sec > 0))) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "time field value out of range: %lld:%02lld:%02g",
+                  static_cast<long long>(hour), static_cast<long long>(min), sec);
+    return Status::InvalidArgument(buf);
+  }
+  *micros = (hour * 60 + min) * 60000000 + static_cast<int64_t>(std::rint(sec * 1e6));
+  return Status::OK();
+}
+Status MakeDate(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t days;
+  SLUICE_RETURN_IF_ERROR(CheckedDays(a[0].int_value(), a[1].int_value(), a[2].int_value(), &days));
+  *out = Value::Int(days);
+  return Status::OK();
+}
+Status MakeTime(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t micros;
+  SLUICE_RETURN_IF_ERROR(
+      CheckedClock(a[0].int_value(), a[1].int_value(), a[2].double_value(), &micros));
+  *out = Value::Int(micros);
+  return Status::OK();
+}
+Status MakeTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t days, micros;
+  SLUICE_RETURN_IF_ERROR(CheckedDays(a[0].int_value(), a[1].int_value(), a[2].int_value(), &days));
+  SLUICE_RETURN_IF_ERROR(
+      CheckedClock(a[3].int_value(), a[4].int_value(), a[5].double_value(), &micros));
+  *out = Value::Int(days * kMicrosPerDay + micros);
+  return Status::OK();
 }
 Status IsFiniteDate(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Bool(!IsInfiniteDate(a[0].int_value()));
@@ -473,6 +524,23 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
     if (name == "*" && number(args[0]) && args[1].id() == TypeId::kInterval) {
       return fn(MulIntervalRight, "*", {SqlType::Double(), iv}, iv);
     }
+  }
+  auto integers = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      if (!args[i].IsInteger()) return false;
+    }
+    return true;
+  };
+  const SqlType i32 = SqlType::Integer(), f64 = SqlType::Double();
+  if (name == "make_date" && args.size() == 3 && integers(0, 3)) {
+    return fn(MakeDate, "make_date", {i32, i32, i32}, SqlType::Date());
+  }
+  if (name == "make_time" && args.size() == 3 && integers(0, 2) && number(args[2])) {
+    return fn(MakeTime, "make_time", {i32, i32, f64}, SqlType::Time());
+  }
+  if (name == "make_timestamp" && args.size() == 6 && integers(0, 5) && number(args[5])) {
+    return fn(MakeTimestamp, "make_timestamp", {i32, i32, i32, i32, i32, f64},
+              SqlType::Timestamp());
   }
   if (name == "isfinite" && args.size() == 1) {
     const SqlType b = SqlType::Boolean();

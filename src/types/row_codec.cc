@@ -369,8 +369,9 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         int64_t lim = int64_t{1} << (8 * width - 1);
         if (i < -lim || i >= lim) return Misfit(type, v, "out of range");
       }
-      if (type.id() == TypeId::kTime && (i < 0 || i >= kMicrosPerDay)) {
-        return Misfit(type, v, "a TIME must lie within one day");
+      // 24:00:00 is a TIME, as in PostgreSQL.
+      if (type.id() == TypeId::kTime && (i < 0 || i > kMicrosPerDay)) {
+        return Misfit(type, v, "a TIME must lie within one day (00:00:00 to 24:00:00)");
       }
       PutSigned(i, width, out);
       return Status::OK();

@@ -149,8 +149,10 @@ TEST(RowCodecTest, DatesTimesIntervals) {
   ExpectRoundTrip(SqlType::Date(), Value::Int(2932896));  // 9999-12-31
   ExpectRoundTrip(SqlType::Time(), Value::Int(0));
   ExpectRoundTrip(SqlType::Time(), Value::Int(86400LL * 1000000 - 1));
+  ExpectRoundTrip(SqlType::Time(), Value::Int(86400LL * 1000000));  // 24:00:00
   std::string out;
-  EXPECT_FALSE(EncodeValue(SqlType::Time(), Value::Int(86400LL * 1000000), &out).ok());
+  EXPECT_FALSE(EncodeValue(SqlType::Time(), Value::Int(86400LL * 1000000 + 1), &out).ok());
+  EXPECT_FALSE(EncodeValue(SqlType::Time(), Value::Int(-1), &out).ok());
   ExpectRoundTrip(SqlType::Timestamp(), Value::Int(std::numeric_limits<int64_t>::min()));
   ExpectRoundTrip(SqlType::Timestamp(), Value::Int(std::numeric_limits<int64_t>::max()));
   SqlType iv = SqlType::Interval();

@@ -28,3 +28,22 @@ SELECT t - timestamp '2000-01-01' FROM ev WHERE id = 1;
 UPDATE ev SET t = 'infinity' WHERE id = 3;
 DELETE FROM ev WHERE id = 2;
 INSERT INTO ev VALUES (6, '-infinity', '-infinity');
+
+-- make_date, make_time and make_timestamp, with PostgreSQL's range errors.
+CREATE TABLE parts (id INT, y INT, m INT, d INT, h INT, mi INT, s FLOAT8);
+INSERT INTO parts VALUES (1, 2013, 7, 15, 8, 20, 0.0), (2, -44, 3, 15, 23, 59, 59.999999), (3, 2024, 2, 29, 24, 0, 0),
+  (4, 2023, 2, 29, 10, 55, 100.1), (5, 0, 7, 15, 1, 2, 3.5), (6, 2013, 13, 1, -1, 0, 0);
+SELECT id, make_date(y, m, d) FROM parts WHERE id <= 3;
+SELECT id, make_time(h, mi, s) FROM parts WHERE id <= 3;
+SELECT id, make_timestamp(y, m, d, h, mi, s) FROM parts WHERE id <= 3;
+SELECT make_date(2013, 7, 15), make_date(-44, 3, 15), make_time(8, 20, 0.0), make_timestamp(2014, 12, 28, 6, 30, 45.887);
+-- sluice: error date field value out of range: 0-07-15
+SELECT make_date(0, 7, 15);
+-- sluice: error date field value out of range: 2013-11--1
+SELECT make_date(2013, 11, -1);
+-- sluice: error time field value out of range: 10:55:100.1
+SELECT make_time(10, 55, 100.1);
+-- sluice: error time field value out of range: 24:00:2.1
+SELECT make_time(24, 0, 2.1);
+UPDATE parts SET d = 28 WHERE id = 4;
+DELETE FROM parts WHERE id = 1;
