@@ -53,11 +53,11 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
       }
       const Json& body = cte["ctequery"]["SelectStmt"];
       BoundQuery q;
-      if (recursive && ReadsRelation(body, name)) {
-        SLUICE_ASSIGN_OR_RETURN(q, BindRecursive(name, cte, c));
-      } else {
-        SLUICE_ASSIGN_OR_RETURN(q, BindQuery(body));
-      }
+      if (recursive) defining_.push_back(name);
+      Result<BoundQuery> bound =
+          recursive && ReadsRelation(body, name) ? BindRecursive(name, cte, c) : BindQuery(body);
+      if (recursive) defining_.pop_back();
+      SLUICE_ASSIGN_OR_RETURN(q, std::move(bound));
       if (cte.contains("aliascolnames")) {
         const Json& names = cte["aliascolnames"];
         if (names.size() > q.visible) {

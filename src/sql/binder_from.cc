@@ -143,6 +143,8 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
       std::vector<std::string> known;
       for (const auto& [n, def] : catalog_.tables()) known.push_back(n);
       for (const auto& [n, def] : catalog_.views()) known.push_back(n);
+      for (const auto& [n, q] : ctes_) known.push_back(n);  // WITH queries in scope
+      known.insert(known.end(), defining_.begin(), defining_.end());
       return SqlError(sql_, item,
                       "relation \"" + name + "\" does not exist" + DidYouMean(name, known));
     }

@@ -358,6 +358,8 @@ class Binder {
   std::vector<Frame> frames_;
   // The WITH queries in scope, innermost last.
   std::vector<std::pair<std::string, BoundQuery>> ctes_;
+  // WITH RECURSIVE queries being bound: names a misspelling may have meant.
+  std::vector<std::string> defining_;
   // ROW_NUMBER() calls already computed: their FuncCall body -> column.
   std::map<const Json*, int> window_cols_;
   const Json* window_clause_ = nullptr;  // the WINDOW clause of the query being bound

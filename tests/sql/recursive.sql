@@ -53,3 +53,9 @@ UPDATE tree SET parent = 3 WHERE id = 4;
 INSERT INTO tree VALUES (6, 5, 'aaaa'), (7, 3, 'ba');
 DELETE FROM tree WHERE id = 2;
 INSERT INTO edges VALUES (2, 3);
+
+-- A misspelled WITH query's name gets a suggestion.
+-- sluice: error relation "reahc" does not exist (did you mean reach?)
+WITH RECURSIVE reach(a) AS (SELECT src FROM edges UNION SELECT a + 1 FROM reahc WHERE a < 3) SELECT * FROM reach;
+-- sluice: error relation "totals2" does not exist (did you mean totals?)
+WITH totals AS (SELECT src, count(*) AS n FROM edges GROUP BY src) SELECT * FROM totals2;
