@@ -602,12 +602,7 @@ Result<std::optional<Binder::Lateral>> Binder::BindLateral(const Json& item, con
   const std::string alias = body.contains("alias") ? body["alias"].value("aliasname", "") : "";
   // Which columns of the earlier items does it read?
   std::vector<int> refs;
-  Frame find;
-  find.outer = &left;
-  find.refs = &refs;
-  frames_.push_back(find);
-  auto probe = BindQuery(sel);
-  frames_.pop_back();
+  auto probe = BindFindingOuter(sel, left, &refs);
   if (!probe.ok()) return probe.status();
   if (refs.empty()) return std::optional<Lateral>();
   auto name_cols = [&](const PlanPtr& p, size_t from, size_t to, std::vector<ScopeCol>* out) {
@@ -635,20 +630,7 @@ Result<std::optional<Binder::Lateral>> Binder::BindLateral(const Json& item, con
   refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
   Lateral lat;
   lat.refs = refs;
-  lat.domain = std::make_shared<PlanNode>();
-  lat.domain->kind = PlanKind::kDistinct;
-  Frame over;
-  for (int r : refs) {
-    ScopeCol c = left.scope[static_cast<size_t>(r)];
-    c.type = c.type.WithNullable(true);
-    c.correlated = true;
-    over.domain_cols.push_back(c);
-    lat.domain->columns.push_back({c.name, c.type});
-  }
-  over.domain = lat.domain;
-  frames_.push_back(over);
-  auto bound = BindQuery(sel);
-  frames_.pop_back();
+  auto bound = BindOverDomain(sel, left, refs, &lat.domain);
   if (!bound.ok()) return bound.status();
   const size_t k = refs.size();
   PlanPtr p = bound->plan;

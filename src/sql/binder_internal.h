@@ -296,6 +296,15 @@ class Binder {
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindSubLink(const Json& body, const Json& node, Ctx& ctx);
+  // Decorrelation, shared by subqueries in expressions and LATERAL: binds
+  // `sel` with `outer` as its enclosing query, setting `refs` to the columns
+  // of `outer` it reads (sorted, once each) ...
+  Result<BoundQuery> BindFindingOuter(const Json& sel, const Ctx& outer, std::vector<int>* refs);
+  // ... and binds it over the distinct values of those columns (the domain,
+  // whose columns then lead its output). `*domain` is the domain's node; its
+  // input is the caller's to set.
+  Result<BoundQuery> BindOverDomain(const Json& sel, const Ctx& outer, const std::vector<int>& refs,
+                                    std::shared_ptr<PlanNode>* domain);
   Result<ExprPtr> BindCase(const Json& body, Ctx& ctx);
   // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
   // adding their columns to the scope.

@@ -34,6 +34,39 @@ Status MoreThanOneRow(const SqlType&, const Value*, size_t, Value*) {
 
 }  // namespace
 
+Result<BoundQuery> Binder::BindFindingOuter(const Json& sel, const Ctx& outer,
+                                            std::vector<int>* refs) {
+  Frame find;
+  find.outer = &outer;
+  find.refs = refs;
+  frames_.push_back(find);
+  auto probe = BindQuery(sel);
+  frames_.pop_back();
+  std::sort(refs->begin(), refs->end());
+  refs->erase(std::unique(refs->begin(), refs->end()), refs->end());
+  return probe;
+}
+
+Result<BoundQuery> Binder::BindOverDomain(const Json& sel, const Ctx& outer,
+                                          const std::vector<int>& refs,
+                                          std::shared_ptr<PlanNode>* domain) {
+  *domain = std::make_shared<PlanNode>();
+  (*domain)->kind = PlanKind::kDistinct;
+  Frame over;
+  for (int r : refs) {
+    ScopeCol c = outer.scope[static_cast<size_t>(r)];
+    c.type = c.type.WithNullable(true);
+    c.correlated = true;
+    over.domain_cols.push_back(c);
+    (*domain)->columns.push_back({c.name, c.type});
+  }
+  over.domain = *domain;
+  frames_.push_back(over);
+  auto bound = BindQuery(sel);
+  frames_.pop_back();
+  return bound;
+}
+
 Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx) {
   std::string type = body.value("subLinkType", "");
   if (type != "EXPR_SUBLINK" && type != "EXISTS_SUBLINK" && type != "ANY_SUBLINK" &&
@@ -46,15 +79,8 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   const Json& sel = body["subselect"]["SelectStmt"];
   // Which columns of this query does the subquery use?
   std::vector<int> refs;
-  Frame find;
-  find.outer = &ctx;
-  find.refs = &refs;
-  frames_.push_back(find);
-  auto probe = BindQuery(sel);
-  frames_.pop_back();
+  auto probe = BindFindingOuter(sel, ctx, &refs);
   if (!probe.ok()) return probe.status();
-  std::sort(refs.begin(), refs.end());
-  refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
   // Decorrelate: bind the subquery once over the distinct values of those
   // columns (the domain), and join its result back on them.
   BoundQuery q;
@@ -63,23 +89,8 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   if (refs.empty()) {
     q = std::move(probe).value();
   } else {
-    domain = std::make_shared<PlanNode>();
-    domain->kind = PlanKind::kDistinct;
-    Frame over;
-    for (int r : refs) {
-      ScopeCol c = ctx.scope[static_cast<size_t>(r)];
-      c.type = c.type.WithNullable(true);
-      c.correlated = true;
-      over.domain_cols.push_back(c);
-      domain->columns.push_back({c.name, c.type});
-      outer_keys.push_back(MakeColumn(r, ctx.scope[static_cast<size_t>(r)].type));
-    }
-    over.domain = domain;
-    frames_.push_back(over);
-    auto bound = BindQuery(sel);
-    frames_.pop_back();
-    if (!bound.ok()) return bound.status();
-    q = std::move(bound).value();
+    for (int r : refs) outer_keys.push_back(MakeColumn(r, ctx.scope[static_cast<size_t>(r)].type));
+    SLUICE_ASSIGN_OR_RETURN(q, BindOverDomain(sel, ctx, refs, &domain));
   }
   const size_t k = refs.size();
   PlanPtr sub = q.plan;
@@ -118,6 +129,22 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     d->inputs = {p};
     return PlanPtr(d);
   };
+  // The aggregates `aggs` (each with its column's name) of the subquery's rows
+  // per domain value, after the domain's columns; with `global`, one row
+  // even for no rows at all.
+  auto per_domain = [&](std::vector<std::pair<AggCall, std::string>> aggs, bool global) {
+    auto agg = std::make_shared<PlanNode>();
+    agg->kind = PlanKind::kAggregate;
+    agg->inputs = {sub};
+    agg->group_keys = sub_keys;
+    agg->global = global;
+    for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
+    for (auto& [call, name] : aggs) {
+      agg->columns.push_back({name, call.type});
+      agg->aggs.push_back(std::move(call));
+    }
+    return PlanPtr(agg);
+  };
   const ExprPtr kTrue = MakeLiteral(Value::Bool(true), SqlType::Boolean(false));
   const ExprPtr kFalse = MakeLiteral(Value::Bool(false), SqlType::Boolean(false));
 
@@ -130,15 +157,10 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     }
     // Rows and a value per domain value: more than one row is an error, as
     // in PostgreSQL (here, of the outer rows that see it).
-    auto agg = std::make_shared<PlanNode>();
-    agg->kind = PlanKind::kAggregate;
-    agg->inputs = {sub};
-    agg->group_keys = sub_keys;
-    for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
-    agg->aggs.push_back({AggKind::kCountStar, nullptr, SqlType::BigInt(false)});
-    agg->aggs.push_back({AggKind::kMin, MakeColumn(static_cast<int>(k), sub->columns[k].type), vt});
-    agg->columns.push_back({"count", SqlType::BigInt(false)});
-    agg->columns.push_back({"value", vt});
+    PlanPtr agg = per_domain(
+        {{{AggKind::kCountStar, nullptr, SqlType::BigInt(false)}, "count"},
+         {{AggKind::kMin, MakeColumn(static_cast<int>(k), sub->columns[k].type), vt}, "value"}},
+        false);
     int base = append(agg, outer_keys, sub_keys);
     ExprPtr cnt = MakeColumn(base + static_cast<int>(k), SqlType::BigInt());
     SLUICE_ASSIGN_OR_RETURN(
@@ -165,17 +187,9 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     AggSpec spec{AggKind::kArrayAgg, 0};
     auto at = AggOutputType(spec, {value->type});
     if (!at.ok()) return SqlError(sql_, node, at.status().message());
-    auto agg = std::make_shared<PlanNode>();
-    agg->kind = PlanKind::kAggregate;
-    agg->inputs = {sub};
-    agg->group_keys = sub_keys;
-    agg->global = k == 0;
-    for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
     AggCall call{AggKind::kArrayAgg, value, *at};
     call.desc = desc;
-    agg->aggs.push_back(call);
-    agg->columns.push_back({"array", *at});
-    int base = append(agg, outer_keys, sub_keys);
+    int base = append(per_domain({{call, "array"}}, k == 0), outer_keys, sub_keys);
     const SqlType t = at->WithNullable(false);
     return MakeNode(ExprKind::kCoalesce, t,
                     {MakeColumn(base + static_cast<int>(k), at->WithNullable(true)),
@@ -213,17 +227,10 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   int mbase = append(distinct(vals), lk, rk);
   ExprPtr matched = MakeColumn(mbase + static_cast<int>(k), ct);
   // Rows and non-NULL values per domain value.
-  auto agg = std::make_shared<PlanNode>();
-  agg->kind = PlanKind::kAggregate;
-  agg->inputs = {sub};
-  agg->group_keys = sub_keys;
-  agg->global = k == 0;
-  for (size_t i = 0; i < k; ++i) agg->columns.push_back(sub->columns[i]);
-  agg->aggs.push_back({AggKind::kCountStar, nullptr, SqlType::BigInt(false)});
-  agg->aggs.push_back({AggKind::kCount, y, SqlType::BigInt(false)});
-  agg->columns.push_back({"count", SqlType::BigInt(false)});
-  agg->columns.push_back({"count", SqlType::BigInt(false)});
-  int cbase = append(agg, outer_keys, sub_keys);
+  int cbase = append(per_domain({{{AggKind::kCountStar, nullptr, SqlType::BigInt(false)}, "count"},
+                                 {{AggKind::kCount, y, SqlType::BigInt(false)}, "count"}},
+                                k == 0),
+                     outer_keys, sub_keys);
   const ExprPtr zero = MakeLiteral(Value::Int(0), SqlType::BigInt(false));
   ExprPtr cnt = MakeNode(ExprKind::kCoalesce, SqlType::BigInt(),
                          {MakeColumn(cbase + static_cast<int>(k), SqlType::BigInt()), zero});
