@@ -282,3 +282,29 @@ TEST(RowCodecTest, ByteOrderIsValueOrder) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+
+TEST(PgTypeTest, OidsTypmodsAndNames) {
+  EXPECT_EQ(PgTypeOf(SqlType::Integer()).oid, 23u);
+  EXPECT_EQ(PgTypeOf(SqlType::TinyInt()).oid, 21u);
+  EXPECT_EQ(PgTypeOf(SqlType::Varchar()).oid, 25u);
+  const PgTypeInfo v = PgTypeOf(SqlType::Varchar(20));
+  EXPECT_EQ(v.oid, 1043u);
+  EXPECT_EQ(v.typmod, 24);
+  EXPECT_EQ(v.name, "character varying(20)");
+  const PgTypeInfo d = PgTypeOf(SqlType::Decimal(10, 2));
+  EXPECT_EQ(d.oid, 1700u);
+  EXPECT_EQ(d.typmod, (10 << 16 | 2) + 4);
+  EXPECT_EQ(d.name, "numeric(10,2)");
+  const PgTypeInfo a = PgTypeOf(SqlType::Array(SqlType::Array(SqlType::BigInt())));
+  EXPECT_EQ(a.oid, 1016u);
+  EXPECT_EQ(a.name, "bigint[]");
+  EXPECT_EQ(PgTypeOf(SqlType::Timestamp()).size, 8);
+  EXPECT_EQ(PgTypeName(1016), "_int8");
+  EXPECT_EQ(PgTypeName(1114), "timestamp");
+  EXPECT_EQ(PgTypeName(9999), "");
+  EXPECT_EQ(PgTypes().front().first, 16u);
+}
+
+}  // namespace sluice

@@ -1,5 +1,7 @@
 #include "types/sql_type.h"
 
+#include <algorithm>
+
 #include "base/check.h"
 
 namespace sluice {
@@ -185,6 +187,135 @@ std::string SchemaToString(const Schema& schema) {
     s += schema[i].ToString();
   }
   return s + ")";
+}
+
+namespace {
+
+struct PgBase {
+  uint32_t oid, array_oid;
+  const char* typname;
+  const char* array_typname;
+  const char* formatted;  // format_type's spelling without a typmod
+  int16_t size;
+};
+
+constexpr PgBase kPgBases[] = {
+    {16, 1000, "bool", "_bool", "boolean", 1},
+    {17, 1001, "bytea", "_bytea", "bytea", -1},
+    {20, 1016, "int8", "_int8", "bigint", 8},
+    {21, 1005, "int2", "_int2", "smallint", 2},
+    {23, 1007, "int4", "_int4", "integer", 4},
+    {25, 1009, "text", "_text", "text", -1},
+    {114, 199, "json", "_json", "json", -1},
+    {700, 1021, "float4", "_float4", "real", 4},
+    {701, 1022, "float8", "_float8", "double precision", 8},
+    {1042, 1014, "bpchar", "_bpchar", "character", -1},
+    {1043, 1015, "varchar", "_varchar", "character varying", -1},
+    {1082, 1182, "date", "_date", "date", 4},
+    {1083, 1183, "time", "_time", "time without time zone", 8},
+    {1114, 1115, "timestamp", "_timestamp", "timestamp without time zone", 8},
+    {1186, 1187, "interval", "_interval", "interval", 16},
+    {1700, 1231, "numeric", "_numeric", "numeric", -1},
+    {2249, 2287, "record", "_record", "record", -1},
+};
+
+const PgBase& BaseOf(const SqlType& t) {
+  auto find = [](uint32_t oid) -> const PgBase& {
+    for (const PgBase& b : kPgBases) {
+      if (b.oid == oid) return b;
+    }
+    return kPgBases[0];
+  };
+  switch (t.id()) {
+    case TypeId::kBoolean:
+      return find(16);
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+      return find(21);
+    case TypeId::kInteger:
+      return find(23);
+    case TypeId::kBigInt:
+      return find(20);
+    case TypeId::kDecimal:
+      return find(1700);
+    case TypeId::kReal:
+      return find(700);
+    case TypeId::kDouble:
+      return find(701);
+    case TypeId::kChar:
+      return find(1042);
+    case TypeId::kVarchar:
+      return find(t.length() >= 0 ? 1043 : 25);
+    case TypeId::kBinary:
+    case TypeId::kVarbinary:
+      return find(17);
+    case TypeId::kDate:
+      return find(1082);
+    case TypeId::kTime:
+      return find(1083);
+    case TypeId::kTimestamp:
+      return find(1114);
+    case TypeId::kInterval:
+      return find(1186);
+    case TypeId::kRow:
+      return find(2249);
+    case TypeId::kMap:
+    case TypeId::kVariant:
+    case TypeId::kArray:  // not reached: arrays are resolved to their element
+      return find(114);
+  }
+  return find(114);
+}
+
+}  // namespace
+
+PgTypeInfo PgTypeOf(const SqlType& t) {
+  PgTypeInfo info;
+  if (t.id() == TypeId::kArray) {
+    // PostgreSQL has one array type per element type, whatever the number
+    // of dimensions.
+    const SqlType* element = &t;
+    while (element->id() == TypeId::kArray) element = &element->children()[0];
+    const PgTypeInfo e = PgTypeOf(*element);
+    const PgBase& b = BaseOf(*element);
+    info.oid = b.array_oid;
+    info.typmod = e.typmod;
+    info.name = e.name + "[]";
+    return info;
+  }
+  const PgBase& b = BaseOf(t);
+  info.oid = b.oid;
+  info.size = b.size;
+  info.name = b.formatted;
+  if ((t.id() == TypeId::kChar || t.id() == TypeId::kVarchar) && t.length() >= 0) {
+    info.typmod = t.length() + 4;
+    info.name += "(" + std::to_string(t.length()) + ")";
+  } else if (t.id() == TypeId::kDecimal && t.precision() > 0) {
+    info.typmod = ((t.precision() << 16) | t.scale()) + 4;
+    info.name += "(" + std::to_string(t.precision()) + "," + std::to_string(t.scale()) + ")";
+  }
+  return info;
+}
+
+std::string PgTypeName(uint32_t oid) {
+  for (const PgBase& b : kPgBases) {
+    if (b.oid == oid) return b.typname;
+    if (b.array_oid == oid) return b.array_typname;
+  }
+  return "";
+}
+
+const std::vector<std::pair<uint32_t, std::string>>& PgTypes() {
+  static const auto* types = [] {
+    auto* v = new std::vector<std::pair<uint32_t, std::string>>;
+    for (const PgBase& b : kPgBases) {
+      v->emplace_back(b.oid, b.typname);
+      v->emplace_back(b.array_oid, b.array_typname);
+    }
+    std::sort(v->begin(), v->end());
+    return v;
+  }();
+  return *types;
 }
 
 }  // namespace sluice

@@ -114,3 +114,26 @@ std::string PostgresDataType(const SqlType& t);
 std::string SchemaToString(const Schema& schema);
 
 }  // namespace sluice
+
+namespace sluice {
+
+// How PostgreSQL names a type on the wire and in pg_catalog: its type OID
+// (pg_type.oid), the typmod (-1, or what a length, precision or scale adds:
+// VARCHAR(n) is n + 4, NUMERIC(p,s) is (p << 16 | s) + 4), the size of its
+// values (-1: variable) and format_type()'s spelling ("character
+// varying(20)", "numeric(10,2)", "integer[]"). TINYINT is smallint (PostgreSQL
+// has no one-byte integer); MAP and VARIANT are json, as their text is.
+struct PgTypeInfo {
+  uint32_t oid = 0;
+  int32_t typmod = -1;
+  int16_t size = -1;
+  std::string name;  // format_type(oid, typmod)
+};
+PgTypeInfo PgTypeOf(const SqlType& t);
+// The base name of type `oid` as pg_type.typname holds it ("int4",
+// "varchar", "_int4"); empty for an OID that no SQL type maps to.
+std::string PgTypeName(uint32_t oid);
+// Every OID that PgTypeOf gives, with its pg_type.typname, in OID order.
+const std::vector<std::pair<uint32_t, std::string>>& PgTypes();
+
+}  // namespace sluice
