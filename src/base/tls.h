@@ -48,7 +48,10 @@ Result<std::map<std::string, TlsFiles>> MakeCertificates(
 // side's certificate must chain to.
 class TlsContext {
  public:
-  enum class Side { kClient, kServer };
+  // kPublicServer: a server that any client may connect to (no client
+  // certificate is asked for, and the CA may be missing), as a pipeline's
+  // public API and PostgreSQL port are.
+  enum class Side { kClient, kServer, kPublicServer };
   static Result<std::unique_ptr<TlsContext>> Make(const TlsFiles& files, Side side);
   // Sets up `ctx` (made by another library, an HTTP server's say) the same
   // way.
@@ -78,7 +81,8 @@ class TlsStream {
   // The client's handshake; the server's certificate must name `ip`.
   static Result<std::unique_ptr<TlsStream>> Connect(const TlsContext& ctx, int fd,
                                                     const std::string& ip);
-  // The server's handshake; the client must present a certificate.
+  // The server's handshake; with a kServer context, the client must
+  // present a certificate.
   static Result<std::unique_ptr<TlsStream>> Accept(const TlsContext& ctx, int fd);
   ~TlsStream();
 

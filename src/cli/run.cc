@@ -22,6 +22,8 @@
 
 #include "base/tls.h"
 #include "coordinator/coordinator.h"
+#include "pgwire/pgwire.h"
+#include "pipeline/api_keys.h"
 #include "pipeline/controller.h"
 #include "runtime/tcp_transport.h"
 #include "server/host_server.h"
@@ -70,6 +72,9 @@ struct Options {
   bool host_tls = true;  // run --hosts: TLS between its processes
   long coordinator_timeout_ms = 30000, exchange_timeout_ms = 10000, step_timeout_ms = 600000,
        request_timeout_ms = 30000;
+  long pg_port = -1;  // -1: no PostgreSQL protocol
+  std::string pg_auth = "scram-sha-256", api_key_file;
+  std::shared_ptr<pipeline::ApiKeys> keys;
 };
 
 void Usage(const std::string& command, FILE* out = stderr) {
@@ -87,13 +92,17 @@ void Usage(const std::string& command, FILE* out = stderr) {
                  "                   [--config runtime.json] [--secret-file FILE]\n"
                  "                   [--step-timeout-ms N] [--request-timeout-ms N]\n"
                  "                   [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n"
-                 "                   [--api-tls-cert FILE --api-tls-key FILE]\n");
+                 "                   [--api-tls-cert FILE --api-tls-key FILE]\n"
+                 "                   [--pg-port N [--pg-auth scram-sha-256|password]]\n"
+                 "                   [--api-key-file FILE]\n");
   } else {
     std::fprintf(out,
                  "usage: sluice run PROGRAM.sql [--port N] [--host ADDR] [--workers W]\n"
                  "                  [--storage DIR] [--config runtime.json]\n"
                  "                  [--max-request-mib N] [--tls-cert FILE --tls-key FILE]\n"
-                 "                  [--hosts H [--no-host-tls]]\n");
+                 "                  [--hosts H [--no-host-tls]]\n"
+                 "                  [--pg-port N [--pg-auth scram-sha-256|password]]\n"
+                 "                  [--api-key-file FILE]\n");
   }
   if (out != stdout) return;
   std::fprintf(out,
@@ -111,6 +120,13 @@ void Usage(const std::string& command, FILE* out = stderr) {
                "                       coordinator in this one (docs/multihost.md)\n"
                "  --no-host-tls        between those processes, plain TCP (default: TLS with\n"
                "                       certificates made for the run)\n"
+               "  --pg-port N          also serve PostgreSQL's protocol on port N, for psql\n"
+               "                       and drivers (docs/pgwire.md; 0: any free port)\n"
+               "  --pg-auth METHOD     how PostgreSQL clients give their key as a password:\n"
+               "                       scram-sha-256 (default) or password (cleartext)\n"
+               "  --api-key-file FILE  lines of KEY SCOPE (read, write or admin): the\n"
+               "                       passwords of PostgreSQL clients; without it, any\n"
+               "                       client is let in\n"
                "Environment: SLUICE_DEV_TWEAKS (a JSON object added to dev_tweaks),\n"
                "SLUICE_SECRET (the secret of a pipeline on many hosts).\n");
 }
@@ -180,6 +196,17 @@ int Parse(int argc, char** argv, Options* o) {
       o->api_tls.cert = value();
     } else if (a == "--api-tls-key" && o->command == "coordinator") {
       o->api_tls.key = value();
+    } else if (a == "--pg-port" && o->command != "host") {
+      ok = number(0, 65535, &o->pg_port);
+    } else if (a == "--pg-auth" && o->command != "host") {
+      o->pg_auth = value();
+      if (o->pg_auth != "scram-sha-256" && o->pg_auth != "password") {
+        std::fprintf(stderr, "sluice %s: --pg-auth is scram-sha-256 or password, not '%s'\n",
+                     o->command.c_str(), o->pg_auth.c_str());
+        return 2;
+      }
+    } else if (a == "--api-key-file" && o->command != "host") {
+      o->api_key_file = value();
     } else if (a == "--no-host-tls" && o->command == "run") {
       o->host_tls = false;
     } else if (!a.empty() && a[0] == '-') {
@@ -214,6 +241,14 @@ int Parse(int argc, char** argv, Options* o) {
     }
     return true;
   };
+  if (!o->api_key_file.empty()) {
+    auto keys = pipeline::ApiKeys::Load(o->api_key_file);
+    if (!keys.ok()) {
+      std::fprintf(stderr, "sluice %s: %s\n", o->command.c_str(), keys.status().message().c_str());
+      return 2;
+    }
+    o->keys = std::make_shared<pipeline::ApiKeys>(std::move(keys).value());
+  }
   if (o->command == "run") {
     if (!check_api(o->tls, "--tls-cert and --tls-key")) return 2;
   } else {
@@ -325,9 +360,29 @@ int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
                           ":" + std::to_string(http.port());
   std::fprintf(stderr, "sluice: running %s; listening on %s\n", what.c_str(), url.c_str());
   std::fprintf(stderr, "sluice: the web console is at %s/\n", url.c_str());
+  std::unique_ptr<pgwire::PgServer> pg;
+  if (o.pg_port >= 0) {
+    pgwire::PgOptions po;
+    po.host = o.host;
+    po.port = static_cast<int>(o.pg_port);
+    po.tls = so.tls;
+    po.keys = o.keys.get();
+    po.auth = o.pg_auth;
+    pg = std::make_unique<pgwire::PgServer>(api, po);
+    if (Status ps = pg->Start(); !ps.ok()) {
+      std::fprintf(stderr, "sluice %s: %s\n", o.command.c_str(), ps.message().c_str());
+      stop();
+      http.Stop();
+      return 1;
+    }
+    std::fprintf(stderr, "sluice: PostgreSQL clients: psql -h %s -p %d%s\n", o.host.c_str(),
+                 pg->port(),
+                 o.keys ? " (the password is an API key)" : " (no password: any client is let in)");
+  }
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "sluice: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  if (pg) pg->Stop();
   stop();
   http.Stop();
   std::fprintf(stderr, "sluice: stopped at step %llu\n",
