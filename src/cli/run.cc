@@ -124,9 +124,10 @@ void Usage(const std::string& command, FILE* out = stderr) {
                "                       and drivers (docs/pgwire.md; 0: any free port)\n"
                "  --pg-auth METHOD     how PostgreSQL clients give their key as a password:\n"
                "                       scram-sha-256 (default) or password (cleartext)\n"
-               "  --api-key-file FILE  lines of KEY SCOPE (read, write or admin): the\n"
-               "                       passwords of PostgreSQL clients; without it, any\n"
-               "                       client is let in\n"
+               "  --api-key-file FILE  lines of KEY SCOPE (read, write or admin): the keys\n"
+               "                       HTTP requests carry (Authorization: Bearer KEY)\n"
+               "                       and PostgreSQL clients give as their password;\n"
+               "                       without it, the API is open to any client\n"
                "Environment: SLUICE_DEV_TWEAKS (a JSON object added to dev_tweaks),\n"
                "SLUICE_SECRET (the secret of a pipeline on many hosts).\n");
 }
@@ -349,6 +350,7 @@ int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
   so.host = o.host;
   so.port = static_cast<int>(o.port);
   so.max_request_bytes = static_cast<uint64_t>(o.max_request_mib) << 20;
+  so.keys = o.keys.get();
   server::Server http(api, so);
   Status s = http.Start();
   if (!s.ok()) {
@@ -360,6 +362,11 @@ int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
                           ":" + std::to_string(http.port());
   std::fprintf(stderr, "sluice: running %s; listening on %s\n", what.c_str(), url.c_str());
   std::fprintf(stderr, "sluice: the web console is at %s/\n", url.c_str());
+  if (o.keys) {
+    std::fprintf(stderr, "sluice: the API takes %zu API keys (--api-key-file)\n", o.keys->size());
+  } else {
+    std::fprintf(stderr, "sluice: the API is open to any client (no --api-key-file)\n");
+  }
   std::unique_ptr<pgwire::PgServer> pg;
   if (o.pg_port >= 0) {
     pgwire::PgOptions po;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
@@ -29,6 +30,51 @@ using httplib::Response;
 void SendJson(Response& res, const std::string& json) {
   res.status = 200;
   res.set_content(json + "\n", "application/json");
+}
+
+// The scope of API key a request needs: write for what changes the
+// pipeline's data or state, read for the rest; none for the console's own
+// files, which hold no data (the console asks for a key when the API
+// answers 401).
+std::optional<pipeline::ApiScope> ScopeNeeded(const Request& req) {
+  if (req.path == "/" || req.path.rfind("/console/", 0) == 0) return std::nullopt;
+  static const std::regex kWrites(
+      R"(/ingress/[^/]+|/start|/pause|/checkpoint|/start_transaction|/commit_transaction|/approve|)"
+      R"(/(input|output)_endpoints/[^/]+/(start|pause|reset))");
+  return std::regex_match(req.path, kWrites) ? pipeline::ApiScope::kWrite : pipeline::ApiScope::kRead;
+}
+
+// Whether the request's key may make it; if not, answers 401 or 403.
+bool Authorized(const pipeline::ApiKeys& keys, const Request& req, Response& res) {
+  const std::optional<pipeline::ApiScope> need = ScopeNeeded(req);
+  if (!need) return true;
+  const std::string auth = req.get_header_value("Authorization");
+  std::optional<pipeline::ApiScope> scope;
+  if (auth.rfind("Bearer ", 0) == 0) {
+    std::string_view key(auth);
+    key.remove_prefix(7);
+    while (!key.empty() && key.front() == ' ') key.remove_prefix(1);
+    while (!key.empty() && key.back() == ' ') key.remove_suffix(1);
+    scope = keys.Find(key);
+  }
+  if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+    res.set_header("Connection", "close");  // the body is not read
+  }
+  if (!scope) {
+    res.set_header("WWW-Authenticate", "Bearer");
+    SendError(res, 401, "Unauthorized",
+              auth.empty() ? "this pipeline's API needs a key: send Authorization: Bearer KEY"
+                           : "the key in Authorization is not one of this pipeline's API keys");
+    return false;
+  }
+  if (static_cast<int>(*scope) < static_cast<int>(*need)) {
+    SendError(res, 403, "Forbidden",
+              req.method + " " + req.path + " needs an API key of scope " +
+                  pipeline::ScopeName(*need) + ", and this key's is " + pipeline::ScopeName(*scope),
+              {{"needed", pipeline::ScopeName(*need)}, {"scope", pipeline::ScopeName(*scope)}});
+    return false;
+  }
+  return true;
 }
 
 // A query parameter that must be one of `allowed` (the first is the default).
@@ -388,8 +434,12 @@ void Server::Impl::Routes() {
              });
   endpoint(false, true, R"(/ingress/([^/]+))");
   endpoint(true, true, "/query");
-  http->set_pre_routing_handler([posts, endpoints](const Request& req, Response& res) {
+  const pipeline::ApiKeys* keys = options.keys;
+  http->set_pre_routing_handler([posts, endpoints, keys](const Request& req, Response& res) {
     ReparseParams(req);
+    if (keys != nullptr && !keys->empty() && !Authorized(*keys, req, res)) {
+      return httplib::Server::HandlerResponse::Handled;
+    }
     for (const Endpoint& e : *endpoints) {
       if (!std::regex_match(req.path, e.re)) continue;
       const bool body = req.has_header("Content-Length") || req.has_header("Transfer-Encoding");

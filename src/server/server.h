@@ -9,6 +9,7 @@
 #include "base/status.h"
 #include "base/tls.h"
 #include "pipeline/api.h"
+#include "pipeline/api_keys.h"
 
 namespace sluice::server {
 
@@ -21,6 +22,9 @@ struct ServerOptions {
   // HTTPS with this certificate and key (the CA is not used: any client
   // may connect).
   TlsFiles tls;
+  // Requests carry `Authorization: Bearer KEY` with one of these keys, of a
+  // scope the endpoint needs (docs/api.md); none: the API is open.
+  const pipeline::ApiKeys* keys = nullptr;
 };
 
 class Server {

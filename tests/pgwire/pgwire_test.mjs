@@ -9,7 +9,8 @@
 // its caret, a wrong password, SSL. pg: a parameterized query, a prepared
 // statement reused, a transaction of inserts into two tables that a view
 // sees at once, SUBSCRIBE read as a stream and ended by a CancelRequest,
-// SQLSTATE codes, a read key refused an INSERT. Ends with the line
+// SQLSTATE codes, a read key refused an INSERT; the same keys over HTTP
+// (401 without, 403 beyond the scope). Ends with the line
 // `N passed, N failed`; exit status 0 when none failed.
 import {spawn, spawnSync} from 'node:child_process';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
@@ -125,6 +126,28 @@ try {
   check('a wrong password is refused', r.status !== 0 && /password authentication failed/.test(r.err), r.err);
   r = psql('\\conninfo');
   check('psql connects over SSL', r.status === 0 && /SSL connection/.test(r.out), r.err || r.out);
+
+  // ---- the same keys over HTTP
+  const api = /listening on (https:\/\/\S+)/.exec(stderr)[1];
+  const http = async (method, path, key, body) => {
+    const res = await fetch(api + path, {method, body,
+                                         headers: key ? {Authorization: `Bearer ${key}`} : {}});
+    return {status: res.status, body: await res.json().catch(() => ({}))};
+  };
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';  // the test's own certificate
+  let h = await http('GET', '/status');
+  check('HTTP without a key is 401', h.status === 401 && h.body.error_code === 'Unauthorized', JSON.stringify(h));
+  h = await http('GET', '/status', 'not-a-key-0123456789');
+  check('HTTP with an unknown key is 401', h.status === 401, JSON.stringify(h));
+  h = await http('GET', '/status', readKey);
+  check('HTTP with a read key reads', h.status === 200 && h.body.state === 'Running', JSON.stringify(h));
+  h = await http('POST', '/pause', readKey);
+  check('HTTP with a read key may not pause', h.status === 403 && h.body.details.needed === 'write',
+        JSON.stringify(h));
+  h = await http('POST', '/ingress/orders', readKey, '{"insert": {"id": 999, "person": 1, "amount": 1}}');
+  check('HTTP with a read key may not ingest', h.status === 403, JSON.stringify(h));
+  const page = await fetch(api + '/');
+  check('the console page needs no key', page.status === 200);
 
   // ---- node-postgres
   const c = new pg.Client(cfg());

@@ -12,15 +12,56 @@ export class ApiError extends Error {
   }
 }
 
+// A pipeline started with --api-key-file answers 401 without a key: the
+// console asks for one (once, however many calls wait for it), keeps it for
+// the browser tab's session, and sends it with every call.
+const kKeyItem = 'sluice-api-key';
+let asking = null;
+
+function askForKey(message) {
+  if (asking) return asking;
+  asking = new Promise(resolve => {
+    const dialog = document.createElement('dialog');
+    dialog.className = 'api-key';
+    dialog.innerHTML = `<form method="dialog">
+        <h2>API key</h2>
+        <p class="why"></p>
+        <label>Key <input type="password" name="key" autocomplete="current-password" required></label>
+        <menu><button class="primary" value="ok">Sign in</button></menu>
+      </form>`;
+    dialog.querySelector('.why').textContent = message;
+    document.body.append(dialog);
+    dialog.addEventListener('close', () => {
+      const key = dialog.querySelector('input').value.trim();
+      dialog.remove();
+      asking = null;
+      if (key) sessionStorage.setItem(kKeyItem, key);
+      resolve(key);
+    });
+    dialog.addEventListener('cancel', e => e.preventDefault());
+    dialog.showModal();
+  });
+  return asking;
+}
+
 async function request(method, path, {body, signal, contentType} = {}) {
-  const headers = contentType ? {'Content-Type': contentType} : undefined;
   let res;
-  try {
-    res = await fetch(path, {method, body, signal, headers, cache: 'no-store'});
-  } catch (e) {
-    if (e.name === 'AbortError') throw e;
-    throw new ApiError(0, {message: 'the pipeline does not answer (' + e.message + ')',
-                           error_code: 'Unreachable'});
+  for (;;) {
+    const headers = {};
+    if (contentType) headers['Content-Type'] = contentType;
+    const key = sessionStorage.getItem(kKeyItem);
+    if (key) headers['Authorization'] = `Bearer ${key}`;
+    try {
+      res = await fetch(path, {method, body, signal, headers, cache: 'no-store'});
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+      throw new ApiError(0, {message: 'the pipeline does not answer (' + e.message + ')',
+                             error_code: 'Unreachable'});
+    }
+    if (res.status !== 401) break;
+    sessionStorage.removeItem(kKeyItem);
+    await askForKey(key ? 'That key is not one of this pipeline\'s: try another.'
+                        : 'This pipeline was started with API keys: give one to go on.');
   }
   if (!res.ok) {
     let answer;
