@@ -110,23 +110,35 @@ struct Session::Impl {
   }
 
   // ---- I/O
+  // Plain connections read ahead into `in`: a COPY sends a message per
+  // line, and two system calls each would cost more than the line.
+  std::string in;
+  size_t in_pos = 0;
+
   bool ReadExact(size_t n, std::string* into) {
-    into->resize(n);
     if (tls) {
       std::string got;
       if (!tls->ReadAll(n, &got)) return false;
       *into = std::move(got);
       return true;
     }
-    size_t have = 0;
-    while (have < n) {
-      const ssize_t r = ::recv(fd, into->data() + have, n - have, 0);
+    while (in.size() - in_pos < n) {
+      if (in_pos > 0) {
+        in.erase(0, in_pos);
+        in_pos = 0;
+      }
+      const size_t have = in.size();
+      in.resize(std::max(have + (64 << 10), n));
+      const ssize_t r = ::recv(fd, in.data() + have, in.size() - have, 0);
+      in.resize(have + static_cast<size_t>(std::max<ssize_t>(r, 0)));
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) return false;
-      have += static_cast<size_t>(r);
     }
+    into->assign(in, in_pos, n);
+    in_pos += n;
     return true;
   }
+  bool Buffered() const { return in.size() > in_pos; }
 
   bool WriteRaw(std::string_view data) {
     if (tls) return tls->WriteAll(data);
@@ -1041,9 +1053,10 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
     if (r == connector::OutputQueue::PopResult::kTimeout) {
       // A client that went away ends the subscription.
       pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 0) > 0) {
+      if (Buffered() || ::poll(&p, 1, 0) > 0) {
         char c;
-        if ((p.revents & (POLLHUP | POLLERR)) || ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+        if (!Buffered() && ((p.revents & (POLLHUP | POLLERR)) ||
+                            ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)) {
           return Error("08006", "the client went away");
         }
         char type;

@@ -660,8 +660,42 @@ Status CopyReader::Init() {
   }
   format::FormatOptions o;
   o.name = "csv";
+  bool in_order = true;
+  for (size_t i = 0; i < target_.size(); ++i) in_order &= target_[i] == static_cast<int>(i);
+  direct_ = spec_.csv && spec_.null_marker.empty() && in_order && target_.size() == rel_.columns.size();
+  if (direct_) {
+    o.delimiter = spec_.delimiter;
+    o.headers = spec_.header;
+  }
   SLUICE_ASSIGN_OR_RETURN(decoder_, format::MakeDecoder(o, rel_));
   return Status::OK();
+}
+
+void CopyReader::DecodeDirect(bool at_end) {
+  if (error_ || ended_) return;
+  size_t n = at_end ? pending_.size() : decoder_->CompleteRecords(pending_);
+  std::string_view chunk(pending_.data(), n);
+  // The end-of-data marker, a line of its own.
+  for (size_t at = 0; at < chunk.size();) {
+    if (chunk.compare(at, 2, "\\.") == 0 &&
+        (at + 2 == chunk.size() || chunk[at + 2] == '\n' || chunk[at + 2] == '\r')) {
+      chunk = chunk.substr(0, at);
+      ended_ = true;
+      break;
+    }
+    const size_t nl = chunk.find('\n', at);
+    if (nl == npos) break;
+    at = nl + 1;
+  }
+  std::vector<format::RecordError> errors;
+  uint64_t count = 0;
+  const size_t before = changes_.size();
+  position_ = decoder_->Decode(chunk, position_, &changes_, &errors, &count);
+  if (count > 0 && !errors.empty()) {
+    error_ = "COPY " + rel_.name + ", line " + std::to_string(errors[0].line) + ": " + errors[0].reason;
+  }
+  records_ += changes_.size() - before;
+  pending_.erase(0, ended_ ? pending_.size() : n);
 }
 
 namespace {
@@ -730,6 +764,10 @@ int NextCsvRecord(std::string_view data, size_t* pos, const CopySpec& spec, bool
 
 Status CopyReader::Feed(std::string_view data) {
   pending_.append(data);
+  if (direct_) {
+    if (pending_.size() >= (256u << 10)) DecodeDirect(false);
+    return Status::OK();
+  }
   return Records(false);
 }
 
@@ -813,7 +851,11 @@ Status CopyReader::Decode() {
 }
 
 Result<format::ChangeBuffer> CopyReader::Finish() {
-  if (!ended_ && !error_) SLUICE_RETURN_IF_ERROR(Records(true));
+  if (direct_) {
+    DecodeDirect(true);
+  } else if (!ended_ && !error_) {
+    SLUICE_RETURN_IF_ERROR(Records(true));
+  }
   SLUICE_RETURN_IF_ERROR(Decode());
   if (error_) return Status::InvalidArgument(*error_);
   return std::move(changes_);

@@ -123,6 +123,9 @@ class CopyReader {
  private:
   Status Records(bool at_end);
   Status Decode();
+  // CSV in the table's column order with the default NULL goes to the
+  // decoder as it came, in large pieces.
+  void DecodeDirect(bool at_end);
 
   CopySpec spec_;
   format::Relation rel_;
@@ -135,6 +138,8 @@ class CopyReader {
   uint64_t records_ = 0;
   bool header_skipped_ = false;
   bool ended_ = false;  // the \. line was seen
+  bool direct_ = false;
+  format::Position position_;
   format::ChangeBuffer changes_;
   std::optional<std::string> error_;
 };
