@@ -8,6 +8,7 @@
 #include "dataflow/operators/output.h"
 #include "runtime/runtime.h"
 #include "types/row_codec.h"
+#include "zset/batch_builder.h"
 #include "zset/cursor.h"
 
 namespace sluice::sql {
@@ -63,12 +64,108 @@ Result<std::vector<Row>> RowsOf(const BoundQuery& q, const Batch& result) {
   return rows;
 }
 
+namespace {
+
+bool ReadsNoColumn(const Expr& e) {
+  if (e.kind == ExprKind::kColumn) return false;
+  for (const ExprPtr& a : e.args) {
+    if (!ReadsNoColumn(*a)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> ScanPrefixes(const PlanPtr& plan) {
+  // How many nodes read each node, which node reads it (when one does), and
+  // how many scans each relation has.
+  std::map<const PlanNode*, int> readers;
+  std::map<const PlanNode*, const PlanNode*> reader;
+  std::map<std::string, int> scans;
+  std::vector<const PlanNode*> scan_nodes;
+  std::set<const PlanNode*> seen;
+  std::vector<const PlanNode*> todo = {plan.get()};
+  while (!todo.empty()) {
+    const PlanNode* n = todo.back();
+    todo.pop_back();
+    if (n == nullptr || !seen.insert(n).second) continue;
+    if (n->kind == PlanKind::kScan) {
+      ++scans[n->table];
+      scan_nodes.push_back(n);
+    }
+    std::vector<const PlanNode*> children;
+    for (const PlanPtr& in : n->inputs) children.push_back(in.get());
+    if (n->domain) children.push_back(n->domain.get());
+    for (const PlanNode* c : children) {
+      ++readers[c];
+      reader[c] = n;
+      todo.push_back(c);
+    }
+  }
+  std::map<std::string, std::string> out;
+  for (const PlanNode* scan : scan_nodes) {
+    if (scans[scan->table] != 1 || readers[scan] != 1) continue;
+    // The conjuncts of the filters stacked on the scan (the binder makes a
+    // filter of each), up to a node that more than one reads.
+    std::vector<const Expr*> conjuncts;
+    for (const PlanNode* n = reader[scan]; n != nullptr && n->kind == PlanKind::kFilter;
+         n = readers[n] == 1 ? reader[n] : nullptr) {
+      if (n->predicate != nullptr) conjuncts.push_back(n->predicate.get());
+    }
+    std::map<int, const Expr*> equal;  // column = constant
+    while (!conjuncts.empty()) {
+      const Expr* e = conjuncts.back();
+      conjuncts.pop_back();
+      if (e->kind == ExprKind::kAnd) {
+        for (const ExprPtr& a : e->args) conjuncts.push_back(a.get());
+        continue;
+      }
+      if (e->kind != ExprKind::kCall || std::string_view(e->fn_name) != "=" || e->args.size() != 2) continue;
+      for (int side = 0; side < 2; ++side) {
+        const Expr& col = *e->args[static_cast<size_t>(side)];
+        const Expr& value = *e->args[static_cast<size_t>(1 - side)];
+        if (col.kind == ExprKind::kColumn && ReadsNoColumn(value)) equal[col.column] = &value;
+      }
+    }
+    std::string prefix;
+    for (int c = 0; equal.count(c) && static_cast<size_t>(c) < scan->columns.size(); ++c) {
+      const SqlType& type = scan->columns[static_cast<size_t>(c)].type;
+      const Expr& value = *equal[c];
+      if (value.type.WithNullable(true) != type.WithNullable(true)) break;
+      Value v;
+      if (!Eval(value, Row{}, &v).ok() || v.is_null()) break;
+      if (!EncodeValue(type, v, &prefix).ok()) break;
+    }
+    if (!prefix.empty()) out[scan->table] = std::move(prefix);
+  }
+  return out;
+}
+
 Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
                                       int workers) {
   EvalErrors errors;
   SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, workers, &errors));
+  // A relation read through an equality on its leading columns gives only
+  // the rows that start with them: a seek in each batch (the encoding is
+  // order-preserving), not a scan, so that a point query costs what it
+  // finds.
+  const std::map<std::string, std::string> prefixes = ScanPrefixes(q.plan);
   for (const std::string& name : qr.scanned) {
     SLUICE_ASSIGN_OR_RETURN(std::vector<BatchPtr> batches, contents(name));
+    auto prefix = prefixes.find(name);
+    if (prefix != prefixes.end()) {
+      BatchBuilder found;
+      for (const BatchPtr& b : batches) {
+        auto c = NewCursorOver({b});
+        for (c->SeekKey(prefix->second); c->KeyValid(); c->StepKey()) {
+          if (c->key().substr(0, prefix->second.size()) != prefix->second) break;
+          for (; c->ValValid(); c->StepVal()) found.Push(c->key(), c->val(), c->weight());
+        }
+        SLUICE_RETURN_IF_ERROR(c->status());
+      }
+      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr rows, found.Finish());
+      batches = {rows};
+    }
     for (const BatchPtr& b : batches) SLUICE_RETURN_IF_ERROR(qr.runtime->Push(name, b));
   }
   SLUICE_RETURN_IF_ERROR(qr.runtime->Step());

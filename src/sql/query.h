@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -52,5 +53,11 @@ void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows);
 
 // The relations that `plan` scans.
 std::vector<std::string> ScannedRelations(const PlanPtr& plan);
+
+// For each relation that `plan` reads only through a filter that compares
+// its leading columns with constants (`id = 5`, `a = 1 AND b = 'x'`): the
+// encoded prefix every row the filter keeps starts with. EvaluateOnce seeks
+// to it instead of reading the whole relation.
+std::map<std::string, std::string> ScanPrefixes(const PlanPtr& plan);
 
 }  // namespace sluice::sql

@@ -7,8 +7,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "sql/binder.h"
+#include "sql/catalog.h"
 #include "sql/parser.h"
+#include "sql/query.h"
 #include "sql/slt.h"
+#include "types/row_codec.h"
 
 namespace sluice::sql {
 namespace {
@@ -642,6 +646,95 @@ SELECT a + c FROM t1
   EXPECT_EQ(c.failed, 1);
   EXPECT_NE(out.find("operator does not exist: integer + text"), std::string::npos) << out;
   EXPECT_NE(out.find("^"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace sluice::sql
+
+namespace sluice::sql {
+namespace {
+
+// Equalities on the leading columns read only the rows that start with
+// them (a seek in each batch); the answers must be those of a scan.
+TEST(SqlTest, EqualityOnLeadingColumnsSeeks) {
+  ExpectAllPass(R"(
+statement ok
+CREATE TABLE p (a INTEGER, b VARCHAR, c INTEGER)
+
+statement ok
+INSERT INTO p VALUES (1, 'x', 10), (1, 'x', 10), (1, 'y', 11), (2, 'x', 12), (NULL, 'x', 13), (10, 'x', 14), (-1, 'z', 15)
+
+query I rowsort
+SELECT c FROM p WHERE a = 1
+----
+10
+10
+11
+
+query I rowsort
+SELECT c FROM p WHERE b = 'x' AND a = 1 AND c > 0
+----
+10
+10
+
+query I rowsort
+SELECT c FROM p WHERE a = -1
+----
+15
+
+query I rowsort
+SELECT c FROM p WHERE a = 1.0
+----
+10
+10
+11
+
+query I rowsort
+SELECT c FROM p WHERE a = CAST('2' AS INTEGER)
+----
+12
+
+query I rowsort
+SELECT c FROM p WHERE a = NULL
+----
+
+query I rowsort
+SELECT p1.c FROM p p1 JOIN p p2 ON p1.c = p2.c WHERE p1.a = 2
+----
+12
+
+query I rowsort
+SELECT c FROM p WHERE a = 3
+----
+)",
+                10);
+}
+
+TEST(SqlTest, ScanPrefixesAreTheLeadingColumnsCompared) {
+  Catalog catalog;
+  TableDef t;
+  t.name = "p";
+  t.columns = {{"a", SqlType::Integer()}, {"b", SqlType::Varchar()}, {"c", SqlType::Integer()}};
+  ASSERT_TRUE(catalog.AddTable(t).ok());
+  auto prefixes = [&](const std::string& sql) {
+    auto tree = ParseSql(sql);
+    EXPECT_TRUE(tree.ok());
+    auto q = BindSelect(catalog, sql, (*tree)["stmts"][0]["stmt"]["SelectStmt"]);
+    EXPECT_TRUE(q.ok()) << q.status().ToString();
+    return ScanPrefixes(q->plan);
+  };
+  std::string both;
+  ASSERT_TRUE(EncodeValue(SqlType::Integer(), Value::Int(1), &both).ok());
+  const std::string one = both;
+  ASSERT_TRUE(EncodeValue(SqlType::Varchar(), Value::String("x"), &both).ok());
+  EXPECT_EQ(prefixes("SELECT c FROM p WHERE b = 'x' AND a = 1")["p"], both);
+  EXPECT_EQ(prefixes("SELECT c FROM p WHERE a = 1 AND c = 3")["p"], one);
+  // Not the leading column, not an equality, or the relation read twice:
+  // no prefix.
+  EXPECT_TRUE(prefixes("SELECT c FROM p WHERE b = 'x'").empty());
+  EXPECT_TRUE(prefixes("SELECT c FROM p WHERE a > 1").empty());
+  EXPECT_TRUE(prefixes("SELECT c FROM p WHERE a = 1 OR a = 2").empty());
+  EXPECT_TRUE(prefixes("SELECT p1.c FROM p p1, p p2 WHERE p1.a = 1").empty());
 }
 
 }  // namespace
