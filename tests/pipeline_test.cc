@@ -1244,7 +1244,7 @@ TEST(PipelineTest, MetricsSchemaAndPrettyStats) {
                     "csv"),
             "id,3\n");
   EXPECT_NE(p.Query("SELECT * FROM pg_nothing.t")
-                .find("does not exist (there are public and information_schema)"),
+                .find("does not exist (there are public, pg_catalog and information_schema)"),
             std::string::npos);
 }
 

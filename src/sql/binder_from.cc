@@ -93,18 +93,24 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     std::string name = (*body)["relname"];
     if (body->contains("schemaname")) {
       const std::string schema = (*body)["schemaname"];
-      if (schema == "information_schema") {
+      if (schema == "information_schema" || schema == "pg_catalog") {
         name = schema + "." + name;  // as the catalog holds them, if it does
       } else if (schema != "public") {
-        return SqlError(
-            sql_, item,
-            "schema \"" + schema + "\" does not exist (there are public and information_schema)");
+        return SqlError(sql_, item,
+                        "schema \"" + schema +
+                            "\" does not exist (there are public, pg_catalog and "
+                            "information_schema)");
       }
+    } else if (catalog_.FindTable("pg_catalog." + name) != nullptr) {
+      // PostgreSQL's search path reads pg_catalog before public.
+      name = "pg_catalog." + name;
     }
-    std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", name) : name;
+    const std::string relname = (*body)["relname"];
+    std::string alias =
+        body->contains("alias") ? (*body)["alias"].value("aliasname", relname) : relname;
     const BoundQuery* cte = nullptr;
     for (auto it = ctes_.rbegin(); it != ctes_.rend() && !body->contains("schemaname"); ++it) {
-      if (it->first == name) {
+      if (it->first == relname) {
         cte = &it->second;
         break;
       }

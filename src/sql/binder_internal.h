@@ -295,6 +295,11 @@ class Binder {
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
+  // Casts to oid, regclass, regtype, regnamespace and regrole.
+  static bool IsOidAlias(const std::string& type);
+  Result<ExprPtr> BindOidCast(const std::string& type, const ExprPtr& x, const Json& node);
+  Result<ExprPtr> BindPgDefinition(const std::string& name, std::vector<ExprPtr> args,
+                                   const Json& node);
   Result<ExprPtr> BindSubLink(const Json& body, const Json& node, Ctx& ctx);
   // Decorrelation, shared by subqueries in expressions and LATERAL: binds
   // `sel` with `outer` as its enclosing query, setting `refs` to the columns
