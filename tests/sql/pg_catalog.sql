@@ -25,3 +25,10 @@ INSERT INTO arrays VALUES (1, ARRAY[1, 2, 3], ARRAY['d', 'f']), (2, ARRAY[4, NUL
   (4, NULL, ARRAY[NULL, 'd']);
 SELECT k, 2 = ANY(xs), 4 = ANY(xs), k <> ALL(xs), 'd' = any(cs), 'f' = ANY (cs), pg_catalog.array_upper(xs, 1) FROM arrays;
 SELECT k FROM arrays WHERE k + 1 = ANY(xs) ORDER BY 1;
+-- generate_series and unnest of columns (LATERAL calls), as catalog queries
+-- use them: per row of the items before them, or of the enclosing query.
+SELECT k, s FROM arrays, generate_series(1, array_upper(xs, 1)) s;
+SELECT k, s FROM arrays, pg_catalog.generate_series(k, 3, 2) AS s;
+SELECT a.k, x FROM arrays a, unnest(a.cs) x;
+SELECT k, (SELECT string_agg(n.a, ', ' ORDER BY n.a) FROM pg_catalog.generate_series(0, pg_catalog.array_upper(arrays.xs, 1)) s, names n WHERE n.k = arrays.xs[s]) FROM arrays;
+SELECT k, CASE WHEN xs IS NOT NULL THEN (SELECT count(*) FROM generate_series(1, cardinality(xs)) i WHERE xs[i] > 1) END FROM arrays;
