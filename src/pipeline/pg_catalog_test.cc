@@ -164,6 +164,28 @@ TEST_F(PgCatalogTest, DescribeTable) {  // \d person
   EXPECT_EQ(Run(ColumnsQuery(oid)),
             (std::vector<std::string>{"id|bigint||t|||", "name|character varying(20)||f|||",
                                       "balance|numeric(10,2)||f|||", "born|date||f|||"}));
+  // \d+ person's columns: storage, compression, statistics target too.
+  EXPECT_EQ(
+      Run(R"(SELECT a.attname,
+  pg_catalog.format_type(a.atttypid, a.atttypmod),
+  (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
+   FROM pg_catalog.pg_attrdef d
+   WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND a.atthasdef),
+  a.attnotnull,
+  (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type t
+   WHERE c.oid = a.attcollation AND t.oid = a.atttypid AND a.attcollation <> t.typcollation) AS attcollation,
+  a.attidentity,
+  a.attgenerated,
+  a.attstorage,
+  a.attcompression AS attcompression,
+  CASE WHEN a.attstattarget=-1 THEN NULL ELSE a.attstattarget END AS attstattarget,
+  pg_catalog.col_description(a.attrelid, a.attnum)
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = ')" +
+          oid + R"(' AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum;)"),
+      (std::vector<std::string>{"id|bigint||t||||p|||", "name|character varying(20)||f||||x|||",
+                                "balance|numeric(10,2)||f||||m|||", "born|date||f||||p|||"}));
   // Indexes: "person_pkey" PRIMARY KEY, btree (id)
   EXPECT_EQ(
       Run(R"(SELECT c2.relname, i.indisprimary, i.indisunique, i.indisclustered, i.indisvalid, pg_catalog.pg_get_indexdef(i.indexrelid, 0, true),
@@ -272,6 +294,16 @@ WHERE a.attrelid = ')" +
           oid + R"(' AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum;)"),
       (std::vector<std::string>{"id|bigint||t||||p|", "name|character varying(20)||f||||x|"}));
+  // \d+ reads the relation's options too.
+  EXPECT_EQ(
+      Run(R"(SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity, false AS relhasoids, c.relispartition, pg_catalog.array_to_string(c.reloptions || array(select 'toast.' || x from pg_catalog.unnest(tc.reloptions) x), ', ')
+, c.reltablespace, CASE WHEN c.reloftype = 0 THEN '' ELSE c.reloftype::pg_catalog.regtype::pg_catalog.text END, c.relpersistence, c.relreplident, am.amname
+FROM pg_catalog.pg_class c
+ LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid)
+LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid)
+WHERE c.oid = ')" +
+          oid + "';"),
+      (std::vector<std::string>{"0|v|f|f|f|f|f|f|f||0||p|d|"}));
   EXPECT_EQ(Run("SELECT pg_catalog.pg_get_viewdef('" + oid + "'::pg_catalog.oid, true);"),
             (std::vector<std::string>{" SELECT id, name FROM person WHERE balance > 100;"}));
   EXPECT_TRUE(
