@@ -84,6 +84,45 @@ Status EncodingToChar(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// pg_table_size(oid) and its kin: the catalog does not know how much an
+// integral holds (its batches live with the workers), so NULL, as
+// PostgreSQL answers for a relation it cannot find.
+Status SizeUnknown(const SqlType&, const Value*, size_t, Value* out) {
+  *out = Value::Null();
+  return Status::OK();
+}
+
+// has_database_privilege and has_table_privilege: the one role may do
+// everything.
+Status Privileged(const SqlType&, const Value*, size_t, Value* out) {
+  *out = Value::Bool(true);
+  return Status::OK();
+}
+
+// pg_size_pretty(bytes), as PostgreSQL rounds: bytes below 10240, then kB,
+// MB, GB, TB, PB, each unit while the value stays below 10240 of it,
+// rounded half away from zero.
+Status SizePretty(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t size = a[0].int_value();
+  static const char* const kUnits[] = {"kB", "MB", "GB", "TB", "PB"};
+  const int64_t limit = 10 * 1024, limit2 = limit * 2 - 1;
+  auto abs = [](int64_t v) { return v < 0 ? -v : v; };
+  if (abs(size) < limit) {
+    *out = Value::String(std::to_string(size) + " bytes");
+    return Status::OK();
+  }
+  size /= 1 << 9;  // half-units, so that the last step can round
+  for (const char* unit : kUnits) {
+    if (abs(size) < limit2 || unit == kUnits[4]) {
+      const int64_t rounded = size >= 0 ? (size + 1) / 2 : (size - 1) / 2;
+      *out = Value::String(std::to_string(rounded) + " " + unit);
+      return Status::OK();
+    }
+    size /= 1 << 10;
+  }
+  return Status::OK();
+}
+
 struct CatalogFn {
   const char* name;
   ScalarFn fn;
@@ -114,6 +153,15 @@ const std::vector<CatalogFn>& CatalogFns() {
         {"pg_get_statisticsobjdef_columns", NoObject, {oid}, text, false},
         {"pg_relation_is_publishable", NotPublishable, {oid}, boolean, true},
         {"pg_encoding_to_char", EncodingToChar, {integer}, text, true},
+        {"pg_table_size", SizeUnknown, {oid}, oid, false},
+        {"pg_relation_size", SizeUnknown, {oid}, oid, false},
+        {"pg_total_relation_size", SizeUnknown, {oid}, oid, false},
+        {"pg_indexes_size", SizeUnknown, {oid}, oid, false},
+        {"pg_database_size", SizeUnknown, {text}, oid, false},
+        {"pg_size_pretty", SizePretty, {oid}, text, true},
+        {"has_database_privilege", Privileged, {text, text}, boolean, true},
+        {"has_table_privilege", Privileged, {oid, text}, boolean, true},
+        {"has_schema_privilege", Privileged, {text, text}, boolean, true},
         {"current_schema", CurrentSchema, {}, text, true},
         {"current_database", CurrentDatabase, {}, text, true},
         {"version", Version, {}, text, true},

@@ -33,3 +33,6 @@ SELECT a.k, x FROM arrays a, unnest(a.cs) x;
 SELECT k, (SELECT string_agg(n.a, ', ' ORDER BY n.a) FROM pg_catalog.generate_series(0, pg_catalog.array_upper(arrays.xs, 1)) s, names n WHERE n.k = arrays.xs[s]) FROM arrays;
 SELECT k, CASE WHEN xs IS NOT NULL THEN (SELECT count(*) FROM generate_series(1, cardinality(xs)) i WHERE xs[i] > 1) END FROM arrays;
 SELECT k, xs || ARRAY[9], cs || 'z'::text, cs || NULL::text[], NULL::int[] || xs FROM arrays;
+CREATE TABLE sizes (b BIGINT);
+INSERT INTO sizes VALUES (0), (10239), (10240), (10485759), (1073741824), (-20000), (1099511627776), (NULL);
+SELECT b, pg_catalog.pg_size_pretty(b) FROM sizes;
