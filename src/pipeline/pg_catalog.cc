@@ -90,6 +90,7 @@ Rows InformationSchemaColumns(const Described& d) {
 constexpr int64_t kHeapAm = 2;
 constexpr int64_t kBtreeAm = 403;
 constexpr int64_t kDefaultCollation = 100;
+constexpr int64_t kDefaultTablespace = 1663;
 
 Rows PgNamespace(const Described&) {
   const Value acl = Null();
@@ -298,12 +299,18 @@ Rows PgCollation(const Described&) {
 
 Rows PgDatabase(const Described&) {
   return {{Int(5), Text(sql::kPgDatabaseName), Int(sql::kPgUserOid), Int(6), Text("c"), Bool(false),
-           Bool(true), Int(-1), Text("C"), Text("C"), Null(), Null()}};
+           Bool(true), Int(-1), Text("C"), Text("C"), Null(), Null(), Int(kDefaultTablespace)}};
+}
+
+Rows PgTablespace(const Described&) {
+  return {{Int(kDefaultTablespace), Text("pg_default"), Int(sql::kPgUserOid), Null(), Null()},
+          {Int(kDefaultTablespace + 1), Text("pg_global"), Int(sql::kPgUserOid), Null(), Null()}};
 }
 
 Rows PgRoles(const Described&) {
   return {{Text(sql::kPgUserName), Bool(true), Bool(true), Bool(true), Bool(true), Bool(true),
-           Bool(false), Int(-1), Text("********"), Bool(false), Null(), Int(sql::kPgUserOid)}};
+           Bool(false), Int(-1), Text("********"), Null(), Bool(false), Null(),
+           Int(sql::kPgUserOid)}};
 }
 
 const std::vector<CatalogRelation>& Relations() {
@@ -484,8 +491,19 @@ const std::vector<CatalogRelation>& Relations() {
           {"datcollate", text},
           {"datctype", text},
           {"daticulocale", opt_text},
-          {"datacl", texts}},
+          {"datacl", texts},
+          {"dattablespace", oid}},
          PgDatabase},
+        {"pg_catalog.pg_tablespace",
+         {{"oid", oid},
+          {"spcname", text},
+          {"spcowner", oid},
+          {"spcacl", texts},
+          {"spcoptions", texts}},
+         PgTablespace},
+        {"pg_catalog.pg_auth_members",
+         {{"roleid", oid}, {"member", oid}, {"grantor", oid}, {"admin_option", boolean}},
+         nullptr},
         {"pg_catalog.pg_roles",
          {{"rolname", text},
           {"rolsuper", boolean},
@@ -496,6 +514,7 @@ const std::vector<CatalogRelation>& Relations() {
           {"rolreplication", boolean},
           {"rolconnlimit", int4},
           {"rolpassword", text},
+          {"rolvaliduntil", SqlType::Timestamp()},
           {"rolbypassrls", boolean},
           {"rolconfig", texts},
           {"oid", oid}},

@@ -108,6 +108,90 @@ TEST_F(PgCatalogTest, ListRelations) {  // \d
                                       "public|person|table|sluice", "public|rich|view|sluice"}));
 }
 
+TEST_F(PgCatalogTest, ListWithDetails) {  // \dt+, \dv+
+  auto query = [](const std::string& kinds, const std::string& am) {
+    return R"(SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner",
+  CASE c.relpersistence WHEN 'p' THEN 'permanent' WHEN 't' THEN 'temporary' WHEN 'u' THEN 'unlogged' END as "Persistence",
+)" + am + R"(  pg_catalog.pg_size_pretty(pg_catalog.pg_table_size(c.oid)) as "Size",
+  pg_catalog.obj_description(c.oid, 'pg_class') as "Description"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+WHERE c.relkind IN ()" +
+           kinds + R"()
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2;)";
+  };
+  // The size of an integral is not the catalog's to know: no Size.
+  EXPECT_EQ(Run(query("'r','p',''", "  am.amname as \"Access method\",\n")),
+            (std::vector<std::string>{"public|event|table|sluice|permanent|heap||",
+                                      "public|person|table|sluice|permanent|heap||"}));
+  EXPECT_EQ(Run(query("'v',''", "")),
+            (std::vector<std::string>{"public|counts|view|sluice|permanent||",
+                                      "public|rich|view|sluice|permanent||"}));
+  EXPECT_EQ(Run("SELECT pg_size_pretty(x) FROM (VALUES (0), (10239), (10240), (1048575), "
+                "(1073741824), (-20000)) v(x) ORDER BY x"),
+            (std::vector<std::string>{"-20 kB", "0 bytes", "10239 bytes", "10 kB", "1024 kB",
+                                      "1024 MB"}));
+}
+
+TEST_F(PgCatalogTest, ListIndexes) {  // \di
+  EXPECT_EQ(Run(R"(SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner",
+  c2.relname as "Table"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+     LEFT JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
+     LEFT JOIN pg_catalog.pg_class c2 ON i.indrelid = c2.oid
+WHERE c.relkind IN ('i','I','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2;)"),
+            (std::vector<std::string>{"public|person_pkey|index|sluice|person"}));
+}
+
+TEST_F(PgCatalogTest, ListRolesAndTypes) {  // \du, \dT
+  EXPECT_EQ(Run(R"(SELECT r.rolname, r.rolsuper, r.rolinherit,
+  r.rolcreaterole, r.rolcreatedb, r.rolcanlogin,
+  r.rolconnlimit, r.rolvaliduntil,
+  ARRAY(SELECT b.rolname
+        FROM pg_catalog.pg_auth_members m
+        JOIN pg_catalog.pg_roles b ON (m.roleid = b.oid)
+        WHERE m.member = r.oid) as memberof
+, r.rolreplication
+, r.rolbypassrls
+FROM pg_catalog.pg_roles r
+WHERE r.rolname !~ '^pg_'
+ORDER BY 1;)"),
+            (std::vector<std::string>{"sluice|t|t|t|t|t|-1||{}|f|f"}));
+  // Every type is pg_catalog's: \dT lists none, as PostgreSQL's does.
+  EXPECT_TRUE(Run(R"(SELECT n.nspname as "Schema",
+  pg_catalog.format_type(t.oid, NULL) AS "Name",
+  pg_catalog.obj_description(t.oid, 'pg_type') as "Description"
+FROM pg_catalog.pg_type t
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+WHERE (t.typrelid = 0 OR (SELECT c.relkind = 'c' FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid))
+  AND NOT EXISTS(SELECT 1 FROM pg_catalog.pg_type el WHERE el.oid = t.typelem AND el.typarray = t.oid)
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_type_is_visible(t.oid)
+ORDER BY 1, 2;)")
+                  .empty());
+  EXPECT_EQ(Run("SELECT count(*) FROM pg_type WHERE typname IN ('int4', '_int4', 'varchar')"),
+            (std::vector<std::string>{"3"}));
+}
+
 TEST_F(PgCatalogTest, ListSchemas) {  // \dn
   EXPECT_EQ(Run(R"(SELECT n.nspname AS "Name",
   pg_catalog.pg_get_userbyid(n.nspowner) AS "Owner"
@@ -115,6 +199,14 @@ FROM pg_catalog.pg_namespace n
 WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
 ORDER BY 1;)"),
             (std::vector<std::string>{"public|sluice"}));
+  EXPECT_EQ(Run(R"(SELECT n.nspname AS "Name",
+  pg_catalog.pg_get_userbyid(n.nspowner) AS "Owner",
+  pg_catalog.array_to_string(n.nspacl, E'\n') AS "Access privileges",
+  pg_catalog.obj_description(n.oid, 'pg_namespace') AS "Description"
+FROM pg_catalog.pg_namespace n
+WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
+ORDER BY 1;)"),
+            (std::vector<std::string>{"public|sluice||"}));  // \dn+
 }
 
 TEST_F(PgCatalogTest, ListDatabases) {  // \l
@@ -129,6 +221,24 @@ TEST_F(PgCatalogTest, ListDatabases) {  // \l
 FROM pg_catalog.pg_database d
 ORDER BY 1;)"),
             (std::vector<std::string>{"sluice|sluice|UTF8|C|C||libc|"}));
+  EXPECT_EQ(Run(R"(SELECT d.datname as "Name",
+       pg_catalog.pg_get_userbyid(d.datdba) as "Owner",
+       pg_catalog.pg_encoding_to_char(d.encoding) as "Encoding",
+       d.datcollate as "Collate",
+       d.datctype as "Ctype",
+       d.daticulocale as "ICU Locale",
+       CASE d.datlocprovider WHEN 'c' THEN 'libc' WHEN 'i' THEN 'icu' END AS "Locale Provider",
+       pg_catalog.array_to_string(d.datacl, E'\n') AS "Access privileges",
+       CASE WHEN pg_catalog.has_database_privilege(d.datname, 'CONNECT')
+            THEN pg_catalog.pg_size_pretty(pg_catalog.pg_database_size(d.datname))
+            ELSE 'No Access'
+       END as "Size",
+       t.spcname as "Tablespace",
+       pg_catalog.shobj_description(d.oid, 'pg_database') as "Description"
+FROM pg_catalog.pg_database d
+  JOIN pg_catalog.pg_tablespace t on d.dattablespace = t.oid
+ORDER BY 1;)"),
+            (std::vector<std::string>{"sluice|sluice|UTF8|C|C||libc|||pg_default|"}));  // \l+
 }
 
 // The queries of \d NAME that every relation kind runs.
