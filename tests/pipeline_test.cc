@@ -1244,8 +1244,20 @@ TEST(PipelineTest, MetricsSchemaAndPrettyStats) {
                     "csv"),
             "id,3\n");
   EXPECT_NE(p.Query("SELECT * FROM pg_nothing.t")
-                .find("does not exist (there are public and information_schema)"),
+                .find("does not exist (there are public, pg_catalog and information_schema)"),
             std::string::npos);
+  // pg_catalog, as psql's \d commands read it: tables, views and the index
+  // of t's primary key, then t's columns with PostgreSQL's types.
+  EXPECT_EQ(p.Query("SELECT relname, relkind FROM pg_class "
+                    "WHERE relnamespace = 'public'::regnamespace ORDER BY relname",
+                    "csv"),
+            "big,v\ngroups,v\nplain,r\nplain_count,v\nt,r\nt_pkey,i\n");
+  EXPECT_EQ(p.Query("SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
+                    "CASE WHEN a.attnotnull THEN 'not null' END "
+                    "FROM pg_catalog.pg_attribute a WHERE a.attrelid = 't'::regclass "
+                    "ORDER BY a.attnum",
+                    "csv"),
+            "id,bigint,not null\nv,integer,\ns,text,\n");
 }
 
 TEST(PipelineTest, PeriodicCheckpoints) {

@@ -17,14 +17,15 @@ namespace sluice::pipeline {
 struct AdhocQuery {
   sql::BoundQuery query;
   std::vector<std::string> scanned;  // the relations it reads
-  // The rows of the information_schema relations it reads (which describe
-  // `relations` and are not in `scanned`).
+  // The rows of the catalog relations it reads (information_schema and
+  // pg_catalog: pg_catalog.h), which describe `relations` and are not in
+  // `scanned`.
   std::map<std::string, std::vector<BatchPtr>> catalog_rows;
 };
 
-// Binds `text` over `relations` and information_schema's `tables` and
-// `columns` (which describe them, as PostgreSQL's do); an error if it is not
-// one SELECT or reads a relation that is not materialized.
+// Binds `text` over `relations` and the catalog relations that describe them
+// (pg_catalog.h), as PostgreSQL's do; an error if it is not one SELECT or
+// reads a relation that is not materialized.
 Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relations,
                              std::string_view text);
 // Runs it once over `snapshots` (every scanned relation's batches).

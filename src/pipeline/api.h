@@ -31,6 +31,7 @@ struct RelationInfo {
   format::Relation rel;
   bool is_table = false;
   bool materialized = false;
+  std::string definition;  // a view's query as written (pg_get_viewdef)
 };
 
 struct Completion {

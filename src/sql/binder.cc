@@ -723,7 +723,12 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // LATERAL subqueries that read earlier items: joined once the items are
   // (as a correlated subquery is), their columns after the items'.
   std::vector<ScopeCol> lateral_cols;
+  std::vector<Json> lateral_series;  // bound once every item is
   for (const Json& item : s.value("fromClause", Json::array())) {
+    if (item.contains("RangeFunction") && IsLateralSeries(item)) {
+      lateral_series.push_back(item);
+      continue;
+    }
     if (item.contains("RangeFunction")) {
       SLUICE_RETURN_IF_ERROR(BindTableFunction(item, &items, &widths, &ctx.scope));
       continue;
@@ -776,6 +781,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   }
   const size_t from_width = ctx.scope.size();
   ctx.scope.insert(ctx.scope.end(), lateral_cols.begin(), lateral_cols.end());
+  for (const Json& item : lateral_series) SLUICE_RETURN_IF_ERROR(BindLateralSeries(item, ctx));
   std::vector<ExprPtr> conjuncts;
   if (s.contains("whereClause")) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr w, BindExpr(s["whereClause"], ctx));

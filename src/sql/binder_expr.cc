@@ -260,7 +260,27 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
         elems.push_back(x);
       }
     } else {
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, FoldConstant(rx));
+      auto folded = FoldConstant(rx);
+      if (!folded.ok() || (*folded)->kind != ExprKind::kLiteral) {
+        // Over an array that is not a constant: x = ANY (a) and x <> ALL (a)
+        // ask whether a holds x.
+        if ((any && op == "=") || (!any && op == "<>")) {
+          SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, BindExpr(rx, ctx));
+          if (arr->type.id() != TypeId::kArray)
+            return SqlError(sql_, rx, "op ANY/ALL (array) requires array on right side");
+          ExprPtr x = l;
+          if (x->kind == ExprKind::kLiteral && x->untyped) {  // 'd' = ANY (kinds)
+            Value v;
+            Status st = CastValue(x->value, x->type, arr->type.children()[0], &v);
+            if (!st.ok()) return SqlError(sql_, body["lexpr"], st.message());
+            x = MakeLiteral(std::move(v), arr->type.children()[0]);
+          }
+          SLUICE_ASSIGN_OR_RETURN(ExprPtr holds, Call("any=", {arr, x}, node));
+          return any ? holds : MakeNode(ExprKind::kNot, SqlType::Boolean(), {holds});
+        }
+        if (!folded.ok()) return folded.status();
+      }
+      ExprPtr arr = *folded;
       if (arr->kind == ExprKind::kLiteral && arr->untyped && !arr->value.is_null()) {
         Value v;
         SqlType t = SqlType::Array(l->type.WithNullable(true));
@@ -328,6 +348,149 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
                     kind == "AEXPR_NOT_DISTINCT");
   }
   return SqlUnsupported(sql_, node, kind);
+}
+
+namespace {
+
+// An OID's name by a map of the known ones: CASE oid WHEN ... END, the
+// number's text for another.
+ExprPtr NameByOid(const ExprPtr& oid, const std::map<int64_t, std::string>& names) {
+  std::vector<ExprPtr> args;
+  for (const auto& [o, name] : names) {
+    args.push_back(MakeCall(
+        [](const SqlType&, const Value* a, size_t, Value* out) {
+          *out = Value::Bool(a[0].int_value() == a[1].int_value());
+          return Status::OK();
+        },
+        "=", SqlType::Boolean(), {oid, MakeLiteral(Value::Int(o), SqlType::BigInt(false))}));
+    args.push_back(MakeLiteral(Value::String(name), SqlType::Varchar()));
+  }
+  args.push_back(MakeCast(oid, SqlType::Varchar()));
+  auto e = std::make_shared<Expr>(*MakeNode(ExprKind::kCase, SqlType::Varchar(), std::move(args)));
+  e->has_else = true;
+  return e;
+}
+
+bool IsAllDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A name as regclass and its kin read it: "Person" keeps its case, person
+// and PUBLIC.Person are person.
+std::string UnqualifiedIdentifier(std::string s, const char* schema) {
+  const std::string prefix = std::string(schema) + ".";
+  std::string lower = s;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.rfind(prefix, 0) == 0) {
+    s = s.substr(prefix.size());
+    lower = lower.substr(prefix.size());
+  }
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
+  return lower;
+}
+
+}  // namespace
+
+bool Binder::IsOidAlias(const std::string& type) {
+  return type == "oid" || type == "regclass" || type == "regtype" || type == "regnamespace" ||
+         type == "regrole";
+}
+
+// oid and its aliases are BIGINT here (an OID is an unsigned 4-byte integer).
+// A string constant cast to regclass, regtype, regnamespace or regrole is
+// looked up by name, as PostgreSQL's input function does; another value cast
+// to one of them reads as the name, as PostgreSQL's output function prints
+// it (so c.oid::regclass shows the relation's name).
+Result<ExprPtr> Binder::BindOidCast(const std::string& type, const ExprPtr& x, const Json& node) {
+  const bool text_constant =
+      x->kind == ExprKind::kLiteral && !x->value.is_null() && (x->untyped || x->type.IsString());
+  if (type == "oid" || (text_constant && IsAllDigits(x->value.string_value()))) {
+    if (x->kind == ExprKind::kLiteral) {
+      Value v;
+      Status st = CastValue(x->value, x->type, SqlType::BigInt(), &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      if (!v.is_null() && (v.int_value() < 0 || v.int_value() > 0xffffffffLL)) {
+        return SqlError(sql_, node, "OID out of range");
+      }
+      return MakeLiteral(std::move(v), SqlType::BigInt());
+    }
+    if (!x->type.IsInteger()) {
+      return SqlError(sql_, node, "cannot cast type " + PgTypeName(x->type) + " to " + type);
+    }
+    return MakeCast(x, SqlType::BigInt());
+  }
+  const std::map<int64_t, std::string> namespaces = {
+      {kPgCatalogNamespaceOid, "pg_catalog"},
+      {kPublicNamespaceOid, "public"},
+      {kInformationSchemaNamespaceOid, "information_schema"}};
+  const std::map<int64_t, std::string> roles = {{kPgUserOid, kPgUserName}};
+  if (text_constant) {
+    const std::string& s = x->value.string_value();
+    auto found = [&](int64_t oid) { return MakeLiteral(Value::Int(oid), SqlType::BigInt(false)); };
+    if (type == "regclass") {
+      const std::string name = UnqualifiedIdentifier(s, "public");
+      const PgOids oids = AssignPgOids(catalog_);
+      auto it = oids.relations.find(name);
+      if (it != oids.relations.end()) return found(it->second);
+      return SqlError(sql_, node, "relation \"" + s + "\" does not exist");
+    }
+    if (type == "regtype") {
+      const std::string name = UnqualifiedIdentifier(s, "pg_catalog");
+      for (const auto& [oid, typname] : PgTypes()) {
+        if (name == typname || name == PgFormatType(oid, -1, false)) return found(oid);
+      }
+      return SqlError(sql_, node, "type \"" + s + "\" does not exist");
+    }
+    const auto& names = type == "regnamespace" ? namespaces : roles;
+    const std::string name = UnqualifiedIdentifier(s, "");
+    for (const auto& [oid, n] : names) {
+      if (n == name) return found(oid);
+    }
+    return SqlError(
+        sql_, node,
+        std::string(type == "regnamespace" ? "schema" : "role") + " \"" + s + "\" does not exist");
+  }
+  if (!x->type.IsInteger()) {
+    return SqlError(sql_, node, "cannot cast type " + PgTypeName(x->type) + " to " + type);
+  }
+  ExprPtr oid = MakeCast(x, SqlType::BigInt());
+  if (type == "regtype") {
+    return Call("format_type", {oid, MakeLiteral(Value::Null(), SqlType::Integer())}, node);
+  }
+  if (type == "regclass") {
+    std::map<int64_t, std::string> names;
+    for (const auto& [name, o] : AssignPgOids(catalog_).relations) names[o] = name;
+    return NameByOid(oid, names);
+  }
+  return NameByOid(oid, type == "regnamespace" ? namespaces : roles);
+}
+
+// pg_get_viewdef(oid, ...), pg_get_indexdef(oid, ...) and
+// pg_get_constraintdef(oid, ...): the catalog's text for the object, NULL
+// for an OID it does not know (PostgreSQL's answer for an index or
+// constraint that does not exist). The further arguments (pretty printing,
+// a column number) do not change what Sluice says.
+Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<ExprPtr> args,
+                                         const Json& node) {
+  if (args.empty() || args.size() > 3) {
+    return SqlError(sql_, node, "function " + name + " takes one to three arguments");
+  }
+  ExprPtr oid = args[0];
+  if (oid->kind == ExprKind::kLiteral && (oid->untyped || oid->type.IsString())) {
+    SLUICE_ASSIGN_OR_RETURN(oid, BindOidCast("oid", oid, node));
+  } else if (!oid->type.IsInteger()) {
+    return SqlError(sql_, node,
+                    "function " + name + "(" + PgTypeName(oid->type) + ") does not exist");
+  }
+  oid = MakeCast(oid, SqlType::BigInt());
+  const auto& all = catalog_.pg_definitions();
+  auto it = all.find(name);
+  if (it == all.end() || it->second.empty()) return MakeLiteral(Value::Null(), SqlType::Varchar());
+  // NameByOid's ELSE is the number; here it is NULL.
+  ExprPtr e = NameByOid(oid, it->second);
+  auto c = std::make_shared<Expr>(*e);
+  c->args.back() = MakeLiteral(Value::Null(), SqlType::Varchar());
+  return ExprPtr(c);
 }
 
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
@@ -479,6 +642,9 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     e->has_else = true;
     return ExprPtr(e);
   }
+  if (name == "pg_get_viewdef" || name == "pg_get_indexdef" || name == "pg_get_constraintdef") {
+    return BindPgDefinition(name, std::move(args), node);
+  }
   for (ExprPtr& a : args) {
     if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
   }
@@ -587,6 +753,11 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   }
   if (kind == "TypeCast") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
+    const Json& type_name = body["typeName"];
+    if (!type_name.contains("arrayBounds") && !type_name.value("names", Json::array()).empty()) {
+      const std::string tname = Str(type_name["names"].back());
+      if (IsOidAlias(tname)) return BindOidCast(tname, x, n);
+    }
     SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
     // INTERVAL '1' DAY: the field restriction is the typmod's range.
     const Json& mods = body["typeName"].value("typmods", Json::array());
@@ -618,6 +789,32 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   }
   if (kind == "FuncCall") return BindFuncCall(body, n, ctx);
   if (kind == "SubLink") return BindSubLink(body, n, ctx);
+  if (kind == "CollateClause") {
+    // Text compares by its bytes here, which is the C collation; the
+    // database's default collation is C too (pg_database.datcollate).
+    const Json& names = body.value("collname", Json::array());
+    const std::string coll = names.empty() ? "" : Str(names.back());
+    if (coll != "default" && coll != "C" && coll != "POSIX") {
+      return SqlUnsupported(sql_, n, "Collation \"" + coll + "\"",
+                            "Text compares by its bytes, as in the collation \"C\".");
+    }
+    return BindExpr(body["arg"], ctx);
+  }
+  if (kind == "SQLValueFunction") {
+    const std::string op = body.value("op", "");
+    if (op == "SVFOP_CURRENT_USER" || op == "SVFOP_SESSION_USER" || op == "SVFOP_USER" ||
+        op == "SVFOP_CURRENT_ROLE") {
+      return MakeLiteral(Value::String(kPgUserName), SqlType::Varchar(-1, false));
+    }
+    if (op == "SVFOP_CURRENT_CATALOG") {
+      return MakeLiteral(Value::String(kPgDatabaseName), SqlType::Varchar(-1, false));
+    }
+    if (op == "SVFOP_CURRENT_SCHEMA") {
+      return MakeLiteral(Value::String("public"), SqlType::Varchar(-1, false));
+    }
+    return SqlUnsupported(sql_, n, "The current date and time",
+                          "A view's value may not depend on when it is computed.");
+  }
   if (kind == "A_ArrayExpr") {
     std::vector<ExprPtr> items;
     for (const Json& a : body.value("elements", Json::array())) {

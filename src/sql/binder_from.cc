@@ -93,18 +93,24 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     std::string name = (*body)["relname"];
     if (body->contains("schemaname")) {
       const std::string schema = (*body)["schemaname"];
-      if (schema == "information_schema") {
+      if (schema == "information_schema" || schema == "pg_catalog") {
         name = schema + "." + name;  // as the catalog holds them, if it does
       } else if (schema != "public") {
-        return SqlError(
-            sql_, item,
-            "schema \"" + schema + "\" does not exist (there are public and information_schema)");
+        return SqlError(sql_, item,
+                        "schema \"" + schema +
+                            "\" does not exist (there are public, pg_catalog and "
+                            "information_schema)");
       }
+    } else if (catalog_.FindTable("pg_catalog." + name) != nullptr) {
+      // PostgreSQL's search path reads pg_catalog before public.
+      name = "pg_catalog." + name;
     }
-    std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", name) : name;
+    const std::string relname = (*body)["relname"];
+    std::string alias =
+        body->contains("alias") ? (*body)["alias"].value("aliasname", relname) : relname;
     const BoundQuery* cte = nullptr;
     for (auto it = ctes_.rbegin(); it != ctes_.rend() && !body->contains("schemaname"); ++it) {
-      if (it->first == name) {
+      if (it->first == relname) {
         cte = &it->second;
         break;
       }
@@ -550,6 +556,14 @@ void FillDomain(PlanNode* domain, const std::vector<int>& cols, const PlanPtr& p
 Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied) {
   for (; *applied < ctx.pending.size(); ++*applied) {
     Extension& x = ctx.pending[*applied];
+    if (x.series != nullptr) {
+      const Column c = x.series->columns.back();
+      x.series->columns = plan->columns;
+      x.series->columns.push_back(c);
+      x.series->inputs = {plan};
+      plan = x.series;
+      continue;
+    }
     if (x.domain != nullptr && x.domain->inputs.empty())
       FillDomain(x.domain.get(), x.domain_cols, plan);
     plan = MakeJoin(plan, x.sub, x.type, x.left_keys, x.right_keys, nullptr, x.null_safe);
@@ -670,6 +684,100 @@ Result<std::optional<Binder::Lateral>> Binder::BindLateral(const Json& item, con
 // would run such a function once per row (a LATERAL call); here it is one
 // window operator over the item's changes, and the item's scope grows by the
 // two columns.
+namespace {
+
+bool ReadsColumns(const Json& node) {
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (it.key() == "ColumnRef" || ReadsColumns(*it)) return true;
+    }
+  } else if (node.is_array()) {
+    for (const Json& e : node) {
+      if (ReadsColumns(e)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Binder::IsLateralSeries(const Json& item) {
+  const Json& body = item["RangeFunction"];
+  const Json& fns = body.value("functions", Json::array());
+  if (body.value("is_rowsfrom", false) || fns.size() != 1) return false;
+  const Json& call = fns[0]["List"]["items"][0];
+  if (!call.contains("FuncCall")) return false;
+  const std::string name = Str(call["FuncCall"]["funcname"].back());
+  return (name == "generate_series" || name == "unnest") &&
+         ReadsColumns(call["FuncCall"].value("args", Json::array()));
+}
+
+Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
+  const Json& body = item["RangeFunction"];
+  const Json& call = body["functions"][0]["List"]["items"][0];
+  const Json& fc = call["FuncCall"];
+  const std::string name = Str(fc["funcname"].back());
+  if (body.value("ordinality", false)) {
+    return SqlUnsupported(sql_, item, "WITH ORDINALITY of a LATERAL " + name + "()");
+  }
+  std::vector<ExprPtr> args;
+  for (const Json& a : fc.value("args", Json::array())) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+    args.push_back(x);
+  }
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kSeries;
+  SqlType type;
+  if (name == "unnest") {
+    n->series = SeriesFn::kUnnest;
+    if (args.size() != 1 || args[0]->type.id() != TypeId::kArray) {
+      return SqlError(sql_, call, "unnest() takes one array");
+    }
+    type = args[0]->type.children()[0].WithNullable(true);
+  } else {
+    n->series = SeriesFn::kGenerateSeries;
+    if (args.size() != 2 && args.size() != 3) {
+      return SqlError(sql_, call, "generate_series() takes (start, stop) or (start, stop, step)");
+    }
+    bool big = false;
+    for (ExprPtr& a : args) {
+      if (a->kind == ExprKind::kLiteral && a->untyped) {
+        Value v;
+        Status st = CastValue(a->value, a->type, SqlType::BigInt(), &v);
+        if (!st.ok()) return SqlError(sql_, call, st.message());
+        a = MakeLiteral(std::move(v), SqlType::Integer());
+      }
+      if (!a->type.IsInteger()) {
+        return SqlUnsupported(sql_, call,
+                              "generate_series() of a column over " + PgTypeName(a->type),
+                              "Over columns, it takes integers.");
+      }
+      big |= a->type.id() == TypeId::kBigInt;
+      a = MakeCast(a, SqlType::BigInt());
+    }
+    type = big ? SqlType::BigInt(false) : SqlType::Integer(false);
+  }
+  n->exprs = std::move(args);
+  std::string qualifier = name, column = name;
+  if (body.contains("alias")) {
+    const Json& alias = body["alias"];
+    qualifier = column = alias.value("aliasname", name);
+    const Json& cn = alias.value("colnames", Json::array());
+    if (cn.size() > 1) {
+      return SqlError(sql_, item,
+                      "table \"" + qualifier + "\" has 1 columns available but " +
+                          std::to_string(cn.size()) + " columns specified");
+    }
+    if (cn.size() == 1) column = Str(cn[0]);
+  }
+  n->columns = {{column, type}};  // after the input's, once it is known
+  Extension x;
+  x.series = n;
+  ctx.pending.push_back(std::move(x));
+  ctx.scope.push_back({qualifier, column, type});
+  return Status::OK();
+}
+
 Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
                                  std::vector<size_t>* widths, std::vector<ScopeCol>* scope) {
   const Json& body = item["RangeFunction"];

@@ -100,6 +100,9 @@ struct Extension {
   // `domain_cols`; the node is filled in once the outer plan is built.
   std::shared_ptr<PlanNode> domain;
   std::vector<int> domain_cols;
+  // Instead of a join: a LATERAL set-returning function of the plan's rows
+  // (kSeries), whose input and columns are set once the plan is built.
+  std::shared_ptr<PlanNode> series;
 };
 
 struct Ctx {
@@ -272,6 +275,12 @@ class Binder {
   Result<ExprPtr> FoldConstant(const Json& node);
   Status BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
                            std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
+  // generate_series or unnest in FROM whose arguments read columns of
+  // earlier items or of an enclosing query: whether `item` is one, and
+  // binding it (over `ctx`, once all items are) as an extension computed per
+  // row of the items' join.
+  static bool IsLateralSeries(const Json& item);
+  Status BindLateralSeries(const Json& item, Ctx& ctx);
   Result<PlanPtr> BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,
                              std::vector<ExprPtr> conjuncts, size_t from_width);
   Result<PlanPtr> ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied);
@@ -295,6 +304,11 @@ class Binder {
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
+  // Casts to oid, regclass, regtype, regnamespace and regrole.
+  static bool IsOidAlias(const std::string& type);
+  Result<ExprPtr> BindOidCast(const std::string& type, const ExprPtr& x, const Json& node);
+  Result<ExprPtr> BindPgDefinition(const std::string& name, std::vector<ExprPtr> args,
+                                   const Json& node);
   Result<ExprPtr> BindSubLink(const Json& body, const Json& node, Ctx& ctx);
   // Decorrelation, shared by subqueries in expressions and LATERAL: binds
   // `sel` with `outer` as its enclosing query, setting `refs` to the columns

@@ -1,5 +1,9 @@
 #include "sql/catalog.h"
 
+#include <set>
+
+#include "base/hash.h"
+
 namespace sluice::sql {
 
 const TableDef* Catalog::FindTable(const std::string& name) const {
@@ -59,6 +63,39 @@ Status Catalog::DropView(const std::string& name) {
   if (views_.erase(name) == 0) return Status::NotFound("view \"" + name + "\" does not exist");
   std::erase_if(indexes_, [&](const auto& kv) { return kv.second.relation == name; });
   return Status::OK();
+}
+
+PgOids AssignPgOids(const Catalog& catalog) {
+  // Every object as (kind, name): relations, then key indexes, then key
+  // constraints, each in name order; the kind is hashed too, so a table's key
+  // index never shares its hash with a relation named like it.
+  std::vector<std::pair<std::string, std::string>> objects;
+  auto user = [](const std::string& name) { return name.find('.') == std::string::npos; };
+  for (const auto& [name, def] : catalog.tables()) {
+    if (user(name)) objects.emplace_back("relation", name);
+  }
+  for (const auto& [name, def] : catalog.views()) {
+    if (user(name)) objects.emplace_back("relation", name);
+  }
+  for (const char* kind : {"key_index", "key_constraint"}) {
+    for (const auto& [name, def] : catalog.tables()) {
+      if (user(name) && !def.primary_key.empty()) objects.emplace_back(kind, name);
+    }
+  }
+  constexpr uint64_t kFirst = 16384;
+  constexpr uint64_t kSpan = (uint64_t{1} << 31) - kFirst;  // OIDs stay positive int4s
+  std::set<int64_t> taken;
+  PgOids out;
+  for (const auto& [kind, name] : objects) {
+    int64_t oid = static_cast<int64_t>(kFirst + Hash64(kind + ":" + name) % kSpan);
+    while (!taken.insert(oid).second) {
+      oid = oid + 1 < static_cast<int64_t>(kFirst + kSpan) ? oid + 1 : static_cast<int64_t>(kFirst);
+    }
+    (kind == "relation"    ? out.relations
+     : kind == "key_index" ? out.key_indexes
+                           : out.key_constraints)[name] = oid;
+  }
+  return out;
 }
 
 }  // namespace sluice::sql

@@ -34,6 +34,8 @@ struct ViewDef {
   // if its hash is the same and none of its inputs changed.
   uint64_t definition_hash = 0;
   std::vector<std::string> inputs;
+  // Its query as written (what pg_get_viewdef gives).
+  std::string query_sql;
 };
 
 // CREATE INDEX name ON relation(columns): gives a view (or table) a key, for
@@ -60,10 +62,42 @@ class Catalog {
   const std::map<std::string, TableDef>& tables() const { return tables_; }
   const std::map<std::string, ViewDef>& views() const { return views_; }
 
+  // The text that pg_get_viewdef, pg_get_indexdef and pg_get_constraintdef
+  // give for an object's OID (PgOids), by function name. Ad hoc queries set
+  // it (pipeline/pg_catalog.h); the binder turns a call of one of these
+  // functions into a lookup in it.
+  using PgDefinitions = std::map<std::string, std::map<int64_t, std::string>>;
+  void set_pg_definitions(PgDefinitions d) { pg_definitions_ = std::move(d); }
+  const PgDefinitions& pg_definitions() const { return pg_definitions_; }
+
  private:
   std::map<std::string, TableDef> tables_;
   std::map<std::string, ViewDef> views_;
   std::map<std::string, IndexDef> indexes_;
+  PgDefinitions pg_definitions_;
 };
+
+// The OIDs that pg_catalog gives a catalog's objects: every table and view
+// (not the schema-qualified relations of information_schema and pg_catalog),
+// and the index and the constraint behind each primary key. An OID is a hash
+// of the object's name, from 16384 up (PostgreSQL's first OID for user
+// objects), so it is the same at every start of a program and does not move
+// when another relation is added; a name whose OID is taken (rare) moves on to
+// the next free one, names taken in order, so the result is deterministic.
+struct PgOids {
+  std::map<std::string, int64_t> relations;        // table or view -> pg_class.oid
+  std::map<std::string, int64_t> key_indexes;      // table -> its primary key's index
+  std::map<std::string, int64_t> key_constraints;  // table -> its pg_constraint.oid
+};
+PgOids AssignPgOids(const Catalog& catalog);
+// The name PostgreSQL gives a table's primary key (index and constraint).
+inline std::string PrimaryKeyName(const std::string& table) { return table + "_pkey"; }
+// Fixed OIDs of pg_catalog's own objects, as PostgreSQL numbers them.
+inline constexpr int64_t kPgCatalogNamespaceOid = 11;
+inline constexpr int64_t kPgUserOid = 10;  // the one role: owner of everything
+inline constexpr const char* kPgUserName = "sluice";
+inline constexpr const char* kPgDatabaseName = "sluice";
+inline constexpr int64_t kPublicNamespaceOid = 2200;
+inline constexpr int64_t kInformationSchemaNamespaceOid = 13207;  // as PostgreSQL 15 numbers it
 
 }  // namespace sluice::sql

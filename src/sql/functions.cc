@@ -393,7 +393,8 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
   };
   if (ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r) ||
       ResolveArray(name, args, &r) || ResolveString(name, args, &r) ||
-      ResolveMath(name, args, &r) || ResolveFormat(name, args, &r)) {
+      ResolveMath(name, args, &r) || ResolveFormat(name, args, &r) ||
+      ResolveCatalog(name, args, &r)) {
     return r;
   }
   if (name == "+" && args.size() == 2) return arith(AddInt, AddDouble, AddDec, "+", false, false);

@@ -53,6 +53,46 @@ Status ArrayPosition(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// a || b (array_cat): the elements of both; a NULL side adds none, as in
+// PostgreSQL (NULL only if both are).
+Status ArrayCat(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].is_null() && a[1].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  std::vector<Value> items;
+  for (int i = 0; i < 2; ++i) {
+    if (!a[i].is_null()) items.insert(items.end(), a[i].list().begin(), a[i].list().end());
+  }
+  *out = Value::List(std::move(items));
+  return Status::OK();
+}
+
+// a || x (array_append): x after a's elements; NULL x is an element too.
+Status ArrayAppend(const SqlType&, const Value* a, size_t, Value* out) {
+  std::vector<Value> items;
+  if (!a[0].is_null()) items = a[0].list();
+  items.push_back(a[1]);
+  *out = Value::List(std::move(items));
+  return Status::OK();
+}
+
+// x = ANY (a), as any=(a, x): true if a holds x, else NULL if a holds a
+// NULL, else false (SQL's three-valued logic, as PostgreSQL's).
+Status ArrayHolds(const SqlType&, const Value* a, size_t, Value* out) {
+  bool null = false;
+  for (const Value& item : a[0].list()) {
+    if (item.is_null()) {
+      null = true;
+    } else if (CompareValues(item, a[1]) == 0) {
+      *out = Value::Bool(true);
+      return Status::OK();
+    }
+  }
+  *out = null ? Value::Null() : Value::Bool(false);
+  return Status::OK();
+}
+
 }  // namespace
 
 bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
@@ -80,12 +120,40 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     r->arg_types = {array, SqlType::BigInt()};
     return true;
   }
+  if (name == "array_upper" && args.size() == 2 && args[1].IsInteger()) {
+    r->fn = ArrayLength;  // subscripts start at 1: the last one is the length
+    r->name = "array_upper";
+    r->result = SqlType::Integer();
+    r->arg_types = {array, SqlType::BigInt()};
+    return true;
+  }
   if (name == "array_to_string" && args.size() == 2 && args[1].IsString()) {
     // Elements become text first, as PostgreSQL prints them.
     r->fn = ArrayToString;
     r->name = "array_to_string";
     r->result = SqlType::Varchar();
     r->arg_types = {SqlType::Array(SqlType::Varchar()), SqlType::Varchar()};
+    return true;
+  }
+  if (name == "||" && args.size() == 2) {
+    const bool both = args[1].id() == TypeId::kArray;
+    auto t = CommonType(elem, both ? args[1].children()[0] : args[1]);
+    if (!t.ok()) return false;
+    const SqlType a = SqlType::Array(t->WithNullable(true));
+    r->fn = both ? ArrayCat : ArrayAppend;
+    r->name = both ? "array_cat" : "array_append";
+    r->result = a;
+    r->arg_types = {a, both ? a : *t};
+    r->strict = false;
+    return true;
+  }
+  if (name == "any=" && args.size() == 2) {
+    auto t = CommonType(elem, args[1]);
+    if (!t.ok()) return false;
+    r->fn = ArrayHolds;
+    r->name = "= ANY";
+    r->result = SqlType::Boolean();
+    r->arg_types = {SqlType::Array(*t), *t};
     return true;
   }
   if (name == "array_position" && args.size() == 2) {

@@ -17,5 +17,7 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
 bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // to_char, to_number, to_date, to_timestamp (functions_format.cc).
 bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// The functions of pg_catalog that catalog queries call (functions_catalog.cc).
+bool ResolveCatalog(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 
 }  // namespace sluice::sql

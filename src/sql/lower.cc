@@ -249,8 +249,71 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
       return Window(c_, in, n.inputs[0]->schema(), n.window);
     }
+    case PlanKind::kSeries:
+      return LowerSeries(n);
   }
   return Status::Internal("unknown plan node");
+}
+
+// generate_series(start, stop [, step]) over integers, or unnest(array),
+// of each input row: the row once per value, the value appended. Linear: a
+// change's rows map to theirs alone. As PostgreSQL: a NULL argument gives no
+// rows, a zero step is an error.
+Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
+  constexpr int64_t kMaxRows = 10000000;
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema in_schema = n.inputs[0]->schema();
+  const Schema out_schema = n.schema();
+  const std::vector<ExprPtr> args = n.exprs;
+  const SeriesFn fn = n.series;
+  EvalErrors* errors = errors_;
+  return FlatMap(c_, in, [=](std::string_view k, std::string_view, const EmitFn& emit) -> Status {
+    Row row;
+    SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+    std::vector<Value> vals(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      Status s = OnRow(Eval(*args[i], row, &vals[i]), in_schema, k);
+      if (!s.ok()) {
+        if (errors == nullptr || !IsEvalError(s)) return s;
+        errors->Add(s);
+        return Status::OK();
+      }
+      if (vals[i].is_null()) return Status::OK();
+    }
+    std::string out;
+    auto push = [&](Value v) -> Status {
+      row.push_back(std::move(v));
+      out.clear();
+      Status s = EncodeRow(out_schema, row, &out);
+      row.pop_back();
+      if (s.ok()) emit(out, "");
+      return s;
+    };
+    if (fn == SeriesFn::kUnnest) {
+      for (const Value& v : vals[0].list()) SLUICE_RETURN_IF_ERROR(push(v));
+      return Status::OK();
+    }
+    const int64_t start = vals[0].int_value(), stop = vals[1].int_value();
+    const int64_t step = vals.size() > 2 ? vals[2].int_value() : 1;
+    if (step == 0) {
+      Status s = Status::InvalidArgument("step size cannot equal zero");
+      if (errors == nullptr) return s;
+      errors->Add(s);
+      return Status::OK();
+    }
+    int64_t count = 0;
+    for (int64_t cur = start; step > 0 ? cur <= stop : cur >= stop; cur += step) {
+      if (++count > kMaxRows) {
+        Status s = Status::InvalidArgument("generate_series() of more than 10000000 rows");
+        if (errors == nullptr) return s;
+        errors->Add(s);
+        return Status::OK();
+      }
+      SLUICE_RETURN_IF_ERROR(push(Value::Int(cur)));
+      if ((step > 0 && cur > INT64_MAX - step) || (step < 0 && cur < INT64_MIN - step)) break;
+    }
+    return Status::OK();
+  });
 }
 
 Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {

@@ -58,6 +58,7 @@ class Lowering {
  private:
   Result<Stream*> LowerNode(const PlanNode& n);
   Result<Stream*> LowerJoin(const PlanNode& n);
+  Result<Stream*> LowerSeries(const PlanNode& n);
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);

@@ -60,7 +60,13 @@ enum class PlanKind {
                   // UNION [ALL] input 1 (the recursive term, reading `working`)
                   // until no new row comes
   kWorkingTable,  // the rows of a recursive query's previous iteration
+  kSeries,        // input 0 plus one column: a row per value of a set-returning
+                  // function (`series`) of `exprs` over the input row (a
+                  // LATERAL generate_series or unnest)
 };
+
+// The set-returning functions that kSeries computes per row.
+enum class SeriesFn { kGenerateSeries, kUnnest };
 
 // A window function's frame, as PostgreSQL's frame clause says it.
 struct WindowFrame {
@@ -136,6 +142,7 @@ struct PlanNode {
   std::vector<WindowCall> window_calls;       // kOver (with partition, order_exprs, order)
   PlanPtr working;                            // kRecursive: its kWorkingTable
   bool set_union = false;                     // kRecursive: UNION, not UNION ALL
+  SeriesFn series = SeriesFn::kGenerateSeries;  // kSeries (with exprs)
 
   Schema schema() const {
     Schema s;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -165,6 +166,55 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
   return v;
 }
 
+// The smallest "location" inside `node` (a parse tree), or npos.
+size_t FirstLocation(const Json& node) {
+  size_t first = std::string::npos;
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (it.key() == "location" && it->is_number_integer() && it->get<int64_t>() >= 0) {
+        first = std::min(first, it->get<size_t>());
+      } else {
+        first = std::min(first, FirstLocation(*it));
+      }
+    }
+  } else if (node.is_array()) {
+    for (const Json& e : node) first = std::min(first, FirstLocation(e));
+  }
+  return first;
+}
+
+// A view's query as written in `statement` (its CREATE statement, which
+// starts at offset `at` of the program): from the keyword that opens the
+// query (SELECT, WITH, VALUES or TABLE, the last one before the query's
+// first located node) to the statement's end. The parse tree does not locate
+// a query's own start.
+std::string ViewQueryText(std::string_view statement, size_t at, const Json& query) {
+  size_t first = FirstLocation(query);
+  size_t end = first == std::string::npos || first < at ? statement.size()
+                                                        : std::min(first - at, statement.size());
+  std::string lower(statement.substr(0, end));
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t start = std::string::npos;
+  for (const char* word : {"select", "with", "values", "table"}) {
+    const size_t n = std::strlen(word);
+    for (size_t p = lower.rfind(word); p != std::string::npos;
+         p = p == 0 ? std::string::npos : lower.rfind(word, p - 1)) {
+      const bool alone =
+          (p == 0 || !std::isalnum(static_cast<unsigned char>(lower[p - 1]))) &&
+          (p + n >= lower.size() || !std::isalnum(static_cast<unsigned char>(lower[p + n])));
+      if (alone) {
+        if (start == std::string::npos || p > start) start = p;
+        break;
+      }
+    }
+  }
+  std::string out(statement.substr(start == std::string::npos ? 0 : start));
+  while (!out.empty() &&
+         (std::isspace(static_cast<unsigned char>(out.back())) || out.back() == ';'))
+    out.pop_back();
+  return out;
+}
+
 IndexDef BindCreateIndex(const Json& body) {
   IndexDef idx;
   idx.relation = body["relation"]["relname"];
@@ -277,6 +327,9 @@ Result<Program> CompileProgram(std::string_view text) {
       p.tables.push_back(name);
     } else if (IsCreateView(kind, body)) {
       SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(p.catalog, text, kind, body));
+      const size_t at = std::min(st.value("stmt_location", size_t{0}), text.size());
+      v.query_sql =
+          ViewQueryText(text.substr(at, st.value("stmt_len", text.size() - at)), at, body["query"]);
       std::string name = v.name;
       Status s = p.catalog.AddView(std::move(v));
       if (!s.ok()) return SqlError(text, ViewRelation(kind, body), s.message());

@@ -318,4 +318,82 @@ const std::vector<std::pair<uint32_t, std::string>>& PgTypes() {
   return *types;
 }
 
+namespace {
+
+const PgBase* FindBase(uint32_t oid, bool* is_array) {
+  for (const PgBase& b : kPgBases) {
+    if (b.oid == oid || b.array_oid == oid) {
+      *is_array = b.array_oid == oid;
+      return &b;
+    }
+  }
+  return nullptr;
+}
+
+// pg_type.typcategory of a base type: PostgreSQL's letters.
+char CategoryOf(uint32_t oid) {
+  switch (oid) {
+    case 16:
+      return 'B';
+    case 17:
+      return 'U';
+    case 20:
+    case 21:
+    case 23:
+    case 700:
+    case 701:
+    case 1700:
+      return 'N';
+    case 25:
+    case 1042:
+    case 1043:
+      return 'S';
+    case 1082:
+    case 1083:
+    case 1114:
+      return 'D';
+    case 1186:
+      return 'T';
+    case 2249:
+      return 'P';
+    default:
+      return 'U';
+  }
+}
+
+}  // namespace
+
+std::string PgFormatType(uint32_t oid, int32_t typmod, bool has_typmod) {
+  bool is_array = false;
+  const PgBase* b = FindBase(oid, &is_array);
+  if (b == nullptr) return "???";
+  std::string s = b->formatted;
+  if (typmod >= 4 && (b->oid == 1042 || b->oid == 1043)) {
+    s += "(" + std::to_string(typmod - 4) + ")";
+  } else if (typmod >= 4 && b->oid == 1700) {
+    const int32_t m = typmod - 4;
+    s += "(" + std::to_string(m >> 16) + "," + std::to_string(m & 0xffff) + ")";
+  } else if (has_typmod && typmod < 0 && b->oid == 1042) {
+    s = "bpchar";  // character without a length is PostgreSQL's bpchar
+  }
+  return is_array ? s + "[]" : s;
+}
+
+PgTypeFacts PgTypeFactsOf(uint32_t oid) {
+  bool is_array = false;
+  const PgBase* b = FindBase(oid, &is_array);
+  PgTypeFacts f;
+  if (b == nullptr) return f;
+  if (is_array) {
+    f.element = b->oid;
+    f.category = 'A';
+  } else {
+    f.size = b->size;
+    f.array = b->array_oid;
+    f.category = CategoryOf(b->oid);
+  }
+  f.collatable = b->oid == 25 || b->oid == 1042 || b->oid == 1043;
+  return f;
+}
+
 }  // namespace sluice

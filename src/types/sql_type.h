@@ -135,5 +135,23 @@ PgTypeInfo PgTypeOf(const SqlType& t);
 std::string PgTypeName(uint32_t oid);
 // Every OID that PgTypeOf gives, with its pg_type.typname, in OID order.
 const std::vector<std::pair<uint32_t, std::string>>& PgTypes();
+// format_type(oid, typmod): "character varying(20)", "numeric(10,2)",
+// "integer[]"; "???" for an OID that no SQL type maps to, as PostgreSQL says
+// of an unknown one. Without a typmod (format_type(oid, NULL), a regtype's
+// text), CHAR is "character"; with typmod -1 it is "bpchar", as PostgreSQL
+// spells both.
+std::string PgFormatType(uint32_t oid, int32_t typmod, bool has_typmod = true);
+// What pg_type holds of type `oid` beyond its name: typlen (-1: variable),
+// typelem (an array's element type, else 0), typarray (a base type's array
+// type, else 0), typcategory, and whether it takes a collation (text types).
+struct PgTypeFacts {
+  int16_t size = -1;
+  uint32_t element = 0;
+  uint32_t array = 0;
+  char category = 'U';
+  bool collatable = false;
+};
+// REQUIRES: `oid` is one of PgTypes().
+PgTypeFacts PgTypeFactsOf(uint32_t oid);
 
 }  // namespace sluice

@@ -18,8 +18,9 @@ INSERT INTO t VALUES (1), (2), (5);
 INSERT INTO t VALUES (3);
 DELETE FROM t WHERE a = 2;
 SELECT a, g FROM t JOIN generate_series(1, 3) g ON a = g;
--- sluice: error generate_series() of a column (a LATERAL call) is not supported yet
 SELECT a, count(*) FROM t, generate_series(1, a) GROUP BY a;
+SELECT a, g FROM t, LATERAL generate_series(a, 4, 2) g WHERE g > 1;
+SELECT t.a, u.x FROM t, unnest(ARRAY[t.a, t.a * 10, NULL]) AS u(x);
 
 -- sluice: error step size cannot equal zero
 SELECT * FROM generate_series(1, 5, 0);
