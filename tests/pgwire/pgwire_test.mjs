@@ -5,7 +5,7 @@
 //
 //   node tests/pgwire/pgwire_test.mjs --sluice build/release/sluice [--hosts 3]
 //
-// psql: a query, \copy in from a CSV file, a syntax error with
+// psql: a query, \copy in from a CSV file, \dt, \dv and \d, a syntax error with
 // its caret, a wrong password, SSL. pg: a parameterized query, a prepared
 // statement reused, a transaction of inserts into two tables that a view
 // sees at once, SUBSCRIBE read as a stream and ended by a CancelRequest,
@@ -115,6 +115,20 @@ try {
   check('the rows psql copied in are there',
         r.status === 0 && /1 \| ann\s+\|\s+30 \| 12.50 \| 1994-05-01/.test(r.out) &&
         /2 \| bob, jr\s+\|\s+12 \|  3.00 \|/.test(r.out) && /\(3 rows\)/.test(r.out), r.err || r.out);
+  r = psql('\\dt');
+  check('psql \\dt lists the tables', r.status === 0 && /person/.test(r.out) && /orders/.test(r.out) &&
+        !/adults/.test(r.out), r.err || r.out);
+  r = psql('\\d person');
+  check('psql \\d person shows columns, types, not null and the key',
+        r.status === 0 && /id\s+\|\s*bigint\s+\|\s+\|\s*not null/.test(r.out) &&
+        /name\s+\|\s*character varying\(20\)/.test(r.out) && /numeric\(10,2\)/.test(r.out) &&
+        /PRIMARY KEY/.test(r.out), r.err || r.out);
+  r = psql('\\dv');
+  check('psql \\dv lists the views', r.status === 0 && /adults/.test(r.out) && /spend/.test(r.out) &&
+        !/orders/.test(r.out), r.err || r.out);
+  r = psql('\\d adults');
+  check('psql \\d of a view shows its columns', r.status === 0 && /View "public.adults"/.test(r.out) &&
+        /age\s+\|\s*integer/.test(r.out), r.err || r.out);
   r = psql('SELEC name FROM person');
   check('psql shows a syntax error with its line and caret',
         r.status !== 0 && /ERROR:\s+syntax error at or near "SELEC"/.test(r.err) &&
