@@ -66,6 +66,25 @@ Result<std::vector<Row>> RowsOf(const BoundQuery& q, const Batch& result) {
 
 namespace {
 
+// Calls `fn` once for every node of `plan` (a DAG: a node may have many
+// readers), with the nodes it reads (its inputs and its domain).
+void VisitPlan(const PlanPtr& plan,
+               const std::function<void(const PlanNode&, const std::vector<const PlanNode*>&)>& fn) {
+  std::set<const PlanNode*> seen;
+  std::vector<const PlanNode*> todo = {plan.get()};
+  std::vector<const PlanNode*> children;
+  while (!todo.empty()) {
+    const PlanNode* n = todo.back();
+    todo.pop_back();
+    if (n == nullptr || !seen.insert(n).second) continue;
+    children.clear();
+    for (const PlanPtr& in : n->inputs) children.push_back(in.get());
+    if (n->domain) children.push_back(n->domain.get());
+    fn(*n, children);
+    todo.insert(todo.end(), children.begin(), children.end());
+  }
+}
+
 bool ReadsNoColumn(const Expr& e) {
   if (e.kind == ExprKind::kColumn) return false;
   for (const ExprPtr& a : e.args) {
@@ -83,25 +102,16 @@ std::map<std::string, std::string> ScanPrefixes(const PlanPtr& plan) {
   std::map<const PlanNode*, const PlanNode*> reader;
   std::map<std::string, int> scans;
   std::vector<const PlanNode*> scan_nodes;
-  std::set<const PlanNode*> seen;
-  std::vector<const PlanNode*> todo = {plan.get()};
-  while (!todo.empty()) {
-    const PlanNode* n = todo.back();
-    todo.pop_back();
-    if (n == nullptr || !seen.insert(n).second) continue;
-    if (n->kind == PlanKind::kScan) {
-      ++scans[n->table];
-      scan_nodes.push_back(n);
+  VisitPlan(plan, [&](const PlanNode& n, const std::vector<const PlanNode*>& children) {
+    if (n.kind == PlanKind::kScan) {
+      ++scans[n.table];
+      scan_nodes.push_back(&n);
     }
-    std::vector<const PlanNode*> children;
-    for (const PlanPtr& in : n->inputs) children.push_back(in.get());
-    if (n->domain) children.push_back(n->domain.get());
     for (const PlanNode* c : children) {
       ++readers[c];
-      reader[c] = n;
-      todo.push_back(c);
+      reader[c] = &n;
     }
-  }
+  });
   std::map<std::string, std::string> out;
   for (const PlanNode* scan : scan_nodes) {
     if (scans[scan->table] != 1 || readers[scan] != 1) continue;
@@ -192,16 +202,9 @@ void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows) {
 
 std::vector<std::string> ScannedRelations(const PlanPtr& plan) {
   std::set<std::string> out;
-  std::set<const PlanNode*> seen;
-  std::vector<const PlanNode*> todo = {plan.get()};
-  while (!todo.empty()) {
-    const PlanNode* n = todo.back();
-    todo.pop_back();
-    if (n == nullptr || !seen.insert(n).second) continue;
-    if (n->kind == PlanKind::kScan) out.insert(n->table);
-    for (const PlanPtr& in : n->inputs) todo.push_back(in.get());
-    if (n->domain) todo.push_back(n->domain.get());
-  }
+  VisitPlan(plan, [&](const PlanNode& n, const std::vector<const PlanNode*>&) {
+    if (n.kind == PlanKind::kScan) out.insert(n.table);
+  });
   return {out.begin(), out.end()};
 }
 
