@@ -12,7 +12,7 @@
 // error with a caret, that ingesting through the page reports the step or
 // the bad records, that a connector pauses and starts, that a checkpoint is
 // taken, and (on one host) that a changed program waits for the overview's
-// Approve. Every wait is
+// Approve and that, with API keys, the console asks for one. Every wait is
 // for a condition, with a generous timeout, so a slow machine only makes
 // it slower. Exit status 0: passed; 1: failed; 77: skipped (no chromium).
 import {spawn} from 'node:child_process';
@@ -328,6 +328,23 @@ try {
     await setValue('#query-sql', 'SELECT COUNT(*) AS n FROM top_orders');
     await page.click('#query-run');
     await waitText('#query-result td', '4');
+
+    // ---- with API keys, the console asks for one and sends it
+    step = 'api keys';
+    await stopPipeline();
+    const readKey = 'console-read-key-0123456789';
+    writeFileSync(join(work, 'keys'), `${readKey} read\n`);
+    runArgs.push('--api-key-file', join(work, 'keys'));
+    base = await startPipeline();
+    await page.goto(base + '/#/overview');
+    await page.waitForSelector('dialog.api-key[open]', {timeout: kTimeout});
+    await page.type('dialog.api-key input', 'not-a-key-0123456789');
+    await page.click('dialog.api-key button');
+    await waitText('dialog.api-key .why', 'not one of this pipeline');
+    await page.type('dialog.api-key input', readKey);
+    await page.click('dialog.api-key button');
+    await waitText('#state-badge', 'Running');
+    if (await page.$('dialog.api-key')) throw new Error('the key dialog is still open');
   }
 
   if (pageErrors.length) throw new Error('the page logged errors:\n' + pageErrors.join('\n'));
