@@ -389,8 +389,10 @@ int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "sluice: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-  if (pg) pg->Stop();
+  // The pipeline first: a statement waiting on it (an INSERT while it is
+  // paused) then ends, and its session with it.
   stop();
+  if (pg) pg->Stop();
   http.Stop();
   std::fprintf(stderr, "sluice: stopped at step %llu\n",
                static_cast<unsigned long long>(api->step()));
