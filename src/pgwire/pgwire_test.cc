@@ -128,9 +128,9 @@ TEST(StatementTest, SplitsAndClassifies) {
   EXPECT_EQ(st[5].kind, StatementKind::kShow);
   ASSERT_TRUE(SplitStatements("  ", &st).ok());
   EXPECT_TRUE(st.empty());
-  ASSERT_TRUE(SplitStatements("UPDATE t SET a = 1", &st).ok());
+  ASSERT_TRUE(SplitStatements("TRUNCATE t", &st).ok());
   EXPECT_EQ(st[0].kind, StatementKind::kUnsupported);
-  EXPECT_NE(st[0].unsupported.find("UPDATE is not supported"), std::string::npos);
+  EXPECT_NE(st[0].unsupported.find("TRUNCATE is not supported"), std::string::npos);
   EXPECT_FALSE(SplitStatements("SELEC 1", &st).ok());
 }
 
@@ -197,6 +197,18 @@ TEST(StatementTest, InsertAndDeleteParts) {
   auto del = ParseDelete("DELETE FROM t WHERE (a = 1) OR b IN (SELECT c FROM u WHERE d = 2);");
   ASSERT_TRUE(del.ok());
   EXPECT_EQ(del->where, "(a = 1) OR b IN (SELECT c FROM u WHERE d = 2)");
+
+  auto up = ParseUpdate("UPDATE t SET a = f(1, 2), \"B\" = 'x, y' || (SELECT 1) WHERE a = (1) ;");
+  ASSERT_TRUE(up.ok()) << up.status().ToString();
+  EXPECT_EQ(up->table, "t");
+  ASSERT_EQ(up->sets.size(), 2u);
+  EXPECT_EQ(up->sets[0], (std::pair<std::string, std::string>{"a", "f(1, 2)"}));
+  EXPECT_EQ(up->sets[1], (std::pair<std::string, std::string>{"B", "'x, y' || (SELECT 1)"}));
+  EXPECT_EQ(up->where, "a = (1)");
+  EXPECT_EQ(ParseUpdate("UPDATE t SET a = 1")->where, "");
+  EXPECT_FALSE(ParseUpdate("UPDATE t SET (a, b) = (1, 2)").ok());
+  EXPECT_FALSE(ParseUpdate("UPDATE t SET a = 1 FROM u").ok());
+  EXPECT_FALSE(ParseUpdate("UPDATE t SET a = 1 RETURNING a").ok());
 
   format::Relation rel;
   rel.name = "t";

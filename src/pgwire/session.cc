@@ -228,6 +228,7 @@ struct Session::Impl {
   std::optional<PgError> RunTransaction(const Statement& st);
   std::optional<PgError> RunInsert(const std::string& text, size_t offset, std::string_view query);
   std::optional<PgError> RunDelete(const std::string& text, size_t offset, std::string_view query);
+  std::optional<PgError> RunUpdate(const std::string& text, size_t offset, std::string_view query);
   std::optional<PgError> RunCopyFrom(const Statement& st, const std::string& text);
   std::optional<PgError> RunCopyTo(const Statement& st, const std::string& text, size_t offset,
                                    std::string_view query);
@@ -619,6 +620,8 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
       return RunInsert(text, offset, query);
     case StatementKind::kDelete:
       return RunDelete(text, offset, query);
+    case StatementKind::kUpdate:
+      return RunUpdate(text, offset, query);
     case StatementKind::kCopyFrom:
       return RunCopyFrom(st, text);
     case StatementKind::kCopyTo:
@@ -904,6 +907,80 @@ std::optional<PgError> Session::Impl::RunDelete(const std::string& text, size_t 
   const size_t n = changes.size();
   if (auto e = Apply(rel.name, std::move(changes))) return e;
   CommandComplete("DELETE " + std::to_string(n));
+  return std::nullopt;
+}
+
+// UPDATE t SET c = expr, ... [WHERE ...] of a materialized table: the
+// new rows come from an ad hoc query over the table (SET's expressions in
+// place of their columns); each replaces its old row (a table with a key:
+// an insert replaces the row of its key, and a changed key deletes the old
+// one).
+std::optional<PgError> Session::Impl::RunUpdate(const std::string& text, size_t offset,
+                                                std::string_view query) {
+  if (auto e = NeedScope(ApiScope::kWrite, "UPDATE")) return e;
+  auto parsed = ParseUpdate(text);
+  if (!parsed.ok()) return ErrorFromStatus(parsed.status(), query, text, offset);
+  std::optional<PgError> error;
+  const pipeline::RelationInfo* info = Table(parsed->table, &error);
+  if (info == nullptr) return error;
+  const format::Relation& rel = info->rel;
+  if (!info->materialized) {
+    return Error("0A000", "UPDATE needs table " + rel.name + " materialized, to read the rows it changes",
+                 "declare it WITH ('materialized' = 'true'), or INSERT whole rows into a table with a "
+                 "primary key (an insert replaces the row of its key)");
+  }
+  if (rel.append_only) return Error("0A000", "table " + rel.name + " is append_only: it takes no updates");
+  const size_t n = rel.columns.size();
+  std::vector<std::string> exprs(n);
+  for (size_t i = 0; i < n; ++i) exprs[i] = QuoteIdentifier(rel.columns[i]);
+  for (const auto& [column, expr] : parsed->sets) {
+    auto it = std::find(rel.columns.begin(), rel.columns.end(), column);
+    if (it == rel.columns.end()) {
+      return Error("42703", "column \"" + column + "\" of relation \"" + rel.name + "\" does not exist" +
+                                DidYouMean(column, rel.columns));
+    }
+    exprs[static_cast<size_t>(it - rel.columns.begin())] = "(" + expr + ")";
+  }
+  // The new row, then the old one.
+  std::string select = "SELECT ";
+  for (size_t i = 0; i < n; ++i) select += exprs[i] + ", ";
+  for (size_t i = 0; i < n; ++i) select += QuoteIdentifier(rel.columns[i]) + (i + 1 < n ? ", " : "");
+  select += " FROM " + QuoteIdentifier(rel.name);
+  if (!parsed->where.empty()) select += " WHERE " + parsed->where;
+  auto rows = api->Query(select);
+  if (!rows.ok()) {
+    PgError e = ErrorFromStatus(rows.status());
+    if (const size_t nl = e.message.find('\n'); nl != std::string::npos) e.message.resize(nl);
+    static const std::regex kWhere(R"(^line \d+, column \d+: )");
+    e.message = std::regex_replace(e.message, kWhere, "");
+    return e;
+  }
+  format::ChangeBuffer deletes, inserts;
+  std::vector<Value> old_row(n), new_row(n);
+  std::string row, key, old_key;
+  for (const sql::Row& r : rows->rows) {
+    for (size_t i = 0; i < n; ++i) {
+      old_row[i] = r[n + i];
+      new_row[i] = Value::Null();
+      if (r[i].is_null()) continue;
+      Status s = sql::CastValue(r[i], rows->columns[i].type, rel.schema[i], &new_row[i]);
+      if (!s.ok()) return Error(SqlStateOf(s), "column \"" + rel.columns[i] + "\": " + s.message());
+    }
+    if (auto e = EncodeChange(rel, old_row, /*insert=*/false, &row, &old_key)) return Error("XX000", *e);
+    const std::string old_whole = row;
+    if (auto e = EncodeChange(rel, new_row, /*insert=*/true, &row, &key)) return Error("23502", *e);
+    if (rel.key.empty()) {
+      deletes.Add(format::ChangeKind::kDelete, "", old_whole);
+    } else if (key != old_key) {
+      deletes.Add(format::ChangeKind::kDelete, old_key, "");
+    }
+    inserts.Add(format::ChangeKind::kInsert, key, row);
+  }
+  // Every delete before every insert: a row may take the key another left.
+  deletes.Append(inserts);
+  const size_t count = rows->rows.size();
+  if (auto e = Apply(rel.name, std::move(deletes))) return e;
+  CommandComplete("UPDATE " + std::to_string(count));
   return std::nullopt;
 }
 

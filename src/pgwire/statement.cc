@@ -253,7 +253,7 @@ Status CopyOptions(const Json& options, CopySpec* spec) {
 // What the statement is called in a message.
 std::string StatementName(const std::string& node) {
   static const std::map<std::string, std::string> kNames = {
-      {"UpdateStmt", "UPDATE"},         {"CreateStmt", "CREATE TABLE"},
+      {"CreateStmt", "CREATE TABLE"},
       {"ViewStmt", "CREATE VIEW"},      {"DropStmt", "DROP"},
       {"AlterTableStmt", "ALTER TABLE"}, {"TruncateStmt", "TRUNCATE"},
       {"MergeStmt", "MERGE"},           {"ExplainStmt", "EXPLAIN"},
@@ -288,6 +288,8 @@ Status Classify(const Json& stmt, Statement* st) {
     st->kind = StatementKind::kInsert;
   } else if (node == "DeleteStmt") {
     st->kind = StatementKind::kDelete;
+  } else if (node == "UpdateStmt") {
+    st->kind = StatementKind::kUpdate;
   } else if (node == "CopyStmt") {
     if (body.contains("filename") || body.value("is_program", false)) {
       st->kind = StatementKind::kUnsupported;
@@ -360,7 +362,7 @@ Status Classify(const Json& stmt, Statement* st) {
     st->kind = StatementKind::kUnsupported;
     st->unsupported = StatementName(node) +
                       " is not supported over the PostgreSQL protocol: the program declares the "
-                      "tables and views; SELECT, INSERT, DELETE, COPY and SUBSCRIBE are served";
+                      "tables and views; SELECT, INSERT, UPDATE, DELETE, COPY and SUBSCRIBE are served";
   }
   return Status::OK();
 }
@@ -537,6 +539,63 @@ Result<DeleteParts> ParseDelete(const std::string& text) {
     if (at == npos) return Status::InvalidArgument("DELETE: cannot find WHERE");
     p.where_offset = SkipSpace(text, at + 5);
     p.where = TrimEnd(std::string_view(text).substr(p.where_offset));
+  }
+  return p;
+}
+
+Result<UpdateParts> ParseUpdate(const std::string& text) {
+  SLUICE_ASSIGN_OR_RETURN(Json tree, sql::ParseSql(text));
+  const Json& up = tree["stmts"][0]["stmt"]["UpdateStmt"];
+  if (up.contains("returningList")) return sql::SqlUnsupported(text, up["returningList"][0], "UPDATE ... RETURNING");
+  if (up.contains("fromClause")) return sql::SqlUnsupported(text, up["fromClause"][0], "UPDATE ... FROM");
+  if (up.contains("withClause")) return sql::SqlUnsupported(text, up["withClause"], "WITH before UPDATE");
+  if (up["relation"].contains("alias")) {
+    return sql::SqlUnsupported(text, up["relation"], "an alias of the table in UPDATE");
+  }
+  UpdateParts p;
+  SLUICE_ASSIGN_OR_RETURN(p.table, RelationName(up["relation"], text));
+  const size_t set = FindKeyword(text, static_cast<size_t>(up["relation"].value("location", 0)), "set");
+  if (set == npos) return Status::InvalidArgument("UPDATE: cannot find SET");
+  size_t end = FindKeyword(text, set + 3, "where");
+  if (end != npos) {
+    p.where = TrimEnd(std::string_view(text).substr(SkipSpace(text, end + 5)));
+  } else {
+    end = text.size();
+  }
+  // The SET list, split at its commas outside parentheses; each item's
+  // expression is what follows its first '='.
+  std::vector<std::string> items;
+  size_t start = SkipSpace(text, set + 3);
+  int depth = 0;
+  for (size_t i = start; (i = SkipSpace(text, i)) < end; i = TokenEnd(text, i)) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')') --depth;
+    if (depth == 0 && text[i] == ',') {
+      items.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  items.push_back(TrimEnd(std::string_view(text).substr(start, end - start)));
+  const Json& targets = up.value("targetList", Json::array());
+  if (targets.size() != items.size()) {
+    return sql::SqlUnsupported(text, targets.empty() ? up["relation"] : targets[0],
+                               "SET (a, b) = (...)", "set each column on its own: SET a = ..., b = ...");
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Json& t = targets[i]["ResTarget"];
+    if (t.contains("indirection")) return sql::SqlUnsupported(text, targets[i], "SET of an element or a field");
+    const std::string& item = items[i];
+    size_t eq = npos;
+    for (size_t j = 0; (j = SkipSpace(item, j)) < item.size(); j = TokenEnd(item, j)) {
+      if (item[j] == '=') {
+        eq = j;
+        break;
+      }
+    }
+    if (eq == npos) return Status::InvalidArgument("UPDATE: cannot find '=' in \"" + item + "\"");
+    std::string expr = TrimEnd(std::string_view(item).substr(eq + 1));
+    const size_t lead = SkipSpace(expr, 0);
+    p.sets.emplace_back(t.value("name", ""), expr.substr(lead));
   }
   return p;
 }

@@ -20,6 +20,7 @@ enum class StatementKind {
   kSelect,
   kInsert,
   kDelete,
+  kUpdate,
   kCopyFrom,
   kCopyTo,
   kSubscribe,
@@ -96,6 +97,14 @@ struct DeleteParts {
   size_t where_offset = 0;
 };
 Result<DeleteParts> ParseDelete(const std::string& text);
+
+struct UpdateParts {
+  std::string table;
+  // SET column = expression, in order, each expression's text.
+  std::vector<std::pair<std::string, std::string>> sets;
+  std::string where;  // the condition's text; empty: every row
+};
+Result<UpdateParts> ParseUpdate(const std::string& text);
 
 // For a DELETE from a table with a primary key: the keys its WHERE names,
 // as rows of the table with the key columns set (the rest NULL). It must

@@ -228,10 +228,25 @@ try {
   check('pg: a read key may not INSERT', denied.code === '42501', denied.message);
   await sub.end();
 
+  // UPDATE of a materialized table: in place, and a changed key.
+  q = await c.query('UPDATE person SET age = age + $1, name = upper(name) WHERE id IN (1, 2)', [1]);
+  check('pg: UPDATE says how many rows', q.command === 'UPDATE' && q.rowCount === 2, JSON.stringify(q));
+  q = await c.query('SELECT id, name, age FROM person WHERE id IN (1, 2) ORDER BY id');
+  check('pg: UPDATE changed the rows',
+        q.rows.length === 2 && q.rows[0].name === 'ANN' && q.rows[0].age === 31 && q.rows[1].age === 13,
+        JSON.stringify(q.rows));
+  await c.query('UPDATE person SET id = 20 WHERE id = 2');
+  q = await c.query('SELECT id FROM person WHERE id IN (2, 20)');
+  check('pg: UPDATE of the key moves the row', q.rows.length === 1 && q.rows[0].id === '20',
+        JSON.stringify(q.rows));
+  const notMaterialized = await c.query('UPDATE orders SET amount = 0').catch(x => x);
+  check('pg: UPDATE of a table that is not materialized says why',
+        notMaterialized.code === '0A000' && /materialized/.test(notMaterialized.message), notMaterialized.message);
+
   const codes = {};
   for (const [sql, code] of [['SELECT * FROM nosuch', '42P01'], ['SELECT nope FROM person', '42703'],
                              ['SELEC 1', '42601'], ['SELECT 1/0', '22012'],
-                             ['UPDATE person SET age = 1', '0A000']]) {
+                             ['TRUNCATE person', '0A000']]) {
     const x = await c.query(sql).catch(err => err);
     codes[sql] = x.code;
     check(`pg: ${sql} is SQLSTATE ${code}`, x.code === code, `${x.code} ${x.message}`);
