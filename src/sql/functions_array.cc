@@ -1,5 +1,6 @@
-// Array functions: subscripts, cardinality, array_length, array_to_string
-// and array_position, with PostgreSQL's one-based, NULL-when-absent rules.
+// Array functions: subscripts, cardinality, array_length, array_to_string,
+// array_position and the containment operators @>, <@ and &&, with
+// PostgreSQL's one-based, NULL-when-absent rules.
 #include "sql/functions_internal.h"
 
 namespace sluice::sql {
@@ -50,6 +51,65 @@ Status ArrayPosition(const SqlType&, const Value* a, size_t, Value* out) {
     }
   }
   *out = Value::Null();
+  return Status::OK();
+}
+
+// Every element of a multidimensional array, in order.
+void Flatten(const Value& v, std::vector<const Value*>* out) {
+  for (const Value& x : v.list()) {
+    if (!x.is_null() && x.kind() == Value::Kind::kList) {
+      Flatten(x, out);
+    } else {
+      out->push_back(&x);
+    }
+  }
+}
+
+// Whether every element of b equals an element of a (a NULL element
+// equals nothing), as PostgreSQL's a @> b; array dimensions are ignored.
+bool Contains(const Value& a, const Value& b) {
+  std::vector<const Value*> as, bs;
+  Flatten(a, &as);
+  Flatten(b, &bs);
+  for (const Value* y : bs) {
+    if (y->is_null()) return false;
+    bool found = false;
+    for (const Value* x : as) {
+      if (!x->is_null() && CompareValues(*x, *y) == 0) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+Status ArrayContains(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(Contains(a[0], a[1]));
+  return Status::OK();
+}
+
+Status ArrayContainedBy(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(Contains(a[1], a[0]));
+  return Status::OK();
+}
+
+// a && b: an element (not NULL) in both.
+Status ArrayOverlaps(const SqlType&, const Value* a, size_t, Value* out) {
+  std::vector<const Value*> as, bs;
+  Flatten(a[0], &as);
+  Flatten(a[1], &bs);
+  for (const Value* x : as) {
+    if (x->is_null()) continue;
+    for (const Value* y : bs) {
+      if (!y->is_null() && CompareValues(*x, *y) == 0) {
+        *out = Value::Bool(true);
+        return Status::OK();
+      }
+    }
+  }
+  *out = Value::Bool(false);
   return Status::OK();
 }
 
@@ -154,6 +214,29 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     r->name = "= ANY";
     r->result = SqlType::Boolean();
     r->arg_types = {SqlType::Array(*t), *t};
+    return true;
+  }
+  if ((name == "@>" || name == "<@" || name == "&&") && args.size() == 2 &&
+      args[1].id() == TypeId::kArray) {
+    // The innermost element types, in common (arrays of any dimensions).
+    const SqlType* x = &args[0];
+    const SqlType* y = &args[1];
+    while (x->id() == TypeId::kArray) x = &x->children()[0];
+    while (y->id() == TypeId::kArray) y = &y->children()[0];
+    // As PostgreSQL's anyarray operators: one element type on both sides.
+    if (x->WithNullable(true) != y->WithNullable(true)) return false;
+    const SqlType* t = x;
+    r->fn = name == "@>" ? ArrayContains : name == "<@" ? ArrayContainedBy : ArrayOverlaps;
+    r->name = name == "@>" ? "@>" : name == "<@" ? "<@" : "&&";
+    r->result = SqlType::Boolean();
+    auto rewrap = [&](const SqlType& array) {
+      int depth = 0;
+      for (const SqlType* e = &array; e->id() == TypeId::kArray; e = &e->children()[0]) ++depth;
+      SqlType out = *t;
+      for (int i = 0; i < depth; ++i) out = SqlType::Array(out);
+      return out;
+    };
+    r->arg_types = {rewrap(args[0]), rewrap(args[1])};
     return true;
   }
   if (name == "array_position" && args.size() == 2) {

@@ -492,6 +492,26 @@ Status DatePart(const SqlType& t, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 
+// A TIME's fields are a day's: hour, minute, second (and its milli- and
+// microseconds) and the epoch (seconds since midnight), as an interval of
+// that many microseconds gives them.
+Status ExtractTime(const SqlType& t, const Value* a, size_t n, Value* out) {
+  const std::string field = LowerCase(a[0].string_value());
+  if (field != "hour" && field != "minute" && field != "second" && field != "milliseconds" &&
+      field != "millisecond" && field != "microseconds" && field != "microsecond" &&
+      field != "epoch") {
+    return Status::InvalidArgument("unit \"" + field + "\" not supported for type time without time zone");
+  }
+  const Value as_interval[2] = {a[0], Value::MakeInterval(0, 0, a[1].int_value())};
+  return ExtractInterval(t, as_interval, n, out);
+}
+
+Status DatePartTime(const SqlType& t, const Value* a, size_t n, Value* out) {
+  SLUICE_RETURN_IF_ERROR(ExtractTime(t, a, n, out));
+  *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
+  return Status::OK();
+}
+
 Status DatePartInterval(const SqlType& t, const Value* a, size_t n, Value* out) {
   SLUICE_RETURN_IF_ERROR(ExtractInterval(t, a, n, out));
   *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
@@ -609,6 +629,12 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
       r->result = SqlType::Double();
     }
     return true;
+  }
+  if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
+      args[1].id() == TypeId::kTime) {
+    const bool part = name == "date_part";
+    return fn(part ? DatePartTime : ExtractTime, part ? "date_part" : "extract",
+              {Text(), SqlType::Time()}, part ? SqlType::Double() : SqlType::Decimal(38, 6));
   }
   if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
       (args[1].id() == TypeId::kTimestamp || args[1].id() == TypeId::kDate)) {

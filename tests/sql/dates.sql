@@ -47,3 +47,13 @@ SELECT make_time(10, 55, 100.1);
 SELECT make_time(24, 0, 2.1);
 UPDATE parts SET d = 28 WHERE id = 4;
 DELETE FROM parts WHERE id = 1;
+
+-- EXTRACT and date_part of a TIME: the day's fields.
+CREATE TABLE tt (id INT, t TIME);
+INSERT INTO tt VALUES (1, '13:30:25.575401'), (2, '00:00'), (3, '23:59:59.999999'), (4, NULL);
+SELECT id, extract(hour FROM t), extract(minute FROM t), extract(second FROM t), extract(milliseconds FROM t), extract(microseconds FROM t), extract(epoch FROM t) FROM tt;
+SELECT id, date_part('hour', t), date_part('second', t), date_part('epoch', t) FROM tt;
+-- sluice: error unit "day" not supported for type time without time zone
+SELECT extract(day FROM t) FROM tt WHERE id = 1;
+UPDATE tt SET t = '06:07:08' WHERE id = 2;
+DELETE FROM tt WHERE id = 3;
