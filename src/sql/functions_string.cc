@@ -601,6 +601,139 @@ Status RegexpCount(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// ---- regexp_count, regexp_instr, regexp_substr and regexp_replace with
+// a start position and a match number (PostgreSQL 15): positions count
+// characters, from 1.
+
+// The byte where character `c` (from 0) of UTF-8 `s` starts: s.size() for
+// the character after the last, more for any later.
+size_t ByteOfChar(const std::string& s, int64_t c) {
+  size_t i = 0;
+  for (; c > 0 && i < s.size(); --c) {
+    ++i;
+    while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+  }
+  return c > 0 ? s.size() + 1 : i;
+}
+
+int64_t CharOfByte(const std::string& s, size_t b) {
+  int64_t c = 0;
+  for (size_t i = 0; i < b && i < s.size(); ++i) c += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  return c;
+}
+
+Status BadParameter(const char* name, int64_t v) {
+  return Status::InvalidArgument(std::string("invalid value for parameter \"") + name + "\": " +
+                                 std::to_string(v));
+}
+
+// The matches of `re` in `s` from character `start` (from 1), in order.
+Result<std::vector<std::smatch>> MatchesFrom(const std::string& s, const std::regex& re, int64_t start) {
+  if (start < 1) return BadParameter("start", start);
+  std::vector<std::smatch> out;
+  const size_t from = ByteOfChar(s, start - 1);
+  if (from > s.size()) return out;
+  const auto flags = from > 0 ? std::regex_constants::match_prev_avail : std::regex_constants::match_default;
+  for (auto it = std::sregex_iterator(s.begin() + static_cast<ptrdiff_t>(from), s.end(), re, flags);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back(*it);
+  }
+  return out;
+}
+
+Result<RegexFlags> NoGlobal(const std::string& flags, const char* fn) {
+  SLUICE_ASSIGN_OR_RETURN(RegexFlags f, ParseFlags(flags));
+  if (f.global) return Status::InvalidArgument(std::string(fn) + "() does not support the \"global\" option");
+  return f;
+}
+
+// regexp_count(string, pattern, start [, flags])
+Status RegexpCountFrom(const SqlType&, const Value* a, size_t n, Value* out) {
+  RegexFlags f;
+  if (n == 4) {
+    SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[3].string_value(), "regexp_count"));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(a[0].string_value(), *re, a[2].int_value()));
+  *out = Value::Int(static_cast<int64_t>(m.size()));
+  return Status::OK();
+}
+
+// regexp_instr(string, pattern [, start [, N [, endoption [, flags [, subexpr]]]]]):
+// where the N'th match (or its subexpr'th group) starts, or (endoption 1)
+// the character after it ends; 0 without one.
+Status RegexpInstr(const SqlType&, const Value* a, size_t n, Value* out) {
+  const int64_t start = n > 2 ? a[2].int_value() : 1, nth = n > 3 ? a[3].int_value() : 1,
+                end = n > 4 ? a[4].int_value() : 0, sub = n > 6 ? a[6].int_value() : 0;
+  if (nth < 1) return BadParameter("n", nth);
+  if (end != 0 && end != 1) return BadParameter("endoption", end);
+  if (sub < 0) return BadParameter("subexpr", sub);
+  RegexFlags f;
+  if (n > 5) {
+    SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[5].string_value(), "regexp_instr"));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  const std::string& s = a[0].string_value();
+  SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(s, *re, start));
+  *out = Value::Int(0);
+  if (static_cast<size_t>(nth) > m.size()) return Status::OK();
+  const std::smatch& x = m[static_cast<size_t>(nth - 1)];
+  if (static_cast<size_t>(sub) >= x.size() || !x[static_cast<size_t>(sub)].matched) return Status::OK();
+  const auto& g = x[static_cast<size_t>(sub)];
+  const size_t b = static_cast<size_t>((end ? g.second : g.first) - s.begin());
+  *out = Value::Int(CharOfByte(s, b) + 1);
+  return Status::OK();
+}
+
+// regexp_substr(string, pattern [, start [, N [, flags [, subexpr]]]]): the
+// N'th match (or its subexpr'th group); NULL without one.
+Status RegexpSubstr(const SqlType&, const Value* a, size_t n, Value* out) {
+  const int64_t start = n > 2 ? a[2].int_value() : 1, nth = n > 3 ? a[3].int_value() : 1,
+                sub = n > 5 ? a[5].int_value() : 0;
+  if (nth < 1) return BadParameter("n", nth);
+  if (sub < 0) return BadParameter("subexpr", sub);
+  RegexFlags f;
+  if (n > 4) {
+    SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[4].string_value(), "regexp_substr"));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(a[0].string_value(), *re, start));
+  *out = Value::Null();
+  if (static_cast<size_t>(nth) > m.size()) return Status::OK();
+  const std::smatch& x = m[static_cast<size_t>(nth - 1)];
+  if (static_cast<size_t>(sub) >= x.size() || !x[static_cast<size_t>(sub)].matched) return Status::OK();
+  *out = Value::String(x[static_cast<size_t>(sub)].str());
+  return Status::OK();
+}
+
+// regexp_replace(string, pattern, replacement, start [, N [, flags]]): the
+// N'th match at or after start replaced, or every one (N 0, or flag g).
+Status RegexpReplaceFrom(const SqlType&, const Value* a, size_t n, Value* out) {
+  const int64_t nth = n > 4 ? a[4].int_value() : 1;
+  if (nth < 0) return BadParameter("n", nth);
+  RegexFlags f;
+  if (n > 5) {
+    SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[5].string_value()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  const std::string& s = a[0].string_value();
+  SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(s, *re, a[3].int_value()));
+  const std::string replacement = EcmaReplacement(a[2].string_value());
+  const bool all = nth == 0 || f.global;
+  std::string result;
+  size_t at = 0;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (!all && i + 1 != static_cast<size_t>(nth)) continue;
+    const size_t b = static_cast<size_t>(m[i][0].first - s.begin());
+    result.append(s, at, b - at);
+    result += m[i].format(replacement);
+    at = static_cast<size_t>(m[i][0].second - s.begin());
+  }
+  result.append(s, at, std::string::npos);
+  *out = Value::String(std::move(result));
+  return Status::OK();
+}
+
 // regexp_match(string, pattern [, flags]): the first match's groups (or the
 // whole match if there are none) as text[]; NULL if there is no match.
 Status RegexpMatch(const SqlType&, const Value* a, size_t n, Value* out) {
@@ -963,6 +1096,32 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
   }
   if (name == "regexp_count" && n == 2 && text_at(0) && text_at(1))
     return set(RegexpCount, "regexp_count", SqlType::Integer(), {Text(), Text()});
+  if (name == "regexp_count" && (n == 3 || n == 4) && text_at(0) && text_at(1) && int_at(2) &&
+      (n == 3 || text_at(3))) {
+    return set(RegexpCountFrom, "regexp_count", SqlType::Integer(),
+               n == 3 ? std::vector<SqlType>{Text(), Text(), SqlType::BigInt()}
+                      : std::vector<SqlType>{Text(), Text(), SqlType::BigInt(), Text()});
+  }
+  // regexp_instr and regexp_substr: integers, then flags, then an integer.
+  if ((name == "regexp_instr" || name == "regexp_substr") && n >= 2 && text_at(0) && text_at(1)) {
+    const bool instr = name == "regexp_instr";
+    const size_t flags_at = instr ? 5 : 4;
+    if (n > flags_at + 2) return false;
+    std::vector<SqlType> types = {Text(), Text()};
+    for (size_t i = 2; i < n; ++i) {
+      if (i == flags_at ? !text_at(i) : !int_at(i)) return false;
+      types.push_back(i == flags_at ? Text() : SqlType::BigInt());
+    }
+    return instr ? set(RegexpInstr, "regexp_instr", SqlType::Integer(), std::move(types))
+                 : set(RegexpSubstr, "regexp_substr", Text(), std::move(types));
+  }
+  if (name == "regexp_replace" && n >= 4 && n <= 6 && text_at(0) && text_at(1) && text_at(2) &&
+      int_at(3) && (n < 5 || int_at(4)) && (n < 6 || text_at(5))) {
+    std::vector<SqlType> types = {Text(), Text(), Text(), SqlType::BigInt()};
+    if (n > 4) types.push_back(SqlType::BigInt());
+    if (n > 5) types.push_back(Text());
+    return set(RegexpReplaceFrom, "regexp_replace", Text(), std::move(types));
+  }
   if (name == "regexp_match" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
       (n == 2 || text_at(2))) {
     return set(RegexpMatch, "regexp_match", SqlType::Array(Text()),

@@ -17,3 +17,20 @@ SELECT a @> ARRAY[1::bigint] FROM arr;
 SELECT ARRAY[[1, 2], [3, 4]] @> ARRAY[4, 1], ARRAY[1, 2] <@ ARRAY[[1, 2], [3, 4]], ARRAY['a', 'b'] && ARRAY['b'];
 UPDATE arr SET b = ARRAY[1, 2, 3] WHERE k = 1;
 DELETE FROM arr WHERE k = 6;
+
+-- regexp_count, regexp_instr, regexp_substr and regexp_replace with a start position and a match number.
+CREATE TABLE rx (k INT, s TEXT);
+INSERT INTO rx VALUES (1, 'abcabcabc'), (2, 'ABCabc'), (3, 'xyz'), (4, NULL), (5, 'a1b22c333'), (6, 'héllo wörld');
+SELECT k, regexp_count(s, 'abc', 1), regexp_count(s, 'abc', 4), regexp_count(s, 'ABC', 1, 'i'), regexp_count(s, '\d+', 2) FROM rx;
+SELECT k, regexp_instr(s, 'b'), regexp_instr(s, 'b', 3), regexp_instr(s, 'b', 1, 2), regexp_instr(s, 'b', 1, 2, 1), regexp_instr(s, 'A', 1, 1, 0, 'i'), regexp_instr(s, '(\d)(\d)', 1, 1, 0, '', 2) FROM rx;
+SELECT k, regexp_substr(s, 'b.'), regexp_substr(s, 'b.', 3), regexp_substr(s, '[a-c]', 1, 4), regexp_substr(s, 'C', 1, 1, 'i'), regexp_substr(s, '(\d)(\d+)', 1, 1, '', 2) FROM rx;
+SELECT k, regexp_replace(s, 'b', 'X', 2), regexp_replace(s, 'b', 'X', 1, 2), regexp_replace(s, 'b', 'X', 1, 0), regexp_replace(s, 'B', '<\&>', 1, 0, 'i'), regexp_replace(s, 'l', 'L', 3, 1) FROM rx;
+SELECT regexp_instr('wörld', 'r'), regexp_substr('héllo', 'l+', 2), regexp_count('ab', 'b', 3), regexp_instr('abc', 'c', 10);
+-- sluice: error invalid value for parameter "start": 0
+SELECT regexp_count('abc', 'b', 0);
+-- sluice: error invalid value for parameter "n": 0
+SELECT regexp_instr('abc', 'b', 1, 0);
+-- sluice: error regexp_substr() does not support the "global" option
+SELECT regexp_substr('abc', 'b', 1, 1, 'g');
+UPDATE rx SET s = 'bbb' WHERE k = 3;
+DELETE FROM rx WHERE k = 1;
