@@ -108,6 +108,13 @@ class CsvDecoder final : public Decoder {
       }
       const uint64_t record = at.record++;
       if (bad_quote) continue;
+      if (!opts_.weights && fields_.size() != n) {
+        Error(record, line, 1,
+              fields_.size() < n ? "missing data for column \"" + rel_.columns[fields_.size()] + "\""
+                                 : std::string("extra data after last expected column"),
+              errors, error_count);
+        continue;
+      }
       if (fields_.size() != n && fields_.size() != n + 1) {
         Error(record, line, 1,
               "expected " + std::to_string(n) + " fields (or " + std::to_string(n + 1) +

@@ -115,6 +115,7 @@ struct FormatOptions {
   bool array = false;                           // json: one array of records
   char delimiter = ',';                         // csv
   bool headers = false;                         // csv: the first line names columns (skipped)
+  bool weights = true;  // csv: a record may end with its weight (PostgreSQL's COPY: no)
 };
 
 // Reads FormatOptions from a JSON object (`format.config`); unknown keys

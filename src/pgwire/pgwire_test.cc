@@ -246,6 +246,14 @@ TEST(StatementTest, CopyReaderReadsPiecesAndReportsLines) {
   ASSERT_TRUE(changes.ok()) << changes.status().ToString();
   EXPECT_EQ(changes->size(), 3u);
 
+  CopyReader extra(csv, rel);
+  ASSERT_TRUE(extra.Init().ok());
+  ASSERT_TRUE(extra.Feed("a,b\n1,x,1\n").ok());
+  auto e1 = extra.Finish();
+  ASSERT_FALSE(e1.ok());
+  EXPECT_NE(e1.status().message().find("line 2: extra data after last expected column"), std::string::npos)
+      << e1.status().ToString();
+
   CopySpec text;
   text.columns = {"b", "a"};
   CopyReader bad(text, rel);

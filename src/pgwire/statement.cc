@@ -722,6 +722,7 @@ Status CopyReader::Init() {
   bool in_order = true;
   for (size_t i = 0; i < target_.size(); ++i) in_order &= target_[i] == static_cast<int>(i);
   direct_ = spec_.csv && spec_.null_marker.empty() && in_order && target_.size() == rel_.columns.size();
+  o.weights = false;
   if (direct_) {
     o.delimiter = spec_.delimiter;
     o.headers = spec_.header;
