@@ -406,15 +406,35 @@ void ExactSum::AddProduct(double a, double b) {
   Add(p);
 }
 
-void ExactSum::Round(double* hi, double* lo) const {
-  double s = 0, c = 0;
-  for (double p : parts) {  // smallest first
-    double e;
-    TwoSum(s, p, &s, &e);
-    c += e;
+namespace {
+
+// The sum of an expansion correctly rounded to a double (half to even), as
+// Python's math.fsum finishes: a function of the exact value alone, whatever
+// its components.
+double RoundedSum(const std::vector<double>& parts) {
+  if (parts.empty()) return 0;
+  size_t n = parts.size() - 1;
+  double hi = parts[n], lo = 0;
+  while (n > 0) {
+    const double x = hi, y = parts[--n];
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo != 0) break;
   }
-  *hi = s + c;
-  *lo = c - (*hi - s);
+  if (n > 0 && ((lo < 0 && parts[n - 1] < 0) || (lo > 0 && parts[n - 1] > 0))) {
+    const double y = lo * 2, x = hi + y;
+    if (y == x - hi) hi = x;
+  }
+  return hi;
+}
+
+}  // namespace
+
+void ExactSum::Round(double* hi, double* lo) const {
+  *hi = RoundedSum(parts);
+  ExactSum rest = *this;
+  rest.Add(-*hi);
+  *lo = RoundedSum(rest.parts);
 }
 
 Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const Value& x, Weight w,
