@@ -79,6 +79,11 @@ SELECT var_pop(t) FROM s;
 SELECT corr(t, x) FROM s;
 -- sluice: error function regr_slope takes two arguments
 SELECT regr_slope(y) FROM s;
+-- sluice: error var_pop(DISTINCT ...) is not supported yet
+SELECT var_pop(DISTINCT i) FROM s;
+-- Squares beyond 38 digits (PostgreSQL's numeric has no such limit).
+-- sluice: error the sum of squares exceeds 38 digits
+SELECT var_pop(b * 100000000000000000) FROM s;
 
 -- Changes: updates, deletes and inserts over several steps.
 UPDATE s SET d = d + 1, i = i * 2, y = y + 0.5 WHERE k = 2;

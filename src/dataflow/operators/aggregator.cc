@@ -387,17 +387,18 @@ double CoMoment(double n, const ExactSum& sa, const ExactSum& sb, const ExactSum
 
 void ExactSum::Add(double x) {
   if (x == 0) return;
-  std::vector<double> out;
-  out.reserve(parts.size() + 1);
+  // Shewchuk's GROW-EXPANSION with zero elimination, in place: the j-th
+  // component written never passes the i-th read.
+  size_t j = 0;
   double q = x;
-  for (double p : parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
     double s, e;
-    TwoSum(q, p, &s, &e);
-    if (e != 0) out.push_back(e);
+    TwoSum(q, parts[i], &s, &e);
+    if (e != 0) parts[j++] = e;
     q = s;
   }
-  if (q != 0) out.push_back(q);
-  parts.swap(out);
+  parts.resize(j);
+  if (q != 0) parts.push_back(q);
 }
 
 void ExactSum::AddProduct(double a, double b) {
