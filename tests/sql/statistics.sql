@@ -108,3 +108,8 @@ SELECT k, stddev_samp(d) OVER (ORDER BY k), regr_r2(y, x) OVER (ORDER BY k ROWS 
 DELETE FROM s WHERE g = 2;
 SELECT g, var_samp(i), stddev_samp(b), regr_count(y, x) FROM s GROUP BY g;
 SELECT var_samp(i), var_pop(b) FROM s;
+-- Running sums that overflow.
+-- sluice: error value out of range: overflow
+SELECT var_pop(d) OVER (ORDER BY k) FROM (VALUES (1, '1e308'::float8), (2, '1e308'::float8)) v(k, d);
+-- sluice: error value out of range: overflow
+SELECT var_pop(d) FROM (VALUES (1, '1e308'::float8), (2, '1e308'::float8)) v(k, d);

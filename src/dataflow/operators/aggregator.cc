@@ -341,6 +341,12 @@ Status StatsOverflow() {
       "38 digits");
 }
 
+// A finite double whose square (times a weight or a count) stays finite;
+// PostgreSQL's running sums overflow near there too.
+bool Squarable(double v) { return !std::isfinite(v) || std::fabs(v) < 1e150; }
+
+Status FloatOverflow() { return Status::Overflow("value out of range: overflow"); }
+
 // Index of a non-finite double among FloatMoments' counts.
 int BadIndex(double v) { return std::isnan(v) ? 0 : v > 0 ? 1 : 2; }
 
@@ -443,11 +449,12 @@ Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const
   if (y.is_null()) return Status::OK();
   if (IsPairStatistic(spec.kind)) {
     if (x.is_null()) return Status::OK();
+    const double vy = y.double_value(), vx = x.double_value();
+    if (!Squarable(vx) || !Squarable(vy)) return FloatOverflow();
     if (__builtin_add_overflow(acc->count, w, &acc->count)) {
       return Status::Overflow("count overflow in aggregate");
     }
     FloatMoments& m = acc->moments;
-    const double vy = y.double_value(), vx = x.double_value();
     AddFloat(vy, w, &m.sy, &m.syy, m.bad_y);
     AddFloat(vx, w, &m.sx, &m.sxx, m.bad_x);
     if (std::isfinite(vx) && std::isfinite(vy)) {
@@ -482,6 +489,7 @@ Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const
       return Status::OK();
     }
     case Arith::kFloat:
+      if (!Squarable(y.double_value())) return FloatOverflow();
       AddFloat(y.double_value(), w, &acc->moments.sx, &acc->moments.sxx, acc->moments.bad_x);
       return Status::OK();
     case Arith::kOther:
@@ -559,7 +567,7 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
 
 Status YoungsCramer::Add(double v) {
   // float8_accum
-  const double n0 = n;
+  const double n0 = n, sx0 = sx;
   n += 1.0;
   sx += v;
   ++count;
@@ -567,7 +575,7 @@ Status YoungsCramer::Add(double v) {
     const double tmp = v * n - sx;
     sxx += tmp * tmp / (n * n0);
     if (std::isinf(sx) || std::isinf(sxx)) {
-      if (!std::isinf(sx - v) && !std::isinf(v)) {
+      if (!std::isinf(sx0) && !std::isinf(v)) {
         return Status::Overflow("value out of range: overflow");
       }
       sxx = std::nan("");
