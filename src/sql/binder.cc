@@ -1240,6 +1240,24 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
              : name == "last_value" ? WindowFnKind::kLastValue
                                     : WindowFnKind::kNthValue;
     c.type = c.args[0]->type.WithNullable(true);
+  } else if (AggKind stat; StatisticKind(name, &stat)) {
+    const bool pair = IsPairStatistic(stat);
+    if (body.value("agg_star", false) || n != (pair ? 2u : 1u))
+      return SqlError(sql_, node, signature());
+    ExprPtr x = pair ? c.args[1] : nullptr;
+    SLUICE_RETURN_IF_ERROR(TypeStatisticArgs(name, pair, &c.args[0], &x, node));
+    if (pair) c.args[1] = x;
+    c.kind = WindowFnKind::kAggregate;
+    c.agg = stat;
+    Schema types = {c.args[0]->type.WithNullable(true)};
+    AggSpec spec{stat, 0};
+    if (pair) {
+      types.push_back(c.args[1]->type.WithNullable(true));
+      spec.column2 = 1;
+    }
+    auto t = AggOutputType(spec, types);
+    if (!t.ok()) return SqlError(sql_, node, t.status().message());
+    c.type = *t;
   } else if (IsWindowAggregateName(name)) {
     const bool star = body.value("agg_star", false);
     if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
@@ -1293,7 +1311,7 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
       SLUICE_ASSIGN_OR_RETURN(plan, BindRankTopK(val, body, over, name, ctx, plan));
       continue;
     }
-    if (IsWindowAggregateName(name) &&
+    if (IsRollingAggregateName(name) &&
         (frame & ~1) == (kFrameRange | kFrameBetween | kEndCurrentRow | kStartOffsetPreceding) &&
         order_clause.size() == 1 &&
         order_clause[0]["SortBy"].value("sortby_dir", "") != "SORTBY_DESC" &&

@@ -493,6 +493,56 @@ Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<Ex
   return ExprPtr(c);
 }
 
+bool StatisticKind(const std::string& name, AggKind* kind) {
+  static const std::pair<const char*, AggKind> kNames[] = {
+      {"var_pop", AggKind::kVarPop},
+      {"var_samp", AggKind::kVarSamp},
+      {"variance", AggKind::kVarSamp},
+      {"stddev_pop", AggKind::kStddevPop},
+      {"stddev_samp", AggKind::kStddevSamp},
+      {"stddev", AggKind::kStddevSamp},
+      {"covar_pop", AggKind::kCovarPop},
+      {"covar_samp", AggKind::kCovarSamp},
+      {"corr", AggKind::kCorr},
+      {"regr_count", AggKind::kRegrCount},
+      {"regr_sxx", AggKind::kRegrSxx},
+      {"regr_syy", AggKind::kRegrSyy},
+      {"regr_sxy", AggKind::kRegrSxy},
+      {"regr_avgx", AggKind::kRegrAvgX},
+      {"regr_avgy", AggKind::kRegrAvgY},
+      {"regr_r2", AggKind::kRegrR2},
+      {"regr_slope", AggKind::kRegrSlope},
+      {"regr_intercept", AggKind::kRegrIntercept},
+  };
+  for (const auto& [n, k] : kNames) {
+    if (name == n) {
+      *kind = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+Status Binder::TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y, ExprPtr* x,
+                                 const Json& node) {
+  auto numeric = [](const ExprPtr& e) {
+    return IsNumeric(e->type) || (e->kind == ExprKind::kLiteral && e->untyped);
+  };
+  if (!numeric(*y) || (pair && !numeric(*x))) {
+    std::string sig = PgTypeName((*y)->type);
+    if (pair) sig += ", " + PgTypeName((*x)->type);
+    return SqlError(sql_, node, "function " + name + "(" + sig + ") does not exist");
+  }
+  if (pair) {
+    for (ExprPtr* e : {y, x}) {
+      if ((*e)->type.id() != TypeId::kDouble) *e = MakeCast(*e, SqlType::Double());
+    }
+  } else if ((*y)->kind == ExprKind::kLiteral && (*y)->untyped) {
+    *y = MakeCast(*y, SqlType::Double());  // PostgreSQL: an unknown literal is double precision
+  }
+  return Status::OK();
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
   if (body.contains("over")) {
@@ -514,15 +564,26 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     AggCall call;
     bool star = body.value("agg_star", false);
     bool distinct = body.value("agg_distinct", false);
-    ExprPtr arg;
+    ExprPtr arg, arg2;
     const bool string_agg = name == "string_agg";
+    AggKind stat_kind = AggKind::kCountStar;
+    const bool stat = StatisticKind(name, &stat_kind);
+    const bool pair = stat && IsPairStatistic(stat_kind);
     if (!star) {
       const Json& a = body.value("args", Json::array());
-      if (a.size() != (string_agg ? 2u : 1u)) {
+      const bool two = string_agg || pair;
+      if (a.size() != (two ? 2u : 1u)) {
         ctx.in_aggregate = false;
-        return SqlError(
-            sql_, node,
-            "function " + name + " takes " + (string_agg ? "two arguments" : "one argument"));
+        return SqlError(sql_, node,
+                        "function " + name + " takes " + (two ? "two arguments" : "one argument"));
+      }
+      if (pair) {
+        auto x = BindExpr(a[1], ctx);
+        if (!x.ok()) {
+          ctx.in_aggregate = false;
+          return x.status();
+        }
+        arg2 = *x;
       }
       if (string_agg) {
         // The separator: a constant.
@@ -582,6 +643,11 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         }
         call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
       }
+    } else if (stat) {
+      if (star) return SqlError(sql_, node, name + "(*) is not a function");
+      if (distinct) return SqlUnsupported(sql_, node, name + "(DISTINCT ...)");
+      call.kind = stat_kind;
+      SLUICE_RETURN_IF_ERROR(TypeStatisticArgs(name, pair, &arg, &arg2, node));
     } else {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
       call.kind = name == "sum"   ? (distinct ? AggKind::kSumDistinct : AggKind::kSum)
@@ -604,15 +670,25 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
           *MakeNode(ExprKind::kCase, x->type.WithNullable(true), {filter, x}));
       arg = c;
       if (call.kind == AggKind::kCountStar) call.kind = AggKind::kCount;
+      if (arg2) {
+        arg2 = std::make_shared<Expr>(
+            *MakeNode(ExprKind::kCase, arg2->type.WithNullable(true), {filter, arg2}));
+      }
     }
     call.arg = arg;
+    call.arg2 = arg2;
     // The aggregate's result type, as the engine computes it.
     Schema one = {arg ? arg->type : SqlType::BigInt()};
     AggSpec spec{call.kind, arg ? 0 : -1};
+    if (arg2) {
+      one.push_back(arg2->type);
+      spec.column2 = 1;
+    }
     auto t = AggOutputType(spec, one);
     if (!t.ok()) return SqlError(sql_, node, t.status().message());
     call.type = *t;
     std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
+                      (arg2 ? "|" + Key(*arg2) : "") +
                       "|" + call.separator + (call.desc ? "|desc" : "") +
                       (call.filter ? "|" + Key(*call.filter) : "");
     auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);

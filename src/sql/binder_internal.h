@@ -37,13 +37,24 @@ inline const Json& Field(const Json& body, const char* name) {
   return it == body.end() ? kNull : *it;
 }
 
+// PostgreSQL's statistical aggregates (VAR_POP, REGR_SLOPE, ...): their kind,
+// or false if `name` is not one.
+bool StatisticKind(const std::string& name, AggKind* kind);
+inline bool IsStatisticName(const std::string& name) {
+  AggKind k;
+  return StatisticKind(name, &k);
+}
 inline bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg" ||
-         name == "string_agg" || name == "array_agg";
+         name == "string_agg" || name == "array_agg" || IsStatisticName(name);
+}
+// The aggregates a rolling (RANGE n PRECEDING) window can compute.
+inline bool IsRollingAggregateName(const std::string& name) {
+  return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg";
 }
 // The aggregates a window can compute.
 inline bool IsWindowAggregateName(const std::string& name) {
-  return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg";
+  return IsRollingAggregateName(name) || IsStatisticName(name);
 }
 
 // True if `n` has an aggregate call outside any subquery.
@@ -344,6 +355,10 @@ class Binder {
   Result<PlanPtr> BindRolling(const Json& node, const Json& body, const Json& over,
                               const std::string& name, Ctx& ctx, PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
+  // Checks a statistic's arguments: the variance family takes a number; the
+  // pairs take double precision (other numbers are cast to it).
+  Status TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y, ExprPtr* x,
+                           const Json& node);
   // Resolves `name` for `args` and casts them (in place) to what it takes.
   Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);
   Result<std::vector<ExprPtr>> Unify(std::vector<ExprPtr> args, const Json& node);

@@ -389,6 +389,11 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
       args.push_back(a.arg);
       arg_types.push_back(a.arg->type.WithNullable(true));
     }
+    if (a.arg2) {
+      spec.column2 = static_cast<int>(args.size());
+      args.push_back(a.arg2);
+      arg_types.push_back(a.arg2->type.WithNullable(true));
+    }
     if (a.filter) {
       spec.filter_column = static_cast<int>(args.size());
       args.push_back(a.filter);

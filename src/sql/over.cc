@@ -151,8 +151,19 @@ class FrameAgg {
     isum_ = 0;
     dsum_ = 0;
     best_ = Value::Null();
+    stats_ = LinearAcc();
+    yc_ = YoungsCramer();
   }
   Status Add(const Row& row, int sign) {
+    if (IsStatistical(c_.agg)) {
+      Value y, x;
+      SLUICE_RETURN_IF_ERROR(EvalArg(c_, 0, row, &y));
+      if (c_.args.size() > 1) SLUICE_RETURN_IF_ERROR(EvalArg(c_, 1, row, &x));
+      if (!Floats()) return StatsAdd(StatSpec(), arg_type_, y, x, sign, &stats_);
+      if (y.is_null() || (c_.args.size() > 1 && x.is_null())) return Status::OK();
+      return c_.args.size() > 1 ? yc_.Add(y.double_value(), x.double_value())
+                                : yc_.Add(y.double_value());
+    }
     if (c_.agg == AggKind::kCountStar) {
       count_ += sign;
       return Status::OK();
@@ -191,9 +202,20 @@ class FrameAgg {
   bool Invertible() const {
     if (c_.agg == AggKind::kCountStar || c_.agg == AggKind::kCount) return true;
     if (c_.agg == AggKind::kMin || c_.agg == AggKind::kMax) return false;
+    // Exact sums of integers and decimals; doubles accumulate in the frame's
+    // order as PostgreSQL does, which has no inverse.
+    if (IsStatistical(c_.agg)) return !Floats();
     return arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal;
   }
   Status Result(Value* out) const {
+    if (IsStatistical(c_.agg) && Floats()) {
+      *out = yc_.Result(c_.agg);
+      return Status::OK();
+    }
+    if (IsStatistical(c_.agg)) {
+      SLUICE_ASSIGN_OR_RETURN(*out, StatsResult(StatSpec(), arg_type_, stats_));
+      return Status::OK();
+    }
     switch (c_.agg) {
       case AggKind::kCountStar:
       case AggKind::kCount:
@@ -233,8 +255,20 @@ class FrameAgg {
   }
 
  private:
+  bool Floats() const {
+    return c_.args.size() > 1 || arg_type_.id() == TypeId::kDouble ||
+           arg_type_.id() == TypeId::kReal;
+  }
+  AggSpec StatSpec() const {
+    AggSpec spec{c_.agg, 0};
+    if (c_.args.size() > 1) spec.column2 = 1;
+    return spec;
+  }
+
   const WindowCall& c_;
   SqlType arg_type_;
+  LinearAcc stats_;   // the statistics of integers and decimals
+  YoungsCramer yc_;  // of doubles
   int64_t count_ = 0;
   int128 isum_ = 0;
   double dsum_ = 0;

@@ -26,6 +26,7 @@ struct AggCall {
   bool desc = false;      // STRING_AGG, ARRAY_AGG: ORDER BY the value DESC
   std::string separator;  // STRING_AGG
   ExprPtr filter;         // ARRAY_AGG ... FILTER (WHERE filter): NULLs count, so not a CASE
+  ExprPtr arg2;           // IsPairStatistic: X (`arg` is Y)
 };
 
 struct SortKey {

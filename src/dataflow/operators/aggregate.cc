@@ -12,33 +12,42 @@
 namespace sluice {
 
 // A group's state: COUNT(*) and one linear accumulator per aggregate,
-// serialized as fixed-width little-endian fields (not ordered; only equality
-// matters, and equal states have equal bytes).
+// serialized as fixed-width little-endian fields, the statistics followed by
+// their moments (EncodeStats). Not ordered; only equality matters, and equal
+// states have equal bytes.
 struct AggregateOp::State {
   int64_t rows = 0;
   std::vector<LinearAcc> accs;
 
-  void Encode(std::string* out) const {
+  void Encode(const std::vector<AggSpec>& aggs, std::string* out) const {
     out->append(reinterpret_cast<const char*>(&rows), 8);
-    for (const LinearAcc& a : accs) {
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const LinearAcc& a = accs[i];
       out->append(reinterpret_cast<const char*>(&a.count), 8);
       out->append(reinterpret_cast<const char*>(&a.isum), 16);
       uint64_t bits;
       double d = a.dsum == 0 ? 0.0 : a.dsum;  // one encoding for -0.0 and 0.0
       std::memcpy(&bits, &d, 8);
       out->append(reinterpret_cast<const char*>(&bits), 8);
+      if (IsStatistical(aggs[i].kind)) EncodeStats(a, out);
     }
   }
-  Status Decode(std::string_view in, size_t n) {
-    if (in.size() != 8 + 32 * n) return Status::Corruption("aggregate state has a bad length");
+  Status Decode(std::string_view in, const std::vector<AggSpec>& aggs) {
+    const size_t n = aggs.size();
+    if (in.size() < 8 + 32 * n) return Status::Corruption("aggregate state has a bad length");
     std::memcpy(&rows, in.data(), 8);
-    accs.resize(n);
+    in.remove_prefix(8);
+    accs.assign(n, LinearAcc());
     for (size_t i = 0; i < n; ++i) {
-      const char* p = in.data() + 8 + 32 * i;
+      if (in.size() < 32) return Status::Corruption("aggregate state has a bad length");
+      const char* p = in.data();
       std::memcpy(&accs[i].count, p, 8);
       std::memcpy(&accs[i].isum, p + 8, 16);
       std::memcpy(&accs[i].dsum, p + 24, 8);
+      in.remove_prefix(32);
+      if (IsStatistical(aggs[i].kind)) SLUICE_RETURN_IF_ERROR(DecodeStats(&in, &accs[i]));
     }
+    if (!in.empty()) return Status::Corruption("aggregate state has a bad length");
     return Status::OK();
   }
 };
@@ -109,6 +118,19 @@ Status AggregateOp::Render(std::string_view group, const State& st,
     SLUICE_RETURN_IF_ERROR(c.status());
   }
   return Status::OK();
+}
+
+Status AggregateOp::AddStatistic(const AggSpec& a, const std::vector<std::string_view>& fields,
+                                 Weight w, LinearAcc* acc) const {
+  Value y, x;
+  const SqlType& yt = val_schema_[static_cast<size_t>(a.column)];
+  std::string_view in = fields[static_cast<size_t>(a.column)];
+  SLUICE_RETURN_IF_ERROR(DecodeValue(yt, &in, &y));
+  if (a.column2 >= 0) {
+    in = fields[static_cast<size_t>(a.column2)];
+    SLUICE_RETURN_IF_ERROR(DecodeValue(val_schema_[static_cast<size_t>(a.column2)], &in, &x));
+  }
+  return StatsAdd(a, yt, y, x, w, acc);
 }
 
 Status AggregateOp::Eval() {
@@ -186,7 +208,7 @@ Status AggregateOp::Eval() {
     states->SeekKey(g);
     if (states->KeyValid() && states->key() == g && states->ValValid()) {
       old_bytes.assign(states->val());
-      SLUICE_RETURN_IF_ERROR(st_old.Decode(old_bytes, n));
+      SLUICE_RETURN_IF_ERROR(st_old.Decode(old_bytes, aggs_));
     }
     st_new = st_old;
     for (; d->ValValid(); d->StepVal()) {
@@ -207,7 +229,12 @@ Status AggregateOp::Eval() {
           split = true;
         }
         const SqlType& col = val_schema_[static_cast<size_t>(a.column)];
-        Status s = AccAdd(a, col, fields[static_cast<size_t>(a.column)], w, &st_new.accs[i]);
+        Status s;
+        if (IsStatistical(a.kind)) {
+          s = AddStatistic(a, fields, w, &st_new.accs[i]);
+        } else {
+          s = AccAdd(a, col, fields[static_cast<size_t>(a.column)], w, &st_new.accs[i]);
+        }
         if (!s.ok()) return s.WithContext("group " + BytesToHex(g));
       }
     }
@@ -246,7 +273,7 @@ Status AggregateOp::Eval() {
       if (exists) out.Push(new_row, 1);
     }
     new_bytes.clear();
-    if (exists) st_new.Encode(&new_bytes);
+    if (exists) st_new.Encode(aggs_, &new_bytes);
     if (old_bytes != new_bytes) {
       // The state delta is built in order: the smaller state's bytes first.
       std::pair<const std::string*, Weight> parts[2] = {{&old_bytes, existed ? -1 : 0},

@@ -19,7 +19,8 @@ namespace sluice {
 // groups in the support of a: for each such group g it emits -old(g) if g
 // existed and +new(g) if g still exists (a group whose rows are all deleted
 // disappears). Work per group does not grow with the group's size:
-//  - COUNT, SUM, AVG keep a per-group accumulator (an integral of states:
+//  - COUNT, SUM, AVG and the statistics (VAR_POP, REGR_SLOPE, ...: exact
+//    sums of powers and products, see aggregator.h) keep a per-group accumulator (an integral of states:
 //    key g, value the state's bytes) and add the change to it;
 //  - COUNT, SUM and AVG (DISTINCT x) keep the integral of (g, x)
 //    multiplicities and add or remove a value when its multiplicity crosses
@@ -40,6 +41,9 @@ class AggregateOp final : public Operator {
 
  private:
   struct State;
+  // Adds `w` copies of a row's (split) fields to a statistic's accumulator.
+  Status AddStatistic(const AggSpec& a, const std::vector<std::string_view>& fields, Weight w,
+                      LinearAcc* acc) const;
   Status Render(std::string_view group, const State& st, std::vector<std::unique_ptr<Cursor>>& idx,
                 std::string* out) const;
 

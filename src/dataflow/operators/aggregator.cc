@@ -1,6 +1,8 @@
 #include "dataflow/operators/aggregator.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "types/row_codec.h"
 
@@ -29,7 +31,16 @@ bool IsDistinctAgg(AggKind kind) {
 }
 
 bool IsCount(AggKind kind) {
-  return kind == AggKind::kCountStar || BaseKind(kind) == AggKind::kCount;
+  return kind == AggKind::kCountStar || BaseKind(kind) == AggKind::kCount ||
+         kind == AggKind::kRegrCount;
+}
+
+bool IsStatistical(AggKind kind) {
+  return kind >= AggKind::kVarPop && kind <= AggKind::kRegrIntercept;
+}
+
+bool IsPairStatistic(AggKind kind) {
+  return kind >= AggKind::kCovarPop && kind <= AggKind::kRegrIntercept;
 }
 
 AggKind BaseKind(AggKind kind) {
@@ -53,6 +64,30 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
                                    " is not in " + SchemaToString(val_schema));
   }
   const SqlType& col = val_schema[static_cast<size_t>(spec.column)];
+  if (IsPairStatistic(spec.kind)) {
+    if (distinct_spec.column2 < 0 || static_cast<size_t>(distinct_spec.column2) >= val_schema.size())
+      return Status::InvalidArgument("a statistic of pairs needs two columns");
+    const SqlType& x = val_schema[static_cast<size_t>(distinct_spec.column2)];
+    if (ArithOf(col) != Arith::kFloat || ArithOf(x) != Arith::kFloat) {
+      return Status::InvalidArgument("a statistic of pairs of " + col.ToString() + " and " +
+                                     x.ToString() + " (it takes double precision)");
+    }
+    return spec.kind == AggKind::kRegrCount ? SqlType::BigInt(false) : SqlType::Double();
+  }
+  if (IsStatistical(spec.kind)) {
+    switch (ArithOf(col)) {
+      case Arith::kInt:
+        return SqlType::Decimal(38, kStatsScale);
+      case Arith::kDecimal:
+        return SqlType::Decimal(38, std::min(std::max(kStatsScale, 2 * col.scale()), 37));
+      case Arith::kFloat:
+        return SqlType::Double();
+      case Arith::kOther:
+        break;
+    }
+    return Status::InvalidArgument("a variance or standard deviation of a non-numeric column " +
+                                   col.ToString());
+  }
   switch (spec.kind) {
     case AggKind::kCountStar:
     case AggKind::kCount:
@@ -84,6 +119,8 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
       }
       return Status::InvalidArgument((spec.kind == AggKind::kSum ? "SUM" : "AVG") +
                                      std::string(" of a non-numeric column ") + col.ToString());
+    default:  // the statistics, above
+      break;
   }
   return Status::Internal("unknown aggregate");
 }
@@ -141,6 +178,17 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
     AppendInt64(acc.count, false, out);
     return Status::OK();
   }
+  if (IsStatistical(spec.kind)) {
+    SLUICE_ASSIGN_OR_RETURN(Value v, StatsResult(distinct_spec, col, acc));
+    if (v.is_null()) {
+      AppendNull(out);
+      return Status::OK();
+    }
+    if (ArithOf(col) == Arith::kFloat) return EncodeValue(SqlType::Double(), v, out);
+    AggSpec own{spec.kind, 0};
+    SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));
+    return EncodeValue(type, v, out);
+  }
   if (acc.count == 0) {
     AppendNull(out);
     return Status::OK();
@@ -185,6 +233,472 @@ Result<Value> AvgDecimal(int128 sum, int scale, int64_t count, int to_scale) {
 void AppendAsNullable(const SqlType& col, std::string_view field, std::string* out) {
   if (!col.nullable()) out->push_back(0x01);
   out->append(field);
+}
+
+// ---- The statistics ----
+
+namespace {
+
+// An unsigned 256-bit integer, little-endian 64-bit limbs: just enough for
+// the exact numerator of a NUMERIC variance and its square root.
+struct U256 {
+  uint64_t w[4] = {0, 0, 0, 0};
+
+  static U256 From(unsigned __int128 v) {
+    U256 r;
+    r.w[0] = static_cast<uint64_t>(v);
+    r.w[1] = static_cast<uint64_t>(v >> 64);
+    return r;
+  }
+  static U256 Mul(unsigned __int128 a, unsigned __int128 b) {
+    const uint64_t x[2] = {static_cast<uint64_t>(a), static_cast<uint64_t>(a >> 64)};
+    const uint64_t y[2] = {static_cast<uint64_t>(b), static_cast<uint64_t>(b >> 64)};
+    U256 r;
+    for (int i = 0; i < 2; ++i) {
+      unsigned __int128 carry = 0;
+      for (int j = 0; j < 2; ++j) {
+        unsigned __int128 t = static_cast<unsigned __int128>(x[i]) * y[j] + r.w[i + j] + carry;
+        r.w[i + j] = static_cast<uint64_t>(t);
+        carry = t >> 64;
+      }
+      r.w[i + 2] = static_cast<uint64_t>(carry);
+    }
+    return r;
+  }
+  // False on overflow.
+  bool MulSmall(uint64_t m) {
+    unsigned __int128 carry = 0;
+    for (uint64_t& limb : w) {
+      unsigned __int128 t = static_cast<unsigned __int128>(limb) * m + carry;
+      limb = static_cast<uint64_t>(t);
+      carry = t >> 64;
+    }
+    return carry == 0;
+  }
+  int Compare(const U256& o) const {
+    for (int i = 3; i >= 0; --i) {
+      if (w[i] != o.w[i]) return w[i] < o.w[i] ? -1 : 1;
+    }
+    return 0;
+  }
+  // REQUIRES: *this >= o.
+  void Sub(const U256& o) {
+    uint64_t borrow = 0;
+    for (int i = 0; i < 4; ++i) {
+      uint64_t a = w[i], b = o.w[i];
+      uint64_t d = a - b - borrow;
+      borrow = (a < b || (a == b && borrow)) ? 1 : 0;
+      w[i] = d;
+    }
+  }
+  void Add(const U256& o) {
+    unsigned __int128 carry = 0;
+    for (int i = 0; i < 4; ++i) {
+      unsigned __int128 t = static_cast<unsigned __int128>(w[i]) + o.w[i] + carry;
+      w[i] = static_cast<uint64_t>(t);
+      carry = t >> 64;
+    }
+  }
+  bool Bit(int i) const { return (w[i / 64] >> (i % 64)) & 1; }
+  bool FitsIn127() const { return w[2] == 0 && w[3] == 0 && (w[1] >> 63) == 0; }
+  unsigned __int128 Low() const {
+    return (static_cast<unsigned __int128>(w[1]) << 64) | w[0];
+  }
+  // The quotient by `d` (REQUIRES: 0 < d < 2^127), the remainder in `*rem`.
+  U256 DivMod(unsigned __int128 d, unsigned __int128* rem) const {
+    U256 q;
+    unsigned __int128 r = 0;
+    for (int i = 255; i >= 0; --i) {
+      r = (r << 1) | (Bit(i) ? 1 : 0);
+      if (r >= d) {
+        r -= d;
+        q.w[i / 64] |= uint64_t{1} << (i % 64);
+      }
+    }
+    *rem = r;
+    return q;
+  }
+  // floor(sqrt(*this)).
+  unsigned __int128 Sqrt() const {
+    unsigned __int128 r = 0;
+    for (int i = 127; i >= 0; --i) {
+      unsigned __int128 c = r | (static_cast<unsigned __int128>(1) << i);
+      if (Mul(c, c).Compare(*this) <= 0) r = c;
+    }
+    return r;
+  }
+};
+
+void TwoSum(double a, double b, double* s, double* e) {
+  *s = a + b;
+  double bb = *s - a;
+  *e = (a - (*s - bb)) + (b - bb);
+}
+
+Status StatsOverflow() {
+  return Status::Overflow(
+      "value out of range in a variance or standard deviation: the sum of squares exceeds "
+      "38 digits");
+}
+
+// A finite double whose square (times a weight or a count) stays finite;
+// PostgreSQL's running sums overflow near there too.
+bool Squarable(double v) { return !std::isfinite(v) || std::fabs(v) < 1e150; }
+
+Status FloatOverflow() { return Status::Overflow("value out of range: overflow"); }
+
+// Index of a non-finite double among FloatMoments' counts.
+int BadIndex(double v) { return std::isnan(v) ? 0 : v > 0 ? 1 : 2; }
+
+void AddFloat(double v, Weight w, ExactSum* s1, ExactSum* s2, int64_t* bad) {
+  if (!std::isfinite(v)) {
+    bad[BadIndex(v)] += w;
+    return;
+  }
+  const double dw = static_cast<double>(w);
+  s1->AddProduct(v, dw);
+  double p = v * v, e = std::fma(v, v, -p);
+  s2->AddProduct(p, dw);
+  s2->AddProduct(e, dw);
+}
+
+bool AnyBad(const int64_t* bad) { return bad[0] != 0 || bad[1] != 0 || bad[2] != 0; }
+
+// The sum of one variable: infinite or NaN if a non-finite value is in it.
+double SumOf(const ExactSum& s, const int64_t* bad) {
+  if (bad[0] != 0 || (bad[1] != 0 && bad[2] != 0)) return std::nan("");
+  if (bad[1] != 0) return HUGE_VAL;
+  if (bad[2] != 0) return -HUGE_VAL;
+  double hi, lo;
+  s.Round(&hi, &lo);
+  return hi + lo;
+}
+
+// (N * sab - sa * sb) / N, the sum of the products of deviations from the
+// means, from exact sums: exact up to the final roundings.
+double CoMoment(double n, const ExactSum& sa, const ExactSum& sb, const ExactSum& sab) {
+  ExactSum c;
+  for (double p : sab.parts) c.AddProduct(p, n);
+  for (double a : sa.parts) {
+    for (double b : sb.parts) c.AddProduct(-a, b);
+  }
+  double hi, lo;
+  c.Round(&hi, &lo);
+  double q = hi / n;
+  double r = std::fma(-q, n, hi);  // hi - q * n, exactly
+  return q + (r + lo) / n;
+}
+
+}  // namespace
+
+void ExactSum::Add(double x) {
+  if (x == 0) return;
+  // Shewchuk's GROW-EXPANSION with zero elimination, in place: the j-th
+  // component written never passes the i-th read.
+  size_t j = 0;
+  double q = x;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    double s, e;
+    TwoSum(q, parts[i], &s, &e);
+    if (e != 0) parts[j++] = e;
+    q = s;
+  }
+  parts.resize(j);
+  if (q != 0) parts.push_back(q);
+}
+
+void ExactSum::AddProduct(double a, double b) {
+  double p = a * b;
+  Add(std::fma(a, b, -p));
+  Add(p);
+}
+
+namespace {
+
+// The sum of an expansion correctly rounded to a double (half to even), as
+// Python's math.fsum finishes: a function of the exact value alone, whatever
+// its components.
+double RoundedSum(const std::vector<double>& parts) {
+  if (parts.empty()) return 0;
+  size_t n = parts.size() - 1;
+  double hi = parts[n], lo = 0;
+  while (n > 0) {
+    const double x = hi, y = parts[--n];
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo != 0) break;
+  }
+  if (n > 0 && ((lo < 0 && parts[n - 1] < 0) || (lo > 0 && parts[n - 1] > 0))) {
+    const double y = lo * 2, x = hi + y;
+    if (y == x - hi) hi = x;
+  }
+  return hi;
+}
+
+}  // namespace
+
+void ExactSum::Round(double* hi, double* lo) const {
+  *hi = RoundedSum(parts);
+  ExactSum rest = *this;
+  rest.Add(-*hi);
+  *lo = RoundedSum(rest.parts);
+}
+
+Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const Value& x, Weight w,
+                LinearAcc* acc) {
+  if (y.is_null()) return Status::OK();
+  if (IsPairStatistic(spec.kind)) {
+    if (x.is_null()) return Status::OK();
+    const double vy = y.double_value(), vx = x.double_value();
+    if (!Squarable(vx) || !Squarable(vy)) return FloatOverflow();
+    if (__builtin_add_overflow(acc->count, w, &acc->count)) {
+      return Status::Overflow("count overflow in aggregate");
+    }
+    FloatMoments& m = acc->moments;
+    AddFloat(vy, w, &m.sy, &m.syy, m.bad_y);
+    AddFloat(vx, w, &m.sx, &m.sxx, m.bad_x);
+    if (std::isfinite(vx) && std::isfinite(vy)) {
+      const double p = vx * vy, e = std::fma(vx, vy, -p), dw = static_cast<double>(w);
+      m.sxy.AddProduct(p, dw);
+      m.sxy.AddProduct(e, dw);
+    }
+    return Status::OK();
+  }
+  if (__builtin_add_overflow(acc->count, w, &acc->count)) {
+    return Status::Overflow("count overflow in aggregate");
+  }
+  switch (ArithOf(ytype)) {
+    case Arith::kInt:
+    case Arith::kDecimal: {
+      int128 u = 0;
+      if (y.kind() == Value::Kind::kDecimal) {
+        bool overflow = false;
+        u = RescaleDecimal(y.decimal_unscaled(), y.decimal_scale(), ytype.scale(), &overflow);
+        if (overflow) return Status::Overflow("numeric field overflow");
+      } else {
+        u = y.int_value();
+      }
+      int128 t, sq;
+      if (__builtin_mul_overflow(u, static_cast<int128>(w), &t) ||
+          __builtin_add_overflow(acc->isum, t, &acc->isum) ||
+          __builtin_mul_overflow(u, u, &sq) ||
+          __builtin_mul_overflow(sq, static_cast<int128>(w), &sq) ||
+          __builtin_add_overflow(acc->isum2, sq, &acc->isum2)) {
+        return StatsOverflow();
+      }
+      return Status::OK();
+    }
+    case Arith::kFloat:
+      if (!Squarable(y.double_value())) return FloatOverflow();
+      AddFloat(y.double_value(), w, &acc->moments.sx, &acc->moments.sxx, acc->moments.bad_x);
+      return Status::OK();
+    case Arith::kOther:
+      break;
+  }
+  return Status::InvalidArgument("a variance of a non-numeric column " + ytype.ToString());
+}
+
+Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearAcc& acc) {
+  const int64_t count = acc.count;
+  const AggKind k = spec.kind;
+  if (k == AggKind::kRegrCount) return Value::Int(count);
+  const bool samp = k == AggKind::kVarSamp || k == AggKind::kStddevSamp;
+  const bool sqrt = k == AggKind::kStddevPop || k == AggKind::kStddevSamp;
+  if (!IsPairStatistic(k) && ArithOf(col) != Arith::kFloat) {
+    // PostgreSQL's numeric_stddev_internal: (N * sum(X²) - sum(X)²) divided
+    // by N * (N - 1) or N², rounded half away from zero at the result's
+    // scale; the standard deviation is the square root of that, rounded
+    // again.
+    if (count <= (samp ? 1 : 0)) return Value::Null();
+    const int in_scale = ArithOf(col) == Arith::kInt ? 0 : col.scale();
+    AggSpec own{k, 0};
+    SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));
+    const int scale = type.scale();
+    const auto n = static_cast<unsigned __int128>(count);
+    const auto abs = [](int128 v) {
+      return v < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(v)
+                   : static_cast<unsigned __int128>(v);
+    };
+    if (acc.isum2 < 0) return Status::Internal("a negative sum of squares");
+    U256 num = U256::Mul(n, static_cast<unsigned __int128>(acc.isum2));
+    U256 sq = U256::Mul(abs(acc.isum), abs(acc.isum));
+    if (num.Compare(sq) <= 0) return Value::Decimal(0, scale);
+    num.Sub(sq);
+    // The variance at `scale`: num * 10^(scale - 2 * in_scale) / den.
+    for (int i = 2 * in_scale; i < scale; ++i) {
+      if (!num.MulSmall(10)) return StatsOverflow();
+    }
+    const unsigned __int128 den = n * (samp ? n - 1 : n);
+    unsigned __int128 rem = 0;
+    U256 q = num.DivMod(den, &rem);
+    if (rem >= den - rem) q.Add(U256::From(1));  // q < 2^255: no carry out
+    if (sqrt) {
+      // sqrt(q / 10^scale) at `scale`: round(sqrt(q * 10^scale)).
+      for (int i = 0; i < scale; ++i) {
+        if (!q.MulSmall(10)) return StatsOverflow();
+      }
+      unsigned __int128 r = q.Sqrt();
+      // Round up when q > r² + r, i.e. sqrt(q) >= r + 1/2.
+      U256 half = U256::Mul(r, r);
+      half.Add(U256::From(r));
+      if (q.Compare(half) > 0) ++r;
+      q = U256::From(r);
+    }
+    if (!q.FitsIn127()) return StatsOverflow();
+    return Value::Decimal(static_cast<int128>(q.Low()), scale);
+  }
+  // Doubles: PostgreSQL's final functions over N, Sx, Sy and the sums of
+  // squared deviations Sxx, Syy, Sxy, here from exact sums.
+  const FloatMoments& m = acc.moments;
+  YoungsCramer yc;
+  yc.count = count;
+  if (count < 1) return yc.Result(k);
+  yc.n = static_cast<double>(count);
+  const double n = yc.n;
+  if (IsPairStatistic(k)) {
+    yc.sy = SumOf(m.sy, m.bad_y);
+    yc.syy = AnyBad(m.bad_y) ? std::nan("") : CoMoment(n, m.sy, m.sy, m.syy);
+    yc.sxy = AnyBad(m.bad_x) || AnyBad(m.bad_y) ? std::nan("") : CoMoment(n, m.sx, m.sy, m.sxy);
+  }
+  yc.sx = SumOf(m.sx, m.bad_x);
+  yc.sxx = AnyBad(m.bad_x) ? std::nan("") : CoMoment(n, m.sx, m.sx, m.sxx);
+  return yc.Result(k);
+}
+
+Status YoungsCramer::Add(double v) {
+  // float8_accum
+  const double n0 = n, sx0 = sx;
+  n += 1.0;
+  sx += v;
+  ++count;
+  if (n0 > 0.0) {
+    const double tmp = v * n - sx;
+    sxx += tmp * tmp / (n * n0);
+    if (std::isinf(sx) || std::isinf(sxx)) {
+      if (!std::isinf(sx0) && !std::isinf(v)) {
+        return Status::Overflow("value out of range: overflow");
+      }
+      sxx = std::nan("");
+    }
+  } else if (!std::isfinite(v)) {
+    sxx = std::nan("");
+  }
+  return Status::OK();
+}
+
+Status YoungsCramer::Add(double y, double x) {
+  // float8_regr_accum
+  const double n0 = n, sx0 = sx, sy0 = sy;
+  n += 1.0;
+  sx += x;
+  sy += y;
+  ++count;
+  if (n0 > 0.0) {
+    const double tx = x * n - sx, ty = y * n - sy, scale = 1.0 / (n * n0);
+    sxx += tx * tx * scale;
+    syy += ty * ty * scale;
+    sxy += tx * ty * scale;
+    if (std::isinf(sx) || std::isinf(sxx) || std::isinf(sy) || std::isinf(syy) ||
+        std::isinf(sxy)) {
+      if (((std::isinf(sx) || std::isinf(sxx)) && !std::isinf(sx0) && !std::isinf(x)) ||
+          ((std::isinf(sy) || std::isinf(syy)) && !std::isinf(sy0) && !std::isinf(y)) ||
+          (std::isinf(sxy) && !std::isinf(sx0) && !std::isinf(x) && !std::isinf(sy0) &&
+           !std::isinf(y))) {
+        return Status::Overflow("value out of range: overflow");
+      }
+      if (std::isinf(sxx)) sxx = std::nan("");
+      if (std::isinf(syy)) syy = std::nan("");
+      if (std::isinf(sxy)) sxy = std::nan("");
+    }
+  } else {
+    if (!std::isfinite(x)) sxx = sxy = std::nan("");
+    if (!std::isfinite(y)) syy = sxy = std::nan("");
+  }
+  return Status::OK();
+}
+
+Value YoungsCramer::Result(AggKind k) const {
+  if (k == AggKind::kRegrCount) return Value::Int(count);
+  if (n < 1.0) return Value::Null();
+  switch (k) {
+    case AggKind::kVarPop:
+      return Value::Double(sxx / n);
+    case AggKind::kStddevPop:
+      return Value::Double(std::sqrt(sxx / n));
+    case AggKind::kVarSamp:
+      if (n <= 1.0) return Value::Null();
+      return Value::Double(sxx / (n - 1.0));
+    case AggKind::kStddevSamp:
+      if (n <= 1.0) return Value::Null();
+      return Value::Double(std::sqrt(sxx / (n - 1.0)));
+    case AggKind::kCovarPop:
+      return Value::Double(sxy / n);
+    case AggKind::kCovarSamp:
+      if (n < 2.0) return Value::Null();
+      return Value::Double(sxy / (n - 1.0));
+    case AggKind::kCorr:
+      if (sxx == 0 || syy == 0) return Value::Null();  // a horizontal or vertical line
+      return Value::Double(sxy / std::sqrt(sxx * syy));
+    case AggKind::kRegrSxx:
+      return Value::Double(sxx);
+    case AggKind::kRegrSyy:
+      return Value::Double(syy);
+    case AggKind::kRegrSxy:
+      return Value::Double(sxy);
+    case AggKind::kRegrAvgX:
+      return Value::Double(sx / n);
+    case AggKind::kRegrAvgY:
+      return Value::Double(sy / n);
+    case AggKind::kRegrR2:
+      if (sxx == 0) return Value::Null();        // a vertical line
+      if (syy == 0) return Value::Double(1.0);  // a horizontal line
+      return Value::Double((sxy * sxy) / (sxx * syy));
+    case AggKind::kRegrSlope:
+      if (sxx == 0) return Value::Null();
+      return Value::Double(sxy / sxx);
+    case AggKind::kRegrIntercept:
+      if (sxx == 0) return Value::Null();
+      return Value::Double((sy - sx * sxy / sxx) / n);
+    default:
+      break;
+  }
+  return Value::Null();
+}
+
+void EncodeStats(const LinearAcc& acc, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&acc.isum2), 16);
+  const FloatMoments& m = acc.moments;
+  for (int i = 0; i < 3; ++i) out->append(reinterpret_cast<const char*>(&m.bad_x[i]), 8);
+  for (int i = 0; i < 3; ++i) out->append(reinterpret_cast<const char*>(&m.bad_y[i]), 8);
+  for (const ExactSum* s : {&m.sx, &m.sy, &m.sxx, &m.syy, &m.sxy}) {
+    uint32_t n = static_cast<uint32_t>(s->parts.size());
+    out->append(reinterpret_cast<const char*>(&n), 4);
+    out->append(reinterpret_cast<const char*>(s->parts.data()), 8 * s->parts.size());
+  }
+}
+
+Status DecodeStats(std::string_view* in, LinearAcc* acc) {
+  auto take = [&](void* to, size_t n) {
+    if (in->size() < n) return false;
+    std::memcpy(to, in->data(), n);
+    in->remove_prefix(n);
+    return true;
+  };
+  FloatMoments& m = acc->moments;
+  bool ok = take(&acc->isum2, 16);
+  for (int i = 0; i < 3 && ok; ++i) ok = take(&m.bad_x[i], 8);
+  for (int i = 0; i < 3 && ok; ++i) ok = take(&m.bad_y[i], 8);
+  for (ExactSum* s : {&m.sx, &m.sy, &m.sxx, &m.syy, &m.sxy}) {
+    uint32_t n = 0;
+    if (!ok || !take(&n, 4) || in->size() < 8 * static_cast<size_t>(n)) {
+      ok = false;
+      break;
+    }
+    s->parts.resize(n);
+    ok = take(s->parts.data(), 8 * static_cast<size_t>(n));
+  }
+  if (!ok) return Status::Corruption("the state of a statistic is truncated");
+  return Status::OK();
 }
 
 }  // namespace sluice

@@ -27,14 +27,39 @@ enum class AggKind {
   kAvgDistinct,
   kStringAgg,  // the group's non-NULL strings joined by `separator`, in order
   kArrayAgg,   // the group's values (NULLs too) as an array, in order
+  // PostgreSQL's statistics of one column (integers and decimals: NUMERIC;
+  // floats: double precision). VARIANCE is VAR_SAMP, STDDEV is STDDEV_SAMP.
+  kVarPop,
+  kVarSamp,
+  kStddevPop,
+  kStddevSamp,
+  // Of pairs (Y, X) of doubles where neither is NULL; `column` is Y and
+  // `column2` is X, as in regr_slope(Y, X).
+  kCovarPop,
+  kCovarSamp,
+  kCorr,
+  kRegrCount,  // BIGINT NOT NULL, 0 over no rows
+  kRegrSxx,
+  kRegrSyy,
+  kRegrSxy,
+  kRegrAvgX,
+  kRegrAvgY,
+  kRegrR2,
+  kRegrSlope,
+  kRegrIntercept,
 };
 
 // COUNT, SUM and AVG of the DISTINCT values are the plain ones over values
 // counted once.
 bool IsDistinctAgg(AggKind kind);
 AggKind BaseKind(AggKind kind);
-// COUNT(*), COUNT and COUNT(DISTINCT): BIGINT NOT NULL, 0 over no rows.
+// COUNT(*), COUNT, COUNT(DISTINCT) and REGR_COUNT: BIGINT NOT NULL, 0 over
+// no rows.
 bool IsCount(AggKind kind);
+// The variance, covariance and regression families (kVarPop...).
+bool IsStatistical(AggKind kind);
+// The statistics of pairs (kCovarPop...): they read `column2` too.
+bool IsPairStatistic(AggKind kind);
 
 struct AggSpec {
   AggKind kind;
@@ -44,14 +69,17 @@ struct AggSpec {
   bool desc = false;
   std::string separator;
   int filter_column = -1;  // ARRAY_AGG ... FILTER: a BOOLEAN column; only TRUE rows count
+  int column2 = -1;        // IsPairStatistic: X
 };
 
 // Result types, as PostgreSQL gives them where it can: COUNT -> BIGINT NOT
 // NULL; SUM of an integer type -> BIGINT (an out-of-range sum is an error),
 // of DECIMAL(p,s) -> DECIMAL(38,s), of REAL -> REAL, of DOUBLE -> DOUBLE; AVG of floats
 // -> DOUBLE, of integers and DECIMAL(p,s) -> DECIMAL(38, max(s, 16)) rounded
-// half away from zero; MIN and MAX -> the column's type. All but COUNT are nullable
-// (NULL when no non-NULL input).
+// half away from zero; MIN and MAX -> the column's type; the variance family
+// of integers and DECIMAL(p,s) -> DECIMAL(38, max(16, 2s)) (kStatsScale), of
+// floats -> DOUBLE; the pair statistics -> DOUBLE. All but the counts are
+// nullable (NULL when no non-NULL input).
 Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema);
 
 // AVG of integers and decimals has at least this many digits after the point,
@@ -63,14 +91,71 @@ constexpr int kAvgScale = 16;
 // zero.
 Result<Value> AvgDecimal(int128 sum, int scale, int64_t count, int to_scale);
 
+// The variance family of integers and decimals has at least this many digits
+// after the point, as PostgreSQL gives for variances of moderate size.
+constexpr int kStatsScale = 16;
+
+// An exact sum of doubles: Shewchuk's nonoverlapping expansion, components
+// in increasing magnitude, no zeros. Adding and subtracting a double is exact,
+// so deletes undo inserts to the last bit.
+struct ExactSum {
+  std::vector<double> parts;
+  void Add(double x);
+  // Adds the exact product a * b.
+  void AddProduct(double a, double b);
+  // The sum rounded to a double-double (hi + lo).
+  void Round(double* hi, double* lo) const;
+};
+
+// The statistics of doubles: exact weighted sums of X, Y, X², Y², XY over
+// finite values, and weighted counts of the non-finite ones (NaN, +Inf,
+// -Inf), which make the sums they enter NaN or infinite as in PostgreSQL.
+struct FloatMoments {
+  ExactSum sx, sy, sxx, syy, sxy;
+  int64_t bad_x[3] = {0, 0, 0}, bad_y[3] = {0, 0, 0};
+};
+
 // The accumulator of COUNT(*), COUNT, COUNT(DISTINCT) (count only), SUM and
 // AVG: weighted count of non-NULL inputs and their weighted sum, as a 128-bit
-// integer (integers, decimals at the column's scale) or a double.
+// integer (integers, decimals at the column's scale) or a double. The
+// statistics also keep the sum of squares of integers and decimals (`isum2`,
+// unscaled) or the exact moments of doubles (`moments`).
 struct LinearAcc {
   int64_t count = 0;
   int128 isum = 0;
   double dsum = 0;
+  int128 isum2 = 0;
+  FloatMoments moments;
 };
+
+// PostgreSQL's own accumulation of the statistics of doubles (Youngs and
+// Cramer: N, the sums Sx, Sy and the running sums of squared deviations Sxx,
+// Syy, Sxy), row by row in a given order, and its final functions. A window
+// uses it, since there PostgreSQL's order is the window's; its roundings then
+// match PostgreSQL's to the last bit. It has no inverse: a frame whose start
+// moves is accumulated again.
+struct YoungsCramer {
+  double n = 0, sx = 0, sxx = 0, sy = 0, syy = 0, sxy = 0;
+  int64_t count = 0;  // REGR_COUNT
+  // The variance family: one variable, in sx and sxx.
+  Status Add(double v);
+  // The pairs.
+  Status Add(double y, double x);
+  // The result of `kind` (REQUIRES: IsStatistical; of doubles).
+  Value Result(AggKind kind) const;
+};
+
+// Adds `w` copies of a statistic's input: `y` (the only argument of the
+// variance family) and, for pairs, `x`. Rows with a NULL are skipped.
+Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const Value& x, Weight w,
+                LinearAcc* acc);
+// A statistic's result, of type AggOutputType (`col` is Y's type).
+Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearAcc& acc);
+// The statistics' part of an accumulator's state, in bytes (after the fixed
+// fields): isum2 (16 bytes), the six non-finite counts (8 bytes each), then
+// each ExactSum as a count (4 bytes) and its doubles (8 bytes each).
+void EncodeStats(const LinearAcc& acc, std::string* out);
+Status DecodeStats(std::string_view* in, LinearAcc* acc);
 
 // Adds `w` copies of `field` (the encoded field, with its null tag) to `acc`.
 Status AccAdd(const AggSpec& spec, const SqlType& col, std::string_view field, Weight w,
