@@ -70,9 +70,10 @@ Status EncodeExprs(const std::vector<ExprPtr>& exprs, const Schema& types, const
   return Status::OK();
 }
 
-// An evaluation error names the row it happened on.
+// An evaluation error names the row it happened on (a row without columns,
+// as SELECT 1/0 reads, says nothing).
 Status OnRow(const Status& s, const Schema& schema, std::string_view row) {
-  if (s.ok()) return s;
+  if (s.ok() || schema.empty()) return s;
   return Status(s.code(), s.message() + " (in row " + RowToString(schema, row) + ")");
 }
 
