@@ -500,7 +500,8 @@ Status ExtractTime(const SqlType& t, const Value* a, size_t n, Value* out) {
   if (field != "hour" && field != "minute" && field != "second" && field != "milliseconds" &&
       field != "millisecond" && field != "microseconds" && field != "microsecond" &&
       field != "epoch") {
-    return Status::InvalidArgument("unit \"" + field + "\" not supported for type time without time zone");
+    return Status::InvalidArgument("unit \"" + field +
+                                   "\" not supported for type time without time zone");
   }
   const Value as_interval[2] = {a[0], Value::MakeInterval(0, 0, a[1].int_value())};
   return ExtractInterval(t, as_interval, n, out);
@@ -522,11 +523,7 @@ Status DatePartInterval(const SqlType& t, const Value* a, size_t n, Value* out) 
 
 bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   auto fn = [&](ScalarFn f, const char* fn_name, std::vector<SqlType> arg_types, SqlType res) {
-    r->fn = f;
-    r->name = fn_name;
-    r->arg_types = std::move(arg_types);
-    r->result = res;
-    return true;
+    return Resolve(r, f, fn_name, std::move(res), std::move(arg_types));
   };
   const SqlType iv = SqlType::Interval();
   auto number = [](const SqlType& t) {

@@ -2040,13 +2040,6 @@ Status EvalToNumber(const std::string& text, const std::string& fmt, Value* out)
 }
 
 bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
-  auto set = [&](ScalarFn fn, const char* nm, SqlType result, std::vector<SqlType> arg_types) {
-    r->fn = fn;
-    r->name = nm;
-    r->result = std::move(result);
-    r->arg_types = std::move(arg_types);
-    return true;
-  };
   const size_t n = args.size();
   if (name == "to_char" && n == 2 && args[1].IsString()) {
     const SqlType& x = args[0];
@@ -2054,38 +2047,38 @@ bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, Reso
       case TypeId::kTinyInt:
       case TypeId::kSmallInt:
       case TypeId::kInteger:
-        return set(ToCharInt4, "to_char", Text(), {SqlType::Integer(), Text()});
+        return Resolve(r, ToCharInt4, "to_char", Text(), {SqlType::Integer(), Text()});
       case TypeId::kBigInt:
-        return set(ToCharInt8, "to_char", Text(), {SqlType::BigInt(), Text()});
+        return Resolve(r, ToCharInt8, "to_char", Text(), {SqlType::BigInt(), Text()});
       case TypeId::kDecimal:
-        return set(ToCharNumeric, "to_char", Text(), {x, Text()});
+        return Resolve(r, ToCharNumeric, "to_char", Text(), {x, Text()});
       case TypeId::kReal:
-        return set(ToCharFloat4, "to_char", Text(), {SqlType::Real(), Text()});
+        return Resolve(r, ToCharFloat4, "to_char", Text(), {SqlType::Real(), Text()});
       case TypeId::kDouble:
-        return set(ToCharFloat8, "to_char", Text(), {SqlType::Double(), Text()});
+        return Resolve(r, ToCharFloat8, "to_char", Text(), {SqlType::Double(), Text()});
       case TypeId::kTimestamp:
-        return set(ToCharTimestamp, "to_char", Text(), {SqlType::Timestamp(), Text()});
+        return Resolve(r, ToCharTimestamp, "to_char", Text(), {SqlType::Timestamp(), Text()});
       case TypeId::kDate:
-        return set(ToCharDate, "to_char", Text(), {SqlType::Date(), Text()});
+        return Resolve(r, ToCharDate, "to_char", Text(), {SqlType::Date(), Text()});
       case TypeId::kInterval:
-        return set(ToCharInterval, "to_char", Text(), {SqlType::Interval(), Text()});
+        return Resolve(r, ToCharInterval, "to_char", Text(), {SqlType::Interval(), Text()});
       case TypeId::kTime:
-        return set(ToCharTime, "to_char", Text(), {SqlType::Time(), Text()});
+        return Resolve(r, ToCharTime, "to_char", Text(), {SqlType::Time(), Text()});
       default:
         return false;
     }
   }
   if (name == "to_number" && n == 2 && args[0].IsString() && args[1].IsString()) {
-    return set(ToNumber, "to_number", SqlType::Decimal(38, 0), {Text(), Text()});
+    return Resolve(r, ToNumber, "to_number", SqlType::Decimal(38, 0), {Text(), Text()});
   }
   if (name == "to_date" && n == 2 && args[0].IsString() && args[1].IsString()) {
-    return set(ToDate, "to_date", SqlType::Date(), {Text(), Text()});
+    return Resolve(r, ToDate, "to_date", SqlType::Date(), {Text(), Text()});
   }
   if (name == "to_timestamp" && n == 2 && args[0].IsString() && args[1].IsString()) {
-    return set(ToTimestamp, "to_timestamp", SqlType::Timestamp(), {Text(), Text()});
+    return Resolve(r, ToTimestamp, "to_timestamp", SqlType::Timestamp(), {Text(), Text()});
   }
   if (name == "to_timestamp" && n == 1 && IsNumeric(args[0])) {
-    return set(ToTimestampEpoch, "to_timestamp", SqlType::Timestamp(), {SqlType::Double()});
+    return Resolve(r, ToTimestampEpoch, "to_timestamp", SqlType::Timestamp(), {SqlType::Double()});
   }
   return false;
 }

@@ -3,11 +3,23 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sql/functions.h"
 
 namespace sluice::sql {
+
+// Fills `r` with function `fn`, called `name`, of `result` type, that takes
+// `arg_types`; returns true, so that a resolver can `return Resolve(...)`.
+inline bool Resolve(ResolvedFn* r, ScalarFn fn, const char* name, SqlType result,
+                    std::vector<SqlType> arg_types) {
+  r->fn = fn;
+  r->name = name;
+  r->result = std::move(result);
+  r->arg_types = std::move(arg_types);
+  return true;
+}
 
 // Each returns true and fills `r` if it has `name` for `args`.
 bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);

@@ -618,22 +618,25 @@ size_t ByteOfChar(const std::string& s, int64_t c) {
 
 int64_t CharOfByte(const std::string& s, size_t b) {
   int64_t c = 0;
-  for (size_t i = 0; i < b && i < s.size(); ++i) c += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  for (size_t i = 0; i < b && i < s.size(); ++i)
+    c += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
   return c;
 }
 
 Status BadParameter(const char* name, int64_t v) {
-  return Status::InvalidArgument(std::string("invalid value for parameter \"") + name + "\": " +
-                                 std::to_string(v));
+  return Status::InvalidArgument(std::string("invalid value for parameter \"") + name +
+                                 "\": " + std::to_string(v));
 }
 
 // The matches of `re` in `s` from character `start` (from 1), in order.
-Result<std::vector<std::smatch>> MatchesFrom(const std::string& s, const std::regex& re, int64_t start) {
+Result<std::vector<std::smatch>> MatchesFrom(const std::string& s, const std::regex& re,
+                                             int64_t start) {
   if (start < 1) return BadParameter("start", start);
   std::vector<std::smatch> out;
   const size_t from = ByteOfChar(s, start - 1);
   if (from > s.size()) return out;
-  const auto flags = from > 0 ? std::regex_constants::match_prev_avail : std::regex_constants::match_default;
+  const auto flags =
+      from > 0 ? std::regex_constants::match_prev_avail : std::regex_constants::match_default;
   for (auto it = std::sregex_iterator(s.begin() + static_cast<ptrdiff_t>(from), s.end(), re, flags);
        it != std::sregex_iterator(); ++it) {
     out.push_back(*it);
@@ -643,7 +646,8 @@ Result<std::vector<std::smatch>> MatchesFrom(const std::string& s, const std::re
 
 Result<RegexFlags> NoGlobal(const std::string& flags, const char* fn) {
   SLUICE_ASSIGN_OR_RETURN(RegexFlags f, ParseFlags(flags));
-  if (f.global) return Status::InvalidArgument(std::string(fn) + "() does not support the \"global\" option");
+  if (f.global)
+    return Status::InvalidArgument(std::string(fn) + "() does not support the \"global\" option");
   return f;
 }
 
@@ -678,7 +682,8 @@ Status RegexpInstr(const SqlType&, const Value* a, size_t n, Value* out) {
   *out = Value::Int(0);
   if (static_cast<size_t>(nth) > m.size()) return Status::OK();
   const std::smatch& x = m[static_cast<size_t>(nth - 1)];
-  if (static_cast<size_t>(sub) >= x.size() || !x[static_cast<size_t>(sub)].matched) return Status::OK();
+  if (static_cast<size_t>(sub) >= x.size() || !x[static_cast<size_t>(sub)].matched)
+    return Status::OK();
   const auto& g = x[static_cast<size_t>(sub)];
   const size_t b = static_cast<size_t>((end ? g.second : g.first) - s.begin());
   *out = Value::Int(CharOfByte(s, b) + 1);
@@ -701,7 +706,8 @@ Status RegexpSubstr(const SqlType&, const Value* a, size_t n, Value* out) {
   *out = Value::Null();
   if (static_cast<size_t>(nth) > m.size()) return Status::OK();
   const std::smatch& x = m[static_cast<size_t>(nth - 1)];
-  if (static_cast<size_t>(sub) >= x.size() || !x[static_cast<size_t>(sub)].matched) return Status::OK();
+  if (static_cast<size_t>(sub) >= x.size() || !x[static_cast<size_t>(sub)].matched)
+    return Status::OK();
   *out = Value::String(x[static_cast<size_t>(sub)].str());
   return Status::OK();
 }
@@ -996,111 +1002,111 @@ Status TruncD(const SqlType&, const Value* a, size_t, Value* out) {
 bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   auto text_at = [&](size_t i) { return i < args.size() && args[i].IsString(); };
   auto int_at = [&](size_t i) { return i < args.size() && args[i].IsInteger(); };
-  auto set = [&](ScalarFn fn, const char* nm, SqlType result, std::vector<SqlType> arg_types) {
-    r->fn = fn;
-    r->name = nm;
-    r->result = std::move(result);
-    r->arg_types = std::move(arg_types);
-    return true;
-  };
   const size_t n = args.size();
   if ((name == "lpad" || name == "rpad") && (n == 2 || n == 3) && text_at(0) && int_at(1) &&
       (n == 2 || text_at(2))) {
     std::vector<SqlType> at = {Text(), SqlType::Integer()};
     if (n == 3) at.push_back(Text());
-    return set(name == "lpad" ? Lpad : Rpad, name == "lpad" ? "lpad" : "rpad", Text(), at);
+    return Resolve(r, name == "lpad" ? Lpad : Rpad, name == "lpad" ? "lpad" : "rpad", Text(), at);
   }
   if (name == "repeat" && n == 2 && text_at(0) && int_at(1))
-    return set(Repeat, "repeat", Text(), {Text(), SqlType::Integer()});
-  if (name == "reverse" && n == 1 && text_at(0)) return set(Reverse, "reverse", Text(), {Text()});
-  if (name == "initcap" && n == 1 && text_at(0)) return set(Initcap, "initcap", Text(), {Text()});
+    return Resolve(r, Repeat, "repeat", Text(), {Text(), SqlType::Integer()});
+  if (name == "reverse" && n == 1 && text_at(0))
+    return Resolve(r, Reverse, "reverse", Text(), {Text()});
+  if (name == "initcap" && n == 1 && text_at(0))
+    return Resolve(r, Initcap, "initcap", Text(), {Text()});
   if (name == "translate" && n == 3 && text_at(0) && text_at(1) && text_at(2))
-    return set(Translate, "translate", Text(), {Text(), Text(), Text()});
-  if (name == "chr" && n == 1 && int_at(0)) return set(Chr, "chr", Text(), {SqlType::Integer()});
+    return Resolve(r, Translate, "translate", Text(), {Text(), Text(), Text()});
+  if (name == "chr" && n == 1 && int_at(0))
+    return Resolve(r, Chr, "chr", Text(), {SqlType::Integer()});
   if (name == "ascii" && n == 1 && text_at(0))
-    return set(Ascii, "ascii", SqlType::Integer(), {Text()});
+    return Resolve(r, Ascii, "ascii", SqlType::Integer(), {Text()});
   if ((name == "left" || name == "right") && n == 2 && text_at(0) && int_at(1)) {
-    return set(name == "left" ? Left : Right, name == "left" ? "left" : "right", Text(),
-               {Text(), SqlType::Integer()});
+    return Resolve(r, name == "left" ? Left : Right, name == "left" ? "left" : "right", Text(),
+                   {Text(), SqlType::Integer()});
   }
   if ((name == "ltrim" || name == "rtrim" || name == "btrim") && (n == 1 || n == 2) && text_at(0) &&
       (n == 1 || text_at(1))) {
     std::vector<SqlType> at(n, Text());
-    return set(name == "ltrim"   ? Ltrim
-               : name == "rtrim" ? Rtrim
-                                 : Btrim,
-               name == "ltrim"   ? "ltrim"
-               : name == "rtrim" ? "rtrim"
-                                 : "btrim",
-               Text(), at);
+    return Resolve(r,
+                   name == "ltrim"   ? Ltrim
+                   : name == "rtrim" ? Rtrim
+                                     : Btrim,
+                   name == "ltrim"   ? "ltrim"
+                   : name == "rtrim" ? "rtrim"
+                                     : "btrim",
+                   Text(), at);
   }
   if (name == "md5" && n == 1 && (text_at(0) || args[0].id() == TypeId::kVarbinary))
-    return set(Md5Fn, "md5", Text(), {args[0].IsString() ? Text() : args[0]});
+    return Resolve(r, Md5Fn, "md5", Text(), {args[0].IsString() ? Text() : args[0]});
   if (name == "starts_with" && n == 2 && text_at(0) && text_at(1))
-    return set(StartsWith, "starts_with", SqlType::Boolean(), {Text(), Text()});
+    return Resolve(r, StartsWith, "starts_with", SqlType::Boolean(), {Text(), Text()});
   if (name == "octet_length" && n == 1 && text_at(0))
-    return set(OctetLength, "octet_length", SqlType::Integer(), {Text()});
+    return Resolve(r, OctetLength, "octet_length", SqlType::Integer(), {Text()});
   if (name == "bit_length" && n == 1 && text_at(0))
-    return set(BitLength, "bit_length", SqlType::Integer(), {Text()});
+    return Resolve(r, BitLength, "bit_length", SqlType::Integer(), {Text()});
   if (name == "to_hex" && n == 1 && int_at(0)) {
-    if (args[0].id() == TypeId::kBigInt) return set(ToHex, "to_hex", Text(), {SqlType::BigInt()});
-    return set(ToHex32, "to_hex", Text(), {SqlType::Integer()});
+    if (args[0].id() == TypeId::kBigInt)
+      return Resolve(r, ToHex, "to_hex", Text(), {SqlType::BigInt()});
+    return Resolve(r, ToHex32, "to_hex", Text(), {SqlType::Integer()});
   }
   if (name == "quote_literal" && n == 1)
-    return set(QuoteLiteralFn, "quote_literal", Text(), {Text()});
+    return Resolve(r, QuoteLiteralFn, "quote_literal", Text(), {Text()});
   if (name == "quote_ident" && n == 1 && text_at(0))
-    return set(QuoteIdentFn, "quote_ident", Text(), {Text()});
+    return Resolve(r, QuoteIdentFn, "quote_ident", Text(), {Text()});
   if (name == "quote_nullable" && n == 1) {
-    set(QuoteNullable, "quote_nullable", Text(), {Text()});
+    Resolve(r, QuoteNullable, "quote_nullable", Text(), {Text()});
     r->strict = false;
     return true;
   }
   if ((name == "concat" && n >= 1) || (name == "concat_ws" && n >= 2)) {
-    set(name == "concat" ? Concat : ConcatWs, name == "concat" ? "concat" : "concat_ws", Text(),
-        std::vector<SqlType>(n, Text()));
+    Resolve(r, name == "concat" ? Concat : ConcatWs, name == "concat" ? "concat" : "concat_ws",
+            Text(), std::vector<SqlType>(n, Text()));
     r->strict = false;
     return true;
   }
   if (name == "format" && n >= 1 && text_at(0)) {
-    set(Format, "format", Text(), std::vector<SqlType>(n, Text()));
+    Resolve(r, Format, "format", Text(), std::vector<SqlType>(n, Text()));
     r->strict = false;
     return true;
   }
   if (name == "substring" && n == 2 && text_at(0) && text_at(1)) {
-    return set(RegexSubstring, "substring", Text(), {Text(), Text()});
+    return Resolve(r, RegexSubstring, "substring", Text(), {Text(), Text()});
   }
   if (name == "similar_to_escape" && (n == 1 || n == 2) && text_at(0) && (n == 1 || text_at(1)))
-    return set(SimilarToEscape, "similar_to_escape", Text(), std::vector<SqlType>(n, Text()));
+    return Resolve(r, SimilarToEscape, "similar_to_escape", Text(),
+                   std::vector<SqlType>(n, Text()));
   if ((name == "~" || name == "!~" || name == "~*" || name == "!~*") && n == 2 && text_at(0) &&
       text_at(1)) {
     ScalarFn fn = name == "~"    ? RegexOp
                   : name == "!~" ? RegexOpNot
                   : name == "~*" ? RegexOpI
                                  : RegexOpNotI;
-    return set(fn,
-               name == "~"    ? "~"
-               : name == "!~" ? "!~"
-               : name == "~*" ? "~*"
-                              : "!~*",
-               SqlType::Boolean(), {Text(), Text()});
+    return Resolve(r, fn,
+                   name == "~"    ? "~"
+                   : name == "!~" ? "!~"
+                   : name == "~*" ? "~*"
+                                  : "!~*",
+                   SqlType::Boolean(), {Text(), Text()});
   }
   if (name == "like_escape" && n == 2 && text_at(0) && text_at(1))
-    return set(LikeEscape, "like_escape", Text(), {Text(), Text()});
+    return Resolve(r, LikeEscape, "like_escape", Text(), {Text(), Text()});
   if (name == "regexp_replace" && (n == 3 || n == 4) && text_at(0) && text_at(1) && text_at(2) &&
       (n == 3 || text_at(3))) {
-    return set(RegexpReplace, "regexp_replace", Text(), std::vector<SqlType>(n, Text()));
+    return Resolve(r, RegexpReplace, "regexp_replace", Text(), std::vector<SqlType>(n, Text()));
   }
   if (name == "regexp_like" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
       (n == 2 || text_at(2))) {
-    return set(RegexpLike, "regexp_like", SqlType::Boolean(), std::vector<SqlType>(n, Text()));
+    return Resolve(r, RegexpLike, "regexp_like", SqlType::Boolean(),
+                   std::vector<SqlType>(n, Text()));
   }
   if (name == "regexp_count" && n == 2 && text_at(0) && text_at(1))
-    return set(RegexpCount, "regexp_count", SqlType::Integer(), {Text(), Text()});
+    return Resolve(r, RegexpCount, "regexp_count", SqlType::Integer(), {Text(), Text()});
   if (name == "regexp_count" && (n == 3 || n == 4) && text_at(0) && text_at(1) && int_at(2) &&
       (n == 3 || text_at(3))) {
-    return set(RegexpCountFrom, "regexp_count", SqlType::Integer(),
-               n == 3 ? std::vector<SqlType>{Text(), Text(), SqlType::BigInt()}
-                      : std::vector<SqlType>{Text(), Text(), SqlType::BigInt(), Text()});
+    return Resolve(r, RegexpCountFrom, "regexp_count", SqlType::Integer(),
+                   n == 3 ? std::vector<SqlType>{Text(), Text(), SqlType::BigInt()}
+                          : std::vector<SqlType>{Text(), Text(), SqlType::BigInt(), Text()});
   }
   // regexp_instr and regexp_substr: integers, then flags, then an integer.
   if ((name == "regexp_instr" || name == "regexp_substr") && n >= 2 && text_at(0) && text_at(1)) {
@@ -1112,29 +1118,30 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
       if (i == flags_at ? !text_at(i) : !int_at(i)) return false;
       types.push_back(i == flags_at ? Text() : SqlType::BigInt());
     }
-    return instr ? set(RegexpInstr, "regexp_instr", SqlType::Integer(), std::move(types))
-                 : set(RegexpSubstr, "regexp_substr", Text(), std::move(types));
+    return instr ? Resolve(r, RegexpInstr, "regexp_instr", SqlType::Integer(), std::move(types))
+                 : Resolve(r, RegexpSubstr, "regexp_substr", Text(), std::move(types));
   }
   if (name == "regexp_replace" && n >= 4 && n <= 6 && text_at(0) && text_at(1) && text_at(2) &&
       int_at(3) && (n < 5 || int_at(4)) && (n < 6 || text_at(5))) {
     std::vector<SqlType> types = {Text(), Text(), Text(), SqlType::BigInt()};
     if (n > 4) types.push_back(SqlType::BigInt());
     if (n > 5) types.push_back(Text());
-    return set(RegexpReplaceFrom, "regexp_replace", Text(), std::move(types));
+    return Resolve(r, RegexpReplaceFrom, "regexp_replace", Text(), std::move(types));
   }
   if (name == "regexp_match" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
       (n == 2 || text_at(2))) {
-    return set(RegexpMatch, "regexp_match", SqlType::Array(Text()),
-               std::vector<SqlType>(n, Text()));
+    return Resolve(r, RegexpMatch, "regexp_match", SqlType::Array(Text()),
+                   std::vector<SqlType>(n, Text()));
   }
   if (name == "regexp_split_to_array" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
       (n == 2 || text_at(2))) {
-    return set(RegexpSplitToArray, "regexp_split_to_array", SqlType::Array(Text()),
-               std::vector<SqlType>(n, Text()));
+    return Resolve(r, RegexpSplitToArray, "regexp_split_to_array", SqlType::Array(Text()),
+                   std::vector<SqlType>(n, Text()));
   }
   if (name == "string_to_array" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
       (n == 2 || text_at(2))) {
-    set(StringToArray, "string_to_array", SqlType::Array(Text()), std::vector<SqlType>(n, Text()));
+    Resolve(r, StringToArray, "string_to_array", SqlType::Array(Text()),
+            std::vector<SqlType>(n, Text()));
     r->strict = false;
     return true;
   }
@@ -1142,7 +1149,7 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
       (n == 3 || int_at(3))) {
     std::vector<SqlType> at = {Text(), Text(), SqlType::Integer()};
     if (n == 4) at.push_back(SqlType::Integer());
-    return set(Overlay, "overlay", Text(), at);
+    return Resolve(r, Overlay, "overlay", Text(), at);
   }
   return false;
 }
@@ -1174,19 +1181,12 @@ Status Float8Send(const SqlType&, const Value* a, size_t, Value* out) {
 bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   const size_t n = args.size();
   auto num_at = [&](size_t i) { return i < n && IsNumeric(args[i]); };
-  auto set = [&](ScalarFn fn, const char* nm, SqlType result, std::vector<SqlType> arg_types) {
-    r->fn = fn;
-    r->name = nm;
-    r->result = std::move(result);
-    r->arg_types = std::move(arg_types);
-    return true;
-  };
   const SqlType d = SqlType::Double();
   if (name == "float4send" && n == 1 && num_at(0)) {
-    return set(Float4Send, "float4send", SqlType::Varbinary(), {SqlType::Real()});
+    return Resolve(r, Float4Send, "float4send", SqlType::Varbinary(), {SqlType::Real()});
   }
   if (name == "float8send" && n == 1 && num_at(0)) {
-    return set(Float8Send, "float8send", SqlType::Varbinary(), {d});
+    return Resolve(r, Float8Send, "float8send", SqlType::Varbinary(), {d});
   }
   struct Named {
     const char* name;
@@ -1199,7 +1199,7 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
       {"degrees", Degrees}, {"radians", Radians}};
   if (n == 1 && num_at(0)) {
     for (const Named& f : kOne) {
-      if (name == f.name) return set(f.fn, f.name, d, {d});
+      if (name == f.name) return Resolve(r, f.fn, f.name, d, {d});
     }
   }
   if (name == "|/" && n == 1 && num_at(0)) {
@@ -1212,53 +1212,56 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
   if (name == "^" && n == 2 && num_at(0) && num_at(1)) {
     return ResolveTextAndMath("power", args, r);
   }
-  if (name == "atan2" && n == 2 && num_at(0) && num_at(1)) return set(Atan2, "atan2", d, {d, d});
-  if (name == "pi" && n == 0) return set(Pi, "pi", d, {});
-  if ((name == "log" || name == "log10") && n == 1 && num_at(0)) return set(Log10, "log", d, {d});
+  if (name == "atan2" && n == 2 && num_at(0) && num_at(1))
+    return Resolve(r, Atan2, "atan2", d, {d, d});
+  if (name == "pi" && n == 0) return Resolve(r, Pi, "pi", d, {});
+  if ((name == "log" || name == "log10") && n == 1 && num_at(0))
+    return Resolve(r, Log10, "log", d, {d});
   auto exact = [&](size_t i) {
     return num_at(i) && args[i].id() != TypeId::kReal && args[i].id() != TypeId::kDouble;
   };
-  if (name == "log" && n == 2 && exact(0) && exact(1)) return set(LogBase, "log", d, {d, d});
+  if (name == "log" && n == 2 && exact(0) && exact(1)) return Resolve(r, LogBase, "log", d, {d, d});
   if ((name == "gcd" || name == "lcm") && n == 2 && args[0].IsInteger() && args[1].IsInteger()) {
     SqlType t = args[0].id() == TypeId::kBigInt || args[1].id() == TypeId::kBigInt
                     ? SqlType::BigInt()
                     : SqlType::Integer();
-    return set(name == "gcd" ? Gcd : Lcm, name == "gcd" ? "gcd" : "lcm", t, {t, t});
+    return Resolve(r, name == "gcd" ? Gcd : Lcm, name == "gcd" ? "gcd" : "lcm", t, {t, t});
   }
   if (name == "factorial" && n == 1 && args[0].IsInteger())
-    return set(Factorial, "factorial", SqlType::Decimal(38, 0), {SqlType::BigInt()});
+    return Resolve(r, Factorial, "factorial", SqlType::Decimal(38, 0), {SqlType::BigInt()});
   if (name == "div" && n == 2 && num_at(0) && num_at(1) && args[0].id() != TypeId::kReal &&
       args[0].id() != TypeId::kDouble && args[1].id() != TypeId::kReal &&
       args[1].id() != TypeId::kDouble) {
     auto dec = [](const SqlType& t) {
       return t.id() == TypeId::kDecimal ? t : SqlType::Decimal(38, 0);
     };
-    return set(DivTrunc, "div", SqlType::Decimal(38, 0), {dec(args[0]), dec(args[1])});
+    return Resolve(r, DivTrunc, "div", SqlType::Decimal(38, 0), {dec(args[0]), dec(args[1])});
   }
   if (name == "width_bucket" && n == 4 && num_at(0) && num_at(1) && num_at(2) &&
       args[3].IsInteger()) {
-    return set(WidthBucket, "width_bucket", SqlType::Integer(), {d, d, d, SqlType::Integer()});
+    return Resolve(r, WidthBucket, "width_bucket", SqlType::Integer(),
+                   {d, d, d, SqlType::Integer()});
   }
   if ((name == "scale" || name == "min_scale") && n == 1 && args[0].id() == TypeId::kDecimal) {
-    return set(name == "scale" ? ScaleFn : MinScale, name == "scale" ? "scale" : "min_scale",
-               SqlType::Integer(), {args[0]});
+    return Resolve(r, name == "scale" ? ScaleFn : MinScale, name == "scale" ? "scale" : "min_scale",
+                   SqlType::Integer(), {args[0]});
   }
   if (name == "trim_scale" && n == 1 && args[0].id() == TypeId::kDecimal)
-    return set(TrimScale, "trim_scale", SqlType::Decimal(38, args[0].scale()), {args[0]});
+    return Resolve(r, TrimScale, "trim_scale", SqlType::Decimal(38, args[0].scale()), {args[0]});
   if (name == "trunc" && (n == 1 || n == 2) && args[0].id() == TypeId::kDecimal &&
       (n == 1 || args[1].IsInteger())) {
     std::vector<SqlType> at = {args[0]};
     if (n == 2) at.push_back(SqlType::Integer());
-    return set(TruncDec, "trunc", n == 1 ? SqlType::Decimal(38, 0) : args[0].WithNullable(true),
-               at);
+    return Resolve(r, TruncDec, "trunc",
+                   n == 1 ? SqlType::Decimal(38, 0) : args[0].WithNullable(true), at);
   }
   if (name == "trunc" && n == 2 && args[0].IsInteger() && args[1].IsInteger()) {
-    return set(TruncDec, "trunc", SqlType::Decimal(38, 0),
-               {SqlType::Decimal(38, 0), SqlType::Integer()});
+    return Resolve(r, TruncDec, "trunc", SqlType::Decimal(38, 0),
+                   {SqlType::Decimal(38, 0), SqlType::Integer()});
   }
   if (name == "trunc" && n == 1 &&
       (args[0].id() == TypeId::kReal || args[0].id() == TypeId::kDouble))
-    return set(TruncD, "trunc", d, {d});
+    return Resolve(r, TruncD, "trunc", d, {d});
   return false;
 }
 
