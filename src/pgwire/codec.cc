@@ -3,8 +3,8 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "sql/expr.h"
@@ -54,8 +54,10 @@ void EncodeNumericText(std::string_view text, std::string* out) {
   whole.insert(0, (4 - whole.size() % 4) % 4, '0');
   frac.append((4 - frac.size() % 4) % 4, '0');
   std::vector<int16_t> digits;
-  for (size_t i = 0; i < whole.size(); i += 4) digits.push_back(static_cast<int16_t>(std::stoi(whole.substr(i, 4))));
-  for (size_t i = 0; i < frac.size(); i += 4) digits.push_back(static_cast<int16_t>(std::stoi(frac.substr(i, 4))));
+  for (size_t i = 0; i < whole.size(); i += 4)
+    digits.push_back(static_cast<int16_t>(std::stoi(whole.substr(i, 4))));
+  for (size_t i = 0; i < frac.size(); i += 4)
+    digits.push_back(static_cast<int16_t>(std::stoi(frac.substr(i, 4))));
   int weight = static_cast<int>(whole.size() / 4) - 1;
   size_t first = 0;
   while (first < digits.size() && digits[first] == 0) {
@@ -78,7 +80,8 @@ Result<std::string> DecodeNumeric(std::string_view b) {
   const auto weight = static_cast<int16_t>(Get(b, 2, 2));
   const uint64_t sign = Get(b, 4, 2);
   const auto dscale = static_cast<int>(Get(b, 6, 2));
-  if (b.size() != 8 + 2 * n) return Status::InvalidArgument("a binary numeric's length does not match its digits");
+  if (b.size() != 8 + 2 * n)
+    return Status::InvalidArgument("a binary numeric's length does not match its digits");
   if (sign == 0xC000) return std::string("NaN");
   if (sign == 0xD000) return std::string("Infinity");
   if (sign == 0xF000) return std::string("-Infinity");
@@ -91,7 +94,8 @@ Result<std::string> DecodeNumeric(std::string_view b) {
   }
   if (whole.empty()) whole = "0";
   for (int i = weight + 1; static_cast<int>(frac.size()) < dscale; ++i) {
-    const uint64_t d = i >= 0 && static_cast<size_t>(i) < n ? Get(b, 8 + 2 * static_cast<size_t>(i), 2) : 0;
+    const uint64_t d =
+        i >= 0 && static_cast<size_t>(i) < n ? Get(b, 8 + 2 * static_cast<size_t>(i), 2) : 0;
     char buf[8];
     std::snprintf(buf, sizeof buf, "%04u", static_cast<unsigned>(d));
     frac += buf;
@@ -145,7 +149,8 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
     case TypeId::kDate: {
       const int64_t d = v.int_value();
       // Infinite dates are INT32_MIN and INT32_MAX in both.
-      const bool finite = d > std::numeric_limits<int32_t>::min() && d < std::numeric_limits<int32_t>::max();
+      const bool finite =
+          d > std::numeric_limits<int32_t>::min() && d < std::numeric_limits<int32_t>::max();
       Put32(static_cast<int32_t>(finite ? d - kPgEpochDays : d), out);
       return Status::OK();
     }
@@ -154,7 +159,8 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       return Status::OK();
     case TypeId::kTimestamp: {
       const int64_t us = v.int_value();
-      const bool finite = us > std::numeric_limits<int64_t>::min() && us < std::numeric_limits<int64_t>::max();
+      const bool finite =
+          us > std::numeric_limits<int64_t>::min() && us < std::numeric_limits<int64_t>::max();
       Put64(finite ? us - kPgEpochMicros : us, out);
       return Status::OK();
     }
@@ -188,7 +194,8 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       if (!dims.empty() && dims.back() == 0) dims = {};
       std::string body;
       bool has_null = false;
-      std::function<Status(const Value&, size_t)> walk = [&](const Value& x, size_t depth) -> Status {
+      std::function<Status(const Value&, size_t)> walk = [&](const Value& x,
+                                                             size_t depth) -> Status {
         if (depth == dims.size()) {
           if (x.is_null()) {
             has_null = true;
@@ -202,7 +209,8 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
           return Status::OK();
         }
         if (x.is_null() || x.list().size() != static_cast<size_t>(dims[depth])) {
-          return Status::InvalidArgument("a multidimensional array must have sub-arrays of one size");
+          return Status::InvalidArgument(
+              "a multidimensional array must have sub-arrays of one size");
         }
         for (const Value& y : x.list()) SLUICE_RETURN_IF_ERROR(walk(y, depth + 1));
         return Status::OK();
@@ -294,15 +302,15 @@ Result<std::string> BinaryParamToText(uint32_t oid, std::string_view b) {
     }
     case 1186: {
       SLUICE_RETURN_IF_ERROR(need(16));
-      return sql::ValueToPgText(
-          Value::MakeInterval(static_cast<int32_t>(Get(b, 12, 4)), static_cast<int32_t>(Get(b, 8, 4)),
-                              static_cast<int64_t>(Get(b, 0, 8))),
-          SqlType::Interval());
+      return sql::ValueToPgText(Value::MakeInterval(static_cast<int32_t>(Get(b, 12, 4)),
+                                                    static_cast<int32_t>(Get(b, 8, 4)),
+                                                    static_cast<int64_t>(Get(b, 0, 8))),
+                                SqlType::Interval());
     }
     case 0:
     case 25:
     case 114:
-    case 705:   // unknown
+    case 705:  // unknown
     case 1042:
     case 1043:
     case 19:    // name
@@ -312,9 +320,10 @@ Result<std::string> BinaryParamToText(uint32_t oid, std::string_view b) {
     default:
       break;
   }
-  return Status::Unimplemented("binary parameters of type " +
-                               (PgTypeName(oid).empty() ? "OID " + std::to_string(oid) : PgTypeName(oid)) +
-                               " are not supported; send it as text");
+  return Status::Unimplemented(
+      "binary parameters of type " +
+      (PgTypeName(oid).empty() ? "OID " + std::to_string(oid) : PgTypeName(oid)) +
+      " are not supported; send it as text");
 }
 
 Status ParseCopyTextLine(std::string_view line, char delimiter, std::string_view null_marker,
@@ -347,18 +356,32 @@ Status ParseCopyTextLine(std::string_view line, char delimiter, std::string_view
     raw.push_back('\\');
     raw.push_back(e);
     switch (e) {
-      case 'b': f.push_back('\b'); break;
-      case 'f': f.push_back('\f'); break;
-      case 'n': f.push_back('\n'); break;
-      case 'r': f.push_back('\r'); break;
-      case 't': f.push_back('\t'); break;
-      case 'v': f.push_back('\v'); break;
+      case 'b':
+        f.push_back('\b');
+        break;
+      case 'f':
+        f.push_back('\f');
+        break;
+      case 'n':
+        f.push_back('\n');
+        break;
+      case 'r':
+        f.push_back('\r');
+        break;
+      case 't':
+        f.push_back('\t');
+        break;
+      case 'v':
+        f.push_back('\v');
+        break;
       case 'x': {
         int v = 0, n = 0;
-        while (n < 2 && i + 1 < line.size() && std::isxdigit(static_cast<unsigned char>(line[i + 1]))) {
+        while (n < 2 && i + 1 < line.size() &&
+               std::isxdigit(static_cast<unsigned char>(line[i + 1]))) {
           const char h = line[++i];
           raw.push_back(h);
-          v = v * 16 + (std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+          v = v * 16 + (std::isdigit(static_cast<unsigned char>(h)) ? h - '0'
+                                                                    : (std::tolower(h) - 'a' + 10));
           ++n;
         }
         if (n == 0) {
@@ -389,10 +412,18 @@ Status ParseCopyTextLine(std::string_view line, char delimiter, std::string_view
 void AppendCopyText(std::string_view s, char delimiter, std::string* out) {
   for (char c : s) {
     switch (c) {
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
       default:
         if (c == delimiter) {
           out->push_back('\\');
@@ -404,7 +435,8 @@ void AppendCopyText(std::string_view s, char delimiter, std::string* out) {
 
 void AppendCsvField(const CopyField& f, char delimiter, std::string* out) {
   if (f.null) return;
-  const bool quote = f.text.empty() || f.text.find_first_of(std::string{delimiter, '"', '\n', '\r'}) != std::string::npos;
+  const bool quote = f.text.empty() || f.text.find_first_of(std::string{delimiter, '"', '\n',
+                                                                        '\r'}) != std::string::npos;
   if (!quote) {
     out->append(f.text);
     return;

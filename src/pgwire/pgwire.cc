@@ -37,7 +37,8 @@ struct PgServer::Impl {
   void Refuse(int fd);
 };
 
-PgServer::PgServer(pipeline::PipelineApi* api, PgOptions options) : impl_(std::make_unique<Impl>()) {
+PgServer::PgServer(pipeline::PipelineApi* api, PgOptions options)
+    : impl_(std::make_unique<Impl>()) {
   impl_->ctx.api = api;
   impl_->ctx.options = std::move(options);
 }
@@ -75,7 +76,8 @@ Status PgServer::Start() {
     const std::string why = std::strerror(errno);
     freeaddrinfo(found);
     if (fd >= 0) ::close(fd);
-    return Status::IOError("cannot listen for PostgreSQL clients on " + o.host + ":" + port + ": " + why);
+    return Status::IOError("cannot listen for PostgreSQL clients on " + o.host + ":" + port + ": " +
+                           why);
   }
   freeaddrinfo(found);
   sockaddr_storage addr{};
@@ -135,7 +137,8 @@ void PgServer::Impl::Refuse(int fd) {
   PgError e;
   e.severity = "FATAL";
   e.code = "53300";
-  e.message = "sorry, too many clients already (at most " + std::to_string(ctx.options.max_connections) + ")";
+  e.message = "sorry, too many clients already (at most " +
+              std::to_string(ctx.options.max_connections) + ")";
   WriteError(w, e);
   (void)::send(fd, w.buffer().data(), w.buffer().size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   ::close(fd);

@@ -16,7 +16,9 @@ TEST(ScramTest, TheRfcExample) {
   ScramExchange scram(secrets, "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0");
   auto first = scram.First("n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  EXPECT_EQ(*first, "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096");
+  EXPECT_EQ(
+      *first,
+      "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096");
   size_t which = 99;
   auto final = scram.Final(
       "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
@@ -33,18 +35,21 @@ TEST(ScramTest, AWrongProofOrNonceIsRefused) {
   ScramExchange scram(secrets, "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0");
   ASSERT_TRUE(scram.First("n,,n=user,r=rOprNGfwEbeRWgbNEkqO").ok());
   size_t which = 0;
-  EXPECT_FALSE(scram.Final("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-                           "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
-                           &which)
+  EXPECT_FALSE(scram
+                   .Final("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
+                          "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
+                          &which)
                    .ok());
-  EXPECT_FALSE(scram.Final("c=biws,r=other,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", &which).ok());
+  EXPECT_FALSE(
+      scram.Final("c=biws,r=other,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", &which).ok());
   ScramExchange plus(secrets);
   EXPECT_FALSE(plus.First("p=tls-server-end-point,,n=user,r=abc").ok());
   EXPECT_FALSE(plus.First("garbage").ok());
 }
 
 TEST(Base64Test, RoundTrips) {
-  for (const std::string& s : std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
+  for (const std::string& s :
+       std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
     auto back = Base64Decode(Base64Encode(s));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, s);
@@ -75,18 +80,30 @@ TEST(CodecTest, BinaryValuesArePostgresqls) {
   ASSERT_TRUE(EncodeBinary(Value::Decimal(-125, 1), SqlType::Decimal(10, 1), &out).ok());
   EXPECT_EQ(Hex(out), "0002000040000001000c1388");
   out.clear();
-  ASSERT_TRUE(EncodeBinary(Value::List({Value::Int(1), Value::Null()}), SqlType::Array(SqlType::Integer()), &out).ok());
-  EXPECT_EQ(Hex(out), "00000001" "00000001" "00000017" "00000002" "00000001" "0000000400000001" "ffffffff");
+  ASSERT_TRUE(EncodeBinary(Value::List({Value::Int(1), Value::Null()}),
+                           SqlType::Array(SqlType::Integer()), &out)
+                  .ok());
+  EXPECT_EQ(Hex(out),
+            "00000001"
+            "00000001"
+            "00000017"
+            "00000002"
+            "00000001"
+            "0000000400000001"
+            "ffffffff");
   out.clear();
-  EXPECT_FALSE(EncodeBinary(Value::List({Value::Int(1)}), SqlType::Row({"a"}, {SqlType::Integer()}), &out).ok());
+  EXPECT_FALSE(
+      EncodeBinary(Value::List({Value::Int(1)}), SqlType::Row({"a"}, {SqlType::Integer()}), &out)
+          .ok());
 }
 
 TEST(CodecTest, BinaryParametersBecomeText) {
   EXPECT_EQ(*BinaryParamToText(23, std::string("\xff\xff\xff\xfe", 4)), "-2");
   EXPECT_EQ(*BinaryParamToText(16, std::string("\x01", 1)), "true");
   EXPECT_EQ(*BinaryParamToText(1082, std::string("\x00\x00\x00\x01", 4)), "2000-01-02");
-  EXPECT_EQ(*BinaryParamToText(1700, std::string("\x00\x02\x00\x00\x40\x00\x00\x01\x00\x0c\x13\x88", 12)),
-            "-12.5");
+  EXPECT_EQ(
+      *BinaryParamToText(1700, std::string("\x00\x02\x00\x00\x40\x00\x00\x01\x00\x0c\x13\x88", 12)),
+      "-12.5");
   EXPECT_EQ(*BinaryParamToText(1700, std::string("\x00\x01\xff\xff\x00\x00\x00\x04\x00\x05", 10)),
             "0.0005");
   EXPECT_FALSE(BinaryParamToText(23, "abc").ok());
@@ -115,7 +132,9 @@ TEST(CodecTest, CopyTextLines) {
 
 TEST(StatementTest, SplitsAndClassifies) {
   std::vector<Statement> st;
-  ASSERT_TRUE(SplitStatements("SELECT 1; INSERT INTO t VALUES (1);\n BEGIN; COMMIT; SET x = 3; SHOW x", &st).ok());
+  ASSERT_TRUE(
+      SplitStatements("SELECT 1; INSERT INTO t VALUES (1);\n BEGIN; COMMIT; SET x = 3; SHOW x", &st)
+          .ok());
   ASSERT_EQ(st.size(), 6u);
   EXPECT_EQ(st[0].kind, StatementKind::kSelect);
   EXPECT_EQ(st[1].kind, StatementKind::kInsert);
@@ -142,7 +161,9 @@ TEST(StatementTest, Subscribe) {
   EXPECT_EQ(st[0].name, "My View");
   EXPECT_TRUE(st[0].snapshot);
   EXPECT_FALSE(st[0].copy.to_stdout);
-  ASSERT_TRUE(SplitStatements("copy (subscribe v with (snapshot = false)) to stdout with (format csv);", &st).ok());
+  ASSERT_TRUE(SplitStatements(
+                  "copy (subscribe v with (snapshot = false)) to stdout with (format csv);", &st)
+                  .ok());
   EXPECT_EQ(st[0].kind, StatementKind::kSubscribe);
   EXPECT_EQ(st[0].name, "v");
   EXPECT_FALSE(st[0].snapshot);
@@ -183,7 +204,8 @@ TEST(StatementTest, ParametersBecomeLiterals) {
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "SELECT 'it''s', '$2', CAST('7' AS integer)::int, 'x'");
   params[9].reset();
-  EXPECT_EQ(*SubstituteParams(st[0], params, oids), "SELECT 'it''s', '$2', CAST('7' AS integer)::int, NULL");
+  EXPECT_EQ(*SubstituteParams(st[0], params, oids),
+            "SELECT 'it''s', '$2', CAST('7' AS integer)::int, NULL");
 }
 
 TEST(StatementTest, InsertAndDeleteParts) {
@@ -221,7 +243,8 @@ TEST(StatementTest, InsertAndDeleteParts) {
   EXPECT_EQ((*keys)[1][0].ToString(), Value::Int(-2).ToString());
   EXPECT_EQ((*keys)[1][1].ToString(), Value::String("x").ToString());
   EXPECT_TRUE((*keys)[1][2].is_null());
-  EXPECT_EQ(KeysOfWhere("DELETE FROM t WHERE k1 = 1", rel).status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(KeysOfWhere("DELETE FROM t WHERE k1 = 1", rel).status().code(),
+            StatusCode::kUnimplemented);
   EXPECT_EQ(KeysOfWhere("DELETE FROM t WHERE k1 = 1 AND k2 = 'a' AND v = 3", rel).status().code(),
             StatusCode::kUnimplemented);
   EXPECT_FALSE(KeysOfWhere("DELETE FROM t WHERE k1 = 'one' AND k2 = 'a'", rel).ok());
@@ -251,7 +274,8 @@ TEST(StatementTest, CopyReaderReadsPiecesAndReportsLines) {
   ASSERT_TRUE(extra.Feed("a,b\n1,x,1\n").ok());
   auto e1 = extra.Finish();
   ASSERT_FALSE(e1.ok());
-  EXPECT_NE(e1.status().message().find("line 2: extra data after last expected column"), std::string::npos)
+  EXPECT_NE(e1.status().message().find("line 2: extra data after last expected column"),
+            std::string::npos)
       << e1.status().ToString();
 
   CopySpec text;
@@ -261,7 +285,8 @@ TEST(StatementTest, CopyReaderReadsPiecesAndReportsLines) {
   ASSERT_TRUE(bad.Feed("x\t1\ny\tnot a number\nz\t3\n").ok());
   auto e = bad.Finish();
   ASSERT_FALSE(e.ok());
-  EXPECT_NE(e.status().message().find("COPY t, line 2"), std::string::npos) << e.status().ToString();
+  EXPECT_NE(e.status().message().find("COPY t, line 2"), std::string::npos)
+      << e.status().ToString();
 
   CopyReader end(text, rel);
   ASSERT_TRUE(end.Init().ok());
@@ -273,14 +298,17 @@ TEST(StatementTest, CopyReaderReadsPiecesAndReportsLines) {
 
 TEST(ProtocolTest, ErrorsHaveSqlstatesAndPositions) {
   EXPECT_EQ(SqlStateOf(Status::Unimplemented("x")), "0A000");
-  EXPECT_EQ(SqlStateOf(Status::InvalidArgument("line 1, column 3: relation \"t\" does not exist")), "42P01");
+  EXPECT_EQ(SqlStateOf(Status::InvalidArgument("line 1, column 3: relation \"t\" does not exist")),
+            "42P01");
   EXPECT_EQ(SqlStateOf(Status::InvalidArgument("column \"c\" does not exist")), "42703");
-  EXPECT_EQ(SqlStateOf(Status::InvalidArgument("line 1, column 1: syntax error at or near \"x\"")), "42601");
+  EXPECT_EQ(SqlStateOf(Status::InvalidArgument("line 1, column 1: syntax error at or near \"x\"")),
+            "42601");
   EXPECT_EQ(SqlStateOf(Status::InvalidArgument("division by zero")), "22012");
   const std::string query = "SELECT 1;\nSELECT nope FROM t";
   const std::string statement = "SELECT nope FROM t";
   PgError e = ErrorFromStatus(
-      Status::InvalidArgument("line 1, column 8: column \"nope\" does not exist\n  SELECT nope FROM t\n         ^"),
+      Status::InvalidArgument(
+          "line 1, column 8: column \"nope\" does not exist\n  SELECT nope FROM t\n         ^"),
       query, statement, 10);
   EXPECT_EQ(e.message, "column \"nope\" does not exist");
   EXPECT_EQ(e.position, 18);

@@ -19,7 +19,8 @@ void Writer::Int16(int16_t v) {
 
 void Writer::Int32(int32_t v) {
   const auto u = static_cast<uint32_t>(v);
-  for (int shift = 24; shift >= 0; shift -= 8) buf_.push_back(static_cast<char>((u >> shift) & 0xff));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    buf_.push_back(static_cast<char>((u >> shift) & 0xff));
 }
 
 void Writer::CString(std::string_view s) {
@@ -29,7 +30,8 @@ void Writer::CString(std::string_view s) {
 
 void Writer::End() {
   const auto len = static_cast<uint32_t>(buf_.size() - start_);
-  for (int i = 0; i < 4; ++i) buf_[start_ + static_cast<size_t>(i)] = static_cast<char>((len >> (24 - 8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i)
+    buf_[start_ + static_cast<size_t>(i)] = static_cast<char>((len >> (24 - 8 * i)) & 0xff);
 }
 
 bool Reader::Int16(int16_t* v) {
@@ -43,8 +45,8 @@ bool Reader::Int16(int16_t* v) {
 bool Reader::Int32(int32_t* v) {
   if (data_.size() - pos_ < 4) return false;
   const auto* p = reinterpret_cast<const unsigned char*>(data_.data() + pos_);
-  *v = static_cast<int32_t>((uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) |
-                            uint32_t{p[3]});
+  *v = static_cast<int32_t>((uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
+                            (uint32_t{p[2]} << 8) | uint32_t{p[3]});
   pos_ += 4;
   return true;
 }
@@ -126,8 +128,9 @@ std::string SqlStateOf(const Status& s) {
   }
   if (has("is ambiguous")) return "42702";
   if (s.code() == StatusCode::kNotFound) return "42704";
-  if (has("cannot cast") || has("invalid") || has("must be")) return "22023";  // invalid_parameter_value
-  return "42000";  // syntax_error_or_access_rule_violation
+  if (has("cannot cast") || has("invalid") || has("must be"))
+    return "22023";  // invalid_parameter_value
+  return "42000";    // syntax_error_or_access_rule_violation
 }
 
 PgError ErrorFromStatus(const Status& s, std::string_view query, std::string_view statement,

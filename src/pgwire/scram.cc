@@ -55,7 +55,8 @@ std::string Base64Encode(std::string_view bytes) {
 }
 
 Result<std::string> Base64Decode(std::string_view text) {
-  if (text.size() % 4 != 0) return Status::InvalidArgument("not base64: its length is not a multiple of 4");
+  if (text.size() % 4 != 0)
+    return Status::InvalidArgument("not base64: its length is not a multiple of 4");
   std::string out(text.size() / 4 * 3, '\0');
   const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                                 reinterpret_cast<const unsigned char*>(text.data()),
@@ -77,7 +78,8 @@ ScramSecrets ScramSecrets::Make(const std::vector<std::string>& passwords, int i
     unsigned char salted[SHA256_DIGEST_LENGTH];
     PKCS5_PBKDF2_HMAC(p.data(), static_cast<int>(p.size()),
                       reinterpret_cast<const unsigned char*>(s.salt_.data()),
-                      static_cast<int>(s.salt_.size()), iterations, EVP_sha256(), sizeof salted, salted);
+                      static_cast<int>(s.salt_.size()), iterations, EVP_sha256(), sizeof salted,
+                      salted);
     const std::string_view key(reinterpret_cast<char*>(salted), sizeof salted);
     s.verifiers_.push_back({Sha256(Hmac(key, "Client Key")), Hmac(key, "Server Key")});
   }
@@ -98,11 +100,13 @@ Result<std::string> ScramExchange::First(std::string_view client_first) {
     return Status::InvalidArgument("malformed SCRAM client-first-message");
   }
   comma = client_first.find(',', comma + 1);
-  if (comma == std::string_view::npos) return Status::InvalidArgument("malformed SCRAM client-first-message");
+  if (comma == std::string_view::npos)
+    return Status::InvalidArgument("malformed SCRAM client-first-message");
   gs2_header_ = std::string(client_first.substr(0, comma + 1));
   client_first_bare_ = std::string(client_first.substr(comma + 1));
   const std::string client_nonce = Attribute(client_first_bare_, 'r');
-  if (client_nonce.empty()) return Status::InvalidArgument("the SCRAM client-first-message has no nonce");
+  if (client_nonce.empty())
+    return Status::InvalidArgument("the SCRAM client-first-message has no nonce");
   nonce_ = client_nonce + (server_nonce_.empty() ? Base64Encode(RandomBytes(18)) : server_nonce_);
   server_first_ = "r=" + nonce_ + ",s=" + Base64Encode(secrets_.salt_) +
                   ",i=" + std::to_string(secrets_.iterations_);
@@ -111,14 +115,17 @@ Result<std::string> ScramExchange::First(std::string_view client_first) {
 
 Result<std::string> ScramExchange::Final(std::string_view client_final, size_t* which) {
   const size_t proof_at = client_final.rfind(",p=");
-  if (proof_at == std::string_view::npos) return Status::InvalidArgument("the SCRAM client-final-message has no proof");
+  if (proof_at == std::string_view::npos)
+    return Status::InvalidArgument("the SCRAM client-final-message has no proof");
   const std::string_view without_proof = client_final.substr(0, proof_at);
   if (Attribute(without_proof, 'c') != Base64Encode(gs2_header_)) {
     return Status::InvalidArgument("SCRAM channel binding does not match");
   }
-  if (Attribute(without_proof, 'r') != nonce_) return Status::InvalidArgument("SCRAM nonce does not match");
+  if (Attribute(without_proof, 'r') != nonce_)
+    return Status::InvalidArgument("SCRAM nonce does not match");
   SLUICE_ASSIGN_OR_RETURN(std::string proof, Base64Decode(client_final.substr(proof_at + 3)));
-  if (proof.size() != SHA256_DIGEST_LENGTH) return Status::InvalidArgument("the SCRAM proof has the wrong length");
+  if (proof.size() != SHA256_DIGEST_LENGTH)
+    return Status::InvalidArgument("the SCRAM proof has the wrong length");
   const std::string auth_message =
       client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
   // Every verifier is tried, so that the time taken does not tell which

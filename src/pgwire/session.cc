@@ -37,14 +37,10 @@ constexpr size_t kFlushBytes = 256 << 10;  // results are sent in pieces of abou
 // The parameters a client learns at startup, and that SHOW answers.
 const std::vector<std::pair<std::string, std::string>>& ReportedParameters() {
   static const auto* p = new std::vector<std::pair<std::string, std::string>>{
-      {"server_version", "15.0"},
-      {"server_encoding", "UTF8"},
-      {"client_encoding", "UTF8"},
-      {"DateStyle", "ISO, MDY"},
-      {"IntervalStyle", "postgres"},
-      {"TimeZone", "UTC"},
-      {"integer_datetimes", "on"},
-      {"standard_conforming_strings", "on"},
+      {"server_version", "15.0"},    {"server_encoding", "UTF8"},
+      {"client_encoding", "UTF8"},   {"DateStyle", "ISO, MDY"},
+      {"IntervalStyle", "postgres"}, {"TimeZone", "UTC"},
+      {"integer_datetimes", "on"},   {"standard_conforming_strings", "on"},
       {"is_superuser", "off"},
   };
   return *p;
@@ -71,7 +67,7 @@ struct Prepared {
 
 struct Portal {
   std::shared_ptr<const Prepared> prepared;
-  std::string text;  // the statement with its parameters in place
+  std::string text;              // the statement with its parameters in place
   std::vector<int16_t> formats;  // result column formats (0 text, 1 binary)
   // A SELECT's result, computed at Describe or the first Execute; Execute
   // with a row limit hands it out in pieces.
@@ -194,6 +190,15 @@ struct Session::Impl {
     out.Int8(static_cast<uint8_t>(txn));
     out.End();
   }
+  // CopyInResponse ('G') or CopyOutResponse ('H'): text format, every
+  // column in text.
+  void CopyResponse(char type, size_t columns) {
+    out.Begin(type);
+    out.Int8(0);
+    out.Int16(static_cast<int16_t>(columns));
+    for (size_t i = 0; i < columns; ++i) out.Int16(0);
+    out.End();
+  }
   void CommandComplete(const std::string& tag) {
     out.Begin('C');
     out.CString(tag);
@@ -229,9 +234,8 @@ struct Session::Impl {
   std::optional<PgError> RunInsert(const std::string& text, size_t offset, std::string_view query);
   std::optional<PgError> RunDelete(const std::string& text, size_t offset, std::string_view query);
   std::optional<PgError> RunUpdate(const std::string& text, size_t offset, std::string_view query);
-  std::optional<PgError> RunCopyFrom(const Statement& st, const std::string& text);
-  std::optional<PgError> RunCopyTo(const Statement& st, const std::string& text, size_t offset,
-                                   std::string_view query);
+  std::optional<PgError> RunCopyFrom(const Statement& st);
+  std::optional<PgError> RunCopyTo(const Statement& st);
   std::optional<PgError> RunSubscribe(const Statement& st, const std::vector<int16_t>& formats,
                                       bool describe);
 
@@ -356,7 +360,8 @@ bool Session::Impl::Startup() {
 bool Session::Impl::Authenticate() {
   const pipeline::ApiKeys* keys = ctx->options.keys;
   if (keys != nullptr && !keys->empty()) {
-    const PgError failed = Error("28P01", "password authentication failed for user \"" + user + "\"");
+    const PgError failed =
+        Error("28P01", "password authentication failed for user \"" + user + "\"");
     std::optional<ApiScope> found;
     if (ctx->options.auth == "password") {
       out.Begin('R');
@@ -389,7 +394,8 @@ bool Session::Impl::Authenticate() {
         return false;
       }
       if (mechanism != "SCRAM-SHA-256") {
-        SendFatal(Error("28000", "SASL mechanism " + mechanism + " is not offered; use SCRAM-SHA-256"));
+        SendFatal(
+            Error("28000", "SASL mechanism " + mechanism + " is not offered; use SCRAM-SHA-256"));
         return false;
       }
       ScramExchange scram(ctx->scram);
@@ -424,7 +430,8 @@ bool Session::Impl::Authenticate() {
   out.Int32(0);  // AuthenticationOk
   out.End();
   for (const auto& [name, value] : ReportedParameters()) ParameterStatus(name, value);
-  ParameterStatus("application_name", settings.count("application_name") ? settings["application_name"] : "");
+  ParameterStatus("application_name",
+                  settings.count("application_name") ? settings["application_name"] : "");
   ParameterStatus("session_authorization", user);
   out.Begin('K');  // BackendKeyData
   out.Int32(self->pid_);
@@ -457,7 +464,8 @@ Result<std::vector<sql::Column>> Session::Impl::DescribeColumns(
     columns.push_back({st.name == "all" ? "setting" : st.name, SqlType::Varchar()});
   } else if (st.kind == StatementKind::kSubscribe && !st.copy.to_stdout) {
     const pipeline::RelationInfo* info = api->FindRelation(st.name);
-    if (info == nullptr) return Status::InvalidArgument("relation \"" + st.name + "\" does not exist");
+    if (info == nullptr)
+      return Status::InvalidArgument("relation \"" + st.name + "\" does not exist");
     columns = {{"step", SqlType::BigInt(false)}, {"weight", SqlType::BigInt(false)}};
     for (size_t i = 0; i < info->rel.columns.size(); ++i) {
       columns.push_back({info->rel.columns[i], info->rel.schema[i]});
@@ -549,7 +557,8 @@ std::optional<PgError> Session::Impl::WaitFor(uint64_t token) {
   }
 }
 
-std::optional<PgError> Session::Impl::Apply(const std::string& table, format::ChangeBuffer changes) {
+std::optional<PgError> Session::Impl::Apply(const std::string& table,
+                                            format::ChangeBuffer changes) {
   if (txn == 'T') {
     for (auto& [name, buffer] : pending) {
       if (name == table) {
@@ -599,7 +608,8 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
                                               int64_t max_rows, bool describe, size_t offset,
                                               std::string_view query) {
   if (txn == 'E' && st.kind != StatementKind::kCommit && st.kind != StatementKind::kRollback) {
-    return Error("25P02", "current transaction is aborted, commands ignored until end of transaction block");
+    return Error("25P02",
+                 "current transaction is aborted, commands ignored until end of transaction block");
   }
   switch (st.kind) {
     case StatementKind::kEmpty:
@@ -623,9 +633,9 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
     case StatementKind::kUpdate:
       return RunUpdate(text, offset, query);
     case StatementKind::kCopyFrom:
-      return RunCopyFrom(st, text);
+      return RunCopyFrom(st);
     case StatementKind::kCopyTo:
-      return RunCopyTo(st, text, offset, query);
+      return RunCopyTo(st);
     case StatementKind::kSubscribe:
       return RunSubscribe(st, formats, describe);
     case StatementKind::kIgnored:
@@ -638,8 +648,8 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
 }
 
 std::optional<PgError> Session::Impl::RunSelect(const std::string& text, Portal* portal,
-                                                const std::vector<int16_t>& formats, int64_t max_rows,
-                                                bool describe, size_t offset,
+                                                const std::vector<int16_t>& formats,
+                                                int64_t max_rows, bool describe, size_t offset,
                                                 std::string_view query) {
   if (auto e = NeedScope(ApiScope::kRead, "SELECT")) return e;
   pipeline::QueryResult local;
@@ -661,8 +671,9 @@ std::optional<PgError> Session::Impl::RunSelect(const std::string& text, Portal*
     next = &local_next;
   }
   if (describe) RowDescription(result->columns, formats);
-  const size_t end = max_rows > 0 ? std::min(result->rows.size(), *next + static_cast<size_t>(max_rows))
-                                  : result->rows.size();
+  const size_t end = max_rows > 0
+                         ? std::min(result->rows.size(), *next + static_cast<size_t>(max_rows))
+                         : result->rows.size();
   for (; *next < end; ++*next) {
     if (auto e = DataRow(result->rows[*next], result->columns, formats)) return e;
     if (!FlushIfLarge()) return Error("08006", "the client went away");
@@ -720,18 +731,21 @@ std::optional<PgError> Session::Impl::RunSet(const Statement& st) {
   if (name == "client_encoding") {
     const std::string v = Lower(st.value);
     if (v != "utf8" && v != "unicode" && v != "utf-8") {
-      return Error("22023", "client_encoding \"" + st.value + "\" is not supported: Sluice speaks UTF8 only");
+      return Error("22023", "client_encoding \"" + st.value +
+                                "\" is not supported: Sluice speaks UTF8 only");
     }
   } else if (name == "datestyle") {
     if (Lower(st.value).find("iso") == std::string::npos) {
-      return Error("0A000", "DateStyle \"" + st.value + "\" is not supported: dates are written as ISO");
+      return Error("0A000",
+                   "DateStyle \"" + st.value + "\" is not supported: dates are written as ISO");
     }
   } else if (name == "timezone") {
     const std::string v = Lower(st.value);
     if (v != "utc" && v != "gmt" && v != "etc/utc" && v != "z" && v != "0" && v != "+00" &&
         v != "'utc'" && v != "default") {
-      return Error("0A000", "TimeZone \"" + st.value +
-                                "\" is not supported: TIMESTAMP has no time zone, and the session's is UTC");
+      return Error("0A000",
+                   "TimeZone \"" + st.value +
+                       "\" is not supported: TIMESTAMP has no time zone, and the session's is UTC");
     }
   }
   if (st.reset) {
@@ -817,7 +831,8 @@ std::optional<PgError> Session::Impl::RunInsert(const std::string& text, size_t 
     for (const std::string& c : parsed->columns) {
       auto it = std::find(rel.columns.begin(), rel.columns.end(), c);
       if (it == rel.columns.end()) {
-        return Error("42703", "column \"" + c + "\" of relation \"" + rel.name + "\" does not exist");
+        return Error("42703",
+                     "column \"" + c + "\" of relation \"" + rel.name + "\" does not exist");
       }
       targets.push_back(static_cast<size_t>(it - rel.columns.begin()));
     }
@@ -879,8 +894,8 @@ std::optional<PgError> Session::Impl::RunDelete(const std::string& text, size_t 
       const size_t at = select.size() - parsed->where.size();
       PgError e = ErrorFromStatus(rows.status(), select, select, 0);
       if (e.position > static_cast<int>(at)) {
-        const int before = ErrorFromStatus(Status::InvalidArgument("line 1, column 1: x"), query, text,
-                                           offset + parsed->where_offset)
+        const int before = ErrorFromStatus(Status::InvalidArgument("line 1, column 1: x"), query,
+                                           text, offset + parsed->where_offset)
                                .position;
         e.position = before + e.position - static_cast<int>(at) - 1;
       } else {
@@ -896,12 +911,12 @@ std::optional<PgError> Session::Impl::RunDelete(const std::string& text, size_t 
     auto keys = KeysOfWhere(text, rel);
     if (!keys.ok()) return ErrorFromStatus(keys.status(), query, text, offset);
     for (const std::vector<Value>& values : *keys) {
-      if (auto e = EncodeChange(rel, values, /*insert=*/false, &row, &key)) return Error("22023", *e);
+      if (auto e = EncodeChange(rel, values, /*insert=*/false, &row, &key))
+        return Error("22023", *e);
       changes.Add(format::ChangeKind::kDelete, key, "");
     }
   } else {
-    return Error("0A000",
-                 "DELETE needs table " + rel.name + " materialized or with a primary key",
+    return Error("0A000", "DELETE needs table " + rel.name + " materialized or with a primary key",
                  "declare it WITH ('materialized' = 'true'), or give it a PRIMARY KEY");
   }
   const size_t n = changes.size();
@@ -925,26 +940,29 @@ std::optional<PgError> Session::Impl::RunUpdate(const std::string& text, size_t 
   if (info == nullptr) return error;
   const format::Relation& rel = info->rel;
   if (!info->materialized) {
-    return Error("0A000", "UPDATE needs table " + rel.name + " materialized, to read the rows it changes",
-                 "declare it WITH ('materialized' = 'true'), or INSERT whole rows into a table with a "
-                 "primary key (an insert replaces the row of its key)");
+    return Error(
+        "0A000", "UPDATE needs table " + rel.name + " materialized, to read the rows it changes",
+        "declare it WITH ('materialized' = 'true'), or INSERT whole rows into a table with a "
+        "primary key (an insert replaces the row of its key)");
   }
-  if (rel.append_only) return Error("0A000", "table " + rel.name + " is append_only: it takes no updates");
+  if (rel.append_only)
+    return Error("0A000", "table " + rel.name + " is append_only: it takes no updates");
   const size_t n = rel.columns.size();
   std::vector<std::string> exprs(n);
   for (size_t i = 0; i < n; ++i) exprs[i] = QuoteIdentifier(rel.columns[i]);
   for (const auto& [column, expr] : parsed->sets) {
     auto it = std::find(rel.columns.begin(), rel.columns.end(), column);
     if (it == rel.columns.end()) {
-      return Error("42703", "column \"" + column + "\" of relation \"" + rel.name + "\" does not exist" +
-                                DidYouMean(column, rel.columns));
+      return Error("42703", "column \"" + column + "\" of relation \"" + rel.name +
+                                "\" does not exist" + DidYouMean(column, rel.columns));
     }
     exprs[static_cast<size_t>(it - rel.columns.begin())] = "(" + expr + ")";
   }
   // The new row, then the old one.
   std::string select = "SELECT ";
   for (size_t i = 0; i < n; ++i) select += exprs[i] + ", ";
-  for (size_t i = 0; i < n; ++i) select += QuoteIdentifier(rel.columns[i]) + (i + 1 < n ? ", " : "");
+  for (size_t i = 0; i < n; ++i)
+    select += QuoteIdentifier(rel.columns[i]) + (i + 1 < n ? ", " : "");
   select += " FROM " + QuoteIdentifier(rel.name);
   if (!parsed->where.empty()) select += " WHERE " + parsed->where;
   auto rows = api->Query(select);
@@ -966,7 +984,8 @@ std::optional<PgError> Session::Impl::RunUpdate(const std::string& text, size_t 
       Status s = sql::CastValue(r[i], rows->columns[i].type, rel.schema[i], &new_row[i]);
       if (!s.ok()) return Error(SqlStateOf(s), "column \"" + rel.columns[i] + "\": " + s.message());
     }
-    if (auto e = EncodeChange(rel, old_row, /*insert=*/false, &row, &old_key)) return Error("XX000", *e);
+    if (auto e = EncodeChange(rel, old_row, /*insert=*/false, &row, &old_key))
+      return Error("XX000", *e);
     const std::string old_whole = row;
     if (auto e = EncodeChange(rel, new_row, /*insert=*/true, &row, &key)) return Error("23502", *e);
     if (rel.key.empty()) {
@@ -984,8 +1003,7 @@ std::optional<PgError> Session::Impl::RunUpdate(const std::string& text, size_t 
   return std::nullopt;
 }
 
-std::optional<PgError> Session::Impl::RunCopyFrom(const Statement& st, const std::string& text) {
-  (void)text;
+std::optional<PgError> Session::Impl::RunCopyFrom(const Statement& st) {
   if (auto e = NeedScope(ApiScope::kWrite, "COPY FROM")) return e;
   std::optional<PgError> error;
   const pipeline::RelationInfo* info = Table(st.copy.table, &error);
@@ -993,11 +1011,7 @@ std::optional<PgError> Session::Impl::RunCopyFrom(const Statement& st, const std
   const format::Relation& rel = info->rel;
   CopyReader reader(st.copy, rel);
   if (Status s = reader.Init(); !s.ok()) return ErrorFromStatus(s);
-  out.Begin('G');  // CopyInResponse
-  out.Int8(0);
-  out.Int16(static_cast<int16_t>(rel.columns.size()));
-  for (size_t i = 0; i < rel.columns.size(); ++i) out.Int16(0);
-  out.End();
+  CopyResponse('G', rel.columns.size());  // CopyInResponse
   if (!Flush()) return Error("08006", "the client went away");
   std::optional<PgError> failure;
   for (;;) {
@@ -1030,21 +1044,13 @@ std::optional<PgError> Session::Impl::RunCopyFrom(const Statement& st, const std
   return std::nullopt;
 }
 
-std::optional<PgError> Session::Impl::RunCopyTo(const Statement& st, const std::string& text,
-                                                size_t offset, std::string_view query) {
+std::optional<PgError> Session::Impl::RunCopyTo(const Statement& st) {
   if (auto e = NeedScope(ApiScope::kRead, "COPY TO")) return e;
-  const std::string select = st.copy.query.empty() ? "SELECT * FROM " + QuoteIdentifier(st.copy.table)
-                                                   : st.copy.query;
+  const std::string select =
+      st.copy.query.empty() ? "SELECT * FROM " + QuoteIdentifier(st.copy.table) : st.copy.query;
   auto result = api->Query(select);
-  if (!result.ok()) {
-    return st.copy.query.empty() ? ErrorFromStatus(result.status())
-                                 : ErrorFromStatus(result.status(), query, text.substr(0, 0), offset);
-  }
-  out.Begin('H');  // CopyOutResponse
-  out.Int8(0);
-  out.Int16(static_cast<int16_t>(result->columns.size()));
-  for (size_t i = 0; i < result->columns.size(); ++i) out.Int16(0);
-  out.End();
+  if (!result.ok()) return ErrorFromStatus(result.status());
+  CopyResponse('H', result->columns.size());  // CopyOutResponse
   std::string line;
   if (st.copy.header) {
     line.clear();
@@ -1105,11 +1111,7 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
   } unsubscribe{api, sub->id};
 
   if (st.copy.to_stdout) {
-    out.Begin('H');
-    out.Int8(0);
-    out.Int16(static_cast<int16_t>(columns.size()));
-    for (size_t i = 0; i < columns.size(); ++i) out.Int16(0);
-    out.End();
+    CopyResponse('H', columns.size());
   } else if (describe) {
     RowDescription(columns, formats);
   }
@@ -1118,8 +1120,10 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
   sql::Row row(columns.size());
   std::string line;
   for (;;) {
-    if (self->cancel_.exchange(false)) return Error("57014", "canceling statement due to user request");
-    if (ctx->stopping.load()) return Error("57P01", "terminating connection: the pipeline is stopping");
+    if (self->cancel_.exchange(false))
+      return Error("57014", "canceling statement due to user request");
+    if (ctx->stopping.load())
+      return Error("57P01", "terminating connection: the pipeline is stopping");
     connector::OutputChunk chunk;
     const auto r = sub->queue->Pop(&chunk, std::chrono::milliseconds(100));
     if (r == connector::OutputQueue::PopResult::kClosed) {
@@ -1138,7 +1142,8 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
         }
         char type;
         std::string body;
-        if (!ReadMessage(&type, &body) || type == 'X') return Error("08006", "the client went away");
+        if (!ReadMessage(&type, &body) || type == 'X')
+          return Error("08006", "the client went away");
       }
       continue;
     }
@@ -1238,7 +1243,8 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
       }
       const Prepared& p = *it->second;
       int16_t nformats = 0;
-      if (!r.Int16(&nformats) || nformats < 0) return fail(Error("08P01", "malformed Bind message"));
+      if (!r.Int16(&nformats) || nformats < 0)
+        return fail(Error("08P01", "malformed Bind message"));
       std::vector<int16_t> param_formats(static_cast<size_t>(nformats));
       for (auto& f : param_formats) {
         if (!r.Int16(&f)) return fail(Error("08P01", "malformed Bind message"));
@@ -1259,15 +1265,16 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
           continue;
         }
         std::string_view bytes;
-        if (!r.Bytes(static_cast<size_t>(len), &bytes)) return fail(Error("08P01", "malformed Bind message"));
-        const int16_t format = param_formats.empty() ? 0
-                               : param_formats.size() == 1
-                                   ? param_formats[0]
-                                   : param_formats[static_cast<size_t>(i)];
+        if (!r.Bytes(static_cast<size_t>(len), &bytes))
+          return fail(Error("08P01", "malformed Bind message"));
+        const int16_t format = param_formats.empty()       ? 0
+                               : param_formats.size() == 1 ? param_formats[0]
+                                                           : param_formats[static_cast<size_t>(i)];
         if (format == 1) {
           auto text = BinaryParamToText(p.param_oids[static_cast<size_t>(i)], bytes);
           if (!text.ok()) {
-            return fail(Error("22P03", "parameter $" + std::to_string(i + 1) + ": " + text.status().message()));
+            return fail(Error(
+                "22P03", "parameter $" + std::to_string(i + 1) + ": " + text.status().message()));
           }
           params.emplace_back(std::move(text).value());
         } else {
@@ -1295,7 +1302,8 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
       char what = 0;
       std::string name;
       std::string_view w;
-      if (!r.Bytes(1, &w) || !r.CString(&name)) return fail(Error("08P01", "malformed Describe message"));
+      if (!r.Bytes(1, &w) || !r.CString(&name))
+        return fail(Error("08P01", "malformed Describe message"));
       what = w[0];
       if (what == 'S') {
         auto it = prepared.find(name);
@@ -1308,7 +1316,8 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
         for (uint32_t oid : p.param_oids) out.Int32(static_cast<int32_t>(oid == 0 ? 25 : oid));
         out.End();
         auto columns = DescribeColumns(p.statement, p.param_oids);
-        if (!columns.ok()) return fail(ErrorFromStatus(columns.status(), p.statement.text, p.statement.text, 0));
+        if (!columns.ok())
+          return fail(ErrorFromStatus(columns.status(), p.statement.text, p.statement.text, 0));
         if (columns->empty() && !ReturnsRows(p.statement)) {
           out.Begin('n');  // NoData
           out.End();
@@ -1318,7 +1327,8 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
         return;
       }
       auto it = portals.find(name);
-      if (it == portals.end()) return fail(Error("34000", "portal \"" + name + "\" does not exist"));
+      if (it == portals.end())
+        return fail(Error("34000", "portal \"" + name + "\" does not exist"));
       Portal& portal = it->second;
       const Statement& st = portal.prepared->statement;
       if (st.kind == StatementKind::kSelect) {
@@ -1344,9 +1354,11 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
     case 'E': {  // Execute
       std::string name;
       int32_t max_rows = 0;
-      if (!r.CString(&name) || !r.Int32(&max_rows)) return fail(Error("08P01", "malformed Execute message"));
+      if (!r.CString(&name) || !r.Int32(&max_rows))
+        return fail(Error("08P01", "malformed Execute message"));
       auto it = portals.find(name);
-      if (it == portals.end()) return fail(Error("34000", "portal \"" + name + "\" does not exist"));
+      if (it == portals.end())
+        return fail(Error("34000", "portal \"" + name + "\" does not exist"));
       Portal& portal = it->second;
       if (portal.done) {
         CommandComplete("SELECT 0");
@@ -1362,7 +1374,8 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
     case 'C': {  // Close
       std::string_view w;
       std::string name;
-      if (!r.Bytes(1, &w) || !r.CString(&name)) return fail(Error("08P01", "malformed Close message"));
+      if (!r.Bytes(1, &w) || !r.CString(&name))
+        return fail(Error("08P01", "malformed Close message"));
       if (w[0] == 'S') {
         prepared.erase(name);
       } else {

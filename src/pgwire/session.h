@@ -43,7 +43,9 @@ class Session {
   struct CancelTarget {
     int32_t pid = 0, secret = 0;
   };
-  const CancelTarget* cancel_request() const { return cancel_target_.pid ? &cancel_target_ : nullptr; }
+  const CancelTarget* cancel_request() const {
+    return cancel_target_.pid ? &cancel_target_ : nullptr;
+  }
 
  private:
   struct Impl;

@@ -153,7 +153,8 @@ Result<std::string> RelationName(const Json& rel, std::string_view text) {
   const std::string schema = rel.value("schemaname", "");
   if (!schema.empty() && schema != "public") {
     return Status::InvalidArgument(sql::FormatSqlError(
-        text, rel.value("location", -1), "schema \"" + schema + "\" holds no tables: the pipeline's are in public"));
+        text, rel.value("location", -1),
+        "schema \"" + schema + "\" holds no tables: the pipeline's are in public"));
   }
   return rel.value("relname", "");
 }
@@ -182,7 +183,9 @@ std::optional<std::string> ConstantText(const Json& node, std::string_view sql =
     if (at < 0 || static_cast<size_t>(at) >= sql.size()) return std::string("0");
     bool negative = false;
     size_t i = static_cast<size_t>(at);
-    for (; i < sql.size() && (sql[i] == '-' || sql[i] == '(' || std::isspace(static_cast<unsigned char>(sql[i]))); ++i) {
+    for (; i < sql.size() &&
+           (sql[i] == '-' || sql[i] == '(' || std::isspace(static_cast<unsigned char>(sql[i])));
+         ++i) {
       if (sql[i] == '-') negative = !negative;
     }
     size_t j = i;
@@ -221,20 +224,24 @@ Status CopyOptions(const Json& options, CopySpec* spec) {
     std::string lower = value;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (name == "format") {
-      if (lower == "binary") return Status::Unimplemented("COPY's binary format is not supported; use text or csv");
-      if (lower != "csv" && lower != "text") return Status::InvalidArgument("COPY format \"" + value + "\" not recognized");
+      if (lower == "binary")
+        return Status::Unimplemented("COPY's binary format is not supported; use text or csv");
+      if (lower != "csv" && lower != "text")
+        return Status::InvalidArgument("COPY format \"" + value + "\" not recognized");
       spec->csv = lower == "csv";
     } else if (name == "header") {
       spec->header = Truthy(value);
     } else if (name == "delimiter") {
-      if (value.size() != 1) return Status::InvalidArgument("COPY delimiter must be a single one-byte character");
+      if (value.size() != 1)
+        return Status::InvalidArgument("COPY delimiter must be a single one-byte character");
       spec->delimiter = value[0];
       delimiter_given = true;
     } else if (name == "null") {
       spec->null_marker = value;
       null_given = true;
     } else if (name == "quote" || name == "escape") {
-      if (value != "\"") return Status::Unimplemented("COPY " + name + " other than '\"' is not supported");
+      if (value != "\"")
+        return Status::Unimplemented("COPY " + name + " other than '\"' is not supported");
     } else if (name == "encoding") {
       if (lower != "utf8" && lower != "utf-8" && lower != "unicode") {
         return Status::Unimplemented("COPY encoding \"" + value + "\" is not supported: only UTF8");
@@ -254,14 +261,22 @@ Status CopyOptions(const Json& options, CopySpec* spec) {
 std::string StatementName(const std::string& node) {
   static const std::map<std::string, std::string> kNames = {
       {"CreateStmt", "CREATE TABLE"},
-      {"ViewStmt", "CREATE VIEW"},      {"DropStmt", "DROP"},
-      {"AlterTableStmt", "ALTER TABLE"}, {"TruncateStmt", "TRUNCATE"},
-      {"MergeStmt", "MERGE"},           {"ExplainStmt", "EXPLAIN"},
-      {"CreateTableAsStmt", "CREATE TABLE AS"}, {"IndexStmt", "CREATE INDEX"},
-      {"PrepareStmt", "PREPARE"},       {"ExecuteStmt", "EXECUTE"},
-      {"DeclareCursorStmt", "DECLARE"}, {"FetchStmt", "FETCH"},
-      {"GrantStmt", "GRANT"},           {"LockStmt", "LOCK"},
-      {"CreateSchemaStmt", "CREATE SCHEMA"}, {"CreatedbStmt", "CREATE DATABASE"},
+      {"ViewStmt", "CREATE VIEW"},
+      {"DropStmt", "DROP"},
+      {"AlterTableStmt", "ALTER TABLE"},
+      {"TruncateStmt", "TRUNCATE"},
+      {"MergeStmt", "MERGE"},
+      {"ExplainStmt", "EXPLAIN"},
+      {"CreateTableAsStmt", "CREATE TABLE AS"},
+      {"IndexStmt", "CREATE INDEX"},
+      {"PrepareStmt", "PREPARE"},
+      {"ExecuteStmt", "EXECUTE"},
+      {"DeclareCursorStmt", "DECLARE"},
+      {"FetchStmt", "FETCH"},
+      {"GrantStmt", "GRANT"},
+      {"LockStmt", "LOCK"},
+      {"CreateSchemaStmt", "CREATE SCHEMA"},
+      {"CreatedbStmt", "CREATE DATABASE"},
   };
   auto it = kNames.find(node);
   if (it != kNames.end()) return it->second;
@@ -293,8 +308,9 @@ Status Classify(const Json& stmt, Statement* st) {
   } else if (node == "CopyStmt") {
     if (body.contains("filename") || body.value("is_program", false)) {
       st->kind = StatementKind::kUnsupported;
-      st->unsupported = std::string("COPY ") + (body.value("is_from", false) ? "FROM" : "TO") +
-                        " a file of the server is not supported: use STDIN or STDOUT (psql: \\copy)";
+      st->unsupported =
+          std::string("COPY ") + (body.value("is_from", false) ? "FROM" : "TO") +
+          " a file of the server is not supported: use STDIN or STDOUT (psql: \\copy)";
       return Status::OK();
     }
     const bool from = body.value("is_from", false);
@@ -303,18 +319,21 @@ Status Classify(const Json& stmt, Statement* st) {
     if (body.contains("relation")) {
       SLUICE_ASSIGN_OR_RETURN(c.table, RelationName(body["relation"], st->text));
     }
-    for (const Json& a : body.value("attlist", Json::array())) c.columns.push_back(a["String"].value("sval", ""));
+    for (const Json& a : body.value("attlist", Json::array()))
+      c.columns.push_back(a["String"].value("sval", ""));
     SLUICE_RETURN_IF_ERROR(CopyOptions(body.value("options", Json::array()), &c));
     if (!from) {
       c.to_stdout = true;
       if (body.contains("query")) {
         const size_t open = st->text.find('(');
         const size_t close = open == npos ? npos : MatchingParen(st->text, open);
-        if (close == npos) return Status::InvalidArgument("COPY (query): cannot find the query's parentheses");
+        if (close == npos)
+          return Status::InvalidArgument("COPY (query): cannot find the query's parentheses");
         c.query = st->text.substr(open + 1, close - open - 1);
       } else if (!c.columns.empty()) {
         std::string cols;
-        for (const std::string& col : c.columns) cols += (cols.empty() ? "" : ", ") + QuoteIdentifier(col);
+        for (const std::string& col : c.columns)
+          cols += (cols.empty() ? "" : ", ") + QuoteIdentifier(col);
         c.query = "SELECT " + cols + " FROM " + QuoteIdentifier(c.table);
       }
     }
@@ -360,9 +379,10 @@ Status Classify(const Json& stmt, Statement* st) {
     st->tag = node == "ListenStmt" ? "LISTEN" : "UNLISTEN";
   } else {
     st->kind = StatementKind::kUnsupported;
-    st->unsupported = StatementName(node) +
-                      " is not supported over the PostgreSQL protocol: the program declares the "
-                      "tables and views; SELECT, INSERT, UPDATE, DELETE, COPY and SUBSCRIBE are served";
+    st->unsupported =
+        StatementName(node) +
+        " is not supported over the PostgreSQL protocol: the program declares the "
+        "tables and views; SELECT, INSERT, UPDATE, DELETE, COPY and SUBSCRIBE are served";
   }
   return Status::OK();
 }
@@ -453,10 +473,11 @@ Result<std::string> SubstituteParams(const Statement& st,
                                      const std::vector<std::optional<std::string>>& params,
                                      const std::vector<uint32_t>& oids) {
   static const std::map<uint32_t, const char*> kCasts = {
-      {16, "boolean"},  {17, "bytea"},     {20, "bigint"},    {21, "smallint"},
-      {23, "integer"},  {700, "real"},     {701, "double precision"},
-      {1082, "date"},   {1083, "time"},    {1114, "timestamp"}, {1184, "timestamp"},
-      {1186, "interval"}, {1700, "numeric"}};
+      {16, "boolean"},           {17, "bytea"},       {20, "bigint"},
+      {21, "smallint"},          {23, "integer"},     {700, "real"},
+      {701, "double precision"}, {1082, "date"},      {1083, "time"},
+      {1114, "timestamp"},       {1184, "timestamp"}, {1186, "interval"},
+      {1700, "numeric"}};
   std::string text = st.text;
   auto at = st.param_at;
   std::sort(at.begin(), at.end());
@@ -481,8 +502,10 @@ Result<std::string> SubstituteParams(const Statement& st,
       }
       literal.push_back('\'');
     }
-    const uint32_t oid = static_cast<size_t>(n - 1) < oids.size() ? oids[static_cast<size_t>(n - 1)] : 0;
-    if (auto c = kCasts.find(oid); c != kCasts.end()) literal = "CAST(" + literal + " AS " + c->second + ")";
+    const uint32_t oid =
+        static_cast<size_t>(n - 1) < oids.size() ? oids[static_cast<size_t>(n - 1)] : 0;
+    if (auto c = kCasts.find(oid); c != kCasts.end())
+      literal = "CAST(" + literal + " AS " + c->second + ")";
     text.replace(pos, len, literal);
   }
   return text;
@@ -494,13 +517,16 @@ Result<InsertParts> ParseInsert(const std::string& text) {
   auto unsupported = [&](const char* what, const Json& node) {
     return sql::SqlUnsupported(text, node, what);
   };
-  if (ins.contains("returningList")) return unsupported("INSERT ... RETURNING", ins["returningList"][0]);
-  if (ins.contains("onConflictClause")) return unsupported("INSERT ... ON CONFLICT", ins["onConflictClause"]);
+  if (ins.contains("returningList"))
+    return unsupported("INSERT ... RETURNING", ins["returningList"][0]);
+  if (ins.contains("onConflictClause"))
+    return unsupported("INSERT ... ON CONFLICT", ins["onConflictClause"]);
   if (ins.contains("withClause")) return unsupported("WITH before INSERT", ins["withClause"]);
   if (!ins.contains("selectStmt")) return unsupported("INSERT ... DEFAULT VALUES", ins["relation"]);
   InsertParts p;
   SLUICE_ASSIGN_OR_RETURN(p.table, RelationName(ins["relation"], text));
-  for (const Json& c : ins.value("cols", Json::array())) p.columns.push_back(c["ResTarget"].value("name", ""));
+  for (const Json& c : ins.value("cols", Json::array()))
+    p.columns.push_back(c["ResTarget"].value("name", ""));
   size_t pos = NameEnd(text, static_cast<size_t>(ins["relation"].value("location", 0)));
   pos = SkipSpace(text, pos);
   if (ins["relation"].contains("alias")) {
@@ -512,7 +538,8 @@ Result<InsertParts> ParseInsert(const std::string& text) {
   }
   if (!p.columns.empty()) {
     const size_t close = pos < text.size() && text[pos] == '(' ? MatchingParen(text, pos) : npos;
-    if (close == npos) return Status::InvalidArgument("INSERT: cannot find the end of the column list");
+    if (close == npos)
+      return Status::InvalidArgument("INSERT: cannot find the end of the column list");
     pos = SkipSpace(text, close + 1);
   }
   if (text.size() - pos >= 8 && strncasecmp(text.data() + pos, "OVERRIDING", 10) == 0) {
@@ -526,16 +553,20 @@ Result<InsertParts> ParseInsert(const std::string& text) {
 Result<DeleteParts> ParseDelete(const std::string& text) {
   SLUICE_ASSIGN_OR_RETURN(Json tree, sql::ParseSql(text));
   const Json& del = tree["stmts"][0]["stmt"]["DeleteStmt"];
-  if (del.contains("returningList")) return sql::SqlUnsupported(text, del["returningList"][0], "DELETE ... RETURNING");
-  if (del.contains("usingClause")) return sql::SqlUnsupported(text, del["usingClause"][0], "DELETE ... USING");
-  if (del.contains("withClause")) return sql::SqlUnsupported(text, del["withClause"], "WITH before DELETE");
+  if (del.contains("returningList"))
+    return sql::SqlUnsupported(text, del["returningList"][0], "DELETE ... RETURNING");
+  if (del.contains("usingClause"))
+    return sql::SqlUnsupported(text, del["usingClause"][0], "DELETE ... USING");
+  if (del.contains("withClause"))
+    return sql::SqlUnsupported(text, del["withClause"], "WITH before DELETE");
   if (del["relation"].contains("alias")) {
     return sql::SqlUnsupported(text, del["relation"], "an alias of the table in DELETE");
   }
   DeleteParts p;
   SLUICE_ASSIGN_OR_RETURN(p.table, RelationName(del["relation"], text));
   if (del.contains("whereClause")) {
-    const size_t at = FindKeyword(text, static_cast<size_t>(del["relation"].value("location", 0)), "where");
+    const size_t at =
+        FindKeyword(text, static_cast<size_t>(del["relation"].value("location", 0)), "where");
     if (at == npos) return Status::InvalidArgument("DELETE: cannot find WHERE");
     p.where_offset = SkipSpace(text, at + 5);
     p.where = TrimEnd(std::string_view(text).substr(p.where_offset));
@@ -546,15 +577,19 @@ Result<DeleteParts> ParseDelete(const std::string& text) {
 Result<UpdateParts> ParseUpdate(const std::string& text) {
   SLUICE_ASSIGN_OR_RETURN(Json tree, sql::ParseSql(text));
   const Json& up = tree["stmts"][0]["stmt"]["UpdateStmt"];
-  if (up.contains("returningList")) return sql::SqlUnsupported(text, up["returningList"][0], "UPDATE ... RETURNING");
-  if (up.contains("fromClause")) return sql::SqlUnsupported(text, up["fromClause"][0], "UPDATE ... FROM");
-  if (up.contains("withClause")) return sql::SqlUnsupported(text, up["withClause"], "WITH before UPDATE");
+  if (up.contains("returningList"))
+    return sql::SqlUnsupported(text, up["returningList"][0], "UPDATE ... RETURNING");
+  if (up.contains("fromClause"))
+    return sql::SqlUnsupported(text, up["fromClause"][0], "UPDATE ... FROM");
+  if (up.contains("withClause"))
+    return sql::SqlUnsupported(text, up["withClause"], "WITH before UPDATE");
   if (up["relation"].contains("alias")) {
     return sql::SqlUnsupported(text, up["relation"], "an alias of the table in UPDATE");
   }
   UpdateParts p;
   SLUICE_ASSIGN_OR_RETURN(p.table, RelationName(up["relation"], text));
-  const size_t set = FindKeyword(text, static_cast<size_t>(up["relation"].value("location", 0)), "set");
+  const size_t set =
+      FindKeyword(text, static_cast<size_t>(up["relation"].value("location", 0)), "set");
   if (set == npos) return Status::InvalidArgument("UPDATE: cannot find SET");
   size_t end = FindKeyword(text, set + 3, "where");
   if (end != npos) {
@@ -579,11 +614,13 @@ Result<UpdateParts> ParseUpdate(const std::string& text) {
   const Json& targets = up.value("targetList", Json::array());
   if (targets.size() != items.size()) {
     return sql::SqlUnsupported(text, targets.empty() ? up["relation"] : targets[0],
-                               "SET (a, b) = (...)", "set each column on its own: SET a = ..., b = ...");
+                               "SET (a, b) = (...)",
+                               "set each column on its own: SET a = ..., b = ...");
   }
   for (size_t i = 0; i < items.size(); ++i) {
     const Json& t = targets[i]["ResTarget"];
-    if (t.contains("indirection")) return sql::SqlUnsupported(text, targets[i], "SET of an element or a field");
+    if (t.contains("indirection"))
+      return sql::SqlUnsupported(text, targets[i], "SET of an element or a field");
     const std::string& item = items[i];
     size_t eq = npos;
     for (size_t j = 0; (j = SkipSpace(item, j)) < item.size(); j = TokenEnd(item, j)) {
@@ -600,13 +637,15 @@ Result<UpdateParts> ParseUpdate(const std::string& text) {
   return p;
 }
 
-Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text, const format::Relation& rel) {
+Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text,
+                                                    const format::Relation& rel) {
   SLUICE_ASSIGN_OR_RETURN(Json tree, sql::ParseSql(text));
   const Json& del = tree["stmts"][0]["stmt"]["DeleteStmt"];
   std::string keys;
   for (int k : rel.key) keys += (keys.empty() ? "" : ", ") + rel.columns[static_cast<size_t>(k)];
   const std::string rule = "DELETE from table " + rel.name +
-                           ", which is not materialized, takes WHERE with its primary key (" + keys +
+                           ", which is not materialized, takes WHERE with its primary key (" +
+                           keys +
                            ") = constant or IN (constants), joined by AND; declare the table WITH "
                            "('materialized' = 'true') for other conditions";
   if (!del.contains("whereClause")) return Status::Unimplemented(rule);
@@ -626,8 +665,10 @@ Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text, con
     const Json& e = (*c)["A_Expr"];
     const std::string kind = e.value("kind", "");
     const Json& name = e.value("name", Json::array());
-    const bool eq = kind == "AEXPR_OP" && name.size() == 1 && name[0]["String"].value("sval", "") == "=";
-    const bool in = kind == "AEXPR_IN" && name.size() == 1 && name[0]["String"].value("sval", "") == "=";
+    const bool eq =
+        kind == "AEXPR_OP" && name.size() == 1 && name[0]["String"].value("sval", "") == "=";
+    const bool in =
+        kind == "AEXPR_IN" && name.size() == 1 && name[0]["String"].value("sval", "") == "=";
     if (!eq && !in) return sql::SqlUnsupported(text, *c, "this condition", rule);
     const Json* col = &e["lexpr"];
     const Json* value = &e["rexpr"];
@@ -641,7 +682,8 @@ Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text, con
         std::find(rel.key.begin(), rel.key.end(), static_cast<int>(index)) == rel.key.end()) {
       return sql::SqlUnsupported(text, *col, "a condition on \"" + column + "\"", rule);
     }
-    if (named[index]) return sql::SqlUnsupported(text, *col, "a second condition on \"" + column + "\"", rule);
+    if (named[index])
+      return sql::SqlUnsupported(text, *col, "a second condition on \"" + column + "\"", rule);
     named[index] = true;
     std::vector<const Json*> items;
     if (in) {
@@ -657,7 +699,8 @@ Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text, con
   }
   for (int k : rel.key) {
     if (!named[static_cast<size_t>(k)]) {
-      return Status::Unimplemented(rule + " (\"" + rel.columns[static_cast<size_t>(k)] + "\" is not named)");
+      return Status::Unimplemented(rule + " (\"" + rel.columns[static_cast<size_t>(k)] +
+                                   "\" is not named)");
     }
   }
   std::vector<std::vector<Value>> rows(1, std::vector<Value>(rel.columns.size(), Value::Null()));
@@ -667,7 +710,8 @@ Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text, con
     for (const std::string& t : per_column[c]) {
       Value v;
       Status s = sql::CastValue(Value::String(t), SqlType::Varchar(), rel.schema[c], &v);
-      if (!s.ok()) return Status::InvalidArgument("column \"" + rel.columns[c] + "\": " + s.message());
+      if (!s.ok())
+        return Status::InvalidArgument("column \"" + rel.columns[c] + "\": " + s.message());
       for (const auto& r : rows) {
         next.push_back(r);
         next.back()[c] = v;
@@ -678,8 +722,9 @@ Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text, con
   return rows;
 }
 
-std::optional<std::string> EncodeChange(const format::Relation& rel, const std::vector<Value>& values,
-                                        bool insert, std::string* row, std::string* key) {
+std::optional<std::string> EncodeChange(const format::Relation& rel,
+                                        const std::vector<Value>& values, bool insert,
+                                        std::string* row, std::string* key) {
   row->clear();
   key->clear();
   auto encode = [&](size_t i, std::string* out) -> std::optional<std::string> {
@@ -708,7 +753,8 @@ Status CopyReader::Init() {
     for (const std::string& c : spec_.columns) {
       auto it = std::find(rel_.columns.begin(), rel_.columns.end(), c);
       if (it == rel_.columns.end()) {
-        return Status::InvalidArgument("column \"" + c + "\" of relation \"" + rel_.name + "\" does not exist");
+        return Status::InvalidArgument("column \"" + c + "\" of relation \"" + rel_.name +
+                                       "\" does not exist");
       }
       const int index = static_cast<int>(it - rel_.columns.begin());
       if (std::find(target_.begin(), target_.end(), index) != target_.end()) {
@@ -721,7 +767,8 @@ Status CopyReader::Init() {
   o.name = "csv";
   bool in_order = true;
   for (size_t i = 0; i < target_.size(); ++i) in_order &= target_[i] == static_cast<int>(i);
-  direct_ = spec_.csv && spec_.null_marker.empty() && in_order && target_.size() == rel_.columns.size();
+  direct_ =
+      spec_.csv && spec_.null_marker.empty() && in_order && target_.size() == rel_.columns.size();
   o.weights = false;
   if (direct_) {
     o.delimiter = spec_.delimiter;
@@ -752,7 +799,8 @@ void CopyReader::DecodeDirect(bool at_end) {
   const size_t before = changes_.size();
   position_ = decoder_->Decode(chunk, position_, &changes_, &errors, &count);
   if (count > 0 && !errors.empty()) {
-    error_ = "COPY " + rel_.name + ", line " + std::to_string(errors[0].line) + ": " + errors[0].reason;
+    error_ =
+        "COPY " + rel_.name + ", line " + std::to_string(errors[0].line) + ": " + errors[0].reason;
   }
   records_ += changes_.size() - before;
   pending_.erase(0, ended_ ? pending_.size() : n);
@@ -849,7 +897,8 @@ Status CopyReader::Records(bool at_end) {
       const int r = NextCsvRecord(pending_, &pos, spec_, at_end, &fields, &newlines);
       if (r == 0) break;
       if (r < 0) {
-        error_ = "COPY " + rel_.name + ", line " + std::to_string(line) + ": unterminated CSV quoted field";
+        error_ = "COPY " + rel_.name + ", line " + std::to_string(line) +
+                 ": unterminated CSV quoted field";
         break;
       }
     } else {
@@ -872,16 +921,19 @@ Status CopyReader::Records(bool at_end) {
       continue;
     }
     if (fields.size() < target_.size()) {
-      error_ = "COPY " + rel_.name + ", line " + std::to_string(line) + ": missing data for column \"" +
+      error_ = "COPY " + rel_.name + ", line " + std::to_string(line) +
+               ": missing data for column \"" +
                rel_.columns[static_cast<size_t>(target_[fields.size()])] + "\"";
       break;
     }
     if (fields.size() > target_.size()) {
-      error_ = "COPY " + rel_.name + ", line " + std::to_string(line) + ": extra data after last expected column";
+      error_ = "COPY " + rel_.name + ", line " + std::to_string(line) +
+               ": extra data after last expected column";
       break;
     }
     for (CopyField& f : row) f = CopyField{"", true};
-    for (size_t i = 0; i < fields.size(); ++i) row[static_cast<size_t>(target_[i])] = std::move(fields[i]);
+    for (size_t i = 0; i < fields.size(); ++i)
+      row[static_cast<size_t>(target_[i])] = std::move(fields[i]);
     for (size_t i = 0; i < row.size(); ++i) {
       if (i > 0) canonical_.push_back(',');
       AppendCsvField(row[i], ',', &canonical_);
@@ -902,8 +954,8 @@ Status CopyReader::Decode() {
   decoder_->Decode(canonical_, format::Position{1, 1}, &changes_, &errors, &count);
   if (count > 0 && !errors.empty()) {
     const size_t r = static_cast<size_t>(errors[0].record) - 1;
-    error_ = "COPY " + rel_.name + ", line " + std::to_string(r < lines_.size() ? lines_[r] : 0) + ": " +
-             errors[0].reason;
+    error_ = "COPY " + rel_.name + ", line " + std::to_string(r < lines_.size() ? lines_[r] : 0) +
+             ": " + errors[0].reason;
   }
   canonical_.clear();
   lines_.clear();

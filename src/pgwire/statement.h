@@ -47,7 +47,7 @@ struct CopySpec {
 
 struct Statement {
   StatementKind kind = StatementKind::kEmpty;
-  std::string text;  // this statement's SQL
+  std::string text;   // this statement's SQL
   size_t offset = 0;  // where it starts in the query string
   // $n parameters: the highest n, and each one's byte offset in `text`.
   int params = 0;
@@ -116,8 +116,9 @@ Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text,
 // Encodes a row for a ChangeBuffer: `row` the whole row (inserts, and
 // deletes from a table without a key), `key` the key columns (tables with
 // a key). An error says which column.
-std::optional<std::string> EncodeChange(const format::Relation& rel, const std::vector<Value>& values,
-                                        bool insert, std::string* row, std::string* key);
+std::optional<std::string> EncodeChange(const format::Relation& rel,
+                                        const std::vector<Value>& values, bool insert,
+                                        std::string* row, std::string* key);
 
 // Reads COPY FROM STDIN's data, in pieces as they arrive, into changes.
 class CopyReader {
@@ -140,10 +141,10 @@ class CopyReader {
   format::Relation rel_;
   std::vector<int> target_;  // copy field i goes to column target_[i]
   std::unique_ptr<format::Decoder> decoder_;
-  std::string pending_;       // bytes not yet a whole record
-  std::string canonical_;     // whole records as CSV in the table's column order
+  std::string pending_;          // bytes not yet a whole record
+  std::string canonical_;        // whole records as CSV in the table's column order
   std::vector<uint64_t> lines_;  // each record of canonical_: its input line
-  uint64_t line_ = 1;         // the input line pending_ starts at
+  uint64_t line_ = 1;            // the input line pending_ starts at
   uint64_t records_ = 0;
   bool header_skipped_ = false;
   bool ended_ = false;  // the \. line was seen
