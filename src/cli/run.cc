@@ -74,6 +74,10 @@ struct Options {
        request_timeout_ms = 30000;
   long pg_port = -1;  // -1: no PostgreSQL protocol
   std::string pg_auth = "scram-sha-256", api_key_file;
+  // The HTTP API's limits (server/http_server.h).
+  long http_max_connections = 16384, http_max_connections_per_client = 4096,
+       http_header_timeout_ms = 10000, http_body_timeout_ms = 10000,
+       http_idle_timeout_ms = 60000, http_max_header_kib = 16;
   std::shared_ptr<pipeline::ApiKeys> keys;
 };
 
@@ -94,7 +98,7 @@ void Usage(const std::string& command, FILE* out = stderr) {
                  "                   [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n"
                  "                   [--api-tls-cert FILE --api-tls-key FILE]\n"
                  "                   [--pg-port N [--pg-auth scram-sha-256|password]]\n"
-                 "                   [--api-key-file FILE]\n");
+                 "                   [--api-key-file FILE] [HTTP limits, see --help]\n");
   } else {
     std::fprintf(out,
                  "usage: sluice run PROGRAM.sql [--port N] [--host ADDR] [--workers W]\n"
@@ -102,7 +106,7 @@ void Usage(const std::string& command, FILE* out = stderr) {
                  "                  [--max-request-mib N] [--tls-cert FILE --tls-key FILE]\n"
                  "                  [--hosts H [--no-host-tls]]\n"
                  "                  [--pg-port N [--pg-auth scram-sha-256|password]]\n"
-                 "                  [--api-key-file FILE]\n");
+                 "                  [--api-key-file FILE] [HTTP limits, see --help]\n");
   }
   if (out != stdout) return;
   std::fprintf(out,
@@ -128,6 +132,17 @@ void Usage(const std::string& command, FILE* out = stderr) {
                "                       HTTP requests carry (Authorization: Bearer KEY)\n"
                "                       and PostgreSQL clients give as their password;\n"
                "                       without it, the API is open to any client\n"
+               "HTTP limits (each refused with a JSON error; counted in /stats):\n"
+               "  --http-max-connections N  connections at once (default 16384); beyond\n"
+               "                       it, 503 with Retry-After\n"
+               "  --http-max-connections-per-client N  from one address (default 4096)\n"
+               "  --http-header-timeout-ms N  a request's head must arrive within this\n"
+               "                       (default 10000; then 408 and closed)\n"
+               "  --http-body-timeout-ms N  a body that stops moving this long is cut off\n"
+               "                       (default 10000)\n"
+               "  --http-idle-timeout-ms N  a kept-alive connection idle this long is\n"
+               "                       closed (default 60000)\n"
+               "  --http-max-header-kib N  the largest request head (default 16; 431)\n"
                "Environment: SLUICE_DEV_TWEAKS (a JSON object added to dev_tweaks),\n"
                "SLUICE_SECRET (the secret of a pipeline on many hosts).\n");
 }
@@ -208,6 +223,18 @@ int Parse(int argc, char** argv, Options* o) {
       }
     } else if (a == "--api-key-file" && o->command != "host") {
       o->api_key_file = value();
+    } else if (a == "--http-max-connections" && o->command != "host") {
+      ok = number(1, 10000000, &o->http_max_connections);
+    } else if (a == "--http-max-connections-per-client" && o->command != "host") {
+      ok = number(1, 10000000, &o->http_max_connections_per_client);
+    } else if (a == "--http-header-timeout-ms" && o->command != "host") {
+      ok = number(100, 3600000, &o->http_header_timeout_ms);
+    } else if (a == "--http-body-timeout-ms" && o->command != "host") {
+      ok = number(100, 3600000, &o->http_body_timeout_ms);
+    } else if (a == "--http-idle-timeout-ms" && o->command != "host") {
+      ok = number(100, 86400000, &o->http_idle_timeout_ms);
+    } else if (a == "--http-max-header-kib" && o->command != "host") {
+      ok = number(1, 1024, &o->http_max_header_kib);
     } else if (a == "--no-host-tls" && o->command == "run") {
       o->host_tls = false;
     } else if (!a.empty() && a[0] == '-') {
@@ -351,6 +378,12 @@ int Serve(const Options& o, pipeline::PipelineApi* api, const std::string& what,
   so.port = static_cast<int>(o.port);
   so.max_request_bytes = static_cast<uint64_t>(o.max_request_mib) << 20;
   so.keys = o.keys.get();
+  so.limits.max_connections = static_cast<uint64_t>(o.http_max_connections);
+  so.limits.max_connections_per_client = static_cast<uint64_t>(o.http_max_connections_per_client);
+  so.limits.header_timeout = std::chrono::milliseconds(o.http_header_timeout_ms);
+  so.limits.body_timeout = std::chrono::milliseconds(o.http_body_timeout_ms);
+  so.limits.idle_timeout = std::chrono::milliseconds(o.http_idle_timeout_ms);
+  so.limits.max_header_bytes = static_cast<uint64_t>(o.http_max_header_kib) << 10;
   server::Server http(api, so);
   Status s = http.Start();
   if (!s.ok()) {

@@ -246,10 +246,13 @@ uint64_t OutputChunk::records() const {
 
 bool OutputQueue::Put(OutputChunk chunk) {
   const uint64_t n = chunk.records();
-  MutexLock l(&mu_);
-  if (closed_) return false;
-  if (records_ > 0 && records_ + n > max_records_) {
-    if (!backpressure_) {
+  std::shared_ptr<const std::function<void()>> listener;
+  bool put = false;
+  {
+    MutexLock l(&mu_);
+    if (closed_) return false;
+    listener = listener_;
+    if (records_ > 0 && records_ + n > max_records_ && !backpressure_) {
       closed_ = true;
       error_ = Status::Overflow(
           "the consumer fell behind by more than " + std::to_string(max_records_) +
@@ -258,15 +261,23 @@ bool OutputQueue::Put(OutputChunk chunk) {
       chunks_.clear();
       records_ = 0;
       cv_.SignalAll();
-      return false;
+    } else {
+      while (!closed_ && records_ != 0 && records_ + n > max_records_) cv_.Wait(&mu_);
+      if (closed_) return false;
+      records_ += n;
+      chunks_.push_back(std::move(chunk));
+      cv_.SignalAll();
+      put = true;
     }
-    while (!closed_ && records_ != 0 && records_ + n > max_records_) cv_.Wait(&mu_);
-    if (closed_) return false;
   }
-  records_ += n;
-  chunks_.push_back(std::move(chunk));
-  cv_.SignalAll();
-  return true;
+  if (listener) (*listener)();
+  return put;
+}
+
+void OutputQueue::SetListener(std::function<void()> listener) {
+  MutexLock l(&mu_);
+  listener_ = listener ? std::make_shared<const std::function<void()>>(std::move(listener))
+                       : nullptr;
 }
 
 OutputQueue::PopResult OutputQueue::Pop(OutputChunk* out, std::chrono::milliseconds timeout) {
@@ -298,10 +309,15 @@ bool OutputQueue::Idle() const {
 }
 
 void OutputQueue::Close(Status error) {
-  MutexLock l(&mu_);
-  if (!closed_ && !error.ok()) error_ = std::move(error);
-  closed_ = true;
-  cv_.SignalAll();
+  std::shared_ptr<const std::function<void()>> listener;
+  {
+    MutexLock l(&mu_);
+    if (!closed_ && !error.ok()) error_ = std::move(error);
+    closed_ = true;
+    cv_.SignalAll();
+    listener = listener_;
+  }
+  if (listener) (*listener)();
 }
 
 Status OutputQueue::error() const {

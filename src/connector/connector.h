@@ -164,6 +164,10 @@ class OutputQueue {
       : max_records_(max_records), backpressure_(backpressure) {}
 
   bool Put(OutputChunk chunk);
+  // Called (on the thread that puts or closes, outside the queue's lock)
+  // whenever a chunk is queued or the queue closes: a consumer that does
+  // not wait in Pop() learns there is something to pop. It must not block.
+  void SetListener(std::function<void()> listener);
   enum class PopResult { kChunk, kTimeout, kClosed };
   // A popped chunk is in flight until Done(): Idle() is false until then.
   PopResult Pop(OutputChunk* out, std::chrono::milliseconds timeout);
@@ -189,6 +193,7 @@ class OutputQueue {
   bool closed_ GUARDED_BY(mu_) = false;
   bool in_flight_ GUARDED_BY(mu_) = false;
   Status error_ GUARDED_BY(mu_);
+  std::shared_ptr<const std::function<void()>> listener_ GUARDED_BY(mu_);
 };
 
 class InputConnector {

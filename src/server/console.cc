@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "server/http.h"
+#include "server/api_error.h"
 
 namespace sluice::server {
 
@@ -37,13 +37,13 @@ std::string_view ContentTypeOf(std::string_view path) {
 
 namespace {
 
-void SendAsset(const httplib::Request& req, httplib::Response& res, const ConsoleAsset& asset) {
+void SendAsset(const HttpRequest& req, HttpResponse& res, const ConsoleAsset& asset) {
   res.set_header("ETag", std::string(asset.etag));
   res.set_header("Cache-Control", "no-cache");
   // The console's own files only; a page of another origin may not frame it.
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("X-Frame-Options", "DENY");
-  if (req.get_header_value("If-None-Match") == asset.etag) {
+  if (req.header("If-None-Match") == asset.etag) {
     res.status = 304;
     return;
   }
@@ -53,23 +53,25 @@ void SendAsset(const httplib::Request& req, httplib::Response& res, const Consol
 
 }  // namespace
 
-void AddConsoleRoutes(httplib::Server& http) {
-  http.Get("/", [](const httplib::Request& req, httplib::Response& res) {
+bool IsConsolePath(std::string_view path) {
+  return path == "/" || path.substr(0, 9) == "/console/";
+}
+
+void ServeConsole(const HttpRequest& req, HttpResponse& res) {
+  if (req.path == "/") {
     const ConsoleAsset* index = FindConsoleAsset("index.html");
     if (index == nullptr) {
       return SendError(res, 404, "UnknownEndpoint", "this build has no web console");
     }
-    SendAsset(req, res, *index);
-  });
-  http.Get(R"(/console/(.+))", [](const httplib::Request& req, httplib::Response& res) {
-    const std::string path = req.matches[1];
-    const ConsoleAsset* asset = FindConsoleAsset(path);
-    if (asset == nullptr) {
-      return SendError(res, 404, "UnknownEndpoint", "the console has no file " + path,
-                       {{"path", path}});
-    }
-    SendAsset(req, res, *asset);
-  });
+    return SendAsset(req, res, *index);
+  }
+  const std::string path = req.path.substr(9);
+  const ConsoleAsset* asset = path.empty() ? nullptr : FindConsoleAsset(path);
+  if (asset == nullptr) {
+    return SendError(res, 404, "UnknownEndpoint", "the console has no file " + path,
+                     {{"path", path}});
+  }
+  SendAsset(req, res, *asset);
 }
 
 }  // namespace sluice::server

@@ -5,11 +5,11 @@
 // whatever it shows, a script can do too.
 #pragma once
 
-#include <httplib.h>
-
 #include <string_view>
 
 #include "server/console_assets.h"
+#include "server/http_parser.h"
+#include "server/http_server.h"
 
 namespace sluice::server {
 
@@ -19,10 +19,12 @@ const ConsoleAsset* FindConsoleAsset(std::string_view path);
 // The Content-Type of a file, from its extension.
 std::string_view ContentTypeOf(std::string_view path);
 
-// Serves GET `/` (index.html) and GET `/console/{path}`. Answers carry the
+// Whether `path` is the console's: `/` or `/console/...`.
+bool IsConsolePath(std::string_view path);
+// Answers GET `/` (index.html) and GET `/console/{path}`. Answers carry the
 // asset's ETag and `Cache-Control: no-cache`, so a browser keeps its copy
 // and asks whether it is still current (304 Not Modified when it is): an
 // upgraded binary's console is never served stale.
-void AddConsoleRoutes(httplib::Server& http);
+void ServeConsole(const HttpRequest& req, HttpResponse& res);
 
 }  // namespace sluice::server

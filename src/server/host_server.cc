@@ -177,7 +177,16 @@ struct HostServer::Impl {
   void Routes();
   Result<co::ActivateAnswer> Activate(const co::ActivateRequest& a);
   void Egress(const Request& req, Response& res);
+  // Egress streams open now. Each holds one of the server's threads, so
+  // they are bounded below the pool's size: the calls that run steps always
+  // find a thread.
+  std::atomic<int> streams{0};
 };
+
+// The coordination API's threads, and how many of them egress streams may
+// hold at once.
+constexpr int kHostThreads = 256;
+constexpr int kMaxHostStreams = 192;
 
 Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest& a) {
   {
@@ -272,14 +281,25 @@ void HostServer::Impl::Egress(const Request& req, Response& res) {
   auto request = co::DecodeRequest<co::EgressRequest>(req.params, req.body);
   if (!request.ok()) return Fail(res, request.status());
   const co::EgressRequest& e = *request;
+  if (streams.fetch_add(1) >= kMaxHostStreams) {
+    --streams;
+    return Fail(res, Status::Unavailable(
+                         "the host serving \"" + e.relation + "\" already streams to " +
+                         std::to_string(kMaxHostStreams) +
+                         " followers, the most a host serves at once: try again later"));
+  }
   auto sub = c->Subscribe(e.relation, e.snapshot, e.follow, e.backpressure, e.max_queued_records);
-  if (!sub.ok()) return Fail(res, sub.status());
+  if (!sub.ok()) {
+    --streams;
+    return Fail(res, sub.status());
+  }
   struct Stream {
     pipeline::Controller* c;
     pipeline::Subscription sub;
+    std::atomic<int>* streams;
     bool header = false, ended = false;
   };
-  auto st = std::make_shared<Stream>(Stream{c, *sub});
+  auto st = std::make_shared<Stream>(Stream{c, *sub, &streams});
   res.status = 200;
   res.set_chunked_content_provider(
       "application/octet-stream",
@@ -309,7 +329,10 @@ void HostServer::Impl::Egress(const Request& req, Response& res) {
         }
         return sink.write(out.data(), out.size());
       },
-      [st](bool) { st->c->Unsubscribe(st->sub.id); });
+      [st](bool) {
+        st->c->Unsubscribe(st->sub.id);
+        --*st->streams;
+      });
 }
 
 void HostServer::Impl::Routes() {
@@ -502,7 +525,7 @@ Status HostServer::Start() {
   // after 2 s idle, well before the host does.
   m.http->set_keep_alive_max_count(100000);
   m.http->set_keep_alive_timeout(5);
-  SLUICE_ASSIGN_OR_RETURN(m.port, BindHttp(*m.http, m.o.http_address, m.o.http_port, 64));
+  SLUICE_ASSIGN_OR_RETURN(m.port, BindHttp(*m.http, m.o.http_address, m.o.http_port, kHostThreads));
   m.thread = std::thread([&m] { m.http->listen_after_bind(); });
   // After activation, a host that hears nothing from its coordinator stops.
   m.watchdog = std::thread([&m] {

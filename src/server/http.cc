@@ -3,69 +3,19 @@
 #include <sys/socket.h>
 
 #include "pipeline/coordination.h"
+#include "server/api_error.h"
 
 namespace sluice::server {
 
 void SendError(httplib::Response& res, int status, const std::string& code,
                const std::string& message, nlohmann::json details) {
-  nlohmann::json j = {{"message", message}, {"error_code", code}, {"details", std::move(details)}};
   res.status = status;
-  res.set_content(j.dump() + "\n", "application/json");
+  res.set_content(ErrorBody(code, message, details), "application/json");
 }
 
 void SendStatus(httplib::Response& res, const Status& s, const std::string& code) {
   const pipeline::coordination::HttpError e = pipeline::coordination::HttpErrorFor(s);
   SendError(res, e.status, code.empty() ? e.code : code, s.message());
-}
-
-namespace {
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string Decode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && HexDigit(s[i + 1]) >= 0 &&
-               HexDigit(s[i + 2]) >= 0) {
-      out += static_cast<char>(HexDigit(s[i + 1]) * 16 + HexDigit(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];  // a '%' without two hex digits stays as it is
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-std::multimap<std::string, std::string> ParseQueryString(std::string_view query) {
-  std::multimap<std::string, std::string> params;
-  while (!query.empty()) {
-    const size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    const size_t eq = pair.find('=');
-    params.emplace(Decode(pair.substr(0, eq)),
-                   eq == std::string_view::npos ? std::string() : Decode(pair.substr(eq + 1)));
-  }
-  return params;
-}
-
-void ReparseParams(const httplib::Request& req) {
-  const size_t q = req.target.find('?');
-  // The library's Request is not const where it is made; only the routing
-  // handlers see it as const.
-  const_cast<httplib::Request&>(req).params = ParseQueryString(
-      q == std::string::npos ? std::string_view() : std::string_view(req.target).substr(q + 1));
 }
 
 Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const TlsFiles& tls, bool verify_clients) {

@@ -1,5 +1,6 @@
-// What the pipeline's HTTP API (server.cc) and a host's coordination API
-// (host_server.cc) share: JSON errors, and how a server is set up and bound.
+// A host's coordination API (host_server.cc) on the HTTP library: JSON
+// errors, and how its server is set up and bound. (The pipeline's public
+// API has its own asynchronous server, http_server.h.)
 #pragma once
 
 #include <httplib.h>
@@ -21,15 +22,6 @@ void SendError(httplib::Response& res, int status, const std::string& code,
 // The error answer for `s`: the HTTP status of coordination::HttpErrorFor,
 // and its error_code unless `code` is given.
 void SendStatus(httplib::Response& res, const Status& s, const std::string& code = "");
-
-// The parameters of a query string (the part of a target after '?'),
-// decoded exactly: split at every '&', each at its first '=' only, then
-// %XX and '+' (a space) decoded in names and values. (The HTTP library
-// splits a pair at its last '=', which cut `sql=SELECT 1=1` short.)
-std::multimap<std::string, std::string> ParseQueryString(std::string_view query);
-// The target's query string, parsed as above, in place of what the HTTP
-// library parsed. Called before routing.
-void ReparseParams(const httplib::Request& req);
 
 // An HTTP server, or HTTPS with `tls`'s certificate and key; with
 // `verify_clients`, clients must present a certificate that the CA of

@@ -141,8 +141,19 @@ std::string RenderCsv(const pipeline::QueryResult& r, bool headers) {
   return out;
 }
 
-std::string RenderStats(const pipeline::PipelineStats& stats, bool pretty) {
-  return pipeline::MessageToJson(stats).dump(pretty ? 2 : -1) + (pretty ? "\n" : "");
+std::string RenderStats(const pipeline::PipelineStats& stats, bool pretty,
+                        const HttpServerStats* http) {
+  nlohmann::json j = pipeline::MessageToJson(stats);
+  if (http != nullptr) {
+    j["http"] = {{"connections", http->connections},
+                 {"connections_accepted", http->connections_accepted},
+                 {"connections_refused", http->connections_refused},
+                 {"connections_timed_out", http->connections_timed_out},
+                 {"connections_idle_closed", http->connections_idle_closed},
+                 {"requests", http->requests},
+                 {"streams", http->streams}};
+  }
+  return j.dump(pretty ? 2 : -1) + (pretty ? "\n" : "");
 }
 
 namespace {
@@ -185,7 +196,8 @@ class Metrics {
 }  // namespace
 
 std::string RenderMetrics(const pipeline::PipelineStats& stats,
-                          const std::vector<pipeline::CheckpointInfo>& checkpoints) {
+                          const std::vector<pipeline::CheckpointInfo>& checkpoints,
+                          const HttpServerStats* http) {
   const pipeline::GlobalStats& g = stats.global;
   Metrics m;
   m.Head("sluice_up", "gauge", "1 while the pipeline runs or is paused, 0 if it failed");
@@ -277,6 +289,25 @@ std::string RenderMetrics(const pipeline::PipelineStats& stats,
           static_cast<double>(*checkpoints.front().step));
     m.One("sluice_last_checkpoint_bytes", "gauge", "the size of the newest checkpoint",
           static_cast<double>(checkpoints.front().size_bytes));
+  }
+  if (http != nullptr) {
+    m.One("sluice_http_connections", "gauge", "connections open to the HTTP API",
+          static_cast<double>(http->connections));
+    m.One("sluice_http_connections_accepted_total", "counter", "connections the HTTP API accepted",
+          static_cast<double>(http->connections_accepted));
+    m.One("sluice_http_connections_refused_total", "counter",
+          "connections refused over a connection limit (503)",
+          static_cast<double>(http->connections_refused));
+    m.One("sluice_http_connections_timed_out_total", "counter",
+          "connections closed because a request or an answer stopped moving",
+          static_cast<double>(http->connections_timed_out));
+    m.One("sluice_http_connections_idle_closed_total", "counter",
+          "kept-alive connections closed after being idle",
+          static_cast<double>(http->connections_idle_closed));
+    m.One("sluice_http_requests_total", "counter", "requests to the HTTP API",
+          static_cast<double>(http->requests));
+    m.One("sluice_http_streams", "gauge", "streaming answers open (egress)",
+          static_cast<double>(http->streams));
   }
   return m.take();
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pipeline/api.h"
+#include "server/http_server.h"
 
 namespace sluice::server {
 
@@ -18,10 +19,13 @@ std::string RenderCsv(const pipeline::QueryResult& r, bool headers = false);
 // A CSV header line naming `names`.
 std::string RenderCsvHeader(const std::vector<std::string>& names);
 
-std::string RenderStats(const pipeline::PipelineStats& stats, bool pretty = false);
+// With `http`, an "http" object with the API server's connection counters.
+std::string RenderStats(const pipeline::PipelineStats& stats, bool pretty = false,
+                        const HttpServerStats* http = nullptr);
 // The figures in Prometheus' text format (version 0.0.4).
 std::string RenderMetrics(const pipeline::PipelineStats& stats,
-                          const std::vector<pipeline::CheckpointInfo>& checkpoints);
+                          const std::vector<pipeline::CheckpointInfo>& checkpoints,
+                          const HttpServerStats* http = nullptr);
 std::string RenderStatus(const pipeline::PipelineStatus& status);
 std::string RenderCheckpoints(const std::vector<pipeline::CheckpointInfo>& list);
 

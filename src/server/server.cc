@@ -1,7 +1,5 @@
 #include "server/server.h"
 
-#include <httplib.h>
-
 #include <atomic>
 #include <charconv>
 #include <functional>
@@ -15,8 +13,9 @@
 #include "format/format.h"
 #include "format/json.h"
 #include "pipeline/coordination.h"
+#include "server/api_error.h"
 #include "server/console.h"
-#include "server/http.h"
+#include "server/http_server.h"
 #include "server/render.h"
 #include "zset/cursor.h"
 
@@ -24,8 +23,8 @@ namespace sluice::server {
 namespace {
 
 using Json = nlohmann::json;
-using httplib::Request;
-using httplib::Response;
+using Request = HttpRequest;
+using Response = HttpResponse;
 
 void SendJson(Response& res, const std::string& json) {
   res.status = 200;
@@ -37,7 +36,7 @@ void SendJson(Response& res, const std::string& json) {
 // files, which hold no data (the console asks for a key when the API
 // answers 401).
 std::optional<pipeline::ApiScope> ScopeNeeded(const Request& req) {
-  if (req.path == "/" || req.path.rfind("/console/", 0) == 0) return std::nullopt;
+  if (IsConsolePath(req.path)) return std::nullopt;
   static const std::regex kWrites(
       R"(/ingress/[^/]+|/start|/pause|/checkpoint|/start_transaction|/commit_transaction|/approve|)"
       R"(/(input|output)_endpoints/[^/]+/(start|pause|reset))");
@@ -48,7 +47,7 @@ std::optional<pipeline::ApiScope> ScopeNeeded(const Request& req) {
 bool Authorized(const pipeline::ApiKeys& keys, const Request& req, Response& res) {
   const std::optional<pipeline::ApiScope> need = ScopeNeeded(req);
   if (!need) return true;
-  const std::string auth = req.get_header_value("Authorization");
+  const std::string& auth = req.header("Authorization");
   std::optional<pipeline::ApiScope> scope;
   if (auth.rfind("Bearer ", 0) == 0) {
     std::string_view key(auth);
@@ -56,9 +55,6 @@ bool Authorized(const pipeline::ApiKeys& keys, const Request& req, Response& res
     while (!key.empty() && key.front() == ' ') key.remove_prefix(1);
     while (!key.empty() && key.back() == ' ') key.remove_suffix(1);
     scope = keys.Find(key);
-  }
-  if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
-    res.set_header("Connection", "close");  // the body is not read
   }
   if (!scope) {
     res.set_header("WWW-Authenticate", "Bearer");
@@ -85,7 +81,7 @@ constexpr const char* kAwaitingApproval =
 
 bool Param(const Request& req, Response& res, const std::string& name,
            const std::vector<std::string>& allowed, std::string* out) {
-  *out = req.has_param(name) ? req.get_param_value(name) : allowed[0];
+  *out = req.has_param(name) ? req.param(name) : allowed[0];
   if (std::find(allowed.begin(), allowed.end(), *out) != allowed.end()) return true;
   std::string list;
   for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -109,97 +105,235 @@ void SendQueryError(Response& res, const Status& s) {
             std::move(details));
 }
 
-// The records of one egress stream, as JSON lines.
-struct EgressStream {
+// One egress stream: the subscription's chunks as JSON lines, written as
+// the client takes them. Nothing waits: the queue's listener wakes the
+// pump, which encodes a line on a worker thread and writes it; the write's
+// completion pumps again. At most one pump or write is under way at once.
+class EgressStream : public std::enable_shared_from_this<EgressStream> {
+ public:
   pipeline::PipelineApi* controller = nullptr;
   uint64_t id = 0;
   std::shared_ptr<connector::OutputQueue> queue;
   std::unique_ptr<format::Encoder> encoder;
   bool json = true;
   std::string header;  // csv: goes before the first record
-  uint64_t sequence = 0;
   uint64_t step = 0;
-  bool ended = false;
   ServerOptions options;
 
-  bool WriteLine(httplib::DataSink& sink, const Json& j) {
+  void Start(std::shared_ptr<HttpStream> out) {
+    {
+      MutexLock l(&mu_);
+      out_ = std::move(out);
+    }
+    std::weak_ptr<EgressStream> weak = weak_from_this();
+    queue->SetListener([weak] {
+      if (auto e = weak.lock()) e->Wake();
+    });
+    ScheduleHeartbeat();
+    Wake();
+  }
+
+  // The connection ended.
+  void Closed() {
+    queue->SetListener(nullptr);
+    controller->Unsubscribe(id);
+    MutexLock l(&mu_);
+    ended_ = true;
+    out_.reset();
+  }
+
+ private:
+  void Wake() {
+    std::shared_ptr<HttpStream> out;
+    {
+      MutexLock l(&mu_);
+      if (ended_ || out_ == nullptr) return;
+      if (busy_) {
+        wake_pending_ = true;
+        return;
+      }
+      busy_ = true;
+      out = out_;
+    }
+    auto self = shared_from_this();
+    out->Post([self] { self->Pump(); });
+  }
+
+  void ScheduleHeartbeat() {
+    std::shared_ptr<HttpStream> out;
+    {
+      MutexLock l(&mu_);
+      out = out_;
+    }
+    if (out == nullptr) return;
+    std::weak_ptr<EgressStream> weak = weak_from_this();
+    out->After(std::chrono::milliseconds(options.heartbeat_msecs), [weak] {
+      auto self = weak.lock();
+      if (self == nullptr) return;
+      {
+        MutexLock l(&self->mu_);
+        self->heartbeat_due_ = true;
+      }
+      self->Wake();
+      self->ScheduleHeartbeat();
+    });
+  }
+
+  // On a worker, while busy_: writes the next line, or ends busy_ when
+  // there is nothing to write.
+  void Pump() {
+    std::shared_ptr<HttpStream> out;
+    bool heartbeat = false;
+    {
+      MutexLock l(&mu_);
+      if (ended_ || out_ == nullptr) {
+        busy_ = false;
+        return;
+      }
+      out = out_;
+      wake_pending_ = false;
+    }
+    std::string text;
+    bool end = false;
+    if (cursor_ == nullptr) {
+      const auto r = queue->Pop(&chunk_, std::chrono::milliseconds(0));
+      if (r == connector::OutputQueue::PopResult::kChunk) {
+        cursor_ = NewCursorOver(chunk_.batches);
+        step = chunk_.step;
+        wrote_ = false;
+      } else if (r == connector::OutputQueue::PopResult::kClosed) {
+        end = true;
+        const Status e = queue->error();
+        if (!e.ok()) {
+          text = Line({{"sequence_number", sequence_++},
+                       {"error",
+                        {{"message", e.message()},
+                         {"error_code", e.code() == StatusCode::kAborted    ? "StreamEnded"
+                                        : e.code() == StatusCode::kOverflow ? "ConsumerFellBehind"
+                                                                            : "PipelineFailed"}}}});
+        }
+      }
+    }
+    if (cursor_ != nullptr) text = NextLine();
+    if (text.empty() && !end) {
+      MutexLock l(&mu_);
+      heartbeat = heartbeat_due_;
+      heartbeat_due_ = false;
+      if (!heartbeat) {
+        if (wake_pending_) {
+          l.Unlock();
+          auto self = shared_from_this();
+          return out->Post([self] { self->Pump(); });
+        }
+        busy_ = false;
+        return;
+      }
+    }
+    if (heartbeat) {
+      text = Line({{"sequence_number", sequence_++}, {"step", controller->step()}, {"heartbeat", true}});
+    } else {
+      MutexLock l(&mu_);
+      heartbeat_due_ = false;  // a line went out: no heartbeat needed
+    }
+    auto self = shared_from_this();
+    if (end) {
+      {
+        MutexLock l(&mu_);
+        ended_ = true;
+      }
+      if (text.empty()) return out->End();
+      return out->Write(std::move(text), [out](bool ok) {
+        if (ok) out->End();
+      });
+    }
+    out->Write(std::move(text), [self, out](bool ok) {
+      if (!ok) return;
+      out->Post([self] { self->Pump(); });
+    });
+  }
+
+  static std::string Line(const Json& j) {
     std::string line = j.dump();
     line.push_back('\n');
-    return sink.write(line.data(), line.size());
+    return line;
   }
 
-  // Writes `chunk` in pieces of at most max_chunk_records records.
-  bool WriteChunk(httplib::DataSink& sink, const connector::OutputChunk& chunk) {
-    const bool snapshot = chunk.kind == connector::OutputChunk::Kind::kSnapshot;
-    step = chunk.step;
+  // The next line of the chunk being written: at most max_chunk_records
+  // records. Empty (and the chunk done) when nothing is left of it.
+  std::string NextLine() {
+    const bool snapshot = chunk_.kind == connector::OutputChunk::Kind::kSnapshot;
     std::string data;
     uint64_t records = 0;
-    bool wrote = false;
-    auto flush = [&]() {
-      if (json && !data.empty() && data.back() == ',') data.pop_back();
-      std::string line = "{\"sequence_number\":" + std::to_string(sequence++) +
-                         ",\"step\":" + std::to_string(step) +
-                         ",\"snapshot\":" + (snapshot ? "true" : "false");
-      if (json) {
-        line += ",\"json_data\":[" + data + "]}\n";
-      } else {
-        if (!header.empty()) {
-          data.insert(0, header);
-          header.clear();
-        }
-        std::string text;
-        format::AppendJsonString(data, &text);
-        line += ",\"text_data\":" + text + "}\n";
-      }
-      data.clear();
-      records = 0;
-      wrote = true;
-      return sink.write(line.data(), line.size());
-    };
-    auto c = NewCursorOver(chunk.batches);
-    for (; c->KeyValid(); c->StepKey()) {
-      int64_t w = c->weight();
+    for (; cursor_->KeyValid(); cursor_->StepKey()) {
+      const int64_t w = cursor_->weight();
       if (w == 0) continue;
-      Status s = encoder->Encode(c->key(), w, &data);
-      if (!s.ok())
-        return WriteLine(sink, {{"sequence_number", sequence++}, {"error", s.ToString()}});
+      Status s = encoder->Encode(cursor_->key(), w, &data);
+      if (!s.ok()) {
+        cursor_->StepKey();
+        return Line({{"sequence_number", sequence_++}, {"error", s.ToString()}});
+      }
       records += static_cast<uint64_t>(w > 0 ? w : -w);
-      if (records >= options.max_chunk_records && !flush()) return false;
+      if (records >= options.max_chunk_records) {
+        cursor_->StepKey();
+        break;
+      }
     }
+    const bool done = !cursor_->KeyValid();
     // A snapshot always says which step it is, even when it is empty.
-    if (records > 0 || (snapshot && !wrote)) return flush();
-    return true;
+    if (records == 0 && !(snapshot && !wrote_ && done)) {
+      if (done) Finish();
+      return std::string();
+    }
+    if (json && !data.empty() && data.back() == ',') data.pop_back();
+    std::string line = "{\"sequence_number\":" + std::to_string(sequence_++) +
+                       ",\"step\":" + std::to_string(step) +
+                       ",\"snapshot\":" + (snapshot ? "true" : "false");
+    if (json) {
+      line += ",\"json_data\":[" + data + "]}\n";
+    } else {
+      if (!header.empty()) {
+        data.insert(0, header);
+        header.clear();
+      }
+      std::string text;
+      format::AppendJsonString(data, &text);
+      line += ",\"text_data\":" + text + "}\n";
+    }
+    wrote_ = true;
+    if (done) Finish();
+    return line;
   }
 
-  bool Next(httplib::DataSink& sink) {
-    if (ended) {
-      sink.done();
-      return true;
-    }
-    connector::OutputChunk chunk;
-    auto r = queue->Pop(&chunk, std::chrono::milliseconds(options.heartbeat_msecs));
-    if (r == connector::OutputQueue::PopResult::kTimeout) {
-      return WriteLine(
-          sink,
-          {{"sequence_number", sequence++}, {"step", controller->step()}, {"heartbeat", true}});
-    }
-    if (r == connector::OutputQueue::PopResult::kClosed) {
-      ended = true;
-      Status e = queue->error();
-      if (!e.ok()) {
-        return WriteLine(
-            sink, {{"sequence_number", sequence++},
-                   {"error",
-                    {{"message", e.message()},
-                     {"error_code", e.code() == StatusCode::kAborted    ? "StreamEnded"
-                                    : e.code() == StatusCode::kOverflow ? "ConsumerFellBehind"
-                                                                        : "PipelineFailed"}}}});
-      }
-      sink.done();
-      return true;
-    }
-    return WriteChunk(sink, chunk);
+  void Finish() {
+    cursor_.reset();
+    chunk_ = connector::OutputChunk();
+    queue->Done();
   }
+
+  Mutex mu_;
+  std::shared_ptr<HttpStream> out_ GUARDED_BY(mu_);
+  bool busy_ GUARDED_BY(mu_) = false;
+  bool wake_pending_ GUARDED_BY(mu_) = false;
+  bool heartbeat_due_ GUARDED_BY(mu_) = false;
+  bool ended_ GUARDED_BY(mu_) = false;
+  // Only the pump (one at a time) touches these.
+  connector::OutputChunk chunk_;
+  std::unique_ptr<Cursor> cursor_;
+  bool wrote_ = false;
+  uint64_t sequence_ = 0;
+};
+
+// An endpoint: its path, methods, the parameters it knows, and whether it
+// answers while a program change awaits approval, or may block.
+struct Endpoint {
+  std::regex re;
+  bool get = false, post = false;
+  std::vector<std::string> params;
+  bool while_awaiting = false;
+  bool blocking = false;
+  HttpHandler handler;
+  // In place of `handler`: the route, made from the request's head.
+  std::function<HttpRoute(Request&, Response&)> prepare;
 };
 
 }  // namespace
@@ -207,18 +341,118 @@ struct EgressStream {
 struct Server::Impl {
   pipeline::PipelineApi* controller;
   ServerOptions options;
-  std::unique_ptr<httplib::Server> http;
-  std::thread thread;
-  std::atomic<bool> stopped{false};
+  std::vector<Endpoint> endpoints;
+  std::unique_ptr<HttpServer> http;
 
   void Routes();
-  void Ingress(const Request& req, Response& res, const httplib::ContentReader& reader);
-  void Egress(const std::string& name, const Request& req, Response& res);
+  HttpRoute Route(Request& req, Response& res);
+  // Ingress is routed from its head: the table and the parameters are
+  // checked before the body is read, which is decoded as it arrives.
+  HttpRoute Ingress(const Request& req, Response& res);
+  void Egress(const Request& req, Response& res);
+  void Query(const Request& req, Response& res);
+  void Add(bool get, bool post, const std::string& pattern, HttpHandler h,
+           bool while_awaiting = false, bool blocking = false) {
+    // The parameters each endpoint knows: any other (a typo such as
+    // fromat=csv would otherwise be ignored) is refused, saying what to use.
+    static const std::map<std::string, std::vector<std::string>> kParams = {
+        {R"(/ingress/([^/]+))", {"format", "update_format", "array", "force"}},
+        {R"(/egress/([^/]+))",
+         {"format", "mode", "backpressure", "max_queued_records", "headers"}},
+        {"/completion_status", {"token"}},
+        {"/query", {"sql", "format", "headers"}},
+        {"/stats", {"pretty"}},
+        {"/schema", {"pretty"}}};
+    auto k = kParams.find(pattern);
+    endpoints.push_back({std::regex(pattern), get, post,
+                         k == kParams.end() ? std::vector<std::string>{} : k->second,
+                         while_awaiting, blocking, std::move(h)});
+  }
 };
 
-void Server::Impl::Ingress(const Request& req, Response& res,
-                           const httplib::ContentReader& reader) {
-  const std::string table = req.matches[1];
+HttpRoute Server::Impl::Route(Request& req, Response& res) {
+  // HEAD is GET without the body (the server leaves it out).
+  const std::string method = req.method == "HEAD" ? "GET" : req.method;
+  if (IsConsolePath(req.path)) {
+    if (method != "GET") {
+      res.set_header("Allow", "GET");
+      SendError(res, 405, "MethodNotAllowed",
+                req.method + " " + req.path + " is not an endpoint: use GET " + req.path,
+                {{"allowed", "GET"}});
+      return {};
+    }
+    return {[](Request& q, Response& r) { ServeConsole(q, r); }, false};
+  }
+  if (options.keys != nullptr && !options.keys->empty() && !Authorized(*options.keys, req, res)) {
+    return {};
+  }
+  for (const Endpoint& e : endpoints) {
+    std::smatch m;
+    if (!std::regex_match(req.path, m, e.re)) continue;
+    if ((method == "GET" && !e.get) || (method == "POST" && !e.post) ||
+        (method != "GET" && method != "POST")) {
+      const std::string use = e.post && e.get ? "GET or POST" : e.post ? "POST" : "GET";
+      SendError(res, 405, "MethodNotAllowed",
+                req.method + " " + req.path + " is not an endpoint: use " + use + " " + req.path +
+                    (use == "POST" ? " (curl -X POST ...)" : ""),
+                {{"allowed", use}});
+      res.set_header("Allow", e.post && e.get ? "GET, POST" : e.post ? "POST" : "GET");
+      return {};
+    }
+    for (const auto& [name, value] : req.params) {
+      if (std::find(e.params.begin(), e.params.end(), name) != e.params.end()) continue;
+      std::string known;
+      for (const std::string& k : e.params) known += (known.empty() ? "" : ", ") + k;
+      SendError(res, 400, "UnknownParameter",
+                "unknown parameter \"" + name + "\" for " + req.path + DidYouMean(name, e.params) +
+                    (known.empty() ? "; it takes none" : "; it takes: " + known),
+                {{"parameter", name}});
+      return {};
+    }
+    if (!e.while_awaiting && controller->state() == pipeline::PipelineState::kAwaitingApproval) {
+      SendError(res, 503, "AwaitingApproval", kAwaitingApproval);
+      return {};
+    }
+    req.matches.assign(m.begin(), m.end());
+    if (e.prepare) return e.prepare(req, res);
+    return {e.handler, e.blocking};
+  }
+  SendError(res, 404, "UnknownEndpoint", "no endpoint " + req.method + " " + req.path);
+  return {};
+}
+
+// A request's records, decoded as its body arrives: whole records as soon
+// as a piece completes them, the rest kept for the next piece. (A JSON
+// array is decoded whole at the end.)
+struct IngressBody {
+  std::unique_ptr<format::Decoder> decoder;
+  bool in_pieces = true;
+  std::string tail;
+  format::Position at;
+  format::ChangeBuffer changes;
+  std::vector<format::RecordError> errors;
+  uint64_t error_count = 0;
+  uint64_t bytes = 0;
+
+  void Piece(std::string_view piece) {
+    bytes += piece.size();
+    tail.append(piece);
+    if (!in_pieces) return;
+    const size_t whole = decoder->CompleteRecords(tail);
+    if (whole == 0) return;
+    at = decoder->Decode(std::string_view(tail).substr(0, whole), at, &changes, &errors,
+                         &error_count);
+    tail.erase(0, whole);
+  }
+  void Finish() {
+    if (tail.empty()) return;
+    at = decoder->Decode(tail, at, &changes, &errors, &error_count);
+    std::string().swap(tail);
+  }
+};
+
+HttpRoute Server::Impl::Ingress(const Request& req, Response& res) {
+  const std::string& table = req.matches[1];
   const pipeline::RelationInfo* info = controller->FindRelation(table);
   if (info == nullptr || !info->is_table) {
     std::vector<std::string> tables;
@@ -231,40 +465,14 @@ void Server::Impl::Ingress(const Request& req, Response& res,
                   (info != nullptr ? " (" + table + " is a view: views take no input)"
                                    : DidYouMean(table, tables)),
               {{"table", table}});
-    return;
+    return {};
   }
   std::string fmt, update_format, array, force;
   if (!Param(req, res, "format", {"json", "csv"}, &fmt) ||
       !Param(req, res, "update_format", {"insert_delete", "raw"}, &update_format) ||
       !Param(req, res, "array", {"false", "true"}, &array) ||
       !Param(req, res, "force", {"false", "true"}, &force)) {
-    return;
-  }
-  // The body is read to its end even when it is too large (and then
-  // dropped), so that the client gets the answer rather than a reset.
-  std::string body;
-  bool too_big = false;
-  if (req.has_header("Content-Length")) {
-    const std::string v = req.get_header_value("Content-Length");
-    uint64_t declared = 0;
-    std::from_chars(v.data(), v.data() + v.size(), declared);
-    if (declared <= options.max_request_bytes) body.reserve(declared);
-  }
-  reader([&](const char* data, size_t len) {
-    if (too_big || body.size() + len > options.max_request_bytes) {
-      too_big = true;
-      std::string().swap(body);
-      return true;
-    }
-    body.append(data, len);
-    return true;
-  });
-  if (too_big) {
-    SendError(res, 413, "RequestTooLarge",
-              "the request is larger than " + std::to_string(options.max_request_bytes) +
-                  " bytes: send the records in several requests",
-              {{"max_request_bytes", options.max_request_bytes}});
-    return;
+    return {};
   }
   format::FormatOptions fo;
   fo.name = fmt;
@@ -273,34 +481,41 @@ void Server::Impl::Ingress(const Request& req, Response& res,
   auto dec = format::MakeDecoder(fo, info->rel);
   if (!dec.ok()) {
     SendStatus(res, dec.status());
-    return;
+    return {};
   }
-  format::ChangeBuffer changes;
-  std::vector<format::RecordError> errors;
-  uint64_t error_count = 0;
-  (*dec)->Decode(body, format::Position{}, &changes, &errors, &error_count);
-  if (error_count > 0) {
-    controller->CountIngressErrors(table, error_count);
-    Json list = Json::array();
-    for (const format::RecordError& e : errors) {
-      list.push_back(
-          {{"record", e.record}, {"line", e.line}, {"column", e.column}, {"reason", e.reason}});
+  auto body = std::make_shared<IngressBody>();
+  body->decoder = std::move(dec).value();
+  body->in_pieces = !fo.array;
+  HttpRoute route;
+  route.blocking = true;
+  route.body_reader = [body](std::string_view piece) { body->Piece(piece); };
+  pipeline::PipelineApi* c = controller;
+  const bool forced = force == "true";
+  route.handler = [c, body, table, forced](Request&, Response& res) {
+    body->Finish();
+    if (body->error_count > 0) {
+      c->CountIngressErrors(table, body->error_count);
+      Json list = Json::array();
+      for (const format::RecordError& e : body->errors) {
+        list.push_back(
+            {{"record", e.record}, {"line", e.line}, {"column", e.column}, {"reason", e.reason}});
+      }
+      SendError(res, 400, "ParseErrors",
+                std::to_string(body->error_count) +
+                    " of the request's records could not be read (first: " +
+                    body->errors.front().ToString() + "); none of its records was ingested",
+                {{"errors", list}, {"error_count", body->error_count}});
+      return;
     }
-    SendError(res, 400, "ParseErrors",
-              std::to_string(error_count) + " of the request's records could not be read (first: " +
-                  errors.front().ToString() + "); none of its records was ingested",
-              {{"errors", list}, {"error_count", error_count}});
-    return;
-  }
-  auto token = controller->Ingest(table, std::move(changes), force == "true", body.size());
-  if (!token.ok()) {
-    SendStatus(res, token.status());
-    return;
-  }
-  SendJson(res, Json{{"token", std::to_string(*token)}}.dump());
+    auto token = c->Ingest(table, std::move(body->changes), forced, body->bytes);
+    if (!token.ok()) return SendStatus(res, token.status());
+    SendJson(res, Json{{"token", std::to_string(*token)}}.dump());
+  };
+  return route;
 }
 
-void Server::Impl::Egress(const std::string& name, const Request& req, Response& res) {
+void Server::Impl::Egress(const Request& req, Response& res) {
+  const std::string& name = req.matches[1];
   const pipeline::RelationInfo* info = controller->FindRelation(name);
   if (info == nullptr) {
     SendError(res, 404, "UnknownView",
@@ -339,7 +554,7 @@ void Server::Impl::Egress(const std::string& name, const Request& req, Response&
   }
   uint64_t max_queued = 1000000;
   if (req.has_param("max_queued_records")) {
-    const std::string v = req.get_param_value("max_queued_records");
+    const std::string& v = req.param("max_queued_records");
     if (std::from_chars(v.data(), v.data() + v.size(), max_queued).ec != std::errc() ||
         max_queued == 0) {
       SendError(res, 400, "InvalidParameter",
@@ -368,135 +583,70 @@ void Server::Impl::Egress(const std::string& name, const Request& req, Response&
   st->step = sub->snapshot_step;
   st->options = options;
   res.status = 200;
-  res.set_chunked_content_provider(
-      "application/x-ndjson", [st](size_t, httplib::DataSink& sink) { return st->Next(sink); },
-      [st](bool) { st->controller->Unsubscribe(st->id); });
+  res.set_header("Content-Type", "application/x-ndjson");
+  res.close = true;
+  res.on_stream = [st](std::shared_ptr<HttpStream> out) { st->Start(std::move(out)); };
+  res.on_close = [st] { st->Closed(); };
+}
+
+// GET /query?sql=...; POST /query with the SQL as the body (of any length),
+// or as a form's sql field.
+void Server::Impl::Query(const Request& req, Response& res) {
+  std::string fmt, headers;
+  if (!Param(req, res, "format", {"text", "json", "csv"}, &fmt) ||
+      !Param(req, res, "headers", {"false", "true"}, &headers)) {
+    return;
+  }
+  std::string sql;
+  if (req.has_param("sql")) {
+    sql = req.param("sql");
+  } else if (req.method == "POST" &&
+             req.header("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0) {
+    const auto form = ParseQueryString(req.body);
+    auto it = form.find("sql");
+    sql = it != form.end() ? it->second : req.body;  // curl -d 'SELECT ...'
+  } else if (req.method == "POST") {
+    sql = req.body;
+  }
+  if (sql.empty()) {
+    SendError(res, 400, "InvalidParameter",
+              "the query is missing: GET /query?sql=SELECT ..., or POST /query with the SQL as "
+              "the body");
+    return;
+  }
+  auto r = controller->Query(sql);
+  if (!r.ok()) return SendQueryError(res, r.status());
+  res.status = 200;
+  if (fmt == "json") {
+    res.set_content(RenderJson(*r, headers == "true"), "application/x-ndjson");
+  } else if (fmt == "csv") {
+    res.set_content(RenderCsv(*r, headers == "true"), "text/csv");
+  } else {
+    res.set_content(RenderText(*r), "text/plain; charset=utf-8");
+  }
 }
 
 void Server::Impl::Routes() {
   auto* c = controller;
-  // POST endpoints other than /ingress take no body, and are answered
-  // before one is read: clients (curl -X POST) often send none, not even a
-  // Content-Length, which the HTTP library would otherwise wait for.
-  using Match = std::vector<std::string>;
-  using Handler = std::function<void(const Request&, Response&, const Match&)>;
-  auto posts = std::make_shared<std::vector<std::pair<std::regex, Handler>>>();
-  // Every endpoint, its methods and the parameters it knows: a request
-  // with another method, or a parameter it does not know (a typo such as
-  // fromat=csv would otherwise be ignored), is refused, saying what to use.
-  struct Endpoint {
-    std::regex re;
-    std::string pattern;
-    bool get = false, post = false;
-    std::vector<std::string> params;
-  };
-  auto endpoints = std::make_shared<std::vector<Endpoint>>();
-  const std::map<std::string, std::vector<std::string>> known_params = {
-      {R"(/ingress/([^/]+))", {"format", "update_format", "array", "force"}},
-      {R"(/egress/([^/]+))", {"format", "mode", "backpressure", "max_queued_records", "headers"}},
-      {"/completion_status", {"token"}},
-      {"/query", {"sql", "format", "headers"}},
-      {"/stats", {"pretty"}},
-      {"/schema", {"pretty"}}};
-  auto endpoint = [endpoints, known_params](bool get, bool post, const std::string& pattern) {
-    auto k = known_params.find(pattern);
-    endpoints->push_back({std::regex(pattern), pattern, get, post,
-                          k == known_params.end() ? std::vector<std::string>{} : k->second});
-  };
-  // While a program change awaits approval, only the endpoints that
-  // describe the pipeline (and /approve) answer.
-  auto route = [&](bool get, bool post, const std::string& pattern, Handler h,
-                   bool while_awaiting = false) {
-    endpoint(get, post, pattern);
-    if (!while_awaiting) {
-      h = [c, h](const Request& req, Response& res, const Match& m) {
-        if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
-          return SendError(res, 503, "AwaitingApproval", kAwaitingApproval);
-        }
-        h(req, res, m);
-      };
-    }
-    if (post) posts->emplace_back(std::regex(pattern), h);
-    if (get) {
-      http->Get(pattern, [h](const Request& req, Response& res) {
-        Match m(req.matches.begin(), req.matches.end());
-        h(req, res, m);
-      });
-    }
-  };
-  http->Post(R"(/ingress/([^/]+))",
-             [this, c](const Request& req, Response& res, const httplib::ContentReader& reader) {
-               if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
-                 res.set_header("Connection", "close");
-                 return SendError(res, 503, "AwaitingApproval", kAwaitingApproval);
-               }
-               Ingress(req, res, reader);
-             });
-  endpoint(false, true, R"(/ingress/([^/]+))");
-  endpoint(true, true, "/query");
-  const pipeline::ApiKeys* keys = options.keys;
-  http->set_pre_routing_handler([posts, endpoints, keys](const Request& req, Response& res) {
-    ReparseParams(req);
-    if (keys != nullptr && !keys->empty() && !Authorized(*keys, req, res)) {
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    for (const Endpoint& e : *endpoints) {
-      if (!std::regex_match(req.path, e.re)) continue;
-      const bool body = req.has_header("Content-Length") || req.has_header("Transfer-Encoding");
-      if ((req.method == "GET" && !e.get) || (req.method == "POST" && !e.post)) {
-        if (body) res.set_header("Connection", "close");
-        const std::string use = e.post ? "POST" : "GET";
-        SendError(res, 405, "MethodNotAllowed",
-                  req.method + " " + req.path + " is not an endpoint: use " + use + " " + req.path +
-                      (use == "POST" ? " (curl -X POST ...)" : ""),
-                  {{"allowed", use}});
-        res.set_header("Allow", use);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      for (const auto& [name, value] : req.params) {
-        if (std::find(e.params.begin(), e.params.end(), name) != e.params.end()) continue;
-        std::string known;
-        for (const std::string& k : e.params) known += (known.empty() ? "" : ", ") + k;
-        if (body) res.set_header("Connection", "close");
-        SendError(res, 400, "UnknownParameter",
-                  "unknown parameter \"" + name + "\" for " + req.path +
-                      DidYouMean(name, e.params) +
-                      (known.empty() ? "; it takes none" : "; it takes: " + known),
-                  {{"parameter", name}});
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      break;
-    }
-    if (req.method != "POST") return httplib::Server::HandlerResponse::Unhandled;
-    for (const auto& [re, h] : *posts) {
-      std::smatch sm;
-      if (!std::regex_match(req.path, sm, re)) continue;
-      // A body we do not read would be taken for the next request.
-      if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
-        res.set_header("Connection", "close");
-      }
-      Match m(sm.begin(), sm.end());
-      h(req, res, m);
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  route(false, true, R"(/egress/([^/]+))",
-        [this](const Request& req, Response& res, const Match& m) {
-          res.set_header("Connection", "close");
-          Egress(m[1], req, res);
-        });
-  route(
-      false, true, "/approve",
-      [c](const Request&, Response& res, const Match&) {
+  constexpr bool kGet = true, kPost = true, kNo = false;
+  constexpr bool kWhileAwaiting = true, kBlocks = true;
+  Add(kNo, kPost, R"(/ingress/([^/]+))", nullptr, false, kBlocks);
+  endpoints.back().prepare = [this](Request& req, Response& res) { return Ingress(req, res); };
+  Add(kNo, kPost, R"(/egress/([^/]+))", [this](Request& req, Response& res) { Egress(req, res); },
+      false, kBlocks);
+  Add(kGet, kPost, "/query", [this](Request& req, Response& res) { Query(req, res); }, false,
+      kBlocks);
+  Add(
+      kNo, kPost, "/approve",
+      [c](Request&, Response& res) {
         Status s = c->Approve();
         if (!s.ok()) return SendStatus(res, s, "ApprovalError");
         SendJson(res, RenderStatus(c->CurrentStatus()));
       },
-      true);
-  route(true, false, "/completion_status", [c](const Request& req, Response& res, const Match&) {
+      kWhileAwaiting, kBlocks);
+  Add(kGet, kNo, "/completion_status", [c](Request& req, Response& res) {
     uint64_t token = 0;
-    std::string t = req.get_param_value("token");
+    const std::string& t = req.param("token");
     if (t.empty() || std::from_chars(t.data(), t.data() + t.size(), token).ec != std::errc()) {
       SendError(res, 400, "InvalidParameter", "token=" + t + " is not a token");
       return;
@@ -523,61 +673,65 @@ void Server::Impl::Routes() {
     if (!r->ignored_deletes.empty()) answer["ignored_deletes"] = r->ignored_deletes;
     SendJson(res, answer.dump());
   });
-  route(true, true, "/start", [c](const Request&, Response& res, const Match&) {
-    c->Resume();
-    SendJson(res, RenderStatus(c->CurrentStatus()));
-  });
-  route(true, true, "/pause", [c](const Request&, Response& res, const Match&) {
-    c->Pause();
-    SendJson(res, RenderStatus(c->CurrentStatus()));
-  });
-  route(false, true, "/checkpoint", [c](const Request&, Response& res, const Match&) {
-    auto seq = c->RequestCheckpoint();
-    if (!seq.ok()) return SendStatus(res, seq.status(), "CheckpointError");
-    SendJson(res, Json{{"checkpoint_sequence_number", *seq}}.dump());
-  });
-  route(
-      true, false, "/checkpoint_status",
-      [c](const Request&, Response& res, const Match&) {
-        SendJson(res, c->CheckpointStatusJson());
-      },
-      true);
-  route(
-      true, false, "/checkpoints",
-      [c](const Request&, Response& res, const Match&) {
-        SendJson(res, RenderCheckpoints(c->Checkpoints()));
-      },
-      true);
-  route(
-      true, false, "/status",
-      [c](const Request&, Response& res, const Match&) {
+  Add(
+      kGet, kPost, "/start",
+      [c](Request&, Response& res) {
+        c->Resume();
         SendJson(res, RenderStatus(c->CurrentStatus()));
       },
-      true);
-  route(
-      true, false, "/stats",
-      [c](const Request& req, Response& res, const Match&) {
-        SendJson(res, RenderStats(c->Stats(), req.has_param("pretty")));
+      false, kBlocks);
+  Add(
+      kGet, kPost, "/pause",
+      [c](Request&, Response& res) {
+        c->Pause();
+        SendJson(res, RenderStatus(c->CurrentStatus()));
       },
-      true);
-  route(
-      true, false, "/metrics",
-      [c](const Request&, Response& res, const Match&) {
+      false, kBlocks);
+  Add(
+      kNo, kPost, "/checkpoint",
+      [c](Request&, Response& res) {
+        auto seq = c->RequestCheckpoint();
+        if (!seq.ok()) return SendStatus(res, seq.status(), "CheckpointError");
+        SendJson(res, Json{{"checkpoint_sequence_number", *seq}}.dump());
+      },
+      false, kBlocks);
+  Add(
+      kGet, kNo, "/checkpoint_status",
+      [c](Request&, Response& res) { SendJson(res, c->CheckpointStatusJson()); }, kWhileAwaiting);
+  Add(
+      kGet, kNo, "/checkpoints",
+      [c](Request&, Response& res) { SendJson(res, RenderCheckpoints(c->Checkpoints())); },
+      kWhileAwaiting);
+  Add(
+      kGet, kNo, "/status",
+      [c](Request&, Response& res) { SendJson(res, RenderStatus(c->CurrentStatus())); },
+      kWhileAwaiting);
+  Add(
+      kGet, kNo, "/stats",
+      [this, c](Request& req, Response& res) {
+        const HttpServerStats h = http->stats();
+        SendJson(res, RenderStats(c->Stats(), req.has_param("pretty"), &h));
+      },
+      kWhileAwaiting);
+  Add(
+      kGet, kNo, "/metrics",
+      [this, c](Request&, Response& res) {
+        const HttpServerStats h = http->stats();
         res.status = 200;
-        res.set_content(RenderMetrics(c->Stats(), c->Checkpoints()),
+        res.set_content(RenderMetrics(c->Stats(), c->Checkpoints(), &h),
                         "text/plain; version=0.0.4; charset=utf-8");
       },
-      true);
-  route(
-      true, false, "/program",
-      [c](const Request&, Response& res, const Match&) {
+      kWhileAwaiting);
+  Add(
+      kGet, kNo, "/program",
+      [c](Request&, Response& res) {
         res.status = 200;
         res.set_content(c->ProgramText(), "text/plain; charset=utf-8");
       },
-      true);
-  route(
-      true, false, "/schema",
-      [c](const Request& req, Response& res, const Match&) {
+      kWhileAwaiting);
+  Add(
+      kGet, kNo, "/schema",
+      [c](Request& req, Response& res) {
         // Every table and view: columns, types, key, materialized, and the
         // connectors attached to it.
         const pipeline::PipelineStats stats = c->Stats();
@@ -614,19 +768,26 @@ void Server::Impl::Routes() {
         SendJson(res,
                  Json{{"tables", tables}, {"views", views}}.dump(req.has_param("pretty") ? 2 : -1));
       },
-      true);
-  route(false, true, "/start_transaction", [c](const Request&, Response& res, const Match&) {
-    Status s = c->StartTransaction();
-    if (!s.ok()) return SendStatus(res, s, "TransactionError");
-    SendJson(res, Json{{"transaction", "started"}}.dump());
-  });
-  route(false, true, "/commit_transaction", [c](const Request&, Response& res, const Match&) {
-    auto step = c->CommitTransaction();
-    if (!step.ok()) return SendStatus(res, step.status(), "TransactionError");
-    SendJson(res, Json{{"transaction", "committed"}, {"step", *step}}.dump());
-  });
-  Handler control = [c](const Request&, Response& res, const Match& m) {
-    const std::string name = m[1], action = m[2];
+      kWhileAwaiting);
+  Add(
+      kNo, kPost, "/start_transaction",
+      [c](Request&, Response& res) {
+        Status s = c->StartTransaction();
+        if (!s.ok()) return SendStatus(res, s, "TransactionError");
+        SendJson(res, Json{{"transaction", "started"}}.dump());
+      },
+      false, kBlocks);
+  Add(
+      kNo, kPost, "/commit_transaction",
+      [c](Request&, Response& res) {
+        auto step = c->CommitTransaction();
+        if (!step.ok()) return SendStatus(res, step.status(), "TransactionError");
+        SendJson(res, Json{{"transaction", "committed"}, {"step", *step}}.dump());
+      },
+      false, kBlocks);
+  HttpHandler control = [c](Request& req, Response& res) {
+    const std::string& name = req.matches[1];
+    const std::string& action = req.matches[2];
     Status s =
         action == "reset" ? c->ResetOutput(name) : c->SetEndpointPaused(name, action == "pause");
     if (!s.ok()) {
@@ -634,65 +795,9 @@ void Server::Impl::Routes() {
     }
     SendJson(res, Json{{"connector", name}, {"action", action}}.dump());
   };
-  route(true, true, R"(/output_endpoints/([^/]+)/(start|pause))", control);
-  route(false, true, R"(/output_endpoints/([^/]+)/(reset))", control);
-  route(true, true, R"(/input_endpoints/([^/]+)/(start|pause))", control);
-  // GET /query?sql=...; POST /query with the SQL as the body (of any
-  // length), or as a form's sql field.
-  auto query = [c](const Request& req, Response& res, const std::string* body) {
-    std::string fmt, headers;
-    if (!Param(req, res, "format", {"text", "json", "csv"}, &fmt) ||
-        !Param(req, res, "headers", {"false", "true"}, &headers)) {
-      return;
-    }
-    std::string sql;
-    if (req.has_param("sql")) {
-      sql = req.get_param_value("sql");
-    } else if (body != nullptr &&
-               req.get_header_value("Content-Type") == "application/x-www-form-urlencoded") {
-      const auto form = ParseQueryString(*body);
-      auto it = form.find("sql");
-      sql = it != form.end() ? it->second : *body;  // curl -d 'SELECT ...'
-    } else if (body != nullptr) {
-      sql = *body;
-    }
-    if (sql.empty()) {
-      SendError(res, 400, "InvalidParameter",
-                "the query is missing: GET /query?sql=SELECT ..., or POST /query with the SQL as "
-                "the body");
-      return;
-    }
-    auto r = c->Query(sql);
-    if (!r.ok()) return SendQueryError(res, r.status());
-    res.status = 200;
-    if (fmt == "json") {
-      res.set_content(RenderJson(*r, headers == "true"), "application/x-ndjson");
-    } else if (fmt == "csv") {
-      res.set_content(RenderCsv(*r, headers == "true"), "text/csv");
-    } else {
-      res.set_content(RenderText(*r), "text/plain; charset=utf-8");
-    }
-  };
-  route(true, false, "/query",
-        [query](const Request& req, Response& res, const Match&) { query(req, res, nullptr); });
-  http->Post("/query", [c, query](const Request& req, Response& res) {
-    if (c->state() == pipeline::PipelineState::kAwaitingApproval) {
-      return SendError(res, 503, "AwaitingApproval", kAwaitingApproval);
-    }
-    ReparseParams(req);  // the library added a form body's fields, parsed its way
-    query(req, res, &req.body);
-  });
-  AddConsoleRoutes(*http);
-  http->set_error_handler([](const Request& req, Response& res) {
-    if (!res.body.empty()) return;
-    if (res.status == 404) {
-      SendError(res, 404, "UnknownEndpoint", "no endpoint " + req.method + " " + req.path);
-    } else if (res.status == 413) {
-      SendError(res, 413, "RequestTooLarge", "the request is too large");
-    } else {
-      SendError(res, res.status, "HttpError", "HTTP error " + std::to_string(res.status));
-    }
-  });
+  Add(kGet, kPost, R"(/output_endpoints/([^/]+)/(start|pause))", control, false, kBlocks);
+  Add(kNo, kPost, R"(/output_endpoints/([^/]+)/(reset))", control, false, kBlocks);
+  Add(kGet, kPost, R"(/input_endpoints/([^/]+)/(start|pause))", control, false, kBlocks);
 }
 
 Server::Server(pipeline::PipelineApi* controller, ServerOptions options)
@@ -704,21 +809,31 @@ Server::Server(pipeline::PipelineApi* controller, ServerOptions options)
 Server::~Server() { Stop(); }
 
 Status Server::Start() {
-  // Ingress enforces its own limit (with a JSON answer); the library's
-  // would hand the handler an empty body instead.
-  SLUICE_ASSIGN_OR_RETURN(impl_->http, MakeHttpServer(impl_->options.tls, false));
-  impl_->http->set_payload_max_length(std::numeric_limits<size_t>::max());
-  impl_->Routes();
-  SLUICE_ASSIGN_OR_RETURN(port_,
-                          BindHttp(*impl_->http, impl_->options.host, impl_->options.port, 64));
-  impl_->thread = std::thread([this] { impl_->http->listen_after_bind(); });
+  Impl& s = *impl_;
+  s.Routes();
+  HttpServerOptions ho;
+  ho.host = s.options.host;
+  ho.port = s.options.port;
+  ho.tls = s.options.tls;
+  ho.limits = s.options.limits;
+  ho.limits.max_body_bytes = s.options.max_request_bytes;
+  HttpApp app;
+  app.route = [&s](Request& req, Response& res) { return s.Route(req, res); };
+  app.error = [](Response& res, int status, const std::string& message) {
+    SendHttpError(res, status, message);
+  };
+  s.http = std::make_unique<HttpServer>(std::move(ho), std::move(app));
+  SLUICE_RETURN_IF_ERROR(s.http->Start());
+  port_ = s.http->port();
   return Status::OK();
 }
 
 void Server::Stop() {
-  if (!impl_ || impl_->stopped.exchange(true)) return;
-  if (impl_->http) impl_->http->stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  if (impl_ && impl_->http) impl_->http->Stop();
+}
+
+HttpServerStats Server::http_stats() const {
+  return impl_->http ? impl_->http->stats() : HttpServerStats();
 }
 
 }  // namespace sluice::server

@@ -1,5 +1,5 @@
 // The HTTP API of a pipeline (docs/api.md): a thin layer over the
-// controller. Errors are JSON {"message", "error_code", "details"} with a
+// controller, on the asynchronous server of http_server.h. Errors are JSON {"message", "error_code", "details"} with a
 // fitting status.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include "base/tls.h"
 #include "pipeline/api.h"
 #include "pipeline/api_keys.h"
+#include "server/http_server.h"
 
 namespace sluice::server {
 
@@ -25,6 +26,9 @@ struct ServerOptions {
   // Requests carry `Authorization: Bearer KEY` with one of these keys, of a
   // scope the endpoint needs (docs/api.md); none: the API is open.
   const pipeline::ApiKeys* keys = nullptr;
+  // Timeouts and connection limits (http_server.h); max_request_bytes
+  // above is the body limit.
+  HttpLimits limits;
 };
 
 class Server {
@@ -37,6 +41,8 @@ class Server {
   int port() const { return port_; }
   // Ends every stream and stops serving. Idempotent.
   void Stop();
+  // The HTTP server's connection counters (also in /stats).
+  HttpServerStats http_stats() const;
 
  private:
   struct Impl;
