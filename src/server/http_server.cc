@@ -387,6 +387,8 @@ class Connection final : public ConnectionBase {
     SetDeadline(first ? server_->options.limits.header_timeout
                       : server_->options.limits.idle_timeout);
     if (!in_.empty()) return OnData();
+    // A connection that waits keeps no buffer of a large request's size.
+    if (in_.capacity() > 4096) std::string().swap(in_);
     Read();
   }
 
