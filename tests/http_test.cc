@@ -288,6 +288,16 @@ TEST(Http, LargeBodiesAreDecodedAsTheyArrive) {
             "{\"n\":" + std::to_string(kRows) + "}\n");
 }
 
+// A misspelled limit is refused at start, naming the flag meant.
+TEST(Http, AMisspelledFlagSaysWhichItMeant) {
+  Pipeline p(kProgram, {"--http-max-conections", "5"});
+  EXPECT_EQ(p.exit_code(), 2) << p.log();
+  EXPECT_NE(p.log().find("unknown option '--http-max-conections' (did you mean "
+                         "--http-max-connections?)"),
+            std::string::npos)
+      << p.log();
+}
+
 // Each scope of API key may do what it names, on one host and on many (the
 // coordinator's API).
 TEST(Http, ApiKeyScopes) {

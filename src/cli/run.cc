@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/suggest.h"
 #include "base/tls.h"
 #include "coordinator/coordinator.h"
 #include "pgwire/pgwire.h"
@@ -81,7 +82,7 @@ struct Options {
   std::shared_ptr<pipeline::ApiKeys> keys;
 };
 
-void Usage(const std::string& command, FILE* out = stderr) {
+void Usage(const std::string& command, FILE* out = stderr, bool full = false) {
   if (command == "host") {
     std::fprintf(out,
                  "usage: sluice host --listen IP:PORT --exchange IP:PORT [--storage DIR]\n"
@@ -108,7 +109,7 @@ void Usage(const std::string& command, FILE* out = stderr) {
                  "                  [--pg-port N [--pg-auth scram-sha-256|password]]\n"
                  "                  [--api-key-file FILE] [HTTP limits, see --help]\n");
   }
-  if (out != stdout) return;
+  if (!full && out != stdout) return;
   std::fprintf(out,
                "\n"
                "  --port N             the HTTP API's port (default 8080; 0: any free one)\n"
@@ -145,6 +146,28 @@ void Usage(const std::string& command, FILE* out = stderr) {
                "  --http-max-header-kib N  the largest request head (default 16; 431)\n"
                "Environment: SLUICE_DEV_TWEAKS (a JSON object added to dev_tweaks),\n"
                "SLUICE_SECRET (the secret of a pipeline on many hosts).\n");
+}
+
+// The options the command's help names, for "did you mean".
+std::vector<std::string> KnownOptions(const std::string& command) {
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* f = open_memstream(&text, &size);
+  if (f == nullptr) return {};
+  Usage(command, f, /*full=*/true);
+  std::fclose(f);
+  std::vector<std::string> options;
+  const std::string help(text, size);
+  std::free(text);
+  for (size_t at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
+    size_t end = at + 2;
+    while (end < help.size() && (std::isalnum(static_cast<unsigned char>(help[end])) ||
+                                 help[end] == '-')) {
+      ++end;
+    }
+    if (end > at + 2) options.push_back(help.substr(at, end - at));
+  }
+  return options;
 }
 
 // Returns 0 when parsed, else the exit code.
@@ -238,7 +261,8 @@ int Parse(int argc, char** argv, Options* o) {
     } else if (a == "--no-host-tls" && o->command == "run") {
       o->host_tls = false;
     } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "sluice %s: unknown option '%s'\n", o->command.c_str(), a.c_str());
+      std::fprintf(stderr, "sluice %s: unknown option '%s'%s\n", o->command.c_str(), a.c_str(),
+                   DidYouMean(a, KnownOptions(o->command)).c_str());
       Usage(o->command);
       return 2;
     } else if (o->program_path.empty() && o->command != "host") {
