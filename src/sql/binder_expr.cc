@@ -545,6 +545,9 @@ Status Binder::TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y,
 
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
+  if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
+    return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
+  }
   if (body.contains("over")) {
     auto it = window_cols_.find(&body);
     if (it == window_cols_.end() || ctx.aggs != nullptr) {  // bound by BindWindows, or nowhere

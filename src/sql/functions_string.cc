@@ -535,35 +535,111 @@ Status RegexOpNotI(const SqlType&, const Value* a, size_t, Value* out) {
 // ---- regular expressions (POSIX-like, through std::regex's ECMAScript
 // grammar, which reads the common forms the same way).
 
+// PostgreSQL's regular expression options (flags): g every match, i and c
+// case-insensitive or not, n and m newline-sensitive (^ and $ match at line
+// ends, . not a newline), s not (the default), x the expanded syntax
+// (blanks and #-comments ignored), q the pattern is literal text.
+struct RegexFlags {
+  bool global = false, icase = false, newline = false, expanded = false, quoted = false;
+};
+Result<RegexFlags> ParseFlags(const std::string& flags) {
+  RegexFlags f;
+  for (char c : flags) {
+    if (c == 'g') {
+      f.global = true;
+    } else if (c == 'i' || c == 'c') {
+      f.icase = c == 'i';
+    } else if (c == 'n' || c == 'm' || c == 'w' || c == 's' || c == 'p') {
+      f.newline = c != 's' && c != 'p';
+    } else if (c == 'x') {
+      f.expanded = true;
+    } else if (c == 'q') {
+      f.quoted = true;
+    } else if (c == 't' || c == 'e') {
+      // tight, extended syntax: the defaults
+    } else {
+      return Status::InvalidArgument(std::string("invalid regular expression option: \"") + c +
+                                     "\"");
+    }
+  }
+  return f;
+}
+
+// The pattern of the expanded syntax without its blanks and comments (which
+// run from # to the end of a line), outside brackets and escapes.
+std::string Unexpand(const std::string& p) {
+  std::string r;
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      r += c;
+      r += p[++i];
+    } else if (in_class) {
+      in_class = c != ']';
+      r += c;
+    } else if (c == '[') {
+      in_class = true;
+      r += c;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      continue;
+    } else if (c == '#') {
+      while (i + 1 < p.size() && p[i + 1] != '\n') ++i;
+    } else {
+      r += c;
+    }
+  }
+  return r;
+}
+
+// Literal text as a pattern that matches it.
+std::string QuoteRegex(const std::string& p) {
+  std::string r;
+  for (char c : p) {
+    if (std::strchr("\\^$.|?*+()[]{}/", c) != nullptr && c != '\0') r += '\\';
+    r += c;
+  }
+  return r;
+}
+
 // The last few patterns compiled on this thread, most recent first: a
 // query usually applies one to three patterns (SQL's substring compiles
 // three) to every row.
-Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
+Result<const std::regex*> Compile(const std::string& pattern, const RegexFlags& f) {
   struct Entry {
     std::string pattern;
-    bool icase;
+    bool icase, newline;
     std::unique_ptr<std::regex> re;
   };
   constexpr size_t kCached = 8;
   thread_local std::vector<Entry> cache;
+  const std::string text = f.quoted     ? QuoteRegex(pattern)
+                           : f.expanded ? Unexpand(pattern)
+                                        : pattern;
   for (size_t i = 0; i < cache.size(); ++i) {
-    if (cache[i].icase == icase && cache[i].pattern == pattern) {
+    if (cache[i].icase == f.icase && cache[i].newline == f.newline && cache[i].pattern == text) {
       std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
                   cache.begin() + static_cast<std::ptrdiff_t>(i + 1));
       return cache[0].re.get();
     }
   }
-  Entry e{pattern, icase, nullptr};
+  Entry e{text, f.icase, f.newline, nullptr};
   try {
     auto flags = std::regex::ECMAScript;
-    if (icase) flags |= std::regex::icase;
-    e.re = std::make_unique<std::regex>(pattern, flags);
+    if (f.icase) flags |= std::regex::icase;
+    if (f.newline) flags |= std::regex::multiline;
+    e.re = std::make_unique<std::regex>(text, flags);
   } catch (const std::regex_error& err) {
     return Status::InvalidArgument("invalid regular expression: " + std::string(err.what()));
   }
   if (cache.size() == kCached) cache.pop_back();
   cache.insert(cache.begin(), std::move(e));
   return cache[0].re.get();
+}
+Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
+  RegexFlags f;
+  f.icase = icase;
+  return Compile(pattern, f);
 }
 
 Status RegexMatchOp(bool icase, bool negate, const Value* a, Value* out) {
@@ -643,26 +719,6 @@ Status SimilarSubstring(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-struct RegexFlags {
-  bool global = false, icase = false;
-};
-Result<RegexFlags> ParseFlags(const std::string& flags) {
-  RegexFlags f;
-  for (char c : flags) {
-    if (c == 'g') {
-      f.global = true;
-    } else if (c == 'i') {
-      f.icase = true;
-    } else if (c == 'c' || c == 'n' || c == 'p' || c == 'w' || c == 's' || c == 't') {
-      // case-sensitive, newline modes, tight syntax: the defaults here
-    } else {
-      return Status::InvalidArgument(std::string("invalid regular expression option: \"") + c +
-                                     "\"");
-    }
-  }
-  return f;
-}
-
 // PostgreSQL's replacement text: \1..\9 the groups, \& the match, \\ a
 // backslash; ECMAScript's: $1, $&, $$.
 std::string EcmaReplacement(const std::string& r) {
@@ -692,7 +748,7 @@ Status RegexpReplace(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 4) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[3].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   auto mode =
       f.global ? std::regex_constants::format_default : std::regex_constants::format_first_only;
   *out = Value::String(
@@ -705,7 +761,7 @@ Status RegexpLike(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 3) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   *out = Value::Bool(std::regex_search(a[0].string_value(), *re));
   return Status::OK();
 }
@@ -774,7 +830,7 @@ Status RegexpCountFrom(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 4) {
     SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[3].string_value(), "regexp_count"));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(a[0].string_value(), *re, a[2].int_value()));
   *out = Value::Int(static_cast<int64_t>(m.size()));
   return Status::OK();
@@ -793,7 +849,7 @@ Status RegexpInstr(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n > 5) {
     SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[5].string_value(), "regexp_instr"));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   const std::string& s = a[0].string_value();
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(s, *re, start));
   *out = Value::Int(0);
@@ -818,7 +874,7 @@ Status RegexpSubstr(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n > 4) {
     SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[4].string_value(), "regexp_substr"));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(a[0].string_value(), *re, start));
   *out = Value::Null();
   if (static_cast<size_t>(nth) > m.size()) return Status::OK();
@@ -838,7 +894,7 @@ Status RegexpReplaceFrom(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n > 5) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[5].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   const std::string& s = a[0].string_value();
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(s, *re, a[3].int_value()));
   const std::string replacement = EcmaReplacement(a[2].string_value());
@@ -864,7 +920,7 @@ Status RegexpMatch(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 3) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   std::smatch m;
   const std::string& s = a[0].string_value();
   if (!std::regex_search(s, m, *re)) {
@@ -882,12 +938,37 @@ Status RegexpMatch(const SqlType&, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 
+// regexp_matches(string, pattern [, flags]) as the array of its rows: the
+// first match (every match, with flag g) as text[] of its groups, or of the
+// whole match if the pattern has none; a group that took no part is NULL.
+Status RegexpMatches(const SqlType&, const Value* a, size_t n, Value* out) {
+  RegexFlags f;
+  if (n == 3) {
+    SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
+  const std::string& s = a[0].string_value();
+  std::vector<Value> rows;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), *re); it != std::sregex_iterator();
+       ++it) {
+    const std::smatch& m = *it;
+    std::vector<Value> groups;
+    if (m.size() == 1) groups.push_back(Value::String(m[0].str()));
+    for (size_t i = 1; i < m.size(); ++i)
+      groups.push_back(m[i].matched ? Value::String(m[i].str()) : Value::Null());
+    rows.push_back(Value::List(std::move(groups)));
+    if (!f.global) break;
+  }
+  *out = Value::List(std::move(rows));
+  return Status::OK();
+}
+
 Status RegexpSplitToArray(const SqlType&, const Value* a, size_t n, Value* out) {
   RegexFlags f;
   if (n == 3) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   const std::string& s = a[0].string_value();
   std::vector<Value> parts;
   size_t at = 0;
@@ -1115,6 +1196,26 @@ Status TruncD(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 }  // namespace
+
+bool ResolveStringSet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  const size_t n = args.size();
+  auto text_at = [&](size_t i) { return i < n && args[i].IsString(); };
+  if (name == "regexp_matches" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
+      (n == 2 || text_at(2))) {
+    return Resolve(r, RegexpMatches, "regexp_matches", SqlType::Array(SqlType::Array(Text())),
+                   std::vector<SqlType>(n, Text()));
+  }
+  // The tables of string_to_array() and regexp_split_to_array().
+  if (name == "string_to_table" && ResolveString("string_to_array", args, r)) {
+    r->name = "string_to_table";
+    return true;
+  }
+  if (name == "regexp_split_to_table" && ResolveString("regexp_split_to_array", args, r)) {
+    r->name = "regexp_split_to_table";
+    return true;
+  }
+  return false;
+}
 
 bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   auto text_at = [&](size_t i) { return i < args.size() && args[i].IsString(); };

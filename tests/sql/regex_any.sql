@@ -53,3 +53,23 @@ SELECT substring('abcdefg' SIMILAR 'a#"%#"g' ESCAPE '##');
 UPDATE sim SET s = 'abXcdefg' WHERE k = 1;
 UPDATE sim SET p = 'a#"%#"' WHERE k = 5;
 DELETE FROM sim WHERE k = 3;
+
+-- regexp_matches: the groups of the first match, or of every match with flag g, as text[] rows.
+CREATE TABLE rm (k INT, s TEXT, p TEXT, f TEXT);
+INSERT INTO rm VALUES (1, 'foobarbequebaz', '(bar)(beque)', ''), (2, 'foObARbEqUEbAz', '(bar)(beque)', 'i'),
+  (3, 'foobarbequebazilbarfbonk', '(b[^b]+)(b[^b]+)', 'g'), (4, 'foobarbequebaz', '(bar)(.+)?(beque)', ''),
+  (5, 'foobarbequebaz', 'barbeque', ''), (6, 'abc', '', 'g'), (7, 'no', 'x', 'g'), (8, NULL, 'a', ''),
+  (9, 'a' || chr(10) || 'bc' || chr(10), '^.?', 'mg'), (10, 'a1 b2', '(\w) (\w)  # two words', 'x');
+SELECT k, regexp_matches(s, p, f) FROM rm;
+SELECT k, m[1] AS first, m FROM rm, regexp_matches(rm.s, rm.p, rm.f) AS m;
+SELECT k, regexp_matches(s, '[a-z]') FROM rm WHERE k < 4;
+SELECT regexp_matches('foobarbequebazilbarfbonk', '(b[^b]+)(b[^b]+)', 'g');
+SELECT m FROM regexp_matches('aaa', 'a*', 'g') AS m;
+SELECT * FROM regexp_matches('a1b2', '[a-z](\d)', 'g') WITH ORDINALITY AS t(m, n);
+-- sluice: error invalid regular expression option: "z"
+SELECT regexp_matches('foobarbequebaz', '(bar)(beque)', 'gz');
+-- sluice: error invalid regular expression
+SELECT regexp_matches('foobarbequebaz', '(barbeque');
+UPDATE rm SET s = 'barbeque barbeque' WHERE k = 3;
+UPDATE rm SET f = 'g' WHERE k = 5;
+DELETE FROM rm WHERE k = 1;
