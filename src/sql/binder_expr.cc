@@ -5,6 +5,17 @@
 #include "sql/datetime.h"
 
 namespace sluice::sql::binding {
+namespace {
+
+// Array type `t` with `dims` dimensions of its innermost element type.
+SqlType WithArrayDimensions(const SqlType& t, int dims) {
+  SqlType out = t;
+  while (out.id() == TypeId::kArray) out = out.children()[0];
+  for (int i = 0; i < dims; ++i) out = SqlType::Array(out);
+  return out.WithNullable(t.nullable());
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- expressions
 
@@ -691,9 +702,8 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     if (!t.ok()) return SqlError(sql_, node, t.status().message());
     call.type = *t;
     std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
-                      (arg2 ? "|" + Key(*arg2) : "") +
-                      "|" + call.separator + (call.desc ? "|desc" : "") +
-                      (call.filter ? "|" + Key(*call.filter) : "");
+                      (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
+                      (call.desc ? "|desc" : "") + (call.filter ? "|" + Key(*call.filter) : "");
     auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
     int index;
     if (it != ctx.agg_keys->end()) {
@@ -858,6 +868,13 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       }
       return MakeLiteral(Value::MakeInterval(iv.months, iv.days, iv.micros), t);
     }
+    if (x->kind == ExprKind::kLiteral && t.id() == TypeId::kArray && x->type.IsString() &&
+        !x->value.is_null()) {
+      // PostgreSQL's INT[] has any number of dimensions; here the type
+      // says how many, so a constant's type takes the text's.
+      const int dims = ArrayTextDimensions(x->value.string_value());
+      if (dims > 0) t = WithArrayDimensions(t, dims);
+    }
     if (x->kind == ExprKind::kLiteral) {
       Value v;
       Status st = CastValue(x->value, x->type, t, &v);
@@ -909,7 +926,10 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   }
   if (kind == "A_Indirection") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
-    for (const Json& ind : body.value("indirection", Json::array())) {
+    const Json& indirection = body.value("indirection", Json::array());
+    int dims = 0;
+    for (const SqlType* e = &x->type; e->id() == TypeId::kArray; e = &e->children()[0]) ++dims;
+    for (const Json& ind : indirection) {
       auto [ikind, ibody] = Node(ind);
       if (ikind != "A_Indices" || ibody->value("is_slice", false)) {
         return SqlUnsupported(sql_, n, ikind == "A_Indices" ? "array slices" : "field selection");
@@ -922,6 +942,13 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
                             "array");
       }
       SLUICE_ASSIGN_OR_RETURN(x, Call("[]", {x, i}, n));
+    }
+    if (static_cast<int>(indirection.size()) < dims) {
+      // Fewer subscripts than dimensions pick no element: NULL, as in
+      // PostgreSQL (a slice would take a sub-array).
+      SqlType elem = x->type;
+      while (elem.id() == TypeId::kArray) elem = elem.children()[0];
+      return MakeLiteral(Value::Null(), elem.WithNullable(true));
     }
     return x;
   }

@@ -15,27 +15,70 @@ Status Subscript(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// cardinality(a): the number of elements, of all dimensions.
 Status Cardinality(const SqlType&, const Value* a, size_t, Value* out) {
-  *out = Value::Int(static_cast<int64_t>(a[0].list().size()));
+  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  int64_t n = dims.empty() ? 0 : 1;
+  for (int64_t d : dims) n *= d;
+  *out = Value::Int(n);
   return Status::OK();
 }
 
-// array_length(a, 1): NULL for an empty array or another dimension.
+// array_length(a, d) and array_upper(a, d): the length of dimension d
+// (subscripts start at 1), NULL for an empty array or a dimension it does
+// not have.
 Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
-  const size_t n = a[0].list().size();
-  *out = a[1].int_value() == 1 && n > 0 ? Value::Int(static_cast<int64_t>(n)) : Value::Null();
+  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const int64_t d = a[1].int_value();
+  *out = d >= 1 && d <= static_cast<int64_t>(dims.size())
+             ? Value::Int(dims[static_cast<size_t>(d - 1)])
+             : Value::Null();
   return Status::OK();
 }
 
-// array_to_string(a, sep): the non-NULL elements' text, joined.
-Status ArrayToString(const SqlType&, const Value* a, size_t, Value* out) {
+// array_lower(a, d): 1 for a dimension the array has.
+Status ArrayLower(const SqlType&, const Value* a, size_t, Value* out) {
+  const int64_t d = a[1].int_value();
+  *out =
+      d >= 1 && d <= static_cast<int64_t>(ArrayDims(a[0]).size()) ? Value::Int(1) : Value::Null();
+  return Status::OK();
+}
+
+// array_ndims(a): NULL for an empty array.
+Status ArrayNdims(const SqlType&, const Value* a, size_t, Value* out) {
+  const size_t n = ArrayDims(a[0]).size();
+  *out = n == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(n));
+  return Status::OK();
+}
+
+// array_dims(a): "[1:2][1:3]", NULL for an empty array.
+Status ArrayDimsText(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  std::string s;
+  for (int64_t d : dims) s += "[1:" + std::to_string(d) + "]";
+  *out = dims.empty() ? Value::Null() : Value::String(std::move(s));
+  return Status::OK();
+}
+
+void Flatten(const Value& v, std::vector<const Value*>* out);
+
+// array_to_string(a, sep [, null text]): the elements' text (of every
+// dimension), joined; NULLs are left out, or written as the null text.
+Status ArrayToString(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (a[0].is_null() || a[1].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  std::vector<const Value*> items;
+  Flatten(a[0], &items);
+  const bool show_null = n == 3 && !a[2].is_null();
   std::string s;
   bool first = true;
-  for (const Value& x : a[0].list()) {
-    if (x.is_null()) continue;
+  for (const Value* x : items) {
+    if (x->is_null() && !show_null) continue;
     if (!first) s += a[1].string_value();
     first = false;
-    s += x.string_value();
+    s += x->is_null() ? a[2].string_value() : x->string_value();
   }
   *out = Value::String(std::move(s));
   return Status::OK();
@@ -153,6 +196,12 @@ Status ArrayHolds(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// Array type `array` (of any dimensions) with innermost element type `t`.
+SqlType WithInnermost(const SqlType& array, const SqlType& t) {
+  if (array.id() != TypeId::kArray) return t;
+  return SqlType::Array(WithInnermost(array.children()[0], t));
+}
+
 }  // namespace
 
 bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
@@ -187,12 +236,19 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     r->arg_types = {array, SqlType::BigInt()};
     return true;
   }
-  if (name == "array_to_string" && args.size() == 2 && args[1].IsString()) {
+  if (name == "array_lower" && args.size() == 2 && args[1].IsInteger())
+    return Resolve(r, ArrayLower, "array_lower", SqlType::Integer(), {array, SqlType::BigInt()});
+  if (name == "array_ndims" && args.size() == 1)
+    return Resolve(r, ArrayNdims, "array_ndims", SqlType::Integer(), {array});
+  if (name == "array_dims" && args.size() == 1)
+    return Resolve(r, ArrayDimsText, "array_dims", SqlType::Varchar(), {array});
+  if (name == "array_to_string" && (args.size() == 2 || args.size() == 3) &&
+      args[1].IsString() && (args.size() == 2 || args[2].IsString())) {
     // Elements become text first, as PostgreSQL prints them.
-    r->fn = ArrayToString;
-    r->name = "array_to_string";
-    r->result = SqlType::Varchar();
-    r->arg_types = {SqlType::Array(SqlType::Varchar()), SqlType::Varchar()};
+    Resolve(r, ArrayToString, "array_to_string", SqlType::Varchar(),
+            std::vector<SqlType>(args.size(), SqlType::Varchar()));
+    r->arg_types[0] = WithInnermost(args[0], SqlType::Varchar());
+    r->strict = false;  // a NULL null text is none
     return true;
   }
   if (name == "||" && args.size() == 2) {
