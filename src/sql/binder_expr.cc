@@ -554,6 +554,81 @@ Status Binder::TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y,
   return Status::OK();
 }
 
+namespace {
+
+// A function whose arguments may be named (`make_interval(days => 10)`):
+// its parameters in order, each with its default (all have one).
+struct NamedParams {
+  const char* function;
+  std::vector<std::pair<const char*, Value>> params;
+};
+
+const NamedParams* FindNamedParams(const std::string& name) {
+  static const std::vector<NamedParams> kFunctions = {
+      {"make_interval",
+       {{"years", Value::Int(0)},
+        {"months", Value::Int(0)},
+        {"weeks", Value::Int(0)},
+        {"days", Value::Int(0)},
+        {"hours", Value::Int(0)},
+        {"mins", Value::Int(0)},
+        {"secs", Value::Double(0)}}},
+  };
+  for (const NamedParams& f : kFunctions) {
+    if (name == f.function) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<std::vector<ExprPtr>> Binder::BindCallArgs(const std::string& name, const Json& call_args,
+                                                  const Json& node, Ctx& ctx) {
+  std::vector<ExprPtr> args;
+  std::vector<std::pair<std::string, const Json*>> named;
+  for (const Json& a : call_args) {
+    if (a.contains("NamedArgExpr")) {
+      named.emplace_back(a["NamedArgExpr"].value("name", ""), &a);
+      continue;
+    }
+    if (!named.empty()) {
+      return SqlError(sql_, a, "positional argument cannot follow named argument");
+    }
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+    args.push_back(x);
+  }
+  if (named.empty()) return args;
+  const NamedParams* f = FindNamedParams(name);
+  if (f == nullptr)
+    return SqlUnsupported(sql_, *named[0].second, "Named arguments of " + name + "()");
+  // Every parameter, from the positional arguments, the named ones, or the
+  // defaults.
+  std::vector<ExprPtr> all(f->params.size());
+  if (args.size() > all.size()) {
+    return SqlError(
+        sql_, node,
+        "function " + name + "() takes at most " + std::to_string(all.size()) + " arguments");
+  }
+  for (size_t i = 0; i < args.size(); ++i) all[i] = args[i];
+  for (const auto& [pname, a] : named) {
+    size_t i = 0;
+    while (i < all.size() && pname != f->params[i].first) ++i;
+    if (i == all.size()) {
+      return SqlError(sql_, *a, "function " + name + "() has no parameter named \"" + pname + "\"");
+    }
+    if (all[i] != nullptr) {
+      return SqlError(sql_, *a, "argument name \"" + pname + "\" used more than once");
+    }
+    SLUICE_ASSIGN_OR_RETURN(all[i], BindExpr((*a)["NamedArgExpr"]["arg"], ctx));
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] != nullptr) continue;
+    const Value& d = f->params[i].second;
+    all[i] = MakeLiteral(d, d.kind() == Value::Kind::kInt ? SqlType::Integer() : SqlType::Double());
+  }
+  return all;
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
   if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
@@ -634,7 +709,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       call.kind = star ? AggKind::kCountStar : distinct ? AggKind::kCountDistinct : AggKind::kCount;
     } else if (name == "string_agg" || name == "array_agg") {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
-      if (distinct) return SqlUnsupported(sql_, node, name + "(DISTINCT ...)");
+      call.distinct = distinct;
       if (string_agg && !arg->type.IsString()) {
         return SqlError(sql_, node,
                         "function string_agg(" + PgTypeName(arg->type) + ", text) does not exist");
@@ -656,6 +731,11 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
                                 name + "() ordered by another expression than its value");
         }
         call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+        const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+        if (nulls != "SORTBY_NULLS_DEFAULT" && (nulls == "SORTBY_NULLS_FIRST") != call.desc) {
+          return SqlUnsupported(sql_, by["node"],
+                                name + "() ordered with NULLs " + (call.desc ? "last" : "first"));
+        }
       }
     } else if (stat) {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
@@ -703,7 +783,8 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     call.type = *t;
     std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
                       (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
-                      (call.desc ? "|desc" : "") + (call.filter ? "|" + Key(*call.filter) : "");
+                      (call.desc ? "|desc" : "") + (call.distinct ? "|distinct" : "") +
+                      (call.filter ? "|" + Key(*call.filter) : "");
     auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
     int index;
     if (it != ctx.agg_keys->end()) {
@@ -715,10 +796,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     return MakeColumn(kAggBase + index, call.type);
   }
-  for (const Json& a : body.value("args", Json::array())) {
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
-    args.push_back(x);
-  }
+  SLUICE_ASSIGN_OR_RETURN(args, BindCallArgs(name, body.value("args", Json::array()), node, ctx));
   if (name == "coalesce") {
     SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
     SqlType t = args[0]->type;

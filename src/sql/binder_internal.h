@@ -368,6 +368,10 @@ class Binder {
   Result<PlanPtr> BindRolling(const Json& node, const Json& body, const Json& over,
                               const std::string& name, Ctx& ctx, PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
+  // The arguments of a call to `name`, in order; named ones (`days => 10`)
+  // put in their places, and the defaults of the others added.
+  Result<std::vector<ExprPtr>> BindCallArgs(const std::string& name, const Json& call_args,
+                                            const Json& node, Ctx& ctx);
   // Checks a statistic's arguments: the variance family takes a number; the
   // pairs take double precision (other numbers are cast to it).
   Status TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y, ExprPtr* x,
