@@ -812,6 +812,19 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   if (name == "pg_get_viewdef" || name == "pg_get_indexdef" || name == "pg_get_constraintdef") {
     return BindPgDefinition(name, std::move(args), node);
   }
+  if (name.rfind("array_", 0) == 0 && !args.empty() && args[0]->type.id() == TypeId::kArray) {
+    // An untyped constant beside an array is of its element type, as
+    // PostgreSQL resolves anyelement from anyarray.
+    SqlType elem = args[0]->type;
+    while (elem.id() == TypeId::kArray) elem = elem.children()[0];
+    for (size_t i = 1; i < args.size(); ++i) {
+      Value v;
+      if (args[i]->kind == ExprKind::kLiteral && args[i]->untyped &&
+          CastValue(args[i]->value, args[i]->type, elem, &v).ok()) {
+        args[i] = MakeLiteral(std::move(v), elem);
+      }
+    }
+  }
   for (ExprPtr& a : args) {
     if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
   }

@@ -62,6 +62,64 @@ Status ArrayDimsText(const SqlType&, const Value* a, size_t, Value* out) {
 
 void Flatten(const Value& v, std::vector<const Value*>* out);
 
+// IS NOT DISTINCT FROM, of two values of one type.
+bool NotDistinct(const Value& x, const Value& y) {
+  if (x.is_null() || y.is_null()) return x.is_null() && y.is_null();
+  return CompareValues(x, y) == 0;
+}
+
+Status OneDimension(const Value& a, const char* what) {
+  if (ArrayDims(a).size() > 1) {
+    return Status::InvalidArgument(std::string(what) +
+                                   " in multidimensional arrays is not supported");
+  }
+  return Status::OK();
+}
+
+// array_remove(a, x): a without the elements not distinct from x.
+Status ArrayRemove(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(OneDimension(a[0], "removing elements"));
+  std::vector<Value> items;
+  for (const Value& x : a[0].list()) {
+    if (!NotDistinct(x, a[1])) items.push_back(x);
+  }
+  *out = Value::List(std::move(items));
+  return Status::OK();
+}
+
+// array_replace(a, x, y): a with y for each element not distinct from x.
+Value Replace(const Value& v, const Value& x, const Value& y) {
+  if (v.kind() != Value::Kind::kList) return NotDistinct(v, x) ? y : v;
+  std::vector<Value> items;
+  for (const Value& e : v.list()) items.push_back(Replace(e, x, y));
+  return Value::List(std::move(items));
+}
+Status ArrayReplace(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = a[0].is_null() ? Value::Null() : Replace(a[0], a[1], a[2]);
+  return Status::OK();
+}
+
+// array_positions(a, x): the one-based positions of the elements not
+// distinct from x.
+Status ArrayPositions(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(OneDimension(a[0], "searching for elements"));
+  std::vector<Value> at;
+  const std::vector<Value>& items = a[0].list();
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (NotDistinct(items[i], a[1])) at.push_back(Value::Int(static_cast<int64_t>(i + 1)));
+  }
+  *out = Value::List(std::move(at));
+  return Status::OK();
+}
+
 // array_to_string(a, sep [, null text]): the elements' text (of every
 // dimension), joined; NULLs are left out, or written as the null text.
 Status ArrayToString(const SqlType&, const Value* a, size_t n, Value* out) {
@@ -242,8 +300,8 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     return Resolve(r, ArrayNdims, "array_ndims", SqlType::Integer(), {array});
   if (name == "array_dims" && args.size() == 1)
     return Resolve(r, ArrayDimsText, "array_dims", SqlType::Varchar(), {array});
-  if (name == "array_to_string" && (args.size() == 2 || args.size() == 3) &&
-      args[1].IsString() && (args.size() == 2 || args[2].IsString())) {
+  if (name == "array_to_string" && (args.size() == 2 || args.size() == 3) && args[1].IsString() &&
+      (args.size() == 2 || args[2].IsString())) {
     // Elements become text first, as PostgreSQL prints them.
     Resolve(r, ArrayToString, "array_to_string", SqlType::Varchar(),
             std::vector<SqlType>(args.size(), SqlType::Varchar()));
@@ -293,6 +351,28 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
       return out;
     };
     r->arg_types = {rewrap(args[0]), rewrap(args[1])};
+    return true;
+  }
+  if ((name == "array_remove" || name == "array_positions") && args.size() == 2) {
+    auto t = CommonType(elem, args[1]);
+    if (!t.ok()) return false;
+    const bool remove = name == "array_remove";
+    Resolve(r, remove ? ArrayRemove : ArrayPositions, remove ? "array_remove" : "array_positions",
+            remove ? WithInnermost(args[0], *t) : SqlType::Array(SqlType::Integer()),
+            {WithInnermost(args[0], *t), *t});
+    r->strict = false;  // NULL is an element to look for
+    return true;
+  }
+  if (name == "array_replace" && args.size() == 3) {
+    const SqlType* inner = &args[0];
+    while (inner->id() == TypeId::kArray) inner = &inner->children()[0];
+    auto t = CommonType(*inner, args[1]);
+    if (!t.ok()) return false;
+    auto u = CommonType(*t, args[2]);
+    if (!u.ok()) return false;
+    Resolve(r, ArrayReplace, "array_replace", WithInnermost(args[0], *u),
+            {WithInnermost(args[0], *u), *u, *u});
+    r->strict = false;
     return true;
   }
   if (name == "array_position" && args.size() == 2) {

@@ -17,3 +17,13 @@ SELECT t = '{{a}}' FROM m;
 UPDATE m SET a = '{{7},{8},{9}}', t = '{p,q}' WHERE k = 2;
 INSERT INTO m VALUES (6, ARRAY[[10, 20, 30]], ARRAY['r']);
 DELETE FROM m WHERE k = 1;
+
+-- array_remove, array_replace and array_positions: elements compared as IS NOT DISTINCT FROM.
+CREATE TABLE ar (k INT, a INT[], x INT);
+INSERT INTO ar VALUES (1, ARRAY[1, 2, 2, 3], 2), (2, ARRAY[1, NULL, NULL, 3], NULL), (3, NULL, 1), (4, '{}', 4), (5, ARRAY[4, 4], 4);
+SELECT k, array_remove(a, x), array_replace(a, x, 9), array_replace(a, x, NULL), array_positions(a, x), array_positions(a, 3) FROM ar;
+SELECT array_remove(ARRAY[1.0, 2.1, 3.3], 1), array_remove(ARRAY['A', 'CC', 'RR'], 'RR'), array_replace(ARRAY[1, NULL, 3], NULL, NULL), array_positions(ARRAY[1, NULL], NULL), array_replace(ARRAY[[1, 2], [2, 3]], 2, 0);
+-- sluice: error function array_remove(integer[][], integer) is not supported yet
+SELECT array_remove(ARRAY[[1, 2], [2, 3]], 2);
+UPDATE ar SET x = 3 WHERE k = 1;
+DELETE FROM ar WHERE k = 5;
