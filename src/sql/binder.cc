@@ -705,6 +705,60 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   return q;
 }
 
+namespace {
+
+// The set-returning function calls in `n`, outside subqueries.
+void CollectSetCalls(const Json& n, std::vector<const Json*>* out) {
+  if (n.is_object()) {
+    if (n.contains("SubLink")) return;
+    auto fc = n.find("FuncCall");
+    if (fc != n.end() && !fc->contains("over") && IsSeriesFunction(Str((*fc)["funcname"].back()))) {
+      out->push_back(&n);
+      return;
+    }
+    for (const Json& v : n) CollectSetCalls(v, out);
+  } else if (n.is_array()) {
+    for (const Json& v : n) CollectSetCalls(v, out);
+  }
+}
+
+bool HasWindowCall(const Json& n) {
+  if (n.is_object()) {
+    if (n.contains("SubLink")) return false;
+    if (n.contains("FuncCall") && n["FuncCall"].contains("over")) return true;
+  }
+  if (!n.is_object() && !n.is_array()) return false;
+  for (const Json& v : n) {
+    if (HasWindowCall(v)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<const Json*>> Binder::SelectListSetCalls(const Json& s) {
+  if (!s.contains("targetList")) return std::vector<const Json*>();
+  const Json& targets = s["targetList"];
+  std::vector<const Json*> calls;
+  CollectSetCalls(targets, &calls);
+  if (calls.empty()) return calls;
+  if (s.contains("groupClause") || s.contains("havingClause") || ContainsAggregate(targets)) {
+    return SqlUnsupported(sql_, *calls[0], "A set-returning function in a grouped select list",
+                          "Group in a subquery in FROM, and call it outside.");
+  }
+  // The same call twice gives the same rows in step: one series.
+  for (const Json* c : calls) {
+    if (Canonical(*c) != Canonical(*calls[0])) {
+      return SqlUnsupported(sql_, *c, "A second set-returning function in a select list");
+    }
+  }
+  if (HasWindowCall(targets)) {
+    return SqlUnsupported(sql_, *calls[0],
+                          "A set-returning function in a select list with window functions");
+  }
+  return calls;
+}
+
 Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // A subquery being decorrelated: this SELECT is the one its frame is for.
   Frame* frame = nullptr;
@@ -724,6 +778,24 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // (as a correlated subquery is), their columns after the items'.
   std::vector<ScopeCol> lateral_cols;
   std::vector<Json> lateral_series;  // bound once every item is
+  // A set-returning function in the select list is a LATERAL call after the
+  // FROM items, whose rows the select list reads (a hidden column).
+  SLUICE_ASSIGN_OR_RETURN(std::vector<const Json*> set_calls, SelectListSetCalls(s));
+  const Json* set_call = set_calls.empty() ? nullptr : set_calls[0];
+  Json set_item;
+  if (set_call != nullptr) {
+    Json list;
+    list["List"]["items"] = Json::array();
+    list["List"]["items"].push_back(*set_call);
+    set_item["RangeFunction"]["lateral"] = true;
+    set_item["RangeFunction"]["functions"] = Json::array();
+    set_item["RangeFunction"]["functions"].push_back(list);
+  }
+  auto take_set_column = [&] {
+    ctx.scope.back().hidden = true;
+    for (const Json* c : set_calls)
+      set_cols_[&(*c)["FuncCall"]] = static_cast<int>(ctx.scope.size()) - 1;
+  };
   for (const Json& item : s.value("fromClause", Json::array())) {
     if (item.contains("RangeFunction") && IsLateralSeries(item)) {
       lateral_series.push_back(item);
@@ -761,6 +833,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     widths.push_back(cols.size());
     ctx.scope.insert(ctx.scope.end(), cols.begin(), cols.end());
   }
+  if (set_call != nullptr && !IsLateralSeries(set_item)) {
+    SLUICE_RETURN_IF_ERROR(BindTableFunction(set_item, &items, &widths, &ctx.scope));
+    take_set_column();
+  }
   // Over a domain, the outer columns are one more FROM item, and they lead
   // the output (and the GROUP BY) so that the enclosing query can join on them.
   std::vector<ExprPtr> domain_refs;
@@ -782,6 +858,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   const size_t from_width = ctx.scope.size();
   ctx.scope.insert(ctx.scope.end(), lateral_cols.begin(), lateral_cols.end());
   for (const Json& item : lateral_series) SLUICE_RETURN_IF_ERROR(BindLateralSeries(item, ctx));
+  if (set_call != nullptr && IsLateralSeries(set_item)) {
+    SLUICE_RETURN_IF_ERROR(BindLateralSeries(set_item, ctx));
+    take_set_column();
+  }
   std::vector<ExprPtr> conjuncts;
   if (s.contains("whereClause")) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr w, BindExpr(s["whereClause"], ctx));
@@ -803,8 +883,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   size_t applied = 0;
   SLUICE_ASSIGN_OR_RETURN(plan, ApplyExtensions(plan, ctx, &applied));
   if (!ext_conj.empty()) plan = MakeFilter(plan, AndAll(ext_conj));
-  // From here on the plan's columns are the scope's columns.
-  const Json& targets = s.value("targetList", Json::array());
+  // From here on the plan's columns are the scope's columns. The targets are
+  // those of `s` itself: calls bound in advance are known by address.
+  static const Json kNoTargets = Json::array();
+  const Json& targets = s.contains("targetList") ? s["targetList"] : kNoTargets;
   bool grouped = s.contains("groupClause") || s.contains("havingClause") ||
                  ContainsAggregate(targets) ||
                  ContainsAggregate(s.value("sortClause", Json::array()));

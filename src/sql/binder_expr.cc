@@ -5,6 +5,17 @@
 #include "sql/datetime.h"
 
 namespace sluice::sql::binding {
+namespace {
+
+// Array type `t` with `dims` dimensions of its innermost element type.
+SqlType WithArrayDimensions(const SqlType& t, int dims) {
+  SqlType out = t;
+  while (out.id() == TypeId::kArray) out = out.children()[0];
+  for (int i = 0; i < dims; ++i) out = SqlType::Array(out);
+  return out.WithNullable(t.nullable());
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- expressions
 
@@ -543,8 +554,86 @@ Status Binder::TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y,
   return Status::OK();
 }
 
+namespace {
+
+// A function whose arguments may be named (`make_interval(days => 10)`):
+// its parameters in order, each with its default (all have one).
+struct NamedParams {
+  const char* function;
+  std::vector<std::pair<const char*, Value>> params;
+};
+
+const NamedParams* FindNamedParams(const std::string& name) {
+  static const std::vector<NamedParams> kFunctions = {
+      {"make_interval",
+       {{"years", Value::Int(0)},
+        {"months", Value::Int(0)},
+        {"weeks", Value::Int(0)},
+        {"days", Value::Int(0)},
+        {"hours", Value::Int(0)},
+        {"mins", Value::Int(0)},
+        {"secs", Value::Double(0)}}},
+  };
+  for (const NamedParams& f : kFunctions) {
+    if (name == f.function) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<std::vector<ExprPtr>> Binder::BindCallArgs(const std::string& name, const Json& call_args,
+                                                  const Json& node, Ctx& ctx) {
+  std::vector<ExprPtr> args;
+  std::vector<std::pair<std::string, const Json*>> named;
+  for (const Json& a : call_args) {
+    if (a.contains("NamedArgExpr")) {
+      named.emplace_back(a["NamedArgExpr"].value("name", ""), &a);
+      continue;
+    }
+    if (!named.empty()) {
+      return SqlError(sql_, a, "positional argument cannot follow named argument");
+    }
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+    args.push_back(x);
+  }
+  if (named.empty()) return args;
+  const NamedParams* f = FindNamedParams(name);
+  if (f == nullptr)
+    return SqlUnsupported(sql_, *named[0].second, "Named arguments of " + name + "()");
+  // Every parameter, from the positional arguments, the named ones, or the
+  // defaults.
+  std::vector<ExprPtr> all(f->params.size());
+  if (args.size() > all.size()) {
+    return SqlError(
+        sql_, node,
+        "function " + name + "() takes at most " + std::to_string(all.size()) + " arguments");
+  }
+  for (size_t i = 0; i < args.size(); ++i) all[i] = args[i];
+  for (const auto& [pname, a] : named) {
+    size_t i = 0;
+    while (i < all.size() && pname != f->params[i].first) ++i;
+    if (i == all.size()) {
+      return SqlError(sql_, *a, "function " + name + "() has no parameter named \"" + pname + "\"");
+    }
+    if (all[i] != nullptr) {
+      return SqlError(sql_, *a, "argument name \"" + pname + "\" used more than once");
+    }
+    SLUICE_ASSIGN_OR_RETURN(all[i], BindExpr((*a)["NamedArgExpr"]["arg"], ctx));
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] != nullptr) continue;
+    const Value& d = f->params[i].second;
+    all[i] = MakeLiteral(d, d.kind() == Value::Kind::kInt ? SqlType::Integer() : SqlType::Double());
+  }
+  return all;
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
+  if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
+    return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
+  }
   if (body.contains("over")) {
     auto it = window_cols_.find(&body);
     if (it == window_cols_.end() || ctx.aggs != nullptr) {  // bound by BindWindows, or nowhere
@@ -620,7 +709,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       call.kind = star ? AggKind::kCountStar : distinct ? AggKind::kCountDistinct : AggKind::kCount;
     } else if (name == "string_agg" || name == "array_agg") {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
-      if (distinct) return SqlUnsupported(sql_, node, name + "(DISTINCT ...)");
+      call.distinct = distinct;
       if (string_agg && !arg->type.IsString()) {
         return SqlError(sql_, node,
                         "function string_agg(" + PgTypeName(arg->type) + ", text) does not exist");
@@ -642,6 +731,11 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
                                 name + "() ordered by another expression than its value");
         }
         call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+        const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+        if (nulls != "SORTBY_NULLS_DEFAULT" && (nulls == "SORTBY_NULLS_FIRST") != call.desc) {
+          return SqlUnsupported(sql_, by["node"],
+                                name + "() ordered with NULLs " + (call.desc ? "last" : "first"));
+        }
       }
     } else if (stat) {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
@@ -688,8 +782,8 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     if (!t.ok()) return SqlError(sql_, node, t.status().message());
     call.type = *t;
     std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
-                      (arg2 ? "|" + Key(*arg2) : "") +
-                      "|" + call.separator + (call.desc ? "|desc" : "") +
+                      (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
+                      (call.desc ? "|desc" : "") + (call.distinct ? "|distinct" : "") +
                       (call.filter ? "|" + Key(*call.filter) : "");
     auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
     int index;
@@ -702,10 +796,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     return MakeColumn(kAggBase + index, call.type);
   }
-  for (const Json& a : body.value("args", Json::array())) {
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
-    args.push_back(x);
-  }
+  SLUICE_ASSIGN_OR_RETURN(args, BindCallArgs(name, body.value("args", Json::array()), node, ctx));
   if (name == "coalesce") {
     SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
     SqlType t = args[0]->type;
@@ -720,6 +811,19 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   }
   if (name == "pg_get_viewdef" || name == "pg_get_indexdef" || name == "pg_get_constraintdef") {
     return BindPgDefinition(name, std::move(args), node);
+  }
+  if (name.rfind("array_", 0) == 0 && !args.empty() && args[0]->type.id() == TypeId::kArray) {
+    // An untyped constant beside an array is of its element type, as
+    // PostgreSQL resolves anyelement from anyarray.
+    SqlType elem = args[0]->type;
+    while (elem.id() == TypeId::kArray) elem = elem.children()[0];
+    for (size_t i = 1; i < args.size(); ++i) {
+      Value v;
+      if (args[i]->kind == ExprKind::kLiteral && args[i]->untyped &&
+          CastValue(args[i]->value, args[i]->type, elem, &v).ok()) {
+        args[i] = MakeLiteral(std::move(v), elem);
+      }
+    }
   }
   for (ExprPtr& a : args) {
     if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
@@ -855,6 +959,13 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       }
       return MakeLiteral(Value::MakeInterval(iv.months, iv.days, iv.micros), t);
     }
+    if (x->kind == ExprKind::kLiteral && t.id() == TypeId::kArray && x->type.IsString() &&
+        !x->value.is_null()) {
+      // PostgreSQL's INT[] has any number of dimensions; here the type
+      // says how many, so a constant's type takes the text's.
+      const int dims = ArrayTextDimensions(x->value.string_value());
+      if (dims > 0) t = WithArrayDimensions(t, dims);
+    }
     if (x->kind == ExprKind::kLiteral) {
       Value v;
       Status st = CastValue(x->value, x->type, t, &v);
@@ -906,7 +1017,10 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   }
   if (kind == "A_Indirection") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
-    for (const Json& ind : body.value("indirection", Json::array())) {
+    const Json& indirection = body.value("indirection", Json::array());
+    int dims = 0;
+    for (const SqlType* e = &x->type; e->id() == TypeId::kArray; e = &e->children()[0]) ++dims;
+    for (const Json& ind : indirection) {
       auto [ikind, ibody] = Node(ind);
       if (ikind != "A_Indices" || ibody->value("is_slice", false)) {
         return SqlUnsupported(sql_, n, ikind == "A_Indices" ? "array slices" : "field selection");
@@ -919,6 +1033,13 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
                             "array");
       }
       SLUICE_ASSIGN_OR_RETURN(x, Call("[]", {x, i}, n));
+    }
+    if (static_cast<int>(indirection.size()) < dims) {
+      // Fewer subscripts than dimensions pick no element: NULL, as in
+      // PostgreSQL (a slice would take a sub-array).
+      SqlType elem = x->type;
+      while (elem.id() == TypeId::kArray) elem = elem.children()[0];
+      return MakeLiteral(Value::Null(), elem.WithNullable(true));
     }
     return x;
   }

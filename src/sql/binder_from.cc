@@ -368,8 +368,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
       (*body)["functions"][0]["List"]["items"][0].contains("FuncCall")) {
     const Json& call = (*body)["functions"][0]["List"]["items"][0];
     std::string fname = Str(call["FuncCall"]["funcname"].back());
-    if (fname == "generate_series" || fname == "unnest" || fname == "string_to_table" ||
-        fname == "regexp_split_to_table") {
+    if (IsSeriesFunction(fname)) {
       std::vector<PlanPtr> items;
       std::vector<size_t> widths;
       std::vector<ScopeCol> scope;
@@ -708,8 +707,25 @@ bool Binder::IsLateralSeries(const Json& item) {
   const Json& call = fns[0]["List"]["items"][0];
   if (!call.contains("FuncCall")) return false;
   const std::string name = Str(call["FuncCall"]["funcname"].back());
-  return (name == "generate_series" || name == "unnest") &&
-         ReadsColumns(call["FuncCall"].value("args", Json::array()));
+  return IsSeriesFunction(name) && ReadsColumns(call["FuncCall"].value("args", Json::array()));
+}
+
+bool IsSeriesFunction(std::string_view name) {
+  return name == "generate_series" || name == "unnest" || name == "regexp_matches" ||
+         name == "string_to_table" || name == "regexp_split_to_table";
+}
+
+Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<ExprPtr> args,
+                                        const Json& node) {
+  std::vector<SqlType> types;
+  for (ExprPtr& a : args) {
+    if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeCast(a, SqlType::Varchar());
+    types.push_back(a->type);
+  }
+  auto r = ResolveSetFunction(name, types);
+  if (!r.ok()) return SqlError(sql_, node, r.status().message());
+  for (size_t i = 0; i < args.size(); ++i) args[i] = MakeCast(args[i], r->arg_types[i]);
+  return MakeCall(r->fn, r->name, r->result, std::move(args), r->strict);
 }
 
 Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
@@ -734,6 +750,12 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
       return SqlError(sql_, call, "unnest() takes one array");
     }
     type = args[0]->type.children()[0].WithNullable(true);
+  } else if (name != "generate_series") {
+    // The rows as an array, spread by unnest().
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr rows, CallSetFunction(name, std::move(args), call));
+    n->series = SeriesFn::kUnnest;
+    type = rows->type.children()[0].WithNullable(true);
+    args = {rows};
   } else {
     n->series = SeriesFn::kGenerateSeries;
     if (args.size() != 2 && args.size() != 3) {
@@ -789,10 +811,7 @@ Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
   if (!call.contains("FuncCall")) return SqlUnsupported(sql_, item, "this FROM item");
   const Json& fc = call["FuncCall"];
   const std::string name = Str(fc["funcname"].back());
-  if (name == "generate_series" || name == "unnest" || name == "string_to_table" ||
-      name == "regexp_split_to_table") {
-    return BindConstantSeries(item, call, items, widths, scope);
-  }
+  if (IsSeriesFunction(name)) return BindConstantSeries(item, call, items, widths, scope);
   if (body.value("ordinality", false)) return SqlUnsupported(sql_, item, "WITH ORDINALITY");
   if (name != "hop" && name != "tumble") {
     if (IsPostgresFunction(name)) {
@@ -989,23 +1008,13 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   constexpr size_t kMaxRows = 10000000;
   std::vector<Value> out;
   SqlType type;
-  if (name == "string_to_table" || name == "regexp_split_to_table") {
-    // The elements of string_to_array() / regexp_split_to_array(), as rows.
-    std::vector<ExprPtr> args;
-    for (const ExprPtr& v : vals) {
-      args.push_back(v->untyped ? MakeLiteral(v->value, SqlType::Varchar()) : v);
-    }
-    auto e =
-        Call(name == "string_to_table" ? "string_to_array" : "regexp_split_to_array", args, call);
-    if (!e.ok()) {
-      std::string msg = "function " + name + "(";
-      for (size_t i = 0; i < vals.size(); ++i) msg += (i ? ", " : "") + PgTypeName(vals[i]->type);
-      return SqlError(sql_, call, msg + ") does not exist");
-    }
+  if (name != "unnest" && name != "generate_series") {
+    // The rows of the array that the set function's scalar form returns.
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr rows, CallSetFunction(name, vals, call));
     Value list;
-    Status st = Eval(**e, Row{}, &list);
+    Status st = Eval(*rows, Row{}, &list);
     if (!st.ok()) return SqlError(sql_, call, st.message());
-    type = SqlType::Varchar();
+    type = rows->type.children()[0].WithNullable(true);
     if (!list.is_null()) out = list.list();
   } else if (name == "unnest") {
     if (vals.size() != 1 || (vals[0]->type.id() != TypeId::kArray && !vals[0]->untyped)) {

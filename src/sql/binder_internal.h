@@ -37,6 +37,11 @@ inline const Json& Field(const Json& body, const char* name) {
   return it == body.end() ? kNull : *it;
 }
 
+// The set-returning functions a query may call in FROM or in its select
+// list: generate_series, unnest, regexp_matches, string_to_table,
+// regexp_split_to_table.
+bool IsSeriesFunction(std::string_view name);
+
 // PostgreSQL's statistical aggregates (VAR_POP, REGR_SLOPE, ...): their kind,
 // or false if `name` is not one.
 bool StatisticKind(const std::string& name, AggKind* kind);
@@ -273,6 +278,10 @@ class Binder {
  private:
   Result<BoundQuery> BindSetOp(const Json& s);
   Result<BoundQuery> BindSimple(const Json& s);
+  // The set-returning function calls (FuncCall nodes) in the select list of
+  // `s`: none, or one call, maybe written several times; an error for those
+  // not supported yet.
+  Result<std::vector<const Json*>> SelectListSetCalls(const Json& s);
   Result<BoundQuery> BindValues(const Json& s);
   // WITH RECURSIVE `name` AS (base UNION [ALL] step), step reading `name`.
   Result<BoundQuery> BindRecursive(const std::string& name, const Json& cte, const Json& node);
@@ -292,6 +301,10 @@ class Binder {
   // row of the items' join.
   static bool IsLateralSeries(const Json& item);
   Status BindLateralSeries(const Json& item, Ctx& ctx);
+  // A set-returning function other than generate_series and unnest, as the
+  // call of its scalar form: the array of its rows (ResolveSetFunction).
+  Result<ExprPtr> CallSetFunction(const std::string& name, std::vector<ExprPtr> args,
+                                  const Json& node);
   Result<PlanPtr> BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,
                              std::vector<ExprPtr> conjuncts, size_t from_width);
   Result<PlanPtr> ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied);
@@ -355,6 +368,10 @@ class Binder {
   Result<PlanPtr> BindRolling(const Json& node, const Json& body, const Json& over,
                               const std::string& name, Ctx& ctx, PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
+  // The arguments of a call to `name`, in order; named ones (`days => 10`)
+  // put in their places, and the defaults of the others added.
+  Result<std::vector<ExprPtr>> BindCallArgs(const std::string& name, const Json& call_args,
+                                            const Json& node, Ctx& ctx);
   // Checks a statistic's arguments: the variance family takes a number; the
   // pairs take double precision (other numbers are cast to it).
   Status TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y, ExprPtr* x,
@@ -400,6 +417,9 @@ class Binder {
   std::vector<std::string> defining_;
   // ROW_NUMBER() calls already computed: their FuncCall body -> column.
   std::map<const Json*, int> window_cols_;
+  // Set-returning functions of select lists, computed in FROM: their
+  // FuncCall body -> column.
+  std::map<const Json*, int> set_cols_;
   const Json* window_clause_ = nullptr;  // the WINDOW clause of the query being bound
 };
 

@@ -108,7 +108,11 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
     skip_space();
     Value item;
     if (*pos < s.size() && s[*pos] == '{') {
-      if (elem.id() != TypeId::kArray) return bad("too many dimensions");
+      if (elem.id() != TypeId::kArray) {
+        return Status::Unimplemented(
+            "A value with more dimensions than its array type declares is not supported yet: \"" +
+            std::string(s) + "\". Declare the type with one [] per dimension (INT[][]).");
+      }
       SLUICE_RETURN_IF_ERROR(ParseArrayText(s, pos, elem.children()[0], &item));
     } else {
       std::string text;
@@ -133,7 +137,9 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
       if (!quoted && strcasecmp(text.c_str(), "null") == 0) {
         item = Value::Null();
       } else if (elem.id() == TypeId::kArray) {
-        return bad("an element must be an array");
+        return Status::Unimplemented(
+            "A value with fewer dimensions than its array type declares is not supported yet: \"" +
+            std::string(s) + "\". Declare the type with one [] per dimension.");
       } else {
         SLUICE_RETURN_IF_ERROR(CastValue(Value::String(text), SqlType::Varchar(), elem, &item));
       }
@@ -155,6 +161,46 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
 }
 
 }  // namespace
+
+std::vector<int64_t> ArrayDims(const Value& v) {
+  std::vector<int64_t> dims;
+  for (const Value* x = &v; x->kind() == Value::Kind::kList && !x->list().empty();
+       x = &x->list()[0]) {
+    dims.push_back(static_cast<int64_t>(x->list().size()));
+  }
+  return dims;
+}
+
+namespace {
+
+bool HasDims(const Value& v, const std::vector<int64_t>& dims, size_t level) {
+  if (level == dims.size()) return v.kind() != Value::Kind::kList;
+  if (v.kind() != Value::Kind::kList || static_cast<int64_t>(v.list().size()) != dims[level])
+    return false;
+  for (const Value& x : v.list()) {
+    if (!HasDims(x, dims, level + 1)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsRectangular(const Value& v) {
+  if (v.kind() != Value::Kind::kList || v.list().empty()) return true;
+  return HasDims(v, ArrayDims(v), 0);
+}
+
+int ArrayTextDimensions(std::string_view text) {
+  int n = 0;
+  for (char c : text) {
+    if (c == '{') {
+      ++n;
+    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+      break;
+    }
+  }
+  return n;
+}
 
 std::string Expr::ToString() const {
   switch (kind) {
@@ -416,6 +462,11 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       if (pos != text.size()) {
         return Status::InvalidArgument("malformed array literal: \"" + text +
                                        "\" (junk after the closing \"}\")");
+      }
+      if (elem.id() == TypeId::kArray && !IsRectangular(*out)) {
+        return Status::InvalidArgument(
+            "malformed array literal: \"" + text +
+            "\" (multidimensional arrays must have sub-arrays with matching dimensions)");
       }
       return Status::OK();
     }
@@ -734,6 +785,10 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
         SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &items[i]));
       }
       *out = Value::List(std::move(items));
+      if (e.type.children()[0].id() == TypeId::kArray && !IsRectangular(*out)) {
+        return Status::InvalidArgument(
+            "multidimensional arrays must have array expressions with matching dimensions");
+      }
       return Status::OK();
     }
     case ExprKind::kCoalesce:

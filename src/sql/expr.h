@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -85,6 +86,17 @@ ExprPtr MakeCast(ExprPtr e, const SqlType& to);
 std::string ValueToText(const Value& v, const SqlType& type, bool pg_output = false);
 // Text of a value as PostgreSQL's output sends it to a client.
 std::string ValueToPgText(const Value& v, const SqlType& type);
+
+// A multidimensional array is a list of lists, one level per dimension of
+// its type (INT[][] is ARRAY(ARRAY(INT))). Its lengths, outermost first, as
+// its first elements have them; none if it is empty.
+std::vector<int64_t> ArrayDims(const Value& v);
+// Whether every sub-array of `v` has the lengths ArrayDims says (PostgreSQL's
+// arrays are rectangular).
+bool IsRectangular(const Value& v);
+// The number of dimensions of PostgreSQL's array text (its leading braces;
+// 0 if it does not start with one).
+int ArrayTextDimensions(std::string_view text);
 
 // Compares two non-NULL values of the same type: <0, 0, >0.
 int CompareValues(const Value& a, const Value& b);

@@ -358,6 +358,12 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
                                  " cannot be matched");
 }
 
+Result<ResolvedFn> ResolveSetFunction(std::string_view name, const std::vector<SqlType>& args) {
+  ResolvedFn r;
+  if (ResolveStringSet(name, args, &r)) return r;
+  return NoOperator(name, args);
+}
+
 Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlType>& args) {
   ResolvedFn r;
   r.name = "";

@@ -26,6 +26,12 @@ struct ResolvedFn {
 // text + integer").
 Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlType>& args);
 
+// A set-returning function (regexp_matches, string_to_table,
+// regexp_split_to_table), resolved as a scalar function that returns the
+// array of its rows, for unnest() to spread: the rows' type is the result's
+// element type.
+Result<ResolvedFn> ResolveSetFunction(std::string_view name, const std::vector<SqlType>& args);
+
 // The type both operands of a comparison or CASE branches are cast to.
 Result<SqlType> CommonType(const SqlType& a, const SqlType& b);
 

@@ -212,6 +212,26 @@ Status MakeTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(days * kMicrosPerDay + micros);
   return Status::OK();
 }
+// make_interval([years [, months [, weeks [, days [, hours [, mins [,
+// secs]]]]]]]): the parameters left out are 0.
+Status MakeIntervalFn(const SqlType&, const Value* a, size_t n, Value* out) {
+  int128 f[6] = {0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < n && i < 6; ++i) f[i] = a[i].int_value();
+  const double secs = n == 7 ? a[6].double_value() : 0;
+  const Status range = Status::InvalidArgument("interval out of range");
+  if (!std::isfinite(secs) || std::fabs(secs) > 9.3e12) return range;
+  const int128 months = f[0] * 12 + f[1], days = f[2] * 7 + f[3];
+  const int128 micros =
+      f[4] * 3600000000LL + f[5] * 60000000LL + static_cast<int128>(std::nearbyint(secs * 1e6));
+  if (months < INT32_MIN || months > INT32_MAX || days < INT32_MIN || days > INT32_MAX ||
+      micros < INT64_MIN || micros > INT64_MAX) {
+    return range;
+  }
+  *out = Value::MakeInterval(static_cast<int32_t>(months), static_cast<int32_t>(days),
+                             static_cast<int64_t>(micros));
+  return Status::OK();
+}
+
 Status IsFiniteDate(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Bool(!IsInfiniteDate(a[0].int_value()));
   return Status::OK();
@@ -551,6 +571,12 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
   const SqlType i32 = SqlType::Integer(), f64 = SqlType::Double();
   if (name == "make_date" && args.size() == 3 && integers(0, 3)) {
     return fn(MakeDate, "make_date", {i32, i32, i32}, SqlType::Date());
+  }
+  if (name == "make_interval" && args.size() <= 7 &&
+      integers(0, std::min<size_t>(args.size(), 6)) && (args.size() < 7 || number(args[6]))) {
+    std::vector<SqlType> types(args.size(), i32);
+    if (args.size() == 7) types[6] = f64;
+    return fn(MakeIntervalFn, "make_interval", types, SqlType::Interval());
   }
   if (name == "make_time" && args.size() == 3 && integers(0, 2) && number(args[2])) {
     return fn(MakeTime, "make_time", {i32, i32, f64}, SqlType::Time());

@@ -26,6 +26,8 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
 bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// The set-returning functions of strings (see ResolveSetFunction).
+bool ResolveStringSet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // to_char, to_number, to_date, to_timestamp (functions_format.cc).
 bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);

@@ -429,20 +429,18 @@ Status LikeEscape(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-// similar_to_escape(pattern [, escape]): SIMILAR TO's pattern as a regular
-// expression matching the whole string: % is .*, _ is ., the escape
-// character (a backslash by default) quotes the next one, and the regular
-// expression characters SQL leaves literal (. ^ $ \) are quoted.
-Status SimilarToEscape(const SqlType&, const Value* a, size_t n, Value* out) {
-  std::string esc = n == 2 ? a[1].string_value() : "\\";
-  if (Chars(esc).size() > 1) return Status::InvalidArgument("invalid escape string");
-  std::string r = "^(?:";
-  auto chars = Chars(a[0].string_value());
+// SQL's regular expression (SIMILAR TO's) `chars` as an ECMAScript one,
+// unanchored: % is any string, _ any character, the escape character `esc`
+// (none if empty) quotes the next one, and the regular expression
+// characters SQL leaves literal (. ^ $ \) are quoted. An escape character
+// at the end is dropped, as PostgreSQL does.
+std::string SimilarToEcma(const std::vector<std::string_view>& chars, std::string_view esc) {
+  std::string r;
   bool in_class = false;
   for (size_t i = 0; i < chars.size(); ++i) {
     std::string_view c = chars[i];
     if (!esc.empty() && c == esc) {
-      if (i + 1 == chars.size()) return Status::InvalidArgument("invalid escape string");
+      if (i + 1 == chars.size()) break;
       std::string_view next = chars[++i];
       if (next.size() == 1 && !std::isalnum(static_cast<unsigned char>(next[0]))) r += '\\';
       r += next;
@@ -455,9 +453,11 @@ Status SimilarToEscape(const SqlType&, const Value* a, size_t n, Value* out) {
       in_class = true;
       r += c;
     } else if (c == "%") {
-      r += ".*";
+      r += "[\\s\\S]*";  // any characters, newlines too
     } else if (c == "_") {
-      r += ".";
+      r += "(?:[^\\x80-\\xBF][\\x80-\\xBF]*)";  // one UTF-8 character
+    } else if (c == "(") {
+      r += "(?:";  // SQL's groups do not capture
     } else if (c == "." || c == "^" || c == "$" || c == "\\") {
       r += '\\';
       r += c;
@@ -465,7 +465,56 @@ Status SimilarToEscape(const SqlType&, const Value* a, size_t n, Value* out) {
       r += c;
     }
   }
-  *out = Value::String(r + ")$");
+  return r;
+}
+
+// The escape character of SIMILAR TO and SQL's substring: one character or
+// none.
+Result<std::string_view> SimilarEscape(const Value* a, size_t n) {
+  if (n < 2) return std::string_view("\\");
+  const std::string& esc = a[1].string_value();
+  if (Chars(esc).size() > 1) return Status::InvalidArgument("invalid escape string");
+  return std::string_view(esc);
+}
+
+// A SQL regular expression split at its escape-double-quote separators (#"
+// with escape #), one to three parts; a separator inside brackets is text.
+Result<std::vector<std::vector<std::string_view>>> SimilarParts(std::string_view pattern,
+                                                                std::string_view esc) {
+  std::vector<std::vector<std::string_view>> parts(1);
+  auto chars = Chars(pattern);
+  bool in_class = false;
+  for (size_t i = 0; i < chars.size(); ++i) {
+    if (!esc.empty() && chars[i] == esc && i + 1 < chars.size()) {
+      if (chars[i + 1] == "\"" && !in_class) {
+        if (parts.size() == 3) {
+          return Status::InvalidArgument(
+              "SQL regular expression may not contain more than two escape-double-quote "
+              "separators");
+        }
+        parts.emplace_back();
+      } else {
+        parts.back().push_back(chars[i]);
+        parts.back().push_back(chars[i + 1]);
+      }
+      ++i;
+      continue;
+    }
+    if (chars[i] == "[") in_class = true;
+    if (chars[i] == "]") in_class = false;
+    parts.back().push_back(chars[i]);
+  }
+  return parts;
+}
+
+// similar_to_escape(pattern [, escape]): SIMILAR TO's pattern as a regular
+// expression matching the whole string (its separators only group).
+Status SimilarToEscape(const SqlType&, const Value* a, size_t n, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(std::string_view esc, SimilarEscape(a, n));
+  SLUICE_ASSIGN_OR_RETURN(auto parts, SimilarParts(a[0].string_value(), esc));
+  std::string r = "^";
+  for (const auto& part : parts) r += "(?:" + SimilarToEcma(part, esc) + ")";
+  *out = Value::String(r + "$");
   return Status::OK();
 }
 
@@ -485,23 +534,112 @@ Status RegexOpNotI(const SqlType&, const Value* a, size_t, Value* out) {
 
 // ---- regular expressions (POSIX-like, through std::regex's ECMAScript
 // grammar, which reads the common forms the same way).
-Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
-  thread_local std::string last;
-  thread_local bool last_icase = false;
-  thread_local std::unique_ptr<std::regex> re;
-  if (!re || last != pattern || last_icase != icase) {
-    try {
-      auto flags = std::regex::ECMAScript;
-      if (icase) flags |= std::regex::icase;
-      re = std::make_unique<std::regex>(pattern, flags);
-    } catch (const std::regex_error& e) {
-      re.reset();
-      return Status::InvalidArgument("invalid regular expression: " + std::string(e.what()));
+
+// PostgreSQL's regular expression options (flags): g every match, i and c
+// case-insensitive or not, n and m newline-sensitive (^ and $ match at line
+// ends, . not a newline), s not (the default), x the expanded syntax
+// (blanks and #-comments ignored), q the pattern is literal text.
+struct RegexFlags {
+  bool global = false, icase = false, newline = false, expanded = false, quoted = false;
+};
+Result<RegexFlags> ParseFlags(const std::string& flags) {
+  RegexFlags f;
+  for (char c : flags) {
+    if (c == 'g') {
+      f.global = true;
+    } else if (c == 'i' || c == 'c') {
+      f.icase = c == 'i';
+    } else if (c == 'n' || c == 'm' || c == 'w' || c == 's' || c == 'p') {
+      f.newline = c != 's' && c != 'p';
+    } else if (c == 'x') {
+      f.expanded = true;
+    } else if (c == 'q') {
+      f.quoted = true;
+    } else if (c == 't' || c == 'e') {
+      // tight, extended syntax: the defaults
+    } else {
+      return Status::InvalidArgument(std::string("invalid regular expression option: \"") + c +
+                                     "\"");
     }
-    last = pattern;
-    last_icase = icase;
   }
-  return re.get();
+  return f;
+}
+
+// The pattern of the expanded syntax without its blanks and comments (which
+// run from # to the end of a line), outside brackets and escapes.
+std::string Unexpand(const std::string& p) {
+  std::string r;
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      r += c;
+      r += p[++i];
+    } else if (in_class) {
+      in_class = c != ']';
+      r += c;
+    } else if (c == '[') {
+      in_class = true;
+      r += c;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      continue;
+    } else if (c == '#') {
+      while (i + 1 < p.size() && p[i + 1] != '\n') ++i;
+    } else {
+      r += c;
+    }
+  }
+  return r;
+}
+
+// Literal text as a pattern that matches it.
+std::string QuoteRegex(const std::string& p) {
+  std::string r;
+  for (char c : p) {
+    if (std::strchr("\\^$.|?*+()[]{}/", c) != nullptr && c != '\0') r += '\\';
+    r += c;
+  }
+  return r;
+}
+
+// The last few patterns compiled on this thread, most recent first: a
+// query usually applies one to three patterns (SQL's substring compiles
+// three) to every row.
+Result<const std::regex*> Compile(const std::string& pattern, const RegexFlags& f) {
+  struct Entry {
+    std::string pattern;
+    bool icase, newline;
+    std::unique_ptr<std::regex> re;
+  };
+  constexpr size_t kCached = 8;
+  thread_local std::vector<Entry> cache;
+  const std::string text = f.quoted     ? QuoteRegex(pattern)
+                           : f.expanded ? Unexpand(pattern)
+                                        : pattern;
+  for (size_t i = 0; i < cache.size(); ++i) {
+    if (cache[i].icase == f.icase && cache[i].newline == f.newline && cache[i].pattern == text) {
+      std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
+                  cache.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      return cache[0].re.get();
+    }
+  }
+  Entry e{text, f.icase, f.newline, nullptr};
+  try {
+    auto flags = std::regex::ECMAScript;
+    if (f.icase) flags |= std::regex::icase;
+    if (f.newline) flags |= std::regex::multiline;
+    e.re = std::make_unique<std::regex>(text, flags);
+  } catch (const std::regex_error& err) {
+    return Status::InvalidArgument("invalid regular expression: " + std::string(err.what()));
+  }
+  if (cache.size() == kCached) cache.pop_back();
+  cache.insert(cache.begin(), std::move(e));
+  return cache[0].re.get();
+}
+Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
+  RegexFlags f;
+  f.icase = icase;
+  return Compile(pattern, f);
 }
 
 Status RegexMatchOp(bool icase, bool negate, const Value* a, Value* out) {
@@ -526,24 +664,59 @@ Status RegexSubstring(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-struct RegexFlags {
-  bool global = false, icase = false;
-};
-Result<RegexFlags> ParseFlags(const std::string& flags) {
-  RegexFlags f;
-  for (char c : flags) {
-    if (c == 'g') {
-      f.global = true;
-    } else if (c == 'i') {
-      f.icase = true;
-    } else if (c == 'c' || c == 'n' || c == 'p' || c == 'w' || c == 's' || c == 't') {
-      // case-sensitive, newline modes, tight syntax: the defaults here
-    } else {
-      return Status::InvalidArgument(std::string("invalid regular expression option: \"") + c +
-                                     "\"");
+// substring(string SIMILAR pattern ESCAPE escape), also written
+// substring(string FROM pattern FOR escape): the pattern must match the
+// whole string (else NULL). Two escape-double-quote separators (#" with
+// escape #) split it in three parts, and the result is the text the middle
+// one matches, with the first part matching as little as it can and the
+// middle one as much as it can then; with one separator, the text after
+// it; with none, the whole string.
+Status SimilarSubstring(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string& s = a[0].string_value();
+  SLUICE_ASSIGN_OR_RETURN(std::string_view esc, SimilarEscape(a + 1, 2));
+  SLUICE_ASSIGN_OR_RETURN(auto parts, SimilarParts(a[1].string_value(), esc));
+  std::vector<const std::regex*> res;
+  for (const auto& part : parts) {
+    SLUICE_ASSIGN_OR_RETURN(const std::regex* re,
+                            Compile("^(?:" + SimilarToEcma(part, esc) + ")$", false));
+    res.push_back(re);
+  }
+  // Character boundaries, the only places a part may start or end.
+  std::vector<size_t> at;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || (static_cast<uint8_t>(s[i]) & 0xC0) != 0x80) at.push_back(i);
+  }
+  auto matches = [&](const std::regex* re, size_t from, size_t to) {
+    return std::regex_match(s.begin() + static_cast<std::ptrdiff_t>(from),
+                            s.begin() + static_cast<std::ptrdiff_t>(to), *re);
+  };
+  *out = Value::Null();
+  if (res.size() == 1) {
+    if (matches(res[0], 0, s.size())) *out = Value::String(s);
+    return Status::OK();
+  }
+  // The last part's possible starts, when there are three.
+  std::vector<bool> last_from(at.size(), true);
+  if (res.size() == 3) {
+    for (size_t j = 0; j < at.size(); ++j) last_from[j] = matches(res[2], at[j], s.size());
+  }
+  for (size_t i = 0; i < at.size(); ++i) {
+    if (!matches(res[0], 0, at[i])) continue;
+    if (res.size() == 2) {
+      if (matches(res[1], at[i], s.size())) {
+        *out = Value::String(s.substr(at[i]));
+        return Status::OK();
+      }
+      continue;
+    }
+    for (size_t j = at.size(); j-- > i;) {
+      if (last_from[j] && matches(res[1], at[i], at[j])) {
+        *out = Value::String(s.substr(at[i], at[j] - at[i]));
+        return Status::OK();
+      }
     }
   }
-  return f;
+  return Status::OK();
 }
 
 // PostgreSQL's replacement text: \1..\9 the groups, \& the match, \\ a
@@ -575,7 +748,7 @@ Status RegexpReplace(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 4) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[3].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   auto mode =
       f.global ? std::regex_constants::format_default : std::regex_constants::format_first_only;
   *out = Value::String(
@@ -588,7 +761,7 @@ Status RegexpLike(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 3) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   *out = Value::Bool(std::regex_search(a[0].string_value(), *re));
   return Status::OK();
 }
@@ -657,7 +830,7 @@ Status RegexpCountFrom(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 4) {
     SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[3].string_value(), "regexp_count"));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(a[0].string_value(), *re, a[2].int_value()));
   *out = Value::Int(static_cast<int64_t>(m.size()));
   return Status::OK();
@@ -676,7 +849,7 @@ Status RegexpInstr(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n > 5) {
     SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[5].string_value(), "regexp_instr"));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   const std::string& s = a[0].string_value();
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(s, *re, start));
   *out = Value::Int(0);
@@ -701,7 +874,7 @@ Status RegexpSubstr(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n > 4) {
     SLUICE_ASSIGN_OR_RETURN(f, NoGlobal(a[4].string_value(), "regexp_substr"));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(a[0].string_value(), *re, start));
   *out = Value::Null();
   if (static_cast<size_t>(nth) > m.size()) return Status::OK();
@@ -721,7 +894,7 @@ Status RegexpReplaceFrom(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n > 5) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[5].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   const std::string& s = a[0].string_value();
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(s, *re, a[3].int_value()));
   const std::string replacement = EcmaReplacement(a[2].string_value());
@@ -747,7 +920,7 @@ Status RegexpMatch(const SqlType&, const Value* a, size_t n, Value* out) {
   if (n == 3) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   std::smatch m;
   const std::string& s = a[0].string_value();
   if (!std::regex_search(s, m, *re)) {
@@ -765,12 +938,37 @@ Status RegexpMatch(const SqlType&, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 
+// regexp_matches(string, pattern [, flags]) as the array of its rows: the
+// first match (every match, with flag g) as text[] of its groups, or of the
+// whole match if the pattern has none; a group that took no part is NULL.
+Status RegexpMatches(const SqlType&, const Value* a, size_t n, Value* out) {
+  RegexFlags f;
+  if (n == 3) {
+    SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
+  const std::string& s = a[0].string_value();
+  std::vector<Value> rows;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), *re); it != std::sregex_iterator();
+       ++it) {
+    const std::smatch& m = *it;
+    std::vector<Value> groups;
+    if (m.size() == 1) groups.push_back(Value::String(m[0].str()));
+    for (size_t i = 1; i < m.size(); ++i)
+      groups.push_back(m[i].matched ? Value::String(m[i].str()) : Value::Null());
+    rows.push_back(Value::List(std::move(groups)));
+    if (!f.global) break;
+  }
+  *out = Value::List(std::move(rows));
+  return Status::OK();
+}
+
 Status RegexpSplitToArray(const SqlType&, const Value* a, size_t n, Value* out) {
   RegexFlags f;
   if (n == 3) {
     SLUICE_ASSIGN_OR_RETURN(f, ParseFlags(a[2].string_value()));
   }
-  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f.icase));
+  SLUICE_ASSIGN_OR_RETURN(const std::regex* re, Compile(a[1].string_value(), f));
   const std::string& s = a[0].string_value();
   std::vector<Value> parts;
   size_t at = 0;
@@ -999,6 +1197,26 @@ Status TruncD(const SqlType&, const Value* a, size_t, Value* out) {
 
 }  // namespace
 
+bool ResolveStringSet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  const size_t n = args.size();
+  auto text_at = [&](size_t i) { return i < n && args[i].IsString(); };
+  if (name == "regexp_matches" && (n == 2 || n == 3) && text_at(0) && text_at(1) &&
+      (n == 2 || text_at(2))) {
+    return Resolve(r, RegexpMatches, "regexp_matches", SqlType::Array(SqlType::Array(Text())),
+                   std::vector<SqlType>(n, Text()));
+  }
+  // The tables of string_to_array() and regexp_split_to_array().
+  if (name == "string_to_table" && ResolveString("string_to_array", args, r)) {
+    r->name = "string_to_table";
+    return true;
+  }
+  if (name == "regexp_split_to_table" && ResolveString("regexp_split_to_array", args, r)) {
+    r->name = "regexp_split_to_table";
+    return true;
+  }
+  return false;
+}
+
 bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   auto text_at = [&](size_t i) { return i < args.size() && args[i].IsString(); };
   auto int_at = [&](size_t i) { return i < args.size() && args[i].IsInteger(); };
@@ -1073,6 +1291,8 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
   if (name == "substring" && n == 2 && text_at(0) && text_at(1)) {
     return Resolve(r, RegexSubstring, "substring", Text(), {Text(), Text()});
   }
+  if (name == "substring" && n == 3 && text_at(0) && text_at(1) && text_at(2))
+    return Resolve(r, SimilarSubstring, "substring", Text(), {Text(), Text(), Text()});
   if (name == "similar_to_escape" && (n == 1 || n == 2) && text_at(0) && (n == 1 || text_at(1)))
     return Resolve(r, SimilarToEscape, "similar_to_escape", Text(),
                    std::vector<SqlType>(n, Text()));

@@ -384,6 +384,7 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
   for (const AggCall& a : n.aggs) {
     AggSpec spec{a.kind, -1};
     spec.desc = a.desc;
+    spec.distinct = a.distinct;
     spec.separator = a.separator;
     if (a.arg) {
       spec.column = static_cast<int>(args.size());

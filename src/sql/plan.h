@@ -24,6 +24,7 @@ struct AggCall {
   ExprPtr arg;  // over the aggregate's input; null for COUNT(*)
   SqlType type;
   bool desc = false;      // STRING_AGG, ARRAY_AGG: ORDER BY the value DESC
+  bool distinct = false;  // STRING_AGG, ARRAY_AGG: each value once
   std::string separator;  // STRING_AGG
   ExprPtr filter;         // ARRAY_AGG ... FILTER (WHERE filter): NULLs count, so not a CASE
   ExprPtr arg2;           // IsPairStatistic: X (`arg` is Y)

@@ -32,3 +32,15 @@ SELECT i / 0 FROM iv;
 UPDATE iv SET f = 0.25 WHERE id = 3;
 INSERT INTO iv VALUES (5, '7 mons 15 days 12:00:00.123456', 1e-3, 1.001, '0001-01-01 00:00:00 BC');
 DELETE FROM iv WHERE id = 1;
+
+-- make_interval, by position or by name; the parameters left out are 0.
+CREATE TABLE mk (k INT, y INT, d INT, s DOUBLE PRECISION);
+INSERT INTO mk VALUES (1, 1, -7, 1.5), (2, 0, 0, 0), (3, NULL, 3, -25.3), (4, -2, 400, 7e12);
+SELECT k, make_interval(y), make_interval(years => y, days => d), make_interval(days := d, secs := s), make_interval(y, 6, 5, d, 25, -180, s) FROM mk;
+SELECT make_interval(), make_interval(years := 1, months := -1, weeks := 5, days := -7, hours := 25, mins := -180), make_interval(1, 2, days => 3);
+-- sluice: error has no parameter named "foo"
+SELECT make_interval(foo => 1);
+-- sluice: error used more than once
+SELECT make_interval(days => 1, days => 2);
+UPDATE mk SET s = 0.000001 WHERE k = 2;
+DELETE FROM mk WHERE k = 1;

@@ -34,3 +34,42 @@ SELECT regexp_instr('abc', 'b', 1, 0);
 SELECT regexp_substr('abc', 'b', 1, 1, 'g');
 UPDATE rx SET s = 'bbb' WHERE k = 3;
 DELETE FROM rx WHERE k = 1;
+
+-- SQL's regular expression substring: the whole string must match; the text between the two
+-- escape-double-quote separators is the result, the part before them matching as little as it can.
+CREATE TABLE sim (k INT, s TEXT, p TEXT, e TEXT);
+INSERT INTO sim VALUES (1, 'abcdefg', 'a#"(b_d)#"%', '#'), (2, 'abcdefg', 'a*#"%#"g*', '#'), (3, 'abcabc', '%#"b%#"%', '#'),
+  (4, 'aaa', 'a+#"a*#"a*', '#'), (5, 'abcdefg', 'a#"%g', '#'), (6, 'abcdefg', 'a%g', '#'), (7, NULL, '%', '#'),
+  (8, 'abc', 'a##"b#"c', '#'), (9, 'a"', 'a[#"]', '#'), (10, 'abcdefg', 'a#"%#"g', ''), (11, 'ab', 'a#"#"b', '#'),
+  (12, 'a|b', 'a$"_$"b', '$'), (13, 'héllo', 'h#"_l#"%', '#'), (14, 'ab', 'a#', '#'), (15, 'xy', 'x\"y\"', '\'),
+  (16, 'a' || chr(10) || 'b', 'a#"_#"b', '#'), (17, 'abcdefg', 'a|b#"%#"g', '#'), (18, 'abcdefg', 'a#"%|ab#"g', '#');
+SELECT k, substring(s SIMILAR p ESCAPE e), substring(s FROM p FOR e), s SIMILAR TO p ESCAPE e FROM sim;
+SELECT substring('abcdefg' SIMILAR 'a#"(b_d)#"%' ESCAPE '#'), substring('abcdefg' FROM 'a(b)%' FOR '#'), substring('abcdefg' SIMILAR '%' ESCAPE NULL) IS NULL;
+SELECT 'a' SIMILAR TO 'a#' ESCAPE '#', 'a\' SIMILAR TO 'a\', 'ab' SIMILAR TO 'a(b|c)', 'a' || chr(10) SIMILAR TO 'a_', 'x(' SIMILAR TO 'x[(]', 'abcdefg' SIMILAR TO 'a#"%#"g' ESCAPE '#', 'a"b' SIMILAR TO 'a#"b' ESCAPE '#';
+-- sluice: error more than two escape-double-quote separators
+SELECT substring('abcdefg' SIMILAR 'a*#"%#"g*#"x' ESCAPE '#');
+-- sluice: error invalid escape string
+SELECT substring('abcdefg' SIMILAR 'a#"%#"g' ESCAPE '##');
+UPDATE sim SET s = 'abXcdefg' WHERE k = 1;
+UPDATE sim SET p = 'a#"%#"' WHERE k = 5;
+DELETE FROM sim WHERE k = 3;
+
+-- regexp_matches: the groups of the first match, or of every match with flag g, as text[] rows.
+CREATE TABLE rm (k INT, s TEXT, p TEXT, f TEXT);
+INSERT INTO rm VALUES (1, 'foobarbequebaz', '(bar)(beque)', ''), (2, 'foObARbEqUEbAz', '(bar)(beque)', 'i'),
+  (3, 'foobarbequebazilbarfbonk', '(b[^b]+)(b[^b]+)', 'g'), (4, 'foobarbequebaz', '(bar)(.+)?(beque)', ''),
+  (5, 'foobarbequebaz', 'barbeque', ''), (6, 'abc', '', 'g'), (7, 'no', 'x', 'g'), (8, NULL, 'a', ''),
+  (9, 'a' || chr(10) || 'bc' || chr(10), '^.?', 'mg'), (10, 'a1 b2', '(\w) (\w)  # two words', 'x');
+SELECT k, regexp_matches(s, p, f) FROM rm;
+SELECT k, m[1] AS first, m FROM rm, regexp_matches(rm.s, rm.p, rm.f) AS m;
+SELECT k, regexp_matches(s, '[a-z]') FROM rm WHERE k < 4;
+SELECT regexp_matches('foobarbequebazilbarfbonk', '(b[^b]+)(b[^b]+)', 'g');
+SELECT m FROM regexp_matches('aaa', 'a*', 'g') AS m;
+SELECT * FROM regexp_matches('a1b2', '[a-z](\d)', 'g') WITH ORDINALITY AS t(m, n);
+-- sluice: error invalid regular expression option: "z"
+SELECT regexp_matches('foobarbequebaz', '(bar)(beque)', 'gz');
+-- sluice: error invalid regular expression
+SELECT regexp_matches('foobarbequebaz', '(barbeque');
+UPDATE rm SET s = 'barbeque barbeque' WHERE k = 3;
+UPDATE rm SET f = 'g' WHERE k = 5;
+DELETE FROM rm WHERE k = 1;

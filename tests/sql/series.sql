@@ -28,3 +28,23 @@ SELECT * FROM string_to_table('a,b,,c', ',');
 SELECT * FROM string_to_table('a,b,,c', ',', '') WITH ORDINALITY AS t(x, n);
 SELECT * FROM string_to_table('abc', NULL);
 SELECT x FROM regexp_split_to_table('the quick  brown', '\s+') AS x;
+
+-- Set-returning functions in a select list: a row per value, the other items repeated.
+CREATE TABLE arr (k INT, a INT[], s TEXT);
+INSERT INTO arr VALUES (1, ARRAY[1, 2], 'a1b22'), (2, ARRAY[3], 'x'), (3, '{}', NULL), (4, NULL, 'c3');
+SELECT k, unnest(a) FROM arr;
+SELECT *, unnest(a) AS u FROM arr;
+SELECT k, generate_series(1, k) AS g, k * 10 FROM arr WHERE k < 4;
+SELECT k, unnest(a), unnest(a) FROM arr;
+SELECT k, string_to_table(s, 'b') FROM arr;
+SELECT DISTINCT unnest(a) % 2 AS parity FROM arr;
+SELECT generate_series(1, 3), 'x' AS c;
+SELECT unnest(ARRAY['a', NULL]) AS u ORDER BY 1;
+SELECT u FROM (SELECT k, unnest(a) AS u FROM arr) s WHERE u > 1;
+-- sluice: error A second set-returning function in a select list is not supported yet
+SELECT unnest(a), generate_series(1, 2) FROM arr;
+-- sluice: error A set-returning function in a grouped select list is not supported yet
+SELECT k, unnest(array_agg(k)) FROM arr GROUP BY k;
+INSERT INTO arr VALUES (5, ARRAY[7, 8, 9], 'zz9');
+UPDATE arr SET a = ARRAY[4, 4] WHERE k = 2;
+DELETE FROM arr WHERE k = 1;

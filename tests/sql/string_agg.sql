@@ -9,3 +9,14 @@ SELECT g, string_agg(s, ',' ORDER BY s), array_agg(n ORDER BY n DESC), count(*) 
 SELECT string_agg(s, ' | ' ORDER BY s DESC), array_agg(s ORDER BY s) FILTER (WHERE s IS NOT NULL) FROM t;
 SELECT g, array_agg(g ORDER BY g) FROM t WHERE n > 100 GROUP BY g;
 SELECT string_agg(s, '') FROM t WHERE false;
+
+-- DISTINCT: each value once, in the value's order (NULL last, or first when descending).
+CREATE TABLE d (k INT, a INT, s TEXT);
+INSERT INTO d VALUES (1, 3, 'x'), (1, 1, 'y'), (1, 3, 'x'), (1, NULL, NULL), (2, 5, 'z'), (2, 5, 'z'), (3, NULL, NULL);
+SELECT k, array_agg(DISTINCT a), array_agg(DISTINCT a ORDER BY a DESC), array_agg(a ORDER BY a), string_agg(DISTINCT s, ','), count(DISTINCT a) FROM d GROUP BY k;
+SELECT array_agg(DISTINCT a), string_agg(DISTINCT s, '-' ORDER BY s DESC) FROM d;
+-- sluice: error array_agg() ordered with NULLs last is not supported yet
+SELECT array_agg(DISTINCT a ORDER BY a DESC NULLS LAST) FROM d;
+UPDATE d SET a = 7 WHERE a = 1;
+DELETE FROM d WHERE k = 2 AND s = 'z';
+INSERT INTO d VALUES (2, 4, 'w'), (1, 3, 'x');

@@ -88,7 +88,8 @@ Status AggregateOp::Render(std::string_view group, const State& st,
           std::string_view in = bytes;
           Value v;
           SLUICE_RETURN_IF_ERROR(DecodeValue(vt, &in, &v));
-          for (Weight k = 0; k < c.weight(); ++k) values.push_back(v);
+          const Weight times = a.distinct ? 1 : c.weight();
+          for (Weight k = 0; k < times; ++k) values.push_back(v);
         }
       }
       SLUICE_RETURN_IF_ERROR(c.status());

@@ -65,8 +65,9 @@ struct AggSpec {
   AggKind kind;
   int column = -1;  // into the value schema; unused for COUNT(*)
   // STRING_AGG and ARRAY_AGG: values in the column's order (descending if
-  // `desc`); STRING_AGG's separator.
+  // `desc`), each once if `distinct`; STRING_AGG's separator.
   bool desc = false;
+  bool distinct = false;
   std::string separator;
   int filter_column = -1;  // ARRAY_AGG ... FILTER: a BOOLEAN column; only TRUE rows count
   int column2 = -1;        // IsPairStatistic: X
