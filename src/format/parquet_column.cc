@@ -155,6 +155,7 @@ class DeltaDecoder {
     minis_ = minis;
     per_mini_ = block / minis;
     total_ = total;
+    mini_index_ = minis;  // the first block starts at the first miniblock
     last_ =
         static_cast<uint64_t>(static_cast<int64_t>(first >> 1) ^ -static_cast<int64_t>(first & 1));
     return Status::OK();
