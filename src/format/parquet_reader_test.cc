@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
 
+#include "format/parquet_thrift.h"
 #include "storage/file.h"
 
 namespace sluice::format {
@@ -291,6 +293,248 @@ TEST_F(ParquetReaderTest, NotParquetAndTruncatedFilesAreClearErrors) {
   EXPECT_NE(s.message().find("page 0 at offset 4"), std::string::npos) << s.ToString();
 }
 
+void PutUleb(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+// DELTA_BINARY_PACKED, from the format's description: blocks of 128
+// values in 4 miniblocks of 32.
+std::string DeltaEncode(const std::vector<int64_t>& v) {
+  std::string out;
+  PutUleb(128, &out);
+  PutUleb(4, &out);
+  PutUleb(v.size(), &out);
+  PutUleb(ZigZag(v.empty() ? 0 : v[0]), &out);
+  for (size_t start = 1; start < v.size(); start += 128) {
+    const size_t end = std::min(v.size(), start + 128);
+    std::vector<int64_t> d;
+    for (size_t i = start; i < end; ++i) d.push_back(v[i] - v[i - 1]);
+    const int64_t min = *std::min_element(d.begin(), d.end());
+    PutUleb(ZigZag(min), &out);
+    std::string widths(4, '\0'), minis;
+    for (size_t m = 0; m * 32 < d.size(); ++m) {
+      uint64_t max = 0;
+      for (size_t i = m * 32; i < std::min(d.size(), m * 32 + 32); ++i) {
+        max = std::max(max, static_cast<uint64_t>(d[i] - min));
+      }
+      int bw = 0;
+      while (bw < 64 && (max >> bw) != 0) ++bw;
+      widths[m] = static_cast<char>(bw);
+      std::vector<uint8_t> packed(static_cast<size_t>(bw) * 4, 0);
+      for (size_t k = 0; k < 32; ++k) {
+        const size_t i = m * 32 + k;
+        const uint64_t x = i < d.size() ? static_cast<uint64_t>(d[i] - min) : 0;
+        for (int b = 0; b < bw; ++b) {
+          const size_t bit = k * static_cast<size_t>(bw) + static_cast<size_t>(b);
+          if ((x >> b) & 1) packed[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+        }
+      }
+      minis.append(packed.begin(), packed.end());
+    }
+    out += widths + minis;
+  }
+  return out;
+}
+
+// A file made by hand, for what neither our writer nor DuckDB writes:
+// DELTA_BYTE_ARRAY strings, INT96 timestamps, and a legacy two-level list
+// (a repeated primitive inside a LIST group).
+TEST(ParquetReaderHandMade, DeltaByteArrayInt96AndTwoLevelLists) {
+  using namespace parquet;  // NOLINT(build/namespaces)
+  std::vector<std::string> strings = {"apple", "applesauce", "apply", "", "banana", "band"};
+  for (int i = 0; i < 300; ++i) strings.push_back("key-" + std::to_string(10000 + i * 7));
+  const size_t n = strings.size();
+  std::string file = "PAR1";
+  struct Chunk {
+    int64_t offset, size, values;
+    int32_t type, encoding;
+    std::string name;
+  };
+  std::vector<Chunk> chunks;
+  auto page = [&](const std::string& body, int32_t values, int32_t encoding) {
+    ThriftEncoder h;
+    h.I32(1, kDataPage);
+    h.I32(2, static_cast<int32_t>(body.size()));
+    h.I32(3, static_cast<int32_t>(body.size()));
+    h.BeginStruct(5);
+    h.I32(1, values);
+    h.I32(2, encoding);
+    h.I32(3, kRle);
+    h.I32(4, kRle);
+    h.EndStruct();
+    h.out().push_back(0);
+    file += h.out() + body;
+  };
+  // s: DELTA_BYTE_ARRAY, prefix lengths then suffixes (DELTA_LENGTH_BYTE_ARRAY).
+  {
+    std::vector<int64_t> prefix, suffix;
+    std::string data;
+    for (size_t i = 0; i < n; ++i) {
+      size_t p = 0;
+      if (i > 0) {
+        while (p < strings[i].size() && p < strings[i - 1].size() &&
+               strings[i][p] == strings[i - 1][p])
+          ++p;
+      }
+      prefix.push_back(static_cast<int64_t>(p));
+      suffix.push_back(static_cast<int64_t>(strings[i].size() - p));
+      data += strings[i].substr(p);
+    }
+    const int64_t at = static_cast<int64_t>(file.size());
+    page(DeltaEncode(prefix) + DeltaEncode(suffix) + data, static_cast<int32_t>(n),
+         kDeltaByteArray);
+    chunks.push_back({at, static_cast<int64_t>(file.size()) - at, static_cast<int64_t>(n),
+                      kByteArray, kDeltaByteArray, "s"});
+  }
+  // t: INT96, nanoseconds of the day then the Julian day.
+  {
+    std::string body;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t nanos = static_cast<int64_t>(i) * 1000001000;
+      const int32_t julian = 2440588 + static_cast<int32_t>(i) - 3;
+      body.append(reinterpret_cast<const char*>(&nanos), 8);
+      body.append(reinterpret_cast<const char*>(&julian), 4);
+    }
+    const int64_t at = static_cast<int64_t>(file.size());
+    page(body, static_cast<int32_t>(n), kPlain);
+    chunks.push_back(
+        {at, static_cast<int64_t>(file.size()) - at, static_cast<int64_t>(n), kInt96, kPlain, "t"});
+  }
+  // l: optional group (LIST) { repeated int32 array; }: row i holds i % 3
+  // values i, i+1, ..., and every 5th row is NULL. Levels: max_def 2, max_rep 1.
+  std::vector<Value> lists;
+  {
+    std::vector<uint32_t> reps, defs;
+    std::string values;
+    for (size_t i = 0; i < n; ++i) {
+      if (i % 5 == 4) {
+        reps.push_back(0);
+        defs.push_back(0);
+        lists.emplace_back();
+        continue;
+      }
+      std::vector<Value> items;
+      if (i % 3 == 0) {
+        reps.push_back(0);
+        defs.push_back(1);
+      }
+      for (size_t k = 0; k < i % 3; ++k) {
+        reps.push_back(k == 0 ? 0 : 1);
+        defs.push_back(2);
+        const int32_t x = static_cast<int32_t>(i + k);
+        values.append(reinterpret_cast<const char*>(&x), 4);
+        items.push_back(Value::Int(x));
+      }
+      lists.push_back(Value::List(std::move(items)));
+    }
+    // Levels as RLE runs of one value each (bit width 1, then 2).
+    auto levels = [](const std::vector<uint32_t>& v) {
+      std::string runs;
+      for (uint32_t x : v) {
+        PutUleb(2, &runs);
+        runs.push_back(static_cast<char>(x));
+      }
+      const uint32_t len = static_cast<uint32_t>(runs.size());
+      return std::string(reinterpret_cast<const char*>(&len), 4) + runs;
+    };
+    const int64_t at = static_cast<int64_t>(file.size());
+    page(levels(reps) + levels(defs) + values, static_cast<int32_t>(reps.size()), kPlain);
+    chunks.push_back({at, static_cast<int64_t>(file.size()) - at, static_cast<int64_t>(reps.size()),
+                      kInt32, kPlain, "array"});
+  }
+  ThriftEncoder f;
+  f.I32(1, 1);
+  f.BeginList(2, thrift::kStruct, 5);
+  f.BeginStructElem();
+  f.Binary(4, "schema");
+  f.I32(5, 3);
+  f.EndStruct();
+  f.BeginStructElem();
+  f.I32(1, kByteArray);
+  f.I32(3, kRequired);
+  f.Binary(4, "s");
+  f.I32(6, kUtf8);
+  f.EndStruct();
+  f.BeginStructElem();
+  f.I32(1, kInt96);
+  f.I32(3, kRequired);
+  f.Binary(4, "t");
+  f.EndStruct();
+  f.BeginStructElem();
+  f.I32(3, kOptional);
+  f.Binary(4, "l");
+  f.I32(5, 1);
+  f.I32(6, kList);
+  f.EndStruct();
+  f.BeginStructElem();
+  f.I32(1, kInt32);
+  f.I32(3, kRepeated);
+  f.Binary(4, "array");
+  f.EndStruct();
+  f.I64(3, static_cast<int64_t>(n));
+  f.BeginList(4, thrift::kStruct, 1);
+  f.BeginStructElem();
+  f.BeginList(1, thrift::kStruct, chunks.size());
+  for (const Chunk& c : chunks) {
+    f.BeginStructElem();
+    f.I64(2, c.offset);
+    f.BeginStruct(3);
+    f.I32(1, c.type);
+    f.BeginList(2, thrift::kI32, 1);
+    f.I32Elem(c.encoding);
+    f.BeginList(3, thrift::kBinary, 1);
+    f.BinaryElem(c.name);
+    f.I32(4, kUncompressed);
+    f.I64(5, c.values);
+    f.I64(6, c.size);
+    f.I64(7, c.size);
+    f.I64(9, c.offset);
+    f.EndStruct();
+    f.EndStruct();
+  }
+  f.I64(2, 0);
+  f.I64(3, static_cast<int64_t>(n));
+  f.EndStruct();
+  f.out().push_back(0);
+  const uint32_t len = static_cast<uint32_t>(f.out().size());
+  file += f.out() + std::string(reinterpret_cast<const char*>(&len), 4) + "PAR1";
+
+  auto r = ParquetReader::FromBytes("hand.parquet", file);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ((*r)->columns().size(), 3u);
+  EXPECT_EQ((*r)->columns()[0].type, SqlType::Varchar(-1, false));
+  EXPECT_EQ((*r)->columns()[1].type, SqlType::Timestamp(false));
+  EXPECT_EQ((*r)->columns()[2].type, SqlType::Array(SqlType::Integer(false)));
+  std::vector<std::vector<Value>> rows;
+  Status st = (*r)->ReadRowGroup(0, {0, 1, 2}, &rows);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(rows.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(rows[i][0], Value::String(strings[i])) << i;
+    const int64_t micros =
+        (static_cast<int64_t>(i) - 3) * 86400000000 + static_cast<int64_t>(i) * 1000001;
+    ASSERT_EQ(rows[i][1], Value::Int(micros)) << i;
+    ASSERT_EQ(rows[i][2], lists[i]) << i << ": " << rows[i][2].ToString();
+  }
+  // Damaged copies of it, too.
+  std::mt19937_64 rng(9);
+  for (int k = 0; k < 2000; ++k) {
+    std::string b = file;
+    b[rng() % b.size()] = static_cast<char>(rng());
+    auto d = ParquetReader::FromBytes("hand.parquet", b);
+    if (!d.ok()) continue;
+    std::vector<std::vector<Value>> ignored;
+    (void)(*d)->ReadRowGroup(0, {0, 1, 2}, &ignored);
+  }
+}
+
 // Reads every row group and column of `bytes`: true if it all reads.
 bool ReadsWhole(const std::string& bytes) {
   auto r = ParquetReader::FromBytes("fuzz.parquet", bytes);
@@ -311,7 +555,8 @@ bool ReadsWhole(const std::string& bytes) {
 // 1 to 4 random bytes replaced (a fixed seed). Each must give an error or
 // rows, never a crash (run this test under the asan preset to see reads
 // outside a buffer). SLUICE_PARQUET_FUZZ=N runs N flipped copies of each
-// file instead of 1000 (scripts/fuzz-parquet: the long run).
+// file instead of 1000, from SLUICE_PARQUET_FUZZ_SEED (scripts/fuzz-parquet:
+// the long run).
 TEST_F(ParquetReaderTest, DamagedFilesGiveErrorsNeverCrashes) {
   int flips = 1000;
   if (const char* n = std::getenv("SLUICE_PARQUET_FUZZ")) flips = std::atoi(n);
@@ -350,9 +595,11 @@ TEST_F(ParquetReaderTest, DamagedFilesGiveErrorsNeverCrashes) {
   }
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("parquet fuzz: %llu damaged files, %llu read whole, %llu errors, %.1f s\n",
-              static_cast<unsigned long long>(variants), static_cast<unsigned long long>(good),
-              static_cast<unsigned long long>(variants - good), secs);
+  std::printf(
+      "parquet fuzz (seed %llu): %llu damaged files, %llu read whole, %llu errors, %.1f s\n",
+      static_cast<unsigned long long>(seed), static_cast<unsigned long long>(variants),
+      static_cast<unsigned long long>(good), static_cast<unsigned long long>(variants - good),
+      secs);
   EXPECT_GT(variants - good, variants / 2);  // most damage is noticed
 }
 
