@@ -767,6 +767,10 @@ class ChunkDecoder {
                                                out_->defs.end(), static_cast<uint8_t>(l_.max_def)));
     }
     out_->count += n;
+    // Room for this page's values, growing geometrically over the pages.
+    std::vector<Value>& v = out_->values;
+    if (v.capacity() < v.size() + present)
+      v.reserve(std::max(v.size() + present, 2 * v.capacity()));
     return Values(h.encoding, p, size, present);
   }
 

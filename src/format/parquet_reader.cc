@@ -853,21 +853,30 @@ struct ParquetReader::Impl {
   }
 
   struct Cursor {
-    const ParquetColumnData* d = nullptr;
+    ParquetColumnData* d = nullptr;
     size_t pos = 0, vpos = 0;
     int max_def = 0, max_rep = 0;
     int Def() const { return max_def > 0 ? d->defs[pos] : 0; }
     int Rep() const { return max_rep > 0 ? d->reps[pos] : 0; }
   };
 
-  Status Assemble(const Node& n, std::vector<Cursor>& cur, Value* out) const {
-    Cursor& c = cur[static_cast<size_t>(n.leaves[0])];
+  // One column of a row group, decoded, read row by row with Next().
+  struct ColumnRead {
+    const Node* node = nullptr;
+    int base = 0;  // the column's first leaf (its leaves are consecutive)
+    std::vector<ParquetColumnData> data;
+    std::vector<Cursor> cur;
+    Cursor& At(int leaf) { return cur[static_cast<size_t>(leaf - base)]; }
+  };
+
+  Status Assemble(const Node& n, ColumnRead& col, Value* out) const {
+    Cursor& c = col.At(n.leaves[0]);
     if (c.pos >= c.d->count) return Bad("a column ran out of values in " + n.path);
     const int d = c.Def();
     if (d < n.def) {
       if (!n.nullable) return Bad("a missing value in the required field " + n.path);
       for (int li : n.leaves) {
-        Cursor& o = cur[static_cast<size_t>(li)];
+        Cursor& o = col.At(li);
         if (o.pos >= o.d->count) return Bad("a column ran out of values in " + n.path);
         ++o.pos;
       }
@@ -877,14 +886,14 @@ struct ParquetReader::Impl {
     switch (n.kind) {
       case Node::kLeaf:
         if (c.vpos >= c.d->values.size()) return Bad("a column ran out of values in " + n.path);
-        *out = c.d->values[c.vpos++];
+        *out = std::move(c.d->values[c.vpos++]);
         ++c.pos;
         return Status::OK();
       case Node::kRow: {
         std::vector<Value> fields(n.children.size());
         for (size_t i = 0; i < n.children.size(); ++i) {
           SLUICE_RETURN_IF_ERROR(
-              Assemble(nodes[static_cast<size_t>(n.children[i])], cur, &fields[i]));
+              Assemble(nodes[static_cast<size_t>(n.children[i])], col, &fields[i]));
         }
         *out = Value::List(std::move(fields));
         return Status::OK();
@@ -894,19 +903,27 @@ struct ParquetReader::Impl {
         std::vector<Value> items, values;
         if (d < n.elem_def) {
           for (int li : n.leaves) {
-            Cursor& o = cur[static_cast<size_t>(li)];
+            Cursor& o = col.At(li);
             if (o.pos >= o.d->count) return Bad("a column ran out of values in " + n.path);
             ++o.pos;
           }
         } else {
+          // How many elements: entries at the list's level up to the next
+          // entry above it.
+          size_t count = 1;
+          for (size_t j = c.pos + 1; j < c.d->count && c.d->reps[j] >= n.rep; ++j) {
+            count += c.d->reps[j] == n.rep;
+          }
+          items.reserve(count);
+          if (n.kind == Node::kMap) values.reserve(count);
           do {
             items.emplace_back();
             SLUICE_RETURN_IF_ERROR(
-                Assemble(nodes[static_cast<size_t>(n.children[0])], cur, &items.back()));
+                Assemble(nodes[static_cast<size_t>(n.children[0])], col, &items.back()));
             if (n.kind == Node::kMap) {
               values.emplace_back();
               SLUICE_RETURN_IF_ERROR(
-                  Assemble(nodes[static_cast<size_t>(n.children[1])], cur, &values.back()));
+                  Assemble(nodes[static_cast<size_t>(n.children[1])], col, &values.back()));
             }
           } while (c.pos < c.d->count && c.Rep() == n.rep);
         }
@@ -918,66 +935,120 @@ struct ParquetReader::Impl {
     return Status::Internal("parquet: unknown node");
   }
 
-  Status ReadColumn(size_t g, size_t column, std::vector<Value>* values) const {
+  // Decodes column `column` of row group `g`, ready for Next().
+  Status Load(size_t g, size_t column, ColumnRead* col) const {
     if (g >= groups.size() || column >= top.size()) {
       return Status::InvalidArgument(path + ": no row group " + std::to_string(g) + " column " +
                                      std::to_string(column));
     }
     const Node& n = nodes[static_cast<size_t>(top[column])];
-    const size_t rows_here = static_cast<size_t>(groups[g].rows);
-    std::vector<ParquetColumnData> data(n.leaves.size());
-    std::vector<Cursor> cur(leaves.size());
+    col->node = &n;
+    col->base = n.leaves[0];
+    col->data.assign(n.leaves.size(), ParquetColumnData());
+    col->cur.assign(n.leaves.size(), Cursor());
     std::string bytes;
     for (size_t k = 0; k < n.leaves.size(); ++k) {
       const size_t li = static_cast<size_t>(n.leaves[k]);
       uint64_t start = 0;
       Status s = ChunkBytes(g, li, &bytes, &start);
-      if (s.ok()) s = DecodeColumnChunk(leaves[li], groups[g].chunks[li], bytes, start, &data[k]);
+      if (s.ok()) {
+        s = DecodeColumnChunk(leaves[li], groups[g].chunks[li], bytes, start, &col->data[k]);
+      }
       if (!s.ok()) return s.WithContext(Where(g, li));
-      cur[li].d = &data[k];
-      cur[li].max_def = leaves[li].max_def;
-      cur[li].max_rep = leaves[li].max_rep;
+      Cursor& c = col->At(static_cast<int>(li));
+      c.d = &col->data[k];
+      c.max_def = leaves[li].max_def;
+      c.max_rep = leaves[li].max_rep;
     }
-    values->clear();
+    if (n.kind == Node::kLeaf && col->data[0].count != static_cast<size_t>(groups[g].rows)) {
+      // A flat column has a level entry per row.
+      return Bad(Where(g, static_cast<size_t>(n.leaf)) + ": " + std::to_string(col->data[0].count) +
+                 " values for " + std::to_string(groups[g].rows) + " rows");
+    }
+    return Status::OK();
+  }
+
+  // The column's value in the next row.
+  Status Next(size_t g, ColumnRead& col, Value* out) const {
+    const Node& n = *col.node;
+    Cursor& c = col.cur[0];
+    if (c.pos >= c.d->count) {
+      return Bad(path + ": row group " + std::to_string(g) + ": column " + n.path +
+                 " holds fewer rows than the row group");
+    }
     if (n.kind == Node::kLeaf) {
-      // A flat column: a level entry per row.
-      const ParquetColumnData& d = data[0];
-      const ParquetLeaf& l = leaves[static_cast<size_t>(n.leaf)];
-      if (d.count != rows_here) {
-        return Bad(Where(g, static_cast<size_t>(n.leaf)) + ": " + std::to_string(d.count) +
-                   " values for " + std::to_string(rows_here) + " rows");
-      }
-      if (l.max_def == 0) {
-        if (d.values.size() != rows_here)
+      if (c.Def() == c.max_def) {
+        if (c.vpos >= c.d->values.size()) {
           return Bad(Where(g, static_cast<size_t>(n.leaf)) + ": values missing");
-        *values = d.values;
-        return Status::OK();
+        }
+        *out = std::move(c.d->values[c.vpos++]);
+      } else {
+        *out = Value();
       }
-      values->resize(rows_here);
-      size_t k = 0;
-      for (size_t i = 0; i < rows_here; ++i) {
-        if (d.defs[i] == l.max_def) (*values)[i] = d.values[k++];
-      }
+      ++c.pos;
       return Status::OK();
     }
-    values->reserve(rows_here);
-    const size_t first = static_cast<size_t>(n.leaves[0]);
-    for (size_t r = 0; r < rows_here; ++r) {
-      if (cur[first].pos >= cur[first].d->count) {
-        return Bad(path + ": row group " + std::to_string(g) + ": column " + n.path + " holds " +
-                   std::to_string(r) + " rows of " + std::to_string(rows_here));
-      }
-      if (cur[first].Rep() != 0)
-        return Bad(path + ": column " + n.path + ": a row does not start at repetition level 0");
-      values->emplace_back();
-      Status s = Assemble(n, cur, &values->back());
-      if (!s.ok()) return s.WithContext(path + ": row group " + std::to_string(g));
+    if (c.Rep() != 0) {
+      return Bad(path + ": column " + n.path + ": a row does not start at repetition level 0");
     }
-    for (int li : n.leaves) {
-      const Cursor& c = cur[static_cast<size_t>(li)];
+    Status s = Assemble(n, col, out);
+    if (!s.ok()) return s.WithContext(path + ": row group " + std::to_string(g));
+    return Status::OK();
+  }
+
+  // After the last row: every level and value was read.
+  Status Finish(size_t g, const ColumnRead& col) const {
+    for (size_t k = 0; k < col.cur.size(); ++k) {
+      const Cursor& c = col.cur[k];
       if (c.pos != c.d->count || c.vpos != c.d->values.size()) {
-        return Bad(Where(g, static_cast<size_t>(li)) + ": values left over after " +
-                   std::to_string(rows_here) + " rows");
+        return Bad(Where(g, static_cast<size_t>(col.base) + k) +
+                   ": values left over after the row group's rows");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status ReadColumn(size_t g, size_t column, std::vector<Value>* values) const {
+    ColumnRead col;
+    SLUICE_RETURN_IF_ERROR(Load(g, column, &col));
+    const size_t n = static_cast<size_t>(groups[g].rows);
+    values->clear();
+    values->resize(n);
+    for (size_t r = 0; r < n; ++r) SLUICE_RETURN_IF_ERROR(Next(g, col, &(*values)[r]));
+    return Finish(g, col);
+  }
+
+  // Reads `columns` of row group `g` into rows of `width` values, column k
+  // at slots[k] (or at k without slots), each value passed through
+  // `cast(row, k, value)` if there is one. Slots not filled stay NULL.
+  Status ReadRows(size_t g, const std::vector<size_t>& columns, size_t width,
+                  const std::vector<size_t>* slots,
+                  const std::function<Status(size_t, size_t, Value*)>& cast,
+                  std::vector<std::vector<Value>>* rows) const {
+    std::vector<ColumnRead> cols(columns.size());
+    for (size_t k = 0; k < columns.size(); ++k)
+      SLUICE_RETURN_IF_ERROR(Load(g, columns[k], &cols[k]));
+    const size_t n = g < groups.size() ? static_cast<size_t>(groups[g].rows) : 0;
+    const size_t base = rows->size();
+    rows->resize(base + n);
+    for (size_t r = 0; r < n; ++r) {
+      std::vector<Value>& row = (*rows)[base + r];
+      row.resize(width);
+      for (size_t k = 0; k < columns.size(); ++k) {
+        Value& v = row[slots != nullptr ? (*slots)[k] : k];
+        Status s = Next(g, cols[k], &v);
+        if (s.ok() && cast) s = cast(r, k, &v);
+        if (!s.ok()) {
+          rows->resize(base);
+          return s;
+        }
+      }
+    }
+    for (size_t k = 0; k < columns.size(); ++k) {
+      Status s = Finish(g, cols[k]);
+      if (!s.ok()) {
+        rows->resize(base);
+        return s;
       }
     }
     return Status::OK();
@@ -1093,19 +1164,7 @@ Status ParquetReader::ReadColumn(size_t group, size_t column, std::vector<Value>
 
 Status ParquetReader::ReadRowGroup(size_t group, const std::vector<size_t>& columns,
                                    std::vector<std::vector<Value>>* rows) const {
-  std::vector<std::vector<Value>> cols(columns.size());
-  for (size_t k = 0; k < columns.size(); ++k) {
-    SLUICE_RETURN_IF_ERROR(impl_->ReadColumn(group, columns[k], &cols[k]));
-  }
-  const size_t n = static_cast<size_t>(row_group_rows(group));
-  const size_t base = rows->size();
-  rows->resize(base + n);
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<Value>& row = (*rows)[base + i];
-    row.reserve(columns.size());
-    for (size_t k = 0; k < columns.size(); ++k) row.push_back(std::move(cols[k][i]));
-  }
-  return Status::OK();
+  return impl_->ReadRows(group, columns, columns.size(), nullptr, nullptr, rows);
 }
 
 Result<ParquetProjection> ParquetReader::Project(const std::vector<ParquetColumn>& target) const {
@@ -1144,38 +1203,29 @@ Result<ParquetProjection> ParquetReader::Project(const std::vector<ParquetColumn
 
 Status ParquetReader::ReadRowGroup(size_t group, const ParquetProjection& projection,
                                    std::vector<std::vector<Value>>* rows) const {
-  const size_t ncols = projection.source.size();
-  const size_t n = static_cast<size_t>(row_group_rows(group));
-  std::vector<std::vector<Value>> cols(ncols);
-  for (size_t k = 0; k < ncols; ++k) {
-    if (projection.source[k] < 0) {
-      cols[k].assign(n, Value());
-      continue;
-    }
-    SLUICE_RETURN_IF_ERROR(
-        impl_->ReadColumn(group, static_cast<size_t>(projection.source[k]), &cols[k]));
-    const SqlType& from = projection.from[k];
-    const SqlType& to = projection.to[k];
-    if (from == to) continue;
-    for (size_t i = 0; i < n; ++i) {
-      Value v;
-      Status s = Cast(cols[k][i], from, to, &v);
-      if (!s.ok()) {
-        return s.WithContext(impl_->path + ": row group " + std::to_string(group) + ", row " +
-                             std::to_string(i) + ", column " +
-                             impl_->columns[static_cast<size_t>(projection.source[k])].name);
-      }
-      cols[k][i] = std::move(v);
+  // Columns the file has are read; the others stay NULL.
+  std::vector<size_t> read;
+  std::vector<size_t> slot;
+  for (size_t k = 0; k < projection.source.size(); ++k) {
+    if (projection.source[k] >= 0) {
+      read.push_back(static_cast<size_t>(projection.source[k]));
+      slot.push_back(k);
     }
   }
-  const size_t base = rows->size();
-  rows->resize(base + n);
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<Value>& row = (*rows)[base + i];
-    row.reserve(ncols);
-    for (size_t k = 0; k < ncols; ++k) row.push_back(std::move(cols[k][i]));
-  }
-  return Status::OK();
+  auto cast = [&](size_t r, size_t k, Value* v) -> Status {
+    const SqlType& from = projection.from[slot[k]];
+    const SqlType& to = projection.to[slot[k]];
+    if (from == to) return Status::OK();
+    Value out;
+    Status s = Cast(*v, from, to, &out);
+    if (!s.ok()) {
+      return s.WithContext(impl_->path + ": row group " + std::to_string(group) + ", row " +
+                           std::to_string(r) + ", column " + impl_->columns[read[k]].name);
+    }
+    *v = std::move(out);
+    return Status::OK();
+  };
+  return impl_->ReadRows(group, read, projection.source.size(), &slot, cast, rows);
 }
 
 }  // namespace sluice::format
