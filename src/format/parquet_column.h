@@ -58,7 +58,6 @@ enum class Conversion : uint8_t {
 
 // A leaf column of a file's schema and what its values become.
 struct ParquetLeaf {
-  std::vector<std::string> path;  // names from the top-level column down
   Phys phys = kByteArray;
   int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY's bytes
   int max_def = 0, max_rep = 0;

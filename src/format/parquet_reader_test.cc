@@ -355,7 +355,7 @@ TEST(ParquetReaderHandMade, DeltaByteArrayInt96AndTwoLevelLists) {
   struct Chunk {
     int64_t offset, size, values;
     int32_t type, encoding;
-    std::string name;
+    std::vector<std::string> path;
   };
   std::vector<Chunk> chunks;
   auto page = [&](const std::string& body, int32_t values, int32_t encoding) {
@@ -390,8 +390,12 @@ TEST(ParquetReaderHandMade, DeltaByteArrayInt96AndTwoLevelLists) {
     const int64_t at = static_cast<int64_t>(file.size());
     page(DeltaEncode(prefix) + DeltaEncode(suffix) + data, static_cast<int32_t>(n),
          kDeltaByteArray);
-    chunks.push_back({at, static_cast<int64_t>(file.size()) - at, static_cast<int64_t>(n),
-                      kByteArray, kDeltaByteArray, "s"});
+    chunks.push_back({at,
+                      static_cast<int64_t>(file.size()) - at,
+                      static_cast<int64_t>(n),
+                      kByteArray,
+                      kDeltaByteArray,
+                      {"s"}});
   }
   // t: INT96, nanoseconds of the day then the Julian day.
   {
@@ -404,8 +408,12 @@ TEST(ParquetReaderHandMade, DeltaByteArrayInt96AndTwoLevelLists) {
     }
     const int64_t at = static_cast<int64_t>(file.size());
     page(body, static_cast<int32_t>(n), kPlain);
-    chunks.push_back(
-        {at, static_cast<int64_t>(file.size()) - at, static_cast<int64_t>(n), kInt96, kPlain, "t"});
+    chunks.push_back({at,
+                      static_cast<int64_t>(file.size()) - at,
+                      static_cast<int64_t>(n),
+                      kInt96,
+                      kPlain,
+                      {"t"}});
   }
   // l: optional group (LIST) { repeated int32 array; }: row i holds i % 3
   // values i, i+1, ..., and every 5th row is NULL. Levels: max_def 2, max_rep 1.
@@ -446,8 +454,12 @@ TEST(ParquetReaderHandMade, DeltaByteArrayInt96AndTwoLevelLists) {
     };
     const int64_t at = static_cast<int64_t>(file.size());
     page(levels(reps) + levels(defs) + values, static_cast<int32_t>(reps.size()), kPlain);
-    chunks.push_back({at, static_cast<int64_t>(file.size()) - at, static_cast<int64_t>(reps.size()),
-                      kInt32, kPlain, "array"});
+    chunks.push_back({at,
+                      static_cast<int64_t>(file.size()) - at,
+                      static_cast<int64_t>(reps.size()),
+                      kInt32,
+                      kPlain,
+                      {"l", "array"}});
   }
   ThriftEncoder f;
   f.I32(1, 1);
@@ -489,8 +501,8 @@ TEST(ParquetReaderHandMade, DeltaByteArrayInt96AndTwoLevelLists) {
     f.I32(1, c.type);
     f.BeginList(2, thrift::kI32, 1);
     f.I32Elem(c.encoding);
-    f.BeginList(3, thrift::kBinary, 1);
-    f.BinaryElem(c.name);
+    f.BeginList(3, thrift::kBinary, c.path.size());
+    for (const std::string& name : c.path) f.BinaryElem(name);
     f.I32(4, kUncompressed);
     f.I64(5, c.values);
     f.I64(6, c.size);
