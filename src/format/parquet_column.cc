@@ -339,8 +339,12 @@ Status ConvertFixed(const ParquetLeaf& l, const uint8_t* p, Value* out) {
       std::memcpy(&julian, p + 8, 4);
       constexpr int64_t kUnixEpochJulian = 2440588;
       constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
-      // Julian days fit in 32 bits, so this cannot overflow.
-      *out = Value::Int((julian - kUnixEpochJulian) * kMicrosPerDay + nanos / 1000);
+      int64_t micros;
+      if (__builtin_mul_overflow(julian - kUnixEpochJulian, kMicrosPerDay, &micros) ||
+          __builtin_add_overflow(micros, nanos / 1000, &micros)) {
+        return Bad("INT96 timestamp of Julian day " + std::to_string(julian) + " out of range");
+      }
+      *out = Value::Int(micros);
       return Status::OK();
     }
     case kFixed:

@@ -129,9 +129,19 @@ Status Cast(const Value& v, const SqlType& from, const SqlType& to, Value* out) 
     case TypeId::kReal:
       *out = from.IsInteger() ? Value::Double(static_cast<double>(v.int_value())) : v;
       return Status::OK();
-    case TypeId::kTimestamp:
-      *out = f == TypeId::kDate ? Value::Int(v.int_value() * sql::kMicrosPerDay) : v;
+    case TypeId::kTimestamp: {
+      if (f != TypeId::kDate) {
+        *out = v;
+        return Status::OK();
+      }
+      int64_t micros;
+      if (__builtin_mul_overflow(v.int_value(), sql::kMicrosPerDay, &micros)) {
+        return Status::InvalidArgument("date " + std::to_string(v.int_value()) +
+                                       " is out of TIMESTAMP's range");
+      }
+      *out = Value::Int(micros);
       return Status::OK();
+    }
     case TypeId::kChar:
     case TypeId::kVarchar:
     case TypeId::kBinary:
