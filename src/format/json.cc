@@ -788,6 +788,40 @@ class JsonEncoder final : public Encoder {
 
 }  // namespace
 
+Status ParseJsonValue(std::string_view text, const SqlType& type, Value* out) {
+  // On demand, a scalar document is read differently from a value inside
+  // one: the text goes inside an array, so that every value is an element.
+  thread_local od::parser parser;
+  std::string wrapped;
+  wrapped.reserve(text.size() + 2);
+  wrapped.push_back('[');
+  wrapped.append(text);
+  wrapped.push_back(']');
+  simdjson::padded_string buf(wrapped);
+  od::document doc;
+  od::array arr;
+  auto err = parser.iterate(buf).get(doc);
+  if (err == simdjson::SUCCESS) err = doc.get_array().get(arr);
+  if (err != simdjson::SUCCESS) {
+    return Status::InvalidArgument(std::string("malformed JSON: ") + simdjson::error_message(err));
+  }
+  size_t n = 0;
+  for (auto e : arr) {
+    od::value v;
+    if (e.get(v) != simdjson::SUCCESS || ++n > 1) {
+      return Status::InvalidArgument("not one JSON value");
+    }
+    Fail fail;
+    if (!JsonToValue(v, type, out, &fail)) return Status::InvalidArgument(fail.reason);
+  }
+  const char* loc = nullptr;
+  if (n != 1 ||
+      (doc.current_location().get(loc) == simdjson::SUCCESS && loc < buf.data() + wrapped.size())) {
+    return Status::InvalidArgument("not one JSON value");
+  }
+  return Status::OK();
+}
+
 void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
   switch (v.kind()) {
     case Value::Kind::kNull:

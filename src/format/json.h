@@ -19,4 +19,8 @@ std::unique_ptr<Encoder> MakeJsonEncoder(const Relation& rel, std::string termin
 void AppendJsonValue(const Value& v, const SqlType& type, std::string* out);
 void AppendJsonString(std::string_view s, std::string* out);
 
+// Parses one JSON value (the whole of `text`) as a value of `type`, as a
+// JSON record's field would be read (a VARIANT takes any value).
+Status ParseJsonValue(std::string_view text, const SqlType& type, Value* out);
+
 }  // namespace sluice::format

@@ -62,6 +62,7 @@
 #include <unordered_map>
 
 #include "format/json.h"
+#include "format/parquet_thrift.h"
 #include "sql/datetime.h"
 #include "storage/file.h"
 
@@ -70,111 +71,11 @@ namespace {
 
 using uint128 = unsigned __int128;
 
-// ---------------------------------------------------------------- Thrift
-
-// The Thrift compact protocol, as far as Parquet's metadata needs it.
-class Thrift {
- public:
-  enum : uint8_t {
-    kTrue = 1,
-    kFalse = 2,
-    kByte = 3,
-    kI32 = 5,
-    kI64 = 6,
-    kBinary = 8,
-    kList = 9,
-    kStruct = 12
-  };
-
-  Thrift() { last_.push_back(0); }
-  std::string& out() { return out_; }
-
-  void I32(int id, int32_t v) {
-    Field(id, kI32);
-    Varint(ZigZag(v));
-  }
-  void I64(int id, int64_t v) {
-    Field(id, kI64);
-    Varint(ZigZag(v));
-  }
-  void Bool(int id, bool v) { Field(id, v ? kTrue : kFalse); }
-  void Byte(int id, int8_t v) {
-    Field(id, kByte);
-    out_.push_back(static_cast<char>(v));
-  }
-  void Binary(int id, std::string_view s) {
-    Field(id, kBinary);
-    BinaryElem(s);
-  }
-  void BeginStruct(int id) {
-    Field(id, kStruct);
-    last_.push_back(0);
-  }
-  void EndStruct() {
-    out_.push_back(0);
-    last_.pop_back();
-  }
-  // An empty struct (a union's marker).
-  void Empty(int id) {
-    BeginStruct(id);
-    EndStruct();
-  }
-  void BeginList(int id, uint8_t elem, size_t n) {
-    Field(id, kList);
-    if (n < 15) {
-      out_.push_back(static_cast<char>((n << 4) | elem));
-    } else {
-      out_.push_back(static_cast<char>(0xf0 | elem));
-      Varint(n);
-    }
-  }
-  void I32Elem(int32_t v) { Varint(ZigZag(v)); }
-  void BinaryElem(std::string_view s) {
-    Varint(s.size());
-    out_.append(s);
-  }
-  // A struct inside a list: its fields, then EndStruct().
-  void BeginStructElem() { last_.push_back(0); }
-
- private:
-  static uint64_t ZigZag(int64_t v) {
-    return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-  }
-  void Varint(uint64_t v) {
-    while (v >= 0x80) {
-      out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out_.push_back(static_cast<char>(v));
-  }
-  void Field(int id, uint8_t type) {
-    const int delta = id - last_.back();
-    if (delta > 0 && delta <= 15) {
-      out_.push_back(static_cast<char>((delta << 4) | type));
-    } else {
-      out_.push_back(static_cast<char>(type));
-      Varint(ZigZag(id));
-    }
-    last_.back() = id;
-  }
-
-  std::string out_;
-  std::vector<int> last_;
-};
-
 // ---------------------------------------------------------------- schema
 
-enum Phys {
-  kBoolean = 0,
-  kInt32 = 1,
-  kInt64 = 2,
-  kFloat = 4,
-  kDouble = 5,
-  kByteArray = 6,
-  kFixed = 7
-};
-enum Repetition { kRequired = 0, kOptional = 1, kRepeated = 2 };
-enum Encoding { kPlain = 0, kRle = 3, kRleDictionary = 8 };
+// The format's enums and the Thrift encoder are shared with the reader.
+using namespace parquet;  // NOLINT(build/namespaces)
+using Thrift = ThriftEncoder;
 
 int DecimalBytes(int precision) {
   // The fewest bytes whose signed range holds 10^precision - 1.
@@ -346,6 +247,8 @@ bool Less(const Leaf& l, std::string_view a, std::string_view b) {
       return a < b;
     case kByteArray:
       return a < b;  // unsigned bytes
+    case kInt96:     // never written
+      break;
   }
   return false;
 }
@@ -389,13 +292,13 @@ std::string Compress(ParquetCompression c, int level, const std::string& in) {
 int CodecId(ParquetCompression c) {
   switch (c) {
     case ParquetCompression::kNone:
-      return 0;
+      return kUncompressed;
     case ParquetCompression::kSnappy:
-      return 1;
+      return kSnappy;
     case ParquetCompression::kZstd:
-      return 6;
+      return kZstd;
   }
-  return 0;
+  return kUncompressed;
 }
 
 // One column chunk's place in the file, for the footer.
@@ -616,6 +519,8 @@ struct ParquetWriter::Impl {
         }
         break;
       }
+      case kInt96:  // never written
+        return Status::Internal("parquet: INT96 is never written");
       case kByteArray:
         if (l.type.id() == TypeId::kInterval) {
           out.append(sql::FormatInterval(v.interval_value()));
@@ -789,7 +694,7 @@ struct ParquetWriter::Impl {
       c->dictionary = true;
       c->dictionary_page_offset = static_cast<int64_t>(offset + out->size());
       const std::string packed = Compress(options.compression, options.zstd_level, dict);
-      PageHeader(2, dict.size(), packed.size(), out, [&](Thrift& t) {
+      PageHeader(kDictionaryPage, dict.size(), packed.size(), out, [&](Thrift& t) {
         t.BeginStruct(7);  // dictionary_page_header
         t.I32(1, static_cast<int32_t>(dict_size));
         t.I32(2, kPlain);
@@ -843,7 +748,7 @@ struct ParquetWriter::Impl {
       if (packed.empty() && !body.empty()) {
         return Status::Internal("parquet: compressing a page failed");
       }
-      PageHeader(0, body.size(), packed.size(), out, [&](Thrift& t) {
+      PageHeader(kDataPage, body.size(), packed.size(), out, [&](Thrift& t) {
         t.BeginStruct(5);  // data_page_header
         t.I32(1, static_cast<int32_t>(lend - level));
         t.I32(2, dict_size > 0 ? kRleDictionary : kPlain);
@@ -880,17 +785,17 @@ struct ParquetWriter::Impl {
       t.EndStruct();
     };
     if (n.kind == Node::kList) {
-      t.I32(6, 3);  // LIST
+      t.I32(6, kList);
       logical([&] { t.Empty(3); });
     } else if (n.kind == Node::kMap) {
-      t.I32(6, 1);  // MAP
+      t.I32(6, kMap);
       logical([&] { t.Empty(2); });
     } else if (n.kind == Node::kLeaf) {
       switch (ty.id()) {
         case TypeId::kTinyInt:
         case TypeId::kSmallInt: {
           const int bits = ty.id() == TypeId::kTinyInt ? 8 : 16;
-          t.I32(6, bits == 8 ? 15 : 16);  // INT_8, INT_16
+          t.I32(6, bits == 8 ? kInt8 : kInt16);
           logical([&] {
             t.BeginStruct(10);
             t.Byte(1, static_cast<int8_t>(bits));
@@ -900,7 +805,7 @@ struct ParquetWriter::Impl {
           break;
         }
         case TypeId::kDecimal:
-          t.I32(6, 5);  // DECIMAL
+          t.I32(6, kDecimal);
           t.I32(7, ty.scale());
           t.I32(8, ty.precision());
           logical([&] {
@@ -913,21 +818,21 @@ struct ParquetWriter::Impl {
         case TypeId::kChar:
         case TypeId::kVarchar:
         case TypeId::kInterval:
-          t.I32(6, 0);  // UTF8
+          t.I32(6, kUtf8);
           logical([&] { t.Empty(1); });
           break;
         case TypeId::kVariant:
-          t.I32(6, 19);  // JSON
+          t.I32(6, kJson);
           logical([&] { t.Empty(12); });
           break;
         case TypeId::kDate:
-          t.I32(6, 6);
+          t.I32(6, kDate);
           logical([&] { t.Empty(6); });
           break;
         case TypeId::kTime:
         case TypeId::kTimestamp:
           // TIME (7) or TIMESTAMP (8): not adjusted to UTC, in MICROS.
-          if (ty.id() == TypeId::kTime) t.I32(6, 8);  // TIME_MICROS
+          if (ty.id() == TypeId::kTime) t.I32(6, kTimeMicros);
           logical([&] {
             t.BeginStruct(ty.id() == TypeId::kTime ? 7 : 8);
             t.Bool(1, false);
@@ -948,13 +853,13 @@ struct ParquetWriter::Impl {
   std::string Footer() {
     Thrift t;
     t.I32(1, 2);  // version
-    t.BeginList(2, Thrift::kStruct, nodes.size());
+    t.BeginList(2, thrift::kStruct, nodes.size());
     SchemaElement(t, 0);
     t.I64(3, static_cast<int64_t>(rows));
-    t.BeginList(4, Thrift::kStruct, groups.size());
+    t.BeginList(4, thrift::kStruct, groups.size());
     for (const RowGroupMeta& g : groups) {
       t.BeginStructElem();
-      t.BeginList(1, Thrift::kStruct, g.chunks.size());
+      t.BeginList(1, thrift::kStruct, g.chunks.size());
       int64_t compressed = 0;
       for (size_t i = 0; i < g.chunks.size(); ++i) {
         const ChunkMeta& c = g.chunks[i];
@@ -965,12 +870,12 @@ struct ParquetWriter::Impl {
         t.BeginStruct(3);  // ColumnMetaData
         t.I32(1, l.phys);
         const bool bool_col = l.phys == kBoolean;
-        t.BeginList(2, Thrift::kI32, c.dictionary ? 3 : 2);
+        t.BeginList(2, thrift::kI32, c.dictionary ? 3 : 2);
         t.I32Elem(kRle);
         t.I32Elem(kPlain);
         if (c.dictionary) t.I32Elem(kRleDictionary);
         (void)bool_col;
-        t.BeginList(3, Thrift::kBinary, l.path.size());
+        t.BeginList(3, thrift::kBinary, l.path.size());
         for (const std::string& p : l.path) t.BinaryElem(p);
         t.I32(4, CodecId(options.compression));
         t.I64(5, c.num_values);
@@ -996,7 +901,7 @@ struct ParquetWriter::Impl {
     }
     t.Binary(6, "sluice");
     // Column orders: every leaf by its type's order.
-    t.BeginList(7, Thrift::kStruct, leaves.size());
+    t.BeginList(7, thrift::kStruct, leaves.size());
     for (size_t i = 0; i < leaves.size(); ++i) {
       t.BeginStructElem();
       t.Empty(1);  // TYPE_ORDER
@@ -1063,6 +968,8 @@ struct ParquetWriter::Impl {
       }
       case kByteArray:
         return Value::String(b);
+      case kInt96:  // never written
+        break;
     }
     return Value();
   }

@@ -39,8 +39,10 @@ struct ParquetOptions {
   uint64_t page_bytes = 1ull << 20;
 };
 
-// The statistics of one top-level column of scalar type, over a file.
+// The statistics of one top-level column of scalar type, over a file (or,
+// as the reader gives them, over a row group).
 struct ParquetColumnStats {
+  bool has_null_count = true;  // false when a file read says nothing of NULLs
   uint64_t null_count = 0;
   bool has_min_max = false;  // false when every value is NULL (or NaN)
   Value min, max;
