@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "format/parquet_damage.h"
 #include "format/parquet_reader.h"
 #include "sql/datetime.h"
 #include "storage/file.h"
@@ -435,40 +436,16 @@ TEST_F(ParquetTest, DamagedDuckDbFilesGiveErrorsNeverCrashes) {
   const Json made = WriteDuckDbCases(dir_);
   ASSERT_TRUE(made.contains("files")) << made.dump();
   std::mt19937_64 rng(2);
-  uint64_t variants = 0, good = 0;
+  DamageCount count;
   const auto start = std::chrono::steady_clock::now();
-  auto reads_whole = [&](const std::string& b) {
-    auto r = ParquetReader::FromBytes("damaged.parquet", b);
-    if (!r.ok()) return false;
-    std::vector<size_t> all((*r)->columns().size());
-    for (size_t c = 0; c < all.size(); ++c) all[c] = c;
-    bool ok = true;
-    for (size_t g = 0; g < (*r)->row_groups(); ++g) {
-      std::vector<std::vector<Value>> rows;
-      ok = (*r)->ReadRowGroup(g, all, &rows).ok() && ok;
-      for (size_t c = 0; c < all.size(); ++c) (void)(*r)->Stats(g, c);
-    }
-    return ok;
-  };
   for (const Json& f : made["files"]) {
     const std::string path = f.get<std::string>();
     if (path.find("large") != std::string::npos) continue;
     auto bytes = ReadWholeFile(path);
     ASSERT_TRUE(bytes.ok());
-    const std::string& b = *bytes;
-    const size_t stride = std::max<size_t>(1, b.size() / 40);
-    for (size_t n = 0; n < b.size(); n += stride) {
-      good += reads_whole(b.substr(0, n));
-      ++variants;
-    }
-    for (int k = 0; k < 60; ++k) {
-      std::string d = b;
-      for (int j = static_cast<int>(rng() % 4); j >= 0; --j)
-        d[rng() % d.size()] = static_cast<char>(rng());
-      good += reads_whole(d);
-      ++variants;
-    }
+    Damage(*bytes, std::max<size_t>(1, bytes->size() / 40), 60, rng, &count);
   }
+  const uint64_t variants = count.variants, good = count.read_whole;
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf(

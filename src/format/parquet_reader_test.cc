@@ -2,6 +2,7 @@
 // statistics, errors, and damaged files (truncated, flipped bytes) that must
 // give an error or rows, never a crash. tests/parquet_test.cc reads files
 // that DuckDB wrote.
+#include "format/parquet_damage.h"
 #include "format/parquet_reader.h"
 
 #include <gtest/gtest.h>
@@ -548,21 +549,6 @@ TEST(ParquetReaderHandMade, DeltaByteArrayInt96AndTwoLevelLists) {
 }
 
 // Reads every row group and column of `bytes`: true if it all reads.
-bool ReadsWhole(const std::string& bytes) {
-  auto r = ParquetReader::FromBytes("fuzz.parquet", bytes);
-  if (!r.ok()) return false;
-  std::vector<size_t> all((*r)->columns().size());
-  for (size_t c = 0; c < all.size(); ++c) all[c] = c;
-  bool ok = true;
-  for (size_t g = 0; g < (*r)->row_groups(); ++g) {
-    std::vector<std::vector<Value>> rows;
-    ok = (*r)->ReadRowGroup(g, all, &rows).ok() && ok;
-    for (size_t c = 0; c < all.size(); ++c) (void)(*r)->Stats(g, c);
-  }
-  for (size_t c = 0; c < all.size(); ++c) (void)(*r)->FileStats(c);
-  return ok;
-}
-
 // Damaged copies of valid files: every prefix at a stride, and copies with
 // 1 to 4 random bytes replaced (a fixed seed). Each must give an error or
 // rows, never a crash (run this test under the asan preset to see reads
@@ -588,23 +574,12 @@ TEST_F(ParquetReaderTest, DamagedFilesGiveErrorsNeverCrashes) {
     files.push_back(*b);
   }
   std::mt19937_64 rng(seed);
-  uint64_t variants = 0, good = 0;
+  DamageCount count;
   const auto start = std::chrono::steady_clock::now();
   for (const std::string& f : files) {
-    const size_t stride = std::max<size_t>(1, f.size() / 400);
-    for (size_t n = 0; n < f.size(); n += stride) {
-      good += ReadsWhole(f.substr(0, n));
-      ++variants;
-    }
-    for (int k = 0; k < flips; ++k) {
-      std::string b = f;
-      for (int j = static_cast<int>(rng() % 4); j >= 0; --j) {
-        b[rng() % b.size()] = static_cast<char>(rng());
-      }
-      good += ReadsWhole(b);
-      ++variants;
-    }
+    Damage(f, std::max<size_t>(1, f.size() / 400), flips, rng, &count);
   }
+  const uint64_t variants = count.variants, good = count.read_whole;
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf(
