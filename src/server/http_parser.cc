@@ -30,12 +30,6 @@ std::string Decode(std::string_view s, bool plus_is_space) {
   return out;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x | 0x20) == (y | 0x20) || x == y;
-         });
-}
-
 // RFC 9110's tchar: what a method and a field name are made of.
 bool IsTokenChar(unsigned char c) {
   if (c >= '0' && c <= '9') return true;
@@ -86,6 +80,13 @@ std::multimap<std::string, std::string> ParseQueryString(std::string_view query)
 }
 
 std::string DecodePath(std::string_view path) { return Decode(path, false); }
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) {
+           return lower(x) == lower(y);
+         });
+}
 
 const std::string& HttpRequest::header(std::string_view name) const {
   for (const auto& [n, v] : headers) {

@@ -40,6 +40,10 @@ struct HttpRequest {
   bool keep_alive() const;
 };
 
+// Whether two field names (or options) are equal ignoring ASCII case, as
+// HTTP compares them.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
 // The parameters of a query string (the part of a target after '?'),
 // decoded exactly: split at every '&', each at its first '=' only, then
 // %XX and '+' (a space) decoded in names and values.

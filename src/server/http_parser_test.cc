@@ -147,6 +147,12 @@ TEST(HttpParser, MalformedRequestsSayWhat) {
   }
 }
 
+TEST(HttpParser, FieldNamesCompareIgnoringLetterCaseOnly) {
+  EXPECT_TRUE(EqualsIgnoreCase("Content-Length", "content-LENGTH"));
+  EXPECT_FALSE(EqualsIgnoreCase("x@", "x`"));  // 0x40 and 0x60 differ only in bit 5
+  EXPECT_FALSE(EqualsIgnoreCase("ab", "abc"));
+}
+
 TEST(HttpParser, KeepAliveFollowsConnectionOptions) {
   auto parse = [](const std::string& text) {
     HttpRequestParser p(16 << 10, 1 << 20);

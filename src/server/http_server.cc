@@ -17,9 +17,7 @@ namespace sluice::server {
 
 void HttpResponse::set_header(std::string name, std::string value) {
   for (auto& [n, v] : headers) {
-    if (n.size() == name.size() &&
-        std::equal(n.begin(), n.end(), name.begin(),
-                   [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
+    if (EqualsIgnoreCase(n, name)) {
       v = std::move(value);
       return;
     }
@@ -629,7 +627,10 @@ class Connection final : public ConnectionBase {
     h += HttpReason(res.status);
     h += "\r\n";
     for (const auto& [name, value] : res.headers) {
-      if (name == "Connection" || name == "Content-Length") continue;
+      // The server writes these itself.
+      if (EqualsIgnoreCase(name, "Connection") || EqualsIgnoreCase(name, "Content-Length")) {
+        continue;
+      }
       h += name;
       h += ": ";
       h += value;
