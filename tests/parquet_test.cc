@@ -28,10 +28,11 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Runs the DuckDB reader on `path`: the rows, and the schema as the last line.
-std::vector<Json> ReadWithDuckDb(const std::string& path) {
+// Runs `script` of tests/oracle with `arg` (quoted); its output, and a
+// failure of the test if it did not exit 0.
+std::string RunOracle(const std::string& script, const std::string& arg) {
   const std::string cmd =
-      "node " + std::string(SLUICE_ORACLE_DIR) + "/read_parquet.mjs '" + path + "' 2>&1";
+      "cd " + std::string(SLUICE_ORACLE_DIR) + " && node " + script + " '" + arg + "' 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[65536];
@@ -39,6 +40,12 @@ std::vector<Json> ReadWithDuckDb(const std::string& path) {
   const int rc = pclose(p);
   EXPECT_EQ(rc, 0) << out
                    << "\n(the oracle needs `npm install` in tests/oracle; scripts/test does it)";
+  return out;
+}
+
+// Runs the DuckDB reader on `path`: the rows, and the schema as the last line.
+std::vector<Json> ReadWithDuckDb(const std::string& path) {
+  const std::string out = RunOracle("read_parquet.mjs", path);
   std::vector<Json> lines;
   size_t at = 0;
   for (size_t nl; (nl = out.find('\n', at)) != std::string::npos; at = nl + 1) {
@@ -333,15 +340,7 @@ Json Normalize(const Json& j) {
 
 // Runs write_parquet_cases.mjs into `dir`: the files and what they use.
 Json WriteDuckDbCases(const std::string& dir) {
-  const std::string cmd = "cd " + std::string(SLUICE_ORACLE_DIR) +
-                          " && node write_parquet_cases.mjs '" + dir + "' 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[65536];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int rc = pclose(p);
-  EXPECT_EQ(rc, 0) << out
-                   << "\n(the oracle needs `npm install` in tests/oracle; scripts/test does it)";
+  const std::string out = RunOracle("write_parquet_cases.mjs", dir);
   Json j = Json::parse(out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << out;
   return j;
