@@ -164,6 +164,31 @@ LoadResult Load(int port, int connections, double seconds, const std::string& re
   return r;
 }
 
+// `n` connections that each sent `request` (fewer if the server stops
+// accepting).
+std::vector<int> OpenAndSend(int port, int n, const std::string& request) {
+  std::vector<int> fds;
+  for (int i = 0; i < n; ++i) {
+    const int fd = Connect(port);
+    if (fd < 0) break;
+    fds.push_back(fd);
+    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  }
+  return fds;
+}
+
+// An epoll instance watching `fds` for input.
+int Watch(const std::vector<int>& fds) {
+  const int ep = epoll_create1(0);
+  for (int fd : fds) {
+    epoll_event e{};
+    e.events = EPOLLIN;
+    e.data.fd = fd;
+    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
+  }
+  return ep;
+}
+
 uint64_t RssBytes(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);) {
@@ -303,24 +328,12 @@ int main(int argc, char** argv) {
     }
     LoadResult quiet = Load(p.port, 1, seconds, kStatus);
     const uint64_t rss_before = RssBytes(p.pid);
-    std::vector<int> held;
+    const std::vector<int> held = OpenAndSend(p.port, idle, kStatus);
     int idle_ok = 0;
-    for (int i = 0; i < idle; ++i) {
-      const int fd = Connect(p.port);
-      if (fd < 0) break;
-      held.push_back(fd);
-      send(fd, kStatus.data(), kStatus.size(), MSG_NOSIGNAL);
-    }
     // Each idle connection made one request; read the answers that come
     // within 10 s.
     {
-      const int ep = epoll_create1(0);
-      for (int fd : held) {
-        epoll_event e{};
-        e.events = EPOLLIN;
-        e.data.fd = fd;
-        epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
-      }
+      const int ep = Watch(held);
       const auto deadline = Clock::now() + std::chrono::seconds(10);
       std::vector<epoll_event> ev(1024);
       char buf[4096];
@@ -337,24 +350,12 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     const uint64_t rss_idle = RssBytes(p.pid);
     // Followers, each read by a thread that drops what it gets.
-    std::vector<int> follow;
-    const std::string egress = "POST /egress/v?mode=snapshot_and_follow HTTP/1.1\r\n\r\n";
-    for (int i = 0; i < followers; ++i) {
-      const int fd = Connect(p.port);
-      if (fd < 0) break;
-      follow.push_back(fd);
-      send(fd, egress.data(), egress.size(), MSG_NOSIGNAL);
-    }
+    const std::vector<int> follow = OpenAndSend(
+        p.port, followers, "POST /egress/v?mode=snapshot_and_follow HTTP/1.1\r\n\r\n");
     std::atomic<bool> stop{false};
     std::atomic<uint64_t> follower_bytes{0};
     std::thread reader([&] {
-      const int ep = epoll_create1(0);
-      for (int fd : follow) {
-        epoll_event e{};
-        e.events = EPOLLIN;
-        e.data.fd = fd;
-        epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
-      }
+      const int ep = Watch(follow);
       std::vector<epoll_event> ev(256);
       char buf[65536];
       while (!stop) {
