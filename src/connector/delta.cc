@@ -31,38 +31,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string RandomHex(size_t bytes) {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  std::string out;
-  static const char* kHex = "0123456789abcdef";
-  for (size_t i = 0; i < bytes; ++i) {
-    const uint8_t b = static_cast<uint8_t>(rng());
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
-
-std::string NewUuid() {
-  const std::string h = RandomHex(16);
-  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) +
-         "-" + h.substr(20);
-}
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string ErrnoText() { return std::strerror(errno); }
-
-std::string VersionName(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%020llu.json", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // The Delta type of a SQL type (a name, or an object for composite types).
 Json DeltaType(const SqlType& t) {
   switch (t.id()) {
@@ -188,28 +156,6 @@ Json StatValue(const SqlType& t, const Value& v, bool is_max) {
   }
 }
 
-Status WriteAll(int fd, const std::string& data, const std::string& path) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError("writing " + path + ": " + ErrnoText());
-    }
-    done += static_cast<size_t>(n);
-  }
-  return Status::OK();
-}
-
-Status SyncDir(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("opening " + dir + ": " + ErrnoText());
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return Status::IOError("syncing " + dir + ": " + ErrnoText());
-  return Status::OK();
-}
-
 }  // namespace
 
 std::string DeltaSchemaString(const format::Relation& rel, bool cdc) {
@@ -231,122 +177,6 @@ std::string DeltaSchemaString(const format::Relation& rel, bool cdc) {
                       {"metadata", Json::object()}});
   }
   return Json{{"type", "struct"}, {"fields", fields}}.dump();
-}
-
-// ---------------------------------------------------------------- the log
-
-Result<DeltaLog> DeltaLog::Open(const std::string& dir) {
-  DeltaLog log;
-  log.dir_ = dir;
-  const std::string logdir = dir + "/_delta_log";
-  std::vector<uint64_t> versions;
-  std::error_code ec;
-  if (!std::filesystem::exists(logdir, ec)) return log;
-  for (const auto& e : std::filesystem::directory_iterator(logdir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name == "_last_checkpoint" || name.find(".checkpoint.") != std::string::npos) {
-      return Status::Unimplemented("the Delta table " + dir +
-                                   " has log checkpoints, which this sink does not read yet");
-    }
-    if (name.size() == 25 && name.compare(20, 5, ".json") == 0 &&
-        name.find_first_not_of("0123456789") == 20) {
-      versions.push_back(std::strtoull(name.c_str(), nullptr, 10));
-    }
-  }
-  if (ec) return Status::IOError("listing " + logdir + ": " + ec.message());
-  std::sort(versions.begin(), versions.end());
-  for (size_t i = 0; i < versions.size(); ++i) {
-    if (versions[i] != i) {
-      return Status::Corruption("the Delta log of " + dir + " is missing version " +
-                                std::to_string(i) + " (" + logdir + "/" + VersionName(i) + ")");
-    }
-    const std::string path = logdir + "/" + VersionName(i);
-    std::ifstream in(path);
-    if (!in) return Status::IOError("cannot read " + path);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-      if (line.empty()) continue;
-      Json a = Json::parse(line, nullptr, false);
-      if (a.is_discarded() || !a.is_object()) {
-        return Status::Corruption(path + " line " + std::to_string(n) +
-                                  " is not a JSON action: the Delta log is damaged");
-      }
-      if (a.contains("metaData")) {
-        log.schema_string_ = a["metaData"].value("schemaString", "");
-      } else if (a.contains("add")) {
-        log.live_.push_back(a["add"].value("path", ""));
-      } else if (a.contains("remove")) {
-        const std::string p = a["remove"].value("path", "");
-        log.live_.erase(std::remove(log.live_.begin(), log.live_.end(), p), log.live_.end());
-      } else if (a.contains("txn")) {
-        log.NoteTxn(a["txn"].value("appId", ""), a["txn"].value("version", int64_t{-1}));
-      }
-    }
-  }
-  log.next_version_ = versions.size();
-  return log;
-}
-
-void DeltaLog::NoteTxn(const std::string& app_id, int64_t version) {
-  for (auto& [id, v] : txns_) {
-    if (id == app_id) {
-      v = std::max(v, version);
-      return;
-    }
-  }
-  txns_.emplace_back(app_id, version);
-}
-
-int64_t DeltaLog::TxnVersion(const std::string& app_id) const {
-  for (const auto& [id, v] : txns_) {
-    if (id == app_id) return v;
-  }
-  return -1;
-}
-
-Status DeltaLog::Commit(const std::vector<std::string>& actions, const std::string& operation) {
-  const std::string logdir = dir_ + "/_delta_log";
-  SLUICE_RETURN_IF_ERROR(CreateDirs(logdir));
-  std::string text = Json{{"commitInfo",
-                           {{"timestamp", NowMillis()},
-                            {"operation", operation},
-                            {"operationParameters", Json::object()},
-                            {"engineInfo", "sluice"},
-                            {"isBlindAppend", operation == "WRITE"}}}}
-                         .dump() +
-                     "\n";
-  for (const std::string& a : actions) text += a + "\n";
-  // Written aside and synced, then linked into place: link() fails if the
-  // version exists, so exactly one writer of a version wins.
-  const std::string tmp = logdir + "/." + RandomHex(8) + ".json.tmp";
-  const std::string final_path = logdir + "/" + VersionName(next_version_);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::IOError("creating " + tmp + ": " + ErrnoText());
-  Status s = WriteAll(fd, text, tmp);
-  if (s.ok() && ::fsync(fd) != 0) s = Status::IOError("syncing " + tmp + ": " + ErrnoText());
-  ::close(fd);
-  Failpoint("delta_mid_commit");  // the commit is written aside, not yet in place
-  if (s.ok() && ::link(tmp.c_str(), final_path.c_str()) != 0) {
-    s = errno == EEXIST ? Status::Aborted("commit conflict: another writer committed version " +
-                                          std::to_string(next_version_) + " of the Delta table " +
-                                          dir_ + " first")
-                        : Status::IOError("creating " + final_path + ": " + ErrnoText());
-  }
-  ::unlink(tmp.c_str());
-  SLUICE_RETURN_IF_ERROR(s);
-  SLUICE_RETURN_IF_ERROR(SyncDir(logdir));
-  ++next_version_;
-  for (const std::string& line : actions) {
-    Json a = Json::parse(line);
-    if (a.contains("add")) live_.push_back(a["add"]["path"]);
-    if (a.contains("remove")) {
-      live_.erase(std::remove(live_.begin(), live_.end(), a["remove"]["path"].get<std::string>()),
-                  live_.end());
-    }
-    if (a.contains("metaData")) schema_string_ = a["metaData"]["schemaString"];
-    if (a.contains("txn")) NoteTxn(a["txn"]["appId"], a["txn"]["version"]);
-  }
-  return Status::OK();
 }
 
 // ---------------------------------------------------------------- the sink
@@ -422,7 +252,7 @@ class DeltaOutput final : public OutputConnector {
       std::vector<std::string> actions;
       for (const std::string& f : log_->live_files()) {
         actions.push_back(Json{
-            {"remove", {{"path", f}, {"deletionTimestamp", NowMillis()}, {"dataChange", true}}}}
+            {"remove", {{"path", f}, {"deletionTimestamp", DeltaNowMillis()}, {"dataChange", true}}}}
                               .dump());
       }
       bool ntz = false;
@@ -434,13 +264,13 @@ class DeltaOutput final : public OutputConnector {
                           : Json{{"minReaderVersion", 1}, {"minWriterVersion", 2}};
       actions.push_back(Json{{"protocol", protocol}}.dump());
       actions.push_back(Json{{"metaData",
-                              {{"id", NewUuid()},
+                              {{"id", DeltaNewUuid()},
                                {"name", rel_.name},
                                {"format", {{"provider", "parquet"}, {"options", Json::object()}}},
                                {"schemaString", schema},
                                {"partitionColumns", Json::array()},
                                {"configuration", Json::object()},
-                               {"createdTime", NowMillis()}}}}
+                               {"createdTime", DeltaNowMillis()}}}}
                             .dump());
       Status s = log_->Commit(actions, log_->exists() ? "CREATE OR REPLACE TABLE" : "CREATE TABLE");
       if (!s.ok()) return s.WithContext("connector \"" + spec_.name + "\"");
@@ -540,14 +370,14 @@ class DeltaOutput final : public OutputConnector {
     Failpoint("delta_before_commit");  // the data files are written, the commit not
     std::vector<std::string> actions;
     actions.push_back(
-        Json{{"txn", {{"appId", app_id_}, {"version", step}, {"lastUpdated", NowMillis()}}}}
+        Json{{"txn", {{"appId", app_id_}, {"version", step}, {"lastUpdated", DeltaNowMillis()}}}}
             .dump());
     for (const DeltaFile& f : files) {
       actions.push_back(Json{{"add",
                               {{"path", f.path},
                                {"partitionValues", Json::object()},
                                {"size", f.size},
-                               {"modificationTime", NowMillis()},
+                               {"modificationTime", DeltaNowMillis()},
                                {"dataChange", true},
                                {"stats", f.stats}}}}
                             .dump());
@@ -560,7 +390,7 @@ class DeltaOutput final : public OutputConnector {
     std::vector<std::string> actions;
     for (const std::string& f : log_->live_files()) {
       actions.push_back(
-          Json{{"remove", {{"path", f}, {"deletionTimestamp", NowMillis()}, {"dataChange", true}}}}
+          Json{{"remove", {{"path", f}, {"deletionTimestamp", DeltaNowMillis()}, {"dataChange", true}}}}
               .dump());
     }
     if (!actions.empty()) SLUICE_RETURN_IF_ERROR(log_->Commit(actions, "DELETE"));
@@ -634,7 +464,7 @@ class DeltaOutput final : public OutputConnector {
     // A distributed connector's parts name their host, which the leader
     // checks.
     const std::string host = part_ ? "h" + std::to_string(part_->host) + "-" : "";
-    f.path = name + host + RandomHex(8) + "." + format::ParquetCompressionName(compression_) +
+    f.path = name + host + DeltaRandomHex(8) + "." + format::ParquetCompressionName(compression_) +
              ".parquet";
     format::ParquetOptions o;
     o.compression = compression_;

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "connector/connector.h"
+#include "connector/delta_log.h"
 #include "format/parquet.h"
 
 namespace sluice::connector {
@@ -51,39 +52,6 @@ struct DeltaFile {
   uint64_t size = 0;
   uint64_t rows = 0;
   std::string stats;  // Delta's JSON statistics
-};
-
-// The log of one table: what a commit needs to know, read from
-// `_delta_log/`. Only JSON commits are read (tables this sink wrote, or
-// others without log checkpoints).
-class DeltaLog {
- public:
-  // Reads the log of the table at `dir` (which need not exist).
-  static Result<DeltaLog> Open(const std::string& dir);
-
-  bool exists() const { return next_version_ > 0; }
-  uint64_t next_version() const { return next_version_; }
-  const std::string& schema_string() const { return schema_string_; }
-  // The files a reader of the latest version reads.
-  const std::vector<std::string>& live_files() const { return live_; }
-  // The latest txn version of `app_id`, or -1.
-  int64_t TxnVersion(const std::string& app_id) const;
-
-  // Commits `actions` (JSON lines, without the commitInfo) as the next
-  // version. A conflict (another writer took that version) is an error that
-  // says so.
-  Status Commit(const std::vector<std::string>& actions, const std::string& operation);
-
-  const std::string& dir() const { return dir_; }
-
- private:
-  void NoteTxn(const std::string& app_id, int64_t version);
-
-  std::string dir_;
-  uint64_t next_version_ = 0;
-  std::string schema_string_;
-  std::vector<std::string> live_;
-  std::vector<std::pair<std::string, int64_t>> txns_;
 };
 
 std::unique_ptr<OutputConnector> MakeDeltaOutput(const ConnectorSpec& spec,

@@ -1,0 +1,399 @@
+#include "connector/delta_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "base/failpoint.h"
+#include "format/deletion_vector.h"
+#include "storage/file.h"
+
+namespace sluice::connector {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+Status WriteAll(int fd, const std::string& data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError("writing " + path + ": " + ErrnoText());
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Status SyncDir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("opening " + dir + ": " + ErrnoText());
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return Status::IOError("syncing " + dir + ": " + ErrnoText());
+  return Status::OK();
+}
+
+std::string UuidText(const std::string& bytes) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    const uint8_t b = static_cast<uint8_t>(bytes[i]);
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+// %XX escapes of a log path decoded (the log holds relative URIs).
+std::string PercentDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+Result<DeletionVectorRef> ParseDeletionVector(const Json& j, const std::string& where) {
+  DeletionVectorRef dv;
+  const std::string type = j.value("storageType", std::string());
+  if (type != "u" && type != "i" && type != "p") {
+    return Status::Corruption(where + ": deletion vector storageType \"" + type +
+                              "\" is none of u, i, p");
+  }
+  dv.storage_type = type[0];
+  dv.path_or_inline = j.value("pathOrInlineDv", std::string());
+  dv.offset = j.contains("offset") && j["offset"].is_number() ? j["offset"].get<int64_t>() : -1;
+  dv.size_in_bytes = j.value("sizeInBytes", uint64_t{0});
+  dv.cardinality = j.value("cardinality", uint64_t{0});
+  if (dv.storage_type != 'i' && dv.offset < 0) {
+    return Status::Corruption(where + ": a deletion vector in a file needs an offset");
+  }
+  if (dv.storage_type == 'u' && dv.path_or_inline.size() < 20) {
+    return Status::Corruption(where + ": deletion vector \"" + dv.path_or_inline +
+                              "\" is shorter than its UUID");
+  }
+  return dv;
+}
+
+// The number of records a file's statistics give, or -1.
+int64_t NumRecords(const std::string& stats) {
+  if (stats.empty()) return -1;
+  Json s = Json::parse(stats, nullptr, false);
+  if (!s.is_object() || !s.contains("numRecords") || !s["numRecords"].is_number_integer()) {
+    return -1;
+  }
+  return s["numRecords"].get<int64_t>();
+}
+
+std::vector<std::string> Strings(const Json& j) {
+  std::vector<std::string> out;
+  if (!j.is_array()) return out;
+  for (const Json& e : j) {
+    if (e.is_string()) out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DeltaCommitName(uint64_t version) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%020llu.json", static_cast<unsigned long long>(version));
+  return buf;
+}
+
+std::string DeltaRandomHex(size_t bytes) {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  std::string out;
+  static const char* kHex = "0123456789abcdef";
+  for (size_t i = 0; i < bytes; ++i) {
+    const uint8_t b = static_cast<uint8_t>(rng());
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+std::string DeltaNewUuid(std::string* bytes) {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  std::string b(16, '\0');
+  for (char& c : b) c = static_cast<char>(rng());
+  b[6] = static_cast<char>((static_cast<uint8_t>(b[6]) & 0x0F) | 0x40);  // version 4
+  b[8] = static_cast<char>((static_cast<uint8_t>(b[8]) & 0x3F) | 0x80);  // RFC 4122 variant
+  if (bytes != nullptr) *bytes = b;
+  return UuidText(b);
+}
+
+int64_t DeltaNowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status DeltaWriteFile(const std::string& path, const std::string& data, bool exclusive) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC),
+                        0644);
+  if (fd < 0) return Status::IOError("creating " + path + ": " + ErrnoText());
+  Status s = WriteAll(fd, data, path);
+  if (s.ok() && ::fsync(fd) != 0) s = Status::IOError("syncing " + path + ": " + ErrnoText());
+  ::close(fd);
+  return s;
+}
+
+std::string DeletionVectorRef::UniqueId() const {
+  std::string id = std::string(1, storage_type) + path_or_inline;
+  if (offset >= 0) id += "@" + std::to_string(offset);
+  return id;
+}
+
+std::string DeletionVectorRef::Json() const {
+  nlohmann::json j{{"storageType", std::string(1, storage_type)},
+                   {"pathOrInlineDv", path_or_inline},
+                   {"sizeInBytes", size_in_bytes},
+                   {"cardinality", cardinality}};
+  if (offset >= 0) j["offset"] = offset;
+  return j.dump();
+}
+
+// ---------------------------------------------------------------- replay
+
+Result<DeltaLog> DeltaLog::Open(const std::string& dir, std::optional<uint64_t> version) {
+  DeltaLog log;
+  log.dir_ = dir;
+  const std::string logdir = dir + "/_delta_log";
+  std::vector<uint64_t> versions;
+  std::error_code ec;
+  if (!std::filesystem::exists(logdir, ec)) return log;
+  for (const auto& e : std::filesystem::directory_iterator(logdir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "_last_checkpoint" || name.find(".checkpoint.") != std::string::npos) {
+      return Status::Unimplemented("the Delta table " + dir +
+                                   " has log checkpoints, which are not read yet");
+    }
+    if (name.size() == 25 && name.compare(20, 5, ".json") == 0 &&
+        name.find_first_not_of("0123456789") == 20) {
+      versions.push_back(std::strtoull(name.c_str(), nullptr, 10));
+    }
+  }
+  if (ec) return Status::IOError("listing " + logdir + ": " + ec.message());
+  std::sort(versions.begin(), versions.end());
+  if (version.has_value()) {
+    if (versions.empty() || *version > versions.back()) {
+      return Status::NotFound("the Delta table " + dir + " has no version " +
+                              std::to_string(*version) + " (latest: " +
+                              (versions.empty() ? std::string("none")
+                                                : std::to_string(versions.back())) +
+                              ")");
+    }
+    versions.resize(*version + 1 <= versions.size() ? *version + 1 : versions.size());
+  }
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (versions[i] != i) {
+      return Status::Corruption("the Delta log of " + dir + " is missing version " +
+                                std::to_string(i) + " (" + logdir + "/" + DeltaCommitName(i) +
+                                ")");
+    }
+    const std::string path = logdir + "/" + DeltaCommitName(i);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::IOError("cannot read " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    SLUICE_RETURN_IF_ERROR(log.ApplyCommit(i, text.str(), path));
+  }
+  return log;
+}
+
+Status DeltaLog::ApplyCommit(uint64_t version, const std::string& text, const std::string& where) {
+  if (version != next_version_) {
+    return Status::Internal(where + ": version " + std::to_string(version) + " replayed after " +
+                            std::to_string(next_version_));
+  }
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty() || line == "\r") continue;
+    const std::string at = where + " line " + std::to_string(n);
+    Json a = Json::parse(line, nullptr, false);
+    if (a.is_discarded() || !a.is_object()) {
+      return Status::Corruption(at + " is not a JSON action: the Delta log is damaged");
+    }
+    if (a.contains("metaData") && a["metaData"].is_object()) {
+      const Json& m = a["metaData"];
+      schema_string_ = m.value("schemaString", "");
+      partition_columns_ = Strings(m.value("partitionColumns", Json::array()));
+      configuration_.clear();
+      if (m.contains("configuration") && m["configuration"].is_object()) {
+        for (const auto& [k, v] : m["configuration"].items()) {
+          if (v.is_string()) configuration_[k] = v.get<std::string>();
+        }
+      }
+    } else if (a.contains("protocol") && a["protocol"].is_object()) {
+      const Json& p = a["protocol"];
+      min_reader_version_ = p.value("minReaderVersion", 1);
+      min_writer_version_ = p.value("minWriterVersion", 1);
+      reader_features_ = Strings(p.value("readerFeatures", Json::array()));
+      writer_features_ = Strings(p.value("writerFeatures", Json::array()));
+    } else if (a.contains("add") && a["add"].is_object()) {
+      const Json& j = a["add"];
+      DeltaLiveFile f;
+      f.path = j.value("path", "");
+      if (f.path.empty()) return Status::Corruption(at + ": an add action without a path");
+      f.size = j.value("size", uint64_t{0});
+      f.modification_time = j.value("modificationTime", int64_t{0});
+      if (j.contains("stats") && j["stats"].is_string()) f.stats = j["stats"].get<std::string>();
+      f.num_records = NumRecords(f.stats);
+      if (j.contains("partitionValues") && j["partitionValues"].is_object()) {
+        for (const auto& [k, v] : j["partitionValues"].items()) {
+          f.partition_values.emplace_back(
+              k, v.is_string() ? std::optional<std::string>(v.get<std::string>()) : std::nullopt);
+        }
+      }
+      if (j.contains("deletionVector") && j["deletionVector"].is_object()) {
+        SLUICE_ASSIGN_OR_RETURN(f.deletion_vector, ParseDeletionVector(j["deletionVector"], at));
+      }
+      f.version = version;
+      live_[f.path] = std::move(f);
+    } else if (a.contains("remove") && a["remove"].is_object()) {
+      const Json& j = a["remove"];
+      auto it = live_.find(j.value("path", ""));
+      if (it == live_.end()) continue;
+      // A remove ends the logical file (path, vector) it names; the add of
+      // the same path with a new vector in the same commit stays.
+      std::string id;
+      if (j.contains("deletionVector") && j["deletionVector"].is_object()) {
+        SLUICE_ASSIGN_OR_RETURN(DeletionVectorRef dv,
+                                ParseDeletionVector(j["deletionVector"], at));
+        id = dv.UniqueId();
+      }
+      const std::string live_id =
+          it->second.deletion_vector ? it->second.deletion_vector->UniqueId() : "";
+      if (id == live_id || (id.empty() && it->second.version < version)) live_.erase(it);
+    } else if (a.contains("txn") && a["txn"].is_object()) {
+      NoteTxn(a["txn"].value("appId", ""), a["txn"].value("version", int64_t{-1}));
+    }
+  }
+  ++next_version_;
+  return Status::OK();
+}
+
+std::vector<std::string> DeltaLog::live_files() const {
+  std::vector<std::string> out;
+  out.reserve(live_.size());
+  for (const auto& [path, f] : live_) out.push_back(path);
+  return out;
+}
+
+void DeltaLog::NoteTxn(const std::string& app_id, int64_t version) {
+  for (auto& [id, v] : txns_) {
+    if (id == app_id) {
+      v = std::max(v, version);
+      return;
+    }
+  }
+  txns_.emplace_back(app_id, version);
+}
+
+int64_t DeltaLog::TxnVersion(const std::string& app_id) const {
+  for (const auto& [id, v] : txns_) {
+    if (id == app_id) return v;
+  }
+  return -1;
+}
+
+std::string DeltaLog::LocalPath(const std::string& path) const {
+  if (path.rfind("file://", 0) == 0) return PercentDecode(path.substr(7));
+  if (!path.empty() && path[0] == '/') return PercentDecode(path);
+  return dir_ + "/" + PercentDecode(path);
+}
+
+Result<std::vector<uint64_t>> DeltaLog::DeletedRows(const DeltaLiveFile& file) const {
+  if (!file.deletion_vector) return std::vector<uint64_t>{};
+  const DeletionVectorRef& dv = *file.deletion_vector;
+  const std::string what = "of " + file.path;
+  if (dv.storage_type == 'i') {
+    SLUICE_ASSIGN_OR_RETURN(std::string bytes, format::Z85Decode(dv.path_or_inline));
+    if (bytes.size() < dv.size_in_bytes) {
+      return Status::Corruption("deletion vector " + what + ": " + std::to_string(bytes.size()) +
+                                " bytes inline, its descriptor says " +
+                                std::to_string(dv.size_in_bytes));
+    }
+    bytes.resize(dv.size_in_bytes);
+    return format::DecodeDeletionBitmap(bytes, dv.cardinality, what);
+  }
+  std::string path;
+  if (dv.storage_type == 'u') {
+    const std::string& s = dv.path_or_inline;
+    const std::string prefix = s.substr(0, s.size() - 20);
+    SLUICE_ASSIGN_OR_RETURN(std::string uuid, format::Z85Decode(s.substr(s.size() - 20)));
+    path = dir_ + "/" + (prefix.empty() ? "" : prefix + "/") + "deletion_vector_" +
+           UuidText(uuid) + ".bin";
+  } else {
+    path = LocalPath(dv.path_or_inline);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::IOError("cannot read the deletion vector " + what + " (" + path + ")");
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string file_bytes = bytes.str();
+  SLUICE_ASSIGN_OR_RETURN(
+      std::string_view bitmap,
+      format::DeletionBitmapAt(file_bytes, static_cast<uint64_t>(dv.offset), dv.size_in_bytes,
+                               path));
+  return format::DecodeDeletionBitmap(bitmap, dv.cardinality, what);
+}
+
+// ---------------------------------------------------------------- commits
+
+Status DeltaLog::Commit(const std::vector<std::string>& actions, const std::string& operation) {
+  const std::string logdir = dir_ + "/_delta_log";
+  SLUICE_RETURN_IF_ERROR(CreateDirs(logdir));
+  std::string text = Json{{"commitInfo",
+                           {{"timestamp", DeltaNowMillis()},
+                            {"operation", operation},
+                            {"operationParameters", Json::object()},
+                            {"engineInfo", "sluice"},
+                            {"isBlindAppend", operation == "WRITE"}}}}
+                         .dump() +
+                     "\n";
+  for (const std::string& a : actions) text += a + "\n";
+  // Written aside and synced, then linked into place: link() fails if the
+  // version exists, so exactly one writer of a version wins.
+  const std::string tmp = logdir + "/." + DeltaRandomHex(8) + ".json.tmp";
+  const std::string final_path = logdir + "/" + DeltaCommitName(next_version_);
+  Status s = DeltaWriteFile(tmp, text, /*exclusive=*/true);
+  Failpoint("delta_mid_commit");  // the commit is written aside, not yet in place
+  if (s.ok() && ::link(tmp.c_str(), final_path.c_str()) != 0) {
+    s = errno == EEXIST ? Status::Aborted("commit conflict: another writer committed version " +
+                                          std::to_string(next_version_) + " of the Delta table " +
+                                          dir_ + " first")
+                        : Status::IOError("creating " + final_path + ": " + ErrnoText());
+  }
+  ::unlink(tmp.c_str());
+  SLUICE_RETURN_IF_ERROR(s);
+  SLUICE_RETURN_IF_ERROR(SyncDir(logdir));
+  return ApplyCommit(next_version_, text, final_path);
+}
+
+}  // namespace sluice::connector

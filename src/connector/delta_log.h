@@ -1,0 +1,120 @@
+// A Delta Lake table's log: what a version of the table is (its protocol,
+// metadata, live data files with their deletion vectors, and transaction
+// versions), replayed from `_delta_log/`, and the writing of a new version.
+//
+// A version is replayed from the JSON commits `_delta_log/<20 digits>.json`
+// in order: an `add` makes a file live (a second `add` of the same path
+// replaces it, which is how a file gains a deletion vector), a `remove`
+// ends it; `metaData`, `protocol` and `txn` actions replace their earlier
+// values. The delta sink (delta.h) and the Delta input read it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice::connector {
+
+// A deletion vector descriptor: where a file's deleted row positions are.
+struct DeletionVectorRef {
+  char storage_type = 'u';     // 'u' relative (by UUID), 'i' inline, 'p' absolute path
+  std::string path_or_inline;  // 'u': optional prefix + the UUID in Z85 (20 characters)
+  int64_t offset = -1;         // in the file; absent (-1) for inline vectors
+  uint64_t size_in_bytes = 0;  // the bitmap's size (before Z85, if inline)
+  uint64_t cardinality = 0;    // rows deleted
+
+  // The protocol's uniqueId: a file with another vector is another logical file.
+  std::string UniqueId() const;
+  // The descriptor as the JSON object of an `add` or `remove` action.
+  std::string Json() const;
+};
+
+// A live data file of a version.
+struct DeltaLiveFile {
+  std::string path;  // as the log has it: relative to the table (URL-encoded), or a URI
+  uint64_t size = 0;
+  int64_t modification_time = 0;
+  int64_t num_records = -1;  // from the statistics; -1 when they do not say
+  std::string stats;         // Delta's JSON statistics, or empty
+  std::vector<std::pair<std::string, std::optional<std::string>>> partition_values;
+  std::optional<DeletionVectorRef> deletion_vector;
+  uint64_t version = 0;  // the version whose `add` made it live as it is
+};
+
+class DeltaLog {
+ public:
+  // Reads the log of the table at `dir` (which need not exist) up to and
+  // including `version` (default: the latest).
+  static Result<DeltaLog> Open(const std::string& dir,
+                               std::optional<uint64_t> version = std::nullopt);
+
+  bool exists() const { return next_version_ > 0; }
+  // The version after the latest read (or committed) one.
+  uint64_t next_version() const { return next_version_; }
+  const std::string& dir() const { return dir_; }
+
+  const std::string& schema_string() const { return schema_string_; }
+  const std::vector<std::string>& partition_columns() const { return partition_columns_; }
+  const std::map<std::string, std::string>& configuration() const { return configuration_; }
+  int min_reader_version() const { return min_reader_version_; }
+  int min_writer_version() const { return min_writer_version_; }
+  const std::vector<std::string>& reader_features() const { return reader_features_; }
+  const std::vector<std::string>& writer_features() const { return writer_features_; }
+
+  // The files a reader of the version reads, by path.
+  const std::map<std::string, DeltaLiveFile>& live() const { return live_; }
+  std::vector<std::string> live_files() const;
+  // The latest txn version of `app_id`, or -1.
+  int64_t TxnVersion(const std::string& app_id) const;
+
+  // Replays one commit's text (JSON lines) as version `version`, which
+  // must be next_version(). `where` names it in errors.
+  Status ApplyCommit(uint64_t version, const std::string& text, const std::string& where);
+
+  // Commits `actions` (JSON lines, without the commitInfo) as the next
+  // version. A conflict (another writer took that version) is an error that
+  // says so.
+  Status Commit(const std::vector<std::string>& actions, const std::string& operation);
+
+  // The local path of a file of the table (`path` as in the log).
+  std::string LocalPath(const std::string& path) const;
+  // The deleted row positions of a live file (none without a vector),
+  // ascending; read from the log (inline) or the vector's file.
+  Result<std::vector<uint64_t>> DeletedRows(const DeltaLiveFile& file) const;
+
+ private:
+  void NoteTxn(const std::string& app_id, int64_t version);
+
+  std::string dir_;
+  uint64_t next_version_ = 0;
+  std::string schema_string_;
+  std::vector<std::string> partition_columns_;
+  std::map<std::string, std::string> configuration_;
+  int min_reader_version_ = 0;
+  int min_writer_version_ = 0;
+  std::vector<std::string> reader_features_;
+  std::vector<std::string> writer_features_;
+  std::map<std::string, DeltaLiveFile> live_;
+  std::vector<std::pair<std::string, int64_t>> txns_;
+};
+
+// The log file of a version: `_delta_log/<20 digits>.json`.
+std::string DeltaCommitName(uint64_t version);
+
+// A version 4 UUID in its canonical text; its 16 bytes in `*bytes` if given.
+std::string DeltaNewUuid(std::string* bytes = nullptr);
+// Milliseconds since the epoch, as the log's timestamps are.
+int64_t DeltaNowMillis();
+// `bytes` random bytes as hexadecimal text.
+std::string DeltaRandomHex(size_t bytes);
+
+// Writes `data` as the file `path`, synced (created exclusively when
+// `exclusive`).
+Status DeltaWriteFile(const std::string& path, const std::string& data, bool exclusive);
+
+}  // namespace sluice::connector
