@@ -374,6 +374,164 @@ std::vector<Json> Adds(const std::string& table, int version) {
   return adds;
 }
 
+const char* kMergeProgram = R"(
+CREATE TABLE t (
+  id BIGINT NOT NULL PRIMARY KEY, s VARCHAR, d DECIMAL(10,2), dt DATE, ts TIMESTAMP,
+  tm TIME, f DOUBLE, xs INTEGER ARRAY, iv INTERVAL) WITH (materialized = true);
+CREATE MATERIALIZED VIEW cur WITH (connectors = '[{"name": "lake_cur", "send_snapshot": true,
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/cur",
+    "update_mode": "merge", "index": "cur_id", "target_file_size_bytes": 8000,
+    "compact_min_files": 4}}}]')
+  AS SELECT * FROM t;
+CREATE INDEX cur_id ON cur (id);
+CREATE MATERIALIZED VIEW bys WITH (connectors = '[{"name": "lake_bys",
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/bys",
+    "update_mode": "merge"}}}]')
+  AS SELECT s, COUNT(*) AS n, SUM(d) AS total FROM t GROUP BY s;
+CREATE INDEX bys_s ON bys (s);
+CREATE MATERIALIZED VIEW dup WITH (connectors = '[{"name": "lake_dup",
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/dup",
+    "update_mode": "merge", "index": "dup_s"}}}]')
+  AS SELECT s, id FROM t;
+CREATE INDEX dup_s ON dup (s);
+)";
+
+// The actions of every commit of a table, in order.
+std::vector<Json> Actions(const std::string& table) {
+  std::vector<Json> out;
+  for (size_t v = 0;; ++v) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%020zu.json", v);
+    std::ifstream in(table + "/_delta_log/" + name);
+    if (!in) break;
+    for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
+  }
+  return out;
+}
+
+// update_mode merge: the table is the view (one row per key) after every
+// kind of change: inserts, updates and deletes as deletion vectors, files
+// mostly deleted rewritten, a restart that reloads the key index, and a key
+// that is not unique stops only its own sink, with the reason.
+TEST(DeltaTest, MergeKeepsTheViewWithDeletionVectors) {
+  Pipeline p(Sinks(kMergeProgram), {"--storage", "$DIR/st", "--workers", "2"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  const std::string cur = p.dir() + "/lake/cur", bys = p.dir() + "/lake/bys";
+  auto check = [&](const std::string& what) {
+    for (const auto& [table, view] : {std::pair{cur, "cur"}, std::pair{bys, "bys"}}) {
+      OracleResult r = WaitForTable(p, table, view, 100, 50ms);
+      EXPECT_EQ(r.exit_code, 0) << what << ", " << view << ": " << r.report.dump(1);
+      EXPECT_EQ(r.report["merge"], true) << r.report.dump();
+    }
+  };
+  std::string rows;
+  for (int id = 0; id < 300; ++id) {
+    rows += "{\"insert\": {\"id\": " + std::to_string(id) + ", \"s\": \"g" +
+            std::to_string(id % 7) + "\", \"d\": " + std::to_string(id) +
+            ".25, \"dt\": \"2024-02-29\", \"ts\": \"2024-01-01 00:00:01.5\", \"tm\": \"01:02:03\", "
+            "\"f\": 0.5, \"xs\": [1, null], \"iv\": \"1 day\"}}\n";
+  }
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", rows)));
+  check("inserts");
+  // Updates and deletes of a few rows: deletion vectors, not rewrites.
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"update": {"id": 5, "s": "changed", "d": 1}}
+{"delete": {"id": 7}}
+{"update": {"id": 200, "xs": null, "tm": null}})")));
+  check("a few updates");
+  bool vector = false;
+  for (const Json& a : Actions(cur)) {
+    if (a.contains("add") && a["add"].contains("deletionVector")) vector = true;
+    if (a.contains("protocol")) {
+      EXPECT_EQ(a["protocol"]["minReaderVersion"], 3);
+      EXPECT_NE(a["protocol"]["readerFeatures"].dump().find("deletionVectors"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(vector) << "no deletion vector in the log of " << cur;
+  // Most rows deleted: their files are rewritten (or removed), not kept
+  // with vectors that delete most of them.
+  std::string dels;
+  for (int id = 0; id < 260; ++id) {
+    if (id != 5 && id != 7) dels += "{\"delete\": {\"id\": " + std::to_string(id) + "}}\n";
+  }
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", dels)));
+  check("most rows deleted");
+  OracleResult r = CheckTable(p, cur, "cur");
+  EXPECT_LE(r.report.value("deleted", 1000), r.report.value("rows", 0) + 1) << r.report.dump();
+  // A transaction of several steps is one commit.
+  ASSERT_EQ(p.Client().Post("/start_transaction", "", "text/plain")->status, 200);
+  for (int id = 1000; id < 1003; ++id) {
+    ASSERT_FALSE(p.Ingest("t", "{\"insert\": {\"id\": " + std::to_string(id) + ", \"s\": \"tx\"}}")
+                     .empty());
+  }
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"update": {"id": 270, "s": "tx"}})")) || true);
+  auto commit = p.Client().Post("/commit_transaction", "", "text/plain");
+  ASSERT_EQ(commit->status, 200) << commit->body;
+  check("a transaction");
+  // Small files of one-row steps are compacted, in commits of their own.
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(p.WaitComplete(p.Ingest(
+        "t", "{\"update\": {\"id\": " + std::to_string(290 + i) + ", \"s\": \"small\"}}")));
+  }
+  check("small steps");
+  int compactions = 0;
+  for (const Json& a : Actions(cur)) {
+    if (a.contains("commitInfo") && a["commitInfo"]["operation"] == "OPTIMIZE") ++compactions;
+    if (a.contains("add") && a["add"]["dataChange"] == false) {
+      EXPECT_EQ(a["add"].count("deletionVector"), 0u) << a.dump();
+    }
+  }
+  // (A distributed sink's parts do not compact yet.)
+  if (!Distributed()) {
+    EXPECT_GT(compactions, 0);
+  }
+  // A restart from a checkpoint: the index comes back from the table.
+  ASSERT_TRUE(p.Checkpoint()["success"].is_number());
+  p.Kill9();
+  p.Spawn();
+  ASSERT_GT(p.port(), 0) << p.log();
+  ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"({"update": {"id": 280, "s": "after", "d": 9}}
+{"delete": {"id": 281}}
+{"insert": {"id": 2000, "s": "new"}})")));
+  check("after a restart");
+  // The view whose index is not unique: its sink says so and stops; the
+  // others go on. (A distributed sink's parts each check their host's
+  // rows: rows of one key on two hosts are not seen.)
+  const Json stats = Json::parse(p.Client().Get("/stats")->body);
+  std::string dup_error;
+  std::set<int> cur_hosts;
+  for (const Json& o : stats["outputs"]) {
+    if (o["name"] == "lake_dup") dup_error += o.value("last_error", std::string());
+    if (o["name"] == "lake_cur" && o.contains("host")) cur_hosts.insert(o["host"].get<int>());
+  }
+  if (Distributed()) {
+    EXPECT_EQ(cur_hosts.size(), 3u) << stats.dump(1);
+    return;
+  }
+  EXPECT_NE(dup_error.find("not a unique key"), std::string::npos) << stats.dump(1);
+  EXPECT_NE(dup_error.find("dup"), std::string::npos) << dup_error;
+}
+
+// What update_mode merge needs is checked at start, with the reason.
+TEST(DeltaTest, MergeNeedsAKey) {
+  auto start = [](const std::string& config, const std::string& index) {
+    Pipeline p(R"(
+CREATE TABLE t (id BIGINT NOT NULL, tm TIME, s VARCHAR);
+CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake",
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/v",
+    "update_mode": "merge")" + config + R"(}}}]') AS SELECT * FROM t;
+)" + index);
+    EXPECT_EQ(p.exit_code(), 1) << p.log();
+    return p.log();
+  };
+  EXPECT_NE(start("", "").find("needs a unique key of view v"), std::string::npos);
+  EXPECT_NE(start(", \"index\": \"nope\"", "").find("index \"nope\" does not exist"),
+            std::string::npos);
+  EXPECT_NE(start("", "CREATE INDEX a ON v (id); CREATE INDEX b ON v (s);")
+                .find("name the one that is its unique key"),
+            std::string::npos);
+  EXPECT_NE(start("", "CREATE INDEX a ON v (tm);").find("type TIME"), std::string::npos);
+}
+
 // These start their own hosts: the multihost runs of the suite skip them.
 #define SKIP_IN_MULTIHOST_RUNS()                     \
   if (std::getenv("SLUICE_TEST_HOSTS") != nullptr) { \

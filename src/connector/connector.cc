@@ -31,8 +31,8 @@ const std::vector<TransportInfo>& Transports() {
       {"http_output", false, {}, {}},
       {"delta_table_output",
        false,
-       {"uri", "mode", "update_mode", "target_file_size_bytes", "threads", "compression",
-        "part_wait_secs"},
+       {"uri", "mode", "update_mode", "index", "compact_min_files", "target_file_size_bytes",
+        "threads", "compression", "part_wait_secs"},
        {"uri"}},
   };
   return kTransports;
@@ -154,7 +154,14 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
             (!config["rate"].is_number() || config["rate"].get<double>() <= 0)) {
           return fail("\"rate\" must be a positive number (events per second)");
         }
-        SLUICE_RETURN_IF_ERROR(one_of("update_mode", {"cdc"}));
+        SLUICE_RETURN_IF_ERROR(one_of("update_mode", {"cdc", "merge"}));
+        if (config.contains("compact_min_files") && !config["compact_min_files"].is_number_unsigned()) {
+          return fail("\"compact_min_files\" must be a non-negative integer (0: never compact)");
+        }
+        if (config.contains("index") && (!config["index"].is_string() ||
+                                         config["index"].get<std::string>().empty())) {
+          return fail("\"index\" must be the name of an index on the view");
+        }
         SLUICE_RETURN_IF_ERROR(one_of("compression", {"zstd", "snappy", "none"}));
         for (const char* key : {"target_file_size_bytes", "threads", "part_wait_secs"}) {
           if (config.contains(key) &&

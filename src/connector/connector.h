@@ -53,6 +53,9 @@ struct ConnectorSpec {
   // storage (a Delta sink's txn appId).
   std::string pipeline_id;
   int workers = 1;  // the pipeline's workers (threads of generating inputs)
+  // Set by the pipeline for an output that names the view's index
+  // (`"index"`, or the view's only index when it needs a key): its columns.
+  std::vector<int> key;
 };
 
 // The transports that can run as a part on every host.

@@ -196,8 +196,12 @@ class DeltaOutput final : public OutputConnector {
     for (size_t i = 0; i < rel_.columns.size(); ++i) {
       columns_.push_back({rel_.columns[i], FileType(rel_.schema[i])});
     }
-    columns_.push_back({"__sluice_op", SqlType::Varchar(-1, false)});
-    columns_.push_back({"__sluice_step", SqlType::BigInt(false)});
+    merge_ = c.value("update_mode", std::string("cdc")) == "merge";
+    compact_min_files_ = c.value("compact_min_files", size_t{16});
+    if (!merge_) {
+      columns_.push_back({"__sluice_op", SqlType::Varchar(-1, false)});
+      columns_.push_back({"__sluice_step", SqlType::BigInt(false)});
+    }
   }
   ~DeltaOutput() override { Stop(); }
 
@@ -238,38 +242,39 @@ class DeltaOutput final : public OutputConnector {
       });
       return Status::OK();
     }
+    SLUICE_RETURN_IF_ERROR(CheckMergeKey().WithContext("connector \"" + spec_.name + "\""));
     auto log = DeltaLog::Open(uri_);
     if (!log.ok()) return log.status().WithContext("connector \"" + spec_.name + "\"");
     log_ = std::make_unique<DeltaLog>(std::move(log).value());
     app_id_ = spec_.pipeline_id;
-    const std::string schema = DeltaSchemaString(rel_, true);
+    const std::string schema = DeltaSchemaString(rel_, !merge_);
     if (!log_->exists() || (!resuming_ && mode_ == "truncate")) {
       if (log_->exists() && mode_ == "error_if_exists") {
         return Status::InvalidArgument("connector \"" + spec_.name + "\": the Delta table " + uri_ +
                                        " exists (mode error_if_exists)");
       }
       SLUICE_RETURN_IF_ERROR(CreateDirs(uri_));
-      std::vector<std::string> actions;
-      for (const std::string& f : log_->live_files()) {
-        actions.push_back(Json{
-            {"remove", {{"path", f}, {"deletionTimestamp", DeltaNowMillis()}, {"dataChange", true}}}}
-                              .dump());
-      }
+      std::vector<std::string> actions = RemoveActions();
       bool ntz = false;
       for (const SqlType& t : rel_.schema) ntz = ntz || UsesTimestampNtz(t);
-      Json protocol = ntz ? Json{{"minReaderVersion", 3},
-                                 {"minWriterVersion", 7},
-                                 {"readerFeatures", {"timestampNtz"}},
-                                 {"writerFeatures", {"timestampNtz"}}}
-                          : Json{{"minReaderVersion", 1}, {"minWriterVersion", 2}};
+      Json features = Json::array();
+      if (ntz) features.push_back("timestampNtz");
+      if (merge_) features.push_back("deletionVectors");
+      Json protocol = !features.empty() ? Json{{"minReaderVersion", 3},
+                                               {"minWriterVersion", 7},
+                                               {"readerFeatures", features},
+                                               {"writerFeatures", features}}
+                                        : Json{{"minReaderVersion", 1}, {"minWriterVersion", 2}};
       actions.push_back(Json{{"protocol", protocol}}.dump());
+      Json configuration = Json::object();
+      if (merge_) configuration["delta.enableDeletionVectors"] = "true";
       actions.push_back(Json{{"metaData",
                               {{"id", DeltaNewUuid()},
                                {"name", rel_.name},
                                {"format", {{"provider", "parquet"}, {"options", Json::object()}}},
                                {"schemaString", schema},
                                {"partitionColumns", Json::array()},
-                               {"configuration", Json::object()},
+                               {"configuration", configuration},
                                {"createdTime", DeltaNowMillis()}}}}
                             .dump());
       Status s = log_->Commit(actions, log_->exists() ? "CREATE OR REPLACE TABLE" : "CREATE TABLE");
@@ -282,6 +287,11 @@ class DeltaOutput final : public OutputConnector {
                                      " has another schema than view " + rel_.name +
                                      " (table: " + log_->schema_string() +
                                      "); write to a new table, or use mode truncate");
+    } else if (merge_ && std::find(log_->writer_features().begin(), log_->writer_features().end(),
+                                   "deletionVectors") == log_->writer_features().end()) {
+      return Status::InvalidArgument("connector \"" + spec_.name + "\": the Delta table " + uri_ +
+                                     " does not allow deletion vectors, which update_mode merge "
+                                     "writes; write to a new table, or use mode truncate");
     }
     // Steps the table already holds (a restart replays them) are skipped.
     skip_through_ = log_->TxnVersion(app_id_);
@@ -333,6 +343,7 @@ class DeltaOutput final : public OutputConnector {
 
   Status Write(const OutputChunk& chunk) {
     if (part_) return WritePart(chunk);
+    if (merge_) return WriteMerge(chunk);
     if (chunk.kind == OutputChunk::Kind::kReset) {
       SLUICE_RETURN_IF_ERROR(RemoveLiveFiles());
       skip_through_ = static_cast<int64_t>(chunk.step) - 1;  // its snapshot follows
@@ -369,30 +380,168 @@ class DeltaOutput final : public OutputConnector {
   Status CommitStep(uint64_t step, const std::vector<DeltaFile>& files) {
     Failpoint("delta_before_commit");  // the data files are written, the commit not
     std::vector<std::string> actions;
-    actions.push_back(
-        Json{{"txn", {{"appId", app_id_}, {"version", step}, {"lastUpdated", DeltaNowMillis()}}}}
-            .dump());
-    for (const DeltaFile& f : files) {
-      actions.push_back(Json{{"add",
-                              {{"path", f.path},
-                               {"partitionValues", Json::object()},
-                               {"size", f.size},
-                               {"modificationTime", DeltaNowMillis()},
-                               {"dataChange", true},
-                               {"stats", f.stats}}}}
-                            .dump());
+    if (step > 0) {  // step 0: a compaction, which belongs to no step
+      actions.push_back(
+          Json{{"txn", {{"appId", app_id_}, {"version", step}, {"lastUpdated", DeltaNowMillis()}}}}
+              .dump());
     }
-    return log_->Commit(actions, "WRITE");
+    bool blind = true;
+    for (const DeltaFile& f : files) {
+      if (f.action != DeltaFile::Action::kAdd) {
+        blind = false;
+        Json r{{"path", f.path},
+               {"deletionTimestamp", DeltaNowMillis()},
+               {"dataChange", f.data_change}};
+        if (!f.old_deletion_vector.empty()) r["deletionVector"] = Json::parse(f.old_deletion_vector);
+        actions.push_back(Json{{"remove", r}}.dump());
+        if (f.action == DeltaFile::Action::kRemove) continue;
+      }
+      Json a{{"path", f.path},
+             {"partitionValues", Json::object()},
+             {"size", f.size},
+             {"modificationTime", DeltaNowMillis()},
+             {"dataChange", f.data_change},
+             {"stats", f.stats}};
+      if (!f.deletion_vector.empty()) a["deletionVector"] = Json::parse(f.deletion_vector);
+      actions.push_back(Json{{"add", a}}.dump());
+    }
+    return log_->Commit(actions, step == 0 ? "OPTIMIZE" : blind ? "WRITE" : "MERGE");
+  }
+
+  // The remove actions of every live file (each with its deletion vector).
+  std::vector<std::string> RemoveActions() const {
+    std::vector<std::string> actions;
+    for (const auto& [path, f] : log_->live()) {
+      Json r{{"path", path}, {"deletionTimestamp", DeltaNowMillis()}, {"dataChange", true}};
+      if (f.deletion_vector) r["deletionVector"] = Json::parse(f.deletion_vector->Json());
+      actions.push_back(Json{{"remove", r}}.dump());
+    }
+    return actions;
+  }
+
+  // ---- update_mode merge
+
+  // The view's key: given by the pipeline from the view's index; of types
+  // whose values read back from the files as they were written.
+  Status CheckMergeKey() const {
+    if (!merge_) return Status::OK();
+    if (spec_.key.empty()) {
+      return Status::InvalidArgument(
+          "update_mode merge needs a unique key of view " + rel_.name +
+          ": declare one with CREATE INDEX name ON " + rel_.name +
+          " (columns) and name it in the connector's \"index\"");
+    }
+    for (int k : spec_.key) {
+      const SqlType& t = rel_.schema[static_cast<size_t>(k)];
+      if (t.id() == TypeId::kTime || t.id() == TypeId::kInterval || t.id() == TypeId::kVariant ||
+          t.id() == TypeId::kArray || t.id() == TypeId::kMap || t.id() == TypeId::kRow) {
+        return Status::Unimplemented("update_mode merge with a key column of type " +
+                                     t.ToString() + " (" + rel_.columns[static_cast<size_t>(k)] +
+                                     ") is not supported yet");
+      }
+    }
+    return Status::OK();
+  }
+
+  // The merge state of this sink's files (a part's: its host's files),
+  // loaded from the table at the first write.
+  Status OpenMerge() {
+    if (merge_table_) return Status::OK();
+    const std::string mark = part_ ? "-h" + std::to_string(part_->host) + "-" : "";
+    auto table = std::make_unique<DeltaMergeTable>(
+        uri_, rel_, spec_.key, columns_,
+        [mark](const std::string& path) { return mark.empty() || path.find(mark) == 25; });
+    SLUICE_ASSIGN_OR_RETURN(DeltaLog log, DeltaLog::Open(uri_));
+    SLUICE_RETURN_IF_ERROR(table->Load(log));
+    merge_table_ = std::move(table);
+    return Status::OK();
+  }
+
+  DeltaMergeTable::WriteRows MergeWriter(uint64_t step) {
+    return [this, step](std::vector<std::vector<Value>> rows) {
+      return EncodeValues(std::move(rows), step);
+    };
+  }
+
+  // A step's change staged into the merge state, and (at a step's end or a
+  // snapshot's last part) its commit's actions; nullopt while a snapshot's
+  // parts continue. After a change the view's key cannot take (it is not
+  // unique), the sink writes nothing more until a reset.
+  Result<std::optional<std::vector<DeltaFile>>> StageMerge(const OutputChunk& chunk) {
+    if (!merge_failure_.ok()) return merge_failure_;
+    SLUICE_RETURN_IF_ERROR(OpenMerge());
+    if (!merge_table_->finished()) {
+      if (chunk.kind == OutputChunk::Kind::kSnapshot && !merge_table_->staged()) {
+        merge_table_->ReplaceAll();
+      }
+      Status s = merge_table_->Stage(chunk.batches, MergeWriter(chunk.step));
+      if (s.code() == StatusCode::kInvalidArgument) {
+        merge_table_->Abort();
+        merge_failure_ = Status::Aborted(
+            s.message() + "; the table holds the view as of step " +
+            std::to_string(committed_step_.load()) +
+            " and takes no more changes until the connector is reset");
+        return merge_failure_;
+      }
+      SLUICE_RETURN_IF_ERROR(s);
+      if (chunk.kind == OutputChunk::Kind::kSnapshot && !chunk.last) {
+        return std::optional<std::vector<DeltaFile>>();
+      }
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> actions,
+                            merge_table_->Finish(MergeWriter(chunk.step), rewrite_fraction_));
+    return std::optional<std::vector<DeltaFile>>(std::move(actions));
+  }
+
+  Status WriteMerge(const OutputChunk& chunk) {
+    if (chunk.kind == OutputChunk::Kind::kReset) {
+      if (merge_table_) merge_table_->Abort();
+      SLUICE_RETURN_IF_ERROR(RemoveLiveFiles());
+      if (merge_table_) merge_table_->Clear();
+      merge_failure_ = Status::OK();
+      skip_through_ = static_cast<int64_t>(chunk.step) - 1;  // its snapshot follows
+      return Status::OK();
+    }
+    if (static_cast<int64_t>(chunk.step) <= skip_through_) return Status::OK();
+    SLUICE_ASSIGN_OR_RETURN(auto actions, StageMerge(chunk));
+    if (!actions.has_value()) return Status::OK();
+    bool any = false;
+    for (const DeltaFile& f : *actions) any = any || f.action != DeltaFile::Action::kAdd || f.rows > 0;
+    if (any) {
+      Status s = CommitStep(chunk.step, *actions);
+      if (s.code() == StatusCode::kAborted) merge_table_->Abort();
+      SLUICE_RETURN_IF_ERROR(s);
+    }
+    merge_table_->Commit();
+    committed_step_ = chunk.step;
+    Count(*actions);
+    Compact();
+    return Status::OK();
+  }
+
+  // Between steps, while nothing else waits in the queue: small files
+  // (below a quarter of the target size) rewritten as one, when there are
+  // `compact_min_files` of them, as a commit of its own that changes no
+  // row. A failed compaction leaves the table as it was (and is tried
+  // again after the next step).
+  void Compact() {
+    if (compact_min_files_ == 0 || queue_->queued_chunks() > 0) return;
+    auto actions = merge_table_->StageCompaction(MergeWriter(0), target_ / 4, compact_min_files_,
+                                                 target_);
+    Status s = actions.status();
+    if (s.ok() && !actions->empty()) s = CommitStep(0, *actions);
+    if (s.ok()) {
+      merge_table_->Commit();
+      if (!actions->empty()) ++compactions_;
+    } else {
+      merge_table_->Abort();
+      stats_.SetError("compaction: " + s.ToString());
+    }
   }
 
   // Removes every file of the table (a reset), as one commit.
   Status RemoveLiveFiles() {
-    std::vector<std::string> actions;
-    for (const std::string& f : log_->live_files()) {
-      actions.push_back(
-          Json{{"remove", {{"path", f}, {"deletionTimestamp", DeltaNowMillis()}, {"dataChange", true}}}}
-              .dump());
-    }
+    const std::vector<std::string> actions = RemoveActions();
     if (!actions.empty()) SLUICE_RETURN_IF_ERROR(log_->Commit(actions, "DELETE"));
     return Status::OK();
   }
@@ -421,15 +570,55 @@ class DeltaOutput final : public OutputConnector {
     }
     SLUICE_RETURN_IF_ERROR(c->status());
     if (parts.back().rows.empty()) parts.pop_back();
-    std::vector<Result<DeltaFile>> encoded(parts.size(), Status::Internal("not written"));
+    const Value insert = Value::String("i"), del = Value::String("d");
+    const Value at = Value::Int(static_cast<int64_t>(step));
+    return EncodeParts(parts.size(), step, [&](size_t i, format::ParquetWriter* w) {
+      for (const auto& [row, inserted] : parts[i].rows) {
+        SLUICE_ASSIGN_OR_RETURN(std::vector<Value> values, DecodeRow(rel_.schema, row));
+        values.push_back(inserted ? insert : del);
+        values.push_back(at);
+        SLUICE_RETURN_IF_ERROR(w->Add(values));
+      }
+      return Status::OK();
+    });
+  }
+
+  // `rows` (merge mode: the view's columns) as data files of about the
+  // target size, in order.
+  Result<std::vector<DeltaFile>> EncodeValues(std::vector<std::vector<Value>> rows, uint64_t step) {
+    std::vector<std::pair<size_t, size_t>> parts;  // [begin, end) of rows
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (parts.empty() || bytes >= target_) {
+        parts.emplace_back(i, i);
+        bytes = 0;
+      }
+      parts.back().second = i + 1;
+      for (const Value& v : rows[i]) {
+        bytes += v.kind() == Value::Kind::kString ? 8 + v.string_value().size() : 8;
+      }
+    }
+    return EncodeParts(parts.size(), step, [&](size_t p, format::ParquetWriter* w) {
+      for (size_t i = parts[p].first; i < parts[p].second; ++i) {
+        SLUICE_RETURN_IF_ERROR(w->Add(rows[i]));
+      }
+      return Status::OK();
+    });
+  }
+
+  // `n` data files, file i filled by `fill(i, writer)`, encoded on up to
+  // `threads` threads. On an error, the files written are removed.
+  Result<std::vector<DeltaFile>> EncodeParts(
+      size_t n, uint64_t step, const std::function<Status(size_t, format::ParquetWriter*)>& fill) {
+    std::vector<Result<DeltaFile>> encoded(n, Status::Internal("not written"));
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t i; (i = next++) < parts.size();) encoded[i] = EncodeFile(parts[i].rows, step);
+      for (size_t i; (i = next++) < n;) {
+        encoded[i] = EncodeFile(step, [&](format::ParquetWriter* w) { return fill(i, w); });
+      }
     };
     std::vector<std::thread> pool;
-    for (int t = 1; t < threads_ && static_cast<size_t>(t) < parts.size(); ++t) {
-      pool.emplace_back(work);
-    }
+    for (int t = 1; t < threads_ && static_cast<size_t>(t) < n; ++t) pool.emplace_back(work);
     work();
     for (std::thread& t : pool) t.join();
     Status failed;
@@ -451,13 +640,14 @@ class DeltaOutput final : public OutputConnector {
   // Rows and bytes that a commit took.
   void Count(const std::vector<DeltaFile>& files) {
     for (const DeltaFile& f : files) {
+      if (f.action != DeltaFile::Action::kAdd) continue;
       stats_.records += f.rows;
       stats_.bytes += f.size;
     }
   }
 
-  Result<DeltaFile> EncodeFile(const std::vector<std::pair<std::string, bool>>& rows,
-                               uint64_t step) {
+  Result<DeltaFile> EncodeFile(uint64_t step,
+                               const std::function<Status(format::ParquetWriter*)>& fill) {
     DeltaFile f;
     char name[64];
     std::snprintf(name, sizeof name, "part-%020llu-", static_cast<unsigned long long>(step));
@@ -471,14 +661,7 @@ class DeltaOutput final : public OutputConnector {
     o.row_group_bytes = std::min<uint64_t>(target_, o.row_group_bytes);
     SLUICE_ASSIGN_OR_RETURN(auto w,
                             format::ParquetWriter::Create(uri_ + "/" + f.path, columns_, o));
-    const Value insert = Value::String("i"), del = Value::String("d");
-    const Value at = Value::Int(static_cast<int64_t>(step));
-    for (const auto& [row, inserted] : rows) {
-      SLUICE_ASSIGN_OR_RETURN(std::vector<Value> values, DecodeRow(rel_.schema, row));
-      values.push_back(inserted ? insert : del);
-      values.push_back(at);
-      SLUICE_RETURN_IF_ERROR(w->Add(values));
-    }
+    SLUICE_RETURN_IF_ERROR(fill(w.get()));
     SLUICE_ASSIGN_OR_RETURN(format::ParquetFileInfo info, w->Finish());
     f.size = info.bytes;
     f.rows = info.rows;
@@ -532,6 +715,11 @@ class DeltaOutput final : public OutputConnector {
         SLUICE_RETURN_IF_ERROR(RemoveLiveFiles());
       }
       DropPending();
+      if (merge_table_) {
+        merge_table_->Abort();
+        merge_table_->Clear();
+      }
+      merge_failure_ = Status::OK();
       // Its snapshot follows.
       skip_through_ = std::min(skip_through_, static_cast<int64_t>(chunk.step) - 1);
       return Status::OK();
@@ -540,6 +728,7 @@ class DeltaOutput final : public OutputConnector {
       next_from_ = chunk.step + 1;  // in the table already (a replayed step)
       return Status::OK();
     }
+    if (merge_) return WritePartMerge(chunk);
     if (chunk.kind == OutputChunk::Kind::kSnapshot) {
       SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
       pending_.insert(pending_.end(), files.begin(), files.end());
@@ -568,6 +757,30 @@ class DeltaOutput final : public OutputConnector {
     next_from_ = chunk.step + 1;
     committed_step_ = chunk.step;
     Count(files);
+    return Status::OK();
+  }
+
+  // A part in update_mode merge: its host's change as actions on its own
+  // files, reported like new files.
+  Status WritePartMerge(const OutputChunk& chunk) {
+    const bool snapshot = chunk.kind == OutputChunk::Kind::kSnapshot;
+    if (!snapshot && chunk.batches.empty() && queue_->queued_chunks() > 0 &&
+        !(merge_table_ && merge_table_->staged())) {
+      return Status::OK();  // the next report covers it
+    }
+    SLUICE_ASSIGN_OR_RETURN(auto actions, StageMerge(chunk));
+    if (!actions.has_value()) return Status::OK();  // a snapshot's parts continue
+    Failpoint("delta_part_before_report");
+    const uint64_t from = snapshot || next_from_ == 0 ? chunk.step : next_from_;
+    Status s = Report(from, chunk.step, *actions, snapshot);
+    if (!s.ok()) {
+      merge_table_->Abort();
+      return s;
+    }
+    merge_table_->Commit();
+    next_from_ = chunk.step + 1;
+    if (!snapshot) committed_step_ = chunk.step;
+    Count(*actions);
     return Status::OK();
   }
 
@@ -608,7 +821,13 @@ class DeltaOutput final : public OutputConnector {
   static std::string FilesJson(const std::vector<DeltaFile>& files) {
     Json list = Json::array();
     for (const DeltaFile& f : files) {
-      list.push_back({{"path", f.path}, {"size", f.size}, {"rows", f.rows}, {"stats", f.stats}});
+      Json j{{"path", f.path}, {"size", f.size}, {"rows", f.rows}, {"stats", f.stats}};
+      if (f.action != DeltaFile::Action::kAdd) {
+        j["action"] = f.action == DeltaFile::Action::kRemove ? "remove" : "deletion_vector";
+      }
+      if (!f.deletion_vector.empty()) j["deletion_vector"] = f.deletion_vector;
+      if (!f.old_deletion_vector.empty()) j["old_deletion_vector"] = f.old_deletion_vector;
+      list.push_back(std::move(j));
     }
     return list.dump();
   }
@@ -633,6 +852,25 @@ class DeltaOutput final : public OutputConnector {
       f.size = j["size"];
       f.rows = j["rows"];
       f.stats = j["stats"];
+      const std::string action = j.value("action", std::string("add"));
+      if (action == "remove") {
+        f.action = DeltaFile::Action::kRemove;
+      } else if (action == "deletion_vector") {
+        f.action = DeltaFile::Action::kDeletionVector;
+      } else if (action != "add") {
+        return Status::InvalidArgument(who + " reported action \"" + action + "\" for " + f.path);
+      }
+      for (auto [field, out] : {std::pair{"deletion_vector", &f.deletion_vector},
+                                std::pair{"old_deletion_vector", &f.old_deletion_vector}}) {
+        if (!j.contains(field)) continue;
+        const Json dv = j[field].is_string() ? Json::parse(j[field].get<std::string>(), nullptr, false)
+                                             : Json();
+        if (!dv.is_object() || dv.value("storageType", std::string()) != "u") {
+          return Status::InvalidArgument(who + " reported a malformed deletion vector for " +
+                                         f.path + ": " + j[field].dump());
+        }
+        *out = j[field].get<std::string>();
+      }
       if (f.path.rfind("part-", 0) != 0 || f.path.find('/') != std::string::npos ||
           f.path.find("..") != std::string::npos || f.path.find(mark) != 25 || f.path.size() < 8 ||
           f.path.substr(f.path.size() - 8) != ".parquet") {
@@ -641,6 +879,10 @@ class DeltaOutput final : public OutputConnector {
       }
       std::error_code ec;
       const auto size = std::filesystem::file_size(uri_ + "/" + f.path, ec);
+      if (f.action == DeltaFile::Action::kRemove) {
+        files.push_back(std::move(f));
+        continue;
+      }
       if (ec || size != f.size) {
         return Status::InvalidArgument(
             who + " reported file " + f.path + " of " + std::to_string(f.size) +
@@ -815,6 +1057,12 @@ class DeltaOutput final : public OutputConnector {
   int threads_ = 1;
   format::ParquetCompression compression_ = format::ParquetCompression::kZstd;
   std::vector<format::ParquetColumn> columns_;
+  bool merge_ = false;                          // update_mode merge
+  double rewrite_fraction_ = 0.5;               // merge: rewrite files this much deleted
+  size_t compact_min_files_ = 16;               // merge: compact this many small files
+  uint64_t compactions_ = 0;
+  std::unique_ptr<DeltaMergeTable> merge_table_;
+  Status merge_failure_;                        // merge: the view's key failed
   bool resuming_ = false;
   std::unique_ptr<DeltaLog> log_;
   int64_t skip_through_ = -1;

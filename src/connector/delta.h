@@ -4,7 +4,8 @@
 //   {"transport": {"name": "delta_table_output", "config": {
 //      "uri": "lake/orders",            a directory (relative: to the program's)
 //      "mode": "append",                | "truncate" | "error_if_exists"
-//      "update_mode": "cdc",            the only mode so far
+//      "update_mode": "cdc",            | "merge" (the table is the view)
+//      "index": "v_key",                merge: the view's key (CREATE INDEX)
 //      "target_file_size_bytes": 134217728,
 //      "threads": 1,                    data files encoded in parallel
 //      "compression": "zstd"}}}         | "snappy" | "none"
@@ -19,6 +20,11 @@
 // created exclusively (written aside, then linked into place), so of two
 // writers of one version one wins and the other gets a conflict error.
 // Steps without output commit nothing; a transaction commits once.
+//
+// With update_mode merge the table holds the view's current rows, one per
+// key of the view's index (delta_merge.h): a step's commit adds files for
+// the rows it inserts and gives the files holding the rows it deletes new
+// deletion vectors (protocol reader 3, writer 7, feature deletionVectors).
 //
 // Exactly once: on restart from a checkpoint, the sink reads the latest
 // `txn` version of its appId in the table and skips every step up to it.
@@ -38,6 +44,7 @@
 
 #include "connector/connector.h"
 #include "connector/delta_log.h"
+#include "connector/delta_merge.h"
 #include "format/parquet.h"
 
 namespace sluice::connector {
@@ -45,14 +52,6 @@ namespace sluice::connector {
 // The Delta schema string of a relation's columns (cdc: plus __sluice_op and
 // __sluice_step).
 std::string DeltaSchemaString(const format::Relation& rel, bool cdc);
-
-// One data file of a commit.
-struct DeltaFile {
-  std::string path;  // relative to the table's directory
-  uint64_t size = 0;
-  uint64_t rows = 0;
-  std::string stats;  // Delta's JSON statistics
-};
 
 std::unique_ptr<OutputConnector> MakeDeltaOutput(const ConnectorSpec& spec,
                                                  const format::Relation& rel);

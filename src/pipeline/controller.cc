@@ -49,6 +49,54 @@ format::Relation MakeRelation(const std::string& name, const std::vector<sql::Co
   return r;
 }
 
+// The key columns of a view's output connectors that name one of its
+// indexes (`"index"`), or need a key (update_mode merge) and it has one.
+Status ResolveIndexes(const sql::Catalog& catalog, const std::string& view,
+                      const std::vector<std::string>& columns,
+                      std::vector<connector::ConnectorSpec>* specs) {
+  for (connector::ConnectorSpec& spec : *specs) {
+    const nlohmann::json config = nlohmann::json::parse(spec.transport_config, nullptr, false);
+    if (!config.is_object()) continue;
+    std::string name = config.value("index", std::string());
+    const auto what = [&] { return "connector \"" + spec.name + "\" of view " + view; };
+    if (name.empty()) {
+      if (config.value("update_mode", std::string()) != "merge") continue;
+      std::vector<std::string> found;
+      for (const auto& [n, idx] : catalog.indexes()) {
+        if (idx.relation == view) found.push_back(n);
+      }
+      if (found.size() > 1) {
+        std::string list;
+        for (const std::string& f : found) list += (list.empty() ? "" : ", ") + f;
+        return Status::InvalidArgument(what() + ": the view has indexes " + list +
+                                       ": name the one that is its unique key in \"index\"");
+      }
+      if (found.empty()) continue;  // the sink says what it needs
+      name = found[0];
+    }
+    auto it = catalog.indexes().find(name);
+    if (it == catalog.indexes().end()) {
+      return Status::InvalidArgument(what() + ": index \"" + name +
+                                     "\" does not exist (CREATE INDEX " + name + " ON " + view +
+                                     " (columns))");
+    }
+    if (it->second.relation != view) {
+      return Status::InvalidArgument(what() + ": index \"" + name + "\" is on " +
+                                     it->second.relation + ", not on view " + view);
+    }
+    spec.key.clear();
+    for (const std::string& c : it->second.columns) {
+      auto at = std::find(columns.begin(), columns.end(), c);
+      if (at == columns.end()) {
+        return Status::InvalidArgument(what() + ": index \"" + name + "\" names column " + c +
+                                       ", which view " + view + " does not have");
+      }
+      spec.key.push_back(static_cast<int>(at - columns.begin()));
+    }
+  }
+  return Status::OK();
+}
+
 // A part's way to its leader on another host.
 class PeerLeaderLink final : public connector::LeaderLink {
  public:
@@ -153,6 +201,7 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
     p.output_names.push_back(v);
     SLUICE_ASSIGN_OR_RETURN(auto cs,
                             connector::ParseConnectors(v, false, def.connectors, base_dir));
+    SLUICE_RETURN_IF_ERROR(ResolveIndexes(program.catalog, v, p.relations[v].rel.columns, &cs));
     p.connectors.insert(p.connectors.end(), cs.begin(), cs.end());
   }
   const std::vector<connector::ConnectorSpec>& specs = p.connectors;
