@@ -76,9 +76,15 @@ Status ResolveIndexes(const sql::Catalog& catalog, const std::string& view,
     }
     auto it = catalog.indexes().find(name);
     if (it == catalog.indexes().end()) {
-      return Status::InvalidArgument(what() + ": index \"" + name +
-                                     "\" does not exist (CREATE INDEX " + name + " ON " + view +
-                                     " (columns))");
+      std::string on_view;
+      for (const auto& [n, idx] : catalog.indexes()) {
+        if (idx.relation == view) on_view += (on_view.empty() ? "" : ", ") + n;
+      }
+      return Status::InvalidArgument(
+          what() + ": index \"" + name + "\" does not exist (" +
+          (on_view.empty() ? "CREATE INDEX " + name + " ON " + view + " (columns)"
+                           : "the view's indexes: " + on_view) +
+          ")");
     }
     if (it->second.relation != view) {
       return Status::InvalidArgument(what() + ": index \"" + name + "\" is on " +
