@@ -375,12 +375,20 @@ Result<std::vector<DeltaFile>> DeltaMergeTable::StageCompaction(const WriteRows&
                                                                 size_t min_files,
                                                                 uint64_t max_bytes) {
   if (staged_) return Status::Internal("merge: a compaction while a change is staged");
+  // The smallest files first, at most twice `min_files` of them: each
+  // compaction rewrites little, and what it writes is compacted again only
+  // once as many files as small have come (as tiers of an LSM tree).
+  std::vector<std::pair<uint64_t, uint32_t>> candidates;  // size, id
+  for (const auto& [id, f] : files_) {
+    if (f.size < small_bytes) candidates.emplace_back(f.size, id);
+  }
+  std::sort(candidates.begin(), candidates.end());
   std::vector<uint32_t> small;
   uint64_t bytes = 0;
-  for (const auto& [id, f] : files_) {
-    if (f.size >= small_bytes || bytes + f.size > max_bytes) continue;
+  for (const auto& [size, id] : candidates) {
+    if (small.size() >= 2 * min_files || bytes + size > max_bytes) break;
     small.push_back(id);
-    bytes += f.size;
+    bytes += size;
   }
   if (small.size() < std::max<size_t>(min_files, 2)) return std::vector<DeltaFile>{};
   std::vector<std::vector<Value>> rows;
