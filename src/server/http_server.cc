@@ -892,6 +892,11 @@ void HttpServer::Stop() {
     if (s.acceptor) s.acceptor->close(ec);
     if (s.accept_pause) s.accept_pause->cancel();
   });
+  // Streams end themselves once the pipeline has stopped, their last line
+  // saying why: a moment (2 s at most) for them to write it.
+  for (int i = 0; i < 200 && s.streams.load() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::vector<std::shared_ptr<ConnectionBase>> open;
   {
     MutexLock l(&s.mu);
