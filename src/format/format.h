@@ -7,6 +7,7 @@
 // the whole buffer when any record failed).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,6 +43,17 @@ class ChangeBuffer {
   void Reserve(size_t changes, size_t bytes) {
     entries_.reserve(changes);
     arena_.reserve(bytes);
+  }
+  // Room for `changes` more changes of `bytes` in all, growing at least
+  // twofold (a buffer filled piece by piece is copied a bounded number of
+  // times).
+  void ReserveMore(size_t changes, size_t bytes) {
+    if (entries_.capacity() < entries_.size() + changes) {
+      entries_.reserve(std::max(2 * entries_.capacity(), entries_.size() + changes));
+    }
+    if (arena_.capacity() < arena_.size() + bytes) {
+      arena_.reserve(std::max(2 * arena_.capacity(), arena_.size() + bytes));
+    }
   }
   void Clear();
 
@@ -91,6 +103,13 @@ class Decoder {
   // count is complete).
   virtual Position Decode(std::string_view data, Position at, ChangeBuffer* out,
                           std::vector<RecordError>* errors, uint64_t* error_count) = 0;
+  // The same, for `data` followed by at least kPadding readable bytes,
+  // which spares a decoder that reads ahead (JSON) a copy of it.
+  static constexpr size_t kPadding = 64;
+  virtual Position DecodePadded(std::string_view data, Position at, ChangeBuffer* out,
+                                std::vector<RecordError>* errors, uint64_t* error_count) {
+    return Decode(data, at, out, errors, error_count);
+  }
   // The length of the longest prefix of `data` that holds whole records
   // (for streams that arrive in pieces).
   virtual size_t CompleteRecords(std::string_view data) const;

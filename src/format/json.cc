@@ -408,11 +408,24 @@ class JsonDecoder final : public Decoder {
 
   Position Decode(std::string_view data, Position at, ChangeBuffer* out,
                   std::vector<RecordError>* errors, uint64_t* error_count) override {
-    // One padded copy, so that every record can be parsed in place; room
-    // for about as many rows as the text suggests (rows are smaller).
+    // One padded copy, so that every record can be parsed in place.
     simdjson::padded_string buf(data);
-    if (out->empty()) out->Reserve(data.size() / 64, data.size() / 3);
-    const char* base = buf.data();
+    return DecodeFrom(buf.data(), data.size(), at, out, errors, error_count);
+  }
+
+  Position DecodePadded(std::string_view data, Position at, ChangeBuffer* out,
+                        std::vector<RecordError>* errors, uint64_t* error_count) override {
+    static_assert(kPadding >= simdjson::SIMDJSON_PADDING);
+    return DecodeFrom(data.data(), data.size(), at, out, errors, error_count);
+  }
+
+  // Decodes the `size` bytes at `base`, after which SIMDJSON_PADDING bytes
+  // are readable.
+  Position DecodeFrom(const char* base, size_t size, Position at, ChangeBuffer* out,
+                      std::vector<RecordError>* errors, uint64_t* error_count) {
+    const std::string_view data(base, size);
+    // Room for about as many rows as the text suggests (rows are smaller).
+    out->ReserveMore(data.size() / 64, data.size() / 3);
     errors_ = errors;
     error_count_ = error_count;
     if (opts_.array) {
@@ -430,7 +443,7 @@ class JsonDecoder final : public Decoder {
         line_start_ = base + pos;
         line_ = at.line;
         simdjson::padded_string_view psv(line.data(), line.size(),
-                                         buf.size() + simdjson::SIMDJSON_PADDING - pos);
+                                         data.size() + simdjson::SIMDJSON_PADDING - pos);
         od::document doc;
         auto err = parser_.iterate(psv).get(doc);
         if (err != simdjson::SUCCESS) {

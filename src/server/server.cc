@@ -434,19 +434,23 @@ struct IngressBody {
   uint64_t error_count = 0;
   uint64_t bytes = 0;
 
+  // `tail` always has kPadding bytes of room past its end, so that the
+  // decoder reads the records in place.
   void Piece(std::string_view piece) {
     bytes += piece.size();
+    tail.reserve(tail.size() + piece.size() + format::Decoder::kPadding);
     tail.append(piece);
     if (!in_pieces) return;
     const size_t whole = decoder->CompleteRecords(tail);
     if (whole == 0) return;
-    at = decoder->Decode(std::string_view(tail).substr(0, whole), at, &changes, &errors,
-                         &error_count);
+    at = decoder->DecodePadded(std::string_view(tail).substr(0, whole), at, &changes, &errors,
+                               &error_count);
     tail.erase(0, whole);
   }
   void Finish() {
     if (tail.empty()) return;
-    at = decoder->Decode(tail, at, &changes, &errors, &error_count);
+    tail.reserve(tail.size() + format::Decoder::kPadding);
+    at = decoder->DecodePadded(tail, at, &changes, &errors, &error_count);
     std::string().swap(tail);
   }
 };
