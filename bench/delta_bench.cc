@@ -28,18 +28,16 @@
 #include <vector>
 
 #include "format/parquet.h"
+#include "bench/proc_stats.h"
 #include "pipeline/controller.h"
 #include "types/row_codec.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using sluice::bench::Seconds;
 using sluice::SqlType;
 using sluice::Value;
-
-double Seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 std::vector<Value> MakeRow(uint64_t i) {
   return {Value::Int(static_cast<int64_t>(i)),

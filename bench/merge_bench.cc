@@ -23,25 +23,16 @@
 #include <vector>
 
 #include "connector/delta_merge.h"
+#include "bench/proc_stats.h"
 #include "pipeline/controller.h"
 #include "types/row_codec.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using sluice::bench::Seconds;
 using sluice::SqlType;
 using sluice::Value;
-
-double Seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-uint64_t RssBytes() {
-  std::ifstream f("/proc/self/statm");
-  uint64_t pages = 0, resident = 0;
-  f >> pages >> resident;
-  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
 
 uint64_t DirBytes(const std::string& dir) {
   uint64_t total = 0;
@@ -202,11 +193,11 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < rel.columns.size(); ++i) columns.push_back({rel.columns[i], rel.schema[i]});
   sluice::connector::DeltaMergeTable index(dir + "/merge", rel, {0}, columns,
                                            [](const std::string&) { return true; });
-  const uint64_t rss0 = RssBytes();
+  const uint64_t rss0 = sluice::bench::ResidentBytes();
   const auto i0 = Clock::now();
   sluice::Status s = index.Load(*log);
   const double load_s = Seconds(i0, Clock::now());
-  const uint64_t rss1 = RssBytes();
+  const uint64_t rss1 = sluice::bench::ResidentBytes();
   if (!s.ok()) {
     std::fprintf(stderr, "merge_bench: %s\n", s.ToString().c_str());
     return 1;
