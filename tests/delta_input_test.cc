@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "connector/delta_log.h"
 #include "format/deletion_vector.h"
@@ -557,6 +558,74 @@ TEST_F(DeltaInputTest, RestartsResumeAtTheirPosition) {
   p.Spawn();
   ASSERT_GT(p.port(), 0) << p.log();
   wait_count(15150);
+}
+
+// Column mapping by name (the files hold physical names), a start by
+// timestamp, and files skipped by Delta's statistics.
+TEST_F(DeltaInputTest, ColumnMappingTimestampsAndStatistics) {
+  const std::string lake = dir_ + "/lake";
+  ASSERT_TRUE(sluice::CreateDirs(lake).ok());
+  // Physical names "col-a", "col-b" for the logical "id", "v".
+  auto write = [&](const std::string& name, int64_t from, int64_t to) {
+    sluice::format::ParquetOptions o;
+    auto w = sluice::format::ParquetWriter::Create(
+        lake + "/" + name,
+        {{"col-a", sluice::SqlType::BigInt()}, {"col-b", sluice::SqlType::Varchar()}}, o);
+    ASSERT_TRUE(w.ok());
+    for (int64_t i = from; i < to; ++i) {
+      ASSERT_TRUE((*w)->Add({Value::Int(i), Value::String("v" + std::to_string(i))}).ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+  };
+  auto stats = [](int64_t from, int64_t to) {
+    return Json{{"numRecords", to - from},
+                {"minValues", {{"col-a", from}, {"col-b", "v"}}},
+                {"maxValues", {{"col-a", to - 1}, {"col-b", "w"}}},
+                {"nullCount", {{"col-a", 0}, {"col-b", 0}}}}
+        .dump();
+  };
+  Json fields = Json::array();
+  for (const auto& [logical, physical, type] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"id", "col-a", "long"},
+                                                                      {"v", "col-b", "string"}}) {
+    fields.push_back({{"name", logical},
+                      {"type", type},
+                      {"nullable", true},
+                      {"metadata", {{"delta.columnMapping.physicalName", physical}}}});
+  }
+  const std::string schema = Json{{"type", "struct"}, {"fields", fields}}.dump();
+  write("f1.parquet", 0, 100);
+  write("f2.parquet", 100, 200);
+  write("f3.parquet", 200, 300);
+  const std::string logdir = lake + "/_delta_log/";
+  ASSERT_TRUE(sluice::CreateDirs(logdir).ok());
+  auto commit = [&](uint64_t v, int64_t ts, const std::vector<std::string>& actions) {
+    std::ofstream out(logdir + sluice::connector::DeltaCommitName(v));
+    out << Json{{"commitInfo", {{"timestamp", ts}, {"operation", "WRITE"}}}}.dump() << "\n";
+    for (const std::string& a : actions) out << a << "\n";
+  };
+  commit(0, 1000,
+         {Protocol({"columnMapping"}), MetaData(schema, {}, {{"delta.columnMapping.mode", "name"}}),
+          Add("f1.parquet", 100, Json::object(), {}, true, stats(0, 100))});
+  commit(1, 2000, {Add("f2.parquet", 100, Json::object(), {}, true, stats(100, 200))});
+  commit(2, 3000, {Add("f3.parquet", 100, Json::object(), {}, true, stats(200, 300))});
+  const std::string program =
+      "CREATE TABLE t (id BIGINT, v VARCHAR) WITH (materialized = true, connectors = '" +
+      Input("t_in", {{"uri", lake}, {"timestamp", 2500}}) + "');\n" +
+      "CREATE TABLE f (id BIGINT, v VARCHAR) WITH (materialized = true, connectors = '" +
+      Input("f_in", {{"uri", lake},
+                     {"timestamp", "1970-01-01 00:00:02.5"},
+                     {"filter", "id >= 150 AND v LIKE ''v1%''"}}) +
+      "');\n";
+  Pipeline p(program);
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_EQ(WaitRows(p, "t", {"id", "v"}, IdRows(0, 200)), IdRows(0, 200))
+      << InputStats(p, "t_in").dump();
+  EXPECT_EQ(WaitRows(p, "f", {"id", "v"}, IdRows(150, 200)), IdRows(150, 200))
+      << InputStats(p, "f_in").dump();
+  // Only f2 was opened: f1's statistics say id < 150.
+  EXPECT_EQ(InputStats(p, "f_in")["bytes"], 1);
+  EXPECT_EQ(InputStats(p, "t_in")["bytes"], 2);
 }
 
 // Damaged and unsupported tables: each input reports a clear error in

@@ -75,6 +75,14 @@ Value StatValue(const Json& j, const SqlType& type) {
   return v;
 }
 
+// The delta_table_input connector (delta_input.h): one reading thread
+// that resolves the start version, reads the snapshot and then each commit
+// as units (one data file and what its rows become), queuing pieces with
+// their positions.
+//
+// Thread safety: Resume() and Start() run before the thread; from then on
+// the cursor, the log and the pending changes are the thread's alone. mu_
+// guards stop_ (and the thread's sleeps, which Stop() cuts short).
 class DeltaInput final : public InputConnector {
  public:
   DeltaInput(const ConnectorSpec& spec, const format::Relation& rel,
@@ -443,7 +451,6 @@ class DeltaInput final : public InputConnector {
     auto opened = format::ParquetReader::Open(path);
     if (!opened.ok()) return fail(opened.status());
     const format::ParquetReader& reader = **opened;
-    stats_.bytes += f.size;
     // The file's columns for the table's (partition columns come from the
     // log).
     std::vector<format::ParquetColumn> targets;
@@ -517,6 +524,7 @@ class DeltaInput final : public InputConnector {
         }
       }
     }
+    stats_.bytes += f.size;
     return Status::OK();
   }
 

@@ -245,7 +245,9 @@ Json ValueJson(const Value& v, const SqlType& t) {
 // part order; a multi-part checkpoint with a part missing is left out.
 struct CheckpointFiles {
   std::map<uint64_t, std::map<uint64_t, std::string>> parts;  // version -> part -> name
-  std::map<uint64_t, uint64_t> part_count;
+  // version -> parts -> part -> name, as listed (a version may have a
+  // classic checkpoint and multi-part ones, complete or not)
+  std::map<uint64_t, std::map<uint64_t, std::map<uint64_t, std::string>>> listed;
   std::set<uint64_t> v2;  // versions with a V2 (UUID-named) checkpoint
 };
 
@@ -274,16 +276,14 @@ Result<DeltaLog> DeltaLog::Open(const std::string& dir, std::optional<uint64_t> 
     const uint64_t v = std::strtoull(name.c_str(), nullptr, 10);
     const std::string rest = name.substr(31);
     if (rest == ".parquet") {
-      cps.parts[v][1] = name;
-      cps.part_count[v] = 1;
+      cps.listed[v][1][1] = name;
     } else if (rest.size() == 1 + 10 + 1 + 10 + 8 && rest.compare(22, 8, ".parquet") == 0 &&
                rest[0] == '.' && rest[11] == '.' && AllDigits(rest.substr(1, 10)) &&
                AllDigits(rest.substr(12, 10))) {
       const uint64_t part = std::strtoull(rest.c_str() + 1, nullptr, 10);
       const uint64_t n = std::strtoull(rest.c_str() + 12, nullptr, 10);
       if (part >= 1 && part <= n) {
-        cps.parts[v][part] = name;
-        cps.part_count[v] = n;
+        cps.listed[v][n][part] = name;
       }
     } else if (rest.size() > 1 && rest[0] == '.' &&
                (rest.ends_with(".json") || rest.ends_with(".parquet"))) {
@@ -291,12 +291,14 @@ Result<DeltaLog> DeltaLog::Open(const std::string& dir, std::optional<uint64_t> 
     }
   }
   if (ec) return Status::IOError("listing " + logdir + ": " + ec.message());
-  // Complete classic checkpoints only.
-  for (auto it = cps.parts.begin(); it != cps.parts.end();) {
-    if (it->second.size() != cps.part_count[it->first]) {
-      it = cps.parts.erase(it);
-    } else {
-      ++it;
+  // Complete checkpoints only; of several for one version, the one in the
+  // fewest parts.
+  for (const auto& [v, by_count] : cps.listed) {
+    for (const auto& [n, parts] : by_count) {
+      if (parts.size() == n) {
+        cps.parts[v] = parts;
+        break;
+      }
     }
   }
   uint64_t latest = 0;
@@ -309,10 +311,6 @@ Result<DeltaLog> DeltaLog::Open(const std::string& dir, std::optional<uint64_t> 
   const std::string last_text = ReadWhole(logdir + "/_last_checkpoint", &have_last);
   if (have_last) {
     Json lc = Json::parse(last_text, nullptr, false);
-    if (lc.is_object() && (lc.contains("v2Checkpoint") || lc.contains("sidecarFiles"))) {
-      return Status::Unimplemented("the Delta table " + dir +
-                                   " has a V2 checkpoint of its log, which is not supported yet");
-    }
     if (lc.is_object() && lc.contains("version") && lc["version"].is_number_unsigned()) {
       const uint64_t v = lc["version"].get<uint64_t>();
       if (v > latest || !any) latest = v, any = true;
@@ -333,11 +331,15 @@ Result<DeltaLog> DeltaLog::Open(const std::string& dir, std::optional<uint64_t> 
       break;
     }
   }
+  // A V2 checkpoint is needed only when commits it stands for are gone.
   for (uint64_t v : cps.v2) {
-    if (v <= target && (!from_cp || v > *from_cp)) {
-      return Status::Unimplemented("the Delta table " + dir + " has a V2 checkpoint of version " +
-                                   std::to_string(v) +
-                                   " (UUID-named, with sidecars), which is not supported yet");
+    if (v > target || (from_cp && v <= *from_cp)) continue;
+    for (uint64_t c = from_cp ? *from_cp + 1 : 0; c <= target; ++c) {
+      if (commits.count(c) == 0) {
+        return Status::Unimplemented("the Delta table " + dir +
+                                     " needs its V2 checkpoint of version " + std::to_string(v) +
+                                     " (UUID-named, with sidecars), which is not supported yet");
+      }
     }
   }
   uint64_t first = 0;
