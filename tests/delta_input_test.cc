@@ -446,6 +446,11 @@ TEST_F(DeltaInputTest, FollowsEveryKindOfCommit) {
       "CREATE TABLE t (id BIGINT, v VARCHAR) WITH (materialized = true, connectors = '" +
       Input("t_in", {{"uri", lake}, {"mode", "snapshot_and_follow"}, {"poll_interval_ms", 50}},
             "\"max_batch_size\": 7, ") +
+      "');\n"
+      // A table that takes no deletes gets the inserts only.
+      "CREATE TABLE ao (id BIGINT, v VARCHAR) WITH (materialized = true, append_only = true, "
+      "connectors = '" +
+      Input("ao_in", {{"uri", lake}, {"mode", "snapshot_and_follow"}, {"poll_interval_ms", 50}}) +
       "');\n";
   Pipeline p(program);
   ASSERT_GT(p.port(), 0) << p.log();
@@ -498,6 +503,13 @@ TEST_F(DeltaInputTest, FollowsEveryKindOfCommit) {
   expect(IdRows(200, 210), "compacted file removed");
   const Json in = InputStats(p, "t_in");
   EXPECT_EQ(in.value("last_error", std::string()), "") << in.dump();
+  Rows inserted = IdRows(0, 150);
+  for (const std::string& r : IdRows(200, 210)) inserted.insert(r);
+  EXPECT_EQ(WaitRows(p, "ao", cols, inserted), inserted);
+  const Json ao = InputStats(p, "ao_in");
+  EXPECT_GT(ao["parse_errors"].get<int>(), 0) << ao.dump();
+  EXPECT_NE(ao.value("last_error", std::string()).find("append_only"), std::string::npos)
+      << ao.dump();
 }
 
 // Restarts from checkpoints, with exactly_once: a snapshot read in pieces

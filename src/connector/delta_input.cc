@@ -166,11 +166,13 @@ class DeltaInput final : public InputConnector {
         if (Stopping()) return;
         ++stats_.transport_errors;
         stats_.SetError(s.ToString());
+        failing_ = true;
         pending_.Clear();
         Sleep(std::max<uint64_t>(poll_ms_, 1000));
         continue;
       }
-      if (!stats_.last_error().empty()) stats_.ClearError();
+      if (failing_) stats_.ClearError();
+      failing_ = false;
       if (!progressed) Sleep(poll_ms_);
     }
   }
@@ -313,6 +315,25 @@ class DeltaInput final : public InputConnector {
         if (p.added->data_change) units.push_back({p.added->file, Unit::Kind::kInsertLive, {}});
       } else if (p.removed->data_change) {
         units.push_back({p.removed->file, Unit::Kind::kDeleteLive, {}});
+      }
+    }
+    if (rel_.append_only) {
+      // A table that takes no deletes: the commit's deletes are dropped,
+      // counted and shown, and its inserts go on.
+      size_t dropped = 0;
+      std::string first;
+      std::erase_if(units, [&](const Unit& u) {
+        const bool del =
+            u.kind == Unit::Kind::kDeleteLive || u.kind == Unit::Kind::kDeletePositions;
+        if (del && dropped++ == 0) first = u.file.path;
+        return del;
+      });
+      if (dropped > 0) {
+        ++stats_.parse_errors;
+        stats_.SetError("connector \"" + spec_.name + "\": table " + rel_.name +
+                        " is append_only: the deletes of " + std::to_string(dropped) +
+                        " file(s) of version " + std::to_string(log.next_version() - 1) + " of " +
+                        Where() + " (" + first + "...) are dropped");
       }
     }
     return units;
@@ -571,6 +592,7 @@ class DeltaInput final : public InputConnector {
   Cursor cursor_;
   std::optional<DeltaLog> log_;   // follow: the log up to the last commit read
   format::ChangeBuffer pending_;  // read, not yet queued
+  bool failing_ = false;          // the last attempt failed (its error shows)
 
   InputSink* sink_ = nullptr;
   std::thread thread_;
