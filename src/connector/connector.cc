@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "connector/delta.h"
+#include "connector/delta_input.h"
 #include "connector/file.h"
 #include "connector/nexmark.h"
 
@@ -26,6 +27,10 @@ const std::vector<TransportInfo>& Transports() {
       {"file_input", true, {"path", "follow"}, {"path"}},
       {"http_input", true, {}, {}},
       {"nexmark", true, {"events", "rate", "table", "threads", "seed"}, {}},
+      {"delta_table_input",
+       true,
+       {"uri", "mode", "version", "timestamp", "filter", "poll_interval_ms"},
+       {"uri"}},
       {"file_output", false, {"path"}, {"path"}},
       {"null_output", false, {}, {}},
       {"http_output", false, {}, {}},
@@ -143,7 +148,29 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
           for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
           return fail("\"" + std::string(key) + "\" must be one of " + list);
         };
-        SLUICE_RETURN_IF_ERROR(one_of("mode", {"append", "truncate", "error_if_exists"}));
+        if (spec.transport == "delta_table_input") {
+          SLUICE_RETURN_IF_ERROR(one_of("mode", {"snapshot", "follow", "snapshot_and_follow"}));
+          if (config.contains("version") && !config["version"].is_number_unsigned()) {
+            return fail("\"version\" must be a non-negative integer");
+          }
+          if (config.contains("timestamp") && !config["timestamp"].is_string() &&
+              !config["timestamp"].is_number_integer()) {
+            return fail("\"timestamp\" must be a timestamp (text) or milliseconds since the epoch");
+          }
+          if (config.contains("version") && config.contains("timestamp")) {
+            return fail("\"version\" and \"timestamp\" are two start points: give one");
+          }
+          if (config.contains("filter") && !config["filter"].is_string()) {
+            return fail("\"filter\" must be a SQL condition (text)");
+          }
+          if (config.contains("poll_interval_ms") &&
+              (!config["poll_interval_ms"].is_number_unsigned() ||
+               config["poll_interval_ms"].get<uint64_t>() == 0)) {
+            return fail("\"poll_interval_ms\" must be a positive integer");
+          }
+        } else {
+          SLUICE_RETURN_IF_ERROR(one_of("mode", {"append", "truncate", "error_if_exists"}));
+        }
         SLUICE_RETURN_IF_ERROR(one_of("table", {"person", "auction", "bid"}));
         for (const char* key : {"events", "seed"}) {
           if (config.contains(key) && !config[key].is_number_unsigned()) {
@@ -283,8 +310,8 @@ bool OutputQueue::Put(OutputChunk chunk) {
 
 void OutputQueue::SetListener(std::function<void()> listener) {
   MutexLock l(&mu_);
-  listener_ = listener ? std::make_shared<const std::function<void()>>(std::move(listener))
-                       : nullptr;
+  listener_ =
+      listener ? std::make_shared<const std::function<void()>>(std::move(listener)) : nullptr;
 }
 
 OutputQueue::PopResult OutputQueue::Pop(OutputChunk* out, std::chrono::milliseconds timeout) {
@@ -351,6 +378,7 @@ Result<std::unique_ptr<InputConnector>> MakeInputConnector(const ConnectorSpec& 
                                                            const format::Relation& rel) {
   if (spec.transport == "file_input") return MakeFileInput(spec, rel);
   if (spec.transport == "nexmark") return MakeNexmarkInput(spec, rel);
+  if (spec.transport == "delta_table_input") return MakeDeltaInput(spec, rel);
   return std::unique_ptr<InputConnector>();  // http_input: the API's /ingress
 }
 

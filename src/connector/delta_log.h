@@ -6,7 +6,20 @@
 // in order: an `add` makes a file live (a second `add` of the same path
 // replaces it, which is how a file gains a deletion vector), a `remove`
 // ends it; `metaData`, `protocol` and `txn` actions replace their earlier
-// values. The delta sink (delta.h) and the Delta input read it.
+// values. The delta sink (delta.h) and the Delta input (delta_input.h) read
+// it.
+//
+// Log checkpoints: a version V may also be stored whole as a checkpoint,
+// `_delta_log/<V, 20 digits>.checkpoint.parquet` (classic) or the parts
+// `<V>.checkpoint.<part, 10 digits>.<parts, 10 digits>.parquet`
+// (multi-part), Parquet files of one row per action with the struct columns
+// `add`, `remove`, `metaData`, `protocol` and `txn` (at most one of them
+// non-NULL in a row). `_last_checkpoint` (JSON: `version`, optional
+// `parts`) names the newest. Open() starts from the newest complete
+// checkpoint at or before the wanted version and replays the commits after
+// it; a version before every checkpoint is replayed from the commits if they
+// are all still there. V2 checkpoints (`<V>.checkpoint.<uuid>.json|parquet`,
+// sidecar files) are not read yet: an Unimplemented error says so.
 #pragma once
 
 #include <cstdint>
@@ -46,12 +59,27 @@ struct DeltaLiveFile {
   uint64_t version = 0;  // the version whose `add` made it live as it is
 };
 
+// What one replayed commit did to the live files: each file it made live,
+// and each it ended (as it was live before the commit). A file that gained
+// a new deletion vector shows as both, under one path.
+struct DeltaFileChange {
+  DeltaLiveFile file;
+  bool added = true;
+  bool data_change = true;  // false: a rearrangement (compaction) of the same rows
+};
+
 class DeltaLog {
  public:
   // Reads the log of the table at `dir` (which need not exist) up to and
   // including `version` (default: the latest).
   static Result<DeltaLog> Open(const std::string& dir,
                                std::optional<uint64_t> version = std::nullopt);
+  // The log of a table at `dir` before its first version.
+  static DeltaLog Empty(const std::string& dir) {
+    DeltaLog log;
+    log.dir_ = dir;
+    return log;
+  }
 
   bool exists() const { return next_version_ > 0; }
   // The version after the latest read (or committed) one.
@@ -75,6 +103,25 @@ class DeltaLog {
   // Replays one commit's text (JSON lines) as version `version`, which
   // must be next_version(). `where` names it in errors.
   Status ApplyCommit(uint64_t version, const std::string& text, const std::string& where);
+  // The changes of the last commit ApplyCommit replayed (empty after a
+  // checkpoint), in the commit's order.
+  const std::vector<DeltaFileChange>& last_changes() const { return last_changes_; }
+  // The commit's time (milliseconds since the epoch) of the last commit
+  // replayed: its commitInfo's inCommitTimestamp, else its timestamp; -1
+  // when it has neither.
+  int64_t last_commit_timestamp() const { return last_commit_timestamp_; }
+
+  // OK if a reader that understands deletion vectors, timestampNtz and
+  // column mapping by name can read the table; else an Unimplemented error
+  // that names the protocol version or the reader feature.
+  Status CheckReadable() const;
+  // The column mapping mode (`delta.columnMapping.mode`): "none", "name" or
+  // "id".
+  std::string column_mapping_mode() const;
+  // The table's columns, logical name -> name in the data files (and in
+  // the statistics and partition values): the same name unless column
+  // mapping by name gives another.
+  Result<std::map<std::string, std::string>> PhysicalNames() const;
 
   // Commits `actions` (JSON lines, without the commitInfo) as the next
   // version. A conflict (another writer took that version) is an error that
@@ -89,6 +136,14 @@ class DeltaLog {
 
  private:
   void NoteTxn(const std::string& app_id, int64_t version);
+  Status ReadCheckpoint(const std::vector<std::string>& parts, uint64_t version);
+  // Replays actions (JSON lines) of `version`; a checkpoint's (`checkpoint`)
+  // are the whole table: its removes are only tombstones.
+  Status ApplyActions(uint64_t version, const std::string& text, const std::string& where,
+                      bool checkpoint);
+
+  std::vector<DeltaFileChange> last_changes_;
+  int64_t last_commit_timestamp_ = -1;
 
   std::string dir_;
   uint64_t next_version_ = 0;
@@ -105,6 +160,13 @@ class DeltaLog {
 
 // The log file of a version: `_delta_log/<20 digits>.json`.
 std::string DeltaCommitName(uint64_t version);
+
+// The latest version of the table at `dir` committed at or before
+// `timestamp_ms` (milliseconds since the epoch), by the commits' own
+// timestamps (commitInfo inCommitTimestamp, else timestamp, else the commit
+// file's modification time). NotFound if every commit still in the log is
+// later.
+Result<uint64_t> DeltaVersionAt(const std::string& dir, int64_t timestamp_ms);
 
 // A version 4 UUID in its canonical text; its 16 bytes in `*bytes` if given.
 std::string DeltaNewUuid(std::string* bytes = nullptr);

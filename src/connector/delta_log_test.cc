@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "format/deletion_vector.h"
 #include "storage/file.h"
@@ -28,12 +29,14 @@ TEST_F(DeltaLogTest, DeletionVectorsReplaceAFileInOneCommit) {
   auto log = DeltaLog::Open(dir_);
   ASSERT_TRUE(log.ok());
   EXPECT_FALSE(log->exists());
-  ASSERT_TRUE(log->Commit({R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,)"
-                           R"("readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}})",
-                           R"({"metaData":{"schemaString":"{}","partitionColumns":[],"configuration":{"delta.enableDeletionVectors":"true"}}})",
-                           R"({"add":{"path":"a%20b.parquet","size":10,"stats":"{\"numRecords\":40}","dataChange":true}})"},
-                          "WRITE")
-                  .ok());
+  ASSERT_TRUE(
+      log->Commit(
+             {R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,)"
+              R"("readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}})",
+              R"({"metaData":{"schemaString":"{}","partitionColumns":[],"configuration":{"delta.enableDeletionVectors":"true"}}})",
+              R"({"add":{"path":"a%20b.parquet","size":10,"stats":"{\"numRecords\":40}","dataChange":true}})"},
+             "WRITE")
+          .ok());
   // Rows 1 and 5 of the file deleted: the vector inline.
   DeletionVectorRef dv;
   dv.storage_type = 'i';
@@ -42,11 +45,13 @@ TEST_F(DeltaLogTest, DeletionVectorsReplaceAFileInOneCommit) {
   dv.size_in_bytes = bitmap.size();
   dv.cardinality = 2;
   // The add before the remove: order within a commit does not matter.
-  ASSERT_TRUE(log->Commit({R"({"add":{"path":"a%20b.parquet","size":10,"stats":"{\"numRecords\":40}","dataChange":true,"deletionVector":)" +
-                               dv.Json() + "}}",
-                           R"({"remove":{"path":"a%20b.parquet","dataChange":true}})"},
-                          "DELETE")
-                  .ok());
+  ASSERT_TRUE(
+      log->Commit(
+             {R"({"add":{"path":"a%20b.parquet","size":10,"stats":"{\"numRecords\":40}","dataChange":true,"deletionVector":)" +
+                  dv.Json() + "}}",
+              R"({"remove":{"path":"a%20b.parquet","dataChange":true}})"},
+             "DELETE")
+          .ok());
   ASSERT_EQ(log->live().size(), 1u);
   const DeltaLiveFile& f = log->live().begin()->second;
   EXPECT_EQ(f.num_records, 40);
@@ -71,12 +76,14 @@ TEST_F(DeltaLogTest, DeletionVectorsReplaceAFileInOneCommit) {
   ondisk.offset = static_cast<int64_t>(offsets[1]);
   ondisk.size_in_bytes = other.size();
   ondisk.cardinality = 3;
-  ASSERT_TRUE(log->Commit({R"({"remove":{"path":"a%20b.parquet","dataChange":true,"deletionVector":)" +
-                               dv.Json() + "}}",
-                           R"({"add":{"path":"a%20b.parquet","size":10,"stats":"{\"numRecords\":40}","dataChange":true,"deletionVector":)" +
-                               ondisk.Json() + "}}"},
-                          "DELETE")
-                  .ok());
+  ASSERT_TRUE(
+      log->Commit(
+             {R"({"remove":{"path":"a%20b.parquet","dataChange":true,"deletionVector":)" +
+                  dv.Json() + "}}",
+              R"({"add":{"path":"a%20b.parquet","size":10,"stats":"{\"numRecords\":40}","dataChange":true,"deletionVector":)" +
+                  ondisk.Json() + "}}"},
+             "DELETE")
+          .ok());
   auto reopened = DeltaLog::Open(dir_);
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   EXPECT_EQ(reopened->next_version(), 3u);
@@ -94,26 +101,118 @@ TEST_F(DeltaLogTest, DeletionVectorsReplaceAFileInOneCommit) {
   EXPECT_FALSE(DeltaLog::Open(dir_, 3).ok());
 
   // A remove without a vector of a file added earlier ends it.
-  ASSERT_TRUE(reopened->Commit({R"({"remove":{"path":"a%20b.parquet","dataChange":true}})"},
-                               "DELETE")
-                  .ok());
+  ASSERT_TRUE(
+      reopened->Commit({R"({"remove":{"path":"a%20b.parquet","dataChange":true}})"}, "DELETE")
+          .ok());
   EXPECT_TRUE(reopened->live().empty());
 }
 
 TEST_F(DeltaLogTest, DamagedVectorsSayWhere) {
   auto log = DeltaLog::Open(dir_);
   ASSERT_TRUE(log.ok());
-  ASSERT_TRUE(log->Commit({R"({"add":{"path":"f.parquet","size":1,"dataChange":true,)"
-                           R"("deletionVector":{"storageType":"u","pathOrInlineDv":"abcdefghij0123456789","offset":1,"sizeInBytes":10,"cardinality":1}}})"},
-                          "WRITE")
-                  .ok());
+  ASSERT_TRUE(
+      log->Commit(
+             {R"({"add":{"path":"f.parquet","size":1,"dataChange":true,)"
+              R"("deletionVector":{"storageType":"u","pathOrInlineDv":"abcdefghij0123456789","offset":1,"sizeInBytes":10,"cardinality":1}}})"},
+             "WRITE")
+          .ok());
   auto rows = log->DeletedRows(log->live().begin()->second);
   ASSERT_FALSE(rows.ok());
-  EXPECT_NE(rows.status().message().find("f.parquet"), std::string::npos) << rows.status().ToString();
+  EXPECT_NE(rows.status().message().find("f.parquet"), std::string::npos)
+      << rows.status().ToString();
   DeltaLog bad = *DeltaLog::Open(dir_);
   Status s = bad.Commit({R"({"add":{"path":"g","deletionVector":{"storageType":"x"}}})"}, "WRITE");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("storageType"), std::string::npos) << s.ToString();
+}
+
+// What a commit did (for followers), the protocol check, column mapping
+// by name, and versions by their commit time.
+TEST_F(DeltaLogTest, CommitChangesProtocolMappingAndTimestamps) {
+  auto log = DeltaLog::Open(dir_);
+  ASSERT_TRUE(log.ok());
+  const std::string schema =
+      R"({\"type\":\"struct\",\"fields\":[{\"name\":\"Id\",\"type\":\"long\",\"nullable\":true,)"
+      R"(\"metadata\":{\"delta.columnMapping.physicalName\":\"col-1\"}}]})";
+  ASSERT_TRUE(
+      log->Commit(
+             {R"({"protocol":{"minReaderVersion":2,"minWriterVersion":5}})",
+              R"({"metaData":{"schemaString":")" + schema +
+                  R"(","partitionColumns":[],"configuration":{"delta.columnMapping.mode":"name"}}})",
+              R"({"add":{"path":"a","size":1,"dataChange":true}})",
+              R"({"add":{"path":"b","size":1,"dataChange":true}})"},
+             "WRITE")
+          .ok());
+  EXPECT_TRUE(log->CheckReadable().ok());
+  auto names = log->PhysicalNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(names->at("Id"), "col-1");
+  ASSERT_EQ(log->last_changes().size(), 2u);
+  EXPECT_TRUE(log->last_changes()[0].added);
+  // A compaction: b and a rewritten as c, no data change.
+  ASSERT_TRUE(log->Commit({R"({"remove":{"path":"a","dataChange":false}})",
+                           R"({"remove":{"path":"b","dataChange":false}})",
+                           R"({"add":{"path":"c","size":1,"dataChange":false}})"},
+                          "OPTIMIZE")
+                  .ok());
+  ASSERT_EQ(log->last_changes().size(), 3u);
+  for (const DeltaFileChange& c : log->last_changes()) EXPECT_FALSE(c.data_change);
+  EXPECT_FALSE(log->last_changes()[0].added);
+  EXPECT_EQ(log->last_changes()[0].file.path, "a");
+  EXPECT_EQ(log->live_files(), std::vector<std::string>{"c"});
+  EXPECT_GT(log->last_commit_timestamp(), 0);
+  // A feature we do not read, and mapping by id, are refused by name.
+  ASSERT_TRUE(
+      log->Commit({R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,)"
+                   R"("readerFeatures":["columnMapping","futureThing"],"writerFeatures":[]}})"},
+                  "SET")
+          .ok());
+  Status s = log->CheckReadable();
+  EXPECT_NE(s.message().find("futureThing"), std::string::npos) << s.ToString();
+  // Versions by time: inCommitTimestamp first, else timestamp.
+  const std::string logdir = dir_ + "/_delta_log/";
+  std::ofstream(logdir + DeltaCommitName(3))
+      << R"({"commitInfo":{"timestamp":5000,"inCommitTimestamp":4000000000000}})"
+      << "\n";
+  std::ofstream(logdir + DeltaCommitName(4)) << R"({"commitInfo":{"timestamp":5000000000000}})"
+                                             << "\n";
+  EXPECT_EQ(*DeltaVersionAt(dir_, 4000000000000), 3u);
+  EXPECT_EQ(*DeltaVersionAt(dir_, 4999999999999), 3u);
+  EXPECT_EQ(*DeltaVersionAt(dir_, 5000000000000), 4u);
+  EXPECT_EQ(*DeltaVersionAt(dir_, DeltaNowMillis()), 2u);  // the first three: now
+  EXPECT_FALSE(DeltaVersionAt(dir_, 1000).ok());
+}
+
+// A checkpoint with a missing part is not used; a V2 checkpoint is refused.
+TEST_F(DeltaLogTest, IncompleteAndV2Checkpoints) {
+  auto log = DeltaLog::Open(dir_);
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE(log->Commit({R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})",
+                           R"({"add":{"path":"a","size":1,"dataChange":true}})"},
+                          "WRITE")
+                  .ok());
+  const std::string logdir = dir_ + "/_delta_log/";
+  // Part 1 of 2 only (and not Parquet at all): the commits are read.
+  std::ofstream(logdir + "00000000000000000000.checkpoint.0000000001.0000000002.parquet") << "x";
+  auto again = DeltaLog::Open(dir_);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->live_files(), std::vector<std::string>{"a"});
+  // A classic checkpoint that is damaged is an error naming it.
+  std::ofstream(logdir + "00000000000000000000.checkpoint.parquet") << "not parquet";
+  again = DeltaLog::Open(dir_);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("checkpoint.parquet"), std::string::npos)
+      << again.status().ToString();
+  std::filesystem::remove(logdir + "00000000000000000000.checkpoint.parquet");
+  std::ofstream(logdir +
+                "00000000000000000000.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json")
+      << "{}";
+  again = DeltaLog::Open(dir_);  // not needed: the commits are there
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  std::filesystem::remove(logdir + DeltaCommitName(0));
+  again = DeltaLog::Open(dir_);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kUnimplemented) << again.status().ToString();
 }
 
 }  // namespace
