@@ -12,7 +12,14 @@ int Level(const Batch& b) { return 63 - __builtin_clzll(std::max<uint64_t>(b.len
 }  // namespace
 
 Spine::Spine(SpineOptions options)
-    : options_(std::move(options)), pool_(options_.pool ? options_.pool : &MergePool::Default()) {}
+    : options_(std::move(options)),
+      pool_(options_.pool ? options_.pool : &MergePool::Default()),
+      merge_(options_.merge) {}
+
+void Spine::SetRetain(std::function<bool(std::string_view key)> retain) {
+  MutexLock l(&mu_);
+  merge_.retain = std::move(retain);
+}
 
 Spine::~Spine() {
   MutexLock l(&mu_);
@@ -50,7 +57,7 @@ Status Spine::Insert(BatchPtr batch) {
       }
       if (i == slots_.size()) break;
       BatchPtr a = slots_[i].batch, b = slots_[i + 1].batch;
-      SLUICE_ASSIGN_OR_RETURN(BatchPtr merged, MergeBatches({a, b}, options_.merge));
+      SLUICE_ASSIGN_OR_RETURN(BatchPtr merged, MergeBatches({a, b}, merge_));
       AccountLocked(*a, -1);
       AccountLocked(*b, -1);
       slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i) + 1);
@@ -61,7 +68,7 @@ Status Spine::Insert(BatchPtr batch) {
         slots_[i].batch = std::move(merged);
       }
     }
-    MergeOptions to_file = options_.merge;
+    MergeOptions to_file = merge_;
     to_file.spill_threshold_bytes = 0;
     for (Slot& slot : slots_) {
       if (!ShouldSpill(*slot.batch)) continue;
@@ -111,10 +118,10 @@ void Spine::ScheduleMergesLocked() {
     slot.merging = true;
     ++running_;
     BatchPtr b = slot.batch;
+    MergeOptions to_file = merge_;
+    to_file.spill_threshold_bytes = 0;
     pool_->Submit(
-        [this, b] {
-          MergeOptions to_file = options_.merge;
-          to_file.spill_threshold_bytes = 0;
+        [this, b, to_file] {
           Result<BatchPtr> spilled = MergeBatches({b}, to_file);
           MutexLock l(&mu_);
           FinishMergeLocked({b}, std::move(spilled));
@@ -130,8 +137,8 @@ void Spine::ScheduleMergesLocked() {
     ++running_;
     BatchPtr ba = a.batch, bb = b.batch;
     pool_->Submit(
-        [this, ba, bb] {
-          Result<BatchPtr> merged = MergeBatches({ba, bb}, options_.merge);
+        [this, ba, bb, mo = merge_] {
+          Result<BatchPtr> merged = MergeBatches({ba, bb}, mo);
           MutexLock l(&mu_);
           FinishMergeLocked({ba, bb}, std::move(merged));
         },
@@ -199,6 +206,13 @@ Status Spine::WaitForMerges() {
   return s;
 }
 
-Result<BatchPtr> Spine::Consolidated() const { return MergeBatches(Snapshot(), options_.merge); }
+Result<BatchPtr> Spine::Consolidated() const {
+  MergeOptions mo;
+  {
+    MutexLock l(&mu_);
+    mo = merge_;
+  }
+  return MergeBatches(Snapshot(), mo);
+}
 
 }  // namespace sluice

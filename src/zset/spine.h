@@ -62,6 +62,12 @@ class Spine {
   uint64_t len() const;
   size_t batch_count() const;
   uint64_t byte_size() const;
+  // From now on, merges leave out the keys for which `retain` returns false:
+  // the owner promises that no later change or lookup touches them (they lie
+  // behind a waterline). Keys not yet merged stay until a merge reaches
+  // them, so the integral's memory follows its live keys within the
+  // geometric factor of the levels. `retain` is called from merge threads.
+  void SetRetain(std::function<bool(std::string_view key)> retain);
   // Blocks until no merge is running or wanted.
   Status WaitForMerges();
   // The whole integral as one batch.
@@ -85,6 +91,7 @@ class Spine {
   const SpineOptions options_;
   MergePool* const pool_;
   mutable Mutex mu_;
+  MergeOptions merge_ GUARDED_BY(mu_);  // options_.merge, with the retain function
   CondVar cv_;
   std::vector<Slot> slots_ GUARDED_BY(mu_);  // oldest first
   int64_t mem_bytes_ GUARDED_BY(mu_) = 0;    // of in-memory batches in slots_
