@@ -123,11 +123,19 @@ CREATE VIEW joined AS
   SELECT e.id, o.w, e.ts FROM ev e JOIN other o ON e.ts = o.ts AND e.k = o.k;
 CREATE VIEW left_joined AS
   SELECT e.id, o.w FROM (SELECT id, k, ts FROM ev WHERE v < 90) e LEFT JOIN other o ON e.ts = o.ts;
+CREATE VIEW distinct_ts AS SELECT DISTINCT ts, k FROM ev WHERE v > 50;
+CREATE VIEW top_per_window AS
+  SELECT k, v, s, rn FROM (
+    SELECT k, v, w.window_start AS s,
+           ROW_NUMBER() OVER (PARTITION BY w.window_start ORDER BY v DESC, id) AS rn
+    FROM ev, tumble(ev.ts, INTERVAL '5 seconds') AS w) x
+  WHERE rn <= 2;
 CREATE VIEW both_times AS
   SELECT ts, COUNT(*) AS n FROM (SELECT ts FROM ev UNION ALL SELECT ts FROM other) u GROUP BY ts;
 )";
-const std::vector<std::string> kViews = {"per_window", "per_key_hop", "hottest",   "per_ts",
-                                         "joined",     "left_joined", "both_times"};
+const std::vector<std::string> kViews = {"per_window",  "per_key_hop",    "hottest",
+                                         "per_ts",      "joined",         "left_joined",
+                                         "distinct_ts", "top_per_window", "both_times"};
 
 uint64_t DirectoryBytes(const std::string& dir) {
   uint64_t n = 0;

@@ -237,6 +237,17 @@ const std::vector<ColumnBound>& Lowering::Bounds(const PlanNode& n) {
         }
         break;
       }
+      case PlanKind::kRank:
+        // Only the partitions a later change touches emit rows.
+        if (n.limit >= 0) {
+          for (const ExprPtr& e : n.partition) {
+            const int col = PassedColumn(*e);
+            if (col >= 0 && static_cast<size_t>(col) < out.size()) {
+              out[static_cast<size_t>(col)] = passed(*n.inputs[0], e);
+            }
+          }
+        }
+        break;
       case PlanKind::kAggregate:
         // Only the groups a later change touches emit rows.
         if (n.domain == nullptr && !n.global) {
@@ -306,6 +317,14 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerAggregate(n);
     case PlanKind::kDistinct: {
       SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+      // A row behind a bound on one of its columns never changes count.
+      const Schema schema = n.schema();
+      const std::vector<ColumnBound>& bounds = Bounds(n);
+      for (size_t i = 0; i < bounds.size(); ++i) {
+        if (!bounds[i].empty() && HasIntegerOrder(schema[i])) {
+          return Distinct(c_, in, RetainAtOrAfter(schema, static_cast<int>(i), bounds[i]));
+        }
+      }
       return Distinct(c_, in);
     }
     case PlanKind::kUnionAll: {
@@ -616,6 +635,18 @@ Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
   spec.k = static_cast<size_t>(n.limit);
   spec.row_number = n.rank_kind == RankKind::kRowNumber;
   spec.rank = n.rank_kind;
+  // A partition behind a bound on one of its keys (a window) gets no more
+  // changes.
+  Schema part_types;
+  for (const ExprPtr& e : n.partition) part_types.push_back(e->type.WithNullable(true));
+  for (size_t i = 0; i < n.partition.size(); ++i) {
+    const int col = PassedColumn(*n.partition[i]);
+    if (col < 0 || !HasIntegerOrder(part_types[i])) continue;
+    const ColumnBound& b = Bounds(*n.inputs[0])[static_cast<size_t>(col)];
+    if (b.empty()) continue;
+    spec.retain = RetainAtOrAfter(part_types, static_cast<int>(i), b);
+    break;
+  }
   return SortedTopK(in, n.inputs[0]->schema(), n.partition, n.order_exprs, n.order, spec);
 }
 

@@ -99,8 +99,9 @@ class Lowering {
 
   // Per column of `n`, a lower bound on that column in every row its stream
   // will still carry (empty: none known). Propagated through filters,
-  // projections of columns, windows, unions, the keys of joins and the
-  // group keys of aggregates; other operators give none.
+  // projections of columns, windows, unions, DISTINCT, the keys of joins,
+  // the group keys of aggregates and the partition keys of a top-k per
+  // partition; other operators give none.
   const std::vector<ColumnBound>& Bounds(const PlanNode& n);
 
   Circuit& c_;
