@@ -44,7 +44,8 @@ Status Spine::Insert(BatchPtr batch) {
     return s;
   }
   AccountLocked(*batch, +1);
-  slots_.push_back(Slot{std::move(batch)});
+  inserted_ += batch->len();
+  slots_.push_back(Slot{std::move(batch), false, inserted_});
   if (!options_.background) {
     // Merge inline until the levels strictly decrease.
     while (true) {
@@ -66,6 +67,27 @@ Status Spine::Insert(BatchPtr batch) {
       } else {
         AccountLocked(*merged, +1);
         slots_[i].batch = std::move(merged);
+        slots_[i].inserted_at = inserted_;
+      }
+    }
+    if (merge_.retain) {
+      // As the background rewrites (ScheduleMergesLocked), in line.
+      for (size_t j = 0; j < slots_.size();) {
+        Slot& slot = slots_[j];
+        if (inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024)) {
+          ++j;
+          continue;
+        }
+        SLUICE_ASSIGN_OR_RETURN(BatchPtr rewritten, MergeBatches({slot.batch}, merge_));
+        AccountLocked(*slot.batch, -1);
+        if (rewritten->empty()) {
+          slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(j));
+          continue;
+        }
+        AccountLocked(*rewritten, +1);
+        slot.batch = std::move(rewritten);
+        slot.inserted_at = inserted_;
+        ++j;
       }
     }
     MergeOptions to_file = merge_;
@@ -116,6 +138,7 @@ void Spine::ScheduleMergesLocked() {
          Level(*slot.batch) <= Level(*slots_[j + 1].batch));
     if (mergeable) continue;
     slot.merging = true;
+    slot.inserted_at = inserted_;
     ++running_;
     BatchPtr b = slot.batch;
     MergeOptions to_file = merge_;
@@ -127,6 +150,33 @@ void Spine::ScheduleMergesLocked() {
           FinishMergeLocked({b}, std::move(spilled));
         },
         b->len());
+  }
+  // A batch that merges no longer reach drops what retain rejects once as
+  // many pairs came after it as it holds.
+  if (merge_.retain) {
+    for (size_t j = 0; j < slots_.size(); ++j) {
+      Slot& slot = slots_[j];
+      if (slot.merging ||
+          inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024)) {
+        continue;
+      }
+      const bool mergeable =
+          (j > 0 && !slots_[j - 1].merging && Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
+          (j + 1 < slots_.size() && !slots_[j + 1].merging &&
+           Level(*slot.batch) <= Level(*slots_[j + 1].batch));
+      if (mergeable) continue;
+      slot.merging = true;
+      slot.inserted_at = inserted_;
+      ++running_;
+      BatchPtr b = slot.batch;
+      pool_->Submit(
+          [this, b, mo = merge_] {
+            Result<BatchPtr> rewritten = MergeBatches({b}, mo);
+            MutexLock l(&mu_);
+            FinishMergeLocked({b}, std::move(rewritten));
+          },
+          b->len());
+    }
   }
   // Newest pairs first: they are the cheapest and unblock the most.
   for (size_t j = slots_.size(); j-- > 1;) {
@@ -160,7 +210,7 @@ void Spine::FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchP
       slots_.erase(first);
     } else {
       AccountLocked(**merged, +1);
-      *first = Slot{std::move(merged).value()};
+      *first = Slot{std::move(merged).value(), false, inserted_};
     }
   } else {
     for (size_t j = 0; j < inputs.size(); ++j) slots_[i + j].merging = false;
