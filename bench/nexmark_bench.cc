@@ -3,16 +3,21 @@
 //
 //   nexmark_bench --tables bench/nexmark/tables.sql --query bench/nexmark/q4.sql
 //                 [--events N] [--workers W] [--rate R] [--side-input FILE]
-//                 [--hosts H]
+//                 [--hosts H] [--output FILE] [--state DIR]
 //
 // Starts a pipeline with the generator's tables and the query's views, and
 // times it from start until every generated event has been processed. With
 // --hosts H, the pipeline runs on H hosts of W workers, each a host server
 // (`sluice host`) in this process on its own 127.0.0.x address, with a
 // coordinator driving them over HTTP and the exchange over TCP, as separate
-// processes would.
+// processes would. With --output FILE, the query's view writes its changes
+// to FILE (JSON lines), so that two runs' results can be compared. With
+// --state DIR (one host), the pipeline keeps its state under DIR and takes a
+// checkpoint at the end: state_bytes is its size, the operators' state
+// without the memory that queues and the allocator add to peak RSS.
 // Prints one JSON object: query, events, workers, seconds, events_per_sec,
-// events_per_sec_per_worker, peak_rss_bytes.
+// events_per_sec_per_worker, peak_rss_bytes, eval_errors, late_rows (rows
+// dropped behind a LATENESS waterline, over all tables).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -51,7 +56,7 @@ void ReplaceAll(std::string* s, const std::string& from, const std::string& to) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string tables, query, side_input;
+  std::string tables, query, side_input, output, state;
   uint64_t events = 1000000;
   int workers = 2, hosts = 0;
   std::string rate = "10000000";
@@ -64,6 +69,8 @@ int main(int argc, char** argv) {
     if (a == "--rate") rate = argv[i + 1];
     if (a == "--side-input") side_input = argv[i + 1];
     if (a == "--hosts") hosts = std::atoi(argv[i + 1]);
+    if (a == "--output") output = argv[i + 1];
+    if (a == "--state") state = argv[i + 1];
   }
   if (tables.empty() || query.empty()) {
     std::fprintf(stderr, "usage: nexmark_bench --tables FILE --query FILE [--events N] ...\n");
@@ -75,9 +82,16 @@ int main(int argc, char** argv) {
   ReplaceAll(&program, "SIDE_INPUT", side_input);
   std::string name = query.substr(query.find_last_of('/') + 1);
   name = name.substr(0, name.find('.'));
+  if (!output.empty()) {
+    ReplaceAll(&program, "CREATE VIEW " + name + " AS",
+               "CREATE VIEW " + name + " WITH (connectors = '[{\"name\": \"result\", " +
+                   "\"transport\": {\"name\": \"file_output\", \"config\": {\"path\": \"" + output +
+                   "\"}}, \"format\": {\"name\": \"json\"}}]') AS");
+  }
 
   sluice::pipeline::PipelineConfig config;
   config.workers = workers;
+  config.storage = state;
   const auto t0 = std::chrono::steady_clock::now();
   // One host: a controller. Many: host servers and a coordinator.
   std::unique_ptr<sluice::pipeline::Controller> controller;
@@ -135,10 +149,23 @@ int main(int argc, char** argv) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const sluice::pipeline::PipelineStats stats = api->Stats();
+  uint64_t state_bytes = 0;
+  if (controller && !state.empty()) {
+    auto seq = controller->RequestCheckpoint();
+    if (!seq.ok() || !controller->WaitCheckpoint(*seq, std::chrono::minutes(10)).ok()) {
+      std::fprintf(stderr, "%s: the checkpoint failed\n", name.c_str());
+      return 1;
+    }
+    for (const auto& c : controller->Checkpoints()) {
+      if (c.checkpoint_sequence_number == *seq) state_bytes = c.size_bytes;
+    }
+  }
   if (controller) controller->Stop();
   if (coordinator) coordinator->Stop();
   for (auto& h : host_servers) h->Stop();
   workers *= std::max(hosts, 1);
+  uint64_t late_rows = 0;
+  for (const auto& [table, n] : stats.global.late_rows) late_rows += n;
   nlohmann::json out = {{"query", name},
                         {"events", events},
                         {"workers", workers},
@@ -147,7 +174,9 @@ int main(int argc, char** argv) {
                         {"events_per_sec", static_cast<double>(events) / secs},
                         {"events_per_sec_per_worker", static_cast<double>(events) / secs / workers},
                         {"peak_rss_bytes", sluice::bench::PeakRssBytes()},
-                        {"eval_errors", stats.global.eval_errors}};
+                        {"eval_errors", stats.global.eval_errors},
+                        {"late_rows", late_rows}};
+  if (!state.empty()) out["state_bytes"] = state_bytes;
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -305,9 +305,17 @@ Status Controller::Init() {
   } else if (config_.memory_budget_mb > 0) {
     return Status::InvalidArgument("memory_budget_mb needs storage: give --storage DIR");
   }
+  waterlines_ = std::make_unique<Waterlines>(program_);
+  if (!waterlines_->empty() && role_ && role_->hosts > 1) {
+    // Each host sees only its own input: a waterline needs the largest
+    // value over every host's, agreed on at each step.
+    return Status::Unimplemented(
+        "LATENESS on a pipeline of many hosts is not supported yet: run it on one host");
+  }
   SLUICE_ASSIGN_OR_RETURN(runtime_, Runtime::Start(opts, [&](Circuit& c) {
-                            return sql::BuildProgram(program_, c, &errors_, nullptr,
-                                                     role_ ? &layout : nullptr);
+                            return sql::BuildProgram(
+                                program_, c, &errors_, nullptr, role_ ? &layout : nullptr,
+                                waterlines_->empty() ? nullptr : &waterlines_->published());
                           }));
   // The integrals this host holds: on many hosts, of the relations gathered
   // here (one_host; the others' are elsewhere), or a share of each
@@ -679,7 +687,8 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
   const int first_worker = role_ ? role_->host * workers : 0;
   const uint64_t hosts = role_ ? static_cast<uint64_t>(role_->hosts) : 1;
   const uint64_t host = role_ ? static_cast<uint64_t>(role_->host) : 0;
-  SLUICE_ASSIGN_OR_RETURN(auto parts, queues_->Split(input, workers, hosts, host, &upsert_seq_));
+  SLUICE_ASSIGN_OR_RETURN(auto parts, queues_->Split(input, workers, hosts, host, &upsert_seq_,
+                                                     waterlines_.get()));
   for (const auto& [table, batches] : parts) {
     for (size_t w = 0; w < batches.size(); ++w) {
       SLUICE_RETURN_IF_ERROR(
@@ -687,6 +696,8 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
     }
   }
   SLUICE_RETURN_IF_ERROR(runtime_->Step());
+  // Only now may operators forget what this step's rows needed.
+  waterlines_->EndStep();
   ignored_deletes_.RecordTotals(plan.step, errors_.ignored_deletes());
   std::map<std::string, BatchPtr> outputs;
   for (const std::string& name : runtime_outputs_) {
@@ -811,6 +822,10 @@ PipelineStats Controller::Stats() const {
   g.eval_errors = errors_.count();
   if (role_ && role_->transport != nullptr) g.exchange_bytes_sent = role_->transport->bytes_sent();
   g.ignored_deletes = errors_.ignored_deletes();
+  if (waterlines_ && !waterlines_->empty()) {
+    g.late_rows = waterlines_->late_rows();
+    g.waterlines = waterlines_->waterlines();
+  }
   g.eval_error_samples = errors_.samples();
   st.inputs = queues_->IngressStats();
   for (size_t i = 0; i < inputs_.size(); ++i) {

@@ -68,6 +68,7 @@
 #include "pipeline/output_endpoints.h"
 #include "pipeline/peers.h"
 #include "pipeline/step_loop.h"
+#include "pipeline/waterlines.h"
 #include "runtime/runtime.h"
 #include "sql/program.h"
 #include "zset/spine.h"
@@ -344,8 +345,9 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // The runtime's outputs: output_names_, and the spread shares.
   std::vector<std::string> runtime_outputs_;
   sql::EvalErrors errors_;
-  IgnoredDeletesLog ignored_deletes_;     // by step, from errors_
-  std::unique_ptr<MemoryBudget> budget_;  // outlives every spine below
+  IgnoredDeletesLog ignored_deletes_;       // by step, from errors_
+  std::unique_ptr<Waterlines> waterlines_;  // of the tables with a LATENESS column
+  std::unique_ptr<MemoryBudget> budget_;    // outlives every spine below
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   // The last progress line's figures and time (the loop thread's).
   PipelineStats progress_stats_;

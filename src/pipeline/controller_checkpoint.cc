@@ -89,6 +89,7 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   body["sequence"] = seq;
   body["delivered_step"] = outputs_->delivered_step();
   body["upsert_seq"] = upsert_seq_;
+  if (!waterlines_->empty()) body["waterlines"] = waterlines_->ToJson();
   body["program"] = Hex64(program_fingerprint_);
   body["workers"] = config_.workers;
   SLUICE_RETURN_IF_ERROR(store_->Commit(seq, body.dump()));
@@ -281,6 +282,9 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& body,
   restored_seq_ = seq;
   outputs_->set_delivered_step(b.value("delivered_step", step));
   upsert_seq_ = b.value("upsert_seq", uint64_t{0});
+  if (b.contains("waterlines")) {
+    SLUICE_RETURN_IF_ERROR(waterlines_->FromJson(b["waterlines"]).WithContext(dir));
+  }
   std::fprintf(stderr, "sluice: resumed from checkpoint %s at step %llu\n", dir.c_str(),
                static_cast<unsigned long long>(step));
   if (change == nullptr) return Status::OK();

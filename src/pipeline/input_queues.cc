@@ -7,6 +7,7 @@
 #include "base/hash.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/upsert.h"
+#include "pipeline/waterlines.h"
 #include "zset/batch_builder.h"
 
 namespace sluice::pipeline {
@@ -258,8 +259,8 @@ Result<InputQueues::StepInput> InputQueues::TakeRecorded(
 }
 
 Result<std::map<std::string, std::vector<MemBatchPtr>>> InputQueues::Split(
-    const StepInput& input, int workers, uint64_t hosts, uint64_t host,
-    uint64_t* upsert_seq) const {
+    const StepInput& input, int workers, uint64_t hosts, uint64_t host, uint64_t* upsert_seq,
+    Waterlines* waterlines) const {
   std::map<std::string, std::vector<MemBatchPtr>> out;
   for (const auto& [table, ranges] : input) {
     const bool keyed = keyed_.at(table);
@@ -271,6 +272,7 @@ Result<std::map<std::string, std::vector<MemBatchPtr>>> InputQueues::Split(
       for (size_t i = r.from; i < r.to; ++i) {
         const format::ChangeKind k = changes.kind(i);
         const std::string_view key = keyed ? changes.key(i) : changes.payload(i);
+        if (waterlines != nullptr && !keyed && !waterlines->Admit(table, key)) continue;
         BatchBuilder& b = parts[workers == 1 ? 0 : static_cast<size_t>(WorkerForKey(key, workers))];
         if (!keyed) {
           b.Push(key, k == format::ChangeKind::kDelete ? -1 : 1);

@@ -47,6 +47,8 @@
 
 namespace sluice::pipeline {
 
+class Waterlines;
+
 class InputQueues {
  public:
   using Clock = std::chrono::steady_clock;
@@ -122,10 +124,11 @@ class InputQueues {
   // Each table's changes of `input` as one batch per worker of this host,
   // split by the hash the exchange uses; rows of keyed tables become upsert
   // commands, numbered from `*upsert_seq` times `hosts` plus `host`, so
-  // that two hosts' commands for one key never consolidate.
-  Result<std::map<std::string, std::vector<MemBatchPtr>>> Split(const StepInput& input, int workers,
-                                                                uint64_t hosts, uint64_t host,
-                                                                uint64_t* upsert_seq) const;
+  // that two hosts' commands for one key never consolidate. With
+  // `waterlines`, rows it does not admit (late rows) are left out.
+  Result<std::map<std::string, std::vector<MemBatchPtr>>> Split(
+      const StepInput& input, int workers, uint64_t hosts, uint64_t host, uint64_t* upsert_seq,
+      Waterlines* waterlines = nullptr) const;
   // The ranges of `input`, as the journal records them.
   static std::vector<JournalRecord::Range> JournalRanges(const StepInput& input);
 

@@ -36,6 +36,10 @@ struct GlobalStats {
   std::vector<std::string> eval_error_samples;
   // Per table without a primary key: deletes that found no row to delete.
   std::map<std::string, uint64_t> ignored_deletes;
+  // Per table with a LATENESS column: rows dropped because they came behind
+  // its waterline, and the waterline (once known), as a value of the column.
+  std::map<std::string, uint64_t> late_rows;
+  std::map<std::string, std::string> waterlines;
   std::optional<uint64_t> exchange_bytes_sent;  // on many hosts: to other hosts
   std::optional<uint64_t> hosts;                // on many hosts
   // Steps by how long they took: the count in each bucket of
@@ -64,6 +68,8 @@ struct GlobalStats {
     v("hosts", hosts);
     v("step_latency_counts", step_latency_counts);
     v("ignored_deletes", ignored_deletes);
+    v("late_rows", late_rows);
+    v("waterlines", waterlines);
     v("exchange_bytes_sent", exchange_bytes_sent);
   }
 };

@@ -226,6 +226,11 @@ std::string RenderMetrics(const pipeline::PipelineStats& stats,
     m.Sample("sluice_ignored_deletes_total", "table=\"" + Label(table) + "\"",
              static_cast<double>(n));
   }
+  m.Head("sluice_late_rows_total", "counter",
+         "rows dropped because they came behind their table's waterline (LATENESS)");
+  for (const auto& [table, n] : g.late_rows) {
+    m.Sample("sluice_late_rows_total", "table=\"" + Label(table) + "\"", static_cast<double>(n));
+  }
   // Step latency as a histogram: cumulative buckets, their count and sum.
   const std::string h = "sluice_step_duration_seconds";
   m.Head(h, "histogram", "how long steps took, handing their outputs over included");

@@ -18,6 +18,12 @@ struct TableDef {
   // state is kept to check deletes against (the ingest refuses them).
   bool append_only = false;
   std::string connectors;  // the JSON text of WITH (connectors = '...')
+  // A column declared with LATENESS (-1: none), and the lateness in the
+  // column's unit (microseconds for TIMESTAMP and TIME, days for DATE, the
+  // integer for integer types): rows may arrive at most that far behind the
+  // largest value seen (dataflow/waterline.h).
+  int lateness_column = -1;
+  int64_t lateness = 0;
   // What identifies its definition across programs: a hash of its columns,
   // types and key (not its options), and its CREATE TABLE statement.
   uint64_t definition_hash = 0;
@@ -51,6 +57,10 @@ struct IndexDef {
 class Catalog {
  public:
   const TableDef* FindTable(const std::string& name) const;
+  TableDef* MutableTable(const std::string& name) {
+    auto it = tables_.find(name);
+    return it == tables_.end() ? nullptr : &it->second;
+  }
   const ViewDef* FindView(const std::string& name) const;
   Status AddTable(TableDef table);
   Status AddView(ViewDef view);

@@ -161,6 +161,108 @@ Stream* Lowering::EvalFilter(Stream* in, FilterFn fn) {
   });
 }
 
+namespace {
+
+// The input column that `e` passes through unchanged (a column, or a cast
+// that changes only nullability), or -1.
+int PassedColumn(const Expr& e) {
+  if (e.kind == ExprKind::kColumn) return e.column;
+  if (e.kind == ExprKind::kCast && e.args.size() == 1 && e.args[0]->type.id() == e.type.id() &&
+      HasIntegerOrder(e.type)) {
+    return PassedColumn(*e.args[0]);
+  }
+  return -1;
+}
+
+}  // namespace
+
+const std::vector<ColumnBound>& Lowering::Bounds(const PlanNode& n) {
+  auto it = bounds_.find(&n);
+  if (it != bounds_.end()) return it->second;
+  std::vector<ColumnBound> out(n.columns.size());
+  auto passed = [&](const PlanNode& in, const ExprPtr& e) -> ColumnBound {
+    const int col = e ? PassedColumn(*e) : -1;
+    if (col < 0) return {};
+    const std::vector<ColumnBound>& b = Bounds(in);
+    return static_cast<size_t>(col) < b.size() ? b[static_cast<size_t>(col)] : ColumnBound{};
+  };
+  if (waterlines_ != nullptr) {
+    switch (n.kind) {
+      case PlanKind::kScan: {
+        auto w = waterlines_->find(n.table);
+        if (w != waterlines_->end() && static_cast<size_t>(w->second.first) < out.size()) {
+          out[static_cast<size_t>(w->second.first)].terms.push_back({w->second.second, 0});
+        }
+        break;
+      }
+      case PlanKind::kFilter:
+      case PlanKind::kDistinct:
+        out = Bounds(*n.inputs[0]);
+        break;
+      case PlanKind::kProject:
+        for (size_t i = 0; i < n.exprs.size() && i < out.size(); ++i) {
+          out[i] = passed(*n.inputs[0], n.exprs[i]);
+        }
+        break;
+      case PlanKind::kWindow: {
+        // A window holds its row's timestamp ts: start > ts - size, end > ts.
+        const std::vector<ColumnBound>& in = Bounds(*n.inputs[0]);
+        for (size_t i = 0; i < in.size() && i < out.size(); ++i) out[i] = in[i];
+        const ColumnBound& ts = in[static_cast<size_t>(n.window.ts_column)];
+        if (!ts.empty() && out.size() >= in.size() + 2) {
+          out[in.size()] = ts.Shifted(1 - n.window.size);
+          out[in.size() + 1] = ts.Shifted(1);
+        }
+        break;
+      }
+      case PlanKind::kUnionAll:
+        for (size_t i = 0; i < out.size(); ++i) {
+          for (size_t k = 0; k < n.inputs.size(); ++k) {
+            const ColumnBound& b = Bounds(*n.inputs[k])[i];
+            out[i] = k == 0 ? b : ColumnBound::Min(out[i], b);
+          }
+        }
+        break;
+      case PlanKind::kJoin: {
+        // An output row comes from a later change of either side, so a key
+        // holds the smaller of the two sides' bounds.
+        const size_t lw = n.inputs[0]->columns.size();
+        for (size_t i = 0; i < n.left_keys.size(); ++i) {
+          const int lc = PassedColumn(*n.left_keys[i]), rc = PassedColumn(*n.right_keys[i]);
+          if (lc < 0 || rc < 0) continue;
+          ColumnBound b = ColumnBound::Min(passed(*n.inputs[0], n.left_keys[i]),
+                                           passed(*n.inputs[1], n.right_keys[i]));
+          if (static_cast<size_t>(lc) < lw) out[static_cast<size_t>(lc)] = b;
+          if (lw + static_cast<size_t>(rc) < out.size()) out[lw + static_cast<size_t>(rc)] = b;
+        }
+        break;
+      }
+      case PlanKind::kRank:
+        // Only the partitions a later change touches emit rows.
+        if (n.limit >= 0) {
+          for (const ExprPtr& e : n.partition) {
+            const int col = PassedColumn(*e);
+            if (col >= 0 && static_cast<size_t>(col) < out.size()) {
+              out[static_cast<size_t>(col)] = passed(*n.inputs[0], e);
+            }
+          }
+        }
+        break;
+      case PlanKind::kAggregate:
+        // Only the groups a later change touches emit rows.
+        if (n.domain == nullptr && !n.global) {
+          for (size_t i = 0; i < n.group_keys.size() && i < out.size(); ++i) {
+            out[i] = passed(*n.inputs[0], n.group_keys[i]);
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return bounds_[&n] = std::move(out);
+}
+
 Result<Stream*> Lowering::Lower(const PlanPtr& plan) {
   auto it = memo_.find(plan.get());
   if (it != memo_.end()) return it->second;
@@ -215,6 +317,14 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerAggregate(n);
     case PlanKind::kDistinct: {
       SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+      // A row behind a bound on one of its columns never changes count.
+      const Schema schema = n.schema();
+      const std::vector<ColumnBound>& bounds = Bounds(n);
+      for (size_t i = 0; i < bounds.size(); ++i) {
+        if (!bounds[i].empty() && HasIntegerOrder(schema[i])) {
+          return Distinct(c_, in, RetainAtOrAfter(schema, static_cast<int>(i), bounds[i]));
+        }
+      }
       return Distinct(c_, in);
     }
     case PlanKind::kUnionAll: {
@@ -359,6 +469,26 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {
     ok->append(vb);
     return Status::OK();
   };
+  // A key of one side's integral behind the other side's bound on it is
+  // never looked up again by an inner join. Outer, semi and anti joins also
+  // read a side's integral at the keys of that side's own changes (to know
+  // whether a key's presence flips), so they keep what either side may
+  // still touch.
+  for (size_t i = 0; i < n.left_keys.size(); ++i) {
+    if (!HasIntegerOrder(key_types[i])) continue;
+    const int lc = PassedColumn(*n.left_keys[i]), rc = PassedColumn(*n.right_keys[i]);
+    const ColumnBound lb = lc >= 0 ? Bounds(*n.inputs[0])[static_cast<size_t>(lc)] : ColumnBound{};
+    const ColumnBound rb = rc >= 0 ? Bounds(*n.inputs[1])[static_cast<size_t>(rc)] : ColumnBound{};
+    const bool inner = n.join_type == JoinType::kInner;
+    const ColumnBound for_b = inner ? lb : ColumnBound::Min(lb, rb);
+    const ColumnBound for_a = inner ? rb : ColumnBound::Min(lb, rb);
+    if (!spec.retain_b && !for_b.empty()) {
+      spec.retain_b = RetainAtOrAfter(key_types, static_cast<int>(i), for_b);
+    }
+    if (!spec.retain_a && !for_a.empty()) {
+      spec.retain_a = RetainAtOrAfter(key_types, static_cast<int>(i), for_a);
+    }
+  }
   const size_t rn = rout.size(), ln = lout.size();
   spec.left_pad = [rn](std::string_view, std::string_view va, std::string* ok, std::string*) {
     ok->append(va);
@@ -412,7 +542,16 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
         SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(keys, key_types, row, ok), in_schema, k));
         return OnRow(EncodeExprs(args, arg_types, row, ov), in_schema, k);
       });
-  Stream* agg = Aggregate(c_, indexed, arg_types, specs);
+  // A group behind a bound on one of its keys gets no more changes.
+  std::function<bool(std::string_view)> retain;
+  const std::vector<ColumnBound>& bounds = Bounds(n);
+  for (size_t i = 0; i < n.group_keys.size() && i < bounds.size(); ++i) {
+    if (!bounds[i].empty() && HasIntegerOrder(key_types[i])) {
+      retain = RetainAtOrAfter(key_types, static_cast<int>(i), bounds[i]);
+      break;
+    }
+  }
+  Stream* agg = Aggregate(c_, indexed, arg_types, specs, std::move(retain));
   if (n.domain != nullptr) {
     SLUICE_ASSIGN_OR_RETURN(Stream * dom, Lower(n.domain));
     return AddDefaults(n, agg, dom, n.domain->schema());
@@ -496,6 +635,18 @@ Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
   spec.k = static_cast<size_t>(n.limit);
   spec.row_number = n.rank_kind == RankKind::kRowNumber;
   spec.rank = n.rank_kind;
+  // A partition behind a bound on one of its keys (a window) gets no more
+  // changes.
+  Schema part_types;
+  for (const ExprPtr& e : n.partition) part_types.push_back(e->type.WithNullable(true));
+  for (size_t i = 0; i < n.partition.size(); ++i) {
+    const int col = PassedColumn(*n.partition[i]);
+    if (col < 0 || !HasIntegerOrder(part_types[i])) continue;
+    const ColumnBound& b = Bounds(*n.inputs[0])[static_cast<size_t>(col)];
+    if (b.empty()) continue;
+    spec.retain = RetainAtOrAfter(part_types, static_cast<int>(i), b);
+    break;
+  }
   return SortedTopK(in, n.inputs[0]->schema(), n.partition, n.order_exprs, n.order, spec);
 }
 

@@ -14,6 +14,7 @@
 #include "dataflow/operators/filter.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/top_k.h"
+#include "dataflow/waterline.h"
 #include "sql/plan.h"
 
 namespace sluice::sql {
@@ -45,12 +46,19 @@ class EvalErrors {
   std::map<std::string, uint64_t> ignored_deletes_ GUARDED_BY(mu_);
 };
 
+// The waterlines of a program's tables: per table with a LATENESS column,
+// that column and its waterline.
+using TableWaterlines = std::map<std::string, std::pair<int, WaterlinePtr>>;
+
 class Lowering {
  public:
   // `scan` returns the stream of a table's changes (creating its input).
-  // Evaluation errors go to `errors` (which must outlive the circuit).
-  Lowering(Circuit& circuit, std::function<Stream*(const std::string&)> scan, EvalErrors* errors)
-      : c_(circuit), scan_(std::move(scan)), errors_(errors) {}
+  // Evaluation errors go to `errors` (which must outlive the circuit). With
+  // `waterlines`, operators whose state lies behind a waterline forget it
+  // (aggregates grouped by a bounded column, joins on one).
+  Lowering(Circuit& circuit, std::function<Stream*(const std::string&)> scan, EvalErrors* errors,
+           const TableWaterlines* waterlines = nullptr)
+      : c_(circuit), scan_(std::move(scan)), errors_(errors), waterlines_(waterlines) {}
 
   // The stream of `plan`; a node shared by several plans is lowered once.
   Result<Stream*> Lower(const PlanPtr& plan);
@@ -89,10 +97,19 @@ class Lowering {
   Stream* EvalMap(Stream* in, MapFn fn);
   Stream* EvalFilter(Stream* in, FilterFn fn);
 
+  // Per column of `n`, a lower bound on that column in every row its stream
+  // will still carry (empty: none known). Propagated through filters,
+  // projections of columns, windows, unions, DISTINCT, the keys of joins,
+  // the group keys of aggregates and the partition keys of a top-k per
+  // partition; other operators give none.
+  const std::vector<ColumnBound>& Bounds(const PlanNode& n);
+
   Circuit& c_;
   std::function<Stream*(const std::string&)> scan_;
   EvalErrors* errors_;
+  const TableWaterlines* waterlines_;
   std::map<const PlanNode*, Stream*> memo_;
+  std::map<const PlanNode*, std::vector<ColumnBound>> bounds_;
 };
 
 }  // namespace sluice::sql

@@ -15,6 +15,8 @@
 #include "dataflow/operators/output.h"
 #include "dataflow/operators/upsert.h"
 #include "sql/binder.h"
+#include "sql/lateness.h"
+#include "sql/parser.h"
 #include "types/row_codec.h"
 
 namespace sluice::sql {
@@ -303,8 +305,10 @@ std::string UnquoteOptionKeys(std::string_view text) {
 }  // namespace
 
 Result<Program> CompileProgram(std::string_view text) {
-  const std::string unquoted = UnquoteOptionKeys(text);
-  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(unquoted, text));
+  std::string stripped;
+  std::vector<LatenessClause> lateness;
+  StripLateness(UnquoteOptionKeys(text), &stripped, &lateness);
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(stripped, text));
   Program p;
   for (const Json& st : tree["stmts"]) {
     const Json& stmt = st["stmt"];
@@ -312,12 +316,37 @@ Result<Program> CompileProgram(std::string_view text) {
     const Json& body = stmt.begin().value();
     if (kind == "CreateStmt") {
       SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(text, body));
+      const size_t at = st.value("stmt_location", size_t{0});
+      const size_t end = at + st.value("stmt_len", text.size() - std::min(at, text.size()));
+      // A column's LATENESS belongs to the last column that starts before it.
+      for (const LatenessClause& cl : lateness) {
+        if (!cl.relation.empty() || cl.at < at || cl.at >= end) continue;
+        int column = -1, best = -1;
+        const Json& elts = body.value("tableElts", Json::array());
+        for (size_t i = 0, c = 0; i < elts.size(); ++i) {
+          if (!elts[i].contains("ColumnDef")) continue;
+          const int loc = elts[i]["ColumnDef"].value("location", -1);
+          if (loc >= 0 && static_cast<size_t>(loc) < cl.at && loc > best) {
+            best = loc;
+            column = static_cast<int>(c);
+          }
+          ++c;
+        }
+        if (column < 0) {
+          return Status::InvalidArgument(FormatSqlError(text, static_cast<int>(cl.at),
+                                                        "LATENESS must follow a column's type"));
+        }
+        SLUICE_RETURN_IF_ERROR(ApplyLateness(text, cl, column, &t));
+      }
       Json definition = body;
       definition.erase("options");
-      // Whether deletes are checked changes what state the table keeps.
+      // Whether deletes are checked changes what state the table keeps; so
+      // does a lateness (state behind the waterline is forgotten).
       if (t.append_only) definition["append_only"] = true;
+      if (t.lateness_column >= 0) {
+        definition["lateness"] = Json::array({t.lateness_column, t.lateness});
+      }
       t.definition_hash = DefinitionHash(definition);
-      const size_t at = st.value("stmt_location", size_t{0});
       t.sql =
           std::string(text.substr(std::min(at, text.size()),
                                   st.value("stmt_len", text.size() - std::min(at, text.size()))));
@@ -344,11 +373,39 @@ Result<Program> CompileProgram(std::string_view text) {
                           "INDEX are)");
     }
   }
+  // LATENESS relation.column statements.
+  for (const LatenessClause& cl : lateness) {
+    if (cl.relation.empty()) continue;
+    auto error = [&](const std::string& message) {
+      return Status::InvalidArgument(FormatSqlError(text, static_cast<int>(cl.at), message));
+    };
+    if (cl.column.empty()) return error("LATENESS takes a column as relation.column");
+    if (p.catalog.FindView(cl.relation) != nullptr) {
+      return Status::Unimplemented(FormatSqlError(
+          text, static_cast<int>(cl.at),
+          "LATENESS on a view's column is not supported yet: declare it on the column of the "
+          "table it comes from"));
+    }
+    TableDef* found = p.catalog.MutableTable(cl.relation);
+    if (found == nullptr) return error("no table or view is named " + cl.relation);
+    TableDef& t = *found;
+    int column = -1;
+    for (size_t i = 0; i < t.columns.size(); ++i) {
+      if (t.columns[i].name == cl.column) column = static_cast<int>(i);
+    }
+    if (column < 0) return error("table " + t.name + " has no column " + cl.column);
+    SLUICE_RETURN_IF_ERROR(ApplyLateness(text, cl, column, &t));
+    // The definition changes with its lateness, as a column's annotation does.
+    t.definition_hash =
+        Hash64(std::to_string(t.definition_hash) + "/lateness/" +
+               std::to_string(t.lateness_column) + "/" + std::to_string(t.lateness));
+  }
   return p;
 }
 
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
-                    const std::set<std::string>* only_views, const HostLayout* layout) {
+                    const std::set<std::string>* only_views, const HostLayout* layout,
+                    const TableWaterlines* waterlines) {
   std::map<std::string, Stream*> inputs;
   auto output = [&](Stream* s, const std::string& name, bool materialized) {
     if (layout != nullptr) {
@@ -391,7 +448,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     SLUICE_RETURN_IF_ERROR(output(inputs[t], t, def.materialized));
   }
   Lowering lower(
-      c, [&](const std::string& table) { return inputs.at(table); }, errors);
+      c, [&](const std::string& table) { return inputs.at(table); }, errors, waterlines);
   for (const std::string& name : program.views) {
     if (only_views != nullptr && only_views->count(name) == 0) continue;
     c.SetOwner(ViewOwner(name));

@@ -70,9 +70,13 @@ inline std::string SpreadOutputName(const std::string& relation) { return relati
 // The runtime output that carries this host's part of a relation's change,
 // for distributed connectors (HostLayout::parts).
 inline std::string PartOutputName(const std::string& relation) { return relation + "\x1fpart"; }
+// Builds one worker's circuit of `program`. With `waterlines` (from
+// NewTableWaterlines, shared by every worker), operators forget state behind
+// the tables' waterlines.
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views = nullptr,
-                    const HostLayout* layout = nullptr);
+                    const HostLayout* layout = nullptr,
+                    const TableWaterlines* waterlines = nullptr);
 inline std::string TableOwner(const std::string& t) { return "table:" + t; }
 inline std::string ViewOwner(const std::string& v) { return "view:" + v; }
 

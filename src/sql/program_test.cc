@@ -133,10 +133,10 @@ TEST(ProgramTest, FelderaSyntaxWeDoNotHaveSaysSo) {
     auto p = CompileProgram(sql);
     return p.ok() ? std::string("compiled") : p.status().message();
   };
-  EXPECT_EQ(message("CREATE TABLE t (ts TIMESTAMP NOT NULL LATENESS INTERVAL '1' HOUR);"),
-            "line 1, column 39: LATENESS (a column annotation of Feldera's time-series SQL) is not "
-            "supported yet\n  CREATE TABLE t (ts TIMESTAMP NOT NULL LATENESS INTERVAL '1' HOUR);\n"
-            "                                        ^");
+  EXPECT_EQ(message("CREATE TABLE t (ts TIMESTAMP NOT NULL WATERMARK INTERVAL '1' HOUR);"),
+            "line 1, column 39: WATERMARK (a column annotation of Feldera's time-series SQL) is "
+            "not supported yet\n  CREATE TABLE t (ts TIMESTAMP NOT NULL WATERMARK INTERVAL '1' "
+            "HOUR);\n                                        ^");
   EXPECT_NE(message("CREATE TABLE t (s VARCHAR INTERNED);").find("INTERNED"), std::string::npos);
   EXPECT_NE(message("CREATE TABLE t (m MAP<VARCHAR, INT>);").find("MAP<K, V> is not supported yet"),
             std::string::npos);

@@ -13,8 +13,9 @@ namespace sluice {
 namespace {
 
 template <typename Sink>
-Status Drain(Cursor& c, Sink& sink) {
+Status Drain(Cursor& c, Sink& sink, const std::function<bool(std::string_view)>& retain) {
   for (; c.KeyValid(); c.StepKey()) {
+    if (retain && !retain(c.key())) continue;
     for (; c.ValValid(); c.StepVal()) {
       SLUICE_RETURN_IF_ERROR(sink.Push(c.key(), c.val(), c.weight()));
     }
@@ -24,13 +25,19 @@ Status Drain(Cursor& c, Sink& sink) {
 
 // Two in-memory batches: a direct merge over their arrays, the hot path of
 // spine maintenance.
-Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b) {
+Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b,
+                          const std::function<bool(std::string_view)>& retain) {
   OrderedBuilder out;
   out.Reserve(a.key_count() + b.key_count(), a.len() + b.len(), 0, 0);
   size_t i = 0, j = 0, na = a.key_count(), nb = b.key_count();
   while (i < na && j < nb) {
     std::string_view ka = a.key(i), kb = b.key(j);
     int c = ka.compare(kb);
+    if (retain && !retain(c <= 0 ? ka : kb)) {
+      if (c <= 0) ++i;
+      if (c >= 0) ++j;
+      continue;
+    }
     if (c < 0) {
       out.AppendKey(a, i++);
     } else if (c > 0) {
@@ -50,8 +57,12 @@ Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b) {
       ++j;
     }
   }
-  for (; i < na; ++i) out.AppendKey(a, i);
-  for (; j < nb; ++j) out.AppendKey(b, j);
+  for (; i < na; ++i) {
+    if (!retain || retain(a.key(i))) out.AppendKey(a, i);
+  }
+  for (; j < nb; ++j) {
+    if (!retain || retain(b.key(j))) out.AppendKey(b, j);
+  }
   return BatchPtr(out.Finish());
 }
 
@@ -103,18 +114,19 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
       BatchPtr a = std::move(live.back());
       live.pop_back();
       SLUICE_ASSIGN_OR_RETURN(
-          BatchPtr m, MergeTwo(static_cast<const MemBatch&>(*a), static_cast<const MemBatch&>(*b)));
+          BatchPtr m, MergeTwo(static_cast<const MemBatch&>(*a), static_cast<const MemBatch&>(*b),
+                               options.retain));
       live.push_back(std::move(m));
     }
     return live[0];
   }
-  if (live.size() == 1 && to_file == live[0]->on_storage()) return live[0];
+  if (live.size() == 1 && to_file == live[0]->on_storage() && !options.retain) return live[0];
   if (to_file) {
     auto file = [&]() -> Result<BatchPtr> {
       auto cursor = NewCursorOver(live);
       SLUICE_ASSIGN_OR_RETURN(auto writer,
                               FileBatchWriter::Create(NewSpillPath(options.storage_dir)));
-      SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer));
+      SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer, options.retain));
       SLUICE_ASSIGN_OR_RETURN(auto f, writer->Finish(/*remove_on_drop=*/true));
       return BatchPtr(std::move(f));
     }();
@@ -126,7 +138,7 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
   }
   auto cursor = NewCursorOver(live);
   OrderedBuilder out;
-  SLUICE_RETURN_IF_ERROR(Drain(*cursor, out));
+  SLUICE_RETURN_IF_ERROR(Drain(*cursor, out, options.retain));
   return BatchPtr(out.Finish());
 }
 

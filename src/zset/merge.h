@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ struct MergeOptions {
   // If set (and storage_dir is), results that would take the budget over
   // its limit go to files too. Not owned.
   MemoryBudget* budget = nullptr;
+  // If set, keys for which it returns false are left out of the result:
+  // state behind a waterline that no later change can touch (Spine::
+  // SetRetain). Called from merge threads.
+  std::function<bool(std::string_view key)> retain;
 };
 
 // Writing a spill file that fails for lack of storage (an IOError) is not

@@ -12,7 +12,14 @@ int Level(const Batch& b) { return 63 - __builtin_clzll(std::max<uint64_t>(b.len
 }  // namespace
 
 Spine::Spine(SpineOptions options)
-    : options_(std::move(options)), pool_(options_.pool ? options_.pool : &MergePool::Default()) {}
+    : options_(std::move(options)),
+      pool_(options_.pool ? options_.pool : &MergePool::Default()),
+      merge_(options_.merge) {}
+
+void Spine::SetRetain(std::function<bool(std::string_view key)> retain) {
+  MutexLock l(&mu_);
+  merge_.retain = std::move(retain);
+}
 
 Spine::~Spine() {
   MutexLock l(&mu_);
@@ -37,7 +44,8 @@ Status Spine::Insert(BatchPtr batch) {
     return s;
   }
   AccountLocked(*batch, +1);
-  slots_.push_back(Slot{std::move(batch)});
+  inserted_ += batch->len();
+  slots_.push_back(Slot{std::move(batch), false, inserted_});
   if (!options_.background) {
     // Merge inline until the levels strictly decrease.
     while (true) {
@@ -50,7 +58,7 @@ Status Spine::Insert(BatchPtr batch) {
       }
       if (i == slots_.size()) break;
       BatchPtr a = slots_[i].batch, b = slots_[i + 1].batch;
-      SLUICE_ASSIGN_OR_RETURN(BatchPtr merged, MergeBatches({a, b}, options_.merge));
+      SLUICE_ASSIGN_OR_RETURN(BatchPtr merged, MergeBatches({a, b}, merge_));
       AccountLocked(*a, -1);
       AccountLocked(*b, -1);
       slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(i) + 1);
@@ -59,9 +67,30 @@ Status Spine::Insert(BatchPtr batch) {
       } else {
         AccountLocked(*merged, +1);
         slots_[i].batch = std::move(merged);
+        slots_[i].inserted_at = inserted_;
       }
     }
-    MergeOptions to_file = options_.merge;
+    if (merge_.retain) {
+      // As the background rewrites (ScheduleMergesLocked), in line.
+      for (size_t j = 0; j < slots_.size();) {
+        Slot& slot = slots_[j];
+        if (inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024)) {
+          ++j;
+          continue;
+        }
+        SLUICE_ASSIGN_OR_RETURN(BatchPtr rewritten, MergeBatches({slot.batch}, merge_));
+        AccountLocked(*slot.batch, -1);
+        if (rewritten->empty()) {
+          slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(j));
+          continue;
+        }
+        AccountLocked(*rewritten, +1);
+        slot.batch = std::move(rewritten);
+        slot.inserted_at = inserted_;
+        ++j;
+      }
+    }
+    MergeOptions to_file = merge_;
     to_file.spill_threshold_bytes = 0;
     for (Slot& slot : slots_) {
       if (!ShouldSpill(*slot.batch)) continue;
@@ -109,17 +138,45 @@ void Spine::ScheduleMergesLocked() {
          Level(*slot.batch) <= Level(*slots_[j + 1].batch));
     if (mergeable) continue;
     slot.merging = true;
+    slot.inserted_at = inserted_;
     ++running_;
     BatchPtr b = slot.batch;
+    MergeOptions to_file = merge_;
+    to_file.spill_threshold_bytes = 0;
     pool_->Submit(
-        [this, b] {
-          MergeOptions to_file = options_.merge;
-          to_file.spill_threshold_bytes = 0;
+        [this, b, to_file] {
           Result<BatchPtr> spilled = MergeBatches({b}, to_file);
           MutexLock l(&mu_);
           FinishMergeLocked({b}, std::move(spilled));
         },
         b->len());
+  }
+  // A batch that merges no longer reach drops what retain rejects once as
+  // many pairs came after it as it holds.
+  if (merge_.retain) {
+    for (size_t j = 0; j < slots_.size(); ++j) {
+      Slot& slot = slots_[j];
+      if (slot.merging ||
+          inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024)) {
+        continue;
+      }
+      const bool mergeable =
+          (j > 0 && !slots_[j - 1].merging && Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
+          (j + 1 < slots_.size() && !slots_[j + 1].merging &&
+           Level(*slot.batch) <= Level(*slots_[j + 1].batch));
+      if (mergeable) continue;
+      slot.merging = true;
+      slot.inserted_at = inserted_;
+      ++running_;
+      BatchPtr b = slot.batch;
+      pool_->Submit(
+          [this, b, mo = merge_] {
+            Result<BatchPtr> rewritten = MergeBatches({b}, mo);
+            MutexLock l(&mu_);
+            FinishMergeLocked({b}, std::move(rewritten));
+          },
+          b->len());
+    }
   }
   // Newest pairs first: they are the cheapest and unblock the most.
   for (size_t j = slots_.size(); j-- > 1;) {
@@ -130,8 +187,8 @@ void Spine::ScheduleMergesLocked() {
     ++running_;
     BatchPtr ba = a.batch, bb = b.batch;
     pool_->Submit(
-        [this, ba, bb] {
-          Result<BatchPtr> merged = MergeBatches({ba, bb}, options_.merge);
+        [this, ba, bb, mo = merge_] {
+          Result<BatchPtr> merged = MergeBatches({ba, bb}, mo);
           MutexLock l(&mu_);
           FinishMergeLocked({ba, bb}, std::move(merged));
         },
@@ -153,7 +210,7 @@ void Spine::FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchP
       slots_.erase(first);
     } else {
       AccountLocked(**merged, +1);
-      *first = Slot{std::move(merged).value()};
+      *first = Slot{std::move(merged).value(), false, inserted_};
     }
   } else {
     for (size_t j = 0; j < inputs.size(); ++j) slots_[i + j].merging = false;
@@ -199,6 +256,13 @@ Status Spine::WaitForMerges() {
   return s;
 }
 
-Result<BatchPtr> Spine::Consolidated() const { return MergeBatches(Snapshot(), options_.merge); }
+Result<BatchPtr> Spine::Consolidated() const {
+  MergeOptions mo;
+  {
+    MutexLock l(&mu_);
+    mo = merge_;
+  }
+  return MergeBatches(Snapshot(), mo);
+}
 
 }  // namespace sluice

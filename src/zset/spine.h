@@ -62,6 +62,16 @@ class Spine {
   uint64_t len() const;
   size_t batch_count() const;
   uint64_t byte_size() const;
+  // From now on, merges leave out the keys for which `retain` returns false:
+  // the owner promises that no later change or lookup touches them (they lie
+  // behind a waterline). Keys not yet merged stay until a merge reaches
+  // them. Since merges that drop most of their keys leave newer batches
+  // small, an old batch might never be merged again: so a batch is also
+  // rewritten alone once as many pairs as it holds were inserted after it
+  // (amortized, each inserted pair pays for O(1) rewritten ones per
+  // batch), and the integral's memory follows its live keys. `retain` is
+  // called from merge threads.
+  void SetRetain(std::function<bool(std::string_view key)> retain);
   // Blocks until no merge is running or wanted.
   Status WaitForMerges();
   // The whole integral as one batch.
@@ -71,6 +81,9 @@ class Spine {
   struct Slot {
     BatchPtr batch;
     bool merging = false;
+    // inserted_ when the batch came in or was last rewritten, for the
+    // rewrites that drop the keys retain rejects.
+    uint64_t inserted_at = 0;
   };
   void ScheduleMergesLocked() REQUIRES(mu_);
   // Replaces the adjacent slots holding `inputs` by `merged`.
@@ -85,10 +98,12 @@ class Spine {
   const SpineOptions options_;
   MergePool* const pool_;
   mutable Mutex mu_;
+  MergeOptions merge_ GUARDED_BY(mu_);  // options_.merge, with the retain function
   CondVar cv_;
   std::vector<Slot> slots_ GUARDED_BY(mu_);  // oldest first
   int64_t mem_bytes_ GUARDED_BY(mu_) = 0;    // of in-memory batches in slots_
   int running_ GUARDED_BY(mu_) = 0;          // merges in flight
+  uint64_t inserted_ GUARDED_BY(mu_) = 0;    // pairs inserted, ever
   bool closing_ GUARDED_BY(mu_) = false;
   Status bg_error_ GUARDED_BY(mu_);
 };

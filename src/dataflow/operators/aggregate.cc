@@ -296,10 +296,19 @@ Status AggregateOp::Eval() {
   return Status::OK();
 }
 
-Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs) {
-  return c
-      .Add<AggregateOp>(Exchange(c, in), std::move(val_schema), std::move(aggs), c.context().spine)
-      ->output();
+Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs,
+                  std::function<bool(std::string_view group)> retain) {
+  AggregateOp* op = c.Add<AggregateOp>(Exchange(c, in), std::move(val_schema), std::move(aggs),
+                                       c.context().spine);
+  if (retain) op->SetRetain(retain);
+  return op->output();
+}
+
+void AggregateOp::SetRetain(const std::function<bool(std::string_view group)>& retain) {
+  states_.SetRetain(retain);
+  for (auto& idx : index_) {
+    if (idx != nullptr) idx->SetRetain(retain);
+  }
 }
 
 Status AggregateOp::SaveState(StateWriter& w) const {

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "dataflow/circuit.h"
@@ -38,6 +40,9 @@ class AggregateOp final : public Operator {
   bool has_state() const override { return true; }
   Status SaveState(StateWriter& w) const override;
   Status LoadState(StateReader& r) override;
+  // Forgets groups for which `retain` returns false (groups behind a
+  // waterline, which no later change can touch), as merges reach them.
+  void SetRetain(const std::function<bool(std::string_view group)>& retain);
 
  private:
   struct State;
@@ -56,7 +61,9 @@ class AggregateOp final : public Operator {
   std::vector<std::unique_ptr<Spine>> index_;
 };
 
-// Adds an exchange (with more than one worker) and an aggregate.
-Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs);
+// Adds an exchange (with more than one worker) and an aggregate; with
+// `retain`, the aggregate forgets the groups it rejects (SetRetain).
+Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs,
+                  std::function<bool(std::string_view group)> retain = nullptr);
 
 }  // namespace sluice

@@ -38,8 +38,10 @@ Status DistinctOp::Eval() {
   return Status::OK();
 }
 
-Stream* Distinct(Circuit& c, Stream* in) {
-  return c.Add<DistinctOp>(Exchange(c, in), c.context().spine)->output();
+Stream* Distinct(Circuit& c, Stream* in, std::function<bool(std::string_view row)> retain) {
+  DistinctOp* op = c.Add<DistinctOp>(Exchange(c, in), c.context().spine);
+  if (retain) op->SetRetain(std::move(retain));
+  return op->output();
 }
 
 Status DistinctOp::SaveState(StateWriter& w) const {

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <functional>
+#include <string_view>
+
 #include "dataflow/circuit.h"
 #include "zset/spine.h"
 
@@ -15,6 +18,11 @@ namespace sluice {
 class DistinctOp final : public Operator {
  public:
   DistinctOp(Stream* in, const SpineOptions& opts) : in_(in), integral_(opts) {}
+  // Forgets the rows for which `retain` returns false (rows behind a
+  // waterline, whose count no later change can move), as merges reach them.
+  void SetRetain(std::function<bool(std::string_view row)> retain) {
+    integral_.SetRetain(std::move(retain));
+  }
   Status Eval() override;
   const char* name() const override { return "distinct"; }
   bool has_state() const override { return true; }
@@ -26,7 +34,9 @@ class DistinctOp final : public Operator {
   Spine integral_;
 };
 
-// Adds an exchange (with more than one worker) and a distinct.
-Stream* Distinct(Circuit& c, Stream* in);
+// Adds an exchange (with more than one worker) and a distinct; with
+// `retain`, the distinct forgets the rows it rejects (SetRetain).
+Stream* Distinct(Circuit& c, Stream* in,
+                 std::function<bool(std::string_view row)> retain = nullptr);
 
 }  // namespace sluice

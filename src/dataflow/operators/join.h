@@ -24,6 +24,9 @@ struct JoinSpec {
   JoinFn matched;   // inner, left, right, full
   PadFn left_pad;   // left, full: rows of A with no match in B
   PadFn right_pad;  // right, full: rows of B with no match in A
+  // If set, the keys of A's (B's) integral that no later change of B (A)
+  // can look up: they are forgotten as merges reach them (Spine::SetRetain).
+  std::function<bool(std::string_view key)> retain_a, retain_b;
 };
 
 // Join of two indexed Z-sets A and B on their keys.
@@ -49,7 +52,10 @@ struct JoinSpec {
 class JoinOp final : public Operator {
  public:
   JoinOp(Stream* a, Stream* b, JoinSpec spec, const SpineOptions& opts)
-      : a_(a), b_(b), spec_(std::move(spec)), ia_(opts), ib_(opts) {}
+      : a_(a), b_(b), spec_(std::move(spec)), ia_(opts), ib_(opts) {
+    if (spec_.retain_a) ia_.SetRetain(spec_.retain_a);
+    if (spec_.retain_b) ib_.SetRetain(spec_.retain_b);
+  }
   Status Eval() override;
   const char* name() const override { return "join"; }
   bool has_state() const override { return true; }

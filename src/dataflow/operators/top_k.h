@@ -21,6 +21,9 @@ struct TopKSpec {
   // rows ranked up to k (so ties may keep more than k rows).
   RankKind rank = RankKind::kRowNumber;
   std::function<size_t(std::string_view val)> order_key;  // prefix length
+  // If set, the groups it rejects (behind a waterline: no later change can
+  // reach them) are forgotten as the integral's merges reach them.
+  std::function<bool(std::string_view group)> retain;
 };
 
 // Top-k per group: the input is indexed by group, and its values are encoded
@@ -38,7 +41,9 @@ struct TopKSpec {
 class TopKOp final : public Operator {
  public:
   TopKOp(Stream* in, TopKSpec spec, const SpineOptions& opts)
-      : in_(in), spec_(spec), integral_(opts) {}
+      : in_(in), spec_(spec), integral_(opts) {
+    if (spec_.retain) integral_.SetRetain(spec_.retain);
+  }
   Status Eval() override;
   const char* name() const override { return "top_k"; }
   bool has_state() const override { return true; }

@@ -1,0 +1,119 @@
+#include "pipeline/waterlines.h"
+
+#include "sql/datetime.h"
+#include "types/row_codec.h"
+
+namespace sluice::pipeline {
+
+Waterlines::Waterlines(const sql::Program& program) {
+  MutexLock l(&mu_);
+  for (const std::string& name : program.tables) {
+    const sql::TableDef& def = *program.catalog.FindTable(name);
+    if (def.lateness_column < 0) continue;
+    Table t;
+    for (const sql::Column& c : def.columns) t.schema.push_back(c.type);
+    t.column = def.lateness_column;
+    t.lateness = def.lateness;
+    t.waterline = std::make_shared<Waterline>();
+    published_[name] = {t.column, t.waterline};
+    tables_[name] = std::move(t);
+  }
+}
+
+int64_t Waterlines::Behind(const Table& t) const {
+  if (t.max == Waterline::kNone) return Waterline::kNone;
+  int64_t w;
+  if (__builtin_sub_overflow(t.max, t.lateness, &w) || w == Waterline::kNone) {
+    return Waterline::kNone + 1;
+  }
+  return w;
+}
+
+bool Waterlines::Admit(const std::string& table, std::string_view row) {
+  MutexLock l(&mu_);
+  auto it = tables_.find(table);
+  if (it == tables_.end()) return true;
+  Table& t = it->second;
+  std::string_view in = row;
+  for (int i = 0; i < t.column; ++i) {
+    if (!SkipValue(t.schema[static_cast<size_t>(i)], &in).ok()) return true;
+  }
+  const SqlType& type = t.schema[static_cast<size_t>(t.column)];
+  int64_t v;
+  if (!ReadInt(type.id(), type.nullable(), &in, &v)) return true;  // NULL
+  if (v < t.waterline->value()) {
+    ++t.late;
+    return false;
+  }
+  t.max = std::max(t.max, v);
+  return true;
+}
+
+void Waterlines::EndStep() {
+  MutexLock l(&mu_);
+  for (auto& [name, t] : tables_) {
+    const int64_t w = Behind(t);
+    if (w != Waterline::kNone) t.waterline->Advance(w);
+  }
+}
+
+std::map<std::string, uint64_t> Waterlines::late_rows() const {
+  MutexLock l(&mu_);
+  std::map<std::string, uint64_t> out;
+  for (const auto& [name, t] : tables_) out[name] = t.late;
+  return out;
+}
+
+std::map<std::string, std::string> Waterlines::waterlines() const {
+  MutexLock l(&mu_);
+  std::map<std::string, std::string> out;
+  for (const auto& [name, t] : tables_) {
+    const int64_t w = t.waterline->value();
+    if (w == Waterline::kNone) continue;
+    const SqlType& type = t.schema[static_cast<size_t>(t.column)];
+    switch (type.id()) {
+      case TypeId::kTimestamp:
+        out[name] = sql::FormatTimestamp(w);
+        break;
+      case TypeId::kDate:
+        out[name] = sql::FormatDate(w);
+        break;
+      case TypeId::kTime:
+        out[name] = sql::FormatTime(w);
+        break;
+      default:
+        out[name] = std::to_string(w);
+    }
+  }
+  return out;
+}
+
+// {"<table>": {"max": <int64 or null>, "late": <count>}, ...}
+nlohmann::json Waterlines::ToJson() const {
+  MutexLock l(&mu_);
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, t] : tables_) {
+    j[name] = {{"max", t.max == Waterline::kNone ? nlohmann::json() : nlohmann::json(t.max)},
+               {"late", t.late}};
+  }
+  return j;
+}
+
+Status Waterlines::FromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::Corruption("waterlines are not a JSON object");
+  {
+    MutexLock l(&mu_);
+    for (auto& [name, t] : tables_) {
+      auto it = j.find(name);
+      if (it == j.end()) continue;  // a table that gained its LATENESS since
+      if (!it->is_object()) return Status::Corruption("the waterline of " + name + " is malformed");
+      const nlohmann::json& max = (*it)["max"];
+      if (max.is_number_integer()) t.max = std::max(t.max, max.get<int64_t>());
+      t.late = it->value("late", uint64_t{0});
+    }
+  }
+  EndStep();
+  return Status::OK();
+}
+
+}  // namespace sluice::pipeline

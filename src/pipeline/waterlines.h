@@ -1,0 +1,69 @@
+// Waterlines: per table with a LATENESS column (sql/lateness.h), the largest
+// value of that column that the table took, and its waterline, that value
+// minus the lateness. A row whose column lies behind the waterline when its
+// step starts is late: it is dropped (counted per table, for /stats) and
+// changes nothing else. After each step the waterline moves up (never down)
+// and is published to the circuit's operators (dataflow/waterline.h),
+// which forget state behind it; so the waterline that operators read is
+// never ahead of the rows that later steps still take.
+//
+// Checkpoints keep each table's largest value and late count (ToJson,
+// FromJson), so a restart resumes the same waterlines.
+//
+// Thread safety: Admit() and EndStep() are called by the step's thread, one
+// step at a time; the accessors from any thread. `mu_` guards the figures.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "base/mutex.h"
+#include "base/status.h"
+#include "dataflow/waterline.h"
+#include "sql/program.h"
+
+namespace sluice::pipeline {
+
+class Waterlines {
+ public:
+  explicit Waterlines(const sql::Program& program);
+
+  bool empty() const { return tables_.empty(); }
+  // For the circuit (BuildProgram): every table's column and waterline.
+  const sql::TableWaterlines& published() const { return published_; }
+
+  // Whether `row` (a row of `table`, as encoded) may enter this step: true
+  // unless its LATENESS column lies behind the table's waterline (NULL never
+  // does). A late row is counted.
+  bool Admit(const std::string& table, std::string_view row) EXCLUDES(mu_);
+  // At a step's end: each waterline follows the largest value admitted.
+  void EndStep() EXCLUDES(mu_);
+
+  // Late rows dropped since the pipeline started (counted in checkpoints),
+  // per table with a LATENESS column.
+  std::map<std::string, uint64_t> late_rows() const EXCLUDES(mu_);
+  // The waterlines, as values of their columns' types (only those known).
+  std::map<std::string, std::string> waterlines() const EXCLUDES(mu_);
+
+  nlohmann::json ToJson() const EXCLUDES(mu_);
+  Status FromJson(const nlohmann::json& j) EXCLUDES(mu_);
+
+ private:
+  struct Table {
+    Schema schema;
+    int column = 0;
+    int64_t lateness = 0;
+    std::shared_ptr<Waterline> waterline;
+    int64_t max = Waterline::kNone;  // the largest value admitted
+    uint64_t late = 0;
+  };
+  int64_t Behind(const Table& t) const;
+
+  mutable Mutex mu_;
+  std::map<std::string, Table> tables_ GUARDED_BY(mu_);
+  sql::TableWaterlines published_;  // set once, in the constructor
+};
+
+}  // namespace sluice::pipeline
