@@ -211,6 +211,12 @@ Status ApplyLateness(std::string_view text, const LatenessClause& clause, int co
   if (stmts.size() != 1 || !stmts[0]["stmt"].contains("SelectStmt")) return fail("");
   const Json& targets = stmts[0]["stmt"]["SelectStmt"].value("targetList", Json::array());
   if (targets.size() != 1) return fail("");
+  // A word after the value would be taken as a column alias
+  // (INTERVAL 1 HOURSS is INTERVAL '1' AS hourss): not a unit we know.
+  if (targets[0]["ResTarget"].contains("name")) {
+    return fail("\"" + targets[0]["ResTarget"]["name"].get<std::string>() +
+                "\" is not a unit of time");
+  }
   const SqlType target = temporal ? SqlType::Interval() : SqlType::BigInt();
   Catalog none;
   Result<Value> v = EvalConstant(none, sql, targets[0]["ResTarget"]["val"], target);

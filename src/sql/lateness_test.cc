@@ -79,6 +79,9 @@ TEST(LatenessTest, WhatIsRefusedSaysWhereAndWhy) {
             std::string::npos);
   EXPECT_NE(Message("CREATE TABLE t (n INT LATENESS -1);").find("it is negative"),
             std::string::npos);
+  EXPECT_NE(Message("CREATE TABLE t (ts TIMESTAMP LATENESS INTERVAL 1 HOURSS);")
+                .find("\"hourss\" is not a unit of time"),
+            std::string::npos);
   EXPECT_NE(Message("CREATE TABLE t (id INT PRIMARY KEY, ts TIMESTAMP LATENESS INTERVAL 1 HOURS);")
                 .find("LATENESS on a table with a PRIMARY KEY is not supported yet"),
             std::string::npos);
