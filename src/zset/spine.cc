@@ -125,57 +125,51 @@ bool Spine::ShouldSpill(const Batch& b) const {
           (budget != nullptr && budget->Over(0) && b.byte_size() >= kMinBudgetSpill));
 }
 
+bool Spine::MergesWithNeighbourLocked(size_t j) const {
+  const Slot& slot = slots_[j];
+  return (j > 0 && !slots_[j - 1].merging &&
+          Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
+         (j + 1 < slots_.size() && !slots_[j + 1].merging &&
+          Level(*slot.batch) <= Level(*slots_[j + 1].batch));
+}
+
+void Spine::RewriteAloneLocked(size_t j, MergeOptions options) {
+  Slot& slot = slots_[j];
+  slot.merging = true;
+  slot.inserted_at = inserted_;
+  ++running_;
+  BatchPtr b = slot.batch;
+  pool_->Submit(
+      [this, b, options] {
+        Result<BatchPtr> rewritten = MergeBatches({b}, options);
+        MutexLock l(&mu_);
+        FinishMergeLocked({b}, std::move(rewritten));
+      },
+      b->len());
+}
+
 void Spine::ScheduleMergesLocked() {
   if (closing_) return;
   // A large batch that arrived in memory moves to storage on its own when no
   // merge is about to rewrite it anyway.
   for (size_t j = 0; j < slots_.size(); ++j) {
-    Slot& slot = slots_[j];
-    if (slot.merging || !ShouldSpill(*slot.batch)) continue;
-    bool mergeable =
-        (j > 0 && !slots_[j - 1].merging && Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
-        (j + 1 < slots_.size() && !slots_[j + 1].merging &&
-         Level(*slot.batch) <= Level(*slots_[j + 1].batch));
-    if (mergeable) continue;
-    slot.merging = true;
-    slot.inserted_at = inserted_;
-    ++running_;
-    BatchPtr b = slot.batch;
+    const Slot& slot = slots_[j];
+    if (slot.merging || !ShouldSpill(*slot.batch) || MergesWithNeighbourLocked(j)) continue;
     MergeOptions to_file = merge_;
     to_file.spill_threshold_bytes = 0;
-    pool_->Submit(
-        [this, b, to_file] {
-          Result<BatchPtr> spilled = MergeBatches({b}, to_file);
-          MutexLock l(&mu_);
-          FinishMergeLocked({b}, std::move(spilled));
-        },
-        b->len());
+    RewriteAloneLocked(j, to_file);
   }
   // A batch that merges no longer reach drops what retain rejects once as
   // many pairs came after it as it holds.
   if (merge_.retain) {
     for (size_t j = 0; j < slots_.size(); ++j) {
-      Slot& slot = slots_[j];
+      const Slot& slot = slots_[j];
       if (slot.merging ||
-          inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024)) {
+          inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024) ||
+          MergesWithNeighbourLocked(j)) {
         continue;
       }
-      const bool mergeable =
-          (j > 0 && !slots_[j - 1].merging && Level(*slots_[j - 1].batch) <= Level(*slot.batch)) ||
-          (j + 1 < slots_.size() && !slots_[j + 1].merging &&
-           Level(*slot.batch) <= Level(*slots_[j + 1].batch));
-      if (mergeable) continue;
-      slot.merging = true;
-      slot.inserted_at = inserted_;
-      ++running_;
-      BatchPtr b = slot.batch;
-      pool_->Submit(
-          [this, b, mo = merge_] {
-            Result<BatchPtr> rewritten = MergeBatches({b}, mo);
-            MutexLock l(&mu_);
-            FinishMergeLocked({b}, std::move(rewritten));
-          },
-          b->len());
+      RewriteAloneLocked(j, merge_);
     }
   }
   // Newest pairs first: they are the cheapest and unblock the most.

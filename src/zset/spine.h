@@ -86,6 +86,10 @@ class Spine {
     uint64_t inserted_at = 0;
   };
   void ScheduleMergesLocked() REQUIRES(mu_);
+  // Whether slot j would merge with a neighbour now (which rewrites it anyway).
+  bool MergesWithNeighbourLocked(size_t j) const REQUIRES(mu_);
+  // Rewrites slot j's batch alone with `options`, on the pool.
+  void RewriteAloneLocked(size_t j, MergeOptions options) REQUIRES(mu_);
   // Replaces the adjacent slots holding `inputs` by `merged`.
   void FinishMergeLocked(const std::vector<BatchPtr>& inputs, Result<BatchPtr> merged)
       REQUIRES(mu_);
