@@ -14,7 +14,8 @@ namespace {
 
 struct Failpoints {
   Mutex mu;
-  std::map<std::string, long> left GUARDED_BY(mu);  // passes until the process ends
+  std::map<std::string, long> left GUARDED_BY(mu);    // passes until the process ends
+  std::map<std::string, long> errors GUARDED_BY(mu);  // passes until one fails
   bool enabled = false;
 
   Failpoints() {
@@ -28,11 +29,13 @@ struct Failpoints {
       const std::string item = spec.substr(at, end - at);
       const size_t colon = item.find(':');
       if (colon != std::string::npos) {
-        left[item.substr(0, colon)] = std::strtol(item.c_str() + colon + 1, nullptr, 10);
+        const bool error = item.size() > 6 && item.compare(item.size() - 6, 6, ":error") == 0;
+        (error ? errors : left)[item.substr(0, colon)] =
+            std::strtol(item.c_str() + colon + 1, nullptr, 10);
       }
       at = end + 1;
     }
-    enabled = !left.empty();
+    enabled = !left.empty() || !errors.empty();
   }
 };
 
@@ -54,6 +57,16 @@ void FailpointSlow(const char* name) {
     std::fprintf(stderr, "sluice: failpoint %s: exiting\n", name);
     _exit(137);
   }
+}
+
+bool FailpointErrorSlow(const char* name) {
+  Failpoints& f = Get();
+  MutexLock l(&f.mu);
+  auto it = f.errors.find(name);
+  if (it == f.errors.end() || it->second <= 0) return false;
+  if (--it->second > 0) return false;
+  std::fprintf(stderr, "sluice: failpoint %s: failing once\n", name);
+  return true;
 }
 
 }  // namespace sluice

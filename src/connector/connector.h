@@ -72,6 +72,9 @@ struct PartReport {
   uint64_t from = 0, step = 0;
   std::string files;
   bool snapshot = false;
+  // A compaction of the part's files after `step`: actions that change no
+  // row, committed on their own.
+  bool compaction = false;
 };
 
 // How a part reaches its leader on another host (the pipeline provides it).

@@ -379,6 +379,7 @@ class DeltaOutput final : public OutputConnector {
   // makes a replayed step a no-op).
   Status CommitStep(uint64_t step, const std::vector<DeltaFile>& files) {
     Failpoint("delta_before_commit");  // the data files are written, the commit not
+    if (FailpointError("delta_commit")) return Status::IOError("failpoint delta_commit");
     std::vector<std::string> actions;
     if (step > 0) {  // step 0: a compaction, which belongs to no step
       actions.push_back(
@@ -729,34 +730,52 @@ class DeltaOutput final : public OutputConnector {
       return Status::OK();
     }
     if (merge_) return WritePartMerge(chunk);
-    if (chunk.kind == OutputChunk::Kind::kSnapshot) {
+    const bool snapshot = chunk.kind == OutputChunk::Kind::kSnapshot;
+    if (unanswered_ && unanswered_->step == chunk.step && unanswered_->snapshot == snapshot &&
+        (!snapshot || chunk.last)) {
+      return SendReport(std::move(*unanswered_));  // the step written again: its report again
+    }
+    if (snapshot) {
       SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
       pending_.insert(pending_.end(), files.begin(), files.end());
       if (!chunk.last) return Status::OK();
-      Status s = Report(chunk.step, chunk.step, pending_, /*snapshot=*/true);
-      if (!s.ok()) {
-        DropPending();
-        return s;
-      }
-      Count(pending_);
+      std::vector<DeltaFile> all = std::move(pending_);
       pending_.clear();
-      next_from_ = chunk.step + 1;
-      return Status::OK();
+      return SendReport({chunk.step, chunk.step, true, std::move(all)});
     }
     if (chunk.batches.empty() && queue_->queued_chunks() > 0) {
       return Status::OK();  // the next report covers it
     }
     SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, EncodeRows(chunk.batches, chunk.step));
     Failpoint("delta_part_before_report");  // its files are written, not reported
-    Status s = Report(next_from_ == 0 ? chunk.step : next_from_, chunk.step, files,
-                      /*snapshot=*/false);
-    if (!s.ok()) {
-      for (const DeltaFile& f : files) (void)RemoveFile(uri_ + "/" + f.path);
+    return SendReport(
+        {next_from_ == 0 ? chunk.step : next_from_, chunk.step, false, std::move(files)});
+  }
+
+  // A report of new files (update_mode cdc) and what its answer means. A
+  // refusal (InvalidArgument) means the leader took none of it: the files
+  // go. Any other failure leaves the outcome unknown (the leader may have
+  // committed the files, or holds them for a commit to come), so the files
+  // stay, and when the step is written again the same report is sent again.
+  struct PendingReport {
+    uint64_t from = 0, step = 0;
+    bool snapshot = false;
+    std::vector<DeltaFile> files;
+  };
+  Status SendReport(PendingReport r) {
+    unanswered_.reset();
+    Status s = Report(r.from, r.step, r.files, r.snapshot);
+    if (s.code() == StatusCode::kInvalidArgument) {
+      for (const DeltaFile& f : r.files) (void)RemoveFile(uri_ + "/" + f.path);
       return s;
     }
-    next_from_ = chunk.step + 1;
-    committed_step_ = chunk.step;
-    Count(files);
+    if (!s.ok()) {
+      unanswered_ = std::move(r);
+      return s;
+    }
+    next_from_ = r.step + 1;
+    if (!r.snapshot) committed_step_ = r.step;
+    Count(r.files);
     return Status::OK();
   }
 
@@ -773,15 +792,58 @@ class DeltaOutput final : public OutputConnector {
     Failpoint("delta_part_before_report");
     const uint64_t from = snapshot || next_from_ == 0 ? chunk.step : next_from_;
     Status s = Report(from, chunk.step, *actions, snapshot);
-    if (!s.ok()) {
+    if (s.code() == StatusCode::kInvalidArgument) {
+      // Refused: nothing of it is in the table. The part's state may be
+      // what the leader found stale, so it is loaded again from the table.
       merge_table_->Abort();
+      merge_table_.reset();
       return s;
     }
+    // Any other failure: the leader may have committed it, or may yet; the
+    // change stays staged, and writing the step again sends the same
+    // actions again.
+    if (!s.ok()) return s;
     merge_table_->Commit();
     next_from_ = chunk.step + 1;
     if (!snapshot) committed_step_ = chunk.step;
     Count(*actions);
+    CompactPart(chunk.step);
     return Status::OK();
+  }
+
+  // A part's compaction (as Compact), between its steps: its small files
+  // rewritten, reported to the leader, which commits them on their own.
+  void CompactPart(uint64_t step) {
+    if (compact_min_files_ == 0 || queue_->queued_chunks() > 0) return;
+    auto actions = merge_table_->StageCompaction(MergeWriter(0), target_ / 4, compact_min_files_,
+                                                 target_);
+    Status s = actions.status();
+    if (s.ok() && actions->empty()) return;
+    if (s.ok()) {
+      PartReport report;
+      report.connector = spec_.name;
+      report.host = part_->host;
+      report.from = report.step = step;
+      report.files = FilesJson(*actions);
+      report.compaction = true;
+      s = part_->leader_here()
+              ? LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true)
+              : ReportToLeader(report);
+    }
+    if (s.ok()) {
+      merge_table_->Commit();
+      ++compactions_;
+      return;
+    }
+    stats_.SetError("compaction: " + s.ToString());
+    if (s.code() == StatusCode::kInvalidArgument || part_->leader_here()) {
+      merge_table_->Abort();  // not committed (the leader's own: its commit failed)
+      if (s.code() == StatusCode::kInvalidArgument) merge_table_.reset();
+    } else {
+      // The leader may have committed it: the part's state comes from the
+      // table again at its next write (its new files stay).
+      merge_table_.reset();
+    }
   }
 
   // This part's report of `files` for steps `from` to `step` (or its
@@ -808,10 +870,14 @@ class DeltaOutput final : public OutputConnector {
       Status s = part_->link->Report(report);
       if (s.code() != StatusCode::kUnavailable) {
         // A refusal or a leader that has gone is final.
-        return s.ok() ? s
-                      : Status::Aborted("the leader (host " + std::to_string(part_->leader) +
-                                        ") did not take the report of step " +
-                                        std::to_string(report.step) + ": " + s.message());
+        if (s.ok()) return s;
+        const std::string why = "the leader (host " + std::to_string(part_->leader) +
+                                ") did not take the report of step " +
+                                std::to_string(report.step) + ": " + s.message();
+        // A refusal says that the leader took none of it; anything else
+        // leaves that unknown.
+        return s.code() == StatusCode::kInvalidArgument ? Status::InvalidArgument(why)
+                                                        : Status::Aborted(why);
       }
       if (queue_->closed()) return Status::Aborted("stopping");
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -822,6 +888,7 @@ class DeltaOutput final : public OutputConnector {
     Json list = Json::array();
     for (const DeltaFile& f : files) {
       Json j{{"path", f.path}, {"size", f.size}, {"rows", f.rows}, {"stats", f.stats}};
+      if (!f.data_change) j["data_change"] = false;
       if (f.action != DeltaFile::Action::kAdd) {
         j["action"] = f.action == DeltaFile::Action::kRemove ? "remove" : "deletion_vector";
       }
@@ -852,6 +919,7 @@ class DeltaOutput final : public OutputConnector {
       f.size = j["size"];
       f.rows = j["rows"];
       f.stats = j["stats"];
+      f.data_change = j.value("data_change", true) != false;
       const std::string action = j.value("action", std::string("add"));
       if (action == "remove") {
         f.action = DeltaFile::Action::kRemove;
@@ -909,9 +977,14 @@ class DeltaOutput final : public OutputConnector {
                                      ", which has no part");
     }
     if (report.snapshot) return LeaderAcceptSnapshot(report, wait);
+    if (report.compaction) return LeaderAcceptCompaction(report);
     if (report.step > committed_through_) {
       PartState& p = parts_[static_cast<size_t>(report.host)];
-      if (!p.heard || report.step > p.through) {
+      if (p.heard && report.step <= p.through) {
+        // Sent again (its answer was lost, or the commit failed): the report
+        // taken before stands, and a commit that failed is tried again.
+        SLUICE_RETURN_IF_ERROR(RetryCommits(own));
+      } else {
         if (p.heard && report.from != p.through + 1) {
           // Nothing can complete the steps it skipped: the connector fails.
           failure_ = Status::InvalidArgument(
@@ -923,12 +996,13 @@ class DeltaOutput final : public OutputConnector {
           return failure_;
         }
         SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, ParseFiles(report));
+        SLUICE_RETURN_IF_ERROR(CheckLive(report.host, files));
         std::vector<DeltaFile>& at = waiting_[report.step];
         at.insert(at.end(), files.begin(), files.end());
         p.heard = true;
         p.through = report.step;
-        Status s = CommitReady();
-        if (!s.ok()) return s;  // the files stay; the next report or retry commits them
+        // On an error the files stay; the report sent again commits them.
+        SLUICE_RETURN_IF_ERROR(RetryCommits(own));
       }
     }
     const auto start = std::chrono::steady_clock::now();
@@ -965,11 +1039,13 @@ class DeltaOutput final : public OutputConnector {
       auto files = ParseFiles(report);
       if (!files.ok()) {
         w.hosts.erase(report.host);
+        if (w.hosts.empty()) snapshots_.erase(report.step);
         return files.status();
       }
       w.files.insert(w.files.end(), files->begin(), files->end());
-      SLUICE_RETURN_IF_ERROR(CommitReady());
     }
+    // (Sent again: a commit that failed is tried again.)
+    SLUICE_RETURN_IF_ERROR(RetryCommits(report.host == part_->host));
     const auto until = wait == std::chrono::milliseconds::max()
                            ? std::chrono::steady_clock::now() + std::chrono::hours(24 * 365)
                            : std::chrono::steady_clock::now() + wait;
@@ -986,6 +1062,67 @@ class DeltaOutput final : public OutputConnector {
       return Status::NotFound("connector \"" + spec_.name + "\" stopped on the leader's host");
     }
     return Status::OK();
+  }
+
+  // A part's compaction after its steps through report.step (committed,
+  // since the part heard so): a commit of its own, which changes no row.
+  Status LeaderAcceptCompaction(const PartReport& report) REQUIRES(lmu_) {
+    if (report.step > committed_through_) {
+      return Status::InvalidArgument("host " + std::to_string(report.host) +
+                                     "'s part reported a compaction after step " +
+                                     std::to_string(report.step) +
+                                     ", which the table does not hold yet");
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaFile> files, ParseFiles(report));
+    for (DeltaFile& f : files) f.data_change = false;
+    SLUICE_RETURN_IF_ERROR(CheckLive(report.host, files));
+    return CommitStep(0, files);
+  }
+
+  // Every file a part's actions remove, or give a new deletion vector, is
+  // live in the table with the vector they name: a part whose state is
+  // stale is refused (it loads its state from the table again).
+  Status CheckLive(int host, const std::vector<DeltaFile>& files) const REQUIRES(lmu_) {
+    auto vector_id = [](const std::string& descriptor) {
+      if (descriptor.empty()) return std::string();
+      const Json j = Json::parse(descriptor, nullptr, false);
+      return j.is_object() ? j.value("pathOrInlineDv", std::string()) + "@" +
+                                 std::to_string(j.value("offset", int64_t{-1}))
+                           : descriptor;
+    };
+    for (const DeltaFile& f : files) {
+      if (f.action == DeltaFile::Action::kAdd) continue;
+      auto it = log_->live().find(f.path);
+      const std::string have =
+          it == log_->live().end() || !it->second.deletion_vector
+              ? std::string()
+              : vector_id(it->second.deletion_vector->Json());
+      if (it == log_->live().end() || have != vector_id(f.old_deletion_vector)) {
+        return Status::InvalidArgument(
+            "host " + std::to_string(host) + "'s part changes file " + f.path + ", which the table " +
+            (it == log_->live().end() ? "does not hold" : "holds with another deletion vector") +
+            " (its state is behind the table's; it reloads it)");
+      }
+    }
+    return Status::OK();
+  }
+
+  // CommitReady after a report was taken. A failed commit is the leader's
+  // to try again: its own part gets the error (and writes the step again),
+  // another host's part hears that the leader is busy, and sends its report
+  // again; each report sent again tries the commit again.
+  Status RetryCommits(bool own) REQUIRES(lmu_) {
+    Status s = CommitReady();
+    if (s.ok()) {
+      if (commit_failed_) stats_.ClearError();
+      commit_failed_ = false;
+      return s;
+    }
+    commit_failed_ = true;
+    stats_.SetError("commit: " + s.ToString() + " (retrying)");
+    if (own) return s;
+    return Status::Unavailable("connector \"" + spec_.name + "\": the commit failed (" +
+                               s.message() + "); it is tried again");
   }
 
   // Which parts step `step` waits for.
@@ -1067,6 +1204,7 @@ class DeltaOutput final : public OutputConnector {
   std::unique_ptr<DeltaLog> log_;
   int64_t skip_through_ = -1;
   std::vector<DeltaFile> pending_;  // the files of a snapshot's parts so far
+  std::optional<PendingReport> unanswered_;  // a part's report whose outcome is unknown
   std::atomic<uint64_t> committed_step_{0};
   std::shared_ptr<OutputQueue> queue_;
   std::thread thread_;
@@ -1085,6 +1223,7 @@ class DeltaOutput final : public OutputConnector {
   std::map<uint64_t, SnapshotWait> snapshots_ GUARDED_BY(lmu_);  // by step
   uint64_t committed_through_ GUARDED_BY(lmu_) = 0;
   bool stopped_ GUARDED_BY(lmu_) = false;
+  bool commit_failed_ GUARDED_BY(lmu_) = false;  // the last commit failed
   Status failure_ GUARDED_BY(lmu_);
 };
 

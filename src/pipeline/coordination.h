@@ -394,6 +394,7 @@ struct PartReportRequest {
   uint64_t step = 0;
   std::string files;  // the transport's JSON text
   bool snapshot = false;
+  bool compaction = false;
   template <class V>
   void Fields(V& v) {
     v("connector", connector);
@@ -402,6 +403,7 @@ struct PartReportRequest {
     v("step", step);
     v("files", files);
     v("snapshot", snapshot);
+    v("compaction", compaction);
   }
 };
 

@@ -100,7 +100,8 @@ class HostPeers final : public pipeline::Peers {
   void Release(int host, uint64_t lease) override { (void)Retry(host, co::ReleaseRequest{lease}); }
   Status ReportPart(int host, const connector::PartReport& r) override {
     return Retry(host,
-                 co::PartReportRequest{r.connector, r.host, r.from, r.step, r.files, r.snapshot})
+                 co::PartReportRequest{r.connector, r.host, r.from, r.step, r.files, r.snapshot,
+                                           r.compaction})
         .status();
   }
 
@@ -449,7 +450,8 @@ void HostServer::Impl::Routes() {
                                          "), over a connection whose certificate does not name it");
         }
         LongCall busy(this);
-        connector::PartReport report{r.connector, r.host, r.from, r.step, r.files, r.snapshot};
+        connector::PartReport report{r.connector, r.host,  r.from,      r.step,
+                                     r.files,     r.snapshot, r.compaction};
         SLUICE_RETURN_IF_ERROR(Get()->AcceptPartReport(report));
         return Empty{};
       });
