@@ -381,7 +381,7 @@ CREATE TABLE t (
 CREATE MATERIALIZED VIEW cur WITH (connectors = '[{"name": "lake_cur", "send_snapshot": true,
   "transport": {"name": "delta_table_output", "config": {"uri": "lake/cur",
     "update_mode": "merge", "index": "cur_id", "target_file_size_bytes": 8000,
-    "compact_min_files": 4}}}]')
+    "compact_min_files": 4, "vacuum_retention_hours": 0}}}]')
   AS SELECT * FROM t;
 CREATE INDEX cur_id ON cur (id);
 CREATE MATERIALIZED VIEW bys WITH (connectors = '[{"name": "lake_bys",
@@ -405,6 +405,37 @@ std::vector<Json> Actions(const std::string& table) {
     std::ifstream in(table + "/_delta_log/" + name);
     if (!in) break;
     for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
+  }
+  return out;
+}
+
+// The files of a table that its latest version does not read: data files
+// no live add names, and deletion vector files beyond as many as the live
+// files' distinct vectors.
+std::vector<std::string> UnreadFiles(const std::string& table) {
+  std::map<std::string, std::string> live;  // path -> its vector's pathOrInlineDv
+  for (const Json& a : Actions(table)) {
+    if (a.contains("remove")) live.erase(a["remove"]["path"].get<std::string>());
+    if (a.contains("add")) {
+      const Json& add = a["add"];
+      live[add["path"]] =
+          add.contains("deletionVector") ? add["deletionVector"]["pathOrInlineDv"] : Json("");
+    }
+  }
+  std::set<std::string> vectors;
+  for (const auto& [path, dv] : live) {
+    if (!dv.empty()) vectors.insert(dv);
+  }
+  std::vector<std::string> out;
+  size_t vector_files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(table)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("deletion_vector_", 0) == 0 && ++vector_files > vectors.size()) {
+      out.push_back(name);
+    }
+    if (name.size() > 8 && name.substr(name.size() - 8) == ".parquet" && live.count(name) == 0) {
+      out.push_back(name);
+    }
   }
   return out;
 }
@@ -487,6 +518,16 @@ TEST(DeltaTest, MergeKeepsTheViewWithDeletionVectors) {
     }
   }
   EXPECT_GT(compactions, 0);
+  // With no retention, VACUUM deletes what the commits removed (rewritten,
+  // deleted and compacted files, and replaced vectors) once the sink is idle.
+  std::vector<std::string> unread = UnreadFiles(cur);
+  for (int i = 0; i < 200 && !unread.empty(); ++i) {
+    std::this_thread::sleep_for(25ms);
+    unread = UnreadFiles(cur);
+  }
+  EXPECT_TRUE(unread.empty()) << unread.size() << " files, the first " << unread.front();
+  EXPECT_NE(p.log().find("vacuum deleted"), std::string::npos) << p.log();
+  EXPECT_FALSE(UnreadFiles(bys).empty()) << "the default retention keeps removed files";
   // A restart from a checkpoint: the index comes back from the table.
   ASSERT_TRUE(p.Checkpoint()["success"].is_number());
   p.Kill9();

@@ -36,8 +36,8 @@ const std::vector<TransportInfo>& Transports() {
       {"http_output", false, {}, {}},
       {"delta_table_output",
        false,
-       {"uri", "mode", "update_mode", "index", "compact_min_files", "target_file_size_bytes",
-        "threads", "compression", "part_wait_secs"},
+       {"uri", "mode", "update_mode", "index", "compact_min_files", "vacuum_retention_hours",
+        "target_file_size_bytes", "threads", "compression", "part_wait_secs"},
        {"uri"}},
   };
   return kTransports;
@@ -184,6 +184,13 @@ Result<std::vector<ConnectorSpec>> ParseConnectors(const std::string& relation, 
         SLUICE_RETURN_IF_ERROR(one_of("update_mode", {"cdc", "merge"}));
         if (config.contains("compact_min_files") && !config["compact_min_files"].is_number_unsigned()) {
           return fail("\"compact_min_files\" must be a non-negative integer (0: never compact)");
+        }
+        if (config.contains("vacuum_retention_hours") &&
+            (!config["vacuum_retention_hours"].is_number() ||
+             config["vacuum_retention_hours"].get<double>() < 0)) {
+          return fail(
+              "\"vacuum_retention_hours\" must be a non-negative number of hours (how long files "
+              "a commit removed stay for readers of older versions)");
         }
         if (config.contains("index") && (!config["index"].is_string() ||
                                          config["index"].get<std::string>().empty())) {

@@ -75,6 +75,10 @@ TEST(ConnectorSpecTest, FieldsAndErrorsNameWhatIsWrong) {
     EXPECT_FALSE(r.ok()) << json;
     return r.ok() ? std::string() : r.status().message();
   };
+  EXPECT_NE(err(false, R"([{"transport": {"name": "delta_table_output", "config": {"uri": "x",
+      "vacuum_retention_hours": -1}}}])")
+                .find("\"vacuum_retention_hours\" must be a non-negative number of hours"),
+            std::string::npos);
   EXPECT_NE(err(true, R"([{"transport": {"name": "kafka_input"}}])")
                 .find("unknown transport \"kafka_input\""),
             std::string::npos);

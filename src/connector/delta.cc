@@ -198,6 +198,7 @@ class DeltaOutput final : public OutputConnector {
     }
     merge_ = c.value("update_mode", std::string("cdc")) == "merge";
     compact_min_files_ = c.value("compact_min_files", size_t{16});
+    retention_ms_ = static_cast<int64_t>(c.value("vacuum_retention_hours", 168.0) * 3600 * 1000);
     if (!merge_) {
       columns_.push_back({"__sluice_op", SqlType::Varchar(-1, false)});
       columns_.push_back({"__sluice_step", SqlType::BigInt(false)});
@@ -372,6 +373,7 @@ class DeltaOutput final : public OutputConnector {
     pending_.clear();
     committed_step_ = chunk.step;
     Count(files);
+    Vacuum();
     return Status::OK();
   }
 
@@ -517,6 +519,7 @@ class DeltaOutput final : public OutputConnector {
     committed_step_ = chunk.step;
     Count(*actions);
     Compact();
+    Vacuum();
     return Status::OK();
   }
 
@@ -539,6 +542,37 @@ class DeltaOutput final : public OutputConnector {
       stats_.SetError("compaction: " + s.ToString());
     }
   }
+
+  // Delta's VACUUM, between steps while nothing waits in the queue, at most
+  // every kVacuumPeriod (or as often as the retention, when shorter): files
+  // the table's commits removed more than `vacuum_retention_hours` ago are
+  // deleted, and files no commit names once an hour old (so that files a
+  // step is writing, or a part on another host, are never taken). The
+  // leader's (or the one sink's) work: it holds the log.
+  void Vacuum() {
+    if (!log_ || (part_ && !part_->leader_here()) || queue_->queued_chunks() > 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    const auto period = std::min<std::chrono::milliseconds>(
+        kVacuumPeriod, std::chrono::milliseconds(retention_ms_));
+    if (last_vacuum_ && now - *last_vacuum_ < period) return;
+    last_vacuum_ = now;
+    MutexLock l(&lmu_);  // on many hosts the log is shared with the leader's other threads
+    auto r = log_->Vacuum(DeltaNowMillis(), retention_ms_, kUntrackedMs);
+    if (!r.ok()) {
+      stats_.SetError(r.status().ToString());
+      return;
+    }
+    if (r->files > 0) {
+      std::fprintf(stderr,
+                   "sluice: connector \"%s\": vacuum deleted %llu files (%llu bytes) removed "
+                   "from the table more than %g hours ago\n",
+                   spec_.name.c_str(), static_cast<unsigned long long>(r->files),
+                   static_cast<unsigned long long>(r->bytes),
+                   static_cast<double>(retention_ms_) / 3600000.0);
+    }
+  }
+  static constexpr std::chrono::milliseconds kVacuumPeriod{10 * 60 * 1000};
+  static constexpr int64_t kUntrackedMs = 3600 * 1000;
 
   // Removes every file of the table (a reset), as one commit.
   Status RemoveLiveFiles() {
@@ -776,6 +810,7 @@ class DeltaOutput final : public OutputConnector {
     next_from_ = r.step + 1;
     if (!r.snapshot) committed_step_ = r.step;
     Count(r.files);
+    Vacuum();
     return Status::OK();
   }
 
@@ -808,6 +843,7 @@ class DeltaOutput final : public OutputConnector {
     if (!snapshot) committed_step_ = chunk.step;
     Count(*actions);
     CompactPart(chunk.step);
+    Vacuum();
     return Status::OK();
   }
 
@@ -1198,6 +1234,8 @@ class DeltaOutput final : public OutputConnector {
   double rewrite_fraction_ = 0.5;               // merge: rewrite files this much deleted
   size_t compact_min_files_ = 16;               // merge: compact this many small files
   uint64_t compactions_ = 0;
+  int64_t retention_ms_ = 0;                    // vacuum: files removed this long ago go
+  std::optional<std::chrono::steady_clock::time_point> last_vacuum_;
   std::unique_ptr<DeltaMergeTable> merge_table_;
   Status merge_failure_;                        // merge: the view's key failed
   bool resuming_ = false;

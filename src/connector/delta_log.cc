@@ -492,8 +492,13 @@ Status DeltaLog::ApplyActions(uint64_t version, const std::string& text, const s
       }
       live_[f.path] = std::move(f);
     } else if (a.contains("remove") && a["remove"].is_object()) {
-      if (checkpoint) continue;  // a tombstone: its file is not live
       const Json& j = a["remove"];
+      std::optional<DeletionVectorRef> removed_dv;
+      if (j.contains("deletionVector") && j["deletionVector"].is_object()) {
+        SLUICE_ASSIGN_OR_RETURN(removed_dv, ParseDeletionVector(j["deletionVector"], at));
+      }
+      NoteRemoved(j.value("path", ""), removed_dv, j.value("deletionTimestamp", int64_t{0}));
+      if (checkpoint) continue;  // a tombstone: its file is not live
       auto it = live_.find(j.value("path", ""));
       if (it == live_.end()) continue;
       // A remove ends the logical file (path, vector) it names; the add of
@@ -637,6 +642,78 @@ std::string DeltaLog::LocalPath(const std::string& path) const {
   return dir_ + "/" + PercentDecode(path);
 }
 
+Result<std::string> DeltaLog::DeletionVectorPath(const DeletionVectorRef& dv) const {
+  if (dv.storage_type == 'i') return std::string();
+  if (dv.storage_type != 'u') return LocalPath(dv.path_or_inline);
+  const std::string& s = dv.path_or_inline;
+  if (s.size() < 20) return Status::Corruption("a deletion vector's UUID \"" + s + "\" is too short");
+  const std::string prefix = s.substr(0, s.size() - 20);
+  SLUICE_ASSIGN_OR_RETURN(std::string uuid, format::Z85Decode(s.substr(s.size() - 20)));
+  return dir_ + "/" + (prefix.empty() ? "" : prefix + "/") + "deletion_vector_" + UuidText(uuid) +
+         ".bin";
+}
+
+void DeltaLog::NoteRemoved(const std::string& path, const std::optional<DeletionVectorRef>& dv,
+                           int64_t at) {
+  auto note = [&](const std::string& local) {
+    if (local.empty()) return;
+    int64_t& t = removed_[local];
+    t = std::max(t, at);
+  };
+  if (!path.empty()) note(LocalPath(path));
+  if (dv) {
+    auto dv_path = DeletionVectorPath(*dv);
+    if (dv_path.ok()) note(*dv_path);
+  }
+}
+
+Result<DeltaLog::VacuumResult> DeltaLog::Vacuum(int64_t now_ms, int64_t retention_ms,
+                                                int64_t untracked_ms) const {
+  namespace fs = std::filesystem;
+  std::set<std::string> read;  // what the latest version reads
+  for (const auto& [path, f] : live_) {
+    read.insert(LocalPath(path));
+    if (f.deletion_vector) {
+      SLUICE_ASSIGN_OR_RETURN(std::string dv, DeletionVectorPath(*f.deletion_vector));
+      if (!dv.empty()) read.insert(dv);
+    }
+  }
+  VacuumResult out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir_, ec), end;
+  if (ec) return Status::IOError("vacuum: cannot list " + dir_ + ": " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) return Status::IOError("vacuum: cannot list " + dir_ + ": " + ec.message());
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '_' || name[0] == '.') {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    const std::string path = it->path().string();
+    if (read.count(path) > 0) continue;
+    auto removed = removed_.find(path);
+    bool old = false;
+    if (removed != removed_.end()) {
+      old = removed->second <= now_ms - retention_ms;
+    } else {
+      const auto mtime = fs::last_write_time(it->path(), ec);
+      if (ec) continue;
+      const auto age = fs::file_time_type::clock::now() - mtime;
+      old = std::chrono::duration_cast<std::chrono::milliseconds>(age).count() >= untracked_ms;
+    }
+    if (!old) continue;
+    const uint64_t size = it->file_size(ec);
+    if (ec) continue;
+    if (!fs::remove(it->path(), ec) || ec) {
+      return Status::IOError("vacuum: cannot delete " + path + ": " + ec.message());
+    }
+    ++out.files;
+    out.bytes += size;
+  }
+  return out;
+}
+
 Result<std::vector<uint64_t>> DeltaLog::DeletedRows(const DeltaLiveFile& file) const {
   if (!file.deletion_vector) return std::vector<uint64_t>{};
   const DeletionVectorRef& dv = *file.deletion_vector;
@@ -651,16 +728,7 @@ Result<std::vector<uint64_t>> DeltaLog::DeletedRows(const DeltaLiveFile& file) c
     bytes.resize(dv.size_in_bytes);
     return format::DecodeDeletionBitmap(bytes, dv.cardinality, what);
   }
-  std::string path;
-  if (dv.storage_type == 'u') {
-    const std::string& s = dv.path_or_inline;
-    const std::string prefix = s.substr(0, s.size() - 20);
-    SLUICE_ASSIGN_OR_RETURN(std::string uuid, format::Z85Decode(s.substr(s.size() - 20)));
-    path = dir_ + "/" + (prefix.empty() ? "" : prefix + "/") + "deletion_vector_" + UuidText(uuid) +
-           ".bin";
-  } else {
-    path = LocalPath(dv.path_or_inline);
-  }
+  SLUICE_ASSIGN_OR_RETURN(const std::string path, DeletionVectorPath(dv));
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Status::IOError("cannot read the deletion vector " + what + " (" + path + ")");

@@ -133,9 +133,26 @@ class DeltaLog {
   // The deleted row positions of a live file (none without a vector),
   // ascending; read from the log (inline) or the vector's file.
   Result<std::vector<uint64_t>> DeletedRows(const DeltaLiveFile& file) const;
+  // The local path of a vector's file (empty for an inline vector).
+  Result<std::string> DeletionVectorPath(const DeletionVectorRef& dv) const;
+
+  // Delta's VACUUM: deletes the files in the table's directory that the
+  // latest version does not read (data files and deletion vector files;
+  // never the log, nor files or directories whose names begin with `_` or
+  // `.`): a file a commit removed once `retention_ms` have passed since
+  // (the remove's deletionTimestamp), a file no commit names (written by a
+  // commit that never happened) once it is `untracked_ms` old by its
+  // modification time. Readers of versions younger than the retention still
+  // find their files.
+  struct VacuumResult {
+    uint64_t files = 0, bytes = 0;
+  };
+  Result<VacuumResult> Vacuum(int64_t now_ms, int64_t retention_ms, int64_t untracked_ms) const;
 
  private:
   void NoteTxn(const std::string& app_id, int64_t version);
+  // A remove of `path` (as in the log) with vector `dv`, at `at` ms.
+  void NoteRemoved(const std::string& path, const std::optional<DeletionVectorRef>& dv, int64_t at);
   Status ReadCheckpoint(const std::vector<std::string>& parts, uint64_t version);
   // Replays actions (JSON lines) of `version`; a checkpoint's (`checkpoint`)
   // are the whole table: its removes are only tombstones.
@@ -155,6 +172,9 @@ class DeltaLog {
   std::vector<std::string> reader_features_;
   std::vector<std::string> writer_features_;
   std::map<std::string, DeltaLiveFile> live_;
+  // Files (data and vector files, by local path) that removes ended, with
+  // the latest deletionTimestamp.
+  std::map<std::string, int64_t> removed_;
   std::vector<std::pair<std::string, int64_t>> txns_;
 };
 

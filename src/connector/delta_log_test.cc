@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -213,6 +214,80 @@ TEST_F(DeltaLogTest, IncompleteAndV2Checkpoints) {
   again = DeltaLog::Open(dir_);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), StatusCode::kUnimplemented) << again.status().ToString();
+}
+
+// VACUUM deletes what the latest version does not read: files removed
+// longer ago than the retention, files no commit names once old enough;
+// never live files, their vectors, the log or hidden files.
+TEST_F(DeltaLogTest, VacuumDeletesOnlyFilesNoRecentVersionReads) {
+  namespace fs = std::filesystem;
+  auto touch = [&](const std::string& name, int age_hours) {
+    fs::create_directories(fs::path(dir_ + "/" + name).parent_path());
+    std::ofstream(dir_ + "/" + name) << "x";
+    fs::last_write_time(dir_ + "/" + name,
+                        fs::file_time_type::clock::now() - std::chrono::hours(age_hours));
+  };
+  std::string uuid_live, uuid_old;
+  const std::string live_dv_file = "deletion_vector_" + DeltaNewUuid(&uuid_live) + ".bin";
+  const std::string old_dv_file = "deletion_vector_" + DeltaNewUuid(&uuid_old) + ".bin";
+  auto dv_json = [](const std::string& uuid) {
+    DeletionVectorRef dv;
+    dv.storage_type = 'u';
+    dv.path_or_inline = format::Z85Encode(uuid);
+    dv.offset = 1;
+    dv.size_in_bytes = 10;
+    dv.cardinality = 1;
+    return dv.Json();
+  };
+  for (const char* f : {"live.parquet", "old.parquet", "recent.parquet", "orphan_old.parquet",
+                        "orphan_new.parquet", "p=1/part.parquet", ".hidden", "_sidecar/x"}) {
+    touch(f, std::string(f).find("new") != std::string::npos ? 0 : 30);
+  }
+  touch(live_dv_file, 30);
+  touch(old_dv_file, 30);
+  const int64_t now = DeltaNowMillis(), hour = 3600 * 1000;
+  auto log = DeltaLog::Open(dir_);
+  ASSERT_TRUE(log.ok());
+  auto add = [](const std::string& path, const std::string& dv) {
+    return R"({"add":{"path":")" + path + R"(","size":1,"dataChange":true)" +
+           (dv.empty() ? "" : R"(,"deletionVector":)" + dv) + "}}";
+  };
+  auto remove = [](const std::string& path, const std::string& dv, int64_t at) {
+    return R"({"remove":{"path":")" + path + R"(","dataChange":true,"deletionTimestamp":)" +
+           std::to_string(at) + (dv.empty() ? "" : R"(,"deletionVector":)" + dv) + "}}";
+  };
+  ASSERT_TRUE(log->Commit({R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})",
+                           R"({"metaData":{"schemaString":"{}","partitionColumns":[]}})",
+                           add("live.parquet", dv_json(uuid_old)), add("old.parquet", ""),
+                           add("recent.parquet", ""), add("p%3D1/part.parquet", "")},
+                          "WRITE")
+                  .ok());
+  // live.parquet's vector replaced (its old vector file removed 25 hours
+  // ago); old.parquet removed 25 hours ago, recent.parquet an hour ago.
+  ASSERT_TRUE(log->Commit({remove("live.parquet", dv_json(uuid_old), now - 25 * hour),
+                           add("live.parquet", dv_json(uuid_live)),
+                           remove("old.parquet", "", now - 25 * hour),
+                           remove("recent.parquet", "", now - hour)},
+                          "DELETE")
+                  .ok());
+  auto r = log->Vacuum(now, 24 * hour, 2 * hour);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->files, 3u);  // old.parquet, the old vector file, orphan_old.parquet
+  EXPECT_EQ(r->bytes, 3u);
+  for (const std::string& f : std::vector<std::string>{"live.parquet", live_dv_file, "recent.parquet", "orphan_new.parquet",
+                              "p=1/part.parquet", ".hidden", "_sidecar/x"}) {
+    EXPECT_TRUE(fs::exists(dir_ + "/" + f)) << f;
+  }
+  for (const std::string& f : std::vector<std::string>{"old.parquet", old_dv_file, "orphan_old.parquet"}) {
+    EXPECT_FALSE(fs::exists(dir_ + "/" + f)) << f;
+  }
+  EXPECT_EQ(log->live().size(), 2u);
+  EXPECT_TRUE(fs::exists(dir_ + "/_delta_log/" + DeltaCommitName(1)));
+  // With no retention, the file removed an hour ago goes too.
+  r = log->Vacuum(now, 0, 2 * hour);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->files, 1u);
+  EXPECT_FALSE(fs::exists(dir_ + "/recent.parquet"));
 }
 
 }  // namespace
