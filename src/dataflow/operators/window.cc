@@ -32,10 +32,20 @@ Status WindowOp::Eval() {
   }
   const SqlType& ts_type = schema_[static_cast<size_t>(spec_.ts_column)];
   const SqlType bound_type = ts_type.WithNullable(false);
-  BatchBuilder out;
+  // The output is in order as it is made: keys in the input's order, each
+  // followed by its window bounds in ascending order (row encodings are
+  // prefix-free, so a key's suffix never reorders it against the next
+  // key), and each key's values in order. So it needs no sort, and its size
+  // is known up front: at most size/hop windows per row.
+  const BatchPtr& input = in_->value();
+  const uint64_t windows = static_cast<uint64_t>((size + hop - 1) / hop);
+  const uint64_t bounds = 16;  // two bounds of at most 8 bytes
+  OrderedBuilder out;
+  out.Reserve(input->key_count() * windows, input->len() * windows,
+              (input->byte_size() + input->key_count() * bounds) * windows, 0);
   std::vector<std::string_view> fields;
   std::string row;
-  auto c = in_->value()->NewCursor();
+  auto c = input->NewCursor();
   for (; c->KeyValid(); c->StepKey()) {
     SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(schema_, c->key(), &fields, "window"));
     std::string_view f = fields[static_cast<size_t>(spec_.ts_column)];
@@ -61,13 +71,14 @@ Status WindowOp::Eval() {
       Status e1 = EncodeValue(bound_type, Value::Int(start), &row);
       Status e2 = EncodeValue(bound_type, Value::Int(end), &row);
       if (!e1.ok() || !e2.ok()) return (e1.ok() ? e2 : e1).WithContext("window bounds");
-      for (; c->ValValid(); c->StepVal()) out.Push(row, c->val(), c->weight());
+      for (; c->ValValid(); c->StepVal()) {
+        SLUICE_RETURN_IF_ERROR(out.Push(row, c->val(), c->weight()));
+      }
       c->RewindVals();
     }
   }
   SLUICE_RETURN_IF_ERROR(c->status());
-  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, out.Finish());
-  output_.set(std::move(b));
+  output_.set(out.Finish());
   return Status::OK();
 }
 
