@@ -46,7 +46,7 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
 
 Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
   SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce(name, &args, node));
-  return MakeCall(r.fn, r.name, r.result, std::move(args), r.strict);
+  return MakeCall(r.fn, r.name, r.result, std::move(args), r.strict, r.numeric_specials);
 }
 
 // Casts expressions to one common type (CASE branches, COALESCE, IN lists).
@@ -339,7 +339,7 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
     SLUICE_ASSIGN_OR_RETURN(ExprPtr b, bind("rexpr"));
     std::vector<ExprPtr> ab = {a, b};
     SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce("=", &ab, node));
-    ExprPtr eq = MakeCall(r.fn, r.name, r.result, ab);
+    ExprPtr eq = MakeCall(r.fn, r.name, r.result, ab, true, r.numeric_specials);
     // NULLIF(a, b) = CASE WHEN a = b THEN NULL ELSE a END, typed as a.
     SqlType t = a->type;
     if (a->kind == ExprKind::kLiteral && a->untyped && ab[0]->type.id() != TypeId::kVarchar) {
