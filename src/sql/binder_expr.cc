@@ -825,6 +825,34 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       }
     }
   }
+  if (name == "power" || name == "pow" || name == "log" || name == "div" || name == "mod") {
+    // Beside a NUMERIC, an untyped constant is a NUMERIC too, as PostgreSQL
+    // picks the numeric overload (power(x, '2'), log('inf'::numeric, '10')),
+    // with the digits after the point that it is written with.
+    bool numeric = false;
+    for (const ExprPtr& a : args) numeric = numeric || a->type.id() == TypeId::kDecimal;
+    for (ExprPtr& a : args) {
+      if (!numeric || a->kind != ExprKind::kLiteral || !a->untyped || a->value.is_null() ||
+          a->value.kind() != Value::Kind::kString) {
+        continue;
+      }
+      const std::string text = a->value.string_value();
+      DecimalSpecial special;
+      int scale = 0;
+      if (!ParseDecimalSpecial(text, &special)) {
+        size_t dot = text.find('.'), exp = text.find_first_of("eE");
+        if (dot != std::string::npos) {
+          scale = static_cast<int>((exp == std::string::npos ? text.size() : exp) - dot - 1);
+        }
+        if (exp != std::string::npos) scale -= std::atoi(text.c_str() + exp + 1);
+        scale = std::clamp(scale, 0, kMaxDecimalDigits - 1);
+      }
+      Value v;
+      Status st = CastValue(a->value, SqlType::Varchar(), SqlType::Decimal(38, scale), &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      a = MakeLiteral(std::move(v), SqlType::Decimal(38, scale));
+    }
+  }
   for (ExprPtr& a : args) {
     if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
   }

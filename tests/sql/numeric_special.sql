@@ -33,6 +33,9 @@ SELECT 'Infinity'::numeric - 'Infinity'::numeric, 'Infinity'::numeric + '-Infini
 SELECT 'Infinity'::numeric / 'Infinity'::numeric, 'NaN'::numeric / 0, '-inf'::numeric / 2, 'Infinity'::numeric % 3;
 SELECT 'NaN'::float8::numeric, 'Infinity'::float8::numeric, '-Infinity'::float4::numeric, 'NaN'::numeric::float8;
 SELECT 'NaN'::numeric = 'NaN'::numeric, 'NaN'::numeric > 'Infinity'::numeric, '-Infinity'::numeric < -1e20;
+-- An untyped constant beside a numeric is numeric (power(numeric, text)
+-- is not an overload).
+SELECT power('inf'::numeric, '-2'), power('-inf'::numeric, '3'), power('-inf'::numeric, '0');
 
 -- Aggregates: one NaN makes the sum NaN; both infinities make it NaN; an
 -- infinity alone makes it infinite; the statistics are NaN.
