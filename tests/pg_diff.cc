@@ -93,7 +93,8 @@ class Generator {
         g.types.push_back(k < 6    ? "INTEGER"
                           : k < 8  ? "BIGINT"
                           : k < 10 ? "TEXT"
-                          : k < 12 ? "NUMERIC(10,2)"
+                          : k < 11 ? "NUMERIC(10,2)"
+                          : k < 12 ? "NUMERIC(40,4)"
                           : k < 13 ? "DOUBLE PRECISION"
                           : k < 14 ? "REAL"
                           : k < 15 ? "DATE"
@@ -105,6 +106,11 @@ class Generator {
   }
 
   static bool IsInt(const std::string& type) { return type == "INTEGER" || type == "BIGINT"; }
+  // NUMERIC(40,4) declares more digits than an int128 holds (its values
+  // here have fewer); both hold NaN.
+  static bool IsNumeric(const std::string& type) {
+    return type == "NUMERIC(10,2)" || type == "NUMERIC(40,4)";
+  }
 
   std::string Literal(const std::string& type) {
     if (Chance(12)) return "NULL";
@@ -112,9 +118,12 @@ class Generator {
       static const char* kWords[] = {"a", "b", "ab", "ba", "", "zz", "Ab c", "aab"};
       return std::string("'") + kWords[Pick(8)] + "'";
     }
-    if (type == "NUMERIC(10,2)") {
-      return std::to_string(Pick(2001) - 1000) + "." + std::to_string(Pick(10)) +
-             std::to_string(Pick(10));
+    if (IsNumeric(type)) {
+      if (Chance(6)) return "'NaN'";
+      std::string v = std::to_string(Pick(2001) - 1000) + "." + std::to_string(Pick(10)) +
+                      std::to_string(Pick(10));
+      if (type == "NUMERIC(40,4)" && Chance(30)) v = "123456789012345" + v.substr(v[0] == '-');
+      return v;
     }
     if (type == "DOUBLE PRECISION" || type == "REAL") {
       static const char* kFloats[] = {"0.5", "-1.25", "1e-3", "3", "250", "-0.1", "7.75", "1e6"};
@@ -168,7 +177,7 @@ class Generator {
            c + " SIMILAR TO '(a|b)%'",
            "ascii(" + c + ")",
            "octet_length(" + c + ")"};
-    } else if (ty == "NUMERIC(10,2)") {
+    } else if (IsNumeric(ty)) {
       f = {"abs(" + c + ")",
            "round(" + c + ", 1)",
            "trunc(" + c + ", 1)",
@@ -318,7 +327,7 @@ class Generator {
                                       "GROUPS BETWEEN CURRENT ROW AND 2 FOLLOWING",
                                       "RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"};
       const std::string fw = "(ORDER BY x.rid " + std::string(kFrames[Pick(4)]) + ")";
-      std::string agg = IsInt(a.types[i]) || a.types[i] == "NUMERIC(10,2)"
+      std::string agg = IsInt(a.types[i]) || IsNumeric(a.types[i])
                             ? "SUM(" + c + ") OVER " + fw
                             : "COUNT(" + c + ") OVER " + fw;
       return "SELECT x.rid, ROW_NUMBER() OVER " + w + ", LAG(" + c + ") OVER " + w + ", LEAD(" + c +

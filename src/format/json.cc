@@ -7,7 +7,8 @@
 // insensitive, as unquoted SQL names) to values; a missing column is NULL.
 //
 // Values by type: numbers for numeric types (DECIMAL keeps every digit of
-// the number's text), strings for text, dates, times, timestamps and
+// the number's text; NaN, Infinity and -Infinity are strings, as for
+// doubles), strings for text, dates, times, timestamps and
 // intervals (also accepted for numbers and booleans), arrays for ARRAY and
 // BINARY (bytes as numbers), objects for MAP and ROW, anything for VARIANT.
 #include "format/json.h"
@@ -852,7 +853,11 @@ void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
       }
       return;
     case Value::Kind::kDecimal:
-      out->append(sql::ValueToText(v, type));
+      if (v.decimal_is_special()) {
+        AppendJsonString(sql::ValueToText(v, type), out);  // "NaN", "Infinity", "-Infinity"
+      } else {
+        out->append(sql::ValueToText(v, type));
+      }
       return;
     case Value::Kind::kDouble: {
       double d = v.double_value();

@@ -486,6 +486,13 @@ struct ParquetWriter::Impl {
   // The PLAIN bytes of scalar `v` for `leaf`.
   Status Plain(Leaf& l, const Value& v) {
     std::string& out = l.values;
+    // Parquet's DECIMAL is a plain integer; it has no NaN or infinities.
+    if (v.kind() == Value::Kind::kDecimal && v.decimal_is_special()) {
+      return Status::Unimplemented(std::string("writing numeric ") +
+                                   DecimalSpecialName(v.decimal_special()) +
+                                   " to Parquet (whose DECIMAL has no such value) is not "
+                                   "supported yet");
+    }
     switch (l.phys) {
       case kBoolean:
         out.push_back(v.bool_value() ? 1 : 0);
@@ -1001,6 +1008,22 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Create(const std::string& 
   m.nodes.emplace_back();
   m.nodes[0].kind = Node::kRow;
   m.nodes[0].name = "schema";
+  // Parquet's DECIMAL is an integer of a fixed width and readers take at
+  // most 38 digits: a column of more is refused here, up front, rather than
+  // written as text that a reader would take for a string.
+  std::function<bool(const SqlType&)> too_wide = [&](const SqlType& t) {
+    if (t.id() == TypeId::kDecimal) return t.precision() > kMaxDecimalDigits;
+    for (const SqlType& c : t.children()) {
+      if (too_wide(c)) return true;
+    }
+    return false;
+  };
+  for (const ParquetColumn& c : m.columns) {
+    if (too_wide(c.type)) {
+      return Status::Unimplemented("column " + c.name + " of type " + c.type.ToString() +
+                                   ": Parquet DECIMAL of more than 38 digits is not supported yet");
+    }
+  }
   for (const ParquetColumn& c : m.columns) {
     const int id = m.AddNode(c.name, c.type, c.type.nullable() ? kOptional : kRequired, 0, 0);
     m.nodes[0].children.push_back(id);

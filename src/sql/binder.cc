@@ -1,6 +1,7 @@
 #include "sql/binder.h"
 
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <set>
@@ -1259,7 +1260,8 @@ Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPt
     }
     std::optional<long double> n = RangeNumber(v, kt);
     if (!n) return SqlError(sql_, e, "the RANGE offset must be a number");
-    if (*n < 0) return SqlError(sql_, e, "invalid preceding or following size in window function");
+    if (std::isnan(*n) || *n < 0)
+      return SqlError(sql_, e, "invalid preceding or following size in window function");
     *out = *n;
     return Status::OK();
   };
@@ -1643,13 +1645,16 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   if (name == "numeric" || name == "decimal") {
     int p = mods.empty() ? 38 : static_cast<int>(mods[0]);
     int s = mods.size() > 1 ? static_cast<int>(mods[1]) : (mods.empty() ? 10 : 0);
-    if (p < 1 || p > 38)
+    if (p < 1 || p > kMaxDecimalPrecision)
       return SqlError(sql, type_name,
-                      "NUMERIC precision " + std::to_string(p) + " must be between 1 and 38");
-    if (s < 0 || s > p)
-      return SqlError(sql, type_name,
-                      "NUMERIC scale " + std::to_string(s) + " must be between 0 and precision " +
-                          std::to_string(p));
+                      "NUMERIC precision " + std::to_string(p) + " must be between 1 and " +
+                          std::to_string(kMaxDecimalPrecision));
+    // PostgreSQL 15 also takes a negative scale and one above the
+    // precision; Sluice's values have at most 38 digits after the point.
+    if (s < 0 || s > p || s > kMaxDecimalDigits)
+      return SqlUnsupported(sql, type_name,
+                            "NUMERIC scale " + std::to_string(s) + " with precision " +
+                                std::to_string(p));
     return SqlType::Decimal(p, s);
   }
   if (name == "date") return SqlType::Date();

@@ -46,7 +46,7 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
 
 Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
   SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce(name, &args, node));
-  return MakeCall(r.fn, r.name, r.result, std::move(args), r.strict);
+  return MakeCall(r.fn, r.name, r.result, std::move(args), r.strict, r.numeric_specials);
 }
 
 // Casts expressions to one common type (CASE branches, COALESCE, IN lists).
@@ -339,7 +339,7 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
     SLUICE_ASSIGN_OR_RETURN(ExprPtr b, bind("rexpr"));
     std::vector<ExprPtr> ab = {a, b};
     SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce("=", &ab, node));
-    ExprPtr eq = MakeCall(r.fn, r.name, r.result, ab);
+    ExprPtr eq = MakeCall(r.fn, r.name, r.result, ab, true, r.numeric_specials);
     // NULLIF(a, b) = CASE WHEN a = b THEN NULL ELSE a END, typed as a.
     SqlType t = a->type;
     if (a->kind == ExprKind::kLiteral && a->untyped && ab[0]->type.id() != TypeId::kVarchar) {
@@ -823,6 +823,34 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
           CastValue(args[i]->value, args[i]->type, elem, &v).ok()) {
         args[i] = MakeLiteral(std::move(v), elem);
       }
+    }
+  }
+  if (name == "power" || name == "pow" || name == "log" || name == "div" || name == "mod") {
+    // Beside a NUMERIC, an untyped constant is a NUMERIC too, as PostgreSQL
+    // picks the numeric overload (power(x, '2'), log('inf'::numeric, '10')),
+    // with the digits after the point that it is written with.
+    bool numeric = false;
+    for (const ExprPtr& a : args) numeric = numeric || a->type.id() == TypeId::kDecimal;
+    for (ExprPtr& a : args) {
+      if (!numeric || a->kind != ExprKind::kLiteral || !a->untyped || a->value.is_null() ||
+          a->value.kind() != Value::Kind::kString) {
+        continue;
+      }
+      const std::string text = a->value.string_value();
+      DecimalSpecial special;
+      int scale = 0;
+      if (!ParseDecimalSpecial(text, &special)) {
+        size_t dot = text.find('.'), exp = text.find_first_of("eE");
+        if (dot != std::string::npos) {
+          scale = static_cast<int>((exp == std::string::npos ? text.size() : exp) - dot - 1);
+        }
+        if (exp != std::string::npos) scale -= std::atoi(text.c_str() + exp + 1);
+        scale = std::clamp(scale, 0, kMaxDecimalDigits - 1);
+      }
+      Value v;
+      Status st = CastValue(a->value, SqlType::Varchar(), SqlType::Decimal(38, scale), &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      a = MakeLiteral(std::move(v), SqlType::Decimal(38, scale));
     }
   }
   for (ExprPtr& a : args) {

@@ -725,7 +725,7 @@ Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<Exp
   auto r = ResolveSetFunction(name, types);
   if (!r.ok()) return SqlError(sql_, node, r.status().message());
   for (size_t i = 0; i < args.size(); ++i) args[i] = MakeCast(args[i], r->arg_types[i]);
-  return MakeCall(r->fn, r->name, r->result, std::move(args), r->strict);
+  return MakeCall(r->fn, r->name, r->result, std::move(args), r->strict, r->numeric_specials);
 }
 
 Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
@@ -1095,6 +1095,12 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
           Value v;
           SLUICE_RETURN_IF_ERROR(CastValue(
               e->value, e->type, dec ? SqlType::Decimal(38, scale) : SqlType::BigInt(), &v));
+          if (dec && v.decimal_is_special()) {
+            return Status::InvalidArgument(
+                v.decimal_special() == DecimalSpecial::kNaN
+                    ? "generate_series of numeric NaN is not allowed"
+                    : "generate_series of numeric infinity is not allowed");
+          }
           return dec ? v.decimal_unscaled() : static_cast<int128>(v.int_value());
         };
         SLUICE_ASSIGN_OR_RETURN(int128 a, as128(vals[0]));

@@ -61,6 +61,19 @@ Status BadInput(const SqlType& to, std::string_view text) {
                                  std::string(text) + "\"");
 }
 
+const char* IntTypeName(const SqlType& t) {
+  switch (t.id()) {
+    case TypeId::kSmallInt:
+      return "smallint";
+    case TypeId::kInteger:
+      return "integer";
+    case TypeId::kTinyInt:
+      return "tinyint";
+    default:
+      return "bigint";
+  }
+}
+
 double DecimalToDouble(int128 u, int scale) {
   return static_cast<double>(u) / std::pow(10.0, scale);
 }
@@ -235,7 +248,7 @@ ExprPtr MakeLiteral(Value v, SqlType type) {
 }
 
 ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args,
-                 bool strict) {
+                 bool strict, bool numeric_specials) {
   // A strict function of a NULL constant is NULL, whatever its other
   // arguments; PostgreSQL folds this while planning, so they are never
   // evaluated (and raise no error).
@@ -251,6 +264,7 @@ ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPt
   e->type = std::move(type);
   e->args = std::move(args);
   e->strict = strict;
+  e->numeric_specials = numeric_specials;
   return e;
 }
 
@@ -277,6 +291,9 @@ int CompareValues(const Value& a, const Value& b) {
       return x < y ? -1 : x > y;
     }
     case K::kDecimal: {
+      if (a.decimal_is_special() || b.decimal_is_special()) {
+        return CompareDecimalSpecials(a, b);
+      }
       int s = std::max(a.decimal_scale(), b.decimal_scale());
       bool o1 = false, o2 = false;
       int128 x = Rescale(a.decimal_unscaled(), a.decimal_scale(), s, &o1);
@@ -403,7 +420,7 @@ std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
     case Value::Kind::kInterval:
       return FormatInterval(v.interval_value());
     case Value::Kind::kDecimal:
-      return DecimalToString(v.decimal_unscaled(), v.decimal_scale());
+      return DecimalValueToString(v);
     case Value::Kind::kDouble: {
       double d = v.double_value();
       if (std::isnan(d)) return "NaN";
@@ -541,6 +558,12 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         break;
       }
       case K::kDecimal: {
+        if (v.decimal_is_special()) {
+          return Status::InvalidArgument(
+              std::string("cannot convert ") +
+              (v.decimal_special() == DecimalSpecial::kNaN ? "NaN" : "infinity") + " to " +
+              IntTypeName(to));
+        }
         bool overflow = false;
         x = Rescale(v.decimal_unscaled(), v.decimal_scale(), 0, &overflow);
         break;
@@ -577,7 +600,11 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         d = v.double_value();
         break;
       case K::kDecimal:
-        d = DecimalToDouble(v.decimal_unscaled(), v.decimal_scale());
+        d = v.decimal_special() == DecimalSpecial::kNaN      ? std::nan("")
+            : v.decimal_special() == DecimalSpecial::kPosInf ? INFINITY
+            : v.decimal_special() == DecimalSpecial::kNegInf
+                ? -INFINITY
+                : DecimalToDouble(v.decimal_unscaled(), v.decimal_scale());
         break;
       case K::kString: {
         std::string s = Trim(v.string_value());
@@ -613,6 +640,23 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     int scale = to.scale();
     int128 u;
     bool overflow = false;
+    DecimalSpecial special = DecimalSpecial::kFinite;
+    if (v.kind() == K::kDecimal) special = v.decimal_special();
+    if (v.kind() == K::kString) ParseDecimalSpecial(v.string_value(), &special);
+    if (v.kind() == K::kDouble && !std::isfinite(v.double_value())) {
+      special = std::isnan(v.double_value()) ? DecimalSpecial::kNaN
+                : v.double_value() > 0       ? DecimalSpecial::kPosInf
+                                             : DecimalSpecial::kNegInf;
+    }
+    if (special != DecimalSpecial::kFinite) {
+      if (special != DecimalSpecial::kNaN && !DecimalHoldsInfinity(to)) {
+        return Status::Overflow("numeric field overflow: a field with precision " +
+                                std::to_string(to.precision()) + ", scale " +
+                                std::to_string(to.scale()) + " cannot hold an infinite value");
+      }
+      *out = Value::DecimalSpecialValue(special);
+      return Status::OK();
+    }
     switch (v.kind()) {
       case K::kInt:
         u = Rescale(v.int_value(), 0, scale, &overflow);
@@ -622,21 +666,30 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         break;
       case K::kDouble: {
         double d = v.double_value();
-        if (std::isnan(d) || std::isinf(d)) {
-          return Status::InvalidArgument("cannot convert " + ValueToText(v, from) + " to numeric");
-        }
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.*f", std::min(scale, 30), d);
         if (!ParseDecimal(buf, scale, &u)) overflow = true;
         break;
       }
-      case K::kString:
-        if (!ParseDecimal(Trim(v.string_value()), scale, &u)) return BadInput(to, v.string_value());
+      case K::kString: {
+        const std::string text = Trim(v.string_value());
+        if (!ParseDecimal(text, scale, &u)) {
+          if (!IsDecimalText(text)) return BadInput(to, v.string_value());
+          overflow = true;  // a number, too large (or small) for an int128
+        }
         break;
+      }
       default:
         return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
     }
-    if (overflow || u >= Pow10(to.precision()) || u <= -Pow10(to.precision())) {
+    const int digits = std::min(to.precision(), kMaxDecimalDigits);
+    if (overflow || u >= Pow10(digits) || u <= -Pow10(digits)) {
+      // A constrained numeric(p,s) of p < 38 overflows as in PostgreSQL; the
+      // unconstrained one (38) and wider ones have a value that is too long
+      // for Sluice's decimals.
+      if (to.precision() >= kMaxDecimalDigits) {
+        return Status::Unimplemented("numeric values of more than 38 digits are not supported yet");
+      }
       return Status::Overflow("numeric field overflow");
     }
     *out = Value::Decimal(u, scale);
@@ -730,6 +783,12 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
         if (args[i].is_null() && e.strict) {
           *out = Value::Null();
           return Status::OK();
+        }
+        if (args[i].kind() == Value::Kind::kDecimal && !e.numeric_specials &&
+            args[i].decimal_is_special()) {
+          return Status::Unimplemented(std::string(e.fn_name) + " of numeric " +
+                                       DecimalSpecialName(args[i].decimal_special()) +
+                                       " is not supported yet");
         }
       }
       return e.fn(e.type, args, n, out);

@@ -58,6 +58,7 @@ struct Expr {
   bool has_else = false;     // kCase
   bool untyped = false;      // a string or NULL literal whose type comes from context
   bool strict = true;        // kCall: NULL if any argument is NULL (else fn sees NULLs)
+  bool numeric_specials = false;  // kCall: fn handles NaN and infinite DECIMALs
   std::vector<ExprPtr> args;
 
   std::string ToString() const;
@@ -65,8 +66,10 @@ struct Expr {
 
 ExprPtr MakeColumn(int index, SqlType type);
 ExprPtr MakeLiteral(Value v, SqlType type);
+// `numeric_specials`: `fn` handles NaN and the infinities in DECIMAL
+// arguments (ResolvedFn::numeric_specials); if false, they are an error.
 ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args,
-                 bool strict = true);
+                 bool strict = true, bool numeric_specials = false);
 ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool negated = false);
 
 // Evaluates `e` over `row`. Errors name the function or operator.

@@ -115,7 +115,10 @@ Status AbsDouble(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 // ---- decimals: unscaled 128-bit integers; each value carries its scale.
-Status DecOverflow() { return Status::Overflow("numeric field overflow"); }
+// PostgreSQL's result would have more digits than an int128 holds.
+Status DecOverflow() {
+  return Status::Unimplemented("numeric results of more than 38 digits are not supported yet");
+}
 
 bool Align(const Value& x, int scale, int128* out) {
   int d = scale - x.decimal_scale();
@@ -136,7 +139,33 @@ Status FinishDec(const SqlType& t, int128 u, int scale, Value* out) {
   return Status::OK();
 }
 
+// PostgreSQL's arithmetic of the special numerics. Each returns true and
+// sets *out (or *st) if an operand is special; false leaves the finite case
+// to its caller.
+bool IsNaN(const Value& v) { return v.decimal_special() == DecimalSpecial::kNaN; }
+// +1 for Infinity, -1 for -Infinity, 0 otherwise.
+int InfSign(const Value& v) {
+  return v.decimal_special() == DecimalSpecial::kPosInf   ? 1
+         : v.decimal_special() == DecimalSpecial::kNegInf ? -1
+                                                          : 0;
+}
+// The sign of a finite decimal.
+int FiniteSign(const Value& v) { return v.decimal_unscaled() > 0 ? 1 : v.decimal_unscaled() < 0 ? -1 : 0; }
+Value InfOfSign(int sign) { return Value::DecimalInf(sign < 0); }
+
+bool SpecialAddSub(const Value& x, const Value& y, bool sub, Value* out) {
+  if (!x.decimal_is_special() && !y.decimal_is_special()) return false;
+  int ix = InfSign(x), iy = sub ? -InfSign(y) : InfSign(y);
+  if (IsNaN(x) || IsNaN(y) || (ix != 0 && iy != 0 && ix != iy)) {
+    *out = Value::DecimalNaN();
+  } else {
+    *out = InfOfSign(ix != 0 ? ix : iy);
+  }
+  return true;
+}
+
 Status AddDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (SpecialAddSub(a[0], a[1], false, out)) return Status::OK();
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x, y, r;
   if (!Align(a[0], s, &x) || !Align(a[1], s, &y) || __builtin_add_overflow(x, y, &r))
@@ -144,6 +173,7 @@ Status AddDec(const SqlType& t, const Value* a, size_t, Value* out) {
   return FinishDec(t, r, s, out);
 }
 Status SubDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (SpecialAddSub(a[0], a[1], true, out)) return Status::OK();
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x, y, r;
   if (!Align(a[0], s, &x) || !Align(a[1], s, &y) || __builtin_sub_overflow(x, y, &r))
@@ -151,12 +181,36 @@ Status SubDec(const SqlType& t, const Value* a, size_t, Value* out) {
   return FinishDec(t, r, s, out);
 }
 Status MulDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
+    // Infinity times zero is NaN; otherwise the signs multiply.
+    int sx = a[0].decimal_is_special() ? InfSign(a[0]) : FiniteSign(a[0]);
+    int sy = a[1].decimal_is_special() ? InfSign(a[1]) : FiniteSign(a[1]);
+    *out = IsNaN(a[0]) || IsNaN(a[1]) || sx * sy == 0 ? Value::DecimalNaN() : InfOfSign(sx * sy);
+    return Status::OK();
+  }
   int128 r;
   if (__builtin_mul_overflow(a[0].decimal_unscaled(), a[1].decimal_unscaled(), &r))
     return DecOverflow();
   return FinishDec(t, r, a[0].decimal_scale() + a[1].decimal_scale(), out);
 }
 Status DivDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
+    if (IsNaN(a[0]) || IsNaN(a[1])) {
+      *out = Value::DecimalNaN();
+    } else if (InfSign(a[0]) != 0) {
+      // Infinity over infinity is NaN, over zero an error, else infinite.
+      if (a[1].decimal_is_special()) {
+        *out = Value::DecimalNaN();
+      } else if (FiniteSign(a[1]) == 0) {
+        return DivisionByZero();
+      } else {
+        *out = InfOfSign(InfSign(a[0]) * FiniteSign(a[1]));
+      }
+    } else {
+      *out = Value::Decimal(0, t.scale());  // finite over infinite
+    }
+    return Status::OK();
+  }
   if (a[1].decimal_unscaled() == 0) return DivisionByZero();
   // x / y at scale t.scale(): (x * 10^(ts + sy - sx + 1)) / y, then round.
   int shift = t.scale() + a[1].decimal_scale() - a[0].decimal_scale() + 1;
@@ -176,6 +230,17 @@ Status DivDec(const SqlType& t, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
+    if (IsNaN(a[0]) || IsNaN(a[1])) {
+      *out = Value::DecimalNaN();
+    } else if (InfSign(a[0]) != 0) {
+      if (!a[1].decimal_is_special() && FiniteSign(a[1]) == 0) return DivisionByZero();
+      *out = Value::DecimalNaN();
+    } else {
+      return FinishDec(t, a[0].decimal_unscaled(), a[0].decimal_scale(), out);  // x % inf = x
+    }
+    return Status::OK();
+  }
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x, y;
   if (!Align(a[0], s, &x) || !Align(a[1], s, &y)) return DecOverflow();
@@ -183,9 +248,17 @@ Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
   return FinishDec(t, x % y, s, out);
 }
 Status NegDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special()) {
+    *out = IsNaN(a[0]) ? a[0] : InfOfSign(-InfSign(a[0]));
+    return Status::OK();
+  }
   return FinishDec(t, -a[0].decimal_unscaled(), a[0].decimal_scale(), out);
 }
 Status AbsDec(const SqlType& t, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special()) {
+    *out = IsNaN(a[0]) ? a[0] : InfOfSign(1);
+    return Status::OK();
+  }
   int128 u = a[0].decimal_unscaled();
   return FinishDec(t, u < 0 ? -u : u, a[0].decimal_scale(), out);
 }
@@ -364,7 +437,30 @@ Result<ResolvedFn> ResolveSetFunction(std::string_view name, const std::vector<S
   return NoOperator(name, args);
 }
 
+namespace {
+Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>& args);
+}  // namespace
+
 Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlType>& args) {
+  SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, ResolveAny(name, args));
+  // The functions whose every overload that takes a DECIMAL knows NaN and
+  // the infinities (or only passes values on); the others refuse them at
+  // run time rather than read a special value as a number.
+  static const std::string_view kKnowSpecials[] = {
+      "+",        "-",       "*",      "/",     "%",          "mod",        "abs",
+      "@",        "=",       "<>",     "!=",    "<",          "<=",         ">",
+      ">=",       "sign",    "ceil",   "ceiling", "floor",    "round",      "trunc",
+      "scale",    "min_scale", "trim_scale", "concat", "concat_ws", "pg_typeof",
+      "num_nulls", "num_nonnulls", "greatest", "least", "coalesce", "nullif",
+  };
+  for (std::string_view k : kKnowSpecials) {
+    if (name == k) r.numeric_specials = true;
+  }
+  return r;
+}
+
+namespace {
+Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>& args) {
   ResolvedFn r;
   r.name = "";
   auto arith = [&](ScalarFn i, ScalarFn d, ScalarFn n, const char* nm, bool is_div,
@@ -504,6 +600,7 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
   }
   return NoOperator(name, args);
 }
+}  // namespace
 
 namespace {
 #include "sql/pg_names.inc"

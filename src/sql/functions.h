@@ -18,6 +18,9 @@ struct ResolvedFn {
   SqlType result;
   std::vector<SqlType> arg_types;  // what each argument is cast to
   bool strict = true;              // false: the function sees NULL arguments
+  // Whether the function handles NaN and the infinities of DECIMAL
+  // arguments; if not, they are an error ("not supported yet").
+  bool numeric_specials = false;
 };
 
 // Resolves operator or function `name` (lower case: "+", "=", "||", "abs",

@@ -395,9 +395,8 @@ Status Extract(const SqlType& t, const Value* a, size_t n, Value* out) {
     const Value finite[2] = {a[0], Value::Int(0)};
     SLUICE_RETURN_IF_ERROR(Extract(t, finite, n, out));  // a field it knows?
     if (GrowsWithTime(field)) {
-      return Status::InvalidArgument("extract(" + field + " from " + (ts > 0 ? "" : "-") +
-                                     "infinity) is " + (ts > 0 ? "" : "-") +
-                                     "Infinity, which NUMERIC cannot hold yet");
+      *out = Value::DecimalInf(ts < 0);
+      return Status::OK();
     }
     *out = Value::Null();
     return Status::OK();

@@ -1152,12 +1152,19 @@ Status WidthBucket(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 // scale(numeric): the digits after the point.
+// scale and min_scale of NaN and the infinities are NULL; trim_scale and
+// trunc leave them as they are.
 Status ScaleFn(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
   *out = Value::Int(a[0].decimal_scale());
   return Status::OK();
 }
 // A decimal without the zeros that end its fraction (1.500 is 1.5).
 Value WithoutTrailingZeros(const Value& v) {
+  if (v.decimal_is_special()) return v;
   int128 u = v.decimal_unscaled();
   int s = v.decimal_scale();
   while (s > 0 && u % 10 == 0) {
@@ -1168,6 +1175,10 @@ Value WithoutTrailingZeros(const Value& v) {
 }
 // min_scale(numeric): the fewest digits after the point that keep the value.
 Status MinScale(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
   *out = Value::Int(WithoutTrailingZeros(a[0]).decimal_scale());
   return Status::OK();
 }
@@ -1178,6 +1189,10 @@ Status TrimScale(const SqlType&, const Value* a, size_t, Value* out) {
 // trunc(numeric, n): toward zero at n digits after the point (n may be
 // negative).
 Status TruncDec(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (a[0].decimal_is_special()) {
+    *out = a[0];
+    return Status::OK();
+  }
   int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
   int from = a[0].decimal_scale();
   int128 u = a[0].decimal_unscaled();

@@ -153,7 +153,12 @@ Status SignD(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 // ---- decimals: round/floor/ceil at a scale.
+// round, trunc, ceil and floor of NaN and the infinities are themselves.
 Status RoundDec(const SqlType& t, const Value* a, size_t n, Value* out) {
+  if (a[0].decimal_is_special()) {
+    *out = a[0];
+    return Status::OK();
+  }
   int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
   int from = a[0].decimal_scale();
   int128 u = a[0].decimal_unscaled();
@@ -175,6 +180,10 @@ Status RoundDec(const SqlType& t, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 Status FloorCeilDec(bool ceil, const Value& v, Value* out) {
+  if (v.decimal_is_special()) {
+    *out = v;
+    return Status::OK();
+  }
   int128 f = Pow10(v.decimal_scale()), u = v.decimal_unscaled(), q = u / f, r = u % f;
   if (r != 0 && ((r > 0) == ceil)) q += ceil ? 1 : -1;
   *out = Value::Decimal(q, 0);
@@ -187,6 +196,19 @@ Status CeilDec(const SqlType&, const Value* a, size_t, Value* out) {
   return FloorCeilDec(true, a[0], out);
 }
 Status SignDec(const SqlType&, const Value* a, size_t, Value* out) {
+  switch (a[0].decimal_special()) {
+    case DecimalSpecial::kNaN:
+      *out = a[0];
+      return Status::OK();
+    case DecimalSpecial::kPosInf:
+      *out = Value::Decimal(1, 0);
+      return Status::OK();
+    case DecimalSpecial::kNegInf:
+      *out = Value::Decimal(-1, 0);
+      return Status::OK();
+    case DecimalSpecial::kFinite:
+      break;
+  }
   int128 u = a[0].decimal_unscaled();
   *out = Value::Decimal(u > 0 ? 1 : u < 0 ? -1 : 0, 0);
   return Status::OK();

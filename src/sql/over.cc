@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace sluice::sql {
 namespace {
@@ -97,37 +98,38 @@ class Partition {
   size_t RangeBound(size_t i, long double delta, bool start) const {
     if (!p_.range_key[i]) return start ? GroupStart(i) : GroupEnd(i);
     // In window order, "preceding" is toward smaller keys when ascending,
-    // toward larger ones when descending.
-    const long double target = *p_.range_key[i] + (p_.desc ? -delta : delta);
-    auto before = [&](size_t j) {  // row j comes before the target in window order
-      long double k = *p_.range_key[j];
-      return p_.desc ? k > target : k < target;
-    };
-    auto not_after = [&](size_t j) {  // row j is at or before the target
-      long double k = *p_.range_key[j];
-      return p_.desc ? k >= target : k <= target;
-    };
+    // toward larger ones when descending. The start bound takes the rows
+    // not before base -/+ offset, the end bound those not after it.
+    const long double base = *p_.range_key[i];
+    const long double off = delta < 0 ? -delta : delta;
+    const bool sub = (delta < 0) != p_.desc;
+    const bool less = start == p_.desc;
+    auto in_range = [&](size_t j) { return InRange(*p_.range_key[j], base, off, sub, less); };
+    // The rows in range are a run that starts at the start bound's row (the
+    // ones before it are out of range) or ends at the end bound's.
     size_t lo = nn_lo_, hi = nn_hi_;
-    if (start) {  // the first row not before the target
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (before(mid)) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      return lo;
-    }
-    while (lo < hi) {  // one past the last row at or before the target
+    while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (not_after(mid)) {
+      if (in_range(mid) != start) {
         lo = mid + 1;
       } else {
         hi = mid;
       }
     }
     return lo;
+  }
+
+  // PostgreSQL's in_range for floats and numerics: whether `val` is within
+  // `off` of `base` (below base - off if `sub`, else base + off; at or below
+  // it if `less`, at or above it if not). NaN sorts after every other value
+  // and equals NaN; an infinite offset from an infinite base that would
+  // give NaN (Infinity - Infinity) reaches every value.
+  static bool InRange(long double val, long double base, long double off, bool sub, bool less) {
+    if (std::isnan(val)) return std::isnan(base) ? true : !less;
+    if (std::isnan(base)) return less;
+    if (std::isinf(off) && std::isinf(base) && (sub ? base > 0 : base < 0)) return true;
+    const long double sum = sub ? base - off : base + off;
+    return less ? val <= sum : val >= sum;
   }
 
   const PartitionRows& p_;
@@ -152,6 +154,7 @@ class FrameAgg {
     dsum_ = 0;
     best_ = Value::Null();
     stats_ = LinearAcc();
+    specials_ = LinearAcc();
     yc_ = YoungsCramer();
   }
   Status Add(const Row& row, int sign) {
@@ -177,6 +180,8 @@ class FrameAgg {
       case AggKind::kAvg:
         if (v.kind() == Value::Kind::kInt) {
           isum_ += sign * static_cast<int128>(v.int_value());
+        } else if (v.kind() == Value::Kind::kDecimal && v.decimal_is_special()) {
+          SLUICE_RETURN_IF_ERROR(AddDecimalSpecial(v, sign, &specials_));
         } else if (v.kind() == Value::Kind::kDecimal) {
           bool overflow = false;
           int128 u =
@@ -233,7 +238,8 @@ class FrameAgg {
             return Status::Overflow("bigint out of range in SUM");
           *out = Value::Int(static_cast<int64_t>(isum_));
         } else if (arg_type_.id() == TypeId::kDecimal) {
-          *out = Value::Decimal(isum_, arg_type_.scale());
+          *out = specials_.HasSpecials() ? SpecialSum(specials_)
+                                         : Value::Decimal(isum_, arg_type_.scale());
         } else {
           *out = Value::Double(dsum_);
         }
@@ -241,6 +247,8 @@ class FrameAgg {
       case AggKind::kAvg:
         if (count_ == 0) {
           *out = Value::Null();
+        } else if (arg_type_.id() == TypeId::kDecimal && specials_.HasSpecials()) {
+          *out = SpecialSum(specials_);
         } else if (arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal) {
           const int scale = arg_type_.IsInteger() ? 0 : arg_type_.scale();
           SLUICE_ASSIGN_OR_RETURN(*out,
@@ -268,6 +276,7 @@ class FrameAgg {
   const WindowCall& c_;
   SqlType arg_type_;
   LinearAcc stats_;   // the statistics of integers and decimals
+  LinearAcc specials_;  // SUM and AVG of decimals: the NaNs and infinities
   YoungsCramer yc_;  // of doubles
   int64_t count_ = 0;
   int128 isum_ = 0;
@@ -321,6 +330,16 @@ std::optional<long double> RangeNumber(const Value& v, const SqlType& type) {
     case Value::Kind::kDouble:
       return static_cast<long double>(v.double_value());
     case Value::Kind::kDecimal: {
+      switch (v.decimal_special()) {
+        case DecimalSpecial::kNaN:
+          return std::numeric_limits<long double>::quiet_NaN();
+        case DecimalSpecial::kPosInf:
+          return HUGE_VALL;
+        case DecimalSpecial::kNegInf:
+          return -HUGE_VALL;
+        case DecimalSpecial::kFinite:
+          break;
+      }
       long double u = static_cast<long double>(v.decimal_unscaled());
       for (int s = 0; s < v.decimal_scale(); ++s) u /= 10;
       return u;

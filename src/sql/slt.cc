@@ -127,6 +127,7 @@ std::string RenderValue(const Value& v, const SqlType& type, char letter) {
         case Value::Kind::kDouble:
           return std::to_string(static_cast<int64_t>(std::trunc(v.double_value())));
         case Value::Kind::kDecimal: {
+          if (v.decimal_is_special()) return DecimalValueToString(v);
           int128 u = v.decimal_unscaled();
           for (int i = 0; i < v.decimal_scale(); ++i) u /= 10;
           return DecimalToString(u, 0);

@@ -199,6 +199,69 @@ Status EncodeMapEntries(const Value& v, EncodeKey encode_key, EncodeVal encode_v
   return Status::OK();
 }
 
+// The special numerics take the integers that no finite DECIMAL uses (a
+// finite one has |unscaled| < 10^18 in 8 bytes, < 10^38 in 16), so the
+// width and the fast paths of finite values stay as they were, and memcmp
+// order stays PostgreSQL's: -Infinity is the smallest integer, Infinity
+// the second largest and NaN the largest.
+int128 DecimalSpecialBits(DecimalSpecial sp, int width) {
+  const int128 max = width == 8 ? int128{INT64_MAX} : std::numeric_limits<int128>::max();
+  const int128 min = width == 8 ? int128{INT64_MIN} : std::numeric_limits<int128>::min();
+  switch (sp) {
+    case DecimalSpecial::kNaN:
+      return max;
+    case DecimalSpecial::kPosInf:
+      return max - 1;
+    case DecimalSpecial::kNegInf:
+      return min;
+    case DecimalSpecial::kFinite:
+      break;
+  }
+  return 0;
+}
+
+// A DECIMAL of precision above 38 starts with a tag byte that orders its
+// forms: 0x00 -Infinity; 0x01 (reserved) a negative value of more than 38
+// digits; 0x02 a value of at most 38 digits, then its 16-byte unscaled
+// integer as in DECIMAL(38,s); 0x03 (reserved) a positive value of more
+// than 38 digits; 0x04 Infinity; 0x05 NaN. A value of more than 38 digits
+// lies beyond every value of tag 0x02, so the reserved tags keep the order
+// when an arbitrary-precision form is added; none writes them yet.
+constexpr uint8_t kWideFinite = 0x02;
+constexpr const char* kWideUnsupported =
+    "numeric values of more than 38 digits are not supported yet";
+
+uint8_t WideDecimalTag(DecimalSpecial sp) {
+  switch (sp) {
+    case DecimalSpecial::kNegInf:
+      return 0x00;
+    case DecimalSpecial::kPosInf:
+      return 0x04;
+    case DecimalSpecial::kNaN:
+      return 0x05;
+    case DecimalSpecial::kFinite:
+      break;
+  }
+  return kWideFinite;
+}
+
+void PutDecimalSpecial(DecimalSpecial sp, int width, std::string* out) {
+  int128 bits = DecimalSpecialBits(sp, width);
+  if (width == 8) {
+    PutSigned(static_cast<int64_t>(bits), 8, out);
+  } else {
+    PutInt128(bits, out);
+  }
+}
+
+DecimalSpecial DecimalSpecialOf(int128 u, int width) {
+  // One test for the finite values, which every decimal read makes.
+  const int128 limit = width == 8 ? int128{INT64_MAX} - 1 : std::numeric_limits<int128>::max() - 1;
+  if (u < limit && u > -limit - 2) return DecimalSpecial::kFinite;  // above the minimum
+  if (u == limit + 1) return DecimalSpecial::kNaN;
+  return u == limit ? DecimalSpecial::kPosInf : DecimalSpecial::kNegInf;
+}
+
 void PutInterval(const Interval& iv, std::string* out) {
   PutInt128(IntervalKey(iv), out);
   PutSigned(iv.months, 4, out);
@@ -232,7 +295,11 @@ Status EncodeVariant(const Value& v, std::string* out) {
     case Value::Kind::kDecimal:
       out->push_back(kVDecimal);
       out->push_back(static_cast<char>(v.decimal_scale()));
-      PutInt128(v.decimal_unscaled(), out);
+      if (v.decimal_is_special()) {
+        PutDecimalSpecial(v.decimal_special(), 16, out);
+      } else {
+        PutInt128(v.decimal_unscaled(), out);
+      }
       return Status::OK();
     case Value::Kind::kDouble:
       out->push_back(kVDouble);
@@ -296,7 +363,13 @@ Status DecodeVariant(std::string_view* in, Value* out) {
       return Status::OK();
     case kVDecimal:
       SLUICE_RETURN_IF_ERROR(need(17));
-      *out = Value::Decimal(GetInt128(in->data() + 1), static_cast<uint8_t>((*in)[0]));
+      {
+        int128 u = GetInt128(in->data() + 1);
+        DecimalSpecial sp = DecimalSpecialOf(u, 16);
+        *out = sp == DecimalSpecial::kFinite
+                   ? Value::Decimal(u, static_cast<uint8_t>((*in)[0]))
+                   : Value::DecimalSpecialValue(sp);
+      }
       in->remove_prefix(17);
       return Status::OK();
     case kVDouble:
@@ -378,13 +451,25 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
     }
     case TypeId::kDecimal: {
       SLUICE_RETURN_IF_ERROR(expect(K::kDecimal));
+      const bool wide = type.precision() > kMaxDecimalDigits;
+      if (v.decimal_is_special()) {
+        if (v.decimal_special() != DecimalSpecial::kNaN && !DecimalHoldsInfinity(type)) {
+          return Misfit(type, v, "numeric field overflow (it cannot hold an infinite value)");
+        }
+        if (wide) {
+          out->push_back(static_cast<char>(WideDecimalTag(v.decimal_special())));
+        } else {
+          PutDecimalSpecial(v.decimal_special(), type.precision() <= 18 ? 8 : 16, out);
+        }
+        return Status::OK();
+      }
       int128 u = v.decimal_unscaled();
       int from = v.decimal_scale(), to = type.scale();
       if (from < to) {
         int128 f = Pow10(to - from);
         if (u > std::numeric_limits<int128>::max() / f ||
             u < std::numeric_limits<int128>::min() / f) {
-          return Misfit(type, v, "numeric field overflow");
+          return Misfit(type, v, wide ? kWideUnsupported : "numeric field overflow");
         }
         u *= f;
       } else if (from > to) {
@@ -395,11 +480,14 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         if (r * 2 <= -f) --q;
         u = q;
       }
-      int128 limit = Pow10(type.precision());
-      if (u >= limit || u <= -limit) return Misfit(type, v, "numeric field overflow");
+      int128 limit = Pow10(std::min(type.precision(), kMaxDecimalDigits));
+      if (u >= limit || u <= -limit) {
+        return Misfit(type, v, wide ? kWideUnsupported : "numeric field overflow");
+      }
       if (type.precision() <= 18) {
         PutSigned(static_cast<int64_t>(u), 8, out);
       } else {
+        if (wide) out->push_back(kWideFinite);
         PutInt128(u, out);
       }
       return Status::OK();
@@ -488,11 +576,34 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
       return Status::OK();
     }
     case TypeId::kDecimal: {
+      if (type.precision() > kMaxDecimalDigits) {
+        SLUICE_RETURN_IF_ERROR(need(1));
+        const uint8_t tag = static_cast<uint8_t>((*in)[0]);
+        if (tag == kWideFinite) {
+          SLUICE_RETURN_IF_ERROR(need(17));
+          if (out) *out = Value::Decimal(GetInt128(in->data() + 1), type.scale());
+          in->remove_prefix(17);
+          return Status::OK();
+        }
+        DecimalSpecial sp = DecimalSpecial::kFinite;
+        for (DecimalSpecial s :
+             {DecimalSpecial::kNaN, DecimalSpecial::kPosInf, DecimalSpecial::kNegInf}) {
+          if (tag == WideDecimalTag(s)) sp = s;
+        }
+        if (sp == DecimalSpecial::kFinite) {
+          return Status::Corruption("bad tag " + std::to_string(tag) + " of a " + type.ToString());
+        }
+        if (out) *out = Value::DecimalSpecialValue(sp);
+        in->remove_prefix(1);
+        return Status::OK();
+      }
       size_t w = type.precision() <= 18 ? 8 : 16;
       SLUICE_RETURN_IF_ERROR(need(w));
       if (out) {
         int128 u = w == 8 ? GetSigned(in->data(), 8) : GetInt128(in->data());
-        *out = Value::Decimal(u, type.scale());
+        DecimalSpecial sp = DecimalSpecialOf(u, static_cast<int>(w));
+        *out = sp == DecimalSpecial::kFinite ? Value::Decimal(u, type.scale())
+                                             : Value::DecimalSpecialValue(sp);
       }
       in->remove_prefix(w);
       return Status::OK();
@@ -612,12 +723,13 @@ bool AppendIntField(const SqlType& type, int64_t v, std::string* out) {
 }
 
 bool AppendDecimalField(const SqlType& type, int128 unscaled, std::string* out) {
-  const int128 limit = Pow10(type.precision());
+  const int128 limit = Pow10(std::min(type.precision(), kMaxDecimalDigits));
   if (unscaled >= limit || unscaled <= -limit) return false;
   if (type.nullable()) out->push_back(kPresent);
   if (type.precision() <= 18) {
     PutSigned(static_cast<int64_t>(unscaled), 8, out);
   } else {
+    if (type.precision() > kMaxDecimalDigits) out->push_back(kWideFinite);
     PutInt128(unscaled, out);
   }
   return true;

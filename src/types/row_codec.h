@@ -21,7 +21,12 @@
 //   TINYINT..BIGINT  1, 2, 4, 8 bytes: two's complement with the sign bit
 //                  flipped
 //   DECIMAL(p,s)   the unscaled integer at scale s: 8 bytes (p <= 18) or 16
-//                  bytes, sign bit flipped
+//                  bytes, sign bit flipped. The special numerics take
+//                  integers no finite value reaches: -Infinity the
+//                  smallest, Infinity the largest but one, NaN the largest.
+//                  Precision above 38: a tag byte, then for tag 0x02 the
+//                  16 bytes of DECIMAL(38,s); see WideDecimalTag in
+//                  row_codec.cc for the tags
 //   REAL, DOUBLE   4 or 8 bytes: IEEE bits; positive values get the sign bit
 //                  set, negative ones have every bit inverted
 //   CHAR..VARBINARY  the bytes, with 0x00 written as 0x00 0xFF, then the
@@ -36,7 +41,8 @@
 //                  then 0x00
 //   ROW            the fields, concatenated
 //   VARIANT        a kind byte, then: 0x01 JSON null; 0x02 BOOLEAN; 0x03
-//                  BIGINT; 0x04 scale byte and 16-byte DECIMAL; 0x05 DOUBLE;
+//                  BIGINT; 0x04 scale byte and 16-byte DECIMAL (specials
+//                  as in DECIMAL, scale 0); 0x05 DOUBLE;
 //                  0x06 string; 0x07 list of VARIANT (as ARRAY); 0x08 map
 //                  VARIANT -> VARIANT (as MAP); 0x09 INTERVAL
 #pragma once

@@ -3,11 +3,13 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "types/value.h"
 
 namespace sluice {
 
 SqlType SqlType::Decimal(int precision, int scale, bool nullable) {
-  SLUICE_CHECK(precision >= 1 && precision <= 38 && scale >= 0 && scale <= precision);
+  SLUICE_CHECK(precision >= 1 && precision <= kMaxDecimalPrecision && scale >= 0 &&
+               scale <= precision && scale <= kMaxDecimalDigits);
   SqlType t = Scalar(TypeId::kDecimal, nullable);
   t.precision_ = precision;
   t.scale_ = scale;

@@ -17,7 +17,7 @@ enum class TypeId : uint8_t {
   kSmallInt,
   kInteger,
   kBigInt,
-  kDecimal,  // precision 1..38, scale 0..precision
+  kDecimal,  // precision 1..1000, scale 0..min(precision, 38)
   kReal,
   kDouble,
   kChar,     // CHAR(n): compared and stored without trailing spaces
@@ -112,6 +112,12 @@ using Schema = std::vector<SqlType>;
 std::string PostgresDataType(const SqlType& t);
 
 std::string SchemaToString(const Schema& schema);
+
+// Whether a DECIMAL type may hold Infinity and -Infinity. PostgreSQL's
+// unconstrained numeric may and a numeric(p,s) may not (NaN fits both).
+// Sluice gives the unconstrained numeric, and every numeric that it infers,
+// precision 38, so another declared precision is the constrained kind.
+inline bool DecimalHoldsInfinity(const SqlType& t) { return t.precision() == 38; }
 
 }  // namespace sluice
 

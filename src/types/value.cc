@@ -1,5 +1,6 @@
 #include "types/value.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -29,7 +30,8 @@ bool Value::operator==(const Value& other) const {
     case Kind::kInt:
       return int_value() == other.int_value();
     case Kind::kDecimal:
-      return decimal_unscaled() == other.decimal_unscaled() &&
+      return decimal_special() == other.decimal_special() &&
+             decimal_unscaled() == other.decimal_unscaled() &&
              decimal_scale() == other.decimal_scale();
     case Kind::kDouble:
       return NormalizedBits(double_value()) == NormalizedBits(other.double_value());
@@ -82,7 +84,7 @@ bool ParseDecimal(std::string_view s, int scale, int128* out) {
   size_t i = 0;
   if (i < s.size() && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
   int128 v = 0;
-  int frac = 0;
+  int frac = 0, first_dropped = -1;
   bool any = false, dot = false;
   const int128 limit = Pow10(37);
   for (; i < s.size(); ++i) {
@@ -93,7 +95,15 @@ bool ParseDecimal(std::string_view s, int scale, int128* out) {
     }
     if (c < '0' || c > '9') break;
     any = true;
-    if (v >= limit) return false;
+    if (v >= limit) {
+      // Digits after the point beyond the 38th only round: keeping the
+      // first 38 rounds the same at any scale that has fewer of them (a
+      // remainder of kept digits is at least half iff the true one is);
+      // at the scale of the kept digits, the first dropped one rounds.
+      if (!dot) return false;
+      if (first_dropped < 0) first_dropped = c - '0';
+      continue;
+    }
     v = v * 10 + (c - '0');
     if (dot) ++frac;
   }
@@ -110,8 +120,33 @@ bool ParseDecimal(std::string_view s, int scale, int128* out) {
   bool overflow = false;
   int128 u = RescaleDecimal(v, frac - exp, scale, &overflow);
   if (overflow) return false;
+  if (first_dropped >= 0 && scale > frac - exp) return false;  // the dropped digits count
+  if (first_dropped >= 5 && scale == frac - exp && ++u >= Pow10(kMaxDecimalDigits)) return false;
   *out = neg ? -u : u;
   return true;
+}
+
+bool IsDecimalText(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  bool any = false, dot = false;
+  for (; i < s.size(); ++i) {
+    if (s[i] == '.' && !dot) {
+      dot = true;
+    } else if (s[i] >= '0' && s[i] <= '9') {
+      any = true;
+    } else {
+      break;
+    }
+  }
+  if (!any) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (i == s.size()) return false;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  }
+  return i == s.size();
 }
 
 std::string DecimalToString(int128 unscaled, int scale) {
@@ -131,6 +166,71 @@ std::string DecimalToString(int128 unscaled, int scale) {
   return neg ? "-" + digits : digits;
 }
 
+bool ParseDecimalSpecial(std::string_view s, DecimalSpecial* out) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  bool neg = false, signed_ = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    neg = s[0] == '-';
+    signed_ = true;
+    s.remove_prefix(1);
+  }
+  auto is = [&](std::string_view word) {
+    if (s.size() != word.size()) return false;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(s[i])) != word[i]) return false;
+    }
+    return true;
+  };
+  if (is("nan")) {
+    if (signed_) return false;  // PostgreSQL has no signed NaN
+    *out = DecimalSpecial::kNaN;
+    return true;
+  }
+  if (is("infinity") || is("inf")) {
+    *out = neg ? DecimalSpecial::kNegInf : DecimalSpecial::kPosInf;
+    return true;
+  }
+  return false;
+}
+
+const char* DecimalSpecialName(DecimalSpecial s) {
+  switch (s) {
+    case DecimalSpecial::kNaN:
+      return "NaN";
+    case DecimalSpecial::kPosInf:
+      return "Infinity";
+    case DecimalSpecial::kNegInf:
+      return "-Infinity";
+    case DecimalSpecial::kFinite:
+      break;
+  }
+  return "?";
+}
+
+int CompareDecimalSpecials(const Value& a, const Value& b) {
+  auto rank = [](const Value& v) {
+    switch (v.decimal_special()) {
+      case DecimalSpecial::kNegInf:
+        return 0;
+      case DecimalSpecial::kFinite:
+        return 1;
+      case DecimalSpecial::kPosInf:
+        return 2;
+      case DecimalSpecial::kNaN:
+        return 3;
+    }
+    return 1;
+  };
+  int x = rank(a), y = rank(b);
+  return x < y ? -1 : x > y;
+}
+
+std::string DecimalValueToString(const Value& v) {
+  if (v.decimal_is_special()) return DecimalSpecialName(v.decimal_special());
+  return DecimalToString(v.decimal_unscaled(), v.decimal_scale());
+}
+
 std::string Value::ToString() const {
   switch (kind()) {
     case Kind::kNull:
@@ -142,7 +242,7 @@ std::string Value::ToString() const {
     case Kind::kInt:
       return std::to_string(int_value());
     case Kind::kDecimal:
-      return DecimalToString(decimal_unscaled(), decimal_scale());
+      return DecimalValueToString(*this);
     case Kind::kDouble: {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.17g", double_value());

@@ -6,7 +6,8 @@
 //   BOOLEAN                        kBool
 //   TINYINT..BIGINT, DATE (days),
 //   TIME and TIMESTAMP (micros)    kInt
-//   DECIMAL                        kDecimal (unscaled 128-bit integer, scale)
+//   DECIMAL                        kDecimal (unscaled 128-bit integer, scale;
+//                                  or one of NaN, Infinity, -Infinity)
 //   REAL, DOUBLE                   kDouble
 //   CHAR, VARCHAR, BINARY, ...     kString (bytes)
 //   INTERVAL                       kInterval
@@ -34,6 +35,10 @@ struct Interval {
   bool operator==(const Interval&) const = default;
 };
 
+// PostgreSQL's numeric has three values besides the finite ones. In its
+// order -Infinity < every finite value < Infinity < NaN, and NaN = NaN.
+enum class DecimalSpecial : uint8_t { kFinite, kNaN, kPosInf, kNegInf };
+
 class Value {
  public:
   enum class Kind : uint8_t {
@@ -55,6 +60,15 @@ class Value {
   static Value Bool(bool b) { return Value(b); }
   static Value Int(int64_t i) { return Value(i); }
   static Value Decimal(int128 unscaled, int scale) { return Value(DecimalRep{unscaled, scale}); }
+  // PostgreSQL's special numerics. They carry scale 0 and unscaled 0; code
+  // that reads unscaled values checks decimal_special() first.
+  static Value DecimalSpecialValue(DecimalSpecial s) {
+    return Value(DecimalRep{0, 0, s});
+  }
+  static Value DecimalNaN() { return DecimalSpecialValue(DecimalSpecial::kNaN); }
+  static Value DecimalInf(bool negative) {
+    return DecimalSpecialValue(negative ? DecimalSpecial::kNegInf : DecimalSpecial::kPosInf);
+  }
   static Value Double(double d) { return Value(d); }
   static Value String(std::string s) { return Value(std::move(s)); }
   static Value MakeInterval(int32_t months, int32_t days, int64_t micros) {
@@ -73,6 +87,8 @@ class Value {
   int64_t int_value() const { return std::get<int64_t>(v_); }
   int128 decimal_unscaled() const { return std::get<DecimalRep>(v_).unscaled; }
   int decimal_scale() const { return std::get<DecimalRep>(v_).scale; }
+  DecimalSpecial decimal_special() const { return std::get<DecimalRep>(v_).special; }
+  bool decimal_is_special() const { return decimal_special() != DecimalSpecial::kFinite; }
   double double_value() const { return std::get<double>(v_); }
   const std::string& string_value() const { return std::get<std::string>(v_); }
   const Interval& interval_value() const { return std::get<Interval>(v_); }
@@ -91,6 +107,7 @@ class Value {
   struct DecimalRep {
     int128 unscaled;
     int scale;
+    DecimalSpecial special = DecimalSpecial::kFinite;
   };
   struct MapRep {
     std::vector<Value> keys;
@@ -105,7 +122,13 @@ class Value {
   Rep v_;
 };
 
-// 10^n for 0 <= n <= 38.
+// The most digits a DECIMAL value has: its unscaled integer is an int128.
+// A type may declare up to 1000 digits, as PostgreSQL's numeric does; such
+// a column holds the values of up to 38 digits for now.
+constexpr int kMaxDecimalDigits = 38;
+// The most digits a DECIMAL type may declare.
+constexpr int kMaxDecimalPrecision = 1000;
+
 // 10^n for 0 <= n <= 38 (the powers that fit in an int128).
 inline int128 Pow10(int n) {
   static const auto kPowers = [] {
@@ -126,7 +149,26 @@ int128 RescaleDecimal(int128 u, int from, int to, bool* overflow);
 // not fit in 38 digits.
 bool ParseDecimal(std::string_view s, int scale, int128* out);
 
+// Whether `s` is decimal text as ParseDecimal reads it, whatever its size
+// (ParseDecimal also fails on text whose value does not fit).
+bool IsDecimalText(std::string_view s);
+
 // Decimal text of a 128-bit integer scaled by 10^-scale, e.g. "-12.50".
 std::string DecimalToString(int128 unscaled, int scale);
+
+// PostgreSQL's spellings of the special numerics, read case-insensitively
+// with optional surrounding spaces and sign: "NaN", "Infinity", "inf",
+// "+inf", "-Infinity", "-inf". True and sets *out if `s` is one of them.
+bool ParseDecimalSpecial(std::string_view s, DecimalSpecial* out);
+
+// "NaN", "Infinity" or "-Infinity". REQUIRES: s != kFinite.
+const char* DecimalSpecialName(DecimalSpecial s);
+
+// Compares two decimals of which at least one is special, in PostgreSQL's
+// order (-Infinity < finite < Infinity < NaN, NaN = NaN): -1, 0 or 1.
+int CompareDecimalSpecials(const Value& a, const Value& b);
+
+// PostgreSQL's text of a decimal value, special or finite.
+std::string DecimalValueToString(const Value& v);
 
 }  // namespace sluice

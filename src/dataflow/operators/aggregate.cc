@@ -13,8 +13,10 @@ namespace sluice {
 
 // A group's state: COUNT(*) and one linear accumulator per aggregate,
 // serialized as fixed-width little-endian fields, the statistics followed by
-// their moments (EncodeStats). Not ordered; only equality matters, and equal
-// states have equal bytes.
+// their moments (EncodeStats); then, only if some accumulator counts special
+// numerics (NaN, infinities), every accumulator's three counts (8 bytes
+// each). Not ordered; only equality matters, and equal states have equal
+// bytes.
 struct AggregateOp::State {
   int64_t rows = 0;
   std::vector<LinearAcc> accs;
@@ -31,6 +33,11 @@ struct AggregateOp::State {
       out->append(reinterpret_cast<const char*>(&bits), 8);
       if (IsStatistical(aggs[i].kind)) EncodeStats(a, out);
     }
+    bool specials = false;
+    for (const LinearAcc& a : accs) specials = specials || a.HasSpecials();
+    if (specials) {
+      for (const LinearAcc& a : accs) out->append(reinterpret_cast<const char*>(a.specials), 24);
+    }
   }
   Status Decode(std::string_view in, const std::vector<AggSpec>& aggs) {
     const size_t n = aggs.size();
@@ -46,6 +53,10 @@ struct AggregateOp::State {
       std::memcpy(&accs[i].dsum, p + 24, 8);
       in.remove_prefix(32);
       if (IsStatistical(aggs[i].kind)) SLUICE_RETURN_IF_ERROR(DecodeStats(&in, &accs[i]));
+    }
+    if (in.size() == 24 * n) {
+      for (size_t i = 0; i < n; ++i) std::memcpy(accs[i].specials, in.data() + 24 * i, 24);
+      in.remove_prefix(24 * n);
     }
     if (!in.empty()) return Status::Corruption("aggregate state has a bad length");
     return Status::OK();

@@ -152,6 +152,7 @@ Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view
     case Arith::kDecimal: {
       Value v;
       SLUICE_RETURN_IF_ERROR(DecodeValue(col, &in, &v));
+      if (v.decimal_is_special()) return AddDecimalSpecial(v, w, acc);
       int128 term;
       if (__builtin_mul_overflow(v.decimal_unscaled(), static_cast<int128>(w), &term) ||
           __builtin_add_overflow(acc->isum, term, &acc->isum)) {
@@ -197,6 +198,7 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
   own.column = 0;  // `col` alone is the schema here
   SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));
   Arith a = ArithOf(col);
+  if (a == Arith::kDecimal && acc.HasSpecials()) return EncodeValue(type, SpecialSum(acc), out);
   if (spec.kind == AggKind::kSum) {
     if (a == Arith::kInt) {
       if (acc.isum > INT64_MAX || acc.isum < INT64_MIN) {
@@ -217,6 +219,23 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
   SLUICE_ASSIGN_OR_RETURN(
       Value avg, AvgDecimal(acc.isum, a == Arith::kInt ? 0 : col.scale(), acc.count, type.scale()));
   return EncodeValue(type, avg, out);
+}
+
+Status AddDecimalSpecial(const Value& v, Weight w, LinearAcc* acc) {
+  int i = v.decimal_special() == DecimalSpecial::kNaN      ? 0
+          : v.decimal_special() == DecimalSpecial::kPosInf ? 1
+                                                           : 2;
+  if (__builtin_add_overflow(acc->specials[i], w, &acc->specials[i])) {
+    return Status::Overflow("count overflow in aggregate");
+  }
+  return Status::OK();
+}
+
+Value SpecialSum(const LinearAcc& acc) {
+  if (acc.specials[0] != 0 || (acc.specials[1] != 0 && acc.specials[2] != 0)) {
+    return Value::DecimalNaN();
+  }
+  return Value::DecimalInf(acc.specials[1] == 0);
 }
 
 Result<Value> AvgDecimal(int128 sum, int scale, int64_t count, int to_scale) {
@@ -471,6 +490,9 @@ Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const
     case Arith::kInt:
     case Arith::kDecimal: {
       int128 u = 0;
+      if (y.kind() == Value::Kind::kDecimal && y.decimal_is_special()) {
+        return AddDecimalSpecial(y, w, acc);
+      }
       if (y.kind() == Value::Kind::kDecimal) {
         bool overflow = false;
         u = RescaleDecimal(y.decimal_unscaled(), y.decimal_scale(), ytype.scale(), &overflow);
@@ -509,6 +531,8 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
     // by N * (N - 1) or N², rounded half away from zero at the result's
     // scale; the standard deviation is the square root of that, rounded
     // again.
+    // Any NaN or infinity makes every statistic NaN, as in PostgreSQL.
+    if (count > 0 && acc.HasSpecials()) return Value::DecimalNaN();
     if (count <= (samp ? 1 : 0)) return Value::Null();
     const int in_scale = ArithOf(col) == Arith::kInt ? 0 : col.scale();
     AggSpec own{k, 0};

@@ -127,7 +127,20 @@ struct LinearAcc {
   double dsum = 0;
   int128 isum2 = 0;
   FloatMoments moments;
+  // DECIMAL: weighted counts of NaN, Infinity and -Infinity, which `count`
+  // includes and `isum` does not (PostgreSQL's numeric accumulators keep
+  // the same counts).
+  int64_t specials[3] = {0, 0, 0};
+  bool HasSpecials() const { return specials[0] != 0 || specials[1] != 0 || specials[2] != 0; }
 };
+
+// Adds weight `w` of the special numeric `v` to acc->specials.
+// REQUIRES: v.decimal_is_special().
+Status AddDecimalSpecial(const Value& v, Weight w, LinearAcc* acc);
+// The SUM (and AVG) of values among which are specials: NaN if any is NaN
+// or both infinities are there, else the infinity there.
+// REQUIRES: acc.HasSpecials().
+Value SpecialSum(const LinearAcc& acc);
 
 // PostgreSQL's own accumulation of the statistics of doubles (Youngs and
 // Cramer: N, the sums Sx, Sy and the running sums of squared deviations Sxx,
