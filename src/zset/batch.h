@@ -55,6 +55,9 @@ class MemBatch final : public Batch {
   uint64_t len() const override { return weights_.size(); }
   uint64_t key_count() const override { return key_off_.size() - 1; }
   uint64_t byte_size() const override;
+  // Bytes of all keys, and of all values, one after the other.
+  uint64_t key_bytes() const { return key_data_.size(); }
+  uint64_t val_bytes() const { return val_data_.size(); }
 
   std::string_view key(size_t i) const {
     return std::string_view(key_data_.data() + key_off_[i], key_off_[i + 1] - key_off_[i]);
