@@ -36,7 +36,8 @@ Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b,
   size_t i = 0, j = 0, na = a.key_count(), nb = b.key_count();
   while (i < na && j < nb) {
     std::string_view ka = a.key(i), kb = b.key(j);
-    int c = ka.compare(kb);
+    const uint64_t pa = a.key_prefix(i), pb = b.key_prefix(j);
+    const int c = pa != pb ? (pa < pb ? -1 : 1) : ka.compare(kb);
     if (retain && !retain(c <= 0 ? ka : kb)) {
       if (c <= 0) ++i;
       if (c >= 0) ++j;
