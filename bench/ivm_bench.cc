@@ -45,6 +45,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "connector/nexmark.h"
@@ -430,6 +431,29 @@ class BareCircuit {
   std::vector<sluice::BatchPtr> view_;
 };
 
+// CPU seconds this process has used (all threads).
+double CpuSeconds() {
+  std::ifstream stat("/proc/self/stat");
+  std::string field;
+  double ticks = 0;
+  for (int i = 1; i <= 15 && stat >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::strtod(field.c_str(), nullptr);  // utime, stime
+  }
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// Waits (up to a minute) until the process is quiet: the spines' background
+// merges of the base are done, so that changes are timed on settled state
+// rather than against merges of the load.
+void WaitQuiet() {
+  const auto deadline = Clock::now() + std::chrono::minutes(1);
+  while (Clock::now() < deadline) {
+    const double c0 = CpuSeconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (CpuSeconds() - c0 < 0.03) return;
+  }
+}
+
 // Whether two batches hold the same pairs with the same weights.
 bool SameBatch(const sluice::Batch& a, const sluice::Batch& b) {
   auto ca = a.NewCursor(), cb = b.NewCursor();
@@ -460,9 +484,10 @@ const char* const kParts[] = {"client",      "queued",  "journal", "split", "cir
 // Sluice, two ways on the same data in one run: "sluice" is the change as a
 // transaction into a pipeline (a Controller in this process: no HTTP), until
 // its commit's step is done; "circuit" is the change applied straight to
-// the program's bare circuit (BareCircuit). Both are loaded, then each
-// change is applied to one and then the other, alternating which goes
-// first, so that the machine's noise falls on both alike.
+// the program's bare circuit (BareCircuit). Both are loaded and left to
+// settle (WaitQuiet), then each change is applied to one and then the
+// other, alternating which goes first, so that the machine's noise falls
+// on both alike.
 std::map<std::string, Result> RunSluice(const Workload& w, int workers, const std::string& storage,
                                         uint64_t budget_mb, bool pipeline, bool circuit,
                                         Breakdown* breakdown) {
@@ -521,6 +546,7 @@ std::map<std::string, Result> RunSluice(const Workload& w, int workers, const st
     }
     bare_res.load = Since(l0);
   }
+  WaitQuiet();
   auto apply_pipeline = [&](const Change& ch) {
     const uint64_t step0 = (*c)->step();
     const auto before = (*c)->step_phase_usecs();
