@@ -2,7 +2,7 @@
 // same data in one run (bench/run ivm drives it; see bench/ivm/README.md).
 //
 //   ivm_bench [--sizes 100000,1000000] [--changes K] [--change-rows 1000]
-//             [--workloads tpch,q4] [--systems sluice,postgres,duckdb]
+//             [--workloads tpch,q4] [--systems sluice,circuit,postgres,duckdb]
 //             [--workers W] [--memory-budget-mb M] [--oracle DIR]
 //             [--out FILE.json] [--dat FILE.dat]
 //
@@ -18,7 +18,12 @@
 //         partition. Each change: one new reading (--change-rows is ignored).
 // Systems, each timed per change from applying it to having the view
 // current:
-//   sluice    the change into a pipeline (in this process), its step done
+//   sluice    the change into a pipeline (in this process), its step done;
+//             with the pipeline's breakdown of where the time went
+//   circuit   the same change straight into the program's bare circuit (no
+//             queues, step loop, transaction or output endpoints), one
+//             change after the pipeline's or before, alternating; the
+//             pipeline / bare circuit ratio is what the plumbing adds
 //   postgres  the change by SQL, then REFRESH MATERIALIZED VIEW
 //   duckdb    the change by SQL, then the view's query run again into a
 //             table (a Node.js process, bench/ivm/duckdb.mjs)
@@ -40,13 +45,20 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "connector/nexmark.h"
+#include "dataflow/operators/exchange.h"
+#include "dataflow/operators/upsert.h"
 #include "pipeline/controller.h"
+#include "runtime/runtime.h"
 #include "sql/datetime.h"
+#include "sql/program.h"
 #include "tests/pg_cluster.h"
 #include "types/row_codec.h"
+#include "zset/batch_builder.h"
+#include "zset/merge.h"
 
 namespace {
 
@@ -304,24 +316,9 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-Result RunSluice(const Workload& w, int workers, const std::string& storage, uint64_t budget_mb) {
-  Result res;
-  std::string program;
-  for (const Table& t : w.tables) program += "CREATE TABLE " + t.name + " " + t.columns_sql + ";\n";
-  program += "CREATE MATERIALIZED VIEW v AS " + w.view_sql + ";\n";
-  sluice::pipeline::PipelineConfig config;
-  config.workers = workers;
-  // State beyond the budget goes to storage (10^7 base rows would not fit
-  // this machine's memory otherwise).
-  config.storage = storage;
-  config.memory_budget_mb = budget_mb;
-  auto c = sluice::pipeline::Controller::Start(program, config);
-  if (!c.ok()) {
-    res.error = c.status().ToString();
-    return res;
-  }
-  auto encode = [&](const Table& t, const std::vector<Value>& r, bool is_key,
-                    sluice::format::ChangeBuffer* out, sluice::format::ChangeKind kind) {
+// A keyed table's or a plain table's change for the pipeline's Ingest.
+void EncodeChange(const Table& t, const Change& ch, sluice::format::ChangeBuffer* out) {
+  auto add = [&](const std::vector<Value>& r, bool is_key, sluice::format::ChangeKind kind) {
     std::string key, row;
     if (!t.key.empty()) {
       // The key columns are the first ones in both workloads' keyed tables.
@@ -332,55 +329,298 @@ Result RunSluice(const Workload& w, int workers, const std::string& storage, uin
     if (!is_key) (void)sluice::EncodeRow(t.schema, r, &row);
     out->Add(kind, key, row);
   };
-  const auto l0 = Clock::now();
-  uint64_t token = 0;
-  for (const Table& t : w.tables) {
-    for (size_t at = 0; at < t.rows.size(); at += 100000) {
-      sluice::format::ChangeBuffer b;
-      std::vector<std::string_view> fields;
-      std::string key;
-      for (size_t i = at; i < std::min(t.rows.size(), at + 100000); ++i) {
-        // A key's encoding is its fields' encodings, one after the other.
-        key.clear();
-        if (!t.key.empty()) {
-          (void)sluice::SplitRow(t.schema, t.rows[i], &fields);
-          for (size_t k = 0; k < t.key.size(); ++k) key.append(fields[k]);
-        }
-        b.Add(sluice::format::ChangeKind::kInsert, key, t.rows[i]);
+  if (auto d = ch.deletes.find(t.name); d != ch.deletes.end()) {
+    for (const auto& k : d->second) add(k, true, sluice::format::ChangeKind::kDelete);
+  }
+  if (auto i = ch.inserts.find(t.name); i != ch.inserts.end()) {
+    for (const auto& r : i->second) add(r, false, sluice::format::ChangeKind::kInsert);
+  }
+}
+
+// A table's base rows as changes, 100,000 at a time.
+std::vector<sluice::format::ChangeBuffer> BaseChunks(const Table& t) {
+  std::vector<sluice::format::ChangeBuffer> chunks;
+  std::vector<std::string_view> fields;
+  std::string key;
+  for (size_t at = 0; at < t.rows.size(); at += 100000) {
+    sluice::format::ChangeBuffer& b = chunks.emplace_back();
+    for (size_t i = at; i < std::min(t.rows.size(), at + 100000); ++i) {
+      // A key's encoding is its fields' encodings, one after the other.
+      key.clear();
+      if (!t.key.empty()) {
+        (void)sluice::SplitRow(t.schema, t.rows[i], &fields);
+        for (size_t k = 0; k < t.key.size(); ++k) key.append(fields[k]);
       }
-      token = *(*c)->Ingest(t.name, std::move(b), true, 0);
-      // At most about a million rows queued at a time.
-      if ((at / 100000) % 10 == 9) (*c)->WaitComplete(token, std::chrono::hours(1));
+      b.Add(sluice::format::ChangeKind::kInsert, key, t.rows[i]);
     }
   }
-  (*c)->WaitComplete(token, std::chrono::hours(1));
-  res.load = Since(l0);
-  for (const Change& ch : w.changes) {
+  return chunks;
+}
+
+std::string ProgramText(const Workload& w) {
+  std::string program;
+  for (const Table& t : w.tables) program += "CREATE TABLE " + t.name + " " + t.columns_sql + ";\n";
+  return program + "CREATE MATERIALIZED VIEW v AS " + w.view_sql + ";\n";
+}
+
+// The program's bare circuit: its workers (a Runtime) and nothing around
+// them. A change is split over the workers as the pipeline splits it
+// (InputQueues::Split: a keyed table's rows become upsert commands), pushed,
+// stepped, and every output read, as the pipeline's step reads them; no
+// queues, step loop, transaction or output endpoints. The view's changes
+// are kept, to compare its integral with the pipeline's at the end.
+class BareCircuit {
+ public:
+  sluice::Status Start(const Workload& w, int workers, const sluice::SpineOptions& spine) {
+    SLUICE_ASSIGN_OR_RETURN(program_, sluice::sql::CompileProgram(ProgramText(w)));
+    for (const Table& t : w.tables) keyed_[t.name] = !t.key.empty();
+    outputs_ = program_.tables;
+    outputs_.insert(outputs_.end(), program_.views.begin(), program_.views.end());
+    sluice::RuntimeOptions opts;
+    opts.workers = workers;
+    opts.spine = spine;
+    SLUICE_ASSIGN_OR_RETURN(runtime_, sluice::Runtime::Start(opts, [&](sluice::Circuit& c) {
+                              return sluice::sql::BuildProgram(program_, c, &errors_);
+                            }));
+    return sluice::Status::OK();
+  }
+
+  // Applies the tables' changes as one step.
+  sluice::Status Apply(const std::map<std::string, const sluice::format::ChangeBuffer*>& changes) {
+    const int workers = runtime_->workers();
+    for (const auto& [table, buffer] : changes) {
+      const bool keyed = keyed_.at(table);
+      std::vector<sluice::BatchBuilder> parts(static_cast<size_t>(workers));
+      for (size_t i = 0; i < buffer->size(); ++i) {
+        const sluice::format::ChangeKind k = buffer->kind(i);
+        const std::string_view key = keyed ? buffer->key(i) : buffer->payload(i);
+        sluice::BatchBuilder& b =
+            parts[workers == 1 ? 0 : static_cast<size_t>(sluice::WorkerForKey(key, workers))];
+        if (!keyed) {
+          b.Push(key, k == sluice::format::ChangeKind::kDelete ? -1 : 1);
+          continue;
+        }
+        const sluice::UpsertOpKind op = k == sluice::format::ChangeKind::kDelete
+                                            ? sluice::UpsertOpKind::kDelete
+                                            : sluice::UpsertOpKind::kInsert;
+        b.Push(key, sluice::EncodeUpsertCommand(seq_++, op, buffer->payload(i)), 1);
+      }
+      for (size_t wk = 0; wk < parts.size(); ++wk) {
+        SLUICE_ASSIGN_OR_RETURN(sluice::MemBatchPtr batch, parts[wk].Finish());
+        SLUICE_RETURN_IF_ERROR(runtime_->PushToWorker(table, static_cast<int>(wk), batch));
+      }
+    }
+    SLUICE_RETURN_IF_ERROR(runtime_->Step());
+    for (const std::string& name : outputs_) {
+      SLUICE_ASSIGN_OR_RETURN(sluice::BatchPtr b, runtime_->Output(name));
+      if (name == "v" && !b->empty()) view_.push_back(b);
+    }
+    return sluice::Status::OK();
+  }
+
+  // The view's integral, consolidated.
+  sluice::Result<sluice::BatchPtr> View() const { return sluice::MergeBatches(view_, {}); }
+
+ private:
+  sluice::sql::Program program_;
+  sluice::sql::EvalErrors errors_;
+  std::unique_ptr<sluice::Runtime> runtime_;
+  std::map<std::string, bool> keyed_;
+  std::vector<std::string> outputs_;
+  uint64_t seq_ = 0;
+  std::vector<sluice::BatchPtr> view_;
+};
+
+// CPU seconds this process has used (all threads).
+double CpuSeconds() {
+  std::ifstream stat("/proc/self/stat");
+  std::string field;
+  double ticks = 0;
+  for (int i = 1; i <= 15 && stat >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::strtod(field.c_str(), nullptr);  // utime, stime
+  }
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// Waits (up to a minute) until the process is quiet: the spines' background
+// merges of the base are done, so that changes are timed on settled state
+// rather than against merges of the load.
+void WaitQuiet() {
+  const auto deadline = Clock::now() + std::chrono::minutes(1);
+  while (Clock::now() < deadline) {
+    const double c0 = CpuSeconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (CpuSeconds() - c0 < 0.03) return;
+  }
+}
+
+// Whether two batches hold the same pairs with the same weights.
+bool SameBatch(const sluice::Batch& a, const sluice::Batch& b) {
+  auto ca = a.NewCursor(), cb = b.NewCursor();
+  for (; ca->KeyValid() && cb->KeyValid(); ca->StepKey(), cb->StepKey()) {
+    if (ca->key() != cb->key()) return false;
+    for (; ca->ValValid() && cb->ValValid(); ca->StepVal(), cb->StepVal()) {
+      if (ca->val() != cb->val() || ca->weight() != cb->weight()) return false;
+    }
+    if (ca->ValValid() || cb->ValValid()) return false;
+  }
+  return !ca->KeyValid() && !cb->KeyValid();
+}
+
+// Where the pipeline's time per change went (ms, medians over the changes):
+// the client's calls (StartTransaction, encoding and Ingest), then the
+// controller's step phases (StepPhases in pipeline/report.h), and what is
+// left of the change's time (waking the step loop, the commit's hand-off).
+// The client's calls and the first step may overlap (a step starts as soon
+// as a table's change is queued), so the parts need not add up exactly.
+struct Breakdown {
+  std::map<std::string, std::vector<double>> ms;  // by part, per change
+  std::vector<double> steps;                      // steps per change
+};
+
+const char* const kParts[] = {"client",      "queued",  "journal", "split", "circuit",
+                              "transaction", "deliver", "other"};
+
+// Sluice, two ways on the same data in one run: "sluice" is the change as a
+// transaction into a pipeline (a Controller in this process: no HTTP), until
+// its commit's step is done; "circuit" is the change applied straight to
+// the program's bare circuit (BareCircuit). Both are loaded and left to
+// settle (WaitQuiet), then each change is applied to one and then the
+// other, alternating which goes first, so that the machine's noise falls
+// on both alike.
+std::map<std::string, Result> RunSluice(const Workload& w, int workers, const std::string& storage,
+                                        uint64_t budget_mb, bool pipeline, bool circuit,
+                                        Breakdown* breakdown) {
+  std::map<std::string, Result> out;
+  Result& res = out["sluice"];
+  Result& bare_res = out["circuit"];
+  sluice::pipeline::PipelineConfig config;
+  config.workers = workers;
+  // State beyond the budget goes to storage (10^7 base rows would not fit
+  // this machine's memory otherwise).
+  config.storage = storage;
+  config.memory_budget_mb = budget_mb;
+  auto c = sluice::pipeline::Controller::Start(ProgramText(w), config);
+  if (!c.ok()) {
+    res.error = c.status().ToString();
+    return out;
+  }
+  BareCircuit bare;
+  sluice::SpineOptions spine;
+  if (!storage.empty()) spine.merge.storage_dir = storage + "/circuit";
+  std::unique_ptr<sluice::MemoryBudget> budget;
+  if (!storage.empty() && budget_mb > 0) {
+    std::filesystem::create_directories(spine.merge.storage_dir);
+    budget = std::make_unique<sluice::MemoryBudget>(budget_mb << 20);
+    spine.merge.budget = budget.get();
+  }
+  if (circuit) {
+    if (sluice::Status s = bare.Start(w, workers, spine); !s.ok()) {
+      bare_res.error = s.ToString();
+      return out;
+    }
+  }
+  if (pipeline) {
+    const auto l0 = Clock::now();
+    uint64_t token = 0;
+    for (const Table& t : w.tables) {
+      std::vector<sluice::format::ChangeBuffer> chunks = BaseChunks(t);
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        token = *(*c)->Ingest(t.name, std::move(chunks[i]), true, 0);
+        // At most about a million rows queued at a time.
+        if (i % 10 == 9) (*c)->WaitComplete(token, std::chrono::hours(1));
+      }
+    }
+    (*c)->WaitComplete(token, std::chrono::hours(1));
+    res.load = Since(l0);
+  }
+  if (circuit) {
+    const auto l0 = Clock::now();
+    for (const Table& t : w.tables) {
+      for (const sluice::format::ChangeBuffer& chunk : BaseChunks(t)) {
+        if (sluice::Status s = bare.Apply({{t.name, &chunk}}); !s.ok()) {
+          bare_res.error = s.ToString();
+          return out;
+        }
+      }
+    }
+    bare_res.load = Since(l0);
+  }
+  WaitQuiet();
+  auto apply_pipeline = [&](const Change& ch) {
+    const uint64_t step0 = (*c)->step();
+    const auto before = (*c)->step_phase_usecs();
     const auto t0 = Clock::now();
-    // One change is one step: a transaction around its tables' requests.
+    // One change is one transaction around its tables' requests.
     (void)(*c)->StartTransaction();
     for (const Table& t : w.tables) {
       sluice::format::ChangeBuffer b;
-      if (auto d = ch.deletes.find(t.name); d != ch.deletes.end()) {
-        for (const auto& k : d->second) encode(t, k, true, &b, sluice::format::ChangeKind::kDelete);
-      }
-      if (auto i = ch.inserts.find(t.name); i != ch.inserts.end()) {
-        for (const auto& r : i->second)
-          encode(t, r, false, &b, sluice::format::ChangeKind::kInsert);
-      }
-      if (!b.empty()) token = *(*c)->Ingest(t.name, std::move(b), true, 0);
+      EncodeChange(t, ch, &b);
+      if (!b.empty()) (void)(*c)->Ingest(t.name, std::move(b), true, 0);
     }
+    const double client = Since(t0);
     (void)(*c)->CommitTransaction();
-    res.per_change.push_back(Since(t0));
+    const double total = Since(t0);
+    res.per_change.push_back(total);
+    const auto after = (*c)->step_phase_usecs();
+    double rest = total - client;
+    breakdown->ms["client"].push_back(client * 1000);
+    for (const auto& [phase, usecs] : after) {
+      const double ms = static_cast<double>(usecs - before.at(phase)) / 1000;
+      breakdown->ms[phase].push_back(ms);
+      if (phase != "queued") rest -= ms / 1000;
+    }
+    breakdown->ms["other"].push_back(rest * 1000);
+    breakdown->steps.push_back(static_cast<double>((*c)->step() - step0));
+  };
+  auto apply_circuit = [&](const Change& ch) {
+    const auto t0 = Clock::now();
+    std::vector<sluice::format::ChangeBuffer> buffers(w.tables.size());
+    std::map<std::string, const sluice::format::ChangeBuffer*> changes;
+    for (size_t i = 0; i < w.tables.size(); ++i) {
+      EncodeChange(w.tables[i], ch, &buffers[i]);
+      if (!buffers[i].empty()) changes[w.tables[i].name] = &buffers[i];
+    }
+    if (sluice::Status s = bare.Apply(changes); !s.ok()) bare_res.error = s.ToString();
+    bare_res.per_change.push_back(Since(t0));
+  };
+  for (size_t i = 0; i < w.changes.size(); ++i) {
+    if (i % 2 == 0) {
+      if (pipeline) apply_pipeline(w.changes[i]);
+      if (circuit) apply_circuit(w.changes[i]);
+    } else {
+      if (circuit) apply_circuit(w.changes[i]);
+      if (pipeline) apply_pipeline(w.changes[i]);
+    }
   }
-  auto q = (*c)->Query(w.check_sql);
-  if (q.ok() && !q->rows.empty()) {
-    for (const Value& v : q->rows[0]) res.check += (res.check.empty() ? "" : "|") + v.ToString();
-  } else {
-    res.error = q.status().ToString();
+  if (pipeline) {
+    auto q = (*c)->Query(w.check_sql);
+    if (q.ok() && !q->rows.empty()) {
+      for (const Value& v : q->rows[0]) res.check += (res.check.empty() ? "" : "|") + v.ToString();
+    } else {
+      res.error = q.status().ToString();
+    }
+  }
+  if (circuit && bare_res.error.empty()) {
+    // The circuit's view is checked against the pipeline's, row by row.
+    uint64_t step = 0;
+    auto snap = (*c)->Snapshots({"v"}, &step);
+    auto mine = bare.View();
+    if (!pipeline) {
+      bare_res.check = "(not compared)";
+    } else if (!snap.ok() || !mine.ok()) {
+      bare_res.error = !snap.ok() ? snap.status().ToString() : mine.status().ToString();
+    } else if (auto theirs = sluice::MergeBatches(snap->at("v"), {});
+               !theirs.ok() || !SameBatch(**theirs, **mine)) {
+      bare_res.error = "the bare circuit's view differs from the pipeline's";
+    } else {
+      bare_res.check = res.check;
+    }
   }
   (*c)->Stop();
-  return res;
+  if (!pipeline) out.erase("sluice");
+  if (!circuit) out.erase("circuit");
+  return out;
 }
 
 std::string Quote(const Value& v, const SqlType& t) {
@@ -519,7 +759,7 @@ int main(int argc, char** argv) {
   uint64_t budget_mb = 6144;       // Sluice's in-memory state, the rest spills...
   uint64_t spill_above = 3000000;  // ...at base sizes above this
   std::set<std::string> workloads = {"tpch", "q4"};
-  std::set<std::string> systems = {"sluice", "postgres", "duckdb"};
+  std::set<std::string> systems = {"sluice", "circuit", "postgres", "duckdb"};
   std::string oracle =
       std::filesystem::path(__FILE__).parent_path().parent_path().string() + "/tests/oracle";
   std::string out_path, dat_path;  // JSON; and a table for plotting
@@ -555,6 +795,7 @@ int main(int argc, char** argv) {
   const std::string dir = ::mkdtemp(tmpl);
   ::chmod(dir.c_str(), 0777);
   Json results = Json::array();
+  Json breakdowns = Json::array();
   bool agree = true;
   std::printf("%-5s %10s %-9s %12s %14s %10s  %s\n", "view", "base rows", "system", "load s",
               "ms per change", "ratio", "check");
@@ -568,18 +809,17 @@ int main(int argc, char** argv) {
         WriteCsv(dir + "/" + w.name + "_" + t.name + ".csv", t.schema, t.rows);
       }
       std::map<std::string, Result> by;
-      for (const std::string& s :
-           {std::string("sluice"), std::string("postgres"), std::string("duckdb")}) {
-        if (systems.count(s) == 0) continue;
+      Breakdown breakdown;
+      if (systems.count("sluice") || systems.count("circuit")) {
         // Storage (and its memory budget) only where the state would not
         // fit in memory: it moves large batches to files, which costs at
         // smaller sizes.
         const bool spill = n > spill_above;
-        by[s] = s == "sluice"
-                    ? RunSluice(w, workers, spill ? dir + "/sluice" : "", spill ? budget_mb : 0)
-                : s == "postgres" ? RunPostgres(w, dir)
-                                  : RunDuckDb(w, dir, oracle);
+        by = RunSluice(w, workers, spill ? dir + "/sluice" : "", spill ? budget_mb : 0,
+                       systems.count("sluice") > 0, systems.count("circuit") > 0, &breakdown);
       }
+      if (systems.count("postgres")) by["postgres"] = RunPostgres(w, dir);
+      if (systems.count("duckdb")) by["duckdb"] = RunDuckDb(w, dir, oracle);
       const double base = by.count("sluice") ? Median(by["sluice"].per_change) : 0;
       std::string first_check;
       for (auto& [s, r] : by) {
@@ -602,6 +842,37 @@ int main(int argc, char** argv) {
                            {"median_ms_per_change", ms},
                            {"ratio_to_sluice", ratio},
                            {"check", r.check}});
+      }
+      if (!breakdown.steps.empty()) {
+        // Where a pipeline's change went, and what the bare circuit took.
+        Json parts;
+        std::printf("      the pipeline's change, median ms:");
+        for (const char* part : kParts) {
+          const double ms = Median(breakdown.ms[part]);
+          parts[part] = {{"median_ms", ms}, {"ms_per_change", breakdown.ms[part]}};
+          std::printf(" %s %.3f", part, ms);
+        }
+        const double steps = Median(breakdown.steps);
+        std::printf(", steps %.0f\n", steps);
+        Json row = {{"view", wl},
+                    {"base_rows", n},
+                    {"breakdown", parts},
+                    {"steps_per_change", breakdown.steps}};
+        if (by.count("circuit") && by["circuit"].error.empty() && by.count("sluice") &&
+            by["sluice"].error.empty()) {
+          // The ratio of medians, and the median of per-change ratios
+          // (each pair ran back to back, so noise falls on both).
+          std::vector<double> ratios;
+          const Result &p = by["sluice"], &b = by["circuit"];
+          for (size_t i = 0; i < std::min(p.per_change.size(), b.per_change.size()); ++i) {
+            ratios.push_back(p.per_change[i] / b.per_change[i]);
+          }
+          row["pipeline_over_circuit"] = Median(p.per_change) / Median(b.per_change);
+          row["pipeline_over_circuit_paired"] = Median(ratios);
+          std::printf("      pipeline / bare circuit: %.2f (median of paired ratios %.2f)\n",
+                      Median(p.per_change) / Median(b.per_change), Median(ratios));
+        }
+        breakdowns.push_back(row);
       }
       // The systems' views agree (numbers compared to 2 decimals).
       auto norm = [](const std::string& c) {
@@ -638,7 +909,8 @@ int main(int argc, char** argv) {
                                     {"changes", changes},
                                     {"change_rows", change_rows},
                                     {"workers", workers},
-                                    {"results", results}}
+                                    {"results", results},
+                                    {"pipeline_breakdown", breakdowns}}
                                    .dump(1)
                             << "\n";
   }

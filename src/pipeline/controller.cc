@@ -5,6 +5,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -650,7 +651,14 @@ Status Controller::RunStep(const StepLoop::StepPlan& plan) {
   // Everything queued, except that a connector gives at most its
   // max_batch_size records to one step (the rest waits for the next).
   uint64_t last_token = 0;
+  const Clock::time_point began = Clock::now();
+  // The oldest queued record's arrival (DueAt with no count that is ever
+  // enough and no delay).
+  const Clock::time_point oldest =
+      queues_->DueAt(std::numeric_limits<uint64_t>::max(), std::chrono::microseconds(0));
+  if (oldest != Clock::time_point::max()) phases_.Add(StepPhases::kQueued, began - oldest);
   const InputQueues::StepInput input = queues_->Take(&last_token);
+  phases_.Add(StepPhases::kSplit, Clock::now() - began);
   MutexLock l(&step_mu_);
   return RunInput(plan, input, last_token, /*journal=*/true);
 }
@@ -675,10 +683,18 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
     return Status::Internal("step " + std::to_string(plan.step) + " does not follow the workers' " +
                             std::to_string(runtime_->steps()));
   }
+  Clock::time_point at = Clock::now();
+  // Adds the time since the last phase ended to phase `p`.
+  auto lap = [&](StepPhases::Phase p) {
+    const Clock::time_point now = Clock::now();
+    phases_.Add(p, now - at);
+    at = now;
+  };
   if (journal_ && journal) {
     // The step's record is on storage before the step runs.
     SLUICE_RETURN_IF_ERROR(journal_->AppendStep(plan.step, plan.commit, plan.in_transaction,
                                                 InputQueues::JournalRanges(input)));
+    lap(StepPhases::kJournal);
   }
   // Each table's changes become one batch per worker of this host; on many
   // hosts, the operators that need rows by key (the upsert among them)
@@ -695,6 +711,7 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
           runtime_->PushToWorker(table, first_worker + static_cast<int>(w), batches[w]));
     }
   }
+  lap(StepPhases::kSplit);
   SLUICE_RETURN_IF_ERROR(runtime_->Step());
   // Only now may operators forget what this step's rows needed.
   waterlines_->EndStep();
@@ -704,6 +721,7 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
     if (!b->empty()) outputs[name] = b;
   }
+  lap(StepPhases::kCircuit);
   if (plan.in_transaction || plan.commit) {
     // A transaction's outputs are held, and handed over as one change when
     // it commits.
@@ -717,9 +735,11 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
       if (!sum->empty()) outputs[name] = sum;
     }
     txn_outputs_.clear();
+    lap(StepPhases::kTransaction);
   }
   SLUICE_RETURN_IF_ERROR(outputs_->Deliver(plan.step, outputs));
   queues_->Completed(last_token, plan.step);
+  lap(StepPhases::kDeliver);
   return Status::OK();
 }
 
@@ -805,6 +825,7 @@ PipelineStats Controller::Stats() const {
   g.step_usecs = step_usecs();
   g.step_msecs = g.step_usecs / 1000;
   g.step_latency_counts = loop_.step_latency_counts();
+  g.step_phase_usecs = phases_.Usecs();
   g.buffered_records = queues_->buffered();
   g.transaction = in_transaction();
   g.uptime_msecs = static_cast<uint64_t>(

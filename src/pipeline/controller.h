@@ -148,6 +148,8 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   uint64_t step() const override { return loop_.step(); }
   // Microseconds spent running steps and handing their outputs over.
   uint64_t step_usecs() const { return loop_.step_usecs(); }
+  // The same, by phase (report.h), and the time input waited for its step.
+  std::map<std::string, uint64_t> step_phase_usecs() const { return phases_.Usecs(); }
   Status StartTransaction() override { return loop_.StartTransaction(); }
   Result<uint64_t> CommitTransaction() override { return loop_.CommitTransaction(); }
   bool in_transaction() const { return loop_.in_transaction(); }
@@ -367,6 +369,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   std::atomic<bool> relayout_pending_{false};  // the output connectors wait
 
   // The step runner.
+  StepPhases phases_;
   Mutex step_mu_;
   std::unique_ptr<Runtime> runtime_;  // steps and state: under step_mu_ once launched
   std::map<std::string, std::vector<BatchPtr>> txn_outputs_ GUARDED_BY(step_mu_);

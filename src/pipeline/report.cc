@@ -22,6 +22,7 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   g.eval_errors += p.eval_errors;
   AddOptional(&g.exchange_bytes_sent, p.exchange_bytes_sent);
   for (const auto& [table, n] : p.ignored_deletes) g.ignored_deletes[table] += n;
+  for (const auto& [phase, n] : p.step_phase_usecs) g.step_phase_usecs[phase] += n;
   for (const auto& [table, n] : p.late_rows) g.late_rows[table] += n;
   for (const auto& [table, w] : p.waterlines) g.waterlines[table] = w;
   g.spill_failures += p.spill_failures;

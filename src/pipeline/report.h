@@ -5,6 +5,7 @@
 // turns them into the API's JSON; the keys are the names in Fields().
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -45,6 +46,8 @@ struct GlobalStats {
   // Steps by how long they took: the count in each bucket of
   // StepLoop::kLatencyBounds, then those longer.
   std::vector<uint64_t> step_latency_counts;
+  // Where steps spent their time since the start, by phase (StepPhases).
+  std::map<std::string, uint64_t> step_phase_usecs;
 
   template <class V>
   void Fields(V& v) {
@@ -67,11 +70,46 @@ struct GlobalStats {
     v("eval_error_samples", eval_error_samples);
     v("hosts", hosts);
     v("step_latency_counts", step_latency_counts);
+    v("step_phase_usecs", step_phase_usecs);
     v("ignored_deletes", ignored_deletes);
     v("late_rows", late_rows);
     v("waterlines", waterlines);
     v("exchange_bytes_sent", exchange_bytes_sent);
   }
+};
+
+// Where a pipeline's steps spend their time, summed over every step since
+// the start, so that a change's cost can be split between the engine and
+// the plumbing around it (bench/run ivm reads it):
+//   queued       from the oldest queued record's arrival to its step's start
+//   journal      writing the step's record to the input journal
+//   split        taking the queued input and splitting it over the workers
+//   circuit      the workers' step, and reading its outputs
+//   transaction  summing a transaction's held outputs at its commit
+//   deliver      handing the outputs to integrals, connectors and streams
+// Each phase is measured with two reads of the steady clock.
+//
+// Thread safety: Add() is called by the thread that runs steps; Usecs()
+// from any (relaxed atomics: figures, not synchronization).
+class StepPhases {
+ public:
+  enum Phase { kQueued, kJournal, kSplit, kCircuit, kTransaction, kDeliver, kCount };
+  void Add(Phase p, std::chrono::steady_clock::duration d) {
+    nanos_[p].fetch_add(static_cast<uint64_t>(
+                            std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()),
+                        std::memory_order_relaxed);
+  }
+  // By phase name, in microseconds.
+  std::map<std::string, uint64_t> Usecs() const {
+    static const char* const kNames[] = {"queued",  "journal",     "split",
+                                         "circuit", "transaction", "deliver"};
+    std::map<std::string, uint64_t> out;
+    for (int p = 0; p < kCount; ++p) out[kNames[p]] = nanos_[p].load(std::memory_order_relaxed) / 1000;
+    return out;
+  }
+
+ private:
+  std::atomic<uint64_t> nanos_[kCount] = {};
 };
 
 // Deletes that found no row to delete (in a table without a primary key),

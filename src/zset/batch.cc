@@ -8,19 +8,20 @@
 namespace sluice {
 namespace {
 
-// Galloping lower bound over indices [from, n) of a sorted sequence.
-template <typename Get>
-size_t GallopLowerBound(size_t from, size_t n, std::string_view target, Get get) {
-  if (from >= n || !(get(from) < target)) return from;
-  size_t lo = from, step = 1;  // invariant: get(lo) < target
-  while (lo + step < n && get(lo + step) < target) {
+// Galloping lower bound over indices [from, n) of a sorted sequence, where
+// less(i) says whether element i is below the target.
+template <typename Less>
+size_t GallopLowerBound(size_t from, size_t n, Less less) {
+  if (from >= n || !less(from)) return from;
+  size_t lo = from, step = 1;  // invariant: less(lo)
+  while (lo + step < n && less(lo + step)) {
     lo += step;
     step *= 2;
   }
-  size_t hi = std::min(lo + step, n);  // get(hi) >= target, or hi == n
+  size_t hi = std::min(lo + step, n);  // !less(hi), or hi == n
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (get(mid) < target) {
+    if (less(mid)) {
       lo = mid;
     } else {
       hi = mid;
@@ -35,7 +36,8 @@ std::unique_ptr<Cursor> MemBatch::NewCursor() const { return std::make_unique<Me
 
 uint64_t MemBatch::byte_size() const {
   return key_data_.size() + val_data_.size() +
-         sizeof(uint64_t) * (key_off_.size() + key_vals_.size() + val_off_.size()) +
+         sizeof(uint64_t) *
+             (key_off_.size() + key_prefix_.size() + key_vals_.size() + val_off_.size()) +
          sizeof(Weight) * weights_.size();
 }
 
@@ -59,11 +61,15 @@ bool MemBatch::MayContainKey(uint64_t hash) const {
 }
 
 size_t MemBatch::LowerBoundKey(std::string_view target, size_t from) const {
-  return GallopLowerBound(from, key_count(), target, [this](size_t i) { return key(i); });
+  const uint64_t prefix = BytePrefix(target);
+  const uint64_t* prefixes = key_prefix_.data();
+  return GallopLowerBound(from, key_count(), [&](size_t i) {
+    return prefixes[i] != prefix ? prefixes[i] < prefix : key(i) < target;
+  });
 }
 
 size_t MemBatch::LowerBoundVal(size_t i, std::string_view target, size_t from) const {
-  return GallopLowerBound(from, vals_end(i), target, [this](size_t j) { return val(j); });
+  return GallopLowerBound(from, vals_end(i), [&](size_t j) { return val(j) < target; });
 }
 
 const std::shared_ptr<const MemBatch>& MemBatch::Empty() {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,16 @@ namespace sluice {
 
 using Weight = int64_t;
 class Cursor;
+
+// The first 8 bytes of `s` as a big-endian integer, zero-padded. Where two
+// strings' prefixes differ, they compare as their prefixes do (a
+// normalized-key prefix), so most comparisons of keys end with one integer
+// comparison, without reading the keys' bytes.
+inline uint64_t BytePrefix(std::string_view s) {
+  uint64_t v = 0;
+  std::memcpy(&v, s.data(), s.size() < 8 ? s.size() : 8);
+  return __builtin_bswap64(v);
+}
 
 class Batch {
  public:
@@ -55,10 +66,14 @@ class MemBatch final : public Batch {
   uint64_t len() const override { return weights_.size(); }
   uint64_t key_count() const override { return key_off_.size() - 1; }
   uint64_t byte_size() const override;
+  // Bytes of all keys, and of all values, one after the other.
+  uint64_t key_bytes() const { return key_data_.size(); }
+  uint64_t val_bytes() const { return val_data_.size(); }
 
   std::string_view key(size_t i) const {
     return std::string_view(key_data_.data() + key_off_[i], key_off_[i + 1] - key_off_[i]);
   }
+  uint64_t key_prefix(size_t i) const { return key_prefix_[i]; }
   // Key i's values are those with index in [vals_begin(i), vals_end(i)).
   size_t vals_begin(size_t i) const { return key_vals_[i]; }
   size_t vals_end(size_t i) const { return key_vals_[i + 1]; }
@@ -68,7 +83,9 @@ class MemBatch final : public Batch {
   Weight weight(size_t j) const { return weights_[j]; }
 
   // First key index >= `key`, searching [from, key_count()) by galloping
-  // then binary search, so that sorted probes cost O(log distance).
+  // then binary search, so that sorted probes cost O(log distance). Keys
+  // are compared by their prefixes first (key_prefix_), so a step of the
+  // search mostly reads one array, not the offsets and the key bytes.
   size_t LowerBoundKey(std::string_view key, size_t from = 0) const;
   // First value index >= `val` among key i's values, starting at `from`.
   size_t LowerBoundVal(size_t i, std::string_view val, size_t from) const;
@@ -86,6 +103,7 @@ class MemBatch final : public Batch {
 
   std::string key_data_;
   std::vector<uint64_t> key_off_{0};
+  std::vector<uint64_t> key_prefix_;  // BytePrefix of each key, for searches
   std::vector<uint64_t> key_vals_{0};
   std::string val_data_;
   std::vector<uint64_t> val_off_{0};

@@ -10,6 +10,7 @@ namespace sluice {
 
 void OrderedBuilder::Reserve(size_t keys, size_t vals, size_t key_bytes, size_t val_bytes) {
   batch_->key_off_.reserve(keys + 1);
+  batch_->key_prefix_.reserve(keys);
   batch_->key_vals_.reserve(keys + 1);
   batch_->key_data_.reserve(key_bytes);
   batch_->val_off_.reserve(vals + 1);
@@ -38,6 +39,7 @@ Status OrderedBuilder::Push(std::string_view key, std::string_view val, Weight w
         if (b.key_vals_[nk] == b.key_vals_[nk - 1]) {
           b.key_vals_.pop_back();
           b.key_off_.pop_back();
+          b.key_prefix_.pop_back();
           b.key_data_.resize(b.key_off_.back());
         }
       }
@@ -48,6 +50,7 @@ Status OrderedBuilder::Push(std::string_view key, std::string_view val, Weight w
     SLUICE_DCHECK(nk == 0 || b.key(nk - 1) < key);
     b.key_data_.append(key);
     b.key_off_.push_back(b.key_data_.size());
+    b.key_prefix_.push_back(BytePrefix(key));
     b.key_vals_.push_back(b.weights_.size());
   }
   b.val_data_.append(val);
@@ -62,6 +65,7 @@ void OrderedBuilder::AppendKey(const MemBatch& src, size_t k) {
   SLUICE_DCHECK(b.key_count() == 0 || b.key(b.key_count() - 1) < src.key(k));
   b.key_data_.append(src.key(k));
   b.key_off_.push_back(b.key_data_.size());
+  b.key_prefix_.push_back(src.key_prefix_[k]);
   size_t vb = src.vals_begin(k), ve = src.vals_end(k);
   uint64_t base = src.val_off_[vb];
   uint64_t shift = b.val_data_.size();
@@ -81,9 +85,7 @@ MemBatchPtr OrderedBuilder::Finish() {
 void BatchBuilder::Push(std::string_view key, std::string_view val, Weight w) {
   if (w == 0) return;
   Entry e;
-  uint8_t head[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  std::memcpy(head, key.data(), std::min<size_t>(8, key.size()));
-  e.prefix = __builtin_bswap64(GetFixed64(head));
+  e.prefix = BytePrefix(key);
   e.key_off = arena_.size();
   e.key_len = static_cast<uint32_t>(key.size());
   arena_.append(key);

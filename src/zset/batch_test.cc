@@ -2,11 +2,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 
+#include "base/hash.h"
 #include "zset/batch_codec.h"
 #include "zset/merge.h"
 #include "zset/test_util.h"
@@ -68,6 +71,49 @@ TEST(BatchTest, CursorSeeks) {
   EXPECT_FALSE(c->KeyValid());
   c->RewindKeys();
   EXPECT_EQ(c->key(), "000000");
+}
+
+// Keys that tie on their 8-byte prefixes, are shorter than 8 bytes, or end
+// in zero bytes (which the zero-padded prefix cannot tell from nothing):
+// LowerBoundKey must agree with a plain search of the sorted keys from
+// every starting point.
+TEST(BatchTest, LowerBoundKeyAgreesWithByteOrder) {
+  std::mt19937_64 rng(19);
+  const std::string alphabet("\x00\x01\x7f\x80\xff", 5);
+  std::set<std::string> keys;
+  while (keys.size() < 400) {
+    std::string k(rng() % 12, '\0');
+    for (char& c : k) c = alphabet[rng() % alphabet.size()];
+    keys.insert(k);
+  }
+  BatchBuilder b;
+  for (const std::string& k : keys) b.Push(k, "", 1);
+  auto batch = *b.Finish();
+  const std::vector<std::string> sorted(keys.begin(), keys.end());
+  ASSERT_EQ(batch->key_count(), sorted.size());
+  for (int probe = 0; probe < 2000; ++probe) {
+    std::string t(rng() % 12, '\0');
+    for (char& c : t) c = alphabet[rng() % alphabet.size()];
+    const size_t want = static_cast<size_t>(
+        std::lower_bound(sorted.begin(), sorted.end(), t) - sorted.begin());
+    const size_t from = rng() % (want + 1);
+    ASSERT_EQ(batch->LowerBoundKey(t, from), want) << "probe " << probe;
+  }
+}
+
+// No false negatives, and about the false positives the comment promises.
+TEST(BatchTest, BloomFilterHasNoFalseNegatives) {
+  BatchBuilder b;
+  for (int i = 0; i < 20000; ++i) b.Push("key" + std::to_string(i), "", 1);
+  auto batch = *b.Finish();
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(batch->MayContainKey(Hash64("key" + std::to_string(i)))) << i;
+  }
+  int positives = 0;
+  for (int i = 0; i < 20000; ++i) {
+    positives += batch->MayContainKey(Hash64("other" + std::to_string(i))) ? 1 : 0;
+  }
+  EXPECT_LT(positives, 20000 * 4 / 100);
 }
 
 TEST(BatchTest, WeightOverflowIsAnError) {

@@ -27,12 +27,17 @@ Status Drain(Cursor& c, Sink& sink, const std::function<bool(std::string_view)>&
 // spine maintenance.
 Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b,
                           const std::function<bool(std::string_view)>& retain) {
+  // Room for every pair of both inputs at once: growing the arenas as they
+  // fill would copy them again at each doubling, into fresh pages each time
+  // (most of a large merge's time went there).
   OrderedBuilder out;
-  out.Reserve(a.key_count() + b.key_count(), a.len() + b.len(), 0, 0);
+  out.Reserve(a.key_count() + b.key_count(), a.len() + b.len(), a.key_bytes() + b.key_bytes(),
+              a.val_bytes() + b.val_bytes());
   size_t i = 0, j = 0, na = a.key_count(), nb = b.key_count();
   while (i < na && j < nb) {
     std::string_view ka = a.key(i), kb = b.key(j);
-    int c = ka.compare(kb);
+    const uint64_t pa = a.key_prefix(i), pb = b.key_prefix(j);
+    const int c = pa != pb ? (pa < pb ? -1 : 1) : ka.compare(kb);
     if (retain && !retain(c <= 0 ? ka : kb)) {
       if (c <= 0) ++i;
       if (c >= 0) ++j;
