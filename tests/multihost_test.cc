@@ -419,7 +419,8 @@ CREATE VIEW v WITH (connectors = '[{"name": "lake", "distributed": true,
                          {"from", 2},
                          {"step", 2},
                          {"files", files.dump()},
-                         {"snapshot", false}}
+                         {"snapshot", false},
+                         {"compaction", false}}
                         .dump(),
                     "application/json");
     return r ? std::to_string(r->status) + " " + r->body : std::string("no answer");

@@ -385,8 +385,8 @@ struct ConnectorRequest {
 struct PartReportRequest {
   static constexpr CallInfo kCall{
       Method::kPost, "/coordination/part_report",
-      "a distributed connector's part reports a step's files; answered once the leader "
-      "committed the step"};
+      "a distributed connector's part reports a step's files, or a compaction of its files; "
+      "answered once the leader committed them"};
   using Answer = Empty;
   std::string connector;
   int host = 0;
