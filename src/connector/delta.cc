@@ -536,7 +536,6 @@ class DeltaOutput final : public OutputConnector {
     if (s.ok() && !actions->empty()) s = CommitStep(0, *actions);
     if (s.ok()) {
       merge_table_->Commit();
-      if (!actions->empty()) ++compactions_;
     } else {
       merge_table_->Abort();
       stats_.SetError("compaction: " + s.ToString());
@@ -798,7 +797,8 @@ class DeltaOutput final : public OutputConnector {
   };
   Status SendReport(PendingReport r) {
     unanswered_.reset();
-    Status s = Report(r.from, r.step, r.files, r.snapshot);
+    Status s = Report(r.from, r.step, r.files,
+                      r.snapshot ? ReportKind::kSnapshot : ReportKind::kSteps);
     if (s.code() == StatusCode::kInvalidArgument) {
       for (const DeltaFile& f : r.files) (void)RemoveFile(uri_ + "/" + f.path);
       return s;
@@ -826,7 +826,8 @@ class DeltaOutput final : public OutputConnector {
     if (!actions.has_value()) return Status::OK();  // a snapshot's parts continue
     Failpoint("delta_part_before_report");
     const uint64_t from = snapshot || next_from_ == 0 ? chunk.step : next_from_;
-    Status s = Report(from, chunk.step, *actions, snapshot);
+    Status s =
+        Report(from, chunk.step, *actions, snapshot ? ReportKind::kSnapshot : ReportKind::kSteps);
     if (s.code() == StatusCode::kInvalidArgument) {
       // Refused: nothing of it is in the table. The part's state may be
       // what the leader found stale, so it is loaded again from the table.
@@ -855,20 +856,9 @@ class DeltaOutput final : public OutputConnector {
                                                  target_);
     Status s = actions.status();
     if (s.ok() && actions->empty()) return;
-    if (s.ok()) {
-      PartReport report;
-      report.connector = spec_.name;
-      report.host = part_->host;
-      report.from = report.step = step;
-      report.files = FilesJson(*actions);
-      report.compaction = true;
-      s = part_->leader_here()
-              ? LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true)
-              : ReportToLeader(report);
-    }
+    if (s.ok()) s = Report(step, step, *actions, ReportKind::kCompaction);
     if (s.ok()) {
       merge_table_->Commit();
-      ++compactions_;
       return;
     }
     stats_.SetError("compaction: " + s.ToString());
@@ -883,16 +873,20 @@ class DeltaOutput final : public OutputConnector {
   }
 
   // This part's report of `files` for steps `from` to `step` (or its
-  // snapshot at `step`): to the leader's own accounting on the leader's
-  // host, else over the link. Returns once the leader committed it.
-  Status Report(uint64_t from, uint64_t step, const std::vector<DeltaFile>& files, bool snapshot) {
+  // snapshot at `step`, or its compaction after `step`): to the leader's
+  // own accounting on the leader's host, else over the link. Returns once
+  // the leader committed it.
+  enum class ReportKind { kSteps, kSnapshot, kCompaction };
+  Status Report(uint64_t from, uint64_t step, const std::vector<DeltaFile>& files,
+                ReportKind kind) {
     PartReport report;
     report.connector = spec_.name;
     report.host = part_->host;
     report.from = from;
     report.step = step;
     report.files = FilesJson(files);
-    report.snapshot = snapshot;
+    report.snapshot = kind == ReportKind::kSnapshot;
+    report.compaction = kind == ReportKind::kCompaction;
     if (part_->leader_here()) {
       return LeaderAccept(report, std::chrono::milliseconds::max(), /*own=*/true);
     }
@@ -1233,7 +1227,6 @@ class DeltaOutput final : public OutputConnector {
   bool merge_ = false;                          // update_mode merge
   double rewrite_fraction_ = 0.5;               // merge: rewrite files this much deleted
   size_t compact_min_files_ = 16;               // merge: compact this many small files
-  uint64_t compactions_ = 0;
   int64_t retention_ms_ = 0;                    // vacuum: files removed this long ago go
   std::optional<std::chrono::steady_clock::time_point> last_vacuum_;
   std::unique_ptr<DeltaMergeTable> merge_table_;
