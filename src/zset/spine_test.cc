@@ -19,21 +19,36 @@ struct SpineCase {
   bool spill;
 };
 
-class SpineTest : public ::testing::TestWithParam<SpineCase> {};
-
-// Random inserts (with retractions) checked against a std::map model, with
-// lookups between inserts; every case also checks the O(log n) batch bound.
-TEST_P(SpineTest, MatchesModel) {
-  std::string dir = ::testing::TempDir() + "/spine_test_" + std::to_string(::getpid()) + "_" +
-                    std::to_string(GetParam().background) + std::to_string(GetParam().spill);
-  ASSERT_TRUE(CreateDirs(dir).ok());
-  for (uint64_t seed : {1, 2, 3}) {
+class SpineTest : public ::testing::TestWithParam<SpineCase> {
+ protected:
+  // The case's options, spilling into a directory named `what` (created,
+  // and removed after the test).
+  SpineOptions CaseOptions(const std::string& what) {
+    const std::string dir = dir_ = ::testing::TempDir() + "/" + what + "_" + std::to_string(::getpid()) +
+                            "_" + std::to_string(GetParam().background) +
+                            std::to_string(GetParam().spill);
+    EXPECT_TRUE(CreateDirs(dir).ok());
     SpineOptions opts;
     opts.background = GetParam().background;
     if (GetParam().spill) {
       opts.merge.storage_dir = dir;
       opts.merge.spill_threshold_bytes = 4096;
     }
+    return opts;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+ private:
+  std::string dir_;
+};
+
+// Random inserts (with retractions) checked against a std::map model, with
+// lookups between inserts; every case also checks the O(log n) batch bound.
+TEST_P(SpineTest, MatchesModel) {
+  const SpineOptions opts = CaseOptions("spine_test");
+  for (uint64_t seed : {1, 2, 3}) {
     Spine spine(opts);
     Model model;
     std::mt19937_64 rng(seed);
@@ -74,23 +89,13 @@ TEST_P(SpineTest, MatchesModel) {
       EXPECT_TRUE(any_file);
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 // Keys behind a moving bound are dropped by merges, and only those: keys at
 // or after the bound read as in the model, and the spine stops growing with
 // the stream once its live keys do.
 TEST_P(SpineTest, RetainDropsKeysBehindTheBound) {
-  std::string dir = ::testing::TempDir() + "/spine_retain_" + std::to_string(::getpid()) + "_" +
-                    std::to_string(GetParam().background) + std::to_string(GetParam().spill);
-  ASSERT_TRUE(CreateDirs(dir).ok());
-  SpineOptions opts;
-  opts.background = GetParam().background;
-  if (GetParam().spill) {
-    opts.merge.storage_dir = dir;
-    opts.merge.spill_threshold_bytes = 4096;
-  }
-  Spine spine(opts);
+  Spine spine(CaseOptions("spine_retain"));
   std::atomic<int> bound{0};
   // Keys are 6-digit numbers, so byte order is numeric order.
   auto key = [](int k) {
@@ -128,7 +133,6 @@ TEST_P(SpineTest, RetainDropsKeysBehindTheBound) {
   // 400 steps of 40 rows: without the bound the spine would hold ~16,000
   // pairs; with it, the live ~200 and what merges have not reached yet.
   EXPECT_LT(most, 4000u);
-  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, SpineTest,
