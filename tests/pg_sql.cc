@@ -334,9 +334,44 @@ class Runner {
     if (!s.ok()) table_errors_[table] = s.message();
   }
 
+  // SET IntervalStyle and bytea_output change how values print, in the
+  // session as in PostgreSQL's.
+  void ApplySetting(const Json& set) {
+    std::string name = set.value("name", "");
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value;
+    for (const Json& a : set.value("args", Json::array())) {
+      if (a.contains("A_Const") && a["A_Const"].contains("sval")) {
+        value = a["A_Const"]["sval"].value("sval", "");
+      }
+    }
+    for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool reset = set.value("kind", "") != "VAR_SET_VALUE";
+    if (name == "intervalstyle") {
+      style_.interval = reset || value == "postgres" ? sql::IntervalStyle::kPostgres
+                        : value == "postgres_verbose" ? sql::IntervalStyle::kPostgresVerbose
+                        : value == "sql_standard"     ? sql::IntervalStyle::kSqlStandard
+                        : value == "iso_8601"         ? sql::IntervalStyle::kIso8601
+                                                      : style_.interval;
+    } else if (name == "bytea_output") {
+      style_.bytea_escape = !reset && value == "escape";
+    }
+  }
+
   void Run(const Statement& st) {
     auto tree = sql::ParseSql(st.sql);
     std::string kind = tree.ok() && (*tree)["stmts"].size() == 1 ? Kind((*tree)["stmts"][0]) : "";
+    if (kind == "VariableSetStmt") {
+      // A client's setting: the runner prints values as it says.
+      ApplySetting((*tree)["stmts"][0]["stmt"]["VariableSetStmt"]);
+      std::string pg_error;
+      if (!PgRows(st.sql, nullptr, &pg_error) && !o_.mirror) {
+        Fail(st, "PostgreSQL refused the setting: " + FirstLine(pg_error));
+      } else if (!o_.mirror) {
+        ++passed;
+      }
+      return;
+    }
     if (kind == "SelectStmt" && !(*tree)["stmts"][0]["stmt"]["SelectStmt"].contains("intoClause")) {
       Query(st);
       return;
@@ -437,7 +472,7 @@ class Runner {
         std::vector<std::string> cells;
         for (size_t i = 0; i < q->visible; ++i) {
           cells.push_back(row[i].is_null() ? "\x01NULL"
-                                           : sql::ValueToPgText(row[i], q->plan->columns[i].type));
+                                           : sql::ValueToPgText(row[i], q->plan->columns[i].type, style_));
         }
         got[incremental].push_back(std::move(cells));
       }
@@ -508,6 +543,7 @@ class Runner {
   PgCluster& pg_;
   Options o_;
   sql::SqlSession session_;
+  sql::OutputStyle style_;  // as the script's SET statements have it
   std::string path_;
   std::map<std::string, std::string> mirrored_ddl_, table_errors_, view_errors_;
 };

@@ -87,7 +87,23 @@ struct Session::Impl {
   Writer out;
   std::string user;
   ApiScope scope = ApiScope::kAdmin;
-  std::map<std::string, std::string> settings;  // SET, beyond the reported parameters
+  std::map<std::string, std::string> settings;  // SET, by lower-case name
+
+  // How values print, as SET IntervalStyle and bytea_output have it.
+  sql::OutputStyle Style() const {
+    sql::OutputStyle style;
+    if (auto it = settings.find("intervalstyle"); it != settings.end()) {
+      const std::string v = Lower(it->second);
+      style.interval = v == "postgres_verbose" ? sql::IntervalStyle::kPostgresVerbose
+                       : v == "sql_standard"   ? sql::IntervalStyle::kSqlStandard
+                       : v == "iso_8601"       ? sql::IntervalStyle::kIso8601
+                                               : sql::IntervalStyle::kPostgres;
+    }
+    if (auto it = settings.find("bytea_output"); it != settings.end()) {
+      style.bytea_escape = Lower(it->second) == "escape";
+    }
+    return style;
+  }
 
   // Transaction block: 'I' idle, 'T' in a block, 'E' in a failed block.
   char txn = 'I';
@@ -533,7 +549,7 @@ std::optional<PgError> Session::Impl::DataRow(const sql::Row& row,
         return Error("0A000", "column \"" + columns[i].name + "\": " + s.message());
       }
     } else {
-      value = sql::ValueToPgText(row[i], columns[i].type);
+      value = sql::ValueToPgText(row[i], columns[i].type, Style());
     }
     out.Int32(static_cast<int32_t>(value.size()));
     out.Bytes(value);
@@ -691,10 +707,10 @@ std::optional<PgError> Session::Impl::RunSelect(const std::string& text, Portal*
 std::optional<PgError> Session::Impl::RunShow(const Statement& st, bool describe) {
   std::vector<std::pair<std::string, std::string>> rows;
   auto value_of = [&](const std::string& name) -> std::optional<std::string> {
+    if (auto it = settings.find(Lower(name)); it != settings.end()) return it->second;
     for (const auto& [n, v] : ReportedParameters()) {
       if (Lower(n) == Lower(name)) return v;
     }
-    if (auto it = settings.find(Lower(name)); it != settings.end()) return it->second;
     const std::string l = Lower(name);
     if (l == "transaction_isolation" || l == "default_transaction_isolation") return "serializable";
     if (l == "search_path") return "\"$user\", public";
@@ -704,8 +720,12 @@ std::optional<PgError> Session::Impl::RunShow(const Statement& st, bool describe
     return std::nullopt;
   };
   if (Lower(st.name) == "all") {
-    for (const auto& [n, v] : ReportedParameters()) rows.emplace_back(n, v);
-    for (const auto& [n, v] : settings) rows.emplace_back(n, v);
+    for (const auto& [n, v] : ReportedParameters()) rows.emplace_back(n, *value_of(n));
+    for (const auto& [n, v] : settings) {
+      bool reported = false;
+      for (const auto& p : ReportedParameters()) reported = reported || Lower(p.first) == n;
+      if (!reported) rows.emplace_back(n, v);
+    }
   } else {
     auto v = value_of(st.name);
     if (!v) return Error("42704", "unrecognized configuration parameter \"" + st.name + "\"");
@@ -739,6 +759,21 @@ std::optional<PgError> Session::Impl::RunSet(const Statement& st) {
       return Error("0A000",
                    "DateStyle \"" + st.value + "\" is not supported: dates are written as ISO");
     }
+  } else if (name == "intervalstyle" || name == "bytea_output") {
+    const std::string v = Lower(st.value);
+    const bool interval = name == "intervalstyle";
+    if (!st.reset &&
+        (interval ? v != "postgres" && v != "postgres_verbose" && v != "sql_standard" &&
+                        v != "iso_8601"
+                  : v != "hex" && v != "escape")) {
+      return Error("22023", "invalid value for parameter \"" +
+                                std::string(interval ? "IntervalStyle" : "bytea_output") +
+                                "\": \"" + st.value + "\"",
+                   interval ? "Available values: postgres, postgres_verbose, sql_standard, "
+                              "iso_8601."
+                            : "Available values: escape, hex.");
+    }
+    if (interval) ParameterStatus("IntervalStyle", st.reset ? "postgres" : v);
   } else if (name == "timezone") {
     const std::string v = Lower(st.value);
     if (v != "utc" && v != "gmt" && v != "etc/utc" && v != "z" && v != "0" && v != "+00" &&
@@ -1069,7 +1104,7 @@ std::optional<PgError> Session::Impl::RunCopyTo(const Statement& st) {
     out.End();
   }
   for (const sql::Row& r : result->rows) {
-    FormatCopyLine(st.copy, r, result->columns, &line);
+    FormatCopyLine(st.copy, r, result->columns, Style(), &line);
     out.Begin('d');
     out.Bytes(line);
     out.End();
@@ -1157,7 +1192,7 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
       row[1] = Value::Int(w);
       for (size_t i = 0; i < values->size(); ++i) row[i + 2] = (*values)[i];
       if (st.copy.to_stdout) {
-        FormatCopyLine(st.copy, row, columns, &line);
+        FormatCopyLine(st.copy, row, columns, Style(), &line);
         out.Begin('d');
         out.Bytes(line);
         out.End();

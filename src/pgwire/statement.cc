@@ -974,7 +974,8 @@ Result<format::ChangeBuffer> CopyReader::Finish() {
 }
 
 void FormatCopyLine(const CopySpec& spec, const std::vector<Value>& row,
-                    const std::vector<sql::Column>& columns, std::string* line) {
+                    const std::vector<sql::Column>& columns, const sql::OutputStyle& style,
+                    std::string* line) {
   line->clear();
   for (size_t i = 0; i < columns.size(); ++i) {
     if (i > 0) line->push_back(spec.delimiter);
@@ -982,7 +983,7 @@ void FormatCopyLine(const CopySpec& spec, const std::vector<Value>& row,
       if (!spec.csv) line->append(spec.null_marker);
       continue;
     }
-    const std::string text = sql::ValueToPgText(row[i], columns[i].type);
+    const std::string text = sql::ValueToPgText(row[i], columns[i].type, style);
     if (spec.csv) {
       AppendCsvField(CopyField{text, false}, spec.delimiter, line);
     } else {

@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "format/format.h"
+#include "sql/expr.h"
 #include "sql/plan.h"
 #include "types/value.h"
 
@@ -156,6 +157,7 @@ class CopyReader {
 
 // One row as a line of COPY TO's data, newline included.
 void FormatCopyLine(const CopySpec& spec, const std::vector<Value>& row,
-                    const std::vector<sql::Column>& columns, std::string* line);
+                    const std::vector<sql::Column>& columns, const sql::OutputStyle& style,
+                    std::string* line);
 
 }  // namespace sluice::pgwire

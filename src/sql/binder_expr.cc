@@ -967,25 +967,36 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       if (IsOidAlias(tname)) return BindOidCast(tname, x, n);
     }
     SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
-    // INTERVAL '1' DAY: the field restriction is the typmod's range.
+    // INTERVAL '1' DAY TO SECOND(2), interval(2) '...', x::INTERVAL HOUR:
+    // the typmod's field restriction and precision.
     const Json& mods = body["typeName"].value("typmods", Json::array());
-    int range = kIntervalFullRange;
-    if (t.id() == TypeId::kInterval && !mods.empty()) {
-      auto [mkind, mbody] = Node(mods[0]);
-      if (mkind == "A_Const" && mbody->contains("ival")) {
-        range = static_cast<int>((*mbody)["ival"].value("ival", int64_t{kIntervalFullRange}));
+    int typmod[2] = {kIntervalFullRange, kIntervalFullPrecision};
+    if (t.id() == TypeId::kInterval) {
+      for (size_t i = 0; i < mods.size() && i < 2; ++i) {
+        auto [mkind, mbody] = Node(mods[i]);
+        if (mkind != "A_Const" || !mbody->contains("ival")) {
+          return SqlError(sql_, n, "type modifiers of INTERVAL must be integer constants");
+        }
+        typmod[i] = static_cast<int>((*mbody)["ival"].value("ival", int64_t{0}));
       }
     }
-    if (range != kIntervalFullRange) {
-      if (x->kind != ExprKind::kLiteral || !x->type.IsString() || x->value.is_null()) {
-        return SqlUnsupported(sql_, n, "An interval field restriction on anything but a literal");
+    if (typmod[0] != kIntervalFullRange || typmod[1] != kIntervalFullPrecision) {
+      if (x->kind == ExprKind::kLiteral && x->type.IsString() && !x->value.is_null()) {
+        Interval iv;
+        Status st = ParseIntervalTypmod(x->value.string_value(), typmod[0], typmod[1], &iv);
+        if (!st.ok()) return SqlError(sql_, n, st.message());
+        return MakeLiteral(Value::MakeInterval(iv.months, iv.days, iv.micros), t);
       }
-      Interval iv;
-      if (!ParseIntervalWithRange(x->value.string_value(), range, &iv)) {
-        return SqlError(
-            sql_, n, "invalid input syntax for type interval: \"" + x->value.string_value() + "\"");
-      }
-      return MakeLiteral(Value::MakeInterval(iv.months, iv.days, iv.micros), t);
+      SLUICE_ASSIGN_OR_RETURN(ResolvedFn fn,
+                              ResolveFunction("interval", {t, SqlType::Integer()}));
+      const int64_t packed = static_cast<int64_t>(typmod[0]) << 16 | (typmod[1] & 0xFFFF);
+      ExprPtr call = MakeCall(fn.fn, "interval", t,
+                              {MakeCast(x, t), MakeLiteral(Value::Int(packed), SqlType::Integer())});
+      if (x->kind != ExprKind::kLiteral) return call;
+      Value v;  // a constant: fold it here, so that its errors have a caret
+      Status st = Eval(*call, Row(), &v);
+      if (!st.ok()) return SqlError(sql_, n, st.message());
+      return MakeLiteral(std::move(v), t);
     }
     if (x->kind == ExprKind::kLiteral && t.id() == TypeId::kArray && x->type.IsString() &&
         !x->value.is_null()) {

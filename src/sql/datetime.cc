@@ -1,6 +1,7 @@
 #include "sql/datetime.h"
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -383,284 +384,638 @@ bool ParseTimestampInput(std::string_view s, int64_t* micros) {
   return true;
 }
 
-bool ParseIntervalWithRange(std::string_view s, int range, Interval* out) {
-  constexpr int kYear = 4, kMonth = 2, kDay = 8, kHour = 1024, kMinute = 2048, kSecond = 4096;
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  const int last = (range & kSecond)   ? kSecond
-                   : (range & kMinute) ? kMinute
-                   : (range & kHour)   ? kHour
-                   : (range & kDay)    ? kDay
-                   : (range & kMonth)  ? kMonth
-                   : (range & kYear)   ? kYear
-                                       : kSecond;
-  auto plain_number = [](std::string_view t) {
-    size_t i = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? 1 : 0;
-    bool digits = false, point = false;
-    for (; i < t.size(); ++i) {
-      if (std::isdigit(static_cast<unsigned char>(t[i]))) {
-        digits = true;
-      } else if (t[i] == '.' && !point) {
-        point = true;
+namespace {
+
+// Interval input, as PostgreSQL reads it. The text is split into fields
+// (numbers, clocks, words, signed numbers), which are then read from the
+// right, so that a unit applies to the number before it and a bare number
+// takes the unit its right neighbour implies. Whole numbers are exact; a
+// fraction of a field spills into the finer fields (1.5 years is 1 year 6
+// mons, 1.5 months 1 mon 15 days, 1.5 days 1 day 12:00:00).
+
+enum class FieldKind { kNumber, kDate, kTime, kSigned, kWord };
+
+struct Field {
+  FieldKind kind;
+  std::string text;
+};
+
+enum class ReadError { kNone, kBadFormat, kFieldOverflow };
+
+// Splits `s` into fields; false for a character no field can hold.
+bool SplitIntervalFields(std::string_view s, std::vector<Field>* out) {
+  auto digit = [&](size_t i) { return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); };
+  auto alpha = [&](size_t i) { return i < s.size() && std::isalpha(static_cast<unsigned char>(s[i])); };
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (std::isspace(c)) {
+      ++i;
+      continue;
+    }
+    Field f;
+    if (std::isdigit(c)) {
+      while (digit(i)) f.text += s[i++];
+      if (i < s.size() && s[i] == ':') {
+        f.kind = FieldKind::kTime;
+        while (digit(i) || (i < s.size() && (s[i] == ':' || s[i] == '.'))) f.text += s[i++];
+      } else if (i < s.size() && (s[i] == '-' || s[i] == '/' || s[i] == '.')) {
+        const char delim = s[i];
+        f.text += s[i++];
+        if (digit(i)) {
+          f.kind = delim == '.' ? FieldKind::kNumber : FieldKind::kDate;
+          while (digit(i)) f.text += s[i++];
+          if (i < s.size() && s[i] == delim) {
+            f.kind = FieldKind::kDate;
+            while (digit(i) || (i < s.size() && s[i] == delim)) f.text += s[i++];
+          }
+        } else {
+          f.kind = FieldKind::kDate;
+          while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == delim)) {
+            f.text += lower(s[i++]);
+          }
+        }
+      } else {
+        f.kind = FieldKind::kNumber;
+      }
+    } else if (c == '.') {
+      f.kind = FieldKind::kNumber;
+      f.text += s[i++];
+      while (digit(i)) f.text += s[i++];
+    } else if (std::isalpha(c)) {
+      f.kind = FieldKind::kWord;
+      while (alpha(i)) f.text += lower(s[i++]);
+      // A word run into a date or a zone name is not an interval's: keep it
+      // whole, and let the reading refuse it.
+      if (i < s.size() && (s[i] == '-' || s[i] == '/' || s[i] == '.' || s[i] == '+' || digit(i))) {
+        f.kind = FieldKind::kDate;
+        while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) ||
+                                std::string_view("+-/_.:").find(s[i]) != std::string_view::npos)) {
+          f.text += lower(s[i++]);
+        }
+      }
+    } else if (c == '+' || c == '-') {
+      f.text += s[i++];
+      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+      if (digit(i)) {
+        f.kind = FieldKind::kSigned;
+        while (digit(i) || (i < s.size() && (s[i] == ':' || s[i] == '.' || s[i] == '-'))) {
+          f.text += s[i++];
+        }
+      } else if (alpha(i)) {
+        f.kind = FieldKind::kWord;
+        while (alpha(i)) f.text += lower(s[i++]);
       } else {
         return false;
       }
+    } else if (std::ispunct(c)) {
+      ++i;  // '@' and other punctuation only separate fields
+      continue;
+    } else {
+      return false;
     }
-    return digits;
-  };
-  Interval iv;
-  if (plain_number(s)) {
-    const double n = std::strtod(std::string(s).c_str(), nullptr);
-    switch (last) {
-      case kYear:
-        iv.months = static_cast<int32_t>(n * 12);
-        break;
-      case kMonth:
-        iv.months = static_cast<int32_t>(n);
-        break;
-      case kDay:
-        iv.days = static_cast<int32_t>(n);
-        break;
-      case kHour:
-        iv.micros = static_cast<int64_t>(std::llround(n * 3600e6));
-        break;
-      case kMinute:
-        iv.micros = static_cast<int64_t>(std::llround(n * 60e6));
-        break;
-      default:
-        iv.micros = static_cast<int64_t>(std::llround(n * 1e6));
-    }
-  } else if (range == (kYear | kMonth) && s.find('-', 1) != std::string_view::npos) {
-    // 'Y-M'
-    const bool negative = s.front() == '-';
-    std::string_view t = negative ? s.substr(1) : s;
-    const size_t dash = t.find('-');
-    if (!plain_number(t.substr(0, dash)) || !plain_number(t.substr(dash + 1))) return false;
-    const int64_t m = std::atoll(std::string(t.substr(0, dash)).c_str()) * 12 +
-                      std::atoll(std::string(t.substr(dash + 1)).c_str());
-    iv.months = static_cast<int32_t>(negative ? -m : m);
-  } else if (!ParseInterval(s, &iv)) {
-    return false;
+    out->push_back(std::move(f));
   }
-  // The fields after the restriction's last are dropped.
-  constexpr int64_t kHourMicros = 3600000000, kMinuteMicros = 60000000;
-  if (last == kYear) iv.months = iv.months / 12 * 12;
-  if (last == kYear || last == kMonth) iv.days = 0;
-  if (last == kYear || last == kMonth || last == kDay) iv.micros = 0;
-  if (last == kHour) iv.micros = iv.micros / kHourMicros * kHourMicros;
-  if (last == kMinute) iv.micros = iv.micros / kMinuteMicros * kMinuteMicros;
-  *out = iv;
   return true;
 }
 
-namespace {
+enum class Unit {
+  kNone, kMicrosecond, kMillisecond, kSecond, kMinute, kHour, kDay, kWeek, kMonth, kYear,
+  kDecade, kCentury, kMillennium, kAgo, kUnknown
+};
 
-// An interval being read: whole months and days, and microseconds; a
-// fraction of a coarser field spills into the finer ones (1.5 years is 1 year
-// 6 mons, 1.5 months 1 mon 15 days, 1.5 days 1 day 12:00:00), as PostgreSQL
-// does.
-struct IntervalSum {
-  long double months = 0, days = 0, micros = 0;
-  void AddMonths(long double m) {
-    long double whole = std::trunc(m);
-    months += whole;
-    AddDays((m - whole) * 30);
+// A unit's word, its spellings compared on their first ten letters.
+Unit UnitOfWord(std::string w) {
+  if (w.size() > 10) w.resize(10);
+  static const std::pair<const char*, Unit> kUnits[] = {
+      {"ago", Unit::kAgo},          {"c", Unit::kCentury},           {"cent", Unit::kCentury},
+      {"centuries", Unit::kCentury}, {"century", Unit::kCentury},    {"d", Unit::kDay},
+      {"day", Unit::kDay},          {"days", Unit::kDay},            {"dec", Unit::kDecade},
+      {"decade", Unit::kDecade},    {"decades", Unit::kDecade},      {"decs", Unit::kDecade},
+      {"h", Unit::kHour},           {"hour", Unit::kHour},           {"hours", Unit::kHour},
+      {"hr", Unit::kHour},          {"hrs", Unit::kHour},            {"m", Unit::kMinute},
+      {"microsecon", Unit::kMicrosecond}, {"mil", Unit::kMillennium}, {"millennia", Unit::kMillennium},
+      {"millennium", Unit::kMillennium},  {"millisecon", Unit::kMillisecond},
+      {"mils", Unit::kMillennium},  {"min", Unit::kMinute},          {"mins", Unit::kMinute},
+      {"minute", Unit::kMinute},    {"minutes", Unit::kMinute},      {"mon", Unit::kMonth},
+      {"mons", Unit::kMonth},       {"month", Unit::kMonth},         {"months", Unit::kMonth},
+      {"ms", Unit::kMillisecond},   {"msec", Unit::kMillisecond},    {"msecond", Unit::kMillisecond},
+      {"mseconds", Unit::kMillisecond}, {"msecs", Unit::kMillisecond}, {"s", Unit::kSecond},
+      {"sec", Unit::kSecond},       {"second", Unit::kSecond},       {"seconds", Unit::kSecond},
+      {"secs", Unit::kSecond},      {"us", Unit::kMicrosecond},      {"usec", Unit::kMicrosecond},
+      {"usecond", Unit::kMicrosecond}, {"useconds", Unit::kMicrosecond},
+      {"usecs", Unit::kMicrosecond}, {"w", Unit::kWeek},             {"week", Unit::kWeek},
+      {"weeks", Unit::kWeek},       {"y", Unit::kYear},              {"year", Unit::kYear},
+      {"years", Unit::kYear},       {"yr", Unit::kYear},             {"yrs", Unit::kYear},
+  };
+  for (const auto& [word, unit] : kUnits) {
+    if (w == word) return unit;
   }
-  void AddDays(long double d) {
-    long double whole = std::trunc(d);
-    days += whole;
-    micros += (d - whole) * 86400e6L;
+  return Unit::kUnknown;
+}
+
+// An interval being read, in PostgreSQL's input fields.
+struct IntervalParts {
+  int32_t years = 0, months = 0, days = 0;
+  int64_t micros = 0;
+
+  // Adds frac (|frac| < 1) times `scale` microseconds, rounded half away.
+  bool AddFractionMicros(double frac, int64_t scale) {
+    if (frac == 0) return true;
+    frac *= static_cast<double>(scale);
+    int64_t us = static_cast<int64_t>(frac);
+    frac -= static_cast<double>(us);
+    if (frac > 0.5) ++us;
+    if (frac < -0.5) --us;
+    return !__builtin_add_overflow(micros, us, &micros);
   }
-  bool Finish(Interval* out) const {
-    long double us = std::nearbyint(micros);
-    if (std::fabs(months) > INT32_MAX || std::fabs(days) > INT32_MAX ||
-        std::fabs(us) > 9.2233720368547758e18L) {
+  bool AddFractionDays(double frac, int scale) {
+    if (frac == 0) return true;
+    frac *= scale;
+    const int extra = static_cast<int>(frac);
+    if (__builtin_add_overflow(days, extra, &days)) return false;
+    return AddFractionMicros(frac - extra, kMicrosPerDay);
+  }
+  bool AddFractionYears(double frac, int scale) {
+    const int extra = static_cast<int>(std::rint(frac * scale * 12));
+    return !__builtin_add_overflow(months, extra, &months);
+  }
+  bool AddMicros(int64_t val, double frac, int64_t scale) {
+    int64_t p;
+    if (__builtin_mul_overflow(val, scale, &p) || __builtin_add_overflow(micros, p, &micros)) {
       return false;
     }
-    out->months = static_cast<int32_t>(months);
-    out->days = static_cast<int32_t>(days);
-    out->micros = static_cast<int64_t>(us);
-    return true;
+    return AddFractionMicros(frac, scale);
+  }
+  bool AddDays(int64_t val, int scale) {
+    int32_t d;
+    if (val < INT32_MIN || val > INT32_MAX) return false;
+    return !__builtin_mul_overflow(static_cast<int32_t>(val), scale, &d) &&
+           !__builtin_add_overflow(days, d, &days);
+  }
+  bool AddMonths(int64_t val) {
+    if (val < INT32_MIN || val > INT32_MAX) return false;
+    return !__builtin_add_overflow(months, static_cast<int32_t>(val), &months);
+  }
+  bool AddYears(int64_t val, int scale) {
+    int32_t y;
+    if (val < INT32_MIN || val > INT32_MAX) return false;
+    return !__builtin_mul_overflow(static_cast<int32_t>(val), scale, &y) &&
+           !__builtin_add_overflow(years, y, &years);
+  }
+  // Adds val + frac of `unit`.
+  bool Add(Unit unit, int64_t val, double frac) {
+    constexpr int64_t kSec = 1000000;
+    switch (unit) {
+      case Unit::kMicrosecond: return AddMicros(val, frac, 1);
+      case Unit::kMillisecond: return AddMicros(val, frac, 1000);
+      case Unit::kSecond: return AddMicros(val, frac, kSec);
+      case Unit::kMinute: return AddMicros(val, frac, 60 * kSec);
+      case Unit::kHour: return AddMicros(val, frac, 3600 * kSec);
+      case Unit::kDay: return AddDays(val, 1) && AddFractionMicros(frac, kMicrosPerDay);
+      case Unit::kWeek: return AddDays(val, 7) && AddFractionDays(frac, 7);
+      case Unit::kMonth: return AddMonths(val) && AddFractionDays(frac, 30);
+      case Unit::kYear: return AddYears(val, 1) && AddFractionYears(frac, 1);
+      case Unit::kDecade: return AddYears(val, 10) && AddFractionYears(frac, 10);
+      case Unit::kCentury: return AddYears(val, 100) && AddFractionYears(frac, 100);
+      case Unit::kMillennium: return AddYears(val, 1000) && AddFractionYears(frac, 1000);
+      default: return false;
+    }
   }
 };
 
-// Adds `n` of `unit` (singular, lower case); false for an unknown unit.
-bool AddUnit(IntervalSum* sum, long double n, const std::string& unit) {
-  if (unit == "millennium" || unit == "millennia" || unit == "mil") {
-    sum->AddMonths(n * 12000);
-  } else if (unit == "century" || unit == "centurie" || unit == "c" || unit == "cent") {
-    sum->AddMonths(n * 1200);
-  } else if (unit == "decade" || unit == "dec") {
-    sum->AddMonths(n * 120);
-  } else if (unit == "year" || unit == "y" || unit == "yr") {
-    sum->AddMonths(n * 12);
-  } else if (unit == "mon" || unit == "month") {
-    sum->AddMonths(n);
-  } else if (unit == "week" || unit == "w") {
-    sum->AddDays(n * 7);
-  } else if (unit == "day" || unit == "d") {
-    sum->AddDays(n);
-  } else if (unit == "hour" || unit == "h" || unit == "hr") {
-    sum->micros += n * 3600e6L;
-  } else if (unit == "minute" || unit == "min" || unit == "m") {
-    sum->micros += n * 60e6L;
-  } else if (unit == "second" || unit == "sec" || unit == "s" || unit.empty()) {
-    sum->micros += n * 1e6L;
-  } else if (unit == "millisecond" || unit == "msec" || unit == "ms") {
-    sum->micros += n * 1e3L;
-  } else if (unit == "microsecond" || unit == "usec" || unit == "us") {
-    sum->micros += n;
-  } else {
-    return false;
+// Reads a signed 64-bit integer at the front of `s`; false on overflow.
+bool ReadInt(std::string_view* s, int64_t* out, bool* overflow) {
+  size_t i = 0;
+  const bool neg = !s->empty() && (*s)[0] == '-';
+  if (!s->empty() && ((*s)[0] == '-' || (*s)[0] == '+')) ++i;
+  int64_t v = 0;
+  const size_t first = i;
+  for (; i < s->size() && std::isdigit(static_cast<unsigned char>((*s)[i])); ++i) {
+    const int d = (*s)[i] - '0';
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, neg ? -d : d, &v)) {
+      *overflow = true;
+      return false;
+    }
   }
+  *out = v;
+  s->remove_prefix(i);
+  return i > first || first == 0;  // "-" alone reads nothing
+}
+
+// A fraction: '.' and digits to the end of the text.
+bool ReadFraction(std::string_view s, double* frac) {
+  if (s.size() == 1) {
+    *frac = 0;
+    return true;
+  }
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  *frac = std::strtod(std::string(s).c_str(), nullptr);
   return true;
 }
 
-// [-]H+:MM[:SS[.f]], hours unbounded: into microseconds.
-bool ParseIntervalClock(std::string_view* s, long double* micros) {
+constexpr int kYearBit = 4, kMonthBit = 2, kDayBit = 8, kHourBit = 1024, kMinuteBit = 2048,
+              kSecondBit = 4096;
+
+// H:MM[:SS[.f]] or MM:SS.f (and H:MM as MM:SS in a MINUTE TO SECOND
+// interval): microseconds.
+ReadError ReadIntervalClock(std::string_view s, int range, int64_t* out) {
+  bool overflow = false;
   int64_t h, m, sec = 0;
-  long double frac = 0;
-  if (!Digits(s, 1, 18, &h) || !Expect(s, ':') || !Digits(s, 1, 2, &m)) return false;
-  if (Expect(s, ':')) {
-    if (!Digits(s, 1, 2, &sec)) return false;
-    if (Expect(s, '.')) {
-      long double scale = 0.1L;
-      while (!s->empty() && std::isdigit(static_cast<unsigned char>((*s)[0]))) {
-        frac += ((*s)[0] - '0') * scale;
-        scale /= 10;
-        s->remove_prefix(1);
+  int64_t fsec = 0;
+  if (!ReadInt(&s, &h, &overflow)) return overflow ? ReadError::kFieldOverflow : ReadError::kBadFormat;
+  if (s.empty() || s[0] != ':') return ReadError::kBadFormat;
+  s.remove_prefix(1);
+  if (!ReadInt(&s, &m, &overflow) || m > INT32_MAX) {
+    return overflow || m > INT32_MAX ? ReadError::kFieldOverflow : ReadError::kBadFormat;
+  }
+  auto fraction = [&](std::string_view f) {
+    double frac;
+    if (!ReadFraction(f, &frac)) return false;
+    fsec = static_cast<int64_t>(std::rint(frac * 1000000));
+    return true;
+  };
+  auto as_minutes = [&]() {
+    if (h > INT32_MAX || h < INT32_MIN) return false;
+    sec = m;
+    m = h;
+    h = 0;
+    return true;
+  };
+  if (s.empty()) {
+    if (range == (kMinuteBit | kSecondBit) && !as_minutes()) return ReadError::kFieldOverflow;
+  } else if (s[0] == '.') {
+    if (!fraction(s)) return ReadError::kBadFormat;
+    if (!as_minutes()) return ReadError::kFieldOverflow;
+  } else if (s[0] == ':') {
+    s.remove_prefix(1);
+    if (!ReadInt(&s, &sec, &overflow)) {
+      return overflow ? ReadError::kFieldOverflow : ReadError::kBadFormat;
+    }
+    if (!s.empty()) {
+      if (s[0] != '.' || !fraction(s)) return ReadError::kBadFormat;
+    }
+  } else {
+    return ReadError::kBadFormat;
+  }
+  if (h < 0 || m < 0 || m > 59 || sec < 0 || sec > 60 || fsec < 0 || fsec > 1000000) {
+    return ReadError::kFieldOverflow;
+  }
+  constexpr int64_t kSec = 1000000;
+  int64_t us = fsec, p;
+  if (__builtin_mul_overflow(h, 3600 * kSec, &p) || __builtin_add_overflow(us, p, &us) ||
+      __builtin_add_overflow(us, m * 60 * kSec + sec * kSec, &us)) {
+    return ReadError::kFieldOverflow;
+  }
+  *out = us;
+  return ReadError::kNone;
+}
+
+// The unit of a bare number at the right end: the restriction's last field.
+Unit LastFieldUnit(int range) {
+  if (range == kYearBit) return Unit::kYear;
+  if (range == kMonthBit || range == (kYearBit | kMonthBit)) return Unit::kMonth;
+  if (range == kDayBit) return Unit::kDay;
+  if (range == kHourBit || range == (kDayBit | kHourBit)) return Unit::kHour;
+  if (range == kMinuteBit || range == (kHourBit | kMinuteBit) ||
+      range == (kDayBit | kHourBit | kMinuteBit)) {
+    return Unit::kMinute;
+  }
+  return Unit::kSecond;
+}
+
+// Each unit's bit in the mask of fields already given (a field may not come
+// twice).
+int UnitMask(Unit u, bool fraction) {
+  switch (u) {
+    case Unit::kMicrosecond: return 1 << 0;
+    case Unit::kMillisecond: return 1 << 1;
+    case Unit::kSecond: return fraction ? 7 : 4;  // with a fraction, also ms and us
+    case Unit::kMinute: return 1 << 3;
+    case Unit::kHour: return 1 << 4;
+    case Unit::kDay: return 1 << 5;
+    case Unit::kWeek: return 1 << 6;
+    case Unit::kMonth: return 1 << 7;
+    case Unit::kYear: return 1 << 8;
+    case Unit::kDecade: return 1 << 9;
+    case Unit::kCentury: return 1 << 10;
+    case Unit::kMillennium: return 1 << 11;
+    default: return 0;
+  }
+}
+constexpr int kClockMask = 0x1F;  // hours to microseconds
+
+ReadError ReadIntervalFields(const std::vector<Field>& fields, int range, IntervalParts* iv) {
+  Unit next = Unit::kNone;  // the unit of a number, from its right
+  bool ago = false;
+  int seen = 0;
+  for (size_t k = fields.size(); k-- > 0;) {
+    const Field& f = fields[k];
+    if (f.kind == FieldKind::kWord) {
+      const Unit u = UnitOfWord(f.text);
+      if (u == Unit::kUnknown) return ReadError::kBadFormat;
+      if (u == Unit::kAgo) {
+        ago = true;
+        next = Unit::kUnknown;  // a number right before "ago" has no unit
+      } else {
+        next = u;
+      }
+      continue;
+    }
+    int mask = 0;
+    bool clock = false;
+    if (f.kind == FieldKind::kTime ||
+        (f.kind == FieldKind::kSigned && f.text.find(':') != std::string::npos)) {
+      const bool signed_field = f.kind == FieldKind::kSigned;
+      int64_t us;
+      const ReadError e = ReadIntervalClock(
+          std::string_view(f.text).substr(signed_field ? 1 : 0), range, &us);
+      if (e == ReadError::kNone) {
+        // As PostgreSQL does, the clock sets the time rather than adding to
+        // it (any other time field conflicts with it anyway).
+        iv->micros = f.text[0] == '-' ? -us : us;
+        mask = kClockMask;
+        next = Unit::kDay;
+        clock = true;
+      } else if (!signed_field) {
+        return e;  // a signed field that is no clock may be a number
       }
     }
+    if (!clock) {
+      Unit unit = next == Unit::kNone ? LastFieldUnit(range) : next;
+      std::string_view t = f.text;
+      int64_t val = 0;
+      double frac = 0;
+      bool overflow = false;
+      if (!ReadInt(&t, &val, &overflow)) {
+        return overflow ? ReadError::kFieldOverflow : ReadError::kBadFormat;
+      }
+      if (!t.empty() && t[0] == '-') {  // years-months
+        t.remove_prefix(1);
+        int64_t mon = 0;
+        ReadInt(&t, &mon, &overflow);
+        if (overflow || mon < 0 || mon >= 12) return ReadError::kFieldOverflow;
+        if (!t.empty()) return ReadError::kBadFormat;
+        if (f.text[0] == '-') mon = -mon;
+        if (__builtin_mul_overflow(val, 12, &val) || __builtin_add_overflow(val, mon, &val)) {
+          return ReadError::kFieldOverflow;
+        }
+        unit = Unit::kMonth;
+      } else if (!t.empty() && t[0] == '.') {
+        if (!ReadFraction(t, &frac)) return ReadError::kBadFormat;
+        if (f.text[0] == '-') frac = -frac;
+      } else if (!t.empty()) {
+        return ReadError::kBadFormat;
+      }
+      if (unit == Unit::kUnknown) return ReadError::kBadFormat;
+      if (!iv->Add(unit, val, frac)) return ReadError::kFieldOverflow;
+      mask = UnitMask(unit, frac != 0);
+      next = unit == Unit::kHour ? Unit::kDay : unit;
+    }
+    if (mask & seen) return ReadError::kBadFormat;
+    seen |= mask;
   }
-  if (m > 59 || sec > 60) return false;
-  *micros = ((static_cast<long double>(h) * 60 + m) * 60 + sec + frac) * 1e6L;
-  return true;
+  if (seen == 0) return ReadError::kBadFormat;
+  if (ago) {
+    if (iv->micros == INT64_MIN || iv->days == INT32_MIN || iv->months == INT32_MIN ||
+        iv->years == INT32_MIN) {
+      return ReadError::kFieldOverflow;
+    }
+    iv->micros = -iv->micros;
+    iv->days = -iv->days;
+    iv->months = -iv->months;
+    iv->years = -iv->years;
+  }
+  return ReadError::kNone;
 }
 
-// ISO 8601: P[nY][nM][nW][nD][T[nH][nM][nS]], numbers may have fractions and
-// signs; or the alternative form PYYYY-MM-DDTHH:MM:SS.
-bool ParseIsoInterval(std::string_view s, Interval* out) {
-  IntervalSum sum;
-  s.remove_prefix(1);  // P
-  if (s.empty()) return false;
-  if (s.size() >= 4 && std::isdigit(static_cast<unsigned char>(s[0])) &&
-      s.find('-') != std::string_view::npos) {
-    int64_t y, mo, d = 0;
-    if (!Digits(&s, 1, 9, &y) || !Expect(&s, '-') || !Digits(&s, 1, 2, &mo)) return false;
-    if (Expect(&s, '-') && !Digits(&s, 1, 2, &d)) return false;
-    sum.AddMonths(static_cast<long double>(y * 12 + mo));
-    sum.AddDays(static_cast<long double>(d));
-    if (Expect(&s, 't')) {
-      long double us;
-      if (!ParseIntervalClock(&s, &us)) return false;
-      sum.micros += us;
-    }
-    return s.empty() && sum.Finish(out);
+// An ISO 8601 number: its whole part (exact up to 10^15) and fraction.
+ReadError ReadIsoNumber(std::string_view* s, int64_t* whole, double* frac) {
+  if (s->empty() || !(std::isdigit(static_cast<unsigned char>((*s)[0])) || (*s)[0] == '-' ||
+                      (*s)[0] == '.')) {
+    return ReadError::kBadFormat;
   }
-  bool time = false, any = false;
+  const std::string text(*s);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || errno != 0) return ReadError::kBadFormat;
+  if (std::isnan(v) || v < -1.0e15 || v > 1.0e15) return ReadError::kFieldOverflow;
+  *whole = v >= 0 ? static_cast<int64_t>(std::floor(v)) : -static_cast<int64_t>(std::floor(-v));
+  *frac = v - static_cast<double>(*whole);
+  s->remove_prefix(static_cast<size_t>(end - text.c_str()));
+  return ReadError::kNone;
+}
+
+size_t IsoIntegerWidth(std::string_view s) {
+  if (!s.empty() && s[0] == '-') s.remove_prefix(1);
+  size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  return n;
+}
+
+// ISO 8601 durations: P[nY][nM][nW][nD][T[nH][nM][nS]] (numbers may have
+// fractions and signs), and the alternative forms PYYYY-MM-DDTHH:MM:SS and
+// PYYYYMMDDTHHMMSS.
+ReadError ReadIsoInterval(std::string_view s, IntervalParts* iv) {
+  constexpr int64_t kSec = 1000000;
+  if (s.size() < 2 || s[0] != 'P') return ReadError::kBadFormat;
+  s.remove_prefix(1);
+  bool date_part = true, have_field = false;
+  auto overflow_unless = [](bool ok) { return ok ? ReadError::kNone : ReadError::kFieldOverflow; };
   while (!s.empty()) {
-    if (s[0] == 't') {
-      if (time) return false;
-      time = true;
+    if (s[0] == 'T') {
+      date_part = false;
+      have_field = false;
       s.remove_prefix(1);
       continue;
     }
-    double n = 0;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), n);
-    if (r.ec != std::errc() || r.ptr == s.data() + s.size()) return false;
-    char unit = *r.ptr;
-    s.remove_prefix(static_cast<size_t>(r.ptr - s.data()) + 1);
-    const char* name = nullptr;
-    if (!time) {
-      name = unit == 'y'   ? "year"
-             : unit == 'm' ? "mon"
-             : unit == 'w' ? "week"
-             : unit == 'd' ? "day"
-                           : nullptr;
+    const std::string_view start = s;
+    int64_t val;
+    double frac;
+    if (ReadError e = ReadIsoNumber(&s, &val, &frac); e != ReadError::kNone) return e;
+    const char unit = s.empty() ? '\0' : s[0];
+    if (!s.empty()) s.remove_prefix(1);
+    if (date_part) {
+      switch (unit) {
+        case 'Y':
+          if (!iv->Add(Unit::kYear, val, frac)) return ReadError::kFieldOverflow;
+          break;
+        case 'M':
+          if (!iv->Add(Unit::kMonth, val, frac)) return ReadError::kFieldOverflow;
+          break;
+        case 'W':
+          if (!iv->Add(Unit::kWeek, val, frac)) return ReadError::kFieldOverflow;
+          break;
+        case 'D':
+          if (!iv->Add(Unit::kDay, val, frac)) return ReadError::kFieldOverflow;
+          break;
+        case 'T':
+        case '\0':
+          if (IsoIntegerWidth(start) == 8 && !have_field) {  // YYYYMMDD
+            if (!iv->AddYears(val / 10000, 1) || !iv->AddMonths(val / 100 % 100) ||
+                !iv->AddDays(val % 100, 1) || !iv->AddFractionMicros(frac, kMicrosPerDay)) {
+              return ReadError::kFieldOverflow;
+            }
+            if (unit == '\0') return ReadError::kNone;
+            date_part = false;
+            have_field = false;
+            continue;
+          }
+          [[fallthrough]];
+        case '-': {  // YYYY-MM-DD
+          if (have_field) return ReadError::kBadFormat;
+          if (!iv->Add(Unit::kYear, val, frac)) return ReadError::kFieldOverflow;
+          if (unit == '\0') return ReadError::kNone;
+          if (unit == 'T') {
+            date_part = false;
+            have_field = false;
+            continue;
+          }
+          if (ReadError e = ReadIsoNumber(&s, &val, &frac); e != ReadError::kNone) return e;
+          if (!iv->Add(Unit::kMonth, val, frac)) return ReadError::kFieldOverflow;
+          if (s.empty()) return ReadError::kNone;
+          if (s[0] == 'T') {
+            date_part = false;
+            have_field = false;
+            s.remove_prefix(1);
+            continue;
+          }
+          if (s[0] != '-') return ReadError::kBadFormat;
+          s.remove_prefix(1);
+          if (ReadError e = ReadIsoNumber(&s, &val, &frac); e != ReadError::kNone) return e;
+          if (!iv->Add(Unit::kDay, val, frac)) return ReadError::kFieldOverflow;
+          if (s.empty()) return ReadError::kNone;
+          if (s[0] == 'T') {
+            date_part = false;
+            have_field = false;
+            s.remove_prefix(1);
+            continue;
+          }
+          return ReadError::kBadFormat;
+        }
+        default:
+          return ReadError::kBadFormat;
+      }
     } else {
-      name = unit == 'h' ? "hour" : unit == 'm' ? "minute" : unit == 's' ? "second" : nullptr;
+      switch (unit) {
+        case 'H':
+          if (!iv->AddMicros(val, frac, 3600 * kSec)) return ReadError::kFieldOverflow;
+          break;
+        case 'M':
+          if (!iv->AddMicros(val, frac, 60 * kSec)) return ReadError::kFieldOverflow;
+          break;
+        case 'S':
+          if (!iv->AddMicros(val, frac, kSec)) return ReadError::kFieldOverflow;
+          break;
+        case '\0':
+          if (IsoIntegerWidth(start) == 6 && !have_field) {  // HHMMSS
+            return overflow_unless(iv->AddMicros(val / 10000, 0, 3600 * kSec) &&
+                                   iv->AddMicros(val / 100 % 100, 0, 60 * kSec) &&
+                                   iv->AddMicros(val % 100, 0, kSec) &&
+                                   iv->AddFractionMicros(frac, 1));
+          }
+          [[fallthrough]];
+        case ':': {  // HH:MM:SS
+          if (have_field) return ReadError::kBadFormat;
+          if (!iv->AddMicros(val, frac, 3600 * kSec)) return ReadError::kFieldOverflow;
+          if (unit == '\0') return ReadError::kNone;
+          if (ReadError e = ReadIsoNumber(&s, &val, &frac); e != ReadError::kNone) return e;
+          if (!iv->AddMicros(val, frac, 60 * kSec)) return ReadError::kFieldOverflow;
+          if (s.empty()) return ReadError::kNone;
+          if (s[0] != ':') return ReadError::kBadFormat;
+          s.remove_prefix(1);
+          if (ReadError e = ReadIsoNumber(&s, &val, &frac); e != ReadError::kNone) return e;
+          if (!iv->AddMicros(val, frac, kSec)) return ReadError::kFieldOverflow;
+          return s.empty() ? ReadError::kNone : ReadError::kBadFormat;
+        }
+        default:
+          return ReadError::kBadFormat;
+      }
     }
-    if (name == nullptr || !AddUnit(&sum, n, name)) return false;
-    any = true;
+    have_field = true;
   }
-  return any && sum.Finish(out);
+  return ReadError::kNone;
 }
 
 }  // namespace
 
-bool ParseInterval(std::string_view text, Interval* out) {
-  std::string low(Trim(text));
-  for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string_view s = low;
-  if (!s.empty() && s[0] == '@') s = Trim(s.substr(1));
-  if (!s.empty() && s[0] == 'p') return ParseIsoInterval(s, out);
-  bool ago = false;
-  if (s.size() >= 3 && s.substr(s.size() - 3) == "ago" &&
-      (s.size() == 3 || std::isspace(static_cast<unsigned char>(s[s.size() - 4])))) {
-    ago = true;
-    s = Trim(s.substr(0, s.size() - 3));
+Status AdjustIntervalToTypmod(Interval* iv, int range, int precision) {
+  constexpr int64_t kHourMicros = 3600000000, kMinuteMicros = 60000000;
+  if (range == kYearBit) {
+    iv->months = iv->months / 12 * 12;
+    iv->days = 0;
+    iv->micros = 0;
+  } else if (range == kMonthBit || range == (kYearBit | kMonthBit)) {
+    iv->days = 0;
+    iv->micros = 0;
+  } else if (range == kDayBit) {
+    iv->micros = 0;
+  } else if (range == kHourBit || range == (kDayBit | kHourBit)) {
+    iv->micros = iv->micros / kHourMicros * kHourMicros;
+  } else if (range == kMinuteBit || range == (kDayBit | kHourBit | kMinuteBit) ||
+             range == (kHourBit | kMinuteBit)) {
+    iv->micros = iv->micros / kMinuteMicros * kMinuteMicros;
+  } else if (range != kIntervalFullRange && range != kSecondBit &&
+             range != (kDayBit | kHourBit | kMinuteBit | kSecondBit) &&
+             range != (kHourBit | kMinuteBit | kSecondBit) && range != (kMinuteBit | kSecondBit)) {
+    return Status::InvalidArgument("unrecognized interval field restriction " +
+                                   std::to_string(range));
   }
-  IntervalSum sum;
-  bool any = false;
-  while (!s.empty()) {
-    bool neg = false;
-    if (s[0] == '-' || s[0] == '+') {
-      neg = s[0] == '-';
-      s = Trim(s.substr(1));
+  if (precision != kIntervalFullPrecision) {
+    if (precision < 0 || precision > 6) {
+      return Status::InvalidArgument("interval(" + std::to_string(precision) +
+                                     ") precision must be between 0 and 6");
     }
-    // A clock: H:MM[:SS[.f]].
-    size_t colon = s.find(':'), space = s.find(' ');
-    if (colon != std::string_view::npos && (space == std::string_view::npos || colon < space)) {
-      long double us;
-      if (!ParseIntervalClock(&s, &us)) return false;
-      sum.micros += neg ? -us : us;
-      s = Trim(s);
-      any = true;
-      continue;
+    int64_t scale = 1;
+    for (int i = precision; i < 6; ++i) scale *= 10;
+    const int64_t half = scale / 2;
+    // Round half away from zero (no overflow: |micros| < 2^63 - half).
+    if (iv->micros >= 0) {
+      iv->micros = iv->micros > INT64_MAX - half ? iv->micros / scale * scale
+                                                 : (iv->micros + half) / scale * scale;
+    } else {
+      const uint64_t m = 0 - static_cast<uint64_t>(iv->micros);
+      iv->micros = -static_cast<int64_t>((m + static_cast<uint64_t>(half)) /
+                                         static_cast<uint64_t>(scale) *
+                                         static_cast<uint64_t>(scale));
     }
-    // Years and months: Y-M.
-    size_t dash = s.find('-');
-    if (dash != std::string_view::npos && dash > 0 &&
-        (space == std::string_view::npos || dash < space)) {
-      std::string_view t = s;
-      int64_t y, m;
-      if (Digits(&t, 1, 9, &y) && Expect(&t, '-') && Digits(&t, 1, 2, &m) &&
-          (t.empty() || t[0] == ' ')) {
-        sum.AddMonths(static_cast<long double>(neg ? -(y * 12 + m) : y * 12 + m));
-        s = Trim(t);
-        any = true;
-        continue;
-      }
-    }
-    double num = 0;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), num);
-    if (r.ec != std::errc()) return false;
-    if (neg) num = -num;
-    s = Trim(s.substr(static_cast<size_t>(r.ptr - s.data())));
-    size_t end = 0;
-    while (end < s.size() && std::isalpha(static_cast<unsigned char>(s[end]))) ++end;
-    std::string unit(s.substr(0, end));
-    s = Trim(s.substr(end));
-    if (unit.empty()) {
-      // A bare number before a clock counts days ('1 2:03'); else seconds.
-      std::string_view next = s;
-      if (!next.empty() && (next[0] == '-' || next[0] == '+')) next = Trim(next.substr(1));
-      size_t c = next.find(':'), sp = next.find(' ');
-      if (c != std::string_view::npos && (sp == std::string_view::npos || c < sp)) unit = "day";
-    }
-    if (unit == "centuries") unit = "century";
-    if (unit == "millennia" || unit == "millenniums") unit = "millennium";
-    if (unit.size() > 2 && unit.back() == 's') unit.pop_back();  // plurals
-    if (!AddUnit(&sum, num, unit)) return false;
-    any = true;
   }
-  if (!any) return false;
-  if (ago) {
-    sum.months = -sum.months;
-    sum.days = -sum.days;
-    sum.micros = -sum.micros;
+  return Status::OK();
+}
+
+Status ParseIntervalTypmod(std::string_view text, int range, int precision, Interval* out) {
+  std::vector<Field> fields;
+  IntervalParts parts;
+  ReadError e = ReadError::kBadFormat;
+  if (SplitIntervalFields(text, &fields)) e = ReadIntervalFields(fields, range, &parts);
+  if (e == ReadError::kBadFormat) {
+    parts = IntervalParts();
+    e = ReadIsoInterval(text, &parts);
   }
-  return sum.Finish(out);
+  const std::string quoted = "\"" + std::string(text) + "\"";
+  if (e == ReadError::kBadFormat) {
+    return Status::InvalidArgument("invalid input syntax for type interval: " + quoted);
+  }
+  if (e == ReadError::kFieldOverflow) {
+    return Status::InvalidArgument("interval field value out of range: " + quoted);
+  }
+  int32_t months;
+  if (__builtin_mul_overflow(parts.years, 12, &months) ||
+      __builtin_add_overflow(months, parts.months, &months)) {
+    return Status::InvalidArgument("interval out of range");
+  }
+  Interval iv{months, parts.days, parts.micros};
+  SLUICE_RETURN_IF_ERROR(AdjustIntervalToTypmod(&iv, range, precision));
+  *out = iv;
+  return Status::OK();
+}
+
+bool ParseInterval(std::string_view s, Interval* out) {
+  return ParseIntervalTypmod(s, kIntervalFullRange, kIntervalFullPrecision, out).ok();
 }
 
 std::string FormatDate(int64_t days) {
@@ -702,37 +1057,137 @@ std::string FormatTimestamp(int64_t micros) {
   return date + " " + clock;
 }
 
-std::string FormatInterval(const Interval& iv) {
-  // PostgreSQL's style: each field with its sign; after a negative field, a
-  // positive one shows "+"; the clock has hours beyond 24.
-  std::string out;
-  bool before_negative = false;
-  auto part = [&](int64_t n, const char* one, const char* many) {
-    if (n == 0) return;
-    if (!out.empty()) out += ' ';
-    out += (before_negative && n > 0 ? "+" : "") + std::to_string(n) + " " + (n == 1 ? one : many);
-    before_negative = n < 0;
-  };
-  part(iv.months / 12, "year", "years");
-  part(iv.months % 12, "mon", "mons");
-  part(iv.days, "day", "days");
-  if (iv.micros != 0 || out.empty()) {
-    if (!out.empty()) out += ' ';
-    uint64_t m =
-        iv.micros < 0 ? 0 - static_cast<uint64_t>(iv.micros) : static_cast<uint64_t>(iv.micros);
-    out += iv.micros < 0 ? "-" : before_negative ? "+" : "";
-    char buf[64];
-    uint64_t secs = m / 1000000, frac = m % 1000000;
-    int n = std::snprintf(buf, sizeof buf, "%02llu:%02llu:%02llu",
-                          static_cast<unsigned long long>(secs / 3600),
-                          static_cast<unsigned long long>(secs / 60 % 60),
-                          static_cast<unsigned long long>(secs % 60));
-    if (frac != 0) {
-      n += std::snprintf(buf + n, sizeof buf - static_cast<size_t>(n), ".%06llu",
-                         static_cast<unsigned long long>(frac));
+std::string FormatInterval(const Interval& iv, IntervalStyle style) {
+  // Its fields as PostgreSQL splits them: each keeps the sign of what it
+  // came from (months, days, microseconds).
+  const int64_t year = iv.months / 12, mon = iv.months % 12, mday = iv.days;
+  const int64_t hour = iv.micros / 3600000000LL;
+  const int64_t min = iv.micros / 60000000LL % 60, sec = iv.micros / 1000000 % 60;
+  const int64_t fsec = iv.micros % 1000000;
+  // Seconds and their fraction, without trailing zeros; two digits at least
+  // if `pad`.
+  auto seconds = [](int64_t s, int64_t f, bool pad) {
+    char buf[32];
+    int n = std::snprintf(buf, sizeof buf, pad ? "%02lld" : "%lld",
+                          static_cast<long long>(s < 0 ? -s : s));
+    if (f != 0) {
+      n += std::snprintf(buf + n, sizeof buf - static_cast<size_t>(n), ".%06lld",
+                         static_cast<long long>(f < 0 ? -f : f));
       while (buf[n - 1] == '0') buf[--n] = '\0';
     }
-    out += buf;
+    return std::string(buf, static_cast<size_t>(n));
+  };
+  auto abs64 = [](int64_t v) {
+    return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  };
+  const bool has_time = hour != 0 || min != 0 || sec != 0 || fsec != 0;
+  std::string out;
+  char buf[96];
+  switch (style) {
+    case IntervalStyle::kSqlStandard: {
+      const bool negative = year < 0 || mon < 0 || mday < 0 || iv.micros < 0;
+      const bool positive = year > 0 || mon > 0 || mday > 0 || iv.micros > 0;
+      const bool year_month = year != 0 || mon != 0;
+      const bool day_time = mday != 0 || has_time;
+      const bool standard = !(negative && positive) && !(year_month && day_time);
+      if (!negative && !positive) return "0";
+      if (!standard) {
+        // Mixed signs or both kinds of fields: every part signed.
+        std::snprintf(buf, sizeof buf, "%c%llu-%llu %c%llu %c%llu:%02llu:",
+                      year < 0 || mon < 0 ? '-' : '+', static_cast<unsigned long long>(abs64(year)),
+                      static_cast<unsigned long long>(abs64(mon)), mday < 0 ? '-' : '+',
+                      static_cast<unsigned long long>(abs64(mday)), iv.micros < 0 ? '-' : '+',
+                      static_cast<unsigned long long>(abs64(hour)),
+                      static_cast<unsigned long long>(abs64(min)));
+        return buf + seconds(sec, fsec, true);
+      }
+      const std::string sign = negative ? "-" : "";
+      if (year_month) {
+        return sign + std::to_string(abs64(year)) + "-" + std::to_string(abs64(mon));
+      }
+      std::snprintf(buf, sizeof buf, "%llu:%02llu:", static_cast<unsigned long long>(abs64(hour)),
+                    static_cast<unsigned long long>(abs64(min)));
+      out = sign + (mday != 0 ? std::to_string(abs64(mday)) + " " : "") + buf;
+      return out + seconds(sec, fsec, true);
+    }
+    case IntervalStyle::kIso8601: {
+      if (year == 0 && mon == 0 && mday == 0 && !has_time) return "PT0S";
+      out = "P";
+      auto part = [&](int64_t v, char unit) {
+        if (v != 0) out += std::to_string(v) + unit;
+      };
+      part(year, 'Y');
+      part(mon, 'M');
+      part(mday, 'D');
+      if (has_time) out += 'T';
+      part(hour, 'H');
+      part(min, 'M');
+      if (sec != 0 || fsec != 0) {
+        if (sec < 0 || fsec < 0) out += '-';
+        out += seconds(sec, fsec, false) + "S";
+      }
+      return out;
+    }
+    case IntervalStyle::kPostgresVerbose: {
+      // "@ 1 year 2 mons -3 days ago": the first nonzero field's sign
+      // becomes "ago", and the others are printed relative to it.
+      bool zero = true, before = false;
+      out = "@";
+      auto part = [&](int64_t v, const char* unit) {
+        if (v == 0) return;
+        if (zero) {
+          before = v < 0;
+          v = v < 0 ? -v : v;
+        } else if (before) {
+          v = -v;
+        }
+        out += " " + std::to_string(v) + " " + unit + (v == 1 ? "" : "s");
+        zero = false;
+      };
+      part(year, "year");
+      part(mon, "mon");
+      part(mday, "day");
+      part(hour, "hour");
+      part(min, "min");
+      if (sec != 0 || fsec != 0) {
+        out += ' ';
+        if (sec < 0 || (sec == 0 && fsec < 0)) {
+          if (zero) {
+            before = true;
+          } else if (!before) {
+            out += '-';
+          }
+        } else if (before) {
+          out += '-';
+        }
+        out += seconds(sec, fsec, false) + " sec" + ((sec != 1 && sec != -1) || fsec != 0 ? "s" : "");
+        zero = false;
+      }
+      if (zero) out += " 0";
+      if (before) out += " ago";
+      return out;
+    }
+    case IntervalStyle::kPostgres:
+      break;
+  }
+  // PostgreSQL's default style: each field with its sign; after a negative
+  // field, a positive one shows "+"; the clock has hours beyond 24.
+  bool before = false;
+  auto part = [&](int64_t v, const char* unit) {
+    if (v == 0) return;
+    if (!out.empty()) out += ' ';
+    out += (before && v > 0 ? "+" : "") + std::to_string(v) + " " + unit + (v != 1 ? "s" : "");
+    before = v < 0;
+  };
+  part(year, "year");
+  part(mon, "mon");
+  part(mday, "day");
+  if (out.empty() || has_time) {
+    const bool minus = iv.micros < 0;
+    std::snprintf(buf, sizeof buf, "%s%s%02llu:%02llu:", out.empty() ? "" : " ",
+                  minus ? "-" : before ? "+" : "", static_cast<unsigned long long>(abs64(hour)),
+                  static_cast<unsigned long long>(abs64(min)));
+    out += buf + seconds(sec, fsec, true);
   }
   return out;
 }

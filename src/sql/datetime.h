@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "types/value.h"
 
 namespace sluice::sql {
@@ -33,20 +34,32 @@ bool ParseTimestamp(std::string_view s, int64_t* micros);
 // and most producers write timestamps): also a zone after the time, `Z`,
 // `+HH`, `+HH:MM` or `+HHMM` (or `-`), and the result converted to UTC.
 bool ParseTimestampInput(std::string_view s, int64_t* micros);
-// "1 year 2 mons 3 days 04:05:06.5", "90 minutes", "-1 day", "2 weeks", ...
-bool ParseInterval(std::string_view s, Interval* out);
-// An interval literal with PostgreSQL's field restriction (INTERVAL '1' DAY,
-// '1-2' YEAR TO MONTH): `range` is its typmod's range bits (YEAR 4, MONTH 2,
-// DAY 8, HOUR 1024, MINUTE 2048, SECOND 4096). A bare number counts in the
-// restriction's last field, and fields after it are dropped, as PostgreSQL
-// does.
-bool ParseIntervalWithRange(std::string_view s, int range, Interval* out);
+// An interval's typmod, as PostgreSQL keeps it: the fields it is
+// restricted to (INTERVAL DAY TO SECOND: YEAR 4, MONTH 2, DAY 8, HOUR 1024,
+// MINUTE 2048, SECOND 4096) and its seconds' precision (0-6).
 constexpr int kIntervalFullRange = 0x7FFF;
+constexpr int kIntervalFullPrecision = 0xFFFF;
+
+// Interval text in every form PostgreSQL reads: "1 year 2 mons 3 days
+// 04:05:06.5", "@ 90 minutes ago", "1-2", "-1 +02:03", ISO 8601's "P1Y2M" and
+// "P0001-02-03T04:05:06". With a field restriction, a bare number counts in
+// its last field and "H:MM" is "MM:SS" in MINUTE TO SECOND; the fields after
+// the last are dropped and the seconds rounded to the precision. The error
+// is PostgreSQL's.
+Status ParseIntervalTypmod(std::string_view s, int range, int precision, Interval* out);
+bool ParseInterval(std::string_view s, Interval* out);  // no restriction
+// Drops the fields after the range's last and rounds the seconds to the
+// precision (half away from zero), as a cast to INTERVAL(p) fields does.
+Status AdjustIntervalToTypmod(Interval* iv, int range, int precision);
 
 std::string FormatDate(int64_t days);
 std::string FormatTime(int64_t micros);
 std::string FormatTimestamp(int64_t micros);
-std::string FormatInterval(const Interval& iv);
+// PostgreSQL's IntervalStyle: postgres ("1 year 2 mons -3 days +04:05:06"),
+// postgres_verbose ("@ 1 year 2 mons -3 days 4 hours 5 mins 6 secs"),
+// sql_standard ("+1-2 -3 +4:05:06") and iso_8601 ("P1Y2M-3DT4H5M6S").
+enum class IntervalStyle { kPostgres, kPostgresVerbose, kSqlStandard, kIso8601 };
+std::string FormatInterval(const Interval& iv, IntervalStyle style = IntervalStyle::kPostgres);
 
 // timestamp + interval: months first (clamping the day to the month's
 // length), then days, then microseconds, as PostgreSQL does.

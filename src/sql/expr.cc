@@ -4,6 +4,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -397,9 +399,61 @@ Status ByteaFromText(std::string_view s, std::string* out) {
   return Status::OK();
 }
 
-}  // namespace
+// The shortest text that reads back as the same value, laid out as
+// PostgreSQL 12+ does: plain digits while the first digit's exponent is in
+// [-4, 15) (REAL: [-4, 6)), else d.ddde+XX.
+std::string FloatText(double d, bool real) {
+  char buf[64];
+  auto r = real ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d),
+                                std::chars_format::scientific)
+                : std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  const std::string sci(buf, r.ptr);
+  const size_t e = sci.find('e');
+  const int exp = std::atoi(sci.c_str() + e + 1);
+  const bool negative = sci[0] == '-';
+  std::string digits;
+  for (size_t i = negative ? 1 : 0; i < e; ++i) {
+    if (sci[i] != '.') digits += sci[i];
+  }
+  std::string out = negative ? "-" : "";
+  if (exp >= -4 && exp < (real ? 6 : 15)) {
+    if (exp < 0) {
+      out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+    } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
+      out += digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0');
+    } else {
+      out += digits.substr(0, static_cast<size_t>(exp) + 1) + "." +
+             digits.substr(static_cast<size_t>(exp) + 1);
+    }
+    return out;
+  }
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  char ebuf[16];
+  std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+  return out + ebuf;
+}
 
-std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
+// bytea in PostgreSQL's escape output: printable ASCII as it is, a
+// backslash doubled, other bytes as \ooo.
+std::string ByteaToEscape(std::string_view bytes) {
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20 || c > 0x7e) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
+                      const OutputStyle& style) {
   switch (v.kind()) {
     case Value::Kind::kNull:
       return "NULL";
@@ -418,22 +472,19 @@ std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
           return std::to_string(v.int_value());
       }
     case Value::Kind::kInterval:
-      return FormatInterval(v.interval_value());
+      return FormatInterval(v.interval_value(), style.interval);
     case Value::Kind::kDecimal:
       return DecimalValueToString(v);
     case Value::Kind::kDouble: {
       double d = v.double_value();
       if (std::isnan(d)) return "NaN";
       if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-      char buf[64];
-      // Shortest text that reads back as the same value, as PostgreSQL 12+.
-      auto r = type.id() == TypeId::kReal
-                   ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d))
-                   : std::to_chars(buf, buf + sizeof buf, d);
-      return std::string(buf, r.ptr);
+      return FloatText(d, type.id() == TypeId::kReal);
     }
     case Value::Kind::kString:
-      if (pg_output && type.IsBinary()) return ByteaToHex(v.string_value());
+      if (pg_output && type.IsBinary()) {
+        return style.bytea_escape ? ByteaToEscape(v.string_value()) : ByteaToHex(v.string_value());
+      }
       return v.string_value();
     case Value::Kind::kList:
       if (type.id() == TypeId::kArray) {
@@ -445,9 +496,9 @@ std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
           if (x.is_null()) {
             out += "NULL";
           } else if (elem.id() == TypeId::kArray) {
-            out += ValueToText(x, elem, pg_output);
+            out += ValueText(x, elem, pg_output, style);
           } else {
-            out += QuoteArrayElement(ValueToText(x, elem, pg_output));
+            out += QuoteArrayElement(ValueText(x, elem, pg_output, style));
           }
         }
         return out + "}";
@@ -458,8 +509,14 @@ std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
   }
 }
 
-std::string ValueToPgText(const Value& v, const SqlType& type) {
-  return ValueToText(v, type, /*pg_output=*/true);
+}  // namespace
+
+std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
+  return ValueText(v, type, pg_output, OutputStyle());
+}
+
+std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle& style) {
+  return ValueText(v, type, /*pg_output=*/true, style);
 }
 
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
@@ -538,10 +595,12 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       return Status::OK();
     }
     Interval iv;
-    if (v.kind() != K::kString || !ParseInterval(v.string_value(), &iv)) {
+    if (v.kind() != K::kString) {
       return Status::InvalidArgument("invalid input syntax for type interval: \"" +
                                      ValueToText(v, from) + "\"");
     }
+    SLUICE_RETURN_IF_ERROR(
+        ParseIntervalTypmod(v.string_value(), kIntervalFullRange, kIntervalFullPrecision, &iv));
     *out = Value::MakeInterval(iv.months, iv.days, iv.micros);
     return Status::OK();
   }

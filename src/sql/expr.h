@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "sql/datetime.h"
 #include "types/sql_type.h"
 #include "types/value.h"
 
@@ -87,8 +88,14 @@ ExprPtr MakeCast(ExprPtr e, const SqlType& to);
 // With `pg_output`, as PostgreSQL's output sends it to a client: booleans
 // are t and f (also inside arrays), as ValueToPgText gives.
 std::string ValueToText(const Value& v, const SqlType& type, bool pg_output = false);
+// How a client's session has values printed: PostgreSQL's IntervalStyle and
+// bytea_output (hex, or escape: printable bytes as they are, others octal).
+struct OutputStyle {
+  IntervalStyle interval = IntervalStyle::kPostgres;
+  bool bytea_escape = false;
+};
 // Text of a value as PostgreSQL's output sends it to a client.
-std::string ValueToPgText(const Value& v, const SqlType& type);
+std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle& style = {});
 
 // A multidimensional array is a list of lists, one level per dimension of
 // its type (INT[][] is ARRAY(ARRAY(INT))). Its lengths, outermost first, as

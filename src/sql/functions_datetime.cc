@@ -113,6 +113,19 @@ Status IntervalNeg(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::MakeInterval(-x.months, -x.days, -x.micros);
   return Status::OK();
 }
+// interval(x, typmod): x restricted to the typmod's fields and precision
+// (PostgreSQL's typmod: range << 16 | precision), as a cast to INTERVAL DAY
+// TO SECOND(2) is.
+Status IntervalTypmod(const SqlType&, const Value* a, size_t, Value* out) {
+  const int64_t typmod = a[1].int_value();
+  Interval x = a[0].interval_value();
+  if (typmod >= 0) {
+    SLUICE_RETURN_IF_ERROR(AdjustIntervalToTypmod(&x, static_cast<int>(typmod >> 16 & 0x7FFF),
+                                                  static_cast<int>(typmod & 0xFFFF)));
+  }
+  *out = Value::MakeInterval(x.months, x.days, x.micros);
+  return Status::OK();
+}
 // justify_hours: whole days out of the time; justify_days: whole months (of
 // 30 days) out of the days; justify_interval: both, with one sign overall.
 // As PostgreSQL does, so that signs come out alike.
@@ -591,6 +604,10 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
       return fn(IsFiniteTimestamp, "isfinite", {args[0]}, b);
     }
     if (args[0].id() == TypeId::kInterval) return fn(IsFiniteInterval, "isfinite", {iv}, b);
+  }
+  if (name == "interval" && args.size() == 2 && args[0].id() == TypeId::kInterval &&
+      args[1].IsInteger()) {
+    return fn(IntervalTypmod, "interval", {iv, i32}, iv);
   }
   if (args.size() == 1 && args[0].id() == TypeId::kInterval) {
     if (name == "justify_hours") return fn(JustifyHours, "justify_hours", {iv}, iv);

@@ -140,6 +140,16 @@ try {
   check('a wrong password is refused', r.status !== 0 && /password authentication failed/.test(r.err), r.err);
   r = psql('\\conninfo');
   check('psql connects over SSL', r.status === 0 && /SSL connection/.test(r.out), r.err || r.out);
+  r = psql("SET IntervalStyle TO iso_8601; SELECT interval '1 day 02:03:04' AS i; " +
+           "SET IntervalStyle TO postgres_verbose; SELECT interval '-1 day -02:03:04' AS i; " +
+           "SHOW IntervalStyle; SET bytea_output = escape; SELECT '\\x41ff'::bytea AS b");
+  check('psql: SET IntervalStyle and bytea_output change how values print',
+        r.status === 0 && /P1DT2H3M4S/.test(r.out) && /@ 1 day 2 hours 3 mins 4 secs ago/.test(r.out) &&
+        /postgres_verbose/.test(r.out) && /A\\377/.test(r.out), r.err || r.out);
+  r = psql('SET IntervalStyle TO iso8601');
+  check('a bad IntervalStyle is refused with the values it takes',
+        r.status !== 0 && /invalid value for parameter "IntervalStyle": "iso8601"/.test(r.err) &&
+        /iso_8601/.test(r.err), r.err);
 
   // ---- the same keys over HTTP
   const api = /listening on (https:\/\/\S+)/.exec(stderr)[1];

@@ -44,3 +44,45 @@ SELECT make_interval(foo => 1);
 SELECT make_interval(days => 1, days => 2);
 UPDATE mk SET s = 0.000001 WHERE k = 2;
 DELETE FROM mk WHERE k = 1;
+
+-- Every input form PostgreSQL reads, at the limits of its fields.
+SELECT interval '2562047788.01521550194 hours', interval '-2562047788.01521550222 hours';
+SELECT interval '153722867280.912930117 minutes', interval '9223372036854775.807 milliseconds';
+SELECT interval '9223372036854775807 microseconds', interval '-9223372036854775808 us';
+SELECT interval '-2147483648 months -2147483648 days -9223372036854775808 us';
+SELECT interval 'PT2562047788H54.775807S', interval 'PT-2562047788:00:54.775808', interval 'PT2562047788.0152155019444';
+SELECT interval 'P0002', interval 'P00021015T103020', interval 'P0002-10-15T10:30:20', interval 'P1.1Y0M3DT4H5M6S', interval 'P.1Y0M3DT4H5M6S';
+SELECT interval '4 millenniums 5 centuries 4 decades 1 year 4 months 4 days 17 minutes 31 seconds';
+SELECT interval '100000000y 10mon -1000000000d -100000h -10min -10.000001s ago', interval '1 +2:03', interval '1 -2:03:04.5';
+SELECT interval '0.7 seconds', interval '@ 0.70 secs', interval '.5 day', interval '1.75 weeks';
+-- sluice: error invalid input syntax for type interval
+SELECT interval '1 day 1 day';
+-- sluice: error interval field value out of range
+SELECT interval '9223372036854775808 microseconds';
+-- sluice: error invalid input syntax for type interval
+SELECT interval '1 hour 02:00';
+
+-- Field restrictions and precisions, on constants and on columns.
+SELECT interval '1 2' day to hour, interval '123 11' day to hour, interval '1 2:03' minute to second, interval '1 -2:03' minute to second;
+SELECT interval(0) '1 day 01:23:45.6789', interval(2) '1 day 01:23:45.6789', interval '12:34.5678' minute to second(2), interval '1.234' second(2);
+SELECT interval '1 2:03.4567' day to second(2), interval '1 2:03:04.5678' hour to second(2), interval '-1.5 hours' hour, interval '1-2' year to month, interval '14' month;
+CREATE TABLE ivt (id INT, f INTERVAL);
+INSERT INTO ivt VALUES (1, '1 day 02:03:04.5678'), (2, '-3 mons -00:00:01.5'), (3, '1 year 2 mons 3 days 04:05:06.789'), (4, NULL);
+SELECT id, f::interval day to minute, f::interval hour, f::interval(1), CAST(f AS interval minute to second(3)), f::interval year FROM ivt;
+UPDATE ivt SET f = f * 2 WHERE id = 2;
+DELETE FROM ivt WHERE id = 1;
+SELECT id, f::interval day to minute, f::interval(0) FROM ivt;
+
+-- The four IntervalStyles (a client setting: values print as it says).
+CREATE TABLE styles (id INT, f INTERVAL);
+INSERT INTO styles VALUES (1, '0'), (2, '1 year 2 mons'), (3, '1 day 02:03:04'), (4, '-1 year -2 mons'),
+  (5, '-1 day -02:03:04'), (6, '1 year 2 mons -3 days +04:05:06.789'), (7, '-00:00:00.1'), (8, '-23:45:12.34'),
+  (9, '@ 1 day 2 hours ago'), (10, '1 mon -1 sec'), (11, '7 days'), (12, '-1 sec');
+SET IntervalStyle TO sql_standard;
+SELECT id, f FROM styles;
+SET IntervalStyle TO iso_8601;
+SELECT id, f FROM styles;
+SET IntervalStyle TO postgres_verbose;
+SELECT id, f, f * -1 FROM styles;
+RESET IntervalStyle;
+SELECT id, f FROM styles;
