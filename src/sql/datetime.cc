@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -270,6 +271,30 @@ int InfinitySign(std::string_view s) {
   return sign;
 }
 
+// 'now', 'today', 'tomorrow' and 'yesterday' (any case): read as the
+// current time (UTC) when the text is read, as PostgreSQL does; false for
+// other text.
+bool RelativeNow(std::string_view s, bool whole_days, int64_t* micros) {
+  std::string w(s);
+  for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const int64_t today = FloorDiv(now, kMicrosPerDay) * kMicrosPerDay;
+  if (w == "now") {
+    *micros = whole_days ? today : now;
+  } else if (w == "today") {
+    *micros = today;
+  } else if (w == "tomorrow") {
+    *micros = today + kMicrosPerDay;
+  } else if (w == "yesterday") {
+    *micros = today - kMicrosPerDay;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 bool IsEpoch(std::string_view s) {
   if (s.size() != 5) return false;
   for (size_t i = 0; i < 5; ++i) {
@@ -288,6 +313,10 @@ bool ParseDate(std::string_view s, int64_t* days) {
   }
   if (IsEpoch(s)) {
     *days = 0;
+    return true;
+  }
+  if (int64_t micros; RelativeNow(s, /*whole_days=*/true, &micros)) {
+    *days = micros / kMicrosPerDay;
     return true;
   }
   std::string_view all = s;
@@ -329,6 +358,7 @@ bool ParseTimestampImpl(std::string_view s, int64_t* micros, bool allow_zone) {
     *micros = 0;
     return true;
   }
+  if (RelativeNow(s, /*whole_days=*/false, micros)) return true;
   std::string_view all = s;
   size_t sep = s.find_first_of(" T");
   int64_t days, clock = 0;

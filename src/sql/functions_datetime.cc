@@ -417,7 +417,7 @@ Status Extract(const SqlType& t, const Value* a, size_t n, Value* out) {
   const auto [days, clock, y, m, d] = Split(ts);
   int128 v;  // at scale 6
   if (field == "year") {
-    v = static_cast<int128>(y) * 1000000;
+    v = static_cast<int128>(y > 0 ? y : y - 1) * 1000000;  // no year 0: 1 BC is -1
   } else if (field == "month") {
     v = static_cast<int128>(m) * 1000000;
   } else if (field == "day") {
@@ -456,7 +456,7 @@ Status Extract(const SqlType& t, const Value* a, size_t n, Value* out) {
     unsigned tm, td;
     CivilFromDays(thursday, &ty, &tm, &td);
     const int64_t week = (thursday - DaysFromCivil(ty, 1, 1)) / 7 + 1;
-    v = static_cast<int128>(field == "week" ? week : ty) * 1000000;
+    v = static_cast<int128>(field == "week" ? week : ty > 0 ? ty : ty - 1) * 1000000;
   } else if (field == "julian") {
     // Julian day number, with the time of day as a fraction.
     v = static_cast<int128>(days + 2440588) * 1000000 + static_cast<int128>(clock) / 86400;
@@ -509,6 +509,25 @@ Status ExtractInterval(const SqlType&, const Value* a, size_t, Value* out) {
     return Status::InvalidArgument("unit \"" + field + "\" not supported for type interval");
   }
   *out = Value::Decimal(v, 6);
+  return Status::OK();
+}
+
+// EXTRACT from a DATE: the date's fields as whole numbers (scale 0), as in
+// PostgreSQL; a time of day's are an error.
+Status ExtractDate(const SqlType& t, const Value* a, size_t n, Value* out) {
+  const std::string field = LowerCase(a[0].string_value());
+  if (field == "hour" || field == "minute" || field == "second" || field == "milliseconds" ||
+      field == "millisecond" || field == "microseconds" || field == "microsecond") {
+    return Status::InvalidArgument("unit \"" + field + "\" not supported for type date");
+  }
+  const int64_t days = a[1].int_value();
+  const Value ts[2] = {a[0], Value::Int(days == kDatePosInfinity   ? kTsPosInfinity
+                                        : days == kDateNegInfinity ? kTsNegInfinity
+                                                                   : days * kMicrosPerDay)};
+  SLUICE_RETURN_IF_ERROR(Extract(t, ts, n, out));
+  if (!out->is_null() && out->decimal_special() == DecimalSpecial::kFinite) {
+    *out = Value::Decimal(out->decimal_unscaled() / 1000000, 0);
+  }
   return Status::OK();
 }
 
@@ -674,6 +693,10 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
     const bool part = name == "date_part";
     return fn(part ? DatePartTime : ExtractTime, part ? "date_part" : "extract",
               {Text(), SqlType::Time()}, part ? SqlType::Double() : SqlType::Decimal(38, 6));
+  }
+  if (name == "extract" && args.size() == 2 && args[0].IsString() &&
+      args[1].id() == TypeId::kDate) {
+    return fn(ExtractDate, "extract", {Text(), SqlType::Date()}, SqlType::Decimal(38, 0));
   }
   if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
       (args[1].id() == TypeId::kTimestamp || args[1].id() == TypeId::kDate)) {

@@ -685,13 +685,22 @@ Status ToCharDateTime(const Value& fmt, const Tm& tm, bool interval, Value* out)
   return Status::OK();
 }
 
+// Of an infinite timestamp or date, to_char is NULL, as in PostgreSQL.
 Status ToCharTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
+  if (IsInfiniteTimestamp(a[0].int_value())) {
+    *out = Value::Null();
+    return Status::OK();
+  }
   return ToCharDateTime(a[1], TimestampTm(a[0].int_value()), false, out);
 }
 // A date is a timestamp with time zone to to_char (PostgreSQL's preferred
 // cast), at midnight in the session's zone, UTC.
 Status ToCharDate(const SqlType&, const Value* a, size_t, Value* out) {
   const int64_t days = a[0].int_value();
+  if (IsInfiniteDate(days)) {
+    *out = Value::Null();
+    return Status::OK();
+  }
   if (days < kMinTimestampDay || days >= kEndTimestampDay) {
     return Status::Overflow("date out of range for timestamp");
   }

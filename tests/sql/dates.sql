@@ -57,3 +57,17 @@ SELECT id, date_part('hour', t), date_part('second', t), date_part('epoch', t) F
 SELECT extract(day FROM t) FROM tt WHERE id = 1;
 UPDATE tt SET t = '06:07:08' WHERE id = 2;
 DELETE FROM tt WHERE id = 3;
+
+-- Years before 1 AD, EXTRACT from a DATE (whole numbers), to_char of infinity,
+-- and the current time's words, read when the text is read.
+CREATE TABLE bc (id INT, d DATE, t TIMESTAMP);
+INSERT INTO bc VALUES (1, '2020-08-11 BC', '0097-02-16 17:32:01 BC'), (2, '0001-01-01 BC', '0001-12-31 23:59:59 BC'),
+  (3, '1970-01-01', 'infinity'), (4, 'infinity', '-infinity'), (5, '2020-08-11', '2020-08-11 10:00:00');
+SELECT id, extract(year from d), extract(isoyear from d), extract(decade from d), extract(century from d), extract(epoch from d), extract(julian from d), extract(doy from d) FROM bc;
+SELECT id, extract(year from t), extract(isoyear from t), date_part('year', t), to_char(t, 'YYYY-MM-DD HH24:MI:SS BC'), to_char(d, 'YYYY BC') FROM bc;
+UPDATE bc SET d = d - 400 WHERE id = 5;
+DELETE FROM bc WHERE id = 2;
+SELECT id, extract(year from d), extract(week from d), extract(dow from d), to_char(t, 'Y,YYY IYYY') FROM bc;
+-- sluice: error unit "hour" not supported for type date
+SELECT extract(hour from date '2020-01-01');
+SELECT date 'tomorrow' - date 'yesterday', date 'today' - date 'yesterday', timestamp 'today' = date 'today', timestamp 'now' >= timestamp 'today', timestamp 'tomorrow' > timestamp 'now';
