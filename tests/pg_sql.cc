@@ -348,7 +348,7 @@ class Runner {
     for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const bool reset = set.value("kind", "") != "VAR_SET_VALUE";
     if (name == "intervalstyle") {
-      style_.interval = reset || value == "postgres" ? sql::IntervalStyle::kPostgres
+      style_.interval = reset || value == "postgres"  ? sql::IntervalStyle::kPostgres
                         : value == "postgres_verbose" ? sql::IntervalStyle::kPostgresVerbose
                         : value == "sql_standard"     ? sql::IntervalStyle::kSqlStandard
                         : value == "iso_8601"         ? sql::IntervalStyle::kIso8601
@@ -471,8 +471,9 @@ class Runner {
       for (const sql::Row& row : *rows) {
         std::vector<std::string> cells;
         for (size_t i = 0; i < q->visible; ++i) {
-          cells.push_back(row[i].is_null() ? "\x01NULL"
-                                           : sql::ValueToPgText(row[i], q->plan->columns[i].type, style_));
+          cells.push_back(row[i].is_null()
+                              ? "\x01NULL"
+                              : sql::ValueToPgText(row[i], q->plan->columns[i].type, style_));
         }
         got[incremental].push_back(std::move(cells));
       }

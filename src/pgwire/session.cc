@@ -762,13 +762,13 @@ std::optional<PgError> Session::Impl::RunSet(const Statement& st) {
   } else if (name == "intervalstyle" || name == "bytea_output") {
     const std::string v = Lower(st.value);
     const bool interval = name == "intervalstyle";
-    if (!st.reset &&
-        (interval ? v != "postgres" && v != "postgres_verbose" && v != "sql_standard" &&
-                        v != "iso_8601"
-                  : v != "hex" && v != "escape")) {
-      return Error("22023", "invalid value for parameter \"" +
-                                std::string(interval ? "IntervalStyle" : "bytea_output") +
-                                "\": \"" + st.value + "\"",
+    if (!st.reset && (interval ? v != "postgres" && v != "postgres_verbose" &&
+                                     v != "sql_standard" && v != "iso_8601"
+                               : v != "hex" && v != "escape")) {
+      return Error("22023",
+                   "invalid value for parameter \"" +
+                       std::string(interval ? "IntervalStyle" : "bytea_output") + "\": \"" +
+                       st.value + "\"",
                    interval ? "Available values: postgres, postgres_verbose, sql_standard, "
                               "iso_8601."
                             : "Available values: escape, hex.");

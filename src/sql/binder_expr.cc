@@ -987,11 +987,11 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
         if (!st.ok()) return SqlError(sql_, n, st.message());
         return MakeLiteral(Value::MakeInterval(iv.months, iv.days, iv.micros), t);
       }
-      SLUICE_ASSIGN_OR_RETURN(ResolvedFn fn,
-                              ResolveFunction("interval", {t, SqlType::Integer()}));
+      SLUICE_ASSIGN_OR_RETURN(ResolvedFn fn, ResolveFunction("interval", {t, SqlType::Integer()}));
       const int64_t packed = static_cast<int64_t>(typmod[0]) << 16 | (typmod[1] & 0xFFFF);
-      ExprPtr call = MakeCall(fn.fn, "interval", t,
-                              {MakeCast(x, t), MakeLiteral(Value::Int(packed), SqlType::Integer())});
+      ExprPtr call =
+          MakeCall(fn.fn, "interval", t,
+                   {MakeCast(x, t), MakeLiteral(Value::Int(packed), SqlType::Integer())});
       if (x->kind != ExprKind::kLiteral) return call;
       Value v;  // a constant: fold it here, so that its errors have a caret
       Status st = Eval(*call, Row(), &v);

@@ -434,9 +434,15 @@ enum class ReadError { kNone, kBadFormat, kFieldOverflow };
 
 // Splits `s` into fields; false for a character no field can hold.
 bool SplitIntervalFields(std::string_view s, std::vector<Field>* out) {
-  auto digit = [&](size_t i) { return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); };
-  auto alpha = [&](size_t i) { return i < s.size() && std::isalpha(static_cast<unsigned char>(s[i])); };
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  auto digit = [&](size_t i) {
+    return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]));
+  };
+  auto alpha = [&](size_t i) {
+    return i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]));
+  };
+  auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
   size_t i = 0;
   while (i < s.size()) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -462,7 +468,8 @@ bool SplitIntervalFields(std::string_view s, std::vector<Field>* out) {
           }
         } else {
           f.kind = FieldKind::kDate;
-          while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == delim)) {
+          while (i < s.size() &&
+                 (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == delim)) {
             f.text += lower(s[i++]);
           }
         }
@@ -511,33 +518,82 @@ bool SplitIntervalFields(std::string_view s, std::vector<Field>* out) {
 }
 
 enum class Unit {
-  kNone, kMicrosecond, kMillisecond, kSecond, kMinute, kHour, kDay, kWeek, kMonth, kYear,
-  kDecade, kCentury, kMillennium, kAgo, kUnknown
+  kNone,
+  kMicrosecond,
+  kMillisecond,
+  kSecond,
+  kMinute,
+  kHour,
+  kDay,
+  kWeek,
+  kMonth,
+  kYear,
+  kDecade,
+  kCentury,
+  kMillennium,
+  kAgo,
+  kUnknown
 };
 
 // A unit's word, its spellings compared on their first ten letters.
 Unit UnitOfWord(std::string w) {
   if (w.size() > 10) w.resize(10);
   static const std::pair<const char*, Unit> kUnits[] = {
-      {"ago", Unit::kAgo},          {"c", Unit::kCentury},           {"cent", Unit::kCentury},
-      {"centuries", Unit::kCentury}, {"century", Unit::kCentury},    {"d", Unit::kDay},
-      {"day", Unit::kDay},          {"days", Unit::kDay},            {"dec", Unit::kDecade},
-      {"decade", Unit::kDecade},    {"decades", Unit::kDecade},      {"decs", Unit::kDecade},
-      {"h", Unit::kHour},           {"hour", Unit::kHour},           {"hours", Unit::kHour},
-      {"hr", Unit::kHour},          {"hrs", Unit::kHour},            {"m", Unit::kMinute},
-      {"microsecon", Unit::kMicrosecond}, {"mil", Unit::kMillennium}, {"millennia", Unit::kMillennium},
-      {"millennium", Unit::kMillennium},  {"millisecon", Unit::kMillisecond},
-      {"mils", Unit::kMillennium},  {"min", Unit::kMinute},          {"mins", Unit::kMinute},
-      {"minute", Unit::kMinute},    {"minutes", Unit::kMinute},      {"mon", Unit::kMonth},
-      {"mons", Unit::kMonth},       {"month", Unit::kMonth},         {"months", Unit::kMonth},
-      {"ms", Unit::kMillisecond},   {"msec", Unit::kMillisecond},    {"msecond", Unit::kMillisecond},
-      {"mseconds", Unit::kMillisecond}, {"msecs", Unit::kMillisecond}, {"s", Unit::kSecond},
-      {"sec", Unit::kSecond},       {"second", Unit::kSecond},       {"seconds", Unit::kSecond},
-      {"secs", Unit::kSecond},      {"us", Unit::kMicrosecond},      {"usec", Unit::kMicrosecond},
-      {"usecond", Unit::kMicrosecond}, {"useconds", Unit::kMicrosecond},
-      {"usecs", Unit::kMicrosecond}, {"w", Unit::kWeek},             {"week", Unit::kWeek},
-      {"weeks", Unit::kWeek},       {"y", Unit::kYear},              {"year", Unit::kYear},
-      {"years", Unit::kYear},       {"yr", Unit::kYear},             {"yrs", Unit::kYear},
+      {"ago", Unit::kAgo},
+      {"c", Unit::kCentury},
+      {"cent", Unit::kCentury},
+      {"centuries", Unit::kCentury},
+      {"century", Unit::kCentury},
+      {"d", Unit::kDay},
+      {"day", Unit::kDay},
+      {"days", Unit::kDay},
+      {"dec", Unit::kDecade},
+      {"decade", Unit::kDecade},
+      {"decades", Unit::kDecade},
+      {"decs", Unit::kDecade},
+      {"h", Unit::kHour},
+      {"hour", Unit::kHour},
+      {"hours", Unit::kHour},
+      {"hr", Unit::kHour},
+      {"hrs", Unit::kHour},
+      {"m", Unit::kMinute},
+      {"microsecon", Unit::kMicrosecond},
+      {"mil", Unit::kMillennium},
+      {"millennia", Unit::kMillennium},
+      {"millennium", Unit::kMillennium},
+      {"millisecon", Unit::kMillisecond},
+      {"mils", Unit::kMillennium},
+      {"min", Unit::kMinute},
+      {"mins", Unit::kMinute},
+      {"minute", Unit::kMinute},
+      {"minutes", Unit::kMinute},
+      {"mon", Unit::kMonth},
+      {"mons", Unit::kMonth},
+      {"month", Unit::kMonth},
+      {"months", Unit::kMonth},
+      {"ms", Unit::kMillisecond},
+      {"msec", Unit::kMillisecond},
+      {"msecond", Unit::kMillisecond},
+      {"mseconds", Unit::kMillisecond},
+      {"msecs", Unit::kMillisecond},
+      {"s", Unit::kSecond},
+      {"sec", Unit::kSecond},
+      {"second", Unit::kSecond},
+      {"seconds", Unit::kSecond},
+      {"secs", Unit::kSecond},
+      {"us", Unit::kMicrosecond},
+      {"usec", Unit::kMicrosecond},
+      {"usecond", Unit::kMicrosecond},
+      {"useconds", Unit::kMicrosecond},
+      {"usecs", Unit::kMicrosecond},
+      {"w", Unit::kWeek},
+      {"week", Unit::kWeek},
+      {"weeks", Unit::kWeek},
+      {"y", Unit::kYear},
+      {"year", Unit::kYear},
+      {"years", Unit::kYear},
+      {"yr", Unit::kYear},
+      {"yrs", Unit::kYear},
   };
   for (const auto& [word, unit] : kUnits) {
     if (w == word) return unit;
@@ -598,19 +654,32 @@ struct IntervalParts {
   bool Add(Unit unit, int64_t val, double frac) {
     constexpr int64_t kSec = 1000000;
     switch (unit) {
-      case Unit::kMicrosecond: return AddMicros(val, frac, 1);
-      case Unit::kMillisecond: return AddMicros(val, frac, 1000);
-      case Unit::kSecond: return AddMicros(val, frac, kSec);
-      case Unit::kMinute: return AddMicros(val, frac, 60 * kSec);
-      case Unit::kHour: return AddMicros(val, frac, 3600 * kSec);
-      case Unit::kDay: return AddDays(val, 1) && AddFractionMicros(frac, kMicrosPerDay);
-      case Unit::kWeek: return AddDays(val, 7) && AddFractionDays(frac, 7);
-      case Unit::kMonth: return AddMonths(val) && AddFractionDays(frac, 30);
-      case Unit::kYear: return AddYears(val, 1) && AddFractionYears(frac, 1);
-      case Unit::kDecade: return AddYears(val, 10) && AddFractionYears(frac, 10);
-      case Unit::kCentury: return AddYears(val, 100) && AddFractionYears(frac, 100);
-      case Unit::kMillennium: return AddYears(val, 1000) && AddFractionYears(frac, 1000);
-      default: return false;
+      case Unit::kMicrosecond:
+        return AddMicros(val, frac, 1);
+      case Unit::kMillisecond:
+        return AddMicros(val, frac, 1000);
+      case Unit::kSecond:
+        return AddMicros(val, frac, kSec);
+      case Unit::kMinute:
+        return AddMicros(val, frac, 60 * kSec);
+      case Unit::kHour:
+        return AddMicros(val, frac, 3600 * kSec);
+      case Unit::kDay:
+        return AddDays(val, 1) && AddFractionMicros(frac, kMicrosPerDay);
+      case Unit::kWeek:
+        return AddDays(val, 7) && AddFractionDays(frac, 7);
+      case Unit::kMonth:
+        return AddMonths(val) && AddFractionDays(frac, 30);
+      case Unit::kYear:
+        return AddYears(val, 1) && AddFractionYears(frac, 1);
+      case Unit::kDecade:
+        return AddYears(val, 10) && AddFractionYears(frac, 10);
+      case Unit::kCentury:
+        return AddYears(val, 100) && AddFractionYears(frac, 100);
+      case Unit::kMillennium:
+        return AddYears(val, 1000) && AddFractionYears(frac, 1000);
+      default:
+        return false;
     }
   }
 };
@@ -656,7 +725,8 @@ ReadError ReadIntervalClock(std::string_view s, int range, int64_t* out) {
   bool overflow = false;
   int64_t h, m, sec = 0;
   int64_t fsec = 0;
-  if (!ReadInt(&s, &h, &overflow)) return overflow ? ReadError::kFieldOverflow : ReadError::kBadFormat;
+  if (!ReadInt(&s, &h, &overflow))
+    return overflow ? ReadError::kFieldOverflow : ReadError::kBadFormat;
   if (s.empty() || s[0] != ':') return ReadError::kBadFormat;
   s.remove_prefix(1);
   if (!ReadInt(&s, &m, &overflow) || m > INT32_MAX) {
@@ -721,19 +791,32 @@ Unit LastFieldUnit(int range) {
 // twice).
 int UnitMask(Unit u, bool fraction) {
   switch (u) {
-    case Unit::kMicrosecond: return 1 << 0;
-    case Unit::kMillisecond: return 1 << 1;
-    case Unit::kSecond: return fraction ? 7 : 4;  // with a fraction, also ms and us
-    case Unit::kMinute: return 1 << 3;
-    case Unit::kHour: return 1 << 4;
-    case Unit::kDay: return 1 << 5;
-    case Unit::kWeek: return 1 << 6;
-    case Unit::kMonth: return 1 << 7;
-    case Unit::kYear: return 1 << 8;
-    case Unit::kDecade: return 1 << 9;
-    case Unit::kCentury: return 1 << 10;
-    case Unit::kMillennium: return 1 << 11;
-    default: return 0;
+    case Unit::kMicrosecond:
+      return 1 << 0;
+    case Unit::kMillisecond:
+      return 1 << 1;
+    case Unit::kSecond:
+      return fraction ? 7 : 4;  // with a fraction, also ms and us
+    case Unit::kMinute:
+      return 1 << 3;
+    case Unit::kHour:
+      return 1 << 4;
+    case Unit::kDay:
+      return 1 << 5;
+    case Unit::kWeek:
+      return 1 << 6;
+    case Unit::kMonth:
+      return 1 << 7;
+    case Unit::kYear:
+      return 1 << 8;
+    case Unit::kDecade:
+      return 1 << 9;
+    case Unit::kCentury:
+      return 1 << 10;
+    case Unit::kMillennium:
+      return 1 << 11;
+    default:
+      return 0;
   }
 }
 constexpr int kClockMask = 0x1F;  // hours to microseconds
@@ -761,8 +844,8 @@ ReadError ReadIntervalFields(const std::vector<Field>& fields, int range, Interv
         (f.kind == FieldKind::kSigned && f.text.find(':') != std::string::npos)) {
       const bool signed_field = f.kind == FieldKind::kSigned;
       int64_t us;
-      const ReadError e = ReadIntervalClock(
-          std::string_view(f.text).substr(signed_field ? 1 : 0), range, &us);
+      const ReadError e =
+          ReadIntervalClock(std::string_view(f.text).substr(signed_field ? 1 : 0), range, &us);
       if (e == ReadError::kNone) {
         // As PostgreSQL does, the clock sets the time rather than adding to
         // it (any other time field conflicts with it anyway).
@@ -824,8 +907,8 @@ ReadError ReadIntervalFields(const std::vector<Field>& fields, int range, Interv
 
 // An ISO 8601 number: its whole part (exact up to 10^15) and fraction.
 ReadError ReadIsoNumber(std::string_view* s, int64_t* whole, double* frac) {
-  if (s->empty() || !(std::isdigit(static_cast<unsigned char>((*s)[0])) || (*s)[0] == '-' ||
-                      (*s)[0] == '.')) {
+  if (s->empty() ||
+      !(std::isdigit(static_cast<unsigned char>((*s)[0])) || (*s)[0] == '-' || (*s)[0] == '.')) {
     return ReadError::kBadFormat;
   }
   const std::string text(*s);
@@ -1009,9 +1092,9 @@ Status AdjustIntervalToTypmod(Interval* iv, int range, int precision) {
                                                  : (iv->micros + half) / scale * scale;
     } else {
       const uint64_t m = 0 - static_cast<uint64_t>(iv->micros);
-      iv->micros = -static_cast<int64_t>((m + static_cast<uint64_t>(half)) /
-                                         static_cast<uint64_t>(scale) *
-                                         static_cast<uint64_t>(scale));
+      iv->micros =
+          -static_cast<int64_t>((m + static_cast<uint64_t>(half)) / static_cast<uint64_t>(scale) *
+                                static_cast<uint64_t>(scale));
     }
   }
   return Status::OK();
@@ -1123,8 +1206,9 @@ std::string FormatInterval(const Interval& iv, IntervalStyle style) {
       if (!negative && !positive) return "0";
       if (!standard) {
         // Mixed signs or both kinds of fields: every part signed.
-        std::snprintf(buf, sizeof buf, "%c%llu-%llu %c%llu %c%llu:%02llu:",
-                      year < 0 || mon < 0 ? '-' : '+', static_cast<unsigned long long>(abs64(year)),
+        std::snprintf(buf, sizeof buf,
+                      "%c%llu-%llu %c%llu %c%llu:%02llu:", year < 0 || mon < 0 ? '-' : '+',
+                      static_cast<unsigned long long>(abs64(year)),
                       static_cast<unsigned long long>(abs64(mon)), mday < 0 ? '-' : '+',
                       static_cast<unsigned long long>(abs64(mday)), iv.micros < 0 ? '-' : '+',
                       static_cast<unsigned long long>(abs64(hour)),
@@ -1190,7 +1274,8 @@ std::string FormatInterval(const Interval& iv, IntervalStyle style) {
         } else if (before) {
           out += '-';
         }
-        out += seconds(sec, fsec, false) + " sec" + ((sec != 1 && sec != -1) || fsec != 0 ? "s" : "");
+        out +=
+            seconds(sec, fsec, false) + " sec" + ((sec != 1 && sec != -1) || fsec != 0 ? "s" : "");
         zero = false;
       }
       if (zero) out += " 0";
@@ -1215,7 +1300,10 @@ std::string FormatInterval(const Interval& iv, IntervalStyle style) {
   if (out.empty() || has_time) {
     const bool minus = iv.micros < 0;
     std::snprintf(buf, sizeof buf, "%s%s%02llu:%02llu:", out.empty() ? "" : " ",
-                  minus ? "-" : before ? "+" : "", static_cast<unsigned long long>(abs64(hour)),
+                  minus    ? "-"
+                  : before ? "+"
+                           : "",
+                  static_cast<unsigned long long>(abs64(hour)),
                   static_cast<unsigned long long>(abs64(min)));
     out += buf + seconds(sec, fsec, true);
   }

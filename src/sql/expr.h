@@ -54,11 +54,11 @@ struct Expr {
   int column = -1;
   Value value;
   ScalarFn fn = nullptr;
-  const char* fn_name = "";  // for messages
-  bool negated = false;      // IS NOT NULL, NOT IN, IS NOT DISTINCT FROM
-  bool has_else = false;     // kCase
-  bool untyped = false;      // a string or NULL literal whose type comes from context
-  bool strict = true;        // kCall: NULL if any argument is NULL (else fn sees NULLs)
+  const char* fn_name = "";       // for messages
+  bool negated = false;           // IS NOT NULL, NOT IN, IS NOT DISTINCT FROM
+  bool has_else = false;          // kCase
+  bool untyped = false;           // a string or NULL literal whose type comes from context
+  bool strict = true;             // kCall: NULL if any argument is NULL (else fn sees NULLs)
   bool numeric_specials = false;  // kCall: fn handles NaN and infinite DECIMALs
   std::vector<ExprPtr> args;
 

@@ -402,7 +402,7 @@ bool GrowsWithTime(const std::string& field) {
 }
 
 Status Extract(const SqlType& t, const Value* a, size_t n, Value* out) {
-  const std::string field = LowerCase(a[0].string_value());
+  const std::string field = TruncUnit(LowerCase(a[0].string_value()));
   const int64_t ts = a[1].int_value();
   if (IsInfiniteTimestamp(ts)) {
     const Value finite[2] = {a[0], Value::Int(0)};
@@ -461,7 +461,8 @@ Status Extract(const SqlType& t, const Value* a, size_t n, Value* out) {
     // Julian day number, with the time of day as a fraction.
     v = static_cast<int128>(days + 2440588) * 1000000 + static_cast<int128>(clock) / 86400;
   } else {
-    return Status::InvalidArgument("unit \"" + field + "\" not recognized for type timestamp");
+    return Status::InvalidArgument("unit \"" + LowerCase(a[0].string_value()) +
+                                   "\" not recognized for type timestamp");
   }
   *out = Value::Decimal(v, 6);
   return Status::OK();
@@ -471,7 +472,7 @@ Status Extract(const SqlType& t, const Value* a, size_t n, Value* out) {
 // microseconds (truncated toward zero, as PostgreSQL does); the epoch
 // counts a year as 365.25 days and a month as 30.
 Status ExtractInterval(const SqlType&, const Value* a, size_t, Value* out) {
-  const std::string field = LowerCase(a[0].string_value());
+  const std::string field = TruncUnit(LowerCase(a[0].string_value()));
   const Interval& iv = a[1].interval_value();
   const int64_t years = iv.months / 12, months = iv.months % 12;
   int128 v;  // at scale 6
@@ -506,7 +507,8 @@ Status ExtractInterval(const SqlType&, const Value* a, size_t, Value* out) {
         static_cast<int128>(months) * 30 * 86400 * 1000000 +
         static_cast<int128>(iv.days) * 86400 * 1000000 + iv.micros;
   } else {
-    return Status::InvalidArgument("unit \"" + field + "\" not supported for type interval");
+    return Status::InvalidArgument("unit \"" + LowerCase(a[0].string_value()) +
+                                   "\" not supported for type interval");
   }
   *out = Value::Decimal(v, 6);
   return Status::OK();
@@ -515,10 +517,11 @@ Status ExtractInterval(const SqlType&, const Value* a, size_t, Value* out) {
 // EXTRACT from a DATE: the date's fields as whole numbers (scale 0), as in
 // PostgreSQL; a time of day's are an error.
 Status ExtractDate(const SqlType& t, const Value* a, size_t n, Value* out) {
-  const std::string field = LowerCase(a[0].string_value());
+  const std::string field = TruncUnit(LowerCase(a[0].string_value()));
   if (field == "hour" || field == "minute" || field == "second" || field == "milliseconds" ||
       field == "millisecond" || field == "microseconds" || field == "microsecond") {
-    return Status::InvalidArgument("unit \"" + field + "\" not supported for type date");
+    return Status::InvalidArgument("unit \"" + LowerCase(a[0].string_value()) +
+                                   "\" not supported for type date");
   }
   const int64_t days = a[1].int_value();
   const Value ts[2] = {a[0], Value::Int(days == kDatePosInfinity   ? kTsPosInfinity
@@ -533,7 +536,7 @@ Status ExtractDate(const SqlType& t, const Value* a, size_t n, Value* out) {
 
 Status DatePart(const SqlType& t, const Value* a, size_t n, Value* out) {
   const int64_t ts = a[1].int_value();
-  if (IsInfiniteTimestamp(ts) && GrowsWithTime(LowerCase(a[0].string_value()))) {
+  if (IsInfiniteTimestamp(ts) && GrowsWithTime(TruncUnit(LowerCase(a[0].string_value())))) {
     *out = Value::Double(ts > 0 ? HUGE_VAL : -HUGE_VAL);
     return Status::OK();
   }
@@ -547,11 +550,11 @@ Status DatePart(const SqlType& t, const Value* a, size_t n, Value* out) {
 // microseconds) and the epoch (seconds since midnight), as an interval of
 // that many microseconds gives them.
 Status ExtractTime(const SqlType& t, const Value* a, size_t n, Value* out) {
-  const std::string field = LowerCase(a[0].string_value());
+  const std::string field = TruncUnit(LowerCase(a[0].string_value()));
   if (field != "hour" && field != "minute" && field != "second" && field != "milliseconds" &&
       field != "millisecond" && field != "microseconds" && field != "microsecond" &&
       field != "epoch") {
-    return Status::InvalidArgument("unit \"" + field +
+    return Status::InvalidArgument("unit \"" + LowerCase(a[0].string_value()) +
                                    "\" not supported for type time without time zone");
   }
   const Value as_interval[2] = {a[0], Value::MakeInterval(0, 0, a[1].int_value())};
