@@ -29,7 +29,9 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
     for (int i : {0, 1}) {
       if (!(i == 0 ? u0 && !u1 : u1 && !u0)) continue;
       ExprPtr& lit = args[static_cast<size_t>(i)];
-      const SqlType& to = args[static_cast<size_t>(1 - i)]->type;
+      SqlType to = args[static_cast<size_t>(1 - i)]->type;
+      // 'four: ' || 4 is text || anynonarray, as PostgreSQL resolves it.
+      if (name == "||" && to.id() != TypeId::kArray) to = SqlType::Varchar();
       Value v;
       Status st = CastValue(lit->value, lit->type, to, &v);
       if (!st.ok()) return SqlError(sql_, node, st.message());
@@ -855,6 +857,19 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   }
   for (ExprPtr& a : args) {
     if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
+  }
+  if (body.value("func_variadic", false)) {
+    // f(..., VARIADIC array): the array's elements are the arguments.
+    if (name != "concat" && name != "concat_ws" && name != "format") {
+      return SqlUnsupported(sql_, node, "VARIADIC in a call of " + name + "()");
+    }
+    if (args.empty() || args.back()->type.id() != TypeId::kArray) {
+      return SqlError(sql_, node, "VARIADIC argument must be an array");
+    }
+    if (args.back()->type.children()[0].id() != TypeId::kBoolean) {
+      args.back() = MakeCast(args.back(), SqlType::Array(SqlType::Varchar()));
+    }
+    return Call(name + " variadic", std::move(args), node);
   }
   if ((name == "round" || name == "trunc") && args.size() == 2 &&
       args[0]->type.id() == TypeId::kDecimal && args[1]->kind == ExprKind::kLiteral &&

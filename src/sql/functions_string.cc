@@ -278,11 +278,19 @@ Status QuoteNullable(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// An argument of concat() or format() as its type's output gives it: text
+// as it is, a boolean as t or f (its arguments of other types are cast to
+// text first).
+std::string OutputText(const Value& v) {
+  if (v.kind() == Value::Kind::kBool) return v.bool_value() ? "t" : "f";
+  return v.string_value();
+}
+
 // concat(...) and concat_ws(separator, ...): NULL arguments are skipped.
 Status Concat(const SqlType&, const Value* a, size_t n, Value* out) {
   std::string r;
   for (size_t i = 0; i < n; ++i) {
-    if (!a[i].is_null()) r += a[i].string_value();
+    if (!a[i].is_null()) r += OutputText(a[i]);
   }
   *out = Value::String(std::move(r));
   return Status::OK();
@@ -297,7 +305,7 @@ Status ConcatWs(const SqlType&, const Value* a, size_t n, Value* out) {
   for (size_t i = 1; i < n; ++i) {
     if (a[i].is_null()) continue;
     if (!first) r += a[0].string_value();
-    r += a[i].string_value();
+    r += OutputText(a[i]);
     first = false;
   }
   *out = Value::String(std::move(r));
@@ -355,13 +363,14 @@ Status Format(const SqlType&, const Value* a, size_t n, Value* out) {
       save = i;
       if (number(&num) && i < f.size() && f[i] == '$') {
         wa = num;
+        next = num + 1;  // the value is the argument after the width's
         ++i;
       } else {
         i = save;
         ++next;
       }
       if (wa >= n) return Status::InvalidArgument("too few arguments for format()");
-      int64_t w = a[wa].is_null() ? 0 : std::atoll(a[wa].string_value().c_str());
+      int64_t w = a[wa].is_null() ? 0 : std::atoll(OutputText(a[wa]).c_str());
       if (w < 0) {
         minus = true;
         w = -w;
@@ -383,13 +392,13 @@ Status Format(const SqlType&, const Value* a, size_t n, Value* out) {
     if (k >= n) return Status::InvalidArgument("too few arguments for format()");
     std::string v;
     if (type == 's') {
-      v = a[k].is_null() ? "" : a[k].string_value();
+      v = a[k].is_null() ? "" : OutputText(a[k]);
     } else if (type == 'I') {
       if (a[k].is_null())
         return Status::InvalidArgument("null values cannot be formatted as an SQL identifier");
-      v = QuoteIdent(a[k].string_value());
+      v = QuoteIdent(OutputText(a[k]));
     } else {
-      v = a[k].is_null() ? "NULL" : QuoteLiteral(a[k].string_value());
+      v = a[k].is_null() ? "NULL" : QuoteLiteral(OutputText(a[k]));
     }
     if (has_width) {
       size_t len = Chars(v).size();
@@ -402,6 +411,31 @@ Status Format(const SqlType&, const Value* a, size_t n, Value* out) {
   }
   *out = Value::String(std::move(r));
   return Status::OK();
+}
+
+// concat, concat_ws and format with VARIADIC: the array's elements are the
+// arguments (a NULL array: concat and concat_ws are NULL, format has no
+// arguments).
+Status VariadicCall(ScalarFn fn, const SqlType& t, const Value* a, size_t fixed, Value* out,
+                    bool null_is_null) {
+  if (a[fixed].is_null() && null_is_null) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  std::vector<Value> args(a, a + fixed);
+  if (!a[fixed].is_null()) {
+    for (const Value& e : a[fixed].list()) args.push_back(e);
+  }
+  return fn(t, args.data(), args.size(), out);
+}
+Status ConcatVariadic(const SqlType& t, const Value* a, size_t, Value* out) {
+  return VariadicCall(Concat, t, a, 0, out, true);
+}
+Status ConcatWsVariadic(const SqlType& t, const Value* a, size_t, Value* out) {
+  return VariadicCall(ConcatWs, t, a, 1, out, true);
+}
+Status FormatVariadic(const SqlType& t, const Value* a, size_t, Value* out) {
+  return VariadicCall(Format, t, a, 1, out, false);
 }
 
 // like_escape(pattern, escape): the pattern rewritten for LIKE's default
@@ -1292,14 +1326,42 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
     r->strict = false;
     return true;
   }
+  // Their arguments as text, but booleans as their output gives them (t, f).
+  auto output_types = [&](size_t from) {
+    std::vector<SqlType> types(n, Text());
+    for (size_t i = from; i < n; ++i) {
+      if (args[i].id() == TypeId::kBoolean) types[i] = args[i];
+    }
+    return types;
+  };
   if ((name == "concat" && n >= 1) || (name == "concat_ws" && n >= 2)) {
     Resolve(r, name == "concat" ? Concat : ConcatWs, name == "concat" ? "concat" : "concat_ws",
-            Text(), std::vector<SqlType>(n, Text()));
+            Text(), output_types(name == "concat" ? 0 : 1));
     r->strict = false;
     return true;
   }
   if (name == "format" && n >= 1 && text_at(0)) {
-    Resolve(r, Format, "format", Text(), std::vector<SqlType>(n, Text()));
+    Resolve(r, Format, "format", Text(), output_types(1));
+    r->strict = false;
+    return true;
+  }
+  // concat(VARIADIC a), concat_ws(sep, VARIADIC a), format(f, VARIADIC a): the
+  // binder names them so; the array's elements are text, or booleans.
+  if ((name == "concat variadic" && n == 1) || (name == "concat_ws variadic" && n == 2) ||
+      (name == "format variadic" && n == 2 && text_at(0))) {
+    if (args[n - 1].id() != TypeId::kArray) return false;
+    std::vector<SqlType> types(n, Text());
+    types[n - 1] =
+        args[n - 1].children()[0].id() == TypeId::kBoolean ? args[n - 1] : SqlType::Array(Text());
+    const std::string base(name.substr(0, name.find(' ')));
+    Resolve(r,
+            base == "concat"      ? ConcatVariadic
+            : base == "concat_ws" ? ConcatWsVariadic
+                                  : FormatVariadic,
+            base == "concat"      ? "concat"
+            : base == "concat_ws" ? "concat_ws"
+                                  : "format",
+            Text(), types);
     r->strict = false;
     return true;
   }

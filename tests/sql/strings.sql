@@ -22,3 +22,16 @@ SELECT chr(65), chr(233), to_hex(255), to_hex(-1), quote_ident('Foo'), quote_ide
 
 -- sluice: error invalid escape string
 SELECT a LIKE 'x' ESCAPE 'ab' FROM s;
+
+-- concat and format print booleans as their output does (t, f); VARIADIC
+-- spreads an array into their arguments; 'text' || number is text.
+CREATE TABLE va (id INT, a INT[], b BOOLEAN[], f TEXT, flag BOOLEAN);
+INSERT INTO va VALUES (1, '{1,2,3}', '{t,f}', '%s-%s', true), (2, NULL, NULL, '%2$s/%1$s', false),
+  (3, '{}', '{}', '[%s]', NULL), (4, '{7,NULL,9}', '{f,NULL}', '%s|%L', true);
+SELECT id, concat(variadic a), concat_ws(',', variadic a), concat(1, flag, 'x'), concat_ws('#', flag, id, flag) FROM va;
+SELECT id, format(f, variadic a), format('%s, %s', variadic b), format('%s %L', flag, flag), format(f, flag, id) FROM va WHERE id <> 3;
+UPDATE va SET a = '{4,5}', flag = NOT flag WHERE id = 2;
+DELETE FROM va WHERE id = 1;
+SELECT id, concat(variadic a) IS NULL, format('>>%*1$s<<', 10, 'Hello'), format('|%*2$s|', 'foo', 10, 'bar'), 'n: ' || id + 1, id || ' items' FROM va;
+-- sluice: error VARIADIC argument must be an array
+SELECT concat(variadic 5);
