@@ -31,7 +31,9 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
       ExprPtr& lit = args[static_cast<size_t>(i)];
       SqlType to = args[static_cast<size_t>(1 - i)]->type;
       // 'four: ' || 4 is text || anynonarray, as PostgreSQL resolves it.
-      if (name == "||" && to.id() != TypeId::kArray) to = SqlType::Varchar();
+      if (name == "||" && to.id() != TypeId::kArray && !to.IsBinary() && !to.IsString()) {
+        to = SqlType::Varchar();
+      }
       Value v;
       Status st = CastValue(lit->value, lit->type, to, &v);
       if (!st.ok()) return SqlError(sql_, node, st.message());

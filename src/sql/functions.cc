@@ -493,7 +493,8 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
     }
     return r;
   };
-  if (ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r) ||
+  if (ResolveBytea(name, args, &r) || ResolveDateTime(name, args, &r) ||
+      ResolveTextAndMath(name, args, &r) ||
       ResolveArray(name, args, &r) || ResolveString(name, args, &r) ||
       ResolveMath(name, args, &r) || ResolveFormat(name, args, &r) ||
       ResolveCatalog(name, args, &r)) {

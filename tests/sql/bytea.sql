@@ -12,3 +12,22 @@ SELECT '\xzz'::bytea;
 SELECT 'a\9b'::bytea;
 UPDATE b SET x = '\x00' WHERE id = 2;
 DELETE FROM b WHERE id = 1;
+
+-- bytea's functions: trims, substrings, overlay, LIKE, encode/decode, the
+-- SHA-2 digests, bits and bytes; unistr.
+CREATE TABLE bf (id INT, b BYTEA, t TEXT);
+INSERT INTO bf VALUES (1, '\x1234567890', 'abc'), (2, '\x00', '\\u0041\\+01F600x'), (3, '\xdeadbeef0012', ''),
+  (4, NULL, NULL), (5, 'hello world', 'd\\0065f');
+SELECT id, btrim(b, '\x1290'::bytea), ltrim(b, '\x12'::bytea), rtrim(b, '\x9012'::bytea), substring(b from 2 for 3), substr(b, 3), substring(b, -1, 3), overlay(b placing '\xff'::bytea from 2), overlay(b placing '\xaabb'::bytea from 2 for 1) FROM bf;
+SELECT id, encode(b, 'hex'), encode(b, 'base64'), encode(b, 'escape'), decode(encode(b, 'base64'), 'base64') = b, decode(encode(b, 'escape'), 'escape') = b, sha224(b), sha256(b), sha384(b), sha512(b) FROM bf;
+SELECT id, get_byte(b, 0), set_byte(b, 0, 65), get_bit(b, 3), set_bit(b, 0, 1), bit_count(b), b LIKE '\x12%'::bytea, b NOT LIKE 'h_llo%'::bytea, b LIKE 'h#_%' ESCAPE '#' FROM bf WHERE id <> 2 OR b IS NOT NULL;
+UPDATE bf SET b = b || '\x01' WHERE id IN (1, 3);
+DELETE FROM bf WHERE id = 5;
+SELECT id, encode(b, 'hex'), get_bit(b, 7), sha256(b) FROM bf;
+SELECT unistr('d\0061t\+000061'), unistr('\u00e9\U0001F600'), encode(sha256('abc'), 'hex'), decode('MTIzAAE=', 'base64'), decode('12 34', 'hex');
+-- sluice: error index 80 out of valid range, 0..39
+SELECT get_bit('\x1234567890'::bytea, 80);
+-- sluice: error unrecognized encoding: "base32"
+SELECT encode('\x00'::bytea, 'base32');
+-- sluice: error invalid Unicode escape
+SELECT unistr('wrong: \zz');
