@@ -357,24 +357,6 @@ Status BitCount(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    *out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    *out += static_cast<char>(0xC0 | cp >> 6);
-    *out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    *out += static_cast<char>(0xE0 | cp >> 12);
-    *out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-    *out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    *out += static_cast<char>(0xF0 | cp >> 18);
-    *out += static_cast<char>(0x80 | (cp >> 12 & 0x3F));
-    *out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-    *out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // unistr(text): \XXXX, \+XXXXXX, \uXXXX and \UXXXXXXXX are the Unicode
 // code points they name (UTF-16 surrogate pairs joined), \\ a backslash.
 Status Unistr(const SqlType&, const Value* a, size_t, Value* out) {

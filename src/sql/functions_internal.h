@@ -2,6 +2,8 @@
 // (functions.h) asks each in turn.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -20,6 +22,9 @@ inline bool Resolve(ResolvedFn* r, ScalarFn fn, const char* name, SqlType result
   r->arg_types = std::move(arg_types);
   return true;
 }
+
+// Appends code point `cp` (at most 0x10FFFF) to `out` in UTF-8.
+void AppendUtf8(uint32_t cp, std::string* out);
 
 // Each returns true and fills `r` if it has `name` for `args`.
 bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
