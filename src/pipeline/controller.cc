@@ -306,6 +306,11 @@ Status Controller::Init() {
   } else if (config_.memory_budget_mb > 0) {
     return Status::InvalidArgument("memory_budget_mb needs storage: give --storage DIR");
   }
+  if (!budget_) {
+    // Without a budget the spines still count their bytes, for /stats.
+    budget_ = std::make_unique<MemoryBudget>(MemoryBudget::kUnlimited);
+    opts.spine.merge.budget = budget_.get();
+  }
   waterlines_ = std::make_unique<Waterlines>(program_);
   if (!waterlines_->empty() && role_ && role_->hosts > 1) {
     // Each host sees only its own input: a waterline needs the largest
@@ -836,7 +841,7 @@ PipelineStats Controller::Stats() const {
   g.spill_failures = spill.count;
   if (!spill.last.empty()) g.last_spill_failure = spill.last;
   if (budget_) {
-    g.memory_budget_bytes = budget_->limit();
+    if (config_.memory_budget_mb > 0) g.memory_budget_bytes = budget_->limit();
     g.spine_memory_bytes = budget_->used();
   }
   g.workers = static_cast<uint64_t>(config_.workers);

@@ -17,6 +17,9 @@ namespace sluice {
 // spines move their in-memory batches to files.
 class MemoryBudget {
  public:
+  // A limit no spine reaches: the budget only counts.
+  static constexpr uint64_t kUnlimited = uint64_t{1} << 62;
+
   explicit MemoryBudget(uint64_t limit_bytes) : limit_(limit_bytes) {}
   void Add(int64_t bytes) { used_.fetch_add(bytes, std::memory_order_relaxed); }
   // Whether `more` bytes would go over the limit.
