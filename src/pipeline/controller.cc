@@ -298,10 +298,17 @@ Status Controller::Init() {
                              ec.message());
     }
     opts.spine.merge.storage_dir = config_.storage;
+    // The spines' in-memory batches and the decoded blocks of their files
+    // share the budget, half and half; without one, the cache is small.
+    uint64_t cache_bytes = BlockCache::kDefaultCapacity;
     if (config_.memory_budget_mb > 0) {
-      budget_ = std::make_unique<MemoryBudget>(config_.memory_budget_mb << 20);
+      const uint64_t limit = config_.memory_budget_mb << 20;
+      cache_bytes = limit / 2;
+      budget_ = std::make_unique<MemoryBudget>(limit - cache_bytes);
       opts.spine.merge.budget = budget_.get();
     }
+    block_cache_ = std::make_shared<BlockCache>(cache_bytes);
+    opts.spine.merge.block_cache = block_cache_;
     store_ = std::make_unique<CheckpointStore>(config_.storage + "/checkpoints");
   } else if (config_.memory_budget_mb > 0) {
     return Status::InvalidArgument("memory_budget_mb needs storage: give --storage DIR");
@@ -841,8 +848,13 @@ PipelineStats Controller::Stats() const {
   g.spill_failures = spill.count;
   if (!spill.last.empty()) g.last_spill_failure = spill.last;
   if (budget_) {
-    if (config_.memory_budget_mb > 0) g.memory_budget_bytes = budget_->limit();
+    if (config_.memory_budget_mb > 0) g.memory_budget_bytes = config_.memory_budget_mb << 20;
     g.spine_memory_bytes = budget_->used();
+  }
+  if (block_cache_) {
+    const BlockCache::Stats c = block_cache_->GetStats();
+    g.block_cache = BlockCacheStats{c.capacity_bytes, c.bytes,  c.blocks,  c.hits,
+                                    c.misses,         c.evictions, c.hit_rate};
   }
   g.workers = static_cast<uint64_t>(config_.workers);
   g.eval_errors = errors_.count();

@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "zset/batch.h"
+#include "zset/block_cache.h"
 
 namespace sluice {
 
@@ -43,6 +44,9 @@ struct MergeOptions {
   // If set (and storage_dir is), results that would take the budget over
   // its limit go to files too. Not owned.
   MemoryBudget* budget = nullptr;
+  // If set, the files written keep their decoded blocks here (shared by
+  // the spines of a pipeline).
+  std::shared_ptr<BlockCache> block_cache;
   // If set, keys for which it returns false are left out of the result:
   // state behind a waterline that no later change can touch (Spine::
   // SetRetain). Called from merge threads.
