@@ -510,6 +510,13 @@ Json StorageInfo(const sluice::pipeline::Controller& c) {
   Json info = {{"storage_bytes", g.storage_bytes},
                {"memory_budget_bytes", g.memory_budget_bytes.value_or(0)},
                {"spine_memory_bytes", g.spine_memory_bytes.value_or(0)}};
+  if (g.block_cache) {
+    info["block_cache"] = {{"capacity_bytes", g.block_cache->capacity_bytes},
+                           {"bytes", g.block_cache->bytes},
+                           {"hits", g.block_cache->hits},
+                           {"misses", g.block_cache->misses},
+                           {"hit_rate", g.block_cache->hit_rate}};
+  }
   return info;
 }
 
