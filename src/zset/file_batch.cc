@@ -26,7 +26,9 @@ class FileCursor final : public Cursor {
   Weight weight() const override { return cur_->weight(); }
   void StepKey() override {
     cur_->StepKey();
-    if (!cur_->KeyValid()) Load(block_ + 1);
+    // A scan (a merge, a snapshot) reads each block once: it neither
+    // fills the cache nor pushes out what seeks keep there.
+    if (!cur_->KeyValid()) Load(block_ + 1, /*use_cache=*/false);
   }
   void StepVal() override { cur_->StepVal(); }
   void SeekKey(std::string_view key) override {
@@ -49,11 +51,11 @@ class FileCursor final : public Cursor {
   Status status() const override { return status_; }
 
  private:
-  void Load(size_t b) {
+  void Load(size_t b, bool use_cache = true) {
     cur_.reset();
     block_ = b;
     if (b >= f_.block_count() || !status_.ok()) return;
-    auto r = f_.ReadBlock(b);
+    auto r = f_.ReadBlock(b, use_cache);
     if (!r.ok()) {
       status_ = r.status();
       return;
@@ -140,8 +142,8 @@ FileBatch::~FileBatch() {
 
 std::unique_ptr<Cursor> FileBatch::NewCursor() const { return std::make_unique<FileCursor>(*this); }
 
-Result<MemBatchPtr> FileBatch::ReadBlock(size_t i) const {
-  if (cache_) {
+Result<MemBatchPtr> FileBatch::ReadBlock(size_t i, bool use_cache) const {
+  if (cache_ && use_cache) {
     if (MemBatchPtr hit = cache_->Lookup(id_, i)) return hit;
   }
   const BlockInfo& b = blocks_[i];
@@ -156,7 +158,7 @@ Result<MemBatchPtr> FileBatch::ReadBlock(size_t i) const {
     return Status::Corruption("batch file " + path_ + " block " + std::to_string(i) +
                               " does not match its index entry");
   }
-  if (cache_) cache_->Insert(id_, i, *batch);
+  if (cache_ && use_cache) cache_->Insert(id_, i, *batch);
   return batch;
 }
 

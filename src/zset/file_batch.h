@@ -66,8 +66,8 @@ class FileBatch final : public Batch {
 
   size_t block_count() const { return blocks_.size(); }
   // Block i, from the cache or else read, checked and decoded (and then
-  // cached).
-  Result<MemBatchPtr> ReadBlock(size_t i) const;
+  // cached); without `use_cache`, read past the cache.
+  Result<MemBatchPtr> ReadBlock(size_t i, bool use_cache = true) const;
   // Index of the last block whose first key is <= key (0 if none).
   size_t FindBlock(std::string_view key, size_t from) const;
 

@@ -208,6 +208,10 @@ TEST_F(FileBatchTest, SeeksAreTheSameWithAndWithoutACache) {
     }
     ASSERT_TRUE(b->status().ok());
   }
+  // A scan reads past the cache.
+  const BlockCache::Stats before = cache->GetStats();
+  EXPECT_EQ(ReadAll(**cached), ReadAll(**plain));
+  EXPECT_EQ(cache->GetStats().misses + cache->GetStats().hits, before.misses + before.hits + 1);
   BlockCache::Stats s = cache->GetStats();
   EXPECT_GT(s.hits, 0u);
   EXPECT_GT(s.misses, 0u);
