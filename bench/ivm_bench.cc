@@ -641,7 +641,8 @@ std::map<std::string, Result> RunSluice(const Workload& w, int workers, const st
     bare_res.per_change.push_back(Since(t0));
   };
   std::vector<std::function<void(const Change&)>> systems;
-  if (pipeline) systems.push_back([&](const Change& ch) { apply_pipeline(**c, ch, res, breakdown); });
+  if (pipeline)
+    systems.push_back([&](const Change& ch) { apply_pipeline(**c, ch, res, breakdown); });
   if (st) systems.push_back([&](const Change& ch) { apply_pipeline(*st, ch, st_res, nullptr); });
   if (circuit) systems.push_back(apply_circuit);
   for (size_t i = 0; i < w.changes.size(); ++i) {
@@ -931,17 +932,17 @@ int main(int argc, char** argv) {
           }
         }
         const Json& info = s.info;
-        std::printf("      storage / memory: %.2f (median of paired ratios %.2f); budget %.1f MB "
-                    "of %.1f MB state",
-                    Median(s.per_change) / Median(m.per_change), Median(ratios),
-                    info.value("memory_budget_bytes", 0.0) / 1048576,
-                    info.value("state_bytes_in_memory", 0.0) / 1048576);
+        std::printf(
+            "      storage / memory: %.2f (median of paired ratios %.2f); budget %.1f MB "
+            "of %.1f MB state",
+            Median(s.per_change) / Median(m.per_change), Median(ratios),
+            info.value("memory_budget_bytes", 0.0) / 1048576,
+            info.value("state_bytes_in_memory", 0.0) / 1048576);
         if (info.contains("block_cache")) {
           const Json& bc = info["block_cache"];
           std::printf("; block cache %.1f of %.1f MB, hit rate %.3f (%llu hits, %llu misses)",
                       bc.value("bytes", 0.0) / 1048576, bc.value("capacity_bytes", 0.0) / 1048576,
-                      bc.value("hit_rate", 0.0), bc.value("hits", 0ull),
-                      bc.value("misses", 0ull));
+                      bc.value("hit_rate", 0.0), bc.value("hits", 0ull), bc.value("misses", 0ull));
         }
         std::printf("\n");
       }

@@ -38,9 +38,9 @@ Result<std::string> StateWriter::WriteBatch(const BatchPtr& batch) {
     }
     // Another file system: copy it below.
   }
-  SLUICE_ASSIGN_OR_RETURN(auto writer, FileBatchWriter::Create(path,
-                                                               FileBatchWriter::kDefaultBlockBytes,
-                                                               batch->key_count()));
+  SLUICE_ASSIGN_OR_RETURN(
+      auto writer,
+      FileBatchWriter::Create(path, FileBatchWriter::kDefaultBlockBytes, batch->key_count()));
   auto c = batch->NewCursor();
   for (; c->KeyValid(); c->StepKey()) {
     for (; c->ValValid(); c->StepVal()) {

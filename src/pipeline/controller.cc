@@ -853,8 +853,14 @@ PipelineStats Controller::Stats() const {
   }
   if (block_cache_) {
     const BlockCache::Stats c = block_cache_->GetStats();
-    g.block_cache = BlockCacheStats{c.capacity_bytes, c.bytes,  c.blocks,  c.hits,
-                                    c.misses,         c.evictions, c.hit_rate};
+    BlockCacheStats& b = g.block_cache.emplace();
+    b.capacity_bytes = c.capacity_bytes;
+    b.bytes = c.bytes;
+    b.blocks = c.blocks;
+    b.hits = c.hits;
+    b.misses = c.misses;
+    b.evictions = c.evictions;
+    b.hit_rate = c.hit_rate;
   }
   g.workers = static_cast<uint64_t>(config_.workers);
   g.eval_errors = errors_.count();

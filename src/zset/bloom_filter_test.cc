@@ -21,7 +21,8 @@ TEST(BloomFilterTest, NoFalseNegativesAndFewFalsePositives) {
     for (uint64_t h : in) ASSERT_TRUE(f.MayContain(h)) << n;
     if (n < 1000) continue;
     int positives = 0;
-    for (int i = 0; i < 100000; ++i) positives += f.MayContain(Hash64("other-" + std::to_string(i)));
+    for (int i = 0; i < 100000; ++i)
+      positives += f.MayContain(Hash64("other-" + std::to_string(i)));
     // 10 bits a key and 3 probes: about 1.7% in theory.
     EXPECT_LT(positives, 3000) << n;
     EXPECT_GT(positives, 0) << n;

@@ -48,8 +48,7 @@ class FileBatch final : public Batch {
   // the last reference to the batch goes away (spill files); otherwise it is
   // kept (checkpoints).
   // Blocks read are kept in `cache`, if given.
-  static Result<std::shared_ptr<const FileBatch>> Open(const std::string& path,
-                                                       bool remove_on_drop,
+  static Result<std::shared_ptr<const FileBatch>> Open(const std::string& path, bool remove_on_drop,
                                                        std::shared_ptr<BlockCache> cache = nullptr);
   ~FileBatch() override;
 

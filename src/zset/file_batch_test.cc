@@ -23,8 +23,7 @@ class FileBatchTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  Model Write(const std::string& path, int keys, uint64_t block_bytes,
-              uint64_t expected_keys = 0) {
+  Model Write(const std::string& path, int keys, uint64_t block_bytes, uint64_t expected_keys = 0) {
     Model model;
     auto w = FileBatchWriter::Create(path, block_bytes, expected_keys);
     EXPECT_TRUE(w.ok());
@@ -259,7 +258,8 @@ TEST_F(FileBatchTest, SeekKeyPresentOnMergedCursorMatchesModel) {
       ASSERT_EQ(c->SeekKeyPresent(key, Hash64(key)), present) << key;
       if (present) {
         Model got, want;
-        for (c->RewindVals(); c->ValValid(); c->StepVal()) AddTo(&got, key, std::string(c->val()), c->weight());
+        for (c->RewindVals(); c->ValValid(); c->StepVal())
+          AddTo(&got, key, std::string(c->val()), c->weight());
         for (auto it = lo; it != total.end() && it->first.first == key; ++it) {
           AddTo(&want, key, it->first.second, it->second);
         }

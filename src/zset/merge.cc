@@ -135,8 +135,7 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
                               FileBatchWriter::Create(NewSpillPath(options.storage_dir),
                                                       FileBatchWriter::kDefaultBlockBytes, keys));
       SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer, options.retain));
-      SLUICE_ASSIGN_OR_RETURN(auto f,
-                              writer->Finish(/*remove_on_drop=*/true, options.block_cache));
+      SLUICE_ASSIGN_OR_RETURN(auto f, writer->Finish(/*remove_on_drop=*/true, options.block_cache));
       return BatchPtr(std::move(f));
     }();
     if (file.ok() || file.status().code() != StatusCode::kIOError) return file;
