@@ -3,8 +3,8 @@
 //
 //   ivm_bench [--sizes 100000,1000000] [--changes K] [--change-rows 1000]
 //             [--workloads tpch,q4] [--systems sluice,circuit,postgres,duckdb]
-//             [--workers W] [--memory-budget-mb M] [--oracle DIR]
-//             [--out FILE.json] [--dat FILE.dat]
+//             [--workers W] [--memory-budget-mb M] [--spill-above N]
+//             [--storage-share F] [--oracle DIR] [--out FILE.json] [--dat FILE.dat]
 //
 // Workloads (base size N = rows of the largest table):
 //   tpch  orders (N/4 rows) and lineitem (N rows); the view joins them and
@@ -20,6 +20,11 @@
 // current:
 //   sluice    the change into a pipeline (in this process), its step done;
 //             with the pipeline's breakdown of where the time went
+//   storage   the same change into a second pipeline whose state is on
+//             storage, with a memory budget of F (--storage-share, default
+//             0.1) of the first pipeline's state, change by change beside
+//             it; reports its ratio to the first, the budget and the block
+//             cache's figures
 //   circuit   the same change straight into the program's bare circuit (no
 //             queues, step loop, transaction or output endpoints), one
 //             change after the pipeline's or before, alternating; the
@@ -28,7 +33,9 @@
 //   duckdb    the change by SQL, then the view's query run again into a
 //             table (a Node.js process, bench/ivm/duckdb.mjs)
 // At the end of each size the systems' views are compared (rows, and a sum
-// over a column): they must agree.
+// over a column): they must agree. The first pipeline keeps its state on
+// storage too, with a budget of M MB (default 6144), at base sizes above N
+// (default 3000000).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +46,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -308,6 +316,7 @@ struct Result {
   double load = 0;
   std::string check;
   std::string error;
+  Json info;  // what else a system reports (state on storage: budget, cache)
 };
 
 double Median(std::vector<double> v) {
@@ -481,19 +490,53 @@ struct Breakdown {
 const char* const kParts[] = {"client",      "queued",  "journal", "split", "circuit",
                               "transaction", "deliver", "other"};
 
-// Sluice, two ways on the same data in one run: "sluice" is the change as a
-// transaction into a pipeline (a Controller in this process: no HTTP), until
-// its commit's step is done; "circuit" is the change applied straight to
-// the program's bare circuit (BareCircuit). Both are loaded and left to
-// settle (WaitQuiet), then each change is applied to one and then the
-// other, alternating which goes first, so that the machine's noise falls
-// on both alike.
+// A pipeline's base load: each table's rows, at most about a million queued
+// at a time.
+void LoadPipeline(const Workload& w, sluice::pipeline::Controller& c) {
+  uint64_t token = 0;
+  for (const Table& t : w.tables) {
+    std::vector<sluice::format::ChangeBuffer> chunks = BaseChunks(t);
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      token = *c.Ingest(t.name, std::move(chunks[i]), true, 0);
+      if (i % 10 == 9) c.WaitComplete(token, std::chrono::hours(1));
+    }
+  }
+  c.WaitComplete(token, std::chrono::hours(1));
+}
+
+// The storage pipeline's /stats figures that say how its state was read.
+Json StorageInfo(const sluice::pipeline::Controller& c) {
+  const sluice::pipeline::GlobalStats g = c.Stats().global;
+  Json info = {{"storage_bytes", g.storage_bytes},
+               {"memory_budget_bytes", g.memory_budget_bytes.value_or(0)},
+               {"spine_memory_bytes", g.spine_memory_bytes.value_or(0)}};
+  if (g.block_cache) {
+    info["block_cache"] = {{"capacity_bytes", g.block_cache->capacity_bytes},
+                           {"bytes", g.block_cache->bytes},
+                           {"hits", g.block_cache->hits},
+                           {"misses", g.block_cache->misses},
+                           {"hit_rate", g.block_cache->hit_rate}};
+  }
+  return info;
+}
+
+// Sluice, up to three ways on the same data in one run: "sluice" is the
+// change as a transaction into a pipeline (a Controller in this process: no
+// HTTP), until its commit's step is done; "storage" is the same into a
+// second pipeline that keeps its state on storage, with a memory budget of
+// `storage_share` of the first one's state (its spines' bytes once loaded);
+// "circuit" is the change applied straight to the program's bare circuit
+// (BareCircuit). All are loaded and left to settle (WaitQuiet), then each
+// change is applied to one after the other, rotating which goes first, so
+// that the machine's noise falls on all alike.
 std::map<std::string, Result> RunSluice(const Workload& w, int workers, const std::string& storage,
                                         uint64_t budget_mb, bool pipeline, bool circuit,
-                                        Breakdown* breakdown) {
+                                        bool on_storage, double storage_share,
+                                        const std::string& storage_dir, Breakdown* breakdown) {
   std::map<std::string, Result> out;
   Result& res = out["sluice"];
   Result& bare_res = out["circuit"];
+  Result& st_res = out["storage"];
   sluice::pipeline::PipelineConfig config;
   config.workers = workers;
   // State beyond the budget goes to storage (10^7 base rows would not fit
@@ -522,17 +565,28 @@ std::map<std::string, Result> RunSluice(const Workload& w, int workers, const st
   }
   if (pipeline) {
     const auto l0 = Clock::now();
-    uint64_t token = 0;
-    for (const Table& t : w.tables) {
-      std::vector<sluice::format::ChangeBuffer> chunks = BaseChunks(t);
-      for (size_t i = 0; i < chunks.size(); ++i) {
-        token = *(*c)->Ingest(t.name, std::move(chunks[i]), true, 0);
-        // At most about a million rows queued at a time.
-        if (i % 10 == 9) (*c)->WaitComplete(token, std::chrono::hours(1));
-      }
-    }
-    (*c)->WaitComplete(token, std::chrono::hours(1));
+    LoadPipeline(w, **c);
     res.load = Since(l0);
+  }
+  std::unique_ptr<sluice::pipeline::Controller> st;
+  if (on_storage) {
+    WaitQuiet();
+    // The budget: a share of the state that the first pipeline holds.
+    const uint64_t state = pipeline ? (*c)->Stats().global.spine_memory_bytes.value_or(0) : 0;
+    sluice::pipeline::PipelineConfig sc = config;
+    sc.storage = storage_dir;
+    sc.memory_budget_mb = std::max<uint64_t>(
+        1, static_cast<uint64_t>(static_cast<double>(state) * storage_share) >> 20);
+    auto started = sluice::pipeline::Controller::Start(ProgramText(w), sc);
+    if (!started.ok()) {
+      st_res.error = started.status().ToString();
+      return out;
+    }
+    st = std::move(started).value();
+    const auto l0 = Clock::now();
+    LoadPipeline(w, *st);
+    st_res.load = Since(l0);
+    st_res.info["state_bytes_in_memory"] = state;
   }
   if (circuit) {
     const auto l0 = Clock::now();
@@ -547,31 +601,33 @@ std::map<std::string, Result> RunSluice(const Workload& w, int workers, const st
     bare_res.load = Since(l0);
   }
   WaitQuiet();
-  auto apply_pipeline = [&](const Change& ch) {
-    const uint64_t step0 = (*c)->step();
-    const auto before = (*c)->step_phase_usecs();
+  auto apply_pipeline = [&](sluice::pipeline::Controller& p, const Change& ch, Result& r,
+                            Breakdown* parts) {
+    const uint64_t step0 = p.step();
+    const auto before = p.step_phase_usecs();
     const auto t0 = Clock::now();
     // One change is one transaction around its tables' requests.
-    (void)(*c)->StartTransaction();
+    (void)p.StartTransaction();
     for (const Table& t : w.tables) {
       sluice::format::ChangeBuffer b;
       EncodeChange(t, ch, &b);
-      if (!b.empty()) (void)(*c)->Ingest(t.name, std::move(b), true, 0);
+      if (!b.empty()) (void)p.Ingest(t.name, std::move(b), true, 0);
     }
     const double client = Since(t0);
-    (void)(*c)->CommitTransaction();
+    (void)p.CommitTransaction();
     const double total = Since(t0);
-    res.per_change.push_back(total);
-    const auto after = (*c)->step_phase_usecs();
+    r.per_change.push_back(total);
+    if (parts == nullptr) return;
+    const auto after = p.step_phase_usecs();
     double rest = total - client;
-    breakdown->ms["client"].push_back(client * 1000);
+    parts->ms["client"].push_back(client * 1000);
     for (const auto& [phase, usecs] : after) {
       const double ms = static_cast<double>(usecs - before.at(phase)) / 1000;
-      breakdown->ms[phase].push_back(ms);
+      parts->ms[phase].push_back(ms);
       if (phase != "queued") rest -= ms / 1000;
     }
-    breakdown->ms["other"].push_back(rest * 1000);
-    breakdown->steps.push_back(static_cast<double>((*c)->step() - step0));
+    parts->ms["other"].push_back(rest * 1000);
+    parts->steps.push_back(static_cast<double>(p.step() - step0));
   };
   auto apply_circuit = [&](const Change& ch) {
     const auto t0 = Clock::now();
@@ -584,14 +640,25 @@ std::map<std::string, Result> RunSluice(const Workload& w, int workers, const st
     if (sluice::Status s = bare.Apply(changes); !s.ok()) bare_res.error = s.ToString();
     bare_res.per_change.push_back(Since(t0));
   };
+  std::vector<std::function<void(const Change&)>> systems;
+  if (pipeline)
+    systems.push_back([&](const Change& ch) { apply_pipeline(**c, ch, res, breakdown); });
+  if (st) systems.push_back([&](const Change& ch) { apply_pipeline(*st, ch, st_res, nullptr); });
+  if (circuit) systems.push_back(apply_circuit);
   for (size_t i = 0; i < w.changes.size(); ++i) {
-    if (i % 2 == 0) {
-      if (pipeline) apply_pipeline(w.changes[i]);
-      if (circuit) apply_circuit(w.changes[i]);
+    for (size_t j = 0; j < systems.size(); ++j) systems[(i + j) % systems.size()](w.changes[i]);
+  }
+  if (st) {
+    st_res.info.update(StorageInfo(*st));
+    auto q = st->Query(w.check_sql);
+    if (q.ok() && !q->rows.empty()) {
+      for (const Value& v : q->rows[0]) {
+        st_res.check += (st_res.check.empty() ? "" : "|") + v.ToString();
+      }
     } else {
-      if (circuit) apply_circuit(w.changes[i]);
-      if (pipeline) apply_pipeline(w.changes[i]);
+      st_res.error = q.status().ToString();
     }
+    st->Stop();
   }
   if (pipeline) {
     auto q = (*c)->Query(w.check_sql);
@@ -620,6 +687,7 @@ std::map<std::string, Result> RunSluice(const Workload& w, int workers, const st
   (*c)->Stop();
   if (!pipeline) out.erase("sluice");
   if (!circuit) out.erase("circuit");
+  if (!on_storage) out.erase("storage");
   return out;
 }
 
@@ -758,6 +826,7 @@ int main(int argc, char** argv) {
   int changes = 5, change_rows = 1000, workers = 2;
   uint64_t budget_mb = 6144;       // Sluice's in-memory state, the rest spills...
   uint64_t spill_above = 3000000;  // ...at base sizes above this
+  double storage_share = 0.1;      // the storage system's budget, of the state
   std::set<std::string> workloads = {"tpch", "q4"};
   std::set<std::string> systems = {"sluice", "circuit", "postgres", "duckdb"};
   std::string oracle =
@@ -779,6 +848,8 @@ int main(int argc, char** argv) {
     if (a == "--change-rows") change_rows = std::atoi(v.c_str());
     if (a == "--workers") workers = std::atoi(v.c_str());
     if (a == "--memory-budget-mb") budget_mb = std::strtoull(v.c_str(), nullptr, 10);
+    if (a == "--spill-above") spill_above = std::strtoull(v.c_str(), nullptr, 10);
+    if (a == "--storage-share") storage_share = std::strtod(v.c_str(), nullptr);
     if (a == "--workloads") {
       auto l = list(v);
       workloads = std::set<std::string>(l.begin(), l.end());
@@ -810,13 +881,15 @@ int main(int argc, char** argv) {
       }
       std::map<std::string, Result> by;
       Breakdown breakdown;
-      if (systems.count("sluice") || systems.count("circuit")) {
+      if (systems.count("sluice") || systems.count("circuit") || systems.count("storage")) {
         // Storage (and its memory budget) only where the state would not
         // fit in memory: it moves large batches to files, which costs at
         // smaller sizes.
         const bool spill = n > spill_above;
         by = RunSluice(w, workers, spill ? dir + "/sluice" : "", spill ? budget_mb : 0,
-                       systems.count("sluice") > 0, systems.count("circuit") > 0, &breakdown);
+                       systems.count("sluice") > 0, systems.count("circuit") > 0,
+                       systems.count("storage") > 0, storage_share,
+                       dir + "/storage-" + wl + "-" + std::to_string(n), &breakdown);
       }
       if (systems.count("postgres")) by["postgres"] = RunPostgres(w, dir);
       if (systems.count("duckdb")) by["duckdb"] = RunDuckDb(w, dir, oracle);
@@ -842,6 +915,36 @@ int main(int argc, char** argv) {
                            {"median_ms_per_change", ms},
                            {"ratio_to_sluice", ratio},
                            {"check", r.check}});
+        if (!r.info.is_null()) results.back()["info"] = r.info;
+      }
+      if (by.count("storage") && by["storage"].error.empty() && by.count("sluice") &&
+          by["sluice"].error.empty()) {
+        // State on storage against in memory, change by change (each pair
+        // ran back to back).
+        std::vector<double> ratios;
+        const Result &m = by["sluice"], &s = by["storage"];
+        for (size_t i = 0; i < std::min(m.per_change.size(), s.per_change.size()); ++i) {
+          ratios.push_back(s.per_change[i] / m.per_change[i]);
+        }
+        for (Json& row : results) {
+          if (row["view"] == wl && row["base_rows"] == n && row["system"] == "storage") {
+            row["storage_over_memory_paired"] = Median(ratios);
+          }
+        }
+        const Json& info = s.info;
+        std::printf(
+            "      storage / memory: %.2f (median of paired ratios %.2f); budget %.1f MB "
+            "of %.1f MB state",
+            Median(s.per_change) / Median(m.per_change), Median(ratios),
+            info.value("memory_budget_bytes", 0.0) / 1048576,
+            info.value("state_bytes_in_memory", 0.0) / 1048576);
+        if (info.contains("block_cache")) {
+          const Json& bc = info["block_cache"];
+          std::printf("; block cache %.1f of %.1f MB, hit rate %.3f (%llu hits, %llu misses)",
+                      bc.value("bytes", 0.0) / 1048576, bc.value("capacity_bytes", 0.0) / 1048576,
+                      bc.value("hit_rate", 0.0), bc.value("hits", 0ull), bc.value("misses", 0ull));
+        }
+        std::printf("\n");
       }
       if (!breakdown.steps.empty()) {
         // Where a pipeline's change went, and what the bare circuit took.

@@ -38,7 +38,9 @@ Result<std::string> StateWriter::WriteBatch(const BatchPtr& batch) {
     }
     // Another file system: copy it below.
   }
-  SLUICE_ASSIGN_OR_RETURN(auto writer, FileBatchWriter::Create(path));
+  SLUICE_ASSIGN_OR_RETURN(
+      auto writer,
+      FileBatchWriter::Create(path, FileBatchWriter::kDefaultBlockBytes, batch->key_count()));
   auto c = batch->NewCursor();
   for (; c->KeyValid(); c->StepKey()) {
     for (; c->ValValid(); c->StepVal()) {
@@ -96,8 +98,9 @@ struct StateReader::Impl {
     return &items[item++][kind];
   }
 
-  Result<BatchPtr> Open(const std::string& name) {
-    SLUICE_ASSIGN_OR_RETURN(auto f, FileBatch::Open(dir + "/" + name, /*remove_on_drop=*/false));
+  Result<BatchPtr> Open(const std::string& name, std::shared_ptr<BlockCache> cache = nullptr) {
+    SLUICE_ASSIGN_OR_RETURN(
+        auto f, FileBatch::Open(dir + "/" + name, /*remove_on_drop=*/false, std::move(cache)));
     return BatchPtr(f);
   }
 };
@@ -148,7 +151,7 @@ Result<BatchPtr> StateReader::GetBatch() {
 Status StateReader::GetSpine(Spine* spine) {
   SLUICE_ASSIGN_OR_RETURN(const Json* v, impl_->Next("spine"));
   for (const Json& name : *v) {
-    SLUICE_ASSIGN_OR_RETURN(BatchPtr b, impl_->Open(name.get<std::string>()));
+    SLUICE_ASSIGN_OR_RETURN(BatchPtr b, impl_->Open(name.get<std::string>(), spine->block_cache()));
     SLUICE_RETURN_IF_ERROR(spine->Insert(std::move(b)));
   }
   return Status::OK();

@@ -298,13 +298,25 @@ Status Controller::Init() {
                              ec.message());
     }
     opts.spine.merge.storage_dir = config_.storage;
+    // The spines' in-memory batches and the decoded blocks of their files
+    // share the budget, half and half; without one, the cache is small.
+    uint64_t cache_bytes = BlockCache::kDefaultCapacity;
     if (config_.memory_budget_mb > 0) {
-      budget_ = std::make_unique<MemoryBudget>(config_.memory_budget_mb << 20);
+      const uint64_t limit = config_.memory_budget_mb << 20;
+      cache_bytes = limit / 2;
+      budget_ = std::make_unique<MemoryBudget>(limit - cache_bytes);
       opts.spine.merge.budget = budget_.get();
     }
+    block_cache_ = std::make_shared<BlockCache>(cache_bytes);
+    opts.spine.merge.block_cache = block_cache_;
     store_ = std::make_unique<CheckpointStore>(config_.storage + "/checkpoints");
   } else if (config_.memory_budget_mb > 0) {
     return Status::InvalidArgument("memory_budget_mb needs storage: give --storage DIR");
+  }
+  if (!budget_) {
+    // Without a budget the spines still count their bytes, for /stats.
+    budget_ = std::make_unique<MemoryBudget>(MemoryBudget::kUnlimited);
+    opts.spine.merge.budget = budget_.get();
   }
   waterlines_ = std::make_unique<Waterlines>(program_);
   if (!waterlines_->empty() && role_ && role_->hosts > 1) {
@@ -836,8 +848,19 @@ PipelineStats Controller::Stats() const {
   g.spill_failures = spill.count;
   if (!spill.last.empty()) g.last_spill_failure = spill.last;
   if (budget_) {
-    g.memory_budget_bytes = budget_->limit();
+    if (config_.memory_budget_mb > 0) g.memory_budget_bytes = config_.memory_budget_mb << 20;
     g.spine_memory_bytes = budget_->used();
+  }
+  if (block_cache_) {
+    const BlockCache::Stats c = block_cache_->GetStats();
+    BlockCacheStats& b = g.block_cache.emplace();
+    b.capacity_bytes = c.capacity_bytes;
+    b.bytes = c.bytes;
+    b.blocks = c.blocks;
+    b.hits = c.hits;
+    b.misses = c.misses;
+    b.evictions = c.evictions;
+    b.hit_rate = c.hit_rate;
   }
   g.workers = static_cast<uint64_t>(config_.workers);
   g.eval_errors = errors_.count();

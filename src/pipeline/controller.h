@@ -350,6 +350,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   IgnoredDeletesLog ignored_deletes_;       // by step, from errors_
   std::unique_ptr<Waterlines> waterlines_;  // of the tables with a LATENESS column
   std::unique_ptr<MemoryBudget> budget_;    // outlives every spine below
+  std::shared_ptr<BlockCache> block_cache_;  // with storage: shared by the spines' files
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   // The last progress line's figures and time (the loop thread's).
   PipelineStats progress_stats_;

@@ -29,6 +29,18 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   if (p.last_spill_failure) g.last_spill_failure = p.last_spill_failure;
   AddOptional(&g.memory_budget_bytes, p.memory_budget_bytes);
   AddOptional(&g.spine_memory_bytes, p.spine_memory_bytes);
+  if (p.block_cache) {
+    BlockCacheStats& c = g.block_cache ? *g.block_cache : g.block_cache.emplace();
+    c.capacity_bytes += p.block_cache->capacity_bytes;
+    c.bytes += p.block_cache->bytes;
+    c.blocks += p.block_cache->blocks;
+    c.hits += p.block_cache->hits;
+    c.misses += p.block_cache->misses;
+    c.evictions += p.block_cache->evictions;
+    c.hit_rate = c.hits + c.misses == 0
+                     ? 0
+                     : static_cast<double>(c.hits) / static_cast<double>(c.hits + c.misses);
+  }
   if (!hosts) hosts.emplace();
   hosts->push_back({host, p.processed_records, p.buffered_records, p.rss_bytes, p.storage_bytes,
                     p.exchange_bytes_sent});

@@ -17,6 +17,28 @@
 
 namespace sluice::pipeline {
 
+// The cache of decoded blocks of state on storage (zset/block_cache.h).
+struct BlockCacheStats {
+  uint64_t capacity_bytes = 0;
+  uint64_t bytes = 0;  // of the blocks held now
+  uint64_t blocks = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t evictions = 0;
+  double hit_rate = 0;  // hits / (hits + misses)
+
+  template <class V>
+  void Fields(V& v) {
+    v("capacity_bytes", capacity_bytes);
+    v("bytes", bytes);
+    v("blocks", blocks);
+    v("hits", hits);
+    v("misses", misses);
+    v("evictions", evictions);
+    v("hit_rate", hit_rate);
+  }
+};
+
 struct GlobalStats {
   std::string state;
   uint64_t step = 0;
@@ -32,6 +54,7 @@ struct GlobalStats {
   std::optional<std::string> last_spill_failure;
   std::optional<uint64_t> memory_budget_bytes;
   std::optional<uint64_t> spine_memory_bytes;
+  std::optional<BlockCacheStats> block_cache;  // with storage
   uint64_t workers = 0;
   uint64_t eval_errors = 0;
   std::vector<std::string> eval_error_samples;
@@ -65,6 +88,7 @@ struct GlobalStats {
     v("last_spill_failure", last_spill_failure);
     v("memory_budget_bytes", memory_budget_bytes);
     v("spine_memory_bytes", spine_memory_bytes);
+    v("block_cache", block_cache);
     v("workers", workers);
     v("eval_errors", eval_errors);
     v("eval_error_samples", eval_error_samples);

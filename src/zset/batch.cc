@@ -43,21 +43,11 @@ uint64_t MemBatch::byte_size() const {
 
 bool MemBatch::MayContainKey(uint64_t hash) const {
   std::call_once(bloom_once_, [this] {
-    const size_t keys = key_count();
-    bloom_.assign(std::max<size_t>(1, (keys * 10 + 63) / 64), 0);
-    const uint64_t bits = bloom_.size() * 64;
-    for (size_t i = 0; i < keys; ++i) {
-      const uint64_t h = Hash64(key(i)), step = (h >> 32) | 1;
-      for (uint64_t p = 0, at = h; p < 3; ++p, at += step) {
-        bloom_[(at % bits) / 64] |= uint64_t{1} << (at % 64);
-      }
-    }
+    BloomFilter f(key_count());
+    for (size_t i = 0; i < key_count(); ++i) f.Add(Hash64(key(i)));
+    bloom_ = std::move(f);
   });
-  const uint64_t bits = bloom_.size() * 64, step = (hash >> 32) | 1;
-  for (uint64_t p = 0, at = hash; p < 3; ++p, at += step) {
-    if ((bloom_[(at % bits) / 64] & (uint64_t{1} << (at % 64))) == 0) return false;
-  }
-  return true;
+  return bloom_.MayContain(hash);
 }
 
 size_t MemBatch::LowerBoundKey(std::string_view target, size_t from) const {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "zset/bloom_filter.h"
 
 namespace sluice {
 
@@ -51,6 +52,13 @@ class Batch {
   // Bytes of row data and index, in memory or on storage.
   virtual uint64_t byte_size() const = 0;
   virtual bool on_storage() const { return false; }
+  // Bytes the batch holds in memory: all of it for a batch in memory; its
+  // index and Bloom filter for one on storage. Counted against the budget.
+  virtual uint64_t memory_bytes() const { return byte_size(); }
+  // Whether the key whose Hash64 is `hash` may be in this batch (false: it
+  // is not), from a Bloom filter of its keys where the batch has one. For
+  // point lookups that would otherwise search every batch of a spine.
+  virtual bool MayContainKey(uint64_t /*hash*/) const { return true; }
   bool empty() const { return len() == 0; }
 };
 
@@ -89,11 +97,8 @@ class MemBatch final : public Batch {
   size_t LowerBoundKey(std::string_view key, size_t from = 0) const;
   // First value index >= `val` among key i's values, starting at `from`.
   size_t LowerBoundVal(size_t i, std::string_view val, size_t from) const;
-  // Whether the key whose Hash64 is `hash` may be in this batch (false: it
-  // is not), from a Bloom filter of the keys (10 bits a key, 3 probes,
-  // about 2% false positives) built on the first call. For point lookups
-  // that would otherwise search every batch of a spine.
-  bool MayContainKey(uint64_t hash) const;
+  // From a Bloom filter of the keys built on the first call.
+  bool MayContainKey(uint64_t hash) const override;
 
   static const std::shared_ptr<const MemBatch>& Empty();
 
@@ -109,7 +114,7 @@ class MemBatch final : public Batch {
   std::vector<uint64_t> val_off_{0};
   std::vector<Weight> weights_;
   mutable std::once_flag bloom_once_;
-  mutable std::vector<uint64_t> bloom_;  // set by MayContainKey's first call
+  mutable BloomFilter bloom_;  // set by MayContainKey's first call
 };
 
 using MemBatchPtr = std::shared_ptr<const MemBatch>;

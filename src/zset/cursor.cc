@@ -88,8 +88,27 @@ bool MergedCursor::FindVal() {
 }
 
 void MergedCursor::StepKey() {
+  if (lagging_) {
+    // Inputs left behind by SeekKeyPresent catch up to the current key
+    // first (those on it are not moved).
+    const std::string key(this->key());
+    for (auto& in : inputs_) in->SeekKey(key);
+    lagging_ = false;
+  }
   for (size_t i : active_) inputs_[i]->StepKey();
   FindKey();
+}
+
+bool MergedCursor::SeekKeyPresent(std::string_view key, uint64_t hash) {
+  if (key_valid_ && this->key() == key) return true;
+  active_.clear();
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (inputs_[i]->SeekKeyPresent(key, hash)) active_.push_back(i);
+  }
+  lagging_ = true;
+  key_valid_ = !active_.empty() && FindVal();
+  if (!key_valid_) val_valid_ = false;
+  return key_valid_;
 }
 
 void MergedCursor::StepVal() {
@@ -100,6 +119,7 @@ void MergedCursor::StepVal() {
 void MergedCursor::SeekKey(std::string_view key) {
   if (key_valid_ && !(this->key() < key)) return;
   for (auto& in : inputs_) in->SeekKey(key);
+  lagging_ = false;
   FindKey();
 }
 
@@ -111,6 +131,7 @@ void MergedCursor::SeekVal(std::string_view val) {
 
 void MergedCursor::RewindKeys() {
   for (auto& in : inputs_) in->RewindKeys();
+  lagging_ = false;
   FindKey();
 }
 
@@ -146,6 +167,10 @@ class PinnedCursor final : public Cursor {
   void SeekVal(std::string_view val) override { c_->SeekVal(val); }
   void RewindKeys() override { c_->RewindKeys(); }
   void RewindVals() override { c_->RewindVals(); }
+  bool MayContainKey(uint64_t hash) const override { return c_->MayContainKey(hash); }
+  bool SeekKeyPresent(std::string_view key, uint64_t hash) override {
+    return c_->SeekKeyPresent(key, hash);
+  }
   Status status() const override { return c_->status(); }
 
  private:

@@ -39,6 +39,20 @@ class Cursor {
   virtual void RewindKeys() = 0;
   virtual void RewindVals() = 0;
 
+  // Whether the batch read may hold the key whose Hash64 is `hash`
+  // (Batch::MayContainKey).
+  virtual bool MayContainKey(uint64_t /*hash*/) const { return true; }
+  // A point lookup, for sorted probes of keys that are often absent: if
+  // `key` is there, moves forward to it and returns true. Otherwise returns
+  // false, and may have left the cursor where it was rather than read what
+  // a seek would (a Bloom filter said no), so that the position is
+  // unspecified until the next seek. `hash` is Hash64(key).
+  virtual bool SeekKeyPresent(std::string_view key, uint64_t hash) {
+    if (!MayContainKey(hash)) return false;
+    SeekKey(key);
+    return KeyValid() && this->key() == key;
+  }
+
   virtual Status status() const { return Status::OK(); }
 };
 
@@ -57,6 +71,7 @@ class MemCursor final : public Cursor {
   void SeekVal(std::string_view val) override;
   void RewindKeys() override { SetKey(0); }
   void RewindVals() override { v_ = k_ < nk_ ? b_.vals_begin(k_) : 0; }
+  bool MayContainKey(uint64_t hash) const override { return b_.MayContainKey(hash); }
 
  private:
   void SetKey(size_t k) {
@@ -93,6 +108,9 @@ class MergedCursor final : public Cursor {
   void SeekVal(std::string_view val) override;
   void RewindKeys() override;
   void RewindVals() override;
+  // Seeks only the inputs whose batches may hold the key; the others stay
+  // behind until the next seek or step catches them up.
+  bool SeekKeyPresent(std::string_view key, uint64_t hash) override;
   Status status() const override;
 
  private:
@@ -109,6 +127,8 @@ class MergedCursor final : public Cursor {
   std::vector<size_t> at_val_;  // active inputs positioned on the current value
   bool key_valid_ = false;
   bool val_valid_ = false;
+  // Some inputs were left before the current key by SeekKeyPresent.
+  bool lagging_ = false;
   size_t val_src_ = 0;
   Weight weight_ = 0;
   Status status_;

@@ -26,7 +26,9 @@ class FileCursor final : public Cursor {
   Weight weight() const override { return cur_->weight(); }
   void StepKey() override {
     cur_->StepKey();
-    if (!cur_->KeyValid()) Load(block_ + 1);
+    // A scan (a merge, a snapshot) reads each block once: it neither
+    // fills the cache nor pushes out what seeks keep there.
+    if (!cur_->KeyValid()) Load(block_ + 1, /*use_cache=*/false);
   }
   void StepVal() override { cur_->StepVal(); }
   void SeekKey(std::string_view key) override {
@@ -45,14 +47,15 @@ class FileCursor final : public Cursor {
   void RewindVals() override {
     if (cur_) cur_->RewindVals();
   }
+  bool MayContainKey(uint64_t hash) const override { return f_.MayContainKey(hash); }
   Status status() const override { return status_; }
 
  private:
-  void Load(size_t b) {
+  void Load(size_t b, bool use_cache = true) {
     cur_.reset();
     block_ = b;
     if (b >= f_.block_count() || !status_.ok()) return;
-    auto r = f_.ReadBlock(b);
+    auto r = f_.ReadBlock(b, use_cache);
     if (!r.ok()) {
       status_ = r.status();
       return;
@@ -71,9 +74,11 @@ class FileCursor final : public Cursor {
 }  // namespace
 
 Result<std::shared_ptr<const FileBatch>> FileBatch::Open(const std::string& path,
-                                                         bool remove_on_drop) {
+                                                         bool remove_on_drop,
+                                                         std::shared_ptr<BlockCache> cache) {
   auto fb = std::shared_ptr<FileBatch>(new FileBatch());
   fb->path_ = path;
+  fb->cache_ = std::move(cache);
   SLUICE_ASSIGN_OR_RETURN(fb->file_, RandomAccessFile::Open(path));
   fb->file_size_ = fb->file_->size();
   auto corrupt = [&](const std::string& what) {
@@ -117,19 +122,30 @@ Result<std::shared_ptr<const FileBatch>> FileBatch::Open(const std::string& path
     fb->key_count_ += b.keys;
     fb->blocks_.push_back(std::move(b));
   }
+  if (!in.empty()) {
+    auto filter = BloomFilter::DecodeFrom(&in);
+    if (!filter.ok()) return corrupt(filter.status().message());
+    fb->filter_ = std::move(filter).value();
+  }
   if (expected_off != index_off) return corrupt("blocks do not end at the index");
+  fb->memory_bytes_ = fb->filter_.byte_size() + fb->blocks_.capacity() * sizeof(BlockInfo);
+  for (const BlockInfo& b : fb->blocks_) fb->memory_bytes_ += b.first_key.capacity();
   if (pairs != fb->len_) return corrupt("pair count mismatch");
   fb->remove_on_drop_ = remove_on_drop;
   return std::shared_ptr<const FileBatch>(std::move(fb));
 }
 
 FileBatch::~FileBatch() {
+  if (cache_) cache_->EraseFile(id_, blocks_.size());
   if (remove_on_drop_) (void)RemoveFile(path_);
 }
 
 std::unique_ptr<Cursor> FileBatch::NewCursor() const { return std::make_unique<FileCursor>(*this); }
 
-Result<MemBatchPtr> FileBatch::ReadBlock(size_t i) const {
+Result<MemBatchPtr> FileBatch::ReadBlock(size_t i, bool use_cache) const {
+  if (cache_ && use_cache) {
+    if (MemBatchPtr hit = cache_->Lookup(id_, i)) return hit;
+  }
   const BlockInfo& b = blocks_[i];
   std::string chunk;
   SLUICE_RETURN_IF_ERROR(file_->Read(b.offset, b.length, &chunk));
@@ -142,6 +158,7 @@ Result<MemBatchPtr> FileBatch::ReadBlock(size_t i) const {
     return Status::Corruption("batch file " + path_ + " block " + std::to_string(i) +
                               " does not match its index entry");
   }
+  if (cache_ && use_cache) cache_->Insert(id_, i, *batch);
   return batch;
 }
 
@@ -160,14 +177,18 @@ size_t FileBatch::FindBlock(std::string_view key, size_t from) const {
 }
 
 Result<std::unique_ptr<FileBatchWriter>> FileBatchWriter::Create(const std::string& path,
-                                                                 uint64_t block_bytes) {
+                                                                 uint64_t block_bytes,
+                                                                 uint64_t expected_keys) {
   SLUICE_ASSIGN_OR_RETURN(auto file, WritableFile::Create(path + ".tmp"));
-  return std::unique_ptr<FileBatchWriter>(new FileBatchWriter(path, std::move(file), block_bytes));
+  return std::unique_ptr<FileBatchWriter>(
+      new FileBatchWriter(path, std::move(file), block_bytes, expected_keys));
 }
 
 FileBatchWriter::FileBatchWriter(std::string path, std::unique_ptr<WritableFile> file,
-                                 uint64_t block_bytes)
-    : path_(std::move(path)), file_(std::move(file)), block_bytes_(block_bytes) {}
+                                 uint64_t block_bytes, uint64_t expected_keys)
+    : path_(std::move(path)), file_(std::move(file)), block_bytes_(block_bytes) {
+  if (expected_keys > 0) filter_ = BloomFilter(expected_keys);
+}
 
 FileBatchWriter::~FileBatchWriter() {
   if (!finished_) {
@@ -177,8 +198,17 @@ FileBatchWriter::~FileBatchWriter() {
 }
 
 Status FileBatchWriter::Push(std::string_view key, std::string_view val, Weight w) {
+  const bool new_key = !block_.has_key() || block_.last_key() != key;
+  if (new_key) {
+    const uint64_t h = Hash64(key);
+    if (filter_.empty()) {
+      hashes_.push_back(h);
+    } else {
+      filter_.Add(h);
+    }
+  }
   // Blocks end only between keys, so a key's values never span two blocks.
-  if (block_.byte_size() >= block_bytes_ && block_.has_key() && block_.last_key() != key) {
+  if (block_.byte_size() >= block_bytes_ && new_key && block_.has_key()) {
     SLUICE_RETURN_IF_ERROR(FlushBlock());
   }
   return block_.Push(key, val, w);
@@ -200,11 +230,18 @@ Status FileBatchWriter::FlushBlock() {
   return file_->Append(scratch_);
 }
 
-Result<std::shared_ptr<const FileBatch>> FileBatchWriter::Finish(bool remove_on_drop) {
+Result<std::shared_ptr<const FileBatch>> FileBatchWriter::Finish(
+    bool remove_on_drop, std::shared_ptr<BlockCache> cache) {
   SLUICE_RETURN_IF_ERROR(FlushBlock());
+  if (filter_.empty()) {
+    filter_ = BloomFilter(hashes_.size());
+    for (uint64_t h : hashes_) filter_.Add(h);
+    hashes_ = {};
+  }
   std::string index;
   PutFixed64(&index, block_count_);
   index += index_;
+  filter_.EncodeTo(&index);
   uint64_t index_off = file_->size();
   std::string trailer;
   PutFixed64(&trailer, index_off);
@@ -220,7 +257,7 @@ Result<std::shared_ptr<const FileBatch>> FileBatchWriter::Finish(bool remove_on_
   SLUICE_RETURN_IF_ERROR(file_->Close());
   SLUICE_RETURN_IF_ERROR(RenameFile(path_ + ".tmp", path_));
   finished_ = true;
-  return FileBatch::Open(path_, remove_on_drop);
+  return FileBatch::Open(path_, remove_on_drop, std::move(cache));
 }
 
 }  // namespace sluice

@@ -129,10 +129,13 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
   if (to_file) {
     auto file = [&]() -> Result<BatchPtr> {
       auto cursor = NewCursorOver(live);
+      uint64_t keys = 0;  // at most, for the file's Bloom filter
+      for (const BatchPtr& b : live) keys += b->key_count();
       SLUICE_ASSIGN_OR_RETURN(auto writer,
-                              FileBatchWriter::Create(NewSpillPath(options.storage_dir)));
+                              FileBatchWriter::Create(NewSpillPath(options.storage_dir),
+                                                      FileBatchWriter::kDefaultBlockBytes, keys));
       SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer, options.retain));
-      SLUICE_ASSIGN_OR_RETURN(auto f, writer->Finish(/*remove_on_drop=*/true));
+      SLUICE_ASSIGN_OR_RETURN(auto f, writer->Finish(/*remove_on_drop=*/true, options.block_cache));
       return BatchPtr(std::move(f));
     }();
     if (file.ok() || file.status().code() != StatusCode::kIOError) return file;

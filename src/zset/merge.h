@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "zset/batch.h"
+#include "zset/block_cache.h"
 
 namespace sluice {
 
@@ -17,6 +18,9 @@ namespace sluice {
 // spines move their in-memory batches to files.
 class MemoryBudget {
  public:
+  // A limit no spine reaches: the budget only counts.
+  static constexpr uint64_t kUnlimited = uint64_t{1} << 62;
+
   explicit MemoryBudget(uint64_t limit_bytes) : limit_(limit_bytes) {}
   void Add(int64_t bytes) { used_.fetch_add(bytes, std::memory_order_relaxed); }
   // Whether `more` bytes would go over the limit.
@@ -40,6 +44,9 @@ struct MergeOptions {
   // If set (and storage_dir is), results that would take the budget over
   // its limit go to files too. Not owned.
   MemoryBudget* budget = nullptr;
+  // If set, the files written keep their decoded blocks here (shared by
+  // the spines of a pipeline).
+  std::shared_ptr<BlockCache> block_cache;
   // If set, keys for which it returns false are left out of the result:
   // state behind a waterline that no later change can touch (Spine::
   // SetRetain). Called from merge threads.

@@ -29,8 +29,7 @@ Spine::~Spine() {
 }
 
 void Spine::AccountLocked(const Batch& b, int sign) {
-  if (b.on_storage()) return;
-  const int64_t n = sign * static_cast<int64_t>(b.byte_size());
+  const int64_t n = sign * static_cast<int64_t>(b.memory_bytes());
   mem_bytes_ += n;
   if (options_.merge.budget != nullptr) options_.merge.budget->Add(n);
 }

@@ -76,6 +76,8 @@ class Spine {
   Status WaitForMerges();
   // The whole integral as one batch.
   Result<BatchPtr> Consolidated() const;
+  // Where this spine's files keep their decoded blocks (may be null).
+  const std::shared_ptr<BlockCache>& block_cache() const { return options_.merge.block_cache; }
 
  private:
   struct Slot {
@@ -95,7 +97,7 @@ class Spine {
       REQUIRES(mu_);
   bool ShouldSpill(const Batch& b) const;
   // Counts a batch coming into (+1) or leaving (-1) the slots against the
-  // memory budget, if it is in memory.
+  // memory budget: what it holds in memory (Batch::memory_bytes).
   void AccountLocked(const Batch& b, int sign) REQUIRES(mu_);
   size_t MaxBatchesLocked() const REQUIRES(mu_);
 
@@ -105,7 +107,7 @@ class Spine {
   MergeOptions merge_ GUARDED_BY(mu_);  // options_.merge, with the retain function
   CondVar cv_;
   std::vector<Slot> slots_ GUARDED_BY(mu_);  // oldest first
-  int64_t mem_bytes_ GUARDED_BY(mu_) = 0;    // of in-memory batches in slots_
+  int64_t mem_bytes_ GUARDED_BY(mu_) = 0;    // memory_bytes of the batches in slots_
   int running_ GUARDED_BY(mu_) = 0;          // merges in flight
   uint64_t inserted_ GUARDED_BY(mu_) = 0;    // pairs inserted, ever
   bool closing_ GUARDED_BY(mu_) = false;

@@ -1,5 +1,6 @@
 #include "dataflow/operators/join.h"
 
+#include "base/hash.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/state.h"
 #include "zset/batch_builder.h"
@@ -27,10 +28,8 @@ Status MulWeights(Weight x, Weight y, Weight* w) {
   return Status::OK();
 }
 
-bool HasKey(Cursor& c, std::string_view k) {
-  c.SeekKey(k);
-  return c.KeyValid() && c.key() == k;
-}
+// (A point lookup: batches whose Bloom filters rule `k` out are not read.)
+bool HasKey(Cursor& c, std::string_view k) { return c.SeekKeyPresent(k, Hash64(k)); }
 
 }  // namespace
 

@@ -51,9 +51,10 @@ Status UpsertOp::ApplyPatch(std::string_view patch, std::string* row) const {
 
 namespace {
 
-// Point lookups of sorted keys in a spine's batches: a batch in memory is
-// skipped when its Bloom filter rules the key out, and otherwise searched
-// from where its previous search ended; other batches go through a cursor.
+// Point lookups of sorted keys in a spine's batches: a batch is skipped
+// when its Bloom filter rules the key out; otherwise one in memory is
+// searched from where its previous search ended, and one on storage goes
+// through a cursor.
 // (A merged cursor would search every batch for every key.)
 class PointLookup {
  public:
@@ -77,6 +78,7 @@ class PointLookup {
         }
         continue;
       }
+      if (!batches_[i]->MayContainKey(hash)) continue;
       if (p.cursor == nullptr) p.cursor = batches_[i]->NewCursor();
       p.cursor->SeekKey(key);
       if (p.cursor->KeyValid() && p.cursor->key() == key) {
