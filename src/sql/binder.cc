@@ -1279,8 +1279,10 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
   if (body.value("agg_distinct", false) || body.contains("agg_filter")) {
     return SqlUnsupported(sql_, node, "DISTINCT or FILTER in a window function");
   }
+  std::vector<bool> untyped_null;  // an untyped NULL takes the type the function wants
   for (const Json& a : body.value("args", Json::array())) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+    untyped_null.push_back(e->kind == ExprKind::kLiteral && e->untyped && e->value.is_null());
     if (e->kind == ExprKind::kLiteral && e->untyped) e = MakeLiteral(e->value, SqlType::Varchar());
     c.args.push_back(e);
   }
@@ -1290,7 +1292,10 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
     for (size_t i = 0; i < n; ++i) msg += (i ? ", " : "") + PgTypeName(c.args[i]->type);
     return msg + ") does not exist";
   };
-  auto int_arg = [&](size_t i) { return c.args[i]->type.IsInteger(); };
+  auto int_arg = [&](size_t i) {
+    if (untyped_null[i]) c.args[i] = MakeLiteral(Value::Null(), SqlType::Integer());
+    return c.args[i]->type.IsInteger();
+  };
   if (name == "row_number" || name == "rank" || name == "dense_rank" || name == "percent_rank" ||
       name == "cume_dist") {
     if (n != 0) return SqlError(sql_, node, signature());
@@ -1347,12 +1352,14 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
     if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
     if ((name == "sum" || name == "avg") && !IsNumeric(c.args[0]->type))
       return SqlError(sql_, node, signature());
+    if (IsBoolAggregateName(name) && c.args[0]->type.id() != TypeId::kBoolean)
+      return SqlError(sql_, node, signature());
     c.kind = WindowFnKind::kAggregate;
     c.agg = name == "count" ? (star ? AggKind::kCountStar : AggKind::kCount)
             : name == "sum" ? AggKind::kSum
             : name == "avg" ? AggKind::kAvg
-            : name == "min" ? AggKind::kMin
-                            : AggKind::kMax;
+            : name == "min" || name == "bool_and" || name == "every" ? AggKind::kMin
+                                                                     : AggKind::kMax;
     Schema one = {star ? SqlType::BigInt() : c.args[0]->type.WithNullable(true)};
     auto t = AggOutputType(AggSpec{c.agg, star ? -1 : 0}, one);
     if (!t.ok()) return SqlError(sql_, node, t.status().message());

@@ -487,6 +487,11 @@ Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<Ex
     return SqlError(sql_, node, "function " + name + " takes one to three arguments");
   }
   ExprPtr oid = args[0];
+  if (name == "pg_get_viewdef" && (oid->untyped || oid->type.IsString())) {
+    // pg_get_viewdef(text) takes a view's name and deparses its query as
+    // PostgreSQL normalizes it, which Sluice's catalog does not keep.
+    return SqlUnsupported(sql_, node, "pg_get_viewdef() of a view's name");
+  }
   if (oid->kind == ExprKind::kLiteral && (oid->untyped || oid->type.IsString())) {
     SLUICE_ASSIGN_OR_RETURN(oid, BindOidCast("oid", oid, node));
   } else if (!oid->type.IsInteger()) {
@@ -746,8 +751,15 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
       call.kind = name == "sum"   ? (distinct ? AggKind::kSumDistinct : AggKind::kSum)
                   : name == "avg" ? (distinct ? AggKind::kAvgDistinct : AggKind::kAvg)
-                  : name == "min" ? AggKind::kMin
-                                  : AggKind::kMax;
+                  : name == "min" || name == "bool_and" || name == "every" ? AggKind::kMin
+                                                                           : AggKind::kMax;
+      if (IsBoolAggregateName(name) && arg->type.id() != TypeId::kBoolean) {
+        if (!(arg->kind == ExprKind::kLiteral && arg->value.is_null())) {
+          return SqlError(sql_, node,
+                          "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
+        }
+        arg = MakeLiteral(Value::Null(), SqlType::Boolean());
+      }
       if ((BaseKind(call.kind) == AggKind::kSum || BaseKind(call.kind) == AggKind::kAvg) &&
           !IsNumeric(arg->type)) {
         return SqlError(sql_, node,

@@ -49,9 +49,15 @@ inline bool IsStatisticName(const std::string& name) {
   AggKind k;
   return StatisticKind(name, &k);
 }
+// BOOL_AND (and its standard name EVERY) and BOOL_OR: MIN and MAX of
+// booleans, as false < true.
+inline bool IsBoolAggregateName(const std::string& name) {
+  return name == "bool_and" || name == "every" || name == "bool_or";
+}
 inline bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg" ||
-         name == "string_agg" || name == "array_agg" || IsStatisticName(name);
+         name == "string_agg" || name == "array_agg" || IsStatisticName(name) ||
+         IsBoolAggregateName(name);
 }
 // The aggregates a rolling (RANGE n PRECEDING) window can compute.
 inline bool IsRollingAggregateName(const std::string& name) {
@@ -59,7 +65,7 @@ inline bool IsRollingAggregateName(const std::string& name) {
 }
 // The aggregates a window can compute.
 inline bool IsWindowAggregateName(const std::string& name) {
-  return IsRollingAggregateName(name) || IsStatisticName(name);
+  return IsRollingAggregateName(name) || IsStatisticName(name) || IsBoolAggregateName(name);
 }
 
 // True if `n` has an aggregate call outside any subquery.

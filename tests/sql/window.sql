@@ -12,3 +12,14 @@ SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN INTERVAL '3 days' PRECEDING A
 SELECT id, sal * 2 + sum(sal) OVER (PARTITION BY dep) AS x, rank() OVER (PARTITION BY dep ORDER BY sal) * 10 FROM e;
 SELECT * FROM (SELECT id, row_number() OVER (ORDER BY id DESC) AS r FROM e) s WHERE r <= 3;
 SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES), last_value(id) OVER (ORDER BY sal RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE GROUP) FROM e;
+-- An untyped NULL is the integer ntile() takes.
+SELECT id, ntile(NULL) OVER (ORDER BY id) FROM e;
+-- CREATE OR REPLACE VIEW replaces the query, keeping the columns.
+CREATE VIEW ew AS SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS s FROM e;
+SELECT * FROM ew;
+CREATE OR REPLACE VIEW ew AS SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) AS s FROM e;
+SELECT * FROM ew;
+-- sluice: error cannot drop columns from view
+CREATE OR REPLACE VIEW ew AS SELECT id FROM e;
+-- sluice: error pg_get_viewdef() of a view's name is not supported yet
+SELECT pg_get_viewdef('ew');
