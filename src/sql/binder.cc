@@ -181,7 +181,9 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
   if (n.contains("SubLink") || n.contains("SortBy")) return n;
   if (n.contains("FuncCall")) {
     const Json& names = n["FuncCall"]["funcname"];
-    if (!names.empty() && IsAggregateName(Str(names.back())) && !n["FuncCall"].contains("over"))
+    if (!names.empty() &&
+        (IsAggregateName(Str(names.back())) || IsWithinGroupCall(n["FuncCall"])) &&
+        !n["FuncCall"].contains("over"))
       return n;
   }
   if (n.contains("GroupingFunc")) {

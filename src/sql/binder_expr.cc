@@ -634,6 +634,152 @@ Result<std::vector<ExprPtr>> Binder::BindCallArgs(const std::string& name, const
   return all;
 }
 
+Result<ExprPtr> Binder::AddAggregate(AggCall call, Ctx& ctx, const Json& node) {
+  const ExprPtr& arg = call.arg;
+  const ExprPtr& arg2 = call.arg2;
+  // The aggregate's result type, as the engine computes it.
+  Schema one = {arg ? arg->type : SqlType::BigInt()};
+  AggSpec spec{call.kind, arg ? 0 : -1};
+  if (arg2) {
+    one.push_back(arg2->type);
+    spec.column2 = 1;
+  }
+  auto t = AggOutputType(spec, one);
+  if (!t.ok()) return SqlError(sql_, node, t.status().message());
+  call.type = *t;
+  std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
+                    (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
+                    (call.desc ? "|desc" : "") + (call.distinct ? "|distinct" : "") +
+                    (call.filter ? "|" + Key(*call.filter) : "");
+  auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
+  int index;
+  if (it != ctx.agg_keys->end()) {
+    index = static_cast<int>(it - ctx.agg_keys->begin());
+  } else {
+    index = static_cast<int>(ctx.aggs->size());
+    ctx.aggs->push_back(call);
+    ctx.agg_keys->push_back(key);
+  }
+  return MakeColumn(kAggBase + index, call.type);
+}
+
+// A hypothetical row h sorts among the group's rows by the ORDER BY keys:
+// a row r comes before it when, at the first key where they are not peers
+// (IS DISTINCT FROM), r's value sorts first, NULLs placed as the key says.
+// Then, over the group's N rows, with B the rows before h and P those
+// before it or its peers:
+//   rank = B + 1,  dense_rank = COUNT(DISTINCT key) of the rows before + 1,
+//   percent_rank = B / N (0 if N = 0),  cume_dist = (P + 1) / (N + 1),
+// PostgreSQL's values once h is added to the group. Each is a COUNT with
+// a FILTER, so it is maintained as counts are.
+Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json& body,
+                                            const Json& node, Ctx& ctx) {
+  if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
+  if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
+  if (body.contains("agg_filter")) {
+    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
+  }
+  const Json& order = body.value("agg_order", Json::array());
+  const Json& direct = body.value("args", Json::array());
+  ctx.in_aggregate = true;
+  std::vector<ExprPtr> hyp, keys;
+  std::vector<const Json*> sorts;
+  Status st;
+  for (const Json& a : direct) {
+    auto e = BindExpr(a, ctx);
+    if (!e.ok()) {
+      st = e.status();
+      break;
+    }
+    hyp.push_back(*e);
+  }
+  for (size_t i = 0; st.ok() && i < order.size(); ++i) {
+    const Json& by = order[i]["SortBy"];
+    auto e = BindExpr(by["node"], ctx);
+    if (!e.ok()) {
+      st = e.status();
+      break;
+    }
+    keys.push_back(*e);
+    sorts.push_back(&by);
+  }
+  ctx.in_aggregate = false;
+  SLUICE_RETURN_IF_ERROR(st);
+  if (hyp.size() != keys.size()) {
+    std::string sig;
+    for (size_t i = 0; i < hyp.size(); ++i) sig += (i ? ", " : "") + PgTypeName(hyp[i]->type);
+    return SqlError(sql_, node, "function " + name + "(" + sig + ") does not exist");
+  }
+  if (name == "dense_rank" && keys.size() != 1) {
+    return SqlUnsupported(sql_, node, "dense_rank() WITHIN GROUP over more than one key");
+  }
+  const SqlType boolean = SqlType::Boolean();
+  auto lit_bool = [&](bool b) { return MakeLiteral(Value::Bool(b), boolean); };
+  ExprPtr before = lit_bool(false), peers = lit_bool(true);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Json& by = *sorts[i];
+    if (by.contains("useOp")) return SqlUnsupported(sql_, by, "ORDER BY ... USING");
+    const bool desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+    const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+    const bool nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? desc : nulls == "SORTBY_NULLS_FIRST";
+    std::vector<ExprPtr> rh = {keys[i], hyp[i]};
+    SLUICE_RETURN_IF_ERROR(Coerce("=", &rh, by["node"]).status());  // to their common type
+    const ExprPtr& r = rh[0];
+    const ExprPtr& h = rh[1];
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr cmp, Call(desc ? ">" : "<", {r, h}, by["node"]));
+    // r before h: r's value sorts first, or r's NULL does (h not NULL)
+    // when NULLs come first; both NULL are peers.
+    ExprPtr r_null = MakeNode(ExprKind::kIsNull, boolean, {r});
+    ExprPtr h_null = MakeNode(ExprKind::kIsNull, boolean, {h});
+    ExprPtr r_set = MakeNode(ExprKind::kIsNull, boolean, {r}, true);
+    ExprPtr h_set = MakeNode(ExprKind::kIsNull, boolean, {h}, true);
+    ExprPtr first =
+        nulls_first ? MakeNode(ExprKind::kAnd, boolean, {r_null, h_set})
+                    : MakeNode(ExprKind::kAnd, boolean, {r_set, h_null});
+    ExprPtr valued = MakeNode(ExprKind::kAnd, boolean,
+                              {r_set, h_set, MakeNode(ExprKind::kCoalesce, boolean,
+                                                      {cmp, lit_bool(false)})});
+    ExprPtr key_before = MakeNode(ExprKind::kOr, boolean, {first, valued});
+    before = MakeNode(ExprKind::kOr, boolean,
+                      {before, MakeNode(ExprKind::kAnd, boolean, {peers, key_before})});
+    peers = MakeNode(ExprKind::kAnd, boolean,
+                     {peers, MakeNode(ExprKind::kIsDistinct, boolean, {r, h}, true)});
+  }
+  const ExprPtr one = MakeLiteral(Value::Int(1), SqlType::Integer(false));
+  // COUNT(*) FILTER (WHERE p), as COUNT(CASE WHEN p THEN 1 END).
+  auto count_if = [&](const ExprPtr& p, ExprPtr value, bool distinct) -> Result<ExprPtr> {
+    AggCall c;
+    c.kind = distinct ? AggKind::kCountDistinct : AggKind::kCount;
+    c.arg = MakeNode(ExprKind::kCase, value->type.WithNullable(true), {p, value});
+    return AddAggregate(std::move(c), ctx, node);
+  };
+  AggCall all;
+  all.kind = AggKind::kCountStar;
+  const SqlType dbl = SqlType::Double(false);
+  if (name == "rank" || name == "dense_rank") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr b, count_if(before, name == "rank" ? one : keys[0],
+                                                name == "dense_rank"));
+    return Call("+", {b, MakeLiteral(Value::Int(1), SqlType::BigInt(false))}, node);
+  }
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n, AddAggregate(all, ctx, node));
+  if (name == "percent_rank") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr b, count_if(before, one, false));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr q, Call("/", {MakeCast(b, dbl), MakeCast(n, dbl)}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr empty,
+                            Call("=", {n, MakeLiteral(Value::Int(0), SqlType::BigInt(false))}, node));
+    auto e = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kCase, dbl, {empty, MakeLiteral(Value::Double(0), dbl), q}));
+    e->has_else = true;
+    return ExprPtr(e);
+  }
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr p,
+                          count_if(MakeNode(ExprKind::kOr, boolean, {before, peers}), one, false));
+  const ExprPtr big_one = MakeLiteral(Value::Int(1), SqlType::BigInt(false));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr p1, Call("+", {p, big_one}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n1, Call("+", {n, big_one}, node));
+  return Call("/", {MakeCast(p1, dbl), MakeCast(n1, dbl)}, node);
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
   if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
@@ -649,6 +795,10 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }
   std::vector<ExprPtr> args;
+  if (IsWithinGroupCall(body)) {
+    if (IsHypotheticalSetName(name)) return BindHypotheticalSet(name, body, node, ctx);
+    return SqlUnsupported(sql_, node, "The ordered-set aggregate " + name + "()");
+  }
   if (IsAggregateName(name)) {
     if (ctx.aggs == nullptr) {
       return SqlError(sql_, node, "aggregate functions are not allowed here");
@@ -783,30 +933,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     call.arg = arg;
     call.arg2 = arg2;
-    // The aggregate's result type, as the engine computes it.
-    Schema one = {arg ? arg->type : SqlType::BigInt()};
-    AggSpec spec{call.kind, arg ? 0 : -1};
-    if (arg2) {
-      one.push_back(arg2->type);
-      spec.column2 = 1;
-    }
-    auto t = AggOutputType(spec, one);
-    if (!t.ok()) return SqlError(sql_, node, t.status().message());
-    call.type = *t;
-    std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
-                      (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
-                      (call.desc ? "|desc" : "") + (call.distinct ? "|distinct" : "") +
-                      (call.filter ? "|" + Key(*call.filter) : "");
-    auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
-    int index;
-    if (it != ctx.agg_keys->end()) {
-      index = static_cast<int>(it - ctx.agg_keys->begin());
-    } else {
-      index = static_cast<int>(ctx.aggs->size());
-      ctx.aggs->push_back(call);
-      ctx.agg_keys->push_back(key);
-    }
-    return MakeColumn(kAggBase + index, call.type);
+    return AddAggregate(std::move(call), ctx, node);
   }
   SLUICE_ASSIGN_OR_RETURN(args, BindCallArgs(name, body.value("args", Json::array()), node, ctx));
   if (name == "coalesce") {

@@ -54,6 +54,14 @@ inline bool IsStatisticName(const std::string& name) {
 inline bool IsBoolAggregateName(const std::string& name) {
   return name == "bool_and" || name == "every" || name == "bool_or";
 }
+// The ordered-set aggregates, called as f(args) WITHIN GROUP (ORDER BY ...).
+inline bool IsHypotheticalSetName(const std::string& name) {
+  return name == "rank" || name == "dense_rank" || name == "percent_rank" ||
+         name == "cume_dist";
+}
+inline bool IsWithinGroupCall(const Json& func_call) {
+  return func_call.value("agg_within_group", false);
+}
 inline bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg" ||
          name == "string_agg" || name == "array_agg" || IsStatisticName(name) ||
@@ -81,6 +89,7 @@ inline bool ContainsAggregate(const Json& n) {
     if (it.key() == "SubLink" || it.key() == "SelectStmt") continue;
     if (it.key() == "FuncCall" && it->contains("funcname") && !it->contains("over")) {
       const Json& names = (*it)["funcname"];
+      if (IsWithinGroupCall(*it)) return true;
       if (!names.empty() && IsAggregateName(Str(names.back()))) return true;
     }
     if (ContainsAggregate(*it)) return true;
@@ -334,6 +343,14 @@ class Binder {
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
+  // An aggregate call of the query: its column on the aggregate's output
+  // (the same call twice is computed once).
+  Result<ExprPtr> AddAggregate(AggCall call, Ctx& ctx, const Json& node);
+  // f(args) WITHIN GROUP (ORDER BY keys): the hypothetical-set aggregates
+  // (rank, dense_rank, percent_rank, cume_dist) as counts of the group's
+  // rows that sort before the hypothetical row `args`, or with it.
+  Result<ExprPtr> BindHypotheticalSet(const std::string& name, const Json& body,
+                                      const Json& node, Ctx& ctx);
   // Casts to oid, regclass, regtype, regnamespace and regrole.
   static bool IsOidAlias(const std::string& type);
   Result<ExprPtr> BindOidCast(const std::string& type, const ExprPtr& x, const Json& node);

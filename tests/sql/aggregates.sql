@@ -19,3 +19,22 @@ SELECT var_samp(x), stddev_samp(x) FROM (VALUES ('nan'::numeric), (1)) v(x);
 SELECT bool_and(NULL), bool_or(NULL) FROM b;
 -- sluice: error function bool_and(integer) does not exist
 SELECT bool_and(k) FROM b;
+-- The hypothetical-set aggregates: where a row of the given values would
+-- rank among the group's rows, NULLs sorting as the ORDER BY says.
+CREATE TABLE h (k INT PRIMARY KEY, g INT, x INT, s TEXT);
+INSERT INTO h VALUES (1, 1, 1, 'fred'), (2, 1, 1, 'jim'), (3, 1, 2, NULL), (4, 1, 2, 'adam'), (5, 1, 3, 'zed'), (6, 2, NULL, 'bob'), (7, 2, 4, 'al'), (8, 2, 5, 'x');
+SELECT rank(3) WITHIN GROUP (ORDER BY x) FROM h;
+SELECT g, rank(2) WITHIN GROUP (ORDER BY x), dense_rank(2) WITHIN GROUP (ORDER BY x), percent_rank(2) WITHIN GROUP (ORDER BY x), cume_dist(2) WITHIN GROUP (ORDER BY x) FROM h GROUP BY g;
+SELECT g, rank(4) WITHIN GROUP (ORDER BY x DESC), dense_rank(4) WITHIN GROUP (ORDER BY x DESC NULLS LAST), percent_rank(NULL) WITHIN GROUP (ORDER BY x), cume_dist(NULL) WITHIN GROUP (ORDER BY x NULLS FIRST) FROM h GROUP BY g;
+SELECT rank('b') WITHIN GROUP (ORDER BY s), rank(2, 'b') WITHIN GROUP (ORDER BY x, s), cume_dist(2, 'b') WITHIN GROUP (ORDER BY x DESC, s), percent_rank(1, 'jim') WITHIN GROUP (ORDER BY x, s DESC) FROM h;
+SELECT x, dense_rank(x) WITHIN GROUP (ORDER BY x), rank('3') WITHIN GROUP (ORDER BY x) FROM h GROUP BY x;
+INSERT INTO h VALUES (9, 2, 2, 'b'), (10, 1, NULL, NULL);
+UPDATE h SET x = 0 WHERE k = 1;
+DELETE FROM h WHERE k = 7;
+SELECT g, rank(2) WITHIN GROUP (ORDER BY x), dense_rank(2) WITHIN GROUP (ORDER BY x), percent_rank(2) WITHIN GROUP (ORDER BY x), cume_dist(2) WITHIN GROUP (ORDER BY x) FROM h GROUP BY g;
+SELECT rank('b') WITHIN GROUP (ORDER BY s), rank(2, 'b') WITHIN GROUP (ORDER BY x, s), cume_dist(2, 'b') WITHIN GROUP (ORDER BY x DESC, s), percent_rank(1, 'jim') WITHIN GROUP (ORDER BY x, s DESC) FROM h;
+SELECT percent_rank(0) WITHIN GROUP (ORDER BY x), cume_dist(0) WITHIN GROUP (ORDER BY x), rank(0) WITHIN GROUP (ORDER BY x), dense_rank(0) WITHIN GROUP (ORDER BY x) FROM h WHERE k < 0;
+-- sluice: error function rank(integer, integer) does not exist
+SELECT rank(1, 2) WITHIN GROUP (ORDER BY x) FROM h;
+-- sluice: error The ordered-set aggregate mode() is not supported yet
+SELECT mode() WITHIN GROUP (ORDER BY x) FROM h;
