@@ -787,10 +787,16 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   }
   if (body.contains("over")) {
     auto it = window_cols_.find(&body);
-    if (it == window_cols_.end() || ctx.aggs != nullptr) {  // bound by BindWindows, or nowhere
+    if (it != window_cols_.end() && it->second >= kWindowBase && ctx.aggs != nullptr &&
+        !ctx.in_aggregate) {
+      return MakeColumn(it->second, window_types_[&body]);  // over a grouped query's groups
+    }
+    if (it == window_cols_.end() || ctx.aggs != nullptr ||
+        it->second >= kWindowBase) {  // bound by BindWindows, or nowhere
       return SqlUnsupported(sql_, node, "A window function here",
-                            "Window functions may be select items of a query without GROUP BY "
-                            "(to use one with grouping, group in a subquery in FROM).");
+                            "Window functions may be in the select list and ORDER BY (over "
+                            "the groups, in a grouped query), not inside another window "
+                            "function or an aggregate.");
     }
     return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }
@@ -935,7 +941,10 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     call.arg2 = arg2;
     return AddAggregate(std::move(call), ctx, node);
   }
-  SLUICE_ASSIGN_OR_RETURN(args, BindCallArgs(name, body.value("args", Json::array()), node, ctx));
+  // By reference: window calls among the arguments are known by address.
+  static const Json kNoArgs = Json::array();
+  SLUICE_ASSIGN_OR_RETURN(
+      args, BindCallArgs(name, body.contains("args") ? body["args"] : kNoArgs, node, ctx));
   if (name == "coalesce") {
     SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
     SqlType t = args[0]->type;

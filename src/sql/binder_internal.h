@@ -153,6 +153,17 @@ struct Ctx {
 
 // Marks a placeholder for aggregate j: a column reference far past any scope.
 constexpr int kAggBase = 1 << 24;
+// Marks a placeholder for window call j of a grouped query, computed over
+// the aggregate's output (after aggregate j's placeholders).
+constexpr int kWindowBase = 1 << 25;
+
+// Window calls over one partition and order, bound as one window operator.
+struct WindowGroup {
+  std::string key;
+  std::vector<ExprPtr> partition, order_exprs;
+  std::vector<SortKey> order;
+  std::vector<std::pair<const Json*, WindowCall>> calls;
+};
 
 inline PlanPtr MakeFilter(PlanPtr in, ExprPtr pred) {
   auto n = std::make_shared<PlanNode>();
@@ -369,7 +380,18 @@ class Binder {
   Result<ExprPtr> BindCase(const Json& body, Ctx& ctx);
   // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
   // adding their columns to the scope.
-  Result<PlanPtr> BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan);
+  // The window calls of the select list and ORDER BY (`sort`, or null),
+  // computed over `plan` (the FROM scope). With `grouped`, the calls of a
+  // grouped query: they are bound over the FROM scope with aggregates
+  // collected, into `grouped`, for WindowsOverAggregate; `plan` is returned.
+  Result<PlanPtr> BindWindows(const Json& targets, const Json* sort, Ctx& ctx, PlanPtr plan,
+                              std::vector<WindowGroup>* grouped = nullptr);
+  // A grouped query's window operators over its aggregate (and HAVING):
+  // the groups' expressions moved onto the aggregate's output.
+  Result<PlanPtr> WindowsOverAggregate(std::vector<WindowGroup> groups,
+                                       const std::vector<ExprPtr>& keys,
+                                       const std::vector<std::string>& key_strs, const Ctx& from,
+                                       PlanPtr plan);
   // GROUP BY with GROUPING SETS, ROLLUP or CUBE: the query as a UNION ALL of
   // one grouped query per set (nullopt if it has none).
   Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
@@ -444,6 +466,8 @@ class Binder {
   // FuncCall body -> column.
   std::map<const Json*, int> set_cols_;
   const Json* window_clause_ = nullptr;  // the WINDOW clause of the query being bound
+  std::map<const Json*, SqlType> window_types_;  // window calls of a grouped query
+  int agg_width_ = 0;  // the aggregate's columns, before its window calls
 };
 
 }  // namespace sluice::sql::binding

@@ -23,3 +23,22 @@ SELECT * FROM ew;
 CREATE OR REPLACE VIEW ew AS SELECT id FROM e;
 -- sluice: error pg_get_viewdef() of a view's name is not supported yet
 SELECT pg_get_viewdef('ew');
+-- Window functions over a grouped query: computed over the groups, after
+-- HAVING; their arguments, partitions and orders may be aggregates.
+SELECT dep, sum(sal), sum(sum(sal)) OVER (ORDER BY dep), rank() OVER (ORDER BY count(*) DESC, dep), row_number() OVER (ORDER BY dep DESC) FROM e GROUP BY dep;
+SELECT dep, count(*), sum(count(*)) OVER () FROM e GROUP BY dep HAVING count(*) > 1;
+SELECT SUM(COUNT(sal)) OVER () FROM e WHERE sal = 42;
+SELECT dep, lag(max(sal), 1, -1) OVER w, first_value(dep) OVER w FROM e GROUP BY dep WINDOW w AS (ORDER BY min(id));
+SELECT d IS NULL AS n, sal, sum(sal) OVER (PARTITION BY d IS NULL ORDER BY sal) FROM e GROUP BY d IS NULL, sal;
+-- sluice: error must appear in the GROUP BY clause
+SELECT dep, sum(sal) OVER (ORDER BY id) FROM e GROUP BY dep;
+-- sluice: error A window function in a query with GROUPING SETS is not supported yet
+SELECT dep, sum(sum(sal)) OVER () FROM e GROUP BY ROLLUP (dep);
+-- In ORDER BY, and inside a function call.
+SELECT dep, id, rank() OVER w FROM e WINDOW w AS (PARTITION BY dep ORDER BY sal) ORDER BY rank() OVER w, id;
+SELECT id, upper(first_value(dep) OVER (ORDER BY id DESC)), abs(lag(sal) OVER (ORDER BY id) - 1000) FROM e;
+INSERT INTO e VALUES ('c', 9, 20, '2020-03-01'), ('d', 10, 5, NULL);
+UPDATE e SET sal = 120 WHERE id = 1;
+DELETE FROM e WHERE id = 4;
+SELECT dep, sum(sal), sum(sum(sal)) OVER (ORDER BY dep), rank() OVER (ORDER BY count(*) DESC, dep), row_number() OVER (ORDER BY dep DESC) FROM e GROUP BY dep;
+SELECT dep, count(*), sum(count(*)) OVER () FROM e GROUP BY dep HAVING count(*) > 1;
