@@ -835,24 +835,36 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         }
         arg2 = *x;
       }
-      if (string_agg) {
-        // The separator: a constant.
-        Ctx none;
-        auto sep = BindExpr(a[1], none);
-        if (!sep.ok() || (*sep)->kind != ExprKind::kLiteral ||
-            (!(*sep)->type.IsString() && !(*sep)->untyped)) {
-          ctx.in_aggregate = false;
-          return SqlUnsupported(sql_, a[1],
-                                "A string_agg() separator that is not a constant string");
-        }
-        call.separator = (*sep)->value.is_null() ? "" : (*sep)->value.string_value();
-      }
       auto r = BindExpr(a[0], ctx);
       if (!r.ok()) {
         ctx.in_aggregate = false;
         return r.status();
       }
       arg = *r;
+      if (string_agg) {
+        // The separator: a constant, of the value's type (text or bytea).
+        Ctx none;
+        auto sep = BindExpr(a[1], none);
+        const bool bytes = arg->type.id() == TypeId::kVarbinary;
+        if (sep.ok() && (*sep)->kind == ExprKind::kLiteral && (*sep)->untyped && bytes &&
+            !(*sep)->value.is_null()) {
+          Value b;
+          Status cs = CastValue((*sep)->value, SqlType::Varchar(), SqlType::Varbinary(), &b);
+          if (!cs.ok()) {
+            ctx.in_aggregate = false;
+            return SqlError(sql_, a[1], cs.message());
+          }
+          sep = MakeLiteral(std::move(b), SqlType::Varbinary());
+        }
+        if (!sep.ok() || (*sep)->kind != ExprKind::kLiteral ||
+            (!((*sep)->type.id() == TypeId::kVarbinary ? bytes : (*sep)->type.IsString()) &&
+             !(*sep)->untyped)) {
+          ctx.in_aggregate = false;
+          return SqlUnsupported(sql_, a[1],
+                                "A string_agg() separator that is not a constant string");
+        }
+        call.separator = (*sep)->value.is_null() ? "" : (*sep)->value.string_value();
+      }
       if (arg->kind == ExprKind::kLiteral && arg->untyped)
         arg = MakeLiteral(arg->value, SqlType::Varchar());
     }
@@ -871,7 +883,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     } else if (name == "string_agg" || name == "array_agg") {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
       call.distinct = distinct;
-      if (string_agg && !arg->type.IsString()) {
+      if (string_agg && !arg->type.IsString() && arg->type.id() != TypeId::kVarbinary) {
         return SqlError(sql_, node,
                         "function string_agg(" + PgTypeName(arg->type) + ", text) does not exist");
       }

@@ -38,3 +38,13 @@ SELECT percent_rank(0) WITHIN GROUP (ORDER BY x), cume_dist(0) WITHIN GROUP (ORD
 SELECT rank(1, 2) WITHIN GROUP (ORDER BY x) FROM h;
 -- sluice: error The ordered-set aggregate mode() is not supported yet
 SELECT mode() WITHIN GROUP (ORDER BY x) FROM h;
+-- STRING_AGG of bytea, with a bytea separator.
+CREATE TABLE bt (k INT, v BYTEA);
+SELECT string_agg(v, '') FROM bt;
+INSERT INTO bt VALUES (1, '\xff'), (2, '\xaa');
+SELECT string_agg(v, '' ORDER BY v), string_agg(v, NULL ORDER BY v DESC) FROM bt;
+SELECT string_agg(v, '\x01' ORDER BY v), string_agg(v, '\x02'::bytea ORDER BY v DESC) FROM bt;
+SELECT k, string_agg(v, 'x') FROM bt GROUP BY k;
+INSERT INTO bt VALUES (1, '\x00'), (3, NULL);
+DELETE FROM bt WHERE k = 2;
+SELECT k, string_agg(v, '\x2c' ORDER BY v) FROM bt GROUP BY k;

@@ -96,8 +96,9 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kMin:
     case AggKind::kMax:
       return col.WithNullable(true);
-    case AggKind::kStringAgg:
-      return SqlType::Varchar();
+    case AggKind::kStringAgg:  // text, or bytea of bytea
+      return col.id() == TypeId::kVarbinary || col.id() == TypeId::kBinary ? SqlType::Varbinary()
+                                                                            : SqlType::Varchar();
     case AggKind::kArrayAgg:
       return SqlType::Array(col.WithNullable(true));
     case AggKind::kSumDistinct:
