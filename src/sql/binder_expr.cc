@@ -1,6 +1,8 @@
 // Scalar expressions: names, constants, operators and functions with
 // PostgreSQL's implicit casts, CASE, COALESCE, NULLIF, IN lists, aggregates
 // (collected for the enclosing GROUP BY) and type names.
+#include <sstream>
+
 #include "sql/binder_internal.h"
 #include "sql/datetime.h"
 
@@ -780,6 +782,98 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
   return Call("/", {MakeCast(p1, dbl), MakeCast(n1, dbl)}, node);
 }
 
+// PostgreSQL's percentile_disc_final and percentile_cont_final over the
+// group's N non-NULL values v[1..N] in order: percentile_disc(p) is
+// v[max(ceil(p * N), 1)]; percentile_cont(p), with pos = p * (N - 1), is
+// v[floor(pos) + 1] moved toward v[ceil(pos) + 1] by pos - floor(pos), as
+// lo + (hi - lo) * t. The values are an ARRAY_AGG ordered by x, so a change
+// re-reads its group's values, as ARRAY_AGG does.
+Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body,
+                                       const Json& node, Ctx& ctx) {
+  if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
+  if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
+  if (body.contains("agg_filter")) {
+    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
+  }
+  const Json& order = body.value("agg_order", Json::array());
+  const Json& direct = body.value("args", Json::array());
+  if (direct.size() != 1 || order.size() != 1) {
+    return SqlError(sql_, node, "function " + name + " takes one argument and one ORDER BY key");
+  }
+  const Json& by = order[0]["SortBy"];
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr p, BindExpr(direct[0], ctx));
+  if (p->type.id() == TypeId::kArray) {
+    return SqlUnsupported(sql_, direct[0], name + "() of an array of fractions");
+  }
+  const SqlType dbl = SqlType::Double();
+  if (!(IsNumeric(p->type) || (p->kind == ExprKind::kLiteral && p->untyped))) {
+    return SqlError(sql_, node, "function " + name + "(" + PgTypeName(p->type) + ") does not exist");
+  }
+  p = MakeCast(p, dbl);
+  if (p->kind == ExprKind::kLiteral && !p->value.is_null()) {
+    Value v;
+    SLUICE_RETURN_IF_ERROR(Eval(*p, Row{}, &v));
+    const double f = v.double_value();
+    if (!(f >= 0 && f <= 1)) {
+      std::ostringstream msg;
+      msg << "percentile value " << f << " is not between 0 and 1";
+      return SqlError(sql_, direct[0], msg.str());
+    }
+  }
+  ctx.in_aggregate = true;
+  auto bx = BindExpr(by["node"], ctx);
+  ctx.in_aggregate = false;
+  SLUICE_RETURN_IF_ERROR(bx.status());
+  ExprPtr x = *bx;
+  const bool cont = name == "percentile_cont";
+  if (cont) {
+    if (!IsNumeric(x->type)) {
+      return SqlUnsupported(sql_, by["node"], "percentile_cont() of " + PgTypeName(x->type));
+    }
+    x = MakeCast(x, dbl);
+  } else if (x->kind == ExprKind::kLiteral && x->untyped) {
+    x = MakeLiteral(x->value, SqlType::Varchar());
+  }
+  if (by.contains("useOp")) return SqlUnsupported(sql_, by, "ORDER BY ... USING");
+  AggCall values;
+  values.kind = AggKind::kArrayAgg;
+  values.arg = x;
+  values.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+  values.filter = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, true);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, AddAggregate(std::move(values), ctx, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n, Call("cardinality", {arr}, node));
+  const SqlType idx_type = SqlType::BigInt();
+  auto at = [&](ExprPtr i) { return Call("[]", {arr, MakeCast(i, idx_type)}, node); };
+  if (!cont) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr pn, Call("*", {p, MakeCast(n, dbl)}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr up, Call("ceil", {pn}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr first,
+                            Call("<", {up, MakeLiteral(Value::Double(1), dbl)}, node));
+    auto i = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kCase, dbl, {first, MakeLiteral(Value::Double(1), dbl), up}));
+    i->has_else = true;
+    return at(ExprPtr(i));
+  }
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n1,
+                          Call("-", {MakeCast(n, dbl), MakeLiteral(Value::Double(1), dbl)}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr pos, Call("*", {p, n1}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_row, Call("floor", {pos}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_row, Call("ceil", {pos}, node));
+  const ExprPtr one = MakeLiteral(Value::Double(1), dbl);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_i, Call("+", {lo_row, one}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_i, Call("+", {hi_row, one}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo, at(lo_i));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi, at(hi_i));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr t, Call("-", {pos, lo_row}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr span, Call("-", {hi, lo}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr step, Call("*", {span, t}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lerp, Call("+", {lo, step}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr two_rows, Call(">", {hi_row, lo_row}, node));
+  auto e = std::make_shared<Expr>(*MakeNode(ExprKind::kCase, dbl, {two_rows, lerp, lo}));
+  e->has_else = true;
+  return ExprPtr(e);
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
   if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
@@ -803,6 +897,9 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   std::vector<ExprPtr> args;
   if (IsWithinGroupCall(body)) {
     if (IsHypotheticalSetName(name)) return BindHypotheticalSet(name, body, node, ctx);
+    if (name == "percentile_disc" || name == "percentile_cont") {
+      return BindPercentile(name, body, node, ctx);
+    }
     return SqlUnsupported(sql_, node, "The ordered-set aggregate " + name + "()");
   }
   if (IsAggregateName(name)) {

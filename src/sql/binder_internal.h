@@ -362,6 +362,10 @@ class Binder {
   // rows that sort before the hypothetical row `args`, or with it.
   Result<ExprPtr> BindHypotheticalSet(const std::string& name, const Json& body,
                                       const Json& node, Ctx& ctx);
+  // percentile_disc(p) and percentile_cont(p) WITHIN GROUP (ORDER BY x):
+  // picked from the group's non-NULL values in order (an ARRAY_AGG).
+  Result<ExprPtr> BindPercentile(const std::string& name, const Json& body, const Json& node,
+                                 Ctx& ctx);
   // Casts to oid, regclass, regtype, regnamespace and regrole.
   static bool IsOidAlias(const std::string& type);
   Result<ExprPtr> BindOidCast(const std::string& type, const ExprPtr& x, const Json& node);

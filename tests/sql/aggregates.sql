@@ -48,3 +48,19 @@ SELECT k, string_agg(v, 'x') FROM bt GROUP BY k;
 INSERT INTO bt VALUES (1, '\x00'), (3, NULL);
 DELETE FROM bt WHERE k = 2;
 SELECT k, string_agg(v, '\x2c' ORDER BY v) FROM bt GROUP BY k;
+-- percentile_disc and percentile_cont: from the group's non-NULL values in
+-- the ORDER BY's order.
+CREATE TABLE pc (k INT PRIMARY KEY, g INT, x INT, f REAL, s TEXT);
+INSERT INTO pc VALUES (1, 1, 1, 1.5, 'fred'), (2, 1, 3, NULL, 'jim'), (3, 1, NULL, 2.5, 'adam'), (4, 1, 7, 0.25, NULL), (5, 2, 5, 10, 'zed'), (6, 2, 2, -1, 'al');
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM pc;
+SELECT g, percentile_cont(0.25) WITHIN GROUP (ORDER BY f), percentile_disc(0.25) WITHIN GROUP (ORDER BY s), percentile_disc(0) WITHIN GROUP (ORDER BY x DESC), percentile_cont(1) WITHIN GROUP (ORDER BY x) FROM pc GROUP BY g;
+SELECT p, percentile_cont(p) WITHIN GROUP (ORDER BY x::float8), percentile_disc(p) WITHIN GROUP (ORDER BY x) FROM pc, (VALUES (0::float8), (0.1), (0.4), (0.5), (0.75), (1)) v(p) GROUP BY p;
+INSERT INTO pc VALUES (7, 2, 11, 'inf', 'b'), (8, 3, NULL, NULL, NULL);
+UPDATE pc SET x = 4 WHERE k = 1;
+DELETE FROM pc WHERE k = 6;
+SELECT g, percentile_cont(0.25) WITHIN GROUP (ORDER BY f), percentile_disc(0.25) WITHIN GROUP (ORDER BY s), percentile_disc(0) WITHIN GROUP (ORDER BY x DESC), percentile_cont(1) WITHIN GROUP (ORDER BY x) FROM pc GROUP BY g;
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), percentile_cont(NULL) WITHIN GROUP (ORDER BY x) FROM pc WHERE k < 0;
+-- sluice: error percentile value 1.5 is not between 0 and 1
+SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM pc;
+-- sluice: error percentile_disc() of an array of fractions is not supported yet
+SELECT percentile_disc(array[0.5]) WITHIN GROUP (ORDER BY x) FROM pc;
