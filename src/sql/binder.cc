@@ -181,7 +181,9 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
   if (n.contains("SubLink") || n.contains("SortBy")) return n;
   if (n.contains("FuncCall")) {
     const Json& names = n["FuncCall"]["funcname"];
-    if (!names.empty() && IsAggregateName(Str(names.back())) && !n["FuncCall"].contains("over"))
+    if (!names.empty() &&
+        (IsAggregateName(Str(names.back())) || IsWithinGroupCall(n["FuncCall"])) &&
+        !n["FuncCall"].contains("over"))
       return n;
   }
   if (n.contains("GroupingFunc")) {
@@ -214,11 +216,23 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
 
 }  // namespace
 
+namespace {
+void CollectWindowCalls(const Json& n, std::vector<const Json*>* out);
+}  // namespace
+
 Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   const Json& group = s.value("groupClause", Json::array());
   bool any = false;
   for (const Json& g : group) any |= g.contains("GroupingSet");
   if (!any) return std::optional<Json>();
+  if (s.contains("targetList")) {
+    // Windows run over the union of every set's groups, not per set.
+    std::vector<const Json*> calls;
+    CollectWindowCalls(s["targetList"], &calls);
+    if (!calls.empty()) {
+      return SqlUnsupported(sql_, *calls.front(), "A window function in a query with GROUPING SETS");
+    }
+  }
   // The cross product of the items' sets.
   GroupingSetList sets = {{}};
   for (const Json& g : group) {
@@ -888,6 +902,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // those of `s` itself: calls bound in advance are known by address.
   static const Json kNoTargets = Json::array();
   const Json& targets = s.contains("targetList") ? s["targetList"] : kNoTargets;
+  const Json* sort_clause = s.contains("sortClause") ? &s["sortClause"] : nullptr;
   bool grouped = s.contains("groupClause") || s.contains("havingClause") ||
                  ContainsAggregate(targets) ||
                  ContainsAggregate(s.value("sortClause", Json::array()));
@@ -969,6 +984,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     agg_ctx.scope = ctx.scope;
     agg_ctx.aggs = &aggs;
     agg_ctx.agg_keys = &agg_keys;
+    // Window calls: computed over the groups, after HAVING.
+    window_clause_ = s.contains("windowClause") ? &s["windowClause"] : nullptr;
+    std::vector<WindowGroup> window_groups;
+    SLUICE_ASSIGN_OR_RETURN(plan, BindWindows(targets, sort_clause, agg_ctx, plan, &window_groups));
     std::vector<ExprPtr> raw(outs.begin(), outs.end());       // the domain columns
     std::vector<const Json*> raw_nodes(raw.size(), nullptr);  // for the error's caret
     outs.clear();
@@ -1014,6 +1033,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     }
     for (const AggCall& a : aggs) agg->columns.push_back({"agg", a.type});
     plan = agg;
+    agg_width_ = static_cast<int>(agg->columns.size());
     for (size_t i = 0; i < raw.size(); ++i) {
       SLUICE_ASSIGN_OR_RETURN(ExprPtr m, OntoAggregate(raw[i], keys, key_strs, ctx, raw_nodes[i]));
       outs.push_back(m);
@@ -1023,9 +1043,11 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
                               OntoAggregate(having, keys, key_strs, ctx, &s["havingClause"]));
       plan = MakeFilter(plan, h);
     }
+    SLUICE_ASSIGN_OR_RETURN(
+        plan, WindowsOverAggregate(std::move(window_groups), keys, key_strs, ctx, plan));
   } else {
     window_clause_ = s.contains("windowClause") ? &s["windowClause"] : nullptr;
-    SLUICE_ASSIGN_OR_RETURN(plan, BindWindows(targets, ctx, plan));
+    SLUICE_ASSIGN_OR_RETURN(plan, BindWindows(targets, sort_clause, ctx, plan));
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
       bool is_star = false;
@@ -1070,7 +1092,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     return static_cast<int>(outs.size() - 1);
   };
   std::vector<SortKey> order;
-  for (const Json& sb : s.value("sortClause", Json::array())) {
+  // By reference: window calls in it are known by address.
+  for (const Json& sb : sort_clause != nullptr ? *sort_clause : kNoTargets) {
     const Json& by = sb["SortBy"];
     const Json& node = by["node"];
     ExprPtr e;
@@ -1279,8 +1302,10 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
   if (body.value("agg_distinct", false) || body.contains("agg_filter")) {
     return SqlUnsupported(sql_, node, "DISTINCT or FILTER in a window function");
   }
+  std::vector<bool> untyped_null;  // an untyped NULL takes the type the function wants
   for (const Json& a : body.value("args", Json::array())) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+    untyped_null.push_back(e->kind == ExprKind::kLiteral && e->untyped && e->value.is_null());
     if (e->kind == ExprKind::kLiteral && e->untyped) e = MakeLiteral(e->value, SqlType::Varchar());
     c.args.push_back(e);
   }
@@ -1290,7 +1315,10 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
     for (size_t i = 0; i < n; ++i) msg += (i ? ", " : "") + PgTypeName(c.args[i]->type);
     return msg + ") does not exist";
   };
-  auto int_arg = [&](size_t i) { return c.args[i]->type.IsInteger(); };
+  auto int_arg = [&](size_t i) {
+    if (untyped_null[i]) c.args[i] = MakeLiteral(Value::Null(), SqlType::Integer());
+    return c.args[i]->type.IsInteger();
+  };
   if (name == "row_number" || name == "rank" || name == "dense_rank" || name == "percent_rank" ||
       name == "cume_dist") {
     if (n != 0) return SqlError(sql_, node, signature());
@@ -1347,12 +1375,14 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
     if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
     if ((name == "sum" || name == "avg") && !IsNumeric(c.args[0]->type))
       return SqlError(sql_, node, signature());
+    if (IsBoolAggregateName(name) && c.args[0]->type.id() != TypeId::kBoolean)
+      return SqlError(sql_, node, signature());
     c.kind = WindowFnKind::kAggregate;
     c.agg = name == "count" ? (star ? AggKind::kCountStar : AggKind::kCount)
             : name == "sum" ? AggKind::kSum
             : name == "avg" ? AggKind::kAvg
-            : name == "min" ? AggKind::kMin
-                            : AggKind::kMax;
+            : name == "min" || name == "bool_and" || name == "every" ? AggKind::kMin
+                                                                     : AggKind::kMax;
     Schema one = {star ? SqlType::BigInt() : c.args[0]->type.WithNullable(true)};
     auto t = AggOutputType(AggSpec{c.agg, star ? -1 : 0}, one);
     if (!t.ok()) return SqlError(sql_, node, t.status().message());
@@ -1366,7 +1396,8 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
   return c;
 }
 
-Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan) {
+Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& ctx,
+                                    PlanPtr plan, std::vector<WindowGroup>* grouped) {
   std::vector<const Json*> calls;
   std::set<const Json*> top;  // calls that are whole select items
   for (const Json& t : targets) {
@@ -1374,14 +1405,12 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     CollectWindowCalls(val, &calls);
     top.insert(&val);
   }
+  if (sort != nullptr) {
+    for (const Json& sb : *sort) CollectWindowCalls(sb["SortBy"]["node"], &calls);
+  }
   // Calls over the same partition and order share one partition-wide
   // operator; ranks kept by a filter and rolling aggregates have their own.
-  struct Group {
-    std::string key;
-    std::vector<ExprPtr> partition, order_exprs;
-    std::vector<SortKey> order;
-    std::vector<std::pair<const Json*, WindowCall>> calls;
-  };
+  using Group = WindowGroup;
   std::vector<Group> groups;
   for (const Json* valp : calls) {
     const Json& val = *valp;
@@ -1390,12 +1419,12 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
     SLUICE_ASSIGN_OR_RETURN(Json over, ResolveWindow((*body)["over"], val));
     const Json& order_clause = over.value("orderClause", Json::array());
     const int frame = over.value("frameOptions", 0);
-    if ((name == "row_number" || name == "rank" || name == "dense_rank") &&
+    if (grouped == nullptr && (name == "row_number" || name == "rank" || name == "dense_rank") &&
         !body->contains("args") && top.count(valp)) {
       SLUICE_ASSIGN_OR_RETURN(plan, BindRankTopK(val, body, over, name, ctx, plan));
       continue;
     }
-    if (IsRollingAggregateName(name) &&
+    if (grouped == nullptr && IsRollingAggregateName(name) &&
         (frame & ~1) == (kFrameRange | kFrameBetween | kEndCurrentRow | kStartOffsetPreceding) &&
         order_clause.size() == 1 &&
         order_clause[0]["SortBy"].value("sortby_dir", "") != "SORTBY_DESC" &&
@@ -1439,6 +1468,17 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
                           "Compute the window functions in a view or a subquery in FROM, and "
                           "use the subquery outside it.");
   }
+  if (grouped != nullptr) {
+    int j = 0;
+    for (const Group& g : groups) {
+      for (const auto& [body, call] : g.calls) {
+        window_cols_[body] = kWindowBase + j++;
+        window_types_[body] = call.type;
+      }
+    }
+    *grouped = std::move(groups);
+    return plan;
+  }
   for (Group& g : groups) {
     auto n = std::make_shared<PlanNode>();
     n->kind = PlanKind::kOver;
@@ -1452,6 +1492,35 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan)
       const std::string fname = Str((*body)["funcname"].back());
       ctx.scope.push_back({"", fname, call.type, false, /*hidden=*/true});
       n->columns.push_back({fname, call.type});
+      n->window_calls.push_back(std::move(call));
+    }
+    plan = n;
+  }
+  return plan;
+}
+
+Result<PlanPtr> Binder::WindowsOverAggregate(std::vector<WindowGroup> groups,
+                                             const std::vector<ExprPtr>& keys,
+                                             const std::vector<std::string>& key_strs,
+                                             const Ctx& from, PlanPtr plan) {
+  auto onto = [&](ExprPtr* e, const Json* node) -> Status {
+    SLUICE_ASSIGN_OR_RETURN(*e, OntoAggregate(*e, keys, key_strs, from, node));
+    return Status::OK();
+  };
+  for (WindowGroup& g : groups) {
+    const Json* node = g.calls.front().first;
+    for (ExprPtr& e : g.partition) SLUICE_RETURN_IF_ERROR(onto(&e, node));
+    for (ExprPtr& e : g.order_exprs) SLUICE_RETURN_IF_ERROR(onto(&e, node));
+    auto n = std::make_shared<PlanNode>();
+    n->kind = PlanKind::kOver;
+    n->inputs = {plan};
+    n->columns = plan->columns;
+    n->partition = g.partition;
+    n->order_exprs = g.order_exprs;
+    n->order = g.order;
+    for (auto& [body, call] : g.calls) {
+      for (ExprPtr& a : call.args) SLUICE_RETURN_IF_ERROR(onto(&a, body));
+      n->columns.push_back({Str((*body)["funcname"].back()), call.type});
       n->window_calls.push_back(std::move(call));
     }
     plan = n;
@@ -1583,6 +1652,9 @@ Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPt
   std::string k = Key(*e);
   for (size_t i = 0; i < keys.size(); ++i) {
     if (key_strs[i] == k) return MakeColumn(static_cast<int>(i), e->type);
+  }
+  if (e->kind == ExprKind::kColumn && e->column >= kWindowBase) {
+    return MakeColumn(agg_width_ + (e->column - kWindowBase), e->type);
   }
   if (e->kind == ExprKind::kColumn) {
     if (e->column >= kAggBase) {

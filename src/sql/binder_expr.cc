@@ -1,6 +1,8 @@
 // Scalar expressions: names, constants, operators and functions with
 // PostgreSQL's implicit casts, CASE, COALESCE, NULLIF, IN lists, aggregates
 // (collected for the enclosing GROUP BY) and type names.
+#include <sstream>
+
 #include "sql/binder_internal.h"
 #include "sql/datetime.h"
 
@@ -491,6 +493,11 @@ Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<Ex
     return SqlError(sql_, node, "function " + name + " takes one to three arguments");
   }
   ExprPtr oid = args[0];
+  if (name == "pg_get_viewdef" && (oid->untyped || oid->type.IsString())) {
+    // pg_get_viewdef(text) takes a view's name and deparses its query as
+    // PostgreSQL normalizes it, which Sluice's catalog does not keep.
+    return SqlUnsupported(sql_, node, "pg_get_viewdef() of a view's name");
+  }
   if (oid->kind == ExprKind::kLiteral && (oid->untyped || oid->type.IsString())) {
     SLUICE_ASSIGN_OR_RETURN(oid, BindOidCast("oid", oid, node));
   } else if (!oid->type.IsInteger()) {
@@ -633,6 +640,244 @@ Result<std::vector<ExprPtr>> Binder::BindCallArgs(const std::string& name, const
   return all;
 }
 
+Result<ExprPtr> Binder::AddAggregate(AggCall call, Ctx& ctx, const Json& node) {
+  const ExprPtr& arg = call.arg;
+  const ExprPtr& arg2 = call.arg2;
+  // The aggregate's result type, as the engine computes it.
+  Schema one = {arg ? arg->type : SqlType::BigInt()};
+  AggSpec spec{call.kind, arg ? 0 : -1};
+  if (arg2) {
+    one.push_back(arg2->type);
+    spec.column2 = 1;
+  }
+  auto t = AggOutputType(spec, one);
+  if (!t.ok()) return SqlError(sql_, node, t.status().message());
+  call.type = *t;
+  std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
+                    (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
+                    (call.desc ? "|desc" : "") + (call.distinct ? "|distinct" : "") +
+                    (call.filter ? "|" + Key(*call.filter) : "");
+  auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
+  int index;
+  if (it != ctx.agg_keys->end()) {
+    index = static_cast<int>(it - ctx.agg_keys->begin());
+  } else {
+    index = static_cast<int>(ctx.aggs->size());
+    ctx.aggs->push_back(call);
+    ctx.agg_keys->push_back(key);
+  }
+  return MakeColumn(kAggBase + index, call.type);
+}
+
+// A hypothetical row h sorts among the group's rows by the ORDER BY keys:
+// a row r comes before it when, at the first key where they are not peers
+// (IS DISTINCT FROM), r's value sorts first, NULLs placed as the key says.
+// Then, over the group's N rows, with B the rows before h and P those
+// before it or its peers:
+//   rank = B + 1,  dense_rank = COUNT(DISTINCT key) of the rows before + 1,
+//   percent_rank = B / N (0 if N = 0),  cume_dist = (P + 1) / (N + 1),
+// PostgreSQL's values once h is added to the group. Each is a COUNT with
+// a FILTER, so it is maintained as counts are.
+Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json& body,
+                                            const Json& node, Ctx& ctx) {
+  if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
+  if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
+  if (body.contains("agg_filter")) {
+    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
+  }
+  const Json& order = body.value("agg_order", Json::array());
+  const Json& direct = body.value("args", Json::array());
+  ctx.in_aggregate = true;
+  std::vector<ExprPtr> hyp, keys;
+  std::vector<const Json*> sorts;
+  Status st;
+  for (const Json& a : direct) {
+    auto e = BindExpr(a, ctx);
+    if (!e.ok()) {
+      st = e.status();
+      break;
+    }
+    hyp.push_back(*e);
+  }
+  for (size_t i = 0; st.ok() && i < order.size(); ++i) {
+    const Json& by = order[i]["SortBy"];
+    auto e = BindExpr(by["node"], ctx);
+    if (!e.ok()) {
+      st = e.status();
+      break;
+    }
+    keys.push_back(*e);
+    sorts.push_back(&by);
+  }
+  ctx.in_aggregate = false;
+  SLUICE_RETURN_IF_ERROR(st);
+  if (hyp.size() != keys.size()) {
+    std::string sig;
+    for (size_t i = 0; i < hyp.size(); ++i) sig += (i ? ", " : "") + PgTypeName(hyp[i]->type);
+    return SqlError(sql_, node, "function " + name + "(" + sig + ") does not exist");
+  }
+  if (name == "dense_rank" && keys.size() != 1) {
+    return SqlUnsupported(sql_, node, "dense_rank() WITHIN GROUP over more than one key");
+  }
+  const SqlType boolean = SqlType::Boolean();
+  auto lit_bool = [&](bool b) { return MakeLiteral(Value::Bool(b), boolean); };
+  ExprPtr before = lit_bool(false), peers = lit_bool(true);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Json& by = *sorts[i];
+    if (by.contains("useOp")) return SqlUnsupported(sql_, by, "ORDER BY ... USING");
+    const bool desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+    const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+    const bool nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? desc : nulls == "SORTBY_NULLS_FIRST";
+    std::vector<ExprPtr> rh = {keys[i], hyp[i]};
+    SLUICE_RETURN_IF_ERROR(Coerce("=", &rh, by["node"]).status());  // to their common type
+    const ExprPtr& r = rh[0];
+    const ExprPtr& h = rh[1];
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr cmp, Call(desc ? ">" : "<", {r, h}, by["node"]));
+    // r before h: r's value sorts first, or r's NULL does (h not NULL)
+    // when NULLs come first; both NULL are peers.
+    ExprPtr r_null = MakeNode(ExprKind::kIsNull, boolean, {r});
+    ExprPtr h_null = MakeNode(ExprKind::kIsNull, boolean, {h});
+    ExprPtr r_set = MakeNode(ExprKind::kIsNull, boolean, {r}, true);
+    ExprPtr h_set = MakeNode(ExprKind::kIsNull, boolean, {h}, true);
+    ExprPtr first =
+        nulls_first ? MakeNode(ExprKind::kAnd, boolean, {r_null, h_set})
+                    : MakeNode(ExprKind::kAnd, boolean, {r_set, h_null});
+    ExprPtr valued = MakeNode(ExprKind::kAnd, boolean,
+                              {r_set, h_set, MakeNode(ExprKind::kCoalesce, boolean,
+                                                      {cmp, lit_bool(false)})});
+    ExprPtr key_before = MakeNode(ExprKind::kOr, boolean, {first, valued});
+    before = MakeNode(ExprKind::kOr, boolean,
+                      {before, MakeNode(ExprKind::kAnd, boolean, {peers, key_before})});
+    peers = MakeNode(ExprKind::kAnd, boolean,
+                     {peers, MakeNode(ExprKind::kIsDistinct, boolean, {r, h}, true)});
+  }
+  const ExprPtr one = MakeLiteral(Value::Int(1), SqlType::Integer(false));
+  // COUNT(*) FILTER (WHERE p), as COUNT(CASE WHEN p THEN 1 END).
+  auto count_if = [&](const ExprPtr& p, ExprPtr value, bool distinct) -> Result<ExprPtr> {
+    AggCall c;
+    c.kind = distinct ? AggKind::kCountDistinct : AggKind::kCount;
+    c.arg = MakeNode(ExprKind::kCase, value->type.WithNullable(true), {p, value});
+    return AddAggregate(std::move(c), ctx, node);
+  };
+  AggCall all;
+  all.kind = AggKind::kCountStar;
+  const SqlType dbl = SqlType::Double(false);
+  if (name == "rank" || name == "dense_rank") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr b, count_if(before, name == "rank" ? one : keys[0],
+                                                name == "dense_rank"));
+    return Call("+", {b, MakeLiteral(Value::Int(1), SqlType::BigInt(false))}, node);
+  }
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n, AddAggregate(all, ctx, node));
+  if (name == "percent_rank") {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr b, count_if(before, one, false));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr q, Call("/", {MakeCast(b, dbl), MakeCast(n, dbl)}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr empty,
+                            Call("=", {n, MakeLiteral(Value::Int(0), SqlType::BigInt(false))}, node));
+    auto e = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kCase, dbl, {empty, MakeLiteral(Value::Double(0), dbl), q}));
+    e->has_else = true;
+    return ExprPtr(e);
+  }
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr p,
+                          count_if(MakeNode(ExprKind::kOr, boolean, {before, peers}), one, false));
+  const ExprPtr big_one = MakeLiteral(Value::Int(1), SqlType::BigInt(false));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr p1, Call("+", {p, big_one}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n1, Call("+", {n, big_one}, node));
+  return Call("/", {MakeCast(p1, dbl), MakeCast(n1, dbl)}, node);
+}
+
+// PostgreSQL's percentile_disc_final and percentile_cont_final over the
+// group's N non-NULL values v[1..N] in order: percentile_disc(p) is
+// v[max(ceil(p * N), 1)]; percentile_cont(p), with pos = p * (N - 1), is
+// v[floor(pos) + 1] moved toward v[ceil(pos) + 1] by pos - floor(pos), as
+// lo + (hi - lo) * t. The values are an ARRAY_AGG ordered by x, so a change
+// re-reads its group's values, as ARRAY_AGG does.
+Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body,
+                                       const Json& node, Ctx& ctx) {
+  if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
+  if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
+  if (body.contains("agg_filter")) {
+    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
+  }
+  const Json& order = body.value("agg_order", Json::array());
+  const Json& direct = body.value("args", Json::array());
+  if (direct.size() != 1 || order.size() != 1) {
+    return SqlError(sql_, node, "function " + name + " takes one argument and one ORDER BY key");
+  }
+  const Json& by = order[0]["SortBy"];
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr p, BindExpr(direct[0], ctx));
+  if (p->type.id() == TypeId::kArray) {
+    return SqlUnsupported(sql_, direct[0], name + "() of an array of fractions");
+  }
+  const SqlType dbl = SqlType::Double();
+  if (!(IsNumeric(p->type) || (p->kind == ExprKind::kLiteral && p->untyped))) {
+    return SqlError(sql_, node, "function " + name + "(" + PgTypeName(p->type) + ") does not exist");
+  }
+  p = MakeCast(p, dbl);
+  if (p->kind == ExprKind::kLiteral && !p->value.is_null()) {
+    Value v;
+    SLUICE_RETURN_IF_ERROR(Eval(*p, Row{}, &v));
+    const double f = v.double_value();
+    if (!(f >= 0 && f <= 1)) {
+      std::ostringstream msg;
+      msg << "percentile value " << f << " is not between 0 and 1";
+      return SqlError(sql_, direct[0], msg.str());
+    }
+  }
+  ctx.in_aggregate = true;
+  auto bx = BindExpr(by["node"], ctx);
+  ctx.in_aggregate = false;
+  SLUICE_RETURN_IF_ERROR(bx.status());
+  ExprPtr x = *bx;
+  const bool cont = name == "percentile_cont";
+  if (cont) {
+    if (!IsNumeric(x->type)) {
+      return SqlUnsupported(sql_, by["node"], "percentile_cont() of " + PgTypeName(x->type));
+    }
+    x = MakeCast(x, dbl);
+  } else if (x->kind == ExprKind::kLiteral && x->untyped) {
+    x = MakeLiteral(x->value, SqlType::Varchar());
+  }
+  if (by.contains("useOp")) return SqlUnsupported(sql_, by, "ORDER BY ... USING");
+  AggCall values;
+  values.kind = AggKind::kArrayAgg;
+  values.arg = x;
+  values.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+  values.filter = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, true);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, AddAggregate(std::move(values), ctx, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n, Call("cardinality", {arr}, node));
+  const SqlType idx_type = SqlType::BigInt();
+  auto at = [&](ExprPtr i) { return Call("[]", {arr, MakeCast(i, idx_type)}, node); };
+  if (!cont) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr pn, Call("*", {p, MakeCast(n, dbl)}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr up, Call("ceil", {pn}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr first,
+                            Call("<", {up, MakeLiteral(Value::Double(1), dbl)}, node));
+    auto i = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kCase, dbl, {first, MakeLiteral(Value::Double(1), dbl), up}));
+    i->has_else = true;
+    return at(ExprPtr(i));
+  }
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr n1,
+                          Call("-", {MakeCast(n, dbl), MakeLiteral(Value::Double(1), dbl)}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr pos, Call("*", {p, n1}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_row, Call("floor", {pos}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_row, Call("ceil", {pos}, node));
+  const ExprPtr one = MakeLiteral(Value::Double(1), dbl);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_i, Call("+", {lo_row, one}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_i, Call("+", {hi_row, one}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo, at(lo_i));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi, at(hi_i));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr t, Call("-", {pos, lo_row}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr span, Call("-", {hi, lo}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr step, Call("*", {span, t}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr lerp, Call("+", {lo, step}, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr two_rows, Call(">", {hi_row, lo_row}, node));
+  auto e = std::make_shared<Expr>(*MakeNode(ExprKind::kCase, dbl, {two_rows, lerp, lo}));
+  e->has_else = true;
+  return ExprPtr(e);
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
   if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
@@ -640,14 +885,27 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   }
   if (body.contains("over")) {
     auto it = window_cols_.find(&body);
-    if (it == window_cols_.end() || ctx.aggs != nullptr) {  // bound by BindWindows, or nowhere
+    if (it != window_cols_.end() && it->second >= kWindowBase && ctx.aggs != nullptr &&
+        !ctx.in_aggregate) {
+      return MakeColumn(it->second, window_types_[&body]);  // over a grouped query's groups
+    }
+    if (it == window_cols_.end() || ctx.aggs != nullptr ||
+        it->second >= kWindowBase) {  // bound by BindWindows, or nowhere
       return SqlUnsupported(sql_, node, "A window function here",
-                            "Window functions may be select items of a query without GROUP BY "
-                            "(to use one with grouping, group in a subquery in FROM).");
+                            "Window functions may be in the select list and ORDER BY (over "
+                            "the groups, in a grouped query), not inside another window "
+                            "function or an aggregate.");
     }
     return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }
   std::vector<ExprPtr> args;
+  if (IsWithinGroupCall(body)) {
+    if (IsHypotheticalSetName(name)) return BindHypotheticalSet(name, body, node, ctx);
+    if (name == "percentile_disc" || name == "percentile_cont") {
+      return BindPercentile(name, body, node, ctx);
+    }
+    return SqlUnsupported(sql_, node, "The ordered-set aggregate " + name + "()");
+  }
   if (IsAggregateName(name)) {
     if (ctx.aggs == nullptr) {
       return SqlError(sql_, node, "aggregate functions are not allowed here");
@@ -678,24 +936,36 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         }
         arg2 = *x;
       }
-      if (string_agg) {
-        // The separator: a constant.
-        Ctx none;
-        auto sep = BindExpr(a[1], none);
-        if (!sep.ok() || (*sep)->kind != ExprKind::kLiteral ||
-            (!(*sep)->type.IsString() && !(*sep)->untyped)) {
-          ctx.in_aggregate = false;
-          return SqlUnsupported(sql_, a[1],
-                                "A string_agg() separator that is not a constant string");
-        }
-        call.separator = (*sep)->value.is_null() ? "" : (*sep)->value.string_value();
-      }
       auto r = BindExpr(a[0], ctx);
       if (!r.ok()) {
         ctx.in_aggregate = false;
         return r.status();
       }
       arg = *r;
+      if (string_agg) {
+        // The separator: a constant, of the value's type (text or bytea).
+        Ctx none;
+        auto sep = BindExpr(a[1], none);
+        const bool bytes = arg->type.id() == TypeId::kVarbinary;
+        if (sep.ok() && (*sep)->kind == ExprKind::kLiteral && (*sep)->untyped && bytes &&
+            !(*sep)->value.is_null()) {
+          Value b;
+          Status cs = CastValue((*sep)->value, SqlType::Varchar(), SqlType::Varbinary(), &b);
+          if (!cs.ok()) {
+            ctx.in_aggregate = false;
+            return SqlError(sql_, a[1], cs.message());
+          }
+          sep = MakeLiteral(std::move(b), SqlType::Varbinary());
+        }
+        if (!sep.ok() || (*sep)->kind != ExprKind::kLiteral ||
+            (!((*sep)->type.id() == TypeId::kVarbinary ? bytes : (*sep)->type.IsString()) &&
+             !(*sep)->untyped)) {
+          ctx.in_aggregate = false;
+          return SqlUnsupported(sql_, a[1],
+                                "A string_agg() separator that is not a constant string");
+        }
+        call.separator = (*sep)->value.is_null() ? "" : (*sep)->value.string_value();
+      }
       if (arg->kind == ExprKind::kLiteral && arg->untyped)
         arg = MakeLiteral(arg->value, SqlType::Varchar());
     }
@@ -714,7 +984,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     } else if (name == "string_agg" || name == "array_agg") {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
       call.distinct = distinct;
-      if (string_agg && !arg->type.IsString()) {
+      if (string_agg && !arg->type.IsString() && arg->type.id() != TypeId::kVarbinary) {
         return SqlError(sql_, node,
                         "function string_agg(" + PgTypeName(arg->type) + ", text) does not exist");
       }
@@ -750,8 +1020,15 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       if (star) return SqlError(sql_, node, name + "(*) is not a function");
       call.kind = name == "sum"   ? (distinct ? AggKind::kSumDistinct : AggKind::kSum)
                   : name == "avg" ? (distinct ? AggKind::kAvgDistinct : AggKind::kAvg)
-                  : name == "min" ? AggKind::kMin
-                                  : AggKind::kMax;
+                  : name == "min" || name == "bool_and" || name == "every" ? AggKind::kMin
+                                                                           : AggKind::kMax;
+      if (IsBoolAggregateName(name) && arg->type.id() != TypeId::kBoolean) {
+        if (!(arg->kind == ExprKind::kLiteral && arg->value.is_null())) {
+          return SqlError(sql_, node,
+                          "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
+        }
+        arg = MakeLiteral(Value::Null(), SqlType::Boolean());
+      }
       if ((BaseKind(call.kind) == AggKind::kSum || BaseKind(call.kind) == AggKind::kAvg) &&
           !IsNumeric(arg->type)) {
         return SqlError(sql_, node,
@@ -775,32 +1052,12 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     call.arg = arg;
     call.arg2 = arg2;
-    // The aggregate's result type, as the engine computes it.
-    Schema one = {arg ? arg->type : SqlType::BigInt()};
-    AggSpec spec{call.kind, arg ? 0 : -1};
-    if (arg2) {
-      one.push_back(arg2->type);
-      spec.column2 = 1;
-    }
-    auto t = AggOutputType(spec, one);
-    if (!t.ok()) return SqlError(sql_, node, t.status().message());
-    call.type = *t;
-    std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
-                      (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
-                      (call.desc ? "|desc" : "") + (call.distinct ? "|distinct" : "") +
-                      (call.filter ? "|" + Key(*call.filter) : "");
-    auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
-    int index;
-    if (it != ctx.agg_keys->end()) {
-      index = static_cast<int>(it - ctx.agg_keys->begin());
-    } else {
-      index = static_cast<int>(ctx.aggs->size());
-      ctx.aggs->push_back(call);
-      ctx.agg_keys->push_back(key);
-    }
-    return MakeColumn(kAggBase + index, call.type);
+    return AddAggregate(std::move(call), ctx, node);
   }
-  SLUICE_ASSIGN_OR_RETURN(args, BindCallArgs(name, body.value("args", Json::array()), node, ctx));
+  // By reference: window calls among the arguments are known by address.
+  static const Json kNoArgs = Json::array();
+  SLUICE_ASSIGN_OR_RETURN(
+      args, BindCallArgs(name, body.contains("args") ? body["args"] : kNoArgs, node, ctx));
   if (name == "coalesce") {
     SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
     SqlType t = args[0]->type;

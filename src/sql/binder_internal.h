@@ -49,9 +49,23 @@ inline bool IsStatisticName(const std::string& name) {
   AggKind k;
   return StatisticKind(name, &k);
 }
+// BOOL_AND (and its standard name EVERY) and BOOL_OR: MIN and MAX of
+// booleans, as false < true.
+inline bool IsBoolAggregateName(const std::string& name) {
+  return name == "bool_and" || name == "every" || name == "bool_or";
+}
+// The ordered-set aggregates, called as f(args) WITHIN GROUP (ORDER BY ...).
+inline bool IsHypotheticalSetName(const std::string& name) {
+  return name == "rank" || name == "dense_rank" || name == "percent_rank" ||
+         name == "cume_dist";
+}
+inline bool IsWithinGroupCall(const Json& func_call) {
+  return func_call.value("agg_within_group", false);
+}
 inline bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg" ||
-         name == "string_agg" || name == "array_agg" || IsStatisticName(name);
+         name == "string_agg" || name == "array_agg" || IsStatisticName(name) ||
+         IsBoolAggregateName(name);
 }
 // The aggregates a rolling (RANGE n PRECEDING) window can compute.
 inline bool IsRollingAggregateName(const std::string& name) {
@@ -59,7 +73,7 @@ inline bool IsRollingAggregateName(const std::string& name) {
 }
 // The aggregates a window can compute.
 inline bool IsWindowAggregateName(const std::string& name) {
-  return IsRollingAggregateName(name) || IsStatisticName(name);
+  return IsRollingAggregateName(name) || IsStatisticName(name) || IsBoolAggregateName(name);
 }
 
 // True if `n` has an aggregate call outside any subquery.
@@ -75,6 +89,7 @@ inline bool ContainsAggregate(const Json& n) {
     if (it.key() == "SubLink" || it.key() == "SelectStmt") continue;
     if (it.key() == "FuncCall" && it->contains("funcname") && !it->contains("over")) {
       const Json& names = (*it)["funcname"];
+      if (IsWithinGroupCall(*it)) return true;
       if (!names.empty() && IsAggregateName(Str(names.back()))) return true;
     }
     if (ContainsAggregate(*it)) return true;
@@ -138,6 +153,17 @@ struct Ctx {
 
 // Marks a placeholder for aggregate j: a column reference far past any scope.
 constexpr int kAggBase = 1 << 24;
+// Marks a placeholder for window call j of a grouped query, computed over
+// the aggregate's output (after aggregate j's placeholders).
+constexpr int kWindowBase = 1 << 25;
+
+// Window calls over one partition and order, bound as one window operator.
+struct WindowGroup {
+  std::string key;
+  std::vector<ExprPtr> partition, order_exprs;
+  std::vector<SortKey> order;
+  std::vector<std::pair<const Json*, WindowCall>> calls;
+};
 
 inline PlanPtr MakeFilter(PlanPtr in, ExprPtr pred) {
   auto n = std::make_shared<PlanNode>();
@@ -328,6 +354,18 @@ class Binder {
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
+  // An aggregate call of the query: its column on the aggregate's output
+  // (the same call twice is computed once).
+  Result<ExprPtr> AddAggregate(AggCall call, Ctx& ctx, const Json& node);
+  // f(args) WITHIN GROUP (ORDER BY keys): the hypothetical-set aggregates
+  // (rank, dense_rank, percent_rank, cume_dist) as counts of the group's
+  // rows that sort before the hypothetical row `args`, or with it.
+  Result<ExprPtr> BindHypotheticalSet(const std::string& name, const Json& body,
+                                      const Json& node, Ctx& ctx);
+  // percentile_disc(p) and percentile_cont(p) WITHIN GROUP (ORDER BY x):
+  // picked from the group's non-NULL values in order (an ARRAY_AGG).
+  Result<ExprPtr> BindPercentile(const std::string& name, const Json& body, const Json& node,
+                                 Ctx& ctx);
   // Casts to oid, regclass, regtype, regnamespace and regrole.
   static bool IsOidAlias(const std::string& type);
   Result<ExprPtr> BindOidCast(const std::string& type, const ExprPtr& x, const Json& node);
@@ -346,7 +384,18 @@ class Binder {
   Result<ExprPtr> BindCase(const Json& body, Ctx& ctx);
   // Computes the ROW_NUMBER() OVER (...) calls of a select list over `plan`,
   // adding their columns to the scope.
-  Result<PlanPtr> BindWindows(const Json& targets, Ctx& ctx, PlanPtr plan);
+  // The window calls of the select list and ORDER BY (`sort`, or null),
+  // computed over `plan` (the FROM scope). With `grouped`, the calls of a
+  // grouped query: they are bound over the FROM scope with aggregates
+  // collected, into `grouped`, for WindowsOverAggregate; `plan` is returned.
+  Result<PlanPtr> BindWindows(const Json& targets, const Json* sort, Ctx& ctx, PlanPtr plan,
+                              std::vector<WindowGroup>* grouped = nullptr);
+  // A grouped query's window operators over its aggregate (and HAVING):
+  // the groups' expressions moved onto the aggregate's output.
+  Result<PlanPtr> WindowsOverAggregate(std::vector<WindowGroup> groups,
+                                       const std::vector<ExprPtr>& keys,
+                                       const std::vector<std::string>& key_strs, const Ctx& from,
+                                       PlanPtr plan);
   // GROUP BY with GROUPING SETS, ROLLUP or CUBE: the query as a UNION ALL of
   // one grouped query per set (nullopt if it has none).
   Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
@@ -421,6 +470,8 @@ class Binder {
   // FuncCall body -> column.
   std::map<const Json*, int> set_cols_;
   const Json* window_clause_ = nullptr;  // the WINDOW clause of the query being bound
+  std::map<const Json*, SqlType> window_types_;  // window calls of a grouped query
+  int agg_width_ = 0;  // the aggregate's columns, before its window calls
 };
 
 }  // namespace sluice::sql::binding

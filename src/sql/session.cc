@@ -187,6 +187,28 @@ Status SqlSession::Update(const std::string& sql, const Json& body) {
   return Apply(*t, dels);
 }
 
+// CREATE OR REPLACE VIEW: PostgreSQL keeps the old view's columns, so the
+// new query may only add columns after them. Drops the old view.
+Status SqlSession::ReplaceableView(const ViewDef& v) {
+  const ViewDef* old = catalog_.FindView(v.name);
+  if (old == nullptr) return Status::OK();
+  const auto& was = old->query.plan->columns;
+  const auto& now = v.query.plan->columns;
+  if (now.size() < old->query.visible || v.query.visible < old->query.visible)
+    return Status::InvalidArgument("cannot drop columns from view");
+  for (size_t i = 0; i < old->query.visible; ++i) {
+    if (was[i].name != now[i].name) {
+      return Status::InvalidArgument("cannot change name of view column \"" + was[i].name +
+                                     "\" to \"" + now[i].name + "\"");
+    }
+    if (was[i].type.WithNullable(true) != now[i].type.WithNullable(true)) {
+      return Status::InvalidArgument("cannot change data type of view column \"" + was[i].name +
+                                     "\"");
+    }
+  }
+  return catalog_.DropView(v.name);
+}
+
 Status SqlSession::Statement(const std::string& sql) {
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   for (const Json& st : tree["stmts"]) {
@@ -203,6 +225,7 @@ Status SqlSession::Statement(const std::string& sql) {
       SLUICE_RETURN_IF_ERROR(Update(sql, body));
     } else if (IsCreateView(kind, body)) {
       SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(catalog_, sql, kind, body));
+      if (body.value("replace", false)) SLUICE_RETURN_IF_ERROR(ReplaceableView(v));
       SLUICE_RETURN_IF_ERROR(catalog_.AddView(std::move(v)));
     } else if (kind == "IndexStmt") {
       SLUICE_RETURN_IF_ERROR(catalog_.AddIndex(BindCreateIndex(body)));

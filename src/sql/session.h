@@ -56,6 +56,7 @@ class SqlSession {
   Status Insert(const std::string& sql, const Json& body);
   Status Delete(const std::string& sql, const Json& body);
   Status Update(const std::string& sql, const Json& body);
+  Status ReplaceableView(const ViewDef& v);
   Status Apply(TableData& t, const std::vector<std::pair<std::string, Weight>>& changes);
   TableData* Find(const std::string& name);
 

@@ -12,3 +12,33 @@ SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN INTERVAL '3 days' PRECEDING A
 SELECT id, sal * 2 + sum(sal) OVER (PARTITION BY dep) AS x, rank() OVER (PARTITION BY dep ORDER BY sal) * 10 FROM e;
 SELECT * FROM (SELECT id, row_number() OVER (ORDER BY id DESC) AS r FROM e) s WHERE r <= 3;
 SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES), last_value(id) OVER (ORDER BY sal RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE GROUP) FROM e;
+-- An untyped NULL is the integer ntile() takes.
+SELECT id, ntile(NULL) OVER (ORDER BY id) FROM e;
+-- CREATE OR REPLACE VIEW replaces the query, keeping the columns.
+CREATE VIEW ew AS SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS s FROM e;
+SELECT * FROM ew;
+CREATE OR REPLACE VIEW ew AS SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) AS s FROM e;
+SELECT * FROM ew;
+-- sluice: error cannot drop columns from view
+CREATE OR REPLACE VIEW ew AS SELECT id FROM e;
+-- sluice: error pg_get_viewdef() of a view's name is not supported yet
+SELECT pg_get_viewdef('ew');
+-- Window functions over a grouped query: computed over the groups, after
+-- HAVING; their arguments, partitions and orders may be aggregates.
+SELECT dep, sum(sal), sum(sum(sal)) OVER (ORDER BY dep), rank() OVER (ORDER BY count(*) DESC, dep), row_number() OVER (ORDER BY dep DESC) FROM e GROUP BY dep;
+SELECT dep, count(*), sum(count(*)) OVER () FROM e GROUP BY dep HAVING count(*) > 1;
+SELECT SUM(COUNT(sal)) OVER () FROM e WHERE sal = 42;
+SELECT dep, lag(max(sal), 1, -1) OVER w, first_value(dep) OVER w FROM e GROUP BY dep WINDOW w AS (ORDER BY min(id));
+SELECT d IS NULL AS n, sal, sum(sal) OVER (PARTITION BY d IS NULL ORDER BY sal) FROM e GROUP BY d IS NULL, sal;
+-- sluice: error must appear in the GROUP BY clause
+SELECT dep, sum(sal) OVER (ORDER BY id) FROM e GROUP BY dep;
+-- sluice: error A window function in a query with GROUPING SETS is not supported yet
+SELECT dep, sum(sum(sal)) OVER () FROM e GROUP BY ROLLUP (dep);
+-- In ORDER BY, and inside a function call.
+SELECT dep, id, rank() OVER w FROM e WINDOW w AS (PARTITION BY dep ORDER BY sal) ORDER BY rank() OVER w, id;
+SELECT id, upper(first_value(dep) OVER (ORDER BY id DESC)), abs(lag(sal) OVER (ORDER BY id) - 1000) FROM e;
+INSERT INTO e VALUES ('c', 9, 20, '2020-03-01'), ('d', 10, 5, NULL);
+UPDATE e SET sal = 120 WHERE id = 1;
+DELETE FROM e WHERE id = 4;
+SELECT dep, sum(sal), sum(sum(sal)) OVER (ORDER BY dep), rank() OVER (ORDER BY count(*) DESC, dep), row_number() OVER (ORDER BY dep DESC) FROM e GROUP BY dep;
+SELECT dep, count(*), sum(count(*)) OVER () FROM e GROUP BY dep HAVING count(*) > 1;

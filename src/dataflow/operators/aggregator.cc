@@ -96,8 +96,9 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kMin:
     case AggKind::kMax:
       return col.WithNullable(true);
-    case AggKind::kStringAgg:
-      return SqlType::Varchar();
+    case AggKind::kStringAgg:  // text, or bytea of bytea
+      return col.id() == TypeId::kVarbinary || col.id() == TypeId::kBinary ? SqlType::Varbinary()
+                                                                            : SqlType::Varchar();
     case AggKind::kArrayAgg:
       return SqlType::Array(col.WithNullable(true));
     case AggKind::kSumDistinct:
@@ -531,9 +532,10 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
     // by N * (N - 1) or N², rounded half away from zero at the result's
     // scale; the standard deviation is the square root of that, rounded
     // again.
-    // Any NaN or infinity makes every statistic NaN, as in PostgreSQL.
-    if (count > 0 && acc.HasSpecials()) return Value::DecimalNaN();
+    // Any NaN or infinity makes every statistic NaN, as in PostgreSQL,
+    // except a sample's of one value, which is NULL like any other.
     if (count <= (samp ? 1 : 0)) return Value::Null();
+    if (acc.HasSpecials()) return Value::DecimalNaN();
     const int in_scale = ArithOf(col) == Arith::kInt ? 0 : col.scale();
     AggSpec own{k, 0};
     SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));

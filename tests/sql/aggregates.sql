@@ -1,0 +1,66 @@
+-- Aggregates beyond COUNT, SUM, AVG, MIN and MAX: BOOL_AND, EVERY and
+-- BOOL_OR, grouped, global and over windows, as rows come, change and go.
+CREATE TABLE b (k INT PRIMARY KEY, g INT, p BOOLEAN, q BOOLEAN, n NUMERIC(10,2));
+INSERT INTO b VALUES (1, 1, TRUE, NULL, 1.5), (2, 1, FALSE, TRUE, NULL), (3, 2, NULL, FALSE, 2.25);
+SELECT bool_and(p), bool_or(p), every(q), bool_and(NOT q), bool_or(q AND p) FROM b;
+SELECT g, bool_and(p), bool_or(p), every(p), bool_or(q) FROM b GROUP BY g;
+SELECT g FROM b GROUP BY g HAVING bool_or(p);
+SELECT k, bool_and(p) OVER (ORDER BY k), bool_or(q) OVER (PARTITION BY g), every(p) OVER (ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM b;
+-- A sample's statistics over one value are NULL, even over an infinity.
+SELECT var_samp(n), stddev_samp(n) FROM b WHERE k = 1;
+INSERT INTO b VALUES (4, 2, TRUE, TRUE, 3), (5, 3, NULL, NULL, NULL);
+UPDATE b SET p = TRUE WHERE k = 2;
+DELETE FROM b WHERE k = 1;
+SELECT bool_and(p), bool_or(p), every(q), bool_and(NOT q), bool_or(q AND p) FROM b;
+SELECT g, bool_and(p), bool_or(p), every(p), bool_or(q) FROM b GROUP BY g;
+SELECT k, bool_and(p) OVER (ORDER BY k), bool_or(q) OVER (PARTITION BY g), every(p) OVER (ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM b;
+SELECT var_samp(x), stddev_samp(x), var_pop(x), stddev_pop(x) FROM (VALUES ('inf'::numeric)) v(x);
+SELECT var_samp(x), stddev_samp(x) FROM (VALUES ('nan'::numeric), (1)) v(x);
+SELECT bool_and(NULL), bool_or(NULL) FROM b;
+-- sluice: error function bool_and(integer) does not exist
+SELECT bool_and(k) FROM b;
+-- The hypothetical-set aggregates: where a row of the given values would
+-- rank among the group's rows, NULLs sorting as the ORDER BY says.
+CREATE TABLE h (k INT PRIMARY KEY, g INT, x INT, s TEXT);
+INSERT INTO h VALUES (1, 1, 1, 'fred'), (2, 1, 1, 'jim'), (3, 1, 2, NULL), (4, 1, 2, 'adam'), (5, 1, 3, 'zed'), (6, 2, NULL, 'bob'), (7, 2, 4, 'al'), (8, 2, 5, 'x');
+SELECT rank(3) WITHIN GROUP (ORDER BY x) FROM h;
+SELECT g, rank(2) WITHIN GROUP (ORDER BY x), dense_rank(2) WITHIN GROUP (ORDER BY x), percent_rank(2) WITHIN GROUP (ORDER BY x), cume_dist(2) WITHIN GROUP (ORDER BY x) FROM h GROUP BY g;
+SELECT g, rank(4) WITHIN GROUP (ORDER BY x DESC), dense_rank(4) WITHIN GROUP (ORDER BY x DESC NULLS LAST), percent_rank(NULL) WITHIN GROUP (ORDER BY x), cume_dist(NULL) WITHIN GROUP (ORDER BY x NULLS FIRST) FROM h GROUP BY g;
+SELECT rank('b') WITHIN GROUP (ORDER BY s), rank(2, 'b') WITHIN GROUP (ORDER BY x, s), cume_dist(2, 'b') WITHIN GROUP (ORDER BY x DESC, s), percent_rank(1, 'jim') WITHIN GROUP (ORDER BY x, s DESC) FROM h;
+SELECT x, dense_rank(x) WITHIN GROUP (ORDER BY x), rank('3') WITHIN GROUP (ORDER BY x) FROM h GROUP BY x;
+INSERT INTO h VALUES (9, 2, 2, 'b'), (10, 1, NULL, NULL);
+UPDATE h SET x = 0 WHERE k = 1;
+DELETE FROM h WHERE k = 7;
+SELECT g, rank(2) WITHIN GROUP (ORDER BY x), dense_rank(2) WITHIN GROUP (ORDER BY x), percent_rank(2) WITHIN GROUP (ORDER BY x), cume_dist(2) WITHIN GROUP (ORDER BY x) FROM h GROUP BY g;
+SELECT rank('b') WITHIN GROUP (ORDER BY s), rank(2, 'b') WITHIN GROUP (ORDER BY x, s), cume_dist(2, 'b') WITHIN GROUP (ORDER BY x DESC, s), percent_rank(1, 'jim') WITHIN GROUP (ORDER BY x, s DESC) FROM h;
+SELECT percent_rank(0) WITHIN GROUP (ORDER BY x), cume_dist(0) WITHIN GROUP (ORDER BY x), rank(0) WITHIN GROUP (ORDER BY x), dense_rank(0) WITHIN GROUP (ORDER BY x) FROM h WHERE k < 0;
+-- sluice: error function rank(integer, integer) does not exist
+SELECT rank(1, 2) WITHIN GROUP (ORDER BY x) FROM h;
+-- sluice: error The ordered-set aggregate mode() is not supported yet
+SELECT mode() WITHIN GROUP (ORDER BY x) FROM h;
+-- STRING_AGG of bytea, with a bytea separator.
+CREATE TABLE bt (k INT, v BYTEA);
+SELECT string_agg(v, '') FROM bt;
+INSERT INTO bt VALUES (1, '\xff'), (2, '\xaa');
+SELECT string_agg(v, '' ORDER BY v), string_agg(v, NULL ORDER BY v DESC) FROM bt;
+SELECT string_agg(v, '\x01' ORDER BY v), string_agg(v, '\x02'::bytea ORDER BY v DESC) FROM bt;
+SELECT k, string_agg(v, 'x') FROM bt GROUP BY k;
+INSERT INTO bt VALUES (1, '\x00'), (3, NULL);
+DELETE FROM bt WHERE k = 2;
+SELECT k, string_agg(v, '\x2c' ORDER BY v) FROM bt GROUP BY k;
+-- percentile_disc and percentile_cont: from the group's non-NULL values in
+-- the ORDER BY's order.
+CREATE TABLE pc (k INT PRIMARY KEY, g INT, x INT, f REAL, s TEXT);
+INSERT INTO pc VALUES (1, 1, 1, 1.5, 'fred'), (2, 1, 3, NULL, 'jim'), (3, 1, NULL, 2.5, 'adam'), (4, 1, 7, 0.25, NULL), (5, 2, 5, 10, 'zed'), (6, 2, 2, -1, 'al');
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM pc;
+SELECT g, percentile_cont(0.25) WITHIN GROUP (ORDER BY f), percentile_disc(0.25) WITHIN GROUP (ORDER BY s), percentile_disc(0) WITHIN GROUP (ORDER BY x DESC), percentile_cont(1) WITHIN GROUP (ORDER BY x) FROM pc GROUP BY g;
+SELECT p, percentile_cont(p) WITHIN GROUP (ORDER BY x::float8), percentile_disc(p) WITHIN GROUP (ORDER BY x) FROM pc, (VALUES (0::float8), (0.1), (0.4), (0.5), (0.75), (1)) v(p) GROUP BY p;
+INSERT INTO pc VALUES (7, 2, 11, 'inf', 'b'), (8, 3, NULL, NULL, NULL);
+UPDATE pc SET x = 4 WHERE k = 1;
+DELETE FROM pc WHERE k = 6;
+SELECT g, percentile_cont(0.25) WITHIN GROUP (ORDER BY f), percentile_disc(0.25) WITHIN GROUP (ORDER BY s), percentile_disc(0) WITHIN GROUP (ORDER BY x DESC), percentile_cont(1) WITHIN GROUP (ORDER BY x) FROM pc GROUP BY g;
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), percentile_cont(NULL) WITHIN GROUP (ORDER BY x) FROM pc WHERE k < 0;
+-- sluice: error percentile value 1.5 is not between 0 and 1
+SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM pc;
+-- sluice: error percentile_disc() of an array of fractions is not supported yet
+SELECT percentile_disc(array[0.5]) WITHIN GROUP (ORDER BY x) FROM pc;
