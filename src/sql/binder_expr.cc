@@ -1162,10 +1162,9 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       !args[0]->value.is_null() && args[0]->value.kind() == Value::Kind::kString) {
     // EXTRACT is numeric with the field's own scale: seconds and the epoch
     // have 6 digits, milliseconds 3, every other field none.
-    std::string field = args[0]->value.string_value();
-    for (char& c : field) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string field = CanonicalDateUnit(args[0]->value.string_value());
     int scale = field == "second" || field == "epoch" || field == "julian" ? 6
-                : field == "milliseconds" || field == "millisecond"        ? 3
+                : field == "millisecond"                                   ? 3
                                                                            : 0;
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, Call(name, std::move(args), node));
     return scale == 6 ? e : MakeCast(e, SqlType::Decimal(38, scale));

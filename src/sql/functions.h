@@ -33,6 +33,11 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
 // regexp_split_to_table), resolved as a scalar function that returns the
 // array of its rows, for unnest() to spread: the rows' type is the result's
 // element type.
+// A date or time unit's canonical name, from any of PostgreSQL's spellings
+// and cases ("msec", "Seconds", "yrs": "millisecond", "second", "year");
+// an unknown one lower-cased.
+std::string CanonicalDateUnit(std::string_view unit);
+
 Result<ResolvedFn> ResolveSetFunction(std::string_view name, const std::vector<SqlType>& args);
 
 // The type both operands of a comparison or CASE branches are cast to.

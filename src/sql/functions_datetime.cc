@@ -575,6 +575,10 @@ Status DatePartInterval(const SqlType& t, const Value* a, size_t n, Value* out) 
 
 }  // namespace
 
+std::string CanonicalDateUnit(std::string_view unit) {
+  return TruncUnit(LowerCase(std::string(unit)));
+}
+
 bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   auto fn = [&](ScalarFn f, const char* fn_name, std::vector<SqlType> arg_types, SqlType res) {
     return Resolve(r, f, fn_name, std::move(res), std::move(arg_types));

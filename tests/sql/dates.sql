@@ -71,3 +71,5 @@ SELECT id, extract(year from d), extract(week from d), extract(dow from d), to_c
 -- sluice: error unit "hour" not supported for type date
 SELECT extract(hour from date '2020-01-01');
 SELECT date 'tomorrow' - date 'yesterday', date 'today' - date 'yesterday', timestamp 'today' = date 'today', timestamp 'now' >= timestamp 'today', timestamp 'tomorrow' > timestamp 'now';
+-- Every spelling of a unit has its field's scale (milliseconds 3, seconds 6).
+SELECT extract(msec from timestamp '2020-01-01 10:00:00'), extract(MILLISECONDS from timestamp '2020-01-01 10:00:01.5'), extract(secs from timestamp '2020-01-01 10:00:00'), extract(usec from timestamp '2020-01-01 10:00:01.5'), extract(yrs from timestamp '2020-01-01 10:00:00');
