@@ -230,7 +230,8 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
     std::vector<const Json*> calls;
     CollectWindowCalls(s["targetList"], &calls);
     if (!calls.empty()) {
-      return SqlUnsupported(sql_, *calls.front(), "A window function in a query with GROUPING SETS");
+      return SqlUnsupported(sql_, *calls.front(),
+                            "A window function in a query with GROUPING SETS");
     }
   }
   // The cross product of the items' sets.
@@ -1396,8 +1397,8 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
   return c;
 }
 
-Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& ctx,
-                                    PlanPtr plan, std::vector<WindowGroup>* grouped) {
+Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& ctx, PlanPtr plan,
+                                    std::vector<WindowGroup>* grouped) {
   std::vector<const Json*> calls;
   std::set<const Json*> top;  // calls that are whole select items
   for (const Json& t : targets) {
@@ -1480,13 +1481,7 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& 
     return plan;
   }
   for (Group& g : groups) {
-    auto n = std::make_shared<PlanNode>();
-    n->kind = PlanKind::kOver;
-    n->inputs = {plan};
-    n->columns = plan->columns;
-    n->partition = g.partition;
-    n->order_exprs = g.order_exprs;
-    n->order = g.order;
+    auto n = MakeOver(plan, g);
     for (auto& [body, call] : g.calls) {
       window_cols_[body] = static_cast<int>(ctx.scope.size());
       const std::string fname = Str((*body)["funcname"].back());
@@ -1511,13 +1506,7 @@ Result<PlanPtr> Binder::WindowsOverAggregate(std::vector<WindowGroup> groups,
     const Json* node = g.calls.front().first;
     for (ExprPtr& e : g.partition) SLUICE_RETURN_IF_ERROR(onto(&e, node));
     for (ExprPtr& e : g.order_exprs) SLUICE_RETURN_IF_ERROR(onto(&e, node));
-    auto n = std::make_shared<PlanNode>();
-    n->kind = PlanKind::kOver;
-    n->inputs = {plan};
-    n->columns = plan->columns;
-    n->partition = g.partition;
-    n->order_exprs = g.order_exprs;
-    n->order = g.order;
+    auto n = MakeOver(plan, g);
     for (auto& [body, call] : g.calls) {
       for (ExprPtr& a : call.args) SLUICE_RETURN_IF_ERROR(onto(&a, body));
       n->columns.push_back({Str((*body)["funcname"].back()), call.type});
@@ -1724,9 +1713,9 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
     // PostgreSQL 15 also takes a negative scale and one above the
     // precision; Sluice's values have at most 38 digits after the point.
     if (s < 0 || s > p || s > kMaxDecimalDigits)
-      return SqlUnsupported(sql, type_name,
-                            "NUMERIC scale " + std::to_string(s) + " with precision " +
-                                std::to_string(p));
+      return SqlUnsupported(
+          sql, type_name,
+          "NUMERIC scale " + std::to_string(s) + " with precision " + std::to_string(p));
     return SqlType::Decimal(p, s);
   }
   if (name == "date") return SqlType::Date();

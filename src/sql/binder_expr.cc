@@ -669,6 +669,15 @@ Result<ExprPtr> Binder::AddAggregate(AggCall call, Ctx& ctx, const Json& node) {
   return MakeColumn(kAggBase + index, call.type);
 }
 
+Status Binder::CheckOrderedSetCall(const Json& body, const Json& node, const Ctx& ctx) {
+  if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
+  if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
+  if (body.contains("agg_filter")) {
+    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
+  }
+  return Status::OK();
+}
+
 // A hypothetical row h sorts among the group's rows by the ORDER BY keys:
 // a row r comes before it when, at the first key where they are not peers
 // (IS DISTINCT FROM), r's value sorts first, NULLs placed as the key says.
@@ -680,11 +689,7 @@ Result<ExprPtr> Binder::AddAggregate(AggCall call, Ctx& ctx, const Json& node) {
 // a FILTER, so it is maintained as counts are.
 Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json& body,
                                             const Json& node, Ctx& ctx) {
-  if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
-  if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
-  if (body.contains("agg_filter")) {
-    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
-  }
+  SLUICE_RETURN_IF_ERROR(CheckOrderedSetCall(body, node, ctx));
   const Json& order = body.value("agg_order", Json::array());
   const Json& direct = body.value("args", Json::array());
   ctx.in_aggregate = true;
@@ -739,12 +744,11 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
     ExprPtr h_null = MakeNode(ExprKind::kIsNull, boolean, {h});
     ExprPtr r_set = MakeNode(ExprKind::kIsNull, boolean, {r}, true);
     ExprPtr h_set = MakeNode(ExprKind::kIsNull, boolean, {h}, true);
-    ExprPtr first =
-        nulls_first ? MakeNode(ExprKind::kAnd, boolean, {r_null, h_set})
-                    : MakeNode(ExprKind::kAnd, boolean, {r_set, h_null});
-    ExprPtr valued = MakeNode(ExprKind::kAnd, boolean,
-                              {r_set, h_set, MakeNode(ExprKind::kCoalesce, boolean,
-                                                      {cmp, lit_bool(false)})});
+    ExprPtr first = nulls_first ? MakeNode(ExprKind::kAnd, boolean, {r_null, h_set})
+                                : MakeNode(ExprKind::kAnd, boolean, {r_set, h_null});
+    ExprPtr valued =
+        MakeNode(ExprKind::kAnd, boolean,
+                 {r_set, h_set, MakeNode(ExprKind::kCoalesce, boolean, {cmp, lit_bool(false)})});
     ExprPtr key_before = MakeNode(ExprKind::kOr, boolean, {first, valued});
     before = MakeNode(ExprKind::kOr, boolean,
                       {before, MakeNode(ExprKind::kAnd, boolean, {peers, key_before})});
@@ -763,16 +767,16 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
   all.kind = AggKind::kCountStar;
   const SqlType dbl = SqlType::Double(false);
   if (name == "rank" || name == "dense_rank") {
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr b, count_if(before, name == "rank" ? one : keys[0],
-                                                name == "dense_rank"));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr b,
+                            count_if(before, name == "rank" ? one : keys[0], name == "dense_rank"));
     return Call("+", {b, MakeLiteral(Value::Int(1), SqlType::BigInt(false))}, node);
   }
   SLUICE_ASSIGN_OR_RETURN(ExprPtr n, AddAggregate(all, ctx, node));
   if (name == "percent_rank") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr b, count_if(before, one, false));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr q, Call("/", {MakeCast(b, dbl), MakeCast(n, dbl)}, node));
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr empty,
-                            Call("=", {n, MakeLiteral(Value::Int(0), SqlType::BigInt(false))}, node));
+    SLUICE_ASSIGN_OR_RETURN(
+        ExprPtr empty, Call("=", {n, MakeLiteral(Value::Int(0), SqlType::BigInt(false))}, node));
     auto e = std::make_shared<Expr>(
         *MakeNode(ExprKind::kCase, dbl, {empty, MakeLiteral(Value::Double(0), dbl), q}));
     e->has_else = true;
@@ -792,13 +796,9 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
 // v[floor(pos) + 1] moved toward v[ceil(pos) + 1] by pos - floor(pos), as
 // lo + (hi - lo) * t. The values are an ARRAY_AGG ordered by x, so a change
 // re-reads its group's values, as ARRAY_AGG does.
-Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body,
-                                       const Json& node, Ctx& ctx) {
-  if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
-  if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
-  if (body.contains("agg_filter")) {
-    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
-  }
+Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body, const Json& node,
+                                       Ctx& ctx) {
+  SLUICE_RETURN_IF_ERROR(CheckOrderedSetCall(body, node, ctx));
   const Json& order = body.value("agg_order", Json::array());
   const Json& direct = body.value("args", Json::array());
   if (direct.size() != 1 || order.size() != 1) {
@@ -811,7 +811,8 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
   }
   const SqlType dbl = SqlType::Double();
   if (!(IsNumeric(p->type) || (p->kind == ExprKind::kLiteral && p->untyped))) {
-    return SqlError(sql_, node, "function " + name + "(" + PgTypeName(p->type) + ") does not exist");
+    return SqlError(sql_, node,
+                    "function " + name + "(" + PgTypeName(p->type) + ") does not exist");
   }
   p = MakeCast(p, dbl);
   if (p->kind == ExprKind::kLiteral && !p->value.is_null()) {

@@ -56,8 +56,7 @@ inline bool IsBoolAggregateName(const std::string& name) {
 }
 // The ordered-set aggregates, called as f(args) WITHIN GROUP (ORDER BY ...).
 inline bool IsHypotheticalSetName(const std::string& name) {
-  return name == "rank" || name == "dense_rank" || name == "percent_rank" ||
-         name == "cume_dist";
+  return name == "rank" || name == "dense_rank" || name == "percent_rank" || name == "cume_dist";
 }
 inline bool IsWithinGroupCall(const Json& func_call) {
   return func_call.value("agg_within_group", false);
@@ -164,6 +163,19 @@ struct WindowGroup {
   std::vector<SortKey> order;
   std::vector<std::pair<const Json*, WindowCall>> calls;
 };
+
+// A kOver node over `in` for the group's partition and order, without its
+// calls yet (their columns follow `in`'s).
+inline std::shared_ptr<PlanNode> MakeOver(PlanPtr in, const WindowGroup& g) {
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kOver;
+  n->columns = in->columns;
+  n->inputs = {std::move(in)};
+  n->partition = g.partition;
+  n->order_exprs = g.order_exprs;
+  n->order = g.order;
+  return n;
+}
 
 inline PlanPtr MakeFilter(PlanPtr in, ExprPtr pred) {
   auto n = std::make_shared<PlanNode>();
@@ -360,8 +372,11 @@ class Binder {
   // f(args) WITHIN GROUP (ORDER BY keys): the hypothetical-set aggregates
   // (rank, dense_rank, percent_rank, cume_dist) as counts of the group's
   // rows that sort before the hypothetical row `args`, or with it.
-  Result<ExprPtr> BindHypotheticalSet(const std::string& name, const Json& body,
-                                      const Json& node, Ctx& ctx);
+  // What every ordered-set aggregate call must be: in a grouped query, not
+  // inside another aggregate, without FILTER.
+  Status CheckOrderedSetCall(const Json& body, const Json& node, const Ctx& ctx);
+  Result<ExprPtr> BindHypotheticalSet(const std::string& name, const Json& body, const Json& node,
+                                      Ctx& ctx);
   // percentile_disc(p) and percentile_cont(p) WITHIN GROUP (ORDER BY x):
   // picked from the group's non-NULL values in order (an ARRAY_AGG).
   Result<ExprPtr> BindPercentile(const std::string& name, const Json& body, const Json& node,
@@ -469,9 +484,9 @@ class Binder {
   // Set-returning functions of select lists, computed in FROM: their
   // FuncCall body -> column.
   std::map<const Json*, int> set_cols_;
-  const Json* window_clause_ = nullptr;  // the WINDOW clause of the query being bound
+  const Json* window_clause_ = nullptr;          // the WINDOW clause of the query being bound
   std::map<const Json*, SqlType> window_types_;  // window calls of a grouped query
-  int agg_width_ = 0;  // the aggregate's columns, before its window calls
+  int agg_width_ = 0;                            // the aggregate's columns, before its window calls
 };
 
 }  // namespace sluice::sql::binding
