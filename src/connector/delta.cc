@@ -45,8 +45,10 @@ Json DeltaType(const SqlType& t) {
     case TypeId::kBigInt:
     case TypeId::kTime:  // microseconds since midnight (Delta has no TIME)
       return "long";
-    case TypeId::kDecimal:
-      return "decimal(" + std::to_string(t.precision()) + "," + std::to_string(t.scale()) + ")";
+    case TypeId::kDecimal: {
+      const SqlType f = format::FileType(t);
+      return "decimal(" + std::to_string(f.precision()) + "," + std::to_string(f.scale()) + ")";
+    }
     case TypeId::kReal:
       return "float";
     case TypeId::kDouble:

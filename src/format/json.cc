@@ -203,8 +203,11 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
       size_t end = raw.size();
       while (end > 0 && IsJsonSpace(raw[end - 1])) --end;
       int128 u;
-      if (ParseDecimal(raw.substr(0, end), type.scale(), &u)) {
-        *out = Value::Decimal(u, type.scale());
+      const std::string_view text = raw.substr(0, end);
+      const int scale =
+          type.dynamic_scale() && IsDecimalText(text) ? DecimalTextScale(text) : type.scale();
+      if (scale >= 0 && ParseDecimal(text, scale, &u)) {
+        *out = Value::Decimal(u, scale);
         return true;
       }
       return from_text(raw.substr(0, end));
@@ -357,12 +360,18 @@ bool FastField(od::value v, od::json_type jt, std::string_view raw, const SqlTyp
     size_t end = raw.size();
     while (end > 0 && IsJsonSpace(raw[end - 1])) --end;
     int128 u;
-    if (!ParseDecimal(raw.substr(0, end), type.scale(), &u)) {
+    const std::string_view text = raw.substr(0, end);
+    const int scale =
+        type.dynamic_scale() && IsDecimalText(text) ? DecimalTextScale(text) : type.scale();
+    if (scale < 0 || !ParseDecimal(text, scale, &u)) {
       Value tmp;
-      Status s = FromText(raw.substr(0, end), type, &tmp);
+      Status s = FromText(text, type, &tmp);
       *fail = {at, s.ok() ? "numeric field overflow" : s.message()};
       *ok = false;
       return true;
+    }
+    if (type.dynamic_scale()) {
+      return AppendNumericField(type, u, scale, enc) || misfit(Value::Decimal(u, scale));
     }
     return AppendDecimalField(type, u, enc) || misfit(Value::Decimal(u, type.scale()));
   }

@@ -363,7 +363,7 @@ struct ParquetWriter::Impl {
     const int id = static_cast<int>(nodes.size());
     nodes.emplace_back();
     nodes[id].name = name;
-    nodes[id].type = type;
+    nodes[id].type = FileType(type);
     nodes[id].repetition = rep;
     nodes[id].max_def = parent_def + (rep != kRequired ? 1 : 0);
     nodes[id].max_rep = parent_rep + (rep == kRepeated ? 1 : 0);
@@ -417,7 +417,7 @@ struct ParquetWriter::Impl {
         nodes[id].kind = Node::kLeaf;
         Leaf l;
         l.node = id;
-        l.type = type;
+        l.type = FileType(type);
         switch (type.id()) {
           case TypeId::kBoolean:
             l.phys = kBoolean;
@@ -521,6 +521,10 @@ struct ParquetWriter::Impl {
         bool overflow = false;
         const int128 u =
             RescaleDecimal(v.decimal_unscaled(), v.decimal_scale(), l.type.scale(), &overflow);
+        if (overflow || u >= Pow10(kMaxDecimalDigits) || u <= -Pow10(kMaxDecimalDigits)) {
+          return Status::InvalidArgument("numeric value " + DecimalValueToString(v) +
+                                         " does not fit the file's " + l.type.ToString());
+        }
         for (int b = l.type_length - 1; b >= 0; --b) {
           out.push_back(static_cast<char>(static_cast<uint128>(u) >> (8 * b)));
         }

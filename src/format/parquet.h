@@ -22,6 +22,15 @@ namespace sluice::format {
 
 enum class ParquetCompression { kNone, kSnappy, kZstd };
 // "none", "snappy", "zstd".
+// The type a column of `t` is written as: Parquet's and Delta's DECIMAL has
+// one scale per column, so an unconstrained NUMERIC (each value with its
+// own scale) is written as DECIMAL(38,10), its values rounded to 10 digits
+// after the point. Other types are themselves.
+constexpr int kNumericFileScale = 10;
+inline SqlType FileType(const SqlType& t) {
+  return t.dynamic_scale() ? SqlType::Decimal(38, kNumericFileScale, t.nullable()) : t;
+}
+
 Result<ParquetCompression> ParseParquetCompression(const std::string& name);
 const char* ParquetCompressionName(ParquetCompression c);
 

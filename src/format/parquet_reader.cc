@@ -78,6 +78,10 @@ bool Lossless(const SqlType& from, const SqlType& to) {
   const TypeId f = from.id(), t = to.id();
   if (from.WithNullable(true) == to.WithNullable(true)) return true;
   if (from.IsInteger() && to.IsInteger()) return f <= t;
+  // A NUMERIC keeps each value's own scale: every integer and decimal fits.
+  if ((from.IsInteger() || f == TypeId::kDecimal) && to.dynamic_scale()) {
+    return from.IsInteger() || from.precision() <= kMaxDecimalDigits;
+  }
   if (from.IsInteger() && t == TypeId::kDecimal) return IntDigits(f) <= to.precision() - to.scale();
   if (from.IsInteger() && t == TypeId::kDouble) return f != TypeId::kBigInt;
   if (from.IsInteger() && t == TypeId::kReal) return f <= TypeId::kSmallInt;
@@ -118,7 +122,9 @@ Status Cast(const Value& v, const SqlType& from, const SqlType& to, Value* out) 
   const TypeId f = from.id(), t = to.id();
   switch (t) {
     case TypeId::kDecimal:
-      if (from.IsInteger()) {
+      if (to.dynamic_scale()) {
+        *out = from.IsInteger() ? Value::Decimal(v.int_value(), 0) : v;
+      } else if (from.IsInteger()) {
         *out = Value::Decimal(v.int_value() * Pow10(to.scale()), to.scale());
       } else {
         *out = Value::Decimal(v.decimal_unscaled() * Pow10(to.scale() - v.decimal_scale()),

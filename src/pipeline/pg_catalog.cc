@@ -68,18 +68,19 @@ Rows InformationSchemaColumns(const Described& d) {
       const SqlType& t = info.rel.schema[i];
       const bool chars = t.id() == TypeId::kChar || t.id() == TypeId::kVarchar;
       const bool numeric = t.IsInteger() || t.id() == TypeId::kDecimal;
-      rows.push_back({Text(sql::kPgDatabaseName), Text("public"), Text(name),
-                      Text(info.rel.columns[i]), Int(static_cast<int64_t>(i + 1)),
-                      Text(t.nullable() ? "YES" : "NO"), Text(PostgresDataType(t)),
-                      chars ? optional_int(t.precision()) : Null(),
-                      t.id() == TypeId::kDecimal    ? optional_int(t.precision())
-                      : t.id() == TypeId::kTinyInt  ? Int(8)
-                      : t.id() == TypeId::kSmallInt ? Int(16)
-                      : t.id() == TypeId::kInteger  ? Int(32)
-                      : t.id() == TypeId::kBigInt   ? Int(64)
-                                                    : Null(),
-                      numeric ? Int(t.id() == TypeId::kDecimal ? t.scale() : 0) : Null(),
-                      Text(t.WithNullable(true).ToString())});
+      rows.push_back(
+          {Text(sql::kPgDatabaseName), Text("public"), Text(name), Text(info.rel.columns[i]),
+           Int(static_cast<int64_t>(i + 1)), Text(t.nullable() ? "YES" : "NO"),
+           Text(PostgresDataType(t)), chars ? optional_int(t.precision()) : Null(),
+           t.dynamic_scale()             ? Null()
+           : t.id() == TypeId::kDecimal  ? optional_int(t.precision())
+           : t.id() == TypeId::kTinyInt  ? Int(8)
+           : t.id() == TypeId::kSmallInt ? Int(16)
+           : t.id() == TypeId::kInteger  ? Int(32)
+           : t.id() == TypeId::kBigInt   ? Int(64)
+                                         : Null(),
+           numeric && !t.dynamic_scale() ? Int(t.id() == TypeId::kDecimal ? t.scale() : 0) : Null(),
+           Text(t.WithNullable(true).ToString())});
     }
   }
   return rows;

@@ -644,9 +644,10 @@ Model AggregateReference(const Model& a) {
           break;
         case AggKind::kAvg:
           if (count > 0) {
-            // Numeric with 16 digits after the point (or the column's, if
-            // more), rounded half away from zero.
-            const int from = col.IsInteger() ? 0 : col.scale(), to = std::max(from, 16);
+            // Numeric at PostgreSQL's scale of sum / count, rounded half
+            // away from zero.
+            const int from = col.IsInteger() ? 0 : col.scale();
+            const int to = NumericDivScale(isum, from, count, 0);
             int128 x = isum;
             for (int k = from; k < to; ++k) x *= 10;
             int128 q = x / count, r = x % count;
@@ -1019,12 +1020,14 @@ TEST_P(RollingProperty, MatchesReference) {
           break;
         case AggKind::kAvg:
           if (count) {
-            // Numeric with 16 digits after the point, rounded half away from zero.
+            // Numeric at PostgreSQL's scale of sum / count, rounded half
+            // away from zero.
+            const int to = NumericDivScale(sum, 0, count, 0);
             int128 x = static_cast<int128>(sum);
-            for (int k = 0; k < 16; ++k) x *= 10;
+            for (int k = 0; k < to; ++k) x *= 10;
             int128 q = x / count, rem = x % count;
             if (2 * (rem < 0 ? -rem : rem) >= count) q += x < 0 ? -1 : 1;
-            res = Value::Decimal(q, 16);
+            res = Value::Decimal(q, to);
           }
           break;
         case AggKind::kMin:

@@ -477,10 +477,13 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
                             " has type " + PgTypeName(cols[i].type) +
                             " in non-recursive term but type " + PgTypeName(t) + " overall");
       }
-      if (t.id() == TypeId::kDecimal && t.scale() > cols[i].type.scale()) {
+      if (t.id() == TypeId::kDecimal && t.scale() != cols[i].type.scale()) {
         SLUICE_ASSIGN_OR_RETURN(SqlType wide, CommonType(cols[i].type, t));
-        cols[i].type = wide.WithNullable(true);
-        widened = true;
+        wide = wide.WithNullable(true);
+        if (wide != cols[i].type.WithNullable(true)) {
+          cols[i].type = wide;
+          widened = true;
+        }
       }
     }
     if (!widened) break;
@@ -1704,8 +1707,9 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   if (name == "bytea" || name == "varbinary") return SqlType::Varbinary();
   if (name == "binary") return SqlType::Binary(mods.empty() ? 1 : static_cast<int>(mods[0]));
   if (name == "numeric" || name == "decimal") {
-    int p = mods.empty() ? 38 : static_cast<int>(mods[0]);
-    int s = mods.size() > 1 ? static_cast<int>(mods[1]) : (mods.empty() ? 10 : 0);
+    if (mods.empty()) return SqlType::Numeric();
+    int p = static_cast<int>(mods[0]);
+    int s = mods.size() > 1 ? static_cast<int>(mods[1]) : 0;
     if (p < 1 || p > kMaxDecimalPrecision)
       return SqlError(sql, type_name,
                       "NUMERIC precision " + std::to_string(p) + " must be between 1 and " +

@@ -1141,23 +1141,14 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     return MakeCast(e, SqlType::Decimal(38, scale));
   }
   if (name == "to_number" && args.size() == 2 && args[0]->type.IsString() &&
-      args[1]->type.IsString()) {
-    // numeric with as many digits after the point as it reads: a constant
-    // call is its value; otherwise the template must be constant, and says
-    // how many digits at most.
-    const ExprPtr& fmt = args[1];
-    if (fmt->kind != ExprKind::kLiteral) {
-      return SqlUnsupported(sql_, node, "to_number with a template that is not a constant");
-    }
-    if (!fmt->value.is_null() && args[0]->kind == ExprKind::kLiteral && !args[0]->value.is_null()) {
-      Value v;
-      Status st = EvalToNumber(args[0]->value.string_value(), fmt->value.string_value(), &v);
-      if (!st.ok()) return SqlError(sql_, node, st.message());
-      return MakeLiteral(v, SqlType::Decimal(38, v.is_null() ? 0 : v.decimal_scale()));
-    }
-    const int scale = fmt->value.is_null() ? 0 : ToNumberScale(fmt->value.string_value());
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, Call(name, std::move(args), node));
-    return MakeCast(e, SqlType::Decimal(38, scale));
+      args[1]->type.IsString() && args[0]->kind == ExprKind::kLiteral &&
+      args[1]->kind == ExprKind::kLiteral && !args[0]->value.is_null() &&
+      !args[1]->value.is_null()) {
+    // A constant call is its value (an error in it is the query's).
+    Value v;
+    Status st = EvalToNumber(args[0]->value.string_value(), args[1]->value.string_value(), &v);
+    if (!st.ok()) return SqlError(sql_, node, st.message());
+    return MakeLiteral(v, SqlType::Numeric());
   }
   if (name == "extract" && args.size() == 2 && args[0]->kind == ExprKind::kLiteral &&
       !args[0]->value.is_null() && args[0]->value.kind() == Value::Kind::kString) {
@@ -1223,6 +1214,15 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
                     {x, MakeLiteral(Value::Bool(want), SqlType::Boolean())}, !negate);
   }
   if (kind == "CaseExpr") return BindCase(body, ctx);
+  if (kind == "MinMaxExpr") {
+    std::vector<ExprPtr> args;
+    for (const Json& a : body["args"]) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+      args.push_back(x);
+    }
+    SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), n));
+    return Call(body.value("op", "") == "IS_LEAST" ? "least" : "greatest", std::move(args), n);
+  }
   if (kind == "CoalesceExpr") {
     std::vector<ExprPtr> args;
     for (const Json& a : body["args"]) {

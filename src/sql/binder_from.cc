@@ -1078,15 +1078,28 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
           }
         }
       }
-      bool dec = false;
-      int scale = 0;
+      bool dec = false, dynamic = false;
+      int scale = 0, start_scale = 0;
       for (auto& v : vals) {
         if (v->type.id() == TypeId::kDecimal) {
           dec = true;
-          scale = std::max(scale, v->type.scale());
+          dynamic = dynamic || v->type.dynamic_scale();
+          if (!v->type.dynamic_scale()) scale = std::max(scale, v->type.scale());
         }
       }
-      type = dec ? SqlType::Decimal(38, scale, false)
+      if (dynamic && !any_null) {
+        // As PostgreSQL: the first value has the start's scale, the others
+        // the larger of the start's and the step's.
+        for (size_t i = 0; i < vals.size(); ++i) {
+          Value v;
+          SLUICE_RETURN_IF_ERROR(CastValue(vals[i]->value, vals[i]->type, SqlType::Numeric(), &v));
+          if (v.decimal_is_special()) continue;  // refused below
+          if (i == 0) start_scale = v.decimal_scale();
+          if (i != 1) scale = std::max(scale, v.decimal_scale());
+        }
+      }
+      type = dec && dynamic ? SqlType::Numeric(false)
+             : dec          ? SqlType::Decimal(38, scale, false)
              : (t0.id() == TypeId::kBigInt || vals[1]->type.id() == TypeId::kBigInt)
                  ? SqlType::BigInt(false)
                  : SqlType::Integer(false);
@@ -1113,6 +1126,10 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
         for (int128 cur = a; step > 0 ? cur <= b : cur >= b; cur += step) {
           if (out.size() >= kMaxRows)
             return SqlError(sql_, call, "generate_series() of more than 10000000 rows");
+          if (dynamic && cur == a && start_scale < scale) {
+            out.push_back(Value::Decimal(cur / Pow10(scale - start_scale), start_scale));
+            continue;
+          }
           out.push_back(dec ? Value::Decimal(cur, scale) : Value::Int(static_cast<int64_t>(cur)));
         }
       }

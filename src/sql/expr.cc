@@ -697,7 +697,7 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
   }
   if (t == TypeId::kDecimal) {
     int scale = to.scale();
-    int128 u;
+    int128 u = 0;
     bool overflow = false;
     DecimalSpecial special = DecimalSpecial::kFinite;
     if (v.kind() == K::kDecimal) special = v.decimal_special();
@@ -718,20 +718,27 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     }
     switch (v.kind()) {
       case K::kInt:
+        if (to.dynamic_scale()) scale = 0;
         u = Rescale(v.int_value(), 0, scale, &overflow);
         break;
       case K::kDecimal:
+        if (to.dynamic_scale()) scale = v.decimal_scale();
         u = Rescale(v.decimal_unscaled(), v.decimal_scale(), scale, &overflow);
         break;
       case K::kDouble: {
-        double d = v.double_value();
+        // As PostgreSQL: the float's text to its type's significant digits
+        // (15 of a DOUBLE, 6 of a REAL), read as a numeric, so 12.25 rounds
+        // to 12.3 at scale 1 and 0.1 is 0.1.
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.*f", std::min(scale, 30), d);
+        std::snprintf(buf, sizeof buf, "%.*g", from.id() == TypeId::kReal ? 6 : 15,
+                      v.double_value());
+        if (to.dynamic_scale()) scale = DecimalTextScale(buf);
         if (!ParseDecimal(buf, scale, &u)) overflow = true;
         break;
       }
       case K::kString: {
         const std::string text = Trim(v.string_value());
+        if (to.dynamic_scale() && IsDecimalText(text)) scale = DecimalTextScale(text);
         if (!ParseDecimal(text, scale, &u)) {
           if (!IsDecimalText(text)) return BadInput(to, v.string_value());
           overflow = true;  // a number, too large (or small) for an int128
@@ -750,6 +757,9 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         return Status::Unimplemented("numeric values of more than 38 digits are not supported yet");
       }
       return Status::Overflow("numeric field overflow");
+    }
+    if (scale > kMaxDecimalDigits) {
+      return Status::Unimplemented("numeric values of more than 38 digits are not supported yet");
     }
     *out = Value::Decimal(u, scale);
     return Status::OK();

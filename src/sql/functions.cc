@@ -132,11 +132,31 @@ bool Align(const Value& x, int scale, int128* out) {
 }
 
 Status FinishDec(const SqlType& t, int128 u, int scale, Value* out) {
+  if (t.dynamic_scale()) {
+    if (u >= Pow10(38) || u <= -Pow10(38) || scale > kMaxDecimalDigits) return DecOverflow();
+    *out = Value::Decimal(u, scale);
+    return Status::OK();
+  }
   int128 v;
   Value tmp = Value::Decimal(u, scale);
   if (!Align(tmp, t.scale(), &v) || v >= Pow10(38) || v <= -Pow10(38)) return DecOverflow();
   *out = Value::Decimal(v, t.scale());
   return Status::OK();
+}
+
+Status Extreme(int sign, const Value* a, size_t n, Value* out) {
+  *out = Value::Null();
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i].is_null()) continue;
+    if (out->is_null() || CompareValues(a[i], *out) * sign > 0) *out = a[i];
+  }
+  return Status::OK();
+}
+Status Greatest(const SqlType&, const Value* a, size_t n, Value* out) {
+  return Extreme(1, a, n, out);
+}
+Status Least(const SqlType&, const Value* a, size_t n, Value* out) {
+  return Extreme(-1, a, n, out);
 }
 
 // PostgreSQL's arithmetic of the special numerics. Each returns true and
@@ -207,26 +227,17 @@ Status DivDec(const SqlType& t, const Value* a, size_t, Value* out) {
         *out = InfOfSign(InfSign(a[0]) * FiniteSign(a[1]));
       }
     } else {
-      *out = Value::Decimal(0, t.scale());  // finite over infinite
+      *out = Value::Decimal(0, t.dynamic_scale() ? 0 : t.scale());  // finite over infinite
     }
     return Status::OK();
   }
   if (a[1].decimal_unscaled() == 0) return DivisionByZero();
-  // x / y at scale t.scale(): (x * 10^(ts + sy - sx + 1)) / y, then round.
-  int shift = t.scale() + a[1].decimal_scale() - a[0].decimal_scale() + 1;
-  int128 x = a[0].decimal_unscaled(), y = a[1].decimal_unscaled();
-  if (shift >= 0) {
-    if (__builtin_mul_overflow(x, Pow10(shift), &x)) return DecOverflow();
-  } else {
-    x /= Pow10(-shift);
-  }
-  int128 q = x / y;  // at scale t.scale() + 1
-  int128 r = q % 10;
-  q /= 10;
-  if (r >= 5) ++q;
-  if (r <= -5) --q;
-  *out = Value::Decimal(q, t.scale());
-  if (q >= Pow10(38) || q <= -Pow10(38)) return DecOverflow();
+  const int128 x = a[0].decimal_unscaled(), y = a[1].decimal_unscaled();
+  const int sx = a[0].decimal_scale(), sy = a[1].decimal_scale();
+  const int scale = t.dynamic_scale() ? NumericDivScale(x, sx, y, sy) : t.scale();
+  int128 q;
+  if (!DivideDecimal(x, sx, y, sy, scale, &q)) return DecOverflow();
+  *out = Value::Decimal(q, scale);
   return Status::OK();
 }
 Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
@@ -407,9 +418,12 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
       return SqlType::Double();
     }
     if (w.id() == TypeId::kDecimal) {
-      int s = std::max(a.id() == TypeId::kDecimal ? a.scale() : 0,
-                       b.id() == TypeId::kDecimal ? b.scale() : 0);
-      return SqlType::Decimal(38, s);
+      // PostgreSQL's numeric keeps each value's scale: 1.1 and 2 together
+      // are 1.1 and 2, not 2.0. Two decimals of one scale stay static.
+      if (a.id() == TypeId::kDecimal && b.id() == TypeId::kDecimal && a.scale() == b.scale()) {
+        return a.dynamic_scale() ? SqlType::Numeric() : SqlType::Decimal(38, a.scale());
+      }
+      return SqlType::Numeric();
     }
     return w.WithNullable(true);
   }
@@ -482,7 +496,10 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
       int s = is_div   ? std::min(32, std::max({s1, s2, 16}))
               : is_mul ? std::min(32, s1 + s2)
                        : std::max(s1, s2);
-      r.result = SqlType::Decimal(38, s);
+      // PostgreSQL's scale of a quotient depends on the operands' values
+      // (NumericDivScale), and an unconstrained NUMERIC's on each value's.
+      const bool dynamic = is_div || args[0].dynamic_scale() || args[1].dynamic_scale();
+      r.result = dynamic ? SqlType::Numeric() : SqlType::Decimal(38, s);
       // Decimal operands keep their own scales.
       r.arg_types = {args[0].id() == TypeId::kDecimal ? args[0] : SqlType::Decimal(38, 0),
                      args[1].id() == TypeId::kDecimal ? args[1] : SqlType::Decimal(38, 0)};
@@ -493,11 +510,26 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
     }
     return r;
   };
-  if (ResolveBytea(name, args, &r) || ResolveDateTime(name, args, &r) ||
-      ResolveTextAndMath(name, args, &r) ||
+  if (ResolveNumeric(name, args, &r) || ResolveBytea(name, args, &r) ||
+      ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r) ||
       ResolveArray(name, args, &r) || ResolveString(name, args, &r) ||
       ResolveMath(name, args, &r) || ResolveFormat(name, args, &r) ||
       ResolveCatalog(name, args, &r)) {
+    return r;
+  }
+  if ((name == "greatest" || name == "least") && !args.empty()) {
+    // GREATEST and LEAST skip NULLs (NULL only if every argument is).
+    SqlType t = args[0];
+    for (size_t i = 1; i < args.size(); ++i) {
+      auto c = CommonType(t, args[i]);
+      if (!c.ok()) return NoOperator(name, args);
+      t = *c;
+    }
+    r.name = name == "greatest" ? "greatest" : "least";
+    r.fn = name == "greatest" ? Greatest : Least;
+    r.result = t.WithNullable(true);
+    r.arg_types.assign(args.size(), t);
+    r.strict = false;
     return r;
   }
   if (name == "+" && args.size() == 2) return arith(AddInt, AddDouble, AddDec, "+", false, false);

@@ -50,9 +50,8 @@ bool IsNumeric(const SqlType& t);
 bool IsPostgresFunction(std::string_view name);
 bool IsPostgresType(std::string_view name);
 
-// to_number's result has the scale of the digits it reads after the point:
-// the most a template can read, and the value of a constant call.
-int ToNumberScale(std::string_view fmt);
+// to_number's result: a NUMERIC with the scale of the digits it reads
+// after the point.
 Status EvalToNumber(const std::string& text, const std::string& fmt, Value* out);
 
 // PostgreSQL's name of a type, for messages ("integer", "text", ...).

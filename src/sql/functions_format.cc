@@ -2032,13 +2032,6 @@ Status ToNumber(const SqlType& t, const Value* a, size_t, Value* out) {
 
 }  // namespace
 
-int ToNumberScale(std::string_view fmt) {
-  const NumTemplate& t = ParseNumTemplate(fmt);
-  if (!t.status.ok()) return 0;
-  const NumDesc& d = t.desc;
-  return std::min(d.post + (d.Has(kFlagMulti) ? 16 : 0), 37);
-}
-
 Status EvalToNumber(const std::string& text, const std::string& fmt, Value* out) {
   int128 u;
   int scale;
@@ -2078,7 +2071,8 @@ bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, Reso
     }
   }
   if (name == "to_number" && n == 2 && args[0].IsString() && args[1].IsString()) {
-    return Resolve(r, ToNumber, "to_number", SqlType::Decimal(38, 0), {Text(), Text()});
+    // NUMERIC with as many digits after the point as it read.
+    return Resolve(r, ToNumber, "to_number", SqlType::Numeric(), {Text(), Text()});
   }
   if (name == "to_date" && n == 2 && args[0].IsString() && args[1].IsString()) {
     return Resolve(r, ToDate, "to_date", SqlType::Date(), {Text(), Text()});

@@ -34,6 +34,8 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
 // The set-returning functions of strings (see ResolveSetFunction).
 bool ResolveStringSet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// sqrt, exp, ln, log and power of NUMERIC values (functions_numeric.cc).
+bool ResolveNumeric(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // bytea's functions, and unistr() (functions_bytea.cc).
 bool ResolveBytea(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // to_char, to_number, to_date, to_timestamp (functions_format.cc).

@@ -1197,28 +1197,17 @@ Status ScaleFn(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(a[0].decimal_scale());
   return Status::OK();
 }
-// A decimal without the zeros that end its fraction (1.500 is 1.5).
-Value WithoutTrailingZeros(const Value& v) {
-  if (v.decimal_is_special()) return v;
-  int128 u = v.decimal_unscaled();
-  int s = v.decimal_scale();
-  while (s > 0 && u % 10 == 0) {
-    u /= 10;
-    --s;
-  }
-  return Value::Decimal(u, s);
-}
 // min_scale(numeric): the fewest digits after the point that keep the value.
 Status MinScale(const SqlType&, const Value* a, size_t, Value* out) {
   if (a[0].decimal_is_special()) {
     *out = Value::Null();
     return Status::OK();
   }
-  *out = Value::Int(WithoutTrailingZeros(a[0]).decimal_scale());
+  *out = Value::Int(DecimalWithoutTrailingZeros(a[0]).decimal_scale());
   return Status::OK();
 }
 Status TrimScale(const SqlType&, const Value* a, size_t, Value* out) {
-  *out = WithoutTrailingZeros(a[0]);
+  *out = DecimalWithoutTrailingZeros(a[0]);
   return Status::OK();
 }
 // trunc(numeric, n): toward zero at n digits after the point (n may be
@@ -1231,6 +1220,15 @@ Status TruncDec(const SqlType&, const Value* a, size_t n, Value* out) {
   int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
   int from = a[0].decimal_scale();
   int128 u = a[0].decimal_unscaled();
+  if (to > from) {
+    // trunc(1.5, 3) is 1.500, as in PostgreSQL.
+    bool overflow = false;
+    const int128 v = RescaleDecimal(u, from, to, &overflow);
+    if (!overflow && v < Pow10(kMaxDecimalDigits) && v > -Pow10(kMaxDecimalDigits)) {
+      u = v;
+      from = to;
+    }
+  }
   if (to < from) {
     int keep = std::max(to, 0);
     u /= Pow10(from - keep);
@@ -1501,8 +1499,10 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
     }
   }
   if (name == "|/" && n == 1 && num_at(0)) {
+    // PostgreSQL's |/ is of double precision only (sqrt() has a numeric
+    // form too).
     ResolvedFn sq;
-    if (ResolveTextAndMath("sqrt", args, &sq)) {
+    if (ResolveTextAndMath("sqrt", {d}, &sq)) {
       *r = sq;
       return true;
     }
@@ -1545,16 +1545,15 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
                    SqlType::Integer(), {args[0]});
   }
   if (name == "trim_scale" && n == 1 && args[0].id() == TypeId::kDecimal)
-    return Resolve(r, TrimScale, "trim_scale", SqlType::Decimal(38, args[0].scale()), {args[0]});
+    return Resolve(r, TrimScale, "trim_scale", SqlType::Numeric(), {args[0]});
   if (name == "trunc" && (n == 1 || n == 2) && args[0].id() == TypeId::kDecimal &&
       (n == 1 || args[1].IsInteger())) {
     std::vector<SqlType> at = {args[0]};
     if (n == 2) at.push_back(SqlType::Integer());
-    return Resolve(r, TruncDec, "trunc",
-                   n == 1 ? SqlType::Decimal(38, 0) : args[0].WithNullable(true), at);
+    return Resolve(r, TruncDec, "trunc", n == 1 ? SqlType::Decimal(38, 0) : SqlType::Numeric(), at);
   }
   if (name == "trunc" && n == 2 && args[0].IsInteger() && args[1].IsInteger()) {
-    return Resolve(r, TruncDec, "trunc", SqlType::Decimal(38, 0),
+    return Resolve(r, TruncDec, "trunc", SqlType::Numeric(),
                    {SqlType::Decimal(38, 0), SqlType::Integer()});
   }
   if (name == "trunc" && n == 1 &&

@@ -162,6 +162,16 @@ Status RoundDec(const SqlType& t, const Value* a, size_t n, Value* out) {
   int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
   int from = a[0].decimal_scale();
   int128 u = a[0].decimal_unscaled();
+  if (to > from) {
+    // More digits than the value has: PostgreSQL's result has them
+    // (round(1.5, 3) is 1.500).
+    bool overflow = false;
+    const int128 v = RescaleDecimal(u, from, to, &overflow);
+    if (!overflow && v < Pow10(kMaxDecimalDigits) && v > -Pow10(kMaxDecimalDigits)) {
+      u = v;
+      from = to;
+    }
+  }
   if (to < from) {
     int128 f = Pow10(from - std::max(to, 0)), q = u / f, r = u % f;
     if (r * 2 >= f) ++q;
@@ -324,11 +334,13 @@ bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args,
     int scale = 38;  // the result keeps the digits the value has (at most)
     r->fn = RoundDec;
     r->name = "round";
+    (void)scale;
     r->arg_types = {args[0].id() == TypeId::kDecimal
                         ? args[0]
                         : SqlType::Decimal(38, args[0].IsInteger() ? 0 : 16),
                     SqlType::Integer()};
-    r->result = SqlType::Decimal(38, std::min(scale, 16));
+    // n digits after the point, n known only when it runs.
+    r->result = SqlType::Numeric();
     return true;
   }
   return false;

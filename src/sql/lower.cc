@@ -454,6 +454,8 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {
           ok->assign(1, null_marker);
           break;
         }
+        // NUMERIC values equal but for their scale (1.5, 1.50) match.
+        if (key_types[i].dynamic_scale() && !v.is_null()) v = DecimalWithoutTrailingZeros(v);
         SLUICE_RETURN_IF_ERROR(EncodeValue(key_types[i], v, ok));
       }
       return EncodeRow(as, row, ov);

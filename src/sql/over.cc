@@ -155,6 +155,7 @@ class FrameAgg {
     best_ = Value::Null();
     stats_ = LinearAcc();
     specials_ = LinearAcc();
+    numeric_ = LinearAcc();
     yc_ = YoungsCramer();
   }
   Status Add(const Row& row, int sign) {
@@ -182,6 +183,8 @@ class FrameAgg {
           isum_ += sign * static_cast<int128>(v.int_value());
         } else if (v.kind() == Value::Kind::kDecimal && v.decimal_is_special()) {
           SLUICE_RETURN_IF_ERROR(AddDecimalSpecial(v, sign, &specials_));
+        } else if (v.kind() == Value::Kind::kDecimal && arg_type_.dynamic_scale()) {
+          SLUICE_RETURN_IF_ERROR(AddNumeric(v, sign, false, &numeric_));
         } else if (v.kind() == Value::Kind::kDecimal) {
           bool overflow = false;
           int128 u =
@@ -238,8 +241,9 @@ class FrameAgg {
             return Status::Overflow("bigint out of range in SUM");
           *out = Value::Int(static_cast<int64_t>(isum_));
         } else if (arg_type_.id() == TypeId::kDecimal) {
-          *out = specials_.HasSpecials() ? SpecialSum(specials_)
-                                         : Value::Decimal(isum_, arg_type_.scale());
+          *out = specials_.HasSpecials()     ? SpecialSum(specials_)
+                 : arg_type_.dynamic_scale() ? Value::Decimal(numeric_.isum, NumericScale())
+                                             : Value::Decimal(isum_, arg_type_.scale());
         } else {
           *out = Value::Double(dsum_);
         }
@@ -250,9 +254,12 @@ class FrameAgg {
         } else if (arg_type_.id() == TypeId::kDecimal && specials_.HasSpecials()) {
           *out = SpecialSum(specials_);
         } else if (arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal) {
-          const int scale = arg_type_.IsInteger() ? 0 : arg_type_.scale();
-          SLUICE_ASSIGN_OR_RETURN(*out,
-                                  AvgDecimal(isum_, scale, count_, std::max(scale, kAvgScale)));
+          if (arg_type_.dynamic_scale()) {
+            SLUICE_ASSIGN_OR_RETURN(*out, AvgNumeric(numeric_.isum, NumericScale(), count_));
+          } else {
+            const int scale = arg_type_.IsInteger() ? 0 : arg_type_.scale();
+            SLUICE_ASSIGN_OR_RETURN(*out, AvgNumeric(isum_, scale, count_));
+          }
         } else {
           *out = Value::Double(dsum_ / static_cast<double>(count_));
         }
@@ -267,6 +274,7 @@ class FrameAgg {
     return c_.args.size() > 1 || arg_type_.id() == TypeId::kDouble ||
            arg_type_.id() == TypeId::kReal;
   }
+  int NumericScale() const { return std::max(numeric_.Scale(), 0); }
   AggSpec StatSpec() const {
     AggSpec spec{c_.agg, 0};
     if (c_.args.size() > 1) spec.column2 = 1;
@@ -277,6 +285,7 @@ class FrameAgg {
   SqlType arg_type_;
   LinearAcc stats_;   // the statistics of integers and decimals
   LinearAcc specials_;  // SUM and AVG of decimals: the NaNs and infinities
+  LinearAcc numeric_;   // SUM and AVG of NUMERIC: the sum at its values' largest scale
   YoungsCramer yc_;  // of doubles
   int64_t count_ = 0;
   int128 isum_ = 0;

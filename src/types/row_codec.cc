@@ -245,6 +245,139 @@ uint8_t WideDecimalTag(DecimalSpecial sp) {
   return kWideFinite;
 }
 
+// NUMERIC (dynamic scale) by its value first, then its display scale:
+//   class byte: 0x01 -Infinity, 0x02 negative, 0x03 zero, 0x04 positive,
+//               0x05 Infinity, 0x06 NaN (PostgreSQL orders NaN last);
+//   negative and positive: the decimal exponent E of the first significant
+//               digit as one byte 0x80 + E (the value is 0.d1d2... x 10^E),
+//               then the significant digits without trailing zeros, two a
+//               byte as nibbles d + 1, closed by a 0 nibble (a whole 0x00
+//               byte after an even count); a negative value's exponent and
+//               digit bytes are complemented, so larger magnitudes sort first;
+//   finite values then end with the display scale, 2 bytes big-endian
+//               (complemented for negative values).
+// The digits have no fixed width, so values of any size fit the layout.
+// Values equal but for their display scale (1.5 and 1.50) are distinct
+// byte strings: they group apart, as intervals of equal length do.
+constexpr uint8_t kNumNegInf = 0x01, kNumNeg = 0x02, kNumZero = 0x03, kNumPos = 0x04,
+                  kNumPosInf = 0x05, kNumNaN = 0x06;
+constexpr const char* kNumericTooLong =
+    "numeric values of more than 38 digits are not supported yet";
+
+void PutNumeric(int128 u, int scale, std::string* out) {
+  if (u == 0) {
+    out->push_back(static_cast<char>(kNumZero));
+    out->push_back(static_cast<char>(scale >> 8));
+    out->push_back(static_cast<char>(scale & 0xFF));
+    return;
+  }
+  const bool neg = u < 0;
+  unsigned __int128 m =
+      neg ? -static_cast<unsigned __int128>(u) : static_cast<unsigned __int128>(u);
+  char digits[48];
+  int n = 0;
+  for (; m != 0; m /= 10) digits[n++] = static_cast<char>(m % 10);  // least significant first
+  const int exponent = n - scale;
+  int low = 0;
+  while (digits[low] == 0) ++low;  // trailing zeros, not stored
+  std::string body;
+  body.push_back(static_cast<char>(0x80 + exponent));
+  int nibble = 0;
+  uint8_t byte = 0;
+  for (int i = n - 1; i >= low; --i) {
+    const uint8_t d = static_cast<uint8_t>(digits[i] + 1);
+    if (nibble == 0) {
+      byte = static_cast<uint8_t>(d << 4);
+      nibble = 1;
+    } else {
+      body.push_back(static_cast<char>(byte | d));
+      nibble = 0;
+    }
+  }
+  body.push_back(static_cast<char>(nibble == 1 ? byte : 0));
+  uint8_t sc[2] = {static_cast<uint8_t>(scale >> 8), static_cast<uint8_t>(scale & 0xFF)};
+  out->push_back(static_cast<char>(neg ? kNumNeg : kNumPos));
+  for (char c : body) out->push_back(neg ? static_cast<char>(~c) : c);
+  for (uint8_t c : sc) out->push_back(static_cast<char>(neg ? static_cast<uint8_t>(~c) : c));
+}
+
+uint8_t NumericSpecialClass(DecimalSpecial sp) {
+  return sp == DecimalSpecial::kNaN      ? kNumNaN
+         : sp == DecimalSpecial::kPosInf ? kNumPosInf
+                                         : kNumNegInf;
+}
+
+// Reads one NUMERIC field's value (after its null tag) from the front of
+// `*in`; `out` may be null (skipping).
+Status GetNumeric(std::string_view* in, Value* out) {
+  auto corrupt = [] { return Status::Corruption("malformed NUMERIC value"); };
+  if (in->empty()) return corrupt();
+  const uint8_t cls = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  auto scale_of = [&](bool neg, int* scale) {
+    if (in->size() < 2) return false;
+    uint8_t a = static_cast<uint8_t>((*in)[0]), b = static_cast<uint8_t>((*in)[1]);
+    if (neg) a = static_cast<uint8_t>(~a), b = static_cast<uint8_t>(~b);
+    *scale = a << 8 | b;
+    in->remove_prefix(2);
+    return *scale <= kMaxDecimalDigits;
+  };
+  switch (cls) {
+    case kNumNegInf:
+    case kNumPosInf:
+    case kNumNaN:
+      if (out) {
+        *out = Value::DecimalSpecialValue(cls == kNumNaN      ? DecimalSpecial::kNaN
+                                          : cls == kNumPosInf ? DecimalSpecial::kPosInf
+                                                              : DecimalSpecial::kNegInf);
+      }
+      return Status::OK();
+    case kNumZero: {
+      int scale;
+      if (!scale_of(false, &scale)) return corrupt();
+      if (out) *out = Value::Decimal(0, scale);
+      return Status::OK();
+    }
+    case kNumNeg:
+    case kNumPos:
+      break;
+    default:
+      return corrupt();
+  }
+  const bool neg = cls == kNumNeg;
+  auto byte_at = [&](size_t i) {
+    const uint8_t b = static_cast<uint8_t>((*in)[i]);
+    return neg ? static_cast<uint8_t>(~b) : b;
+  };
+  if (in->empty()) return corrupt();
+  const int exponent = static_cast<int>(byte_at(0)) - 0x80;
+  int128 digits = 0;
+  int count = 0;
+  size_t i = 1;
+  for (bool done = false; !done; ++i) {
+    if (i >= in->size()) return corrupt();
+    const uint8_t b = byte_at(i);
+    for (uint8_t d : {static_cast<uint8_t>(b >> 4), static_cast<uint8_t>(b & 0x0F)}) {
+      if (d == 0) {
+        done = true;
+        break;
+      }
+      if (d > 10 || count >= kMaxDecimalDigits) return corrupt();
+      digits = digits * 10 + (d - 1);
+      ++count;
+    }
+  }
+  in->remove_prefix(i);
+  int scale;
+  if (!scale_of(neg, &scale)) return corrupt();
+  // The value is 0.digits x 10^exponent: unscaled at `scale`, digits x
+  // 10^(exponent - count + scale).
+  const int shift = exponent - count + scale;
+  if (shift < 0 || count + shift > kMaxDecimalDigits) return corrupt();
+  if (out) *out = Value::Decimal((neg ? -digits : digits) * Pow10(shift), scale);
+  return Status::OK();
+}
+
 void PutDecimalSpecial(DecimalSpecial sp, int width, std::string* out) {
   int128 bits = DecimalSpecialBits(sp, width);
   if (width == 8) {
@@ -451,6 +584,19 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
     }
     case TypeId::kDecimal: {
       SLUICE_RETURN_IF_ERROR(expect(K::kDecimal));
+      if (type.dynamic_scale()) {
+        if (v.decimal_is_special()) {
+          out->push_back(static_cast<char>(NumericSpecialClass(v.decimal_special())));
+          return Status::OK();
+        }
+        const int128 limit = Pow10(kMaxDecimalDigits);
+        if (v.decimal_unscaled() >= limit || v.decimal_unscaled() <= -limit ||
+            v.decimal_scale() > kMaxDecimalDigits) {
+          return Status::Unimplemented(kNumericTooLong);
+        }
+        PutNumeric(v.decimal_unscaled(), v.decimal_scale(), out);
+        return Status::OK();
+      }
       const bool wide = type.precision() > kMaxDecimalDigits;
       if (v.decimal_is_special()) {
         if (v.decimal_special() != DecimalSpecial::kNaN && !DecimalHoldsInfinity(type)) {
@@ -576,6 +722,7 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
       return Status::OK();
     }
     case TypeId::kDecimal: {
+      if (type.dynamic_scale()) return GetNumeric(in, out);
       if (type.precision() > kMaxDecimalDigits) {
         SLUICE_RETURN_IF_ERROR(need(1));
         const uint8_t tag = static_cast<uint8_t>((*in)[0]);
@@ -719,6 +866,16 @@ bool AppendIntField(const SqlType& type, int64_t v, std::string* out) {
   if (type.id() == TypeId::kTime && (v < 0 || v >= kMicrosPerDay)) return false;
   if (type.nullable()) out->push_back(kPresent);
   PutSigned(v, width, out);
+  return true;
+}
+
+bool AppendNumericField(const SqlType& type, int128 unscaled, int scale, std::string* out) {
+  const int128 limit = Pow10(kMaxDecimalDigits);
+  if (unscaled >= limit || unscaled <= -limit || scale < 0 || scale > kMaxDecimalDigits) {
+    return false;
+  }
+  if (type.nullable()) out->push_back(kPresent);
+  PutNumeric(unscaled, scale, out);
   return true;
 }
 

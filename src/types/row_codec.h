@@ -4,6 +4,9 @@
 //  1. Canonical: two rows are equal as SQL values iff their bytes are equal,
 //     so hashing and equality work on bytes (-0.0 is stored as 0.0, every NaN
 //     as one NaN, CHAR(n) without its trailing spaces, MAP entries sorted).
+//     Two kinds of values that compare equal print differently and so stay
+//     distinct: NUMERIC values of one value but different scales (1.5,
+//     1.50) and INTERVALs of one length but different fields.
 //  2. Order-preserving: memcmp order of two encodings of the same schema is
 //     the SQL order of the rows, column by column, with NULLs last
 //     (PostgreSQL's default ASC NULLS LAST) and strings in byte (C collation)
@@ -20,6 +23,11 @@
 //   BOOLEAN        1 byte: 0x00 false, 0x01 true
 //   TINYINT..BIGINT  1, 2, 4, 8 bytes: two's complement with the sign bit
 //                  flipped
+//   NUMERIC        (unconstrained: each value with its own scale) a class
+//                  byte, then the exponent and significant digits, then the
+//                  display scale; see PutNumeric in row_codec.cc. Values
+//                  equal but for their scale (1.5, 1.50) are distinct here,
+//                  as PostgreSQL keeps them distinct in output
 //   DECIMAL(p,s)   the unscaled integer at scale s: 8 bytes (p <= 18) or 16
 //                  bytes, sign bit flipped. The special numerics take
 //                  integers no finite value reaches: -Infinity the
@@ -90,10 +98,12 @@ int IntWidth(TypeId id);
 // field of `type` (with its null tag) and returns false, appending nothing,
 // if the value does not fit (then EncodeValue says why).
 //   AppendIntField: integer types, DATE (days), TIME and TIMESTAMP (micros)
-//   AppendDecimalField: DECIMAL, `unscaled` already at the type's scale
+//   AppendDecimalField: DECIMAL(p,s), `unscaled` already at the type's scale
 //   AppendStringField: CHAR, VARCHAR, BINARY, VARBINARY
 bool AppendIntField(const SqlType& type, int64_t v, std::string* out);
 bool AppendDecimalField(const SqlType& type, int128 unscaled, std::string* out);
+//   AppendNumericField: NUMERIC (dynamic scale), `unscaled` at `scale`
+bool AppendNumericField(const SqlType& type, int128 unscaled, int scale, std::string* out);
 bool AppendStringField(const SqlType& type, std::string_view s, std::string* out);
 
 // Fast paths for the common fixed-width fields, used by operators.

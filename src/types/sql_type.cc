@@ -16,6 +16,13 @@ SqlType SqlType::Decimal(int precision, int scale, bool nullable) {
   return t;
 }
 
+SqlType SqlType::Numeric(bool nullable) {
+  SqlType t = Scalar(TypeId::kDecimal, nullable);
+  t.precision_ = kMaxDecimalDigits;
+  t.scale_ = kDynamicScale;
+  return t;
+}
+
 SqlType SqlType::Char(int length, bool nullable) {
   SqlType t = Scalar(TypeId::kChar, nullable);
   t.precision_ = length;
@@ -85,7 +92,9 @@ std::string SqlType::ToString() const {
       s = "BIGINT";
       break;
     case TypeId::kDecimal:
-      s = "DECIMAL(" + std::to_string(precision_) + "," + std::to_string(scale_) + ")";
+      s = dynamic_scale()
+              ? "NUMERIC"
+              : "DECIMAL(" + std::to_string(precision_) + "," + std::to_string(scale_) + ")";
       break;
     case TypeId::kReal:
       s = "REAL";
@@ -292,7 +301,7 @@ PgTypeInfo PgTypeOf(const SqlType& t) {
   if ((t.id() == TypeId::kChar || t.id() == TypeId::kVarchar) && t.length() >= 0) {
     info.typmod = t.length() + 4;
     info.name += "(" + std::to_string(t.length()) + ")";
-  } else if (t.id() == TypeId::kDecimal && t.precision() > 0) {
+  } else if (t.id() == TypeId::kDecimal && t.precision() > 0 && !t.dynamic_scale()) {
     info.typmod = ((t.precision() << 16) | t.scale()) + 4;
     info.name += "(" + std::to_string(t.precision()) + "," + std::to_string(t.scale()) + ")";
   }

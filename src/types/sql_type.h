@@ -17,7 +17,8 @@ enum class TypeId : uint8_t {
   kSmallInt,
   kInteger,
   kBigInt,
-  kDecimal,  // precision 1..1000, scale 0..min(precision, 38)
+  kDecimal,  // precision 1..1000, scale 0..min(precision, 38); or NUMERIC
+             // unconstrained: precision 38, each value with its own scale
   kReal,
   kDouble,
   kChar,     // CHAR(n): compared and stored without trailing spaces
@@ -44,6 +45,10 @@ class SqlType {
   static SqlType Integer(bool nullable = true) { return Scalar(TypeId::kInteger, nullable); }
   static SqlType BigInt(bool nullable = true) { return Scalar(TypeId::kBigInt, nullable); }
   static SqlType Decimal(int precision, int scale, bool nullable = true);
+  // PostgreSQL's unconstrained NUMERIC: every value keeps its own scale (its
+  // display scale: 1.50 stays 1.50, 3 stays 3), as PostgreSQL's numeric
+  // does. scale() is kDynamicScale; the value's scale is its own.
+  static SqlType Numeric(bool nullable = true);
   static SqlType Real(bool nullable = true) { return Scalar(TypeId::kReal, nullable); }
   static SqlType Double(bool nullable = true) { return Scalar(TypeId::kDouble, nullable); }
   static SqlType Char(int length, bool nullable = true);
@@ -79,6 +84,9 @@ class SqlType {
     t.nullable_ = nullable;
     return t;
   }
+  // NUMERIC without a declared precision and scale (Numeric()).
+  bool dynamic_scale() const { return id_ == TypeId::kDecimal && scale_ == kDynamicScale; }
+  static constexpr int kDynamicScale = -1;
   bool IsInteger() const { return id_ >= TypeId::kTinyInt && id_ <= TypeId::kBigInt; }
   bool IsString() const { return id_ == TypeId::kChar || id_ == TypeId::kVarchar; }
   bool IsBinary() const { return id_ == TypeId::kBinary || id_ == TypeId::kVarbinary; }

@@ -1,5 +1,6 @@
 #include "types/value.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -79,6 +80,142 @@ int128 RescaleDecimal(int128 u, int from, int to, bool* overflow) {
   return q;
 }
 
+NumericHead NumericHeadOf(std::string_view digits, int scale) {
+  NumericHead h;
+  const int n = static_cast<int>(digits.size());
+  if (n == 0 || digits == "0") return h;
+  const int e = n - 1 - scale;  // the first digit's power of ten
+  h.weight = e >= 0 ? e / 4 : -((-e + 3) / 4);
+  // The digit at power p, 0 outside the digits.
+  auto at = [&](int p) {
+    const int i = n - 1 - scale - p;
+    return i >= 0 && i < n ? digits[static_cast<size_t>(i)] - '0' : 0;
+  };
+  auto group = [&](int w) {
+    int g = 0;
+    for (int p = 4 * w + 3; p >= 4 * w; --p) g = g * 10 + at(p);
+    return g;
+  };
+  h.d0 = group(h.weight);
+  h.d1 = group(h.weight - 1);
+  // Digits below the first group: the power of the last nonzero digit.
+  int last = n - 1;
+  while (last > 0 && digits[static_cast<size_t>(last)] == '0') --last;
+  h.more = n - 1 - scale - last < 4 * h.weight;
+  return h;
+}
+
+namespace {
+
+std::string MagnitudeDigits(int128 u) {
+  std::string d = DecimalToString(u, 0);
+  if (!d.empty() && d[0] == '-') d.erase(0, 1);
+  return d;
+}
+
+}  // namespace
+
+NumericHead NumericHeadOf(int128 u, int scale) { return NumericHeadOf(MagnitudeDigits(u), scale); }
+
+int NumericDivScale(std::string_view x_digits, int sx, std::string_view y_digits, int sy) {
+  const NumericHead x = NumericHeadOf(x_digits, sx), y = NumericHeadOf(y_digits, sy);
+  int qweight = x.weight - y.weight;
+  if (x.d0 <= y.d0) --qweight;
+  int scale = 16 - qweight * 4;
+  scale = std::max({scale, sx, sy, 0});
+  return std::min(scale, 1000);
+}
+
+int NumericDivScale(int128 x, int sx, int128 y, int sy) {
+  return NumericDivScale(MagnitudeDigits(x), sx, MagnitudeDigits(y), sy);
+}
+
+Value DecimalWithoutTrailingZeros(const Value& v) {
+  if (v.decimal_is_special()) return v;
+  int128 u = v.decimal_unscaled();
+  int s = v.decimal_scale();
+  while (s > 0 && u % 10 == 0) {
+    u /= 10;
+    --s;
+  }
+  return Value::Decimal(u, s);
+}
+
+namespace {
+
+using u128 = unsigned __int128;
+
+// A 256-bit unsigned integer, hi * 2^128 + lo.
+struct U256Pair {
+  u128 hi = 0, lo = 0;
+};
+
+U256Pair MulFull(u128 a, u128 b) {
+  const uint64_t a0 = static_cast<uint64_t>(a), a1 = static_cast<uint64_t>(a >> 64);
+  const uint64_t b0 = static_cast<uint64_t>(b), b1 = static_cast<uint64_t>(b >> 64);
+  const u128 p00 = static_cast<u128>(a0) * b0, p01 = static_cast<u128>(a0) * b1;
+  const u128 p10 = static_cast<u128>(a1) * b0, p11 = static_cast<u128>(a1) * b1;
+  const u128 mid = (p00 >> 64) + static_cast<uint64_t>(p01) + static_cast<uint64_t>(p10);
+  U256Pair r;
+  r.lo = (mid << 64) | static_cast<uint64_t>(p00);
+  r.hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+  return r;
+}
+
+// n / d, false if the quotient does not fit 128 bits. REQUIRES: 0 < d < 2^127.
+bool DivFull(U256Pair n, u128 d, u128* q) {
+  if (n.hi >= d) return false;
+  u128 r = n.hi, quo = 0;
+  for (int i = 127; i >= 0; --i) {
+    r = (r << 1) | ((n.lo >> i) & 1);
+    quo <<= 1;
+    if (r >= d) {
+      r -= d;
+      quo |= 1;
+    }
+  }
+  *q = quo;
+  return true;
+}
+
+}  // namespace
+
+bool DivideDecimal(int128 x, int sx, int128 y, int sy, int scale, int128* out) {
+  if (y == 0) return false;
+  const bool neg = (x < 0) != (y < 0);
+  u128 n = x < 0 ? -static_cast<u128>(x) : static_cast<u128>(x);
+  u128 d = y < 0 ? -static_cast<u128>(y) : static_cast<u128>(y);
+  // |x| / |y| at scale + 1: |x| * 10^shift / |y| (or over |y| * 10^-shift).
+  const int shift = scale + 1 + sy - sx;
+  U256Pair num{0, n};
+  if (shift > 0) {
+    if (shift > 2 * kMaxDecimalDigits) return false;
+    const int first = std::min(shift, kMaxDecimalDigits);
+    num = MulFull(n, static_cast<u128>(Pow10(first)));
+    if (shift > first) {
+      if (num.hi != 0) return false;
+      num = MulFull(num.lo, static_cast<u128>(Pow10(shift - first)));
+    }
+  } else if (shift < 0) {
+    if (-shift > kMaxDecimalDigits || MulFull(d, static_cast<u128>(Pow10(-shift))).hi != 0) {
+      *out = 0;  // |y| * 10^-shift exceeds any |x|: the quotient rounds to 0
+      return true;
+    }
+    d *= static_cast<u128>(Pow10(-shift));
+    if (d >> 127) {
+      *out = 0;
+      return true;
+    }
+  }
+  u128 q;
+  if (!DivFull(num, d, &q)) return false;
+  const bool up = q % 10 >= 5;
+  q = q / 10 + (up ? 1 : 0);
+  if (q >= static_cast<u128>(Pow10(kMaxDecimalDigits))) return false;
+  *out = neg ? -static_cast<int128>(q) : static_cast<int128>(q);
+  return true;
+}
+
 bool ParseDecimal(std::string_view s, int scale, int128* out) {
   bool neg = false;
   size_t i = 0;
@@ -110,7 +247,8 @@ bool ParseDecimal(std::string_view s, int scale, int128* out) {
   if (!any) return false;
   int exp = 0;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    auto r = std::from_chars(s.data() + i + 1, s.data() + s.size(), exp);
+    const size_t at = i + 1 + (i + 1 < s.size() && s[i + 1] == '+' ? 1 : 0);
+    auto r = std::from_chars(s.data() + at, s.data() + s.size(), exp);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size() || exp > 1000 || exp < -1000) {
       return false;
     }
@@ -124,6 +262,22 @@ bool ParseDecimal(std::string_view s, int scale, int128* out) {
   if (first_dropped >= 5 && scale == frac - exp && ++u >= Pow10(kMaxDecimalDigits)) return false;
   *out = neg ? -u : u;
   return true;
+}
+
+int DecimalTextScale(std::string_view s) {
+  int frac = 0;
+  size_t i = s.find('.');
+  if (i != std::string_view::npos) {
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) ++frac;
+  }
+  const size_t e = s.find_first_of("eE");
+  long exp = 0;
+  if (e != std::string_view::npos) {
+    size_t j = e + 1;
+    if (j < s.size() && s[j] == '+') ++j;
+    std::from_chars(s.data() + j, s.data() + s.size(), exp);
+  }
+  return static_cast<int>(std::max(0L, static_cast<long>(frac) - exp));
 }
 
 bool IsDecimalText(std::string_view s) {

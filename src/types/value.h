@@ -144,10 +144,44 @@ inline int128 Pow10(int n) {
 // sets *overflow if the result does not fit.
 int128 RescaleDecimal(int128 u, int from, int to, bool* overflow);
 
+// A numeric's head in PostgreSQL's base-10000 layout, from the decimal
+// digits of its magnitude (no leading zeros) and its scale: |v| = d0 *
+// 10000^weight + d1 * 10000^(weight - 1) + (less); `more` if any digit lies
+// below d0's group. Zero: all 0.
+struct NumericHead {
+  int weight = 0;
+  int d0 = 0, d1 = 0;
+  bool more = false;
+};
+NumericHead NumericHeadOf(std::string_view digits, int scale);
+NumericHead NumericHeadOf(int128 u, int scale);
+
+// PostgreSQL's scale of the quotient x / y of numerics (select_div_scale
+// in its numeric.c): at least 16 significant digits, and no fewer digits
+// after the point than either operand has: 70.0 / 70 is
+// 1.00000000000000000000, 1 / 3 is 0.33333333333333333333, 16900 / 1 is
+// 16900.000000000000. REQUIRES: x and y finite.
+int NumericDivScale(int128 x, int sx, int128 y, int sy);
+// The same of magnitudes given by their decimal digits (no leading zeros).
+int NumericDivScale(std::string_view x_digits, int sx, std::string_view y_digits, int sy);
+
+// x (at scale sx) / y (at sy) at `scale`, rounded half away from zero.
+// False if y is 0 or the quotient does not fit 38 digits.
+bool DivideDecimal(int128 x, int sx, int128 y, int sy, int scale, int128* out);
+
+// A decimal without the zeros that end its fraction (1.500 is 1.5): the one
+// form of its value whatever its scale. Specials are themselves.
+Value DecimalWithoutTrailingZeros(const Value& v);
+
 // Parses decimal text "[+-]digits[.digits][e[+-]digits]" (nothing around
 // it) to an unscaled value at `scale`. False if it is not such text or does
 // not fit in 38 digits.
 bool ParseDecimal(std::string_view s, int scale, int128* out);
+
+// The display scale PostgreSQL gives decimal text: the digits after the
+// point less the exponent, at least 0 ('1.50' 2, '1.5e1' 0, '1e-3' 3).
+// REQUIRES: IsDecimalText(s).
+int DecimalTextScale(std::string_view s);
 
 // Whether `s` is decimal text as ParseDecimal reads it, whatever its size
 // (ParseDecimal also fails on text whose value does not fit).

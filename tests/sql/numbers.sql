@@ -1,6 +1,5 @@
--- PostgreSQL's numbers: AVG of integers and decimals is numeric with 16
--- digits after the point (PostgreSQL's scale for averages whose leading
--- digits exceed the count's; see docs/sql.md for where it gives more).
+-- PostgreSQL's numbers: AVG of integers and decimals is numeric at
+-- PostgreSQL's scale for the quotient (see docs/sql.md).
 CREATE TABLE n (k INT, c DECIMAL(10,2), i INT, b BIGINT, s SMALLINT, d DOUBLE PRECISION);
 INSERT INTO n VALUES (1, 1000.25, 5, 10, 5, 0.5), (1, 2000.50, 6, 20, 6, 1.5), (2, 3333.33, 3, 30, 3, 2.5), (2, 10.01, 4, 40, 4, 1e-3);
 INSERT INTO n VALUES (3, NULL, NULL, NULL, NULL, NULL), (3, -5.55, -7, -70, -7, -7.5), (1, 6000.00, 9, 90, 9, 2);

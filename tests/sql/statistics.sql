@@ -1,9 +1,8 @@
 -- PostgreSQL's statistical aggregates: the variance family over integers,
 -- numerics and floats, and the statistics of pairs of doubles (covariance,
 -- correlation, regression), grouped and over windows, as rows come, change
--- and go. Numeric results have 16 digits after the point (see docs/sql.md),
--- so the data keep variances between 1 and 10^4, where PostgreSQL gives 16
--- too; grouped doubles keep values whose sums PostgreSQL's running
+-- and go. Numeric results have PostgreSQL's scale, which follows their
+-- size; grouped doubles keep values whose sums PostgreSQL's running
 -- accumulation computes without rounding.
 CREATE TABLE s (k INT PRIMARY KEY, g INT, i INT, b BIGINT, sm SMALLINT, n NUMERIC(10,2), n4 NUMERIC(12,4),
   d DOUBLE PRECISION, r REAL, y DOUBLE PRECISION, x DOUBLE PRECISION, t TEXT);
@@ -81,9 +80,12 @@ SELECT corr(t, x) FROM s;
 SELECT regr_slope(y) FROM s;
 -- sluice: error var_pop(DISTINCT ...) is not supported yet
 SELECT var_pop(DISTINCT i) FROM s;
+-- Large values: PostgreSQL's scale follows the variance's size (here none
+-- after the point).
+SELECT var_pop(b * 100000000000000000), stddev_samp(b * 100000000000000000) FROM s;
 -- Squares beyond 38 digits (PostgreSQL's numeric has no such limit).
 -- sluice: error the sum of squares exceeds 38 digits
-SELECT var_pop(b * 100000000000000000) FROM s;
+SELECT var_pop(n * 100000000000000000000) FROM s;
 
 -- Changes: updates, deletes and inserts over several steps.
 UPDATE s SET d = d + 1, i = i * 2, y = y + 0.5 WHERE k = 2;

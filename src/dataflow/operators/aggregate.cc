@@ -21,7 +21,10 @@ struct AggregateOp::State {
   int64_t rows = 0;
   std::vector<LinearAcc> accs;
 
-  void Encode(const std::vector<AggSpec>& aggs, std::string* out) const {
+  // numeric[i]: whether aggregate i sums a NUMERIC of dynamic scale, whose
+  // accumulator also keeps its scale counts (EncodeScales).
+  void Encode(const std::vector<AggSpec>& aggs, const std::vector<bool>& numeric,
+              std::string* out) const {
     out->append(reinterpret_cast<const char*>(&rows), 8);
     for (size_t i = 0; i < accs.size(); ++i) {
       const LinearAcc& a = accs[i];
@@ -32,6 +35,7 @@ struct AggregateOp::State {
       std::memcpy(&bits, &d, 8);
       out->append(reinterpret_cast<const char*>(&bits), 8);
       if (IsStatistical(aggs[i].kind)) EncodeStats(a, out);
+      if (numeric[i]) EncodeScales(a, out);
     }
     bool specials = false;
     for (const LinearAcc& a : accs) specials = specials || a.HasSpecials();
@@ -39,7 +43,8 @@ struct AggregateOp::State {
       for (const LinearAcc& a : accs) out->append(reinterpret_cast<const char*>(a.specials), 24);
     }
   }
-  Status Decode(std::string_view in, const std::vector<AggSpec>& aggs) {
+  Status Decode(std::string_view in, const std::vector<AggSpec>& aggs,
+                const std::vector<bool>& numeric) {
     const size_t n = aggs.size();
     if (in.size() < 8 + 32 * n) return Status::Corruption("aggregate state has a bad length");
     std::memcpy(&rows, in.data(), 8);
@@ -53,6 +58,7 @@ struct AggregateOp::State {
       std::memcpy(&accs[i].dsum, p + 24, 8);
       in.remove_prefix(32);
       if (IsStatistical(aggs[i].kind)) SLUICE_RETURN_IF_ERROR(DecodeStats(&in, &accs[i]));
+      if (numeric[i]) SLUICE_RETURN_IF_ERROR(DecodeScales(&in, &accs[i]));
     }
     if (in.size() == 24 * n) {
       for (size_t i = 0; i < n; ++i) std::memcpy(accs[i].specials, in.data() + 24 * i, 24);
@@ -69,6 +75,8 @@ AggregateOp::AggregateOp(Stream* in, Schema val_schema, std::vector<AggSpec> agg
   for (const AggSpec& a : aggs_) {
     bool indexed = !IsLinear(a.kind) || IsDistinctAgg(a.kind);
     index_.push_back(indexed ? std::make_unique<Spine>(opts) : nullptr);
+    numeric_.push_back(a.column >= 0 && static_cast<size_t>(a.column) < val_schema_.size() &&
+                       val_schema_[static_cast<size_t>(a.column)].dynamic_scale());
   }
 }
 
@@ -220,7 +228,7 @@ Status AggregateOp::Eval() {
     states->SeekKey(g);
     if (states->KeyValid() && states->key() == g && states->ValValid()) {
       old_bytes.assign(states->val());
-      SLUICE_RETURN_IF_ERROR(st_old.Decode(old_bytes, aggs_));
+      SLUICE_RETURN_IF_ERROR(st_old.Decode(old_bytes, aggs_, numeric_));
     }
     st_new = st_old;
     for (; d->ValValid(); d->StepVal()) {
@@ -285,7 +293,7 @@ Status AggregateOp::Eval() {
       if (exists) out.Push(new_row, 1);
     }
     new_bytes.clear();
-    if (exists) st_new.Encode(aggs_, &new_bytes);
+    if (exists) st_new.Encode(aggs_, numeric_, &new_bytes);
     if (old_bytes != new_bytes) {
       // The state delta is built in order: the smaller state's bytes first.
       std::pair<const std::string*, Weight> parts[2] = {{&old_bytes, existed ? -1 : 0},

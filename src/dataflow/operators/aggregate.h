@@ -59,6 +59,8 @@ class AggregateOp final : public Operator {
   // Per aggregate: the (group, field) integral for MIN, MAX and COUNT
   // DISTINCT; null for the linear ones.
   std::vector<std::unique_ptr<Spine>> index_;
+  // Per aggregate: whether its column is a NUMERIC of dynamic scale.
+  std::vector<bool> numeric_;
 };
 
 // Adds an exchange (with more than one worker) and an aggregate; with

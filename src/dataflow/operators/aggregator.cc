@@ -18,6 +18,12 @@ Arith ArithOf(const SqlType& t) {
   return Arith::kOther;
 }
 
+// The scale of a decimal column's sum: the column's, or for NUMERIC the
+// largest of its values' (0 over none).
+int SumScale(const SqlType& col, const LinearAcc& acc) {
+  return col.dynamic_scale() ? std::max(acc.Scale(), 0) : col.scale();
+}
+
 }  // namespace
 
 bool IsLinear(AggKind kind) {
@@ -77,9 +83,8 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
   if (IsStatistical(spec.kind)) {
     switch (ArithOf(col)) {
       case Arith::kInt:
-        return SqlType::Decimal(38, kStatsScale);
       case Arith::kDecimal:
-        return SqlType::Decimal(38, std::min(std::max(kStatsScale, 2 * col.scale()), 37));
+        return SqlType::Numeric();
       case Arith::kFloat:
         return SqlType::Double();
       case Arith::kOther:
@@ -107,10 +112,11 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kAvg:
       switch (ArithOf(col)) {
         case Arith::kInt:
-          return spec.kind == AggKind::kSum ? SqlType::BigInt() : SqlType::Decimal(38, kAvgScale);
+          return spec.kind == AggKind::kSum ? SqlType::BigInt() : SqlType::Numeric();
         case Arith::kDecimal:
-          return SqlType::Decimal(
-              38, spec.kind == AggKind::kSum ? col.scale() : std::max(col.scale(), kAvgScale));
+          return spec.kind == AggKind::kSum && !col.dynamic_scale()
+                     ? SqlType::Decimal(38, col.scale())
+                     : SqlType::Numeric();
         case Arith::kFloat:
           // SUM of REAL is REAL in PostgreSQL; AVG is double precision.
           return spec.kind == AggKind::kSum && col.id() == TypeId::kReal ? SqlType::Real()
@@ -154,6 +160,7 @@ Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view
       Value v;
       SLUICE_RETURN_IF_ERROR(DecodeValue(col, &in, &v));
       if (v.decimal_is_special()) return AddDecimalSpecial(v, w, acc);
+      if (col.dynamic_scale()) return AddNumeric(v, w, false, acc);
       int128 term;
       if (__builtin_mul_overflow(v.decimal_unscaled(), static_cast<int128>(w), &term) ||
           __builtin_add_overflow(acc->isum, term, &acc->isum)) {
@@ -208,18 +215,101 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
       AppendInt64(static_cast<int64_t>(acc.isum), true, out);
       return Status::OK();
     }
-    if (a == Arith::kDecimal) return EncodeValue(type, Value::Decimal(acc.isum, col.scale()), out);
+    if (a == Arith::kDecimal) {
+      return EncodeValue(type, Value::Decimal(acc.isum, SumScale(col, acc)), out);
+    }
     return EncodeValue(type, Value::Double(acc.dsum), out);
   }
   // AVG
   if (a == Arith::kFloat) {
     return EncodeValue(type, Value::Double(acc.dsum / static_cast<double>(acc.count)), out);
   }
-  // Integers and decimals: the quotient at the result's scale, rounded half
-  // away from zero (at fewer digits if the sum is too large for them).
   SLUICE_ASSIGN_OR_RETURN(
-      Value avg, AvgDecimal(acc.isum, a == Arith::kInt ? 0 : col.scale(), acc.count, type.scale()));
+      Value avg, AvgNumeric(acc.isum, a == Arith::kInt ? 0 : SumScale(col, acc), acc.count));
   return EncodeValue(type, avg, out);
+}
+
+int LinearAcc::Scale() const {
+  for (int s = kMaxDecimalDigits; s >= 0; --s) {
+    if (scale_counts[s] != 0) return s;
+  }
+  return -1;
+}
+
+Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc) {
+  const int s = v.decimal_scale();
+  if (s < 0 || s > kMaxDecimalDigits) return Status::Overflow("numeric scale out of range");
+  auto overflow = [] { return Status::Overflow("numeric field overflow in aggregate"); };
+  const int cur = acc->Scale();
+  const int top = std::max(cur, s);
+  // Bring the sums up to the new largest scale.
+  if (cur >= 0 && top > cur) {
+    if (__builtin_mul_overflow(acc->isum, Pow10(top - cur), &acc->isum)) return overflow();
+    if (squares && (2 * (top - cur) > 38 ||
+                    __builtin_mul_overflow(acc->isum2, Pow10(2 * (top - cur)), &acc->isum2))) {
+      return overflow();
+    }
+  }
+  int128 u, term;
+  if (__builtin_mul_overflow(v.decimal_unscaled(), Pow10(top - s), &u) ||
+      __builtin_mul_overflow(u, static_cast<int128>(w), &term) ||
+      __builtin_add_overflow(acc->isum, term, &acc->isum)) {
+    return overflow();
+  }
+  if (squares) {
+    int128 sq;
+    if (__builtin_mul_overflow(u, u, &sq) ||
+        __builtin_mul_overflow(sq, static_cast<int128>(w), &sq) ||
+        __builtin_add_overflow(acc->isum2, sq, &acc->isum2)) {
+      return overflow();
+    }
+  }
+  if (__builtin_add_overflow(acc->scale_counts[s], w, &acc->scale_counts[s])) return overflow();
+  // A delete may leave a smaller largest scale: the sums' digits beyond it
+  // are zeros.
+  const int now = acc->Scale();
+  if (now < top) {
+    const int drop = top - std::max(now, 0);
+    acc->isum /= Pow10(drop);
+    if (squares) acc->isum2 = 2 * drop > 38 ? 0 : acc->isum2 / Pow10(2 * drop);
+  }
+  return Status::OK();
+}
+
+void EncodeScales(const LinearAcc& acc, std::string* out) {
+  uint8_t n = 0;
+  for (int64_t c : acc.scale_counts) n = static_cast<uint8_t>(n + (c != 0));
+  out->push_back(static_cast<char>(n));
+  for (int s = 0; s <= kMaxDecimalDigits; ++s) {
+    if (acc.scale_counts[s] == 0) continue;
+    out->push_back(static_cast<char>(s));
+    out->append(reinterpret_cast<const char*>(&acc.scale_counts[s]), 8);
+  }
+}
+
+Status DecodeScales(std::string_view* in, LinearAcc* acc) {
+  auto bad = [] { return Status::Corruption("the scales of a NUMERIC sum are truncated"); };
+  if (in->empty()) return bad();
+  const size_t n = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  if (in->size() < 9 * n) return bad();
+  for (size_t i = 0; i < n; ++i) {
+    const size_t s = static_cast<uint8_t>((*in)[0]);
+    if (s > static_cast<size_t>(kMaxDecimalDigits)) return bad();
+    std::memcpy(&acc->scale_counts[s], in->data() + 1, 8);
+    in->remove_prefix(9);
+  }
+  return Status::OK();
+}
+
+Result<Value> AvgNumeric(int128 sum, int scale, int64_t count) {
+  if (count == 0) return Value::Null();
+  const int to = NumericDivScale(sum, scale, count, 0);
+  int128 q;
+  if (!DivideDecimal(sum, scale, count, 0, to, &q)) {
+    return Status::Unimplemented("numeric results of more than 38 digits are not supported yet");
+  }
+  return Value::Decimal(q, to);
 }
 
 Status AddDecimalSpecial(const Value& v, Weight w, LinearAcc* acc) {
@@ -237,17 +327,6 @@ Value SpecialSum(const LinearAcc& acc) {
     return Value::DecimalNaN();
   }
   return Value::DecimalInf(acc.specials[1] == 0);
-}
-
-Result<Value> AvgDecimal(int128 sum, int scale, int64_t count, int to_scale) {
-  if (count == 0) return Value::Null();
-  int s = std::max(to_scale, scale);
-  int128 x = 0;
-  while (s > scale && __builtin_mul_overflow(sum, Pow10(s - scale), &x)) --s;
-  if (s == scale) x = sum;
-  int128 q = x / count, r = x % count;
-  if (2 * (r < 0 ? -r : r) >= count) q += x < 0 ? -1 : 1;
-  return Value::Decimal(q, s);
 }
 
 void AppendAsNullable(const SqlType& col, std::string_view field, std::string* out) {
@@ -337,6 +416,21 @@ struct U256 {
     }
     *rem = r;
     return q;
+  }
+  bool IsZero() const { return (w[0] | w[1] | w[2] | w[3]) == 0; }
+  // The decimal digits, without leading zeros ("0" for zero).
+  std::string Digits() const {
+    constexpr uint64_t kChunk = 1000000000000000000ULL;  // 10^18
+    std::string out;
+    U256 v = *this;
+    while (!v.IsZero()) {
+      unsigned __int128 rem = 0;
+      v = v.DivMod(kChunk, &rem);
+      std::string part = std::to_string(static_cast<uint64_t>(rem));
+      if (!v.IsZero()) part.insert(0, 18 - part.size(), '0');
+      out.insert(0, part);
+    }
+    return out.empty() ? "0" : out;
   }
   // floor(sqrt(*this)).
   unsigned __int128 Sqrt() const {
@@ -494,6 +588,9 @@ Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const
       if (y.kind() == Value::Kind::kDecimal && y.decimal_is_special()) {
         return AddDecimalSpecial(y, w, acc);
       }
+      if (y.kind() == Value::Kind::kDecimal && ytype.dynamic_scale()) {
+        return AddNumeric(y, w, true, acc);
+      }
       if (y.kind() == Value::Kind::kDecimal) {
         bool overflow = false;
         u = RescaleDecimal(y.decimal_unscaled(), y.decimal_scale(), ytype.scale(), &overflow);
@@ -536,10 +633,7 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
     // except a sample's of one value, which is NULL like any other.
     if (count <= (samp ? 1 : 0)) return Value::Null();
     if (acc.HasSpecials()) return Value::DecimalNaN();
-    const int in_scale = ArithOf(col) == Arith::kInt ? 0 : col.scale();
-    AggSpec own{k, 0};
-    SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));
-    const int scale = type.scale();
+    const int in_scale = ArithOf(col) == Arith::kInt ? 0 : SumScale(col, acc);
     const auto n = static_cast<unsigned __int128>(count);
     const auto abs = [](int128 v) {
       return v < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(v)
@@ -548,13 +642,16 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
     if (acc.isum2 < 0) return Status::Internal("a negative sum of squares");
     U256 num = U256::Mul(n, static_cast<unsigned __int128>(acc.isum2));
     U256 sq = U256::Mul(abs(acc.isum), abs(acc.isum));
-    if (num.Compare(sq) <= 0) return Value::Decimal(0, scale);
+    if (num.Compare(sq) <= 0) return Value::Decimal(0, 0);
     num.Sub(sq);
+    const unsigned __int128 den = n * (samp ? n - 1 : n);
+    // PostgreSQL's scale of num / den (num at twice the input's scale).
+    const int scale = NumericDivScale(num.Digits(), 2 * in_scale, U256::From(den).Digits(), 0);
+    if (scale > kMaxDecimalDigits) return StatsOverflow();
     // The variance at `scale`: num * 10^(scale - 2 * in_scale) / den.
     for (int i = 2 * in_scale; i < scale; ++i) {
       if (!num.MulSmall(10)) return StatsOverflow();
     }
-    const unsigned __int128 den = n * (samp ? n - 1 : n);
     unsigned __int128 rem = 0;
     U256 q = num.DivMod(den, &rem);
     if (rem >= den - rem) q.Add(U256::From(1));  // q < 2^255: no carry out

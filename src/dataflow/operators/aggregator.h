@@ -75,26 +75,14 @@ struct AggSpec {
 
 // Result types, as PostgreSQL gives them where it can: COUNT -> BIGINT NOT
 // NULL; SUM of an integer type -> BIGINT (an out-of-range sum is an error),
-// of DECIMAL(p,s) -> DECIMAL(38,s), of REAL -> REAL, of DOUBLE -> DOUBLE; AVG of floats
-// -> DOUBLE, of integers and DECIMAL(p,s) -> DECIMAL(38, max(s, 16)) rounded
-// half away from zero; MIN and MAX -> the column's type; the variance family
-// of integers and DECIMAL(p,s) -> DECIMAL(38, max(16, 2s)) (kStatsScale), of
-// floats -> DOUBLE; the pair statistics -> DOUBLE. All but the counts are
-// nullable (NULL when no non-NULL input).
+// of DECIMAL(p,s) -> DECIMAL(38,s), of NUMERIC -> NUMERIC (the largest scale
+// of the values summed), of REAL -> REAL, of DOUBLE -> DOUBLE; AVG of floats
+// -> DOUBLE, of integers and decimals -> NUMERIC (AvgNumeric); MIN and MAX ->
+// the column's type; the variance family of integers and decimals ->
+// NUMERIC (PostgreSQL's numeric_stddev_internal), of floats -> DOUBLE; the
+// pair statistics -> DOUBLE. All but the counts are nullable (NULL when no
+// non-NULL input).
 Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema);
-
-// AVG of integers and decimals has at least this many digits after the point,
-// as PostgreSQL's numeric division gives for averages of moderate size.
-constexpr int kAvgScale = 16;
-
-// The average of `count` values summing to `sum` (unscaled, at `scale`), at
-// `to_scale` digits (fewer if the sum is too large), rounded half away from
-// zero.
-Result<Value> AvgDecimal(int128 sum, int scale, int64_t count, int to_scale);
-
-// The variance family of integers and decimals has at least this many digits
-// after the point, as PostgreSQL gives for variances of moderate size.
-constexpr int kStatsScale = 16;
 
 // An exact sum of doubles: Shewchuk's nonoverlapping expansion, components
 // in increasing magnitude, no zeros. Adding and subtracting a double is exact,
@@ -132,7 +120,26 @@ struct LinearAcc {
   // the same counts).
   int64_t specials[3] = {0, 0, 0};
   bool HasSpecials() const { return specials[0] != 0 || specials[1] != 0 || specials[2] != 0; }
+  // NUMERIC of dynamic scale: the weighted count of the values of each
+  // scale. `isum` is kept at the largest scale present (Scale()) and `isum2`
+  // at twice it, as PostgreSQL's sum has the largest of its terms' scales.
+  int64_t scale_counts[kMaxDecimalDigits + 1] = {};
+  // The largest scale with values; -1 if none.
+  int Scale() const;
 };
+
+// Adds `w` copies of the finite NUMERIC `v` to acc->isum (and its square to
+// acc->isum2 if `squares`), at the scale of the values present; not counted
+// in acc->count.
+Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc);
+// A NUMERIC accumulator's scale counts (EncodeScales: a byte n, then n
+// pairs of a scale byte and an 8-byte count, by scale).
+void EncodeScales(const LinearAcc& acc, std::string* out);
+Status DecodeScales(std::string_view* in, LinearAcc* acc);
+
+// AVG of integers and decimals, as PostgreSQL's numeric_avg: the sum
+// (unscaled, at `scale`) over the count at NumericDivScale's scale.
+Result<Value> AvgNumeric(int128 sum, int scale, int64_t count);
 
 // Adds weight `w` of the special numeric `v` to acc->specials.
 // REQUIRES: v.decimal_is_special().
