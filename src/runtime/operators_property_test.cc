@@ -28,6 +28,7 @@
 #include "dataflow/operators/join.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/output.h"
+#include "dataflow/operators/over.h"
 #include "dataflow/operators/project.h"
 #include "dataflow/operators/rolling_aggregate.h"
 #include "dataflow/operators/sum.h"
@@ -1095,6 +1096,124 @@ TEST_P(WindowProperty, MatchesReference) {
 
 // Tumbling (hop 0 = size), hopping with overlap, hopping with gaps.
 INSTANTIATE_TEST_SUITE_P(Hops, WindowProperty, ::testing::Values(0, 4, 15));
+
+// ---------------------------------------------------------------- over
+
+// A window function over each partition's rows in value order: row i's
+// output is its value, the value `lag` rows before it, and the values of its
+// frame [i + lo, i + hi], so that any row computed with the wrong context
+// differs. With a reach, OverOp computes only the rows around each change;
+// the reference computes every partition whole.
+struct OverCase {
+  size_t lag;
+  int64_t lo, hi;
+  bool bounded;
+};
+
+Status OverCompute(const OverCase& oc, const OverSpec::Rows& rows, size_t from, size_t to,
+                   std::vector<std::pair<std::string, Weight>>* out) {
+  std::vector<std::string> vals;
+  for (const auto& [v, w] : rows) {
+    for (Weight k = 0; k < w; ++k) vals.push_back(v);
+  }
+  const auto n = static_cast<int64_t>(vals.size());
+  for (int64_t i = static_cast<int64_t>(from); i < static_cast<int64_t>(to) && i < n; ++i) {
+    std::string row = vals[static_cast<size_t>(i)] + "|";
+    const int64_t j = i - static_cast<int64_t>(oc.lag);
+    row += j >= 0 ? vals[static_cast<size_t>(j)] : std::string("none");
+    row += "|";
+    for (int64_t f = std::max<int64_t>(0, i + oc.lo); f <= std::min(n - 1, i + oc.hi); ++f)
+      row += vals[static_cast<size_t>(f)] + ",";
+    out->emplace_back(std::move(row), 1);
+  }
+  return Status::OK();
+}
+
+// Every partition of `a` computed whole.
+Model OverReference(const OverCase& oc, const Model& a) {
+  const Schema vals = {kR[1], kR[2]};
+  std::map<std::string, OverSpec::Rows> parts;  // values in byte order, as the integral's
+  for (const auto& [kv, w] : a) {
+    auto r = Dec(kR, kv.first);
+    parts[Enc({kR[0]}, {r[0]})].emplace_back(Enc(vals, {r[1], r[2]}), w);
+  }
+  Model out;
+  for (auto& [part, rows] : parts) {
+    std::sort(rows.begin(), rows.end());
+    size_t n = 0;
+    for (const auto& [v, w] : rows) n += static_cast<size_t>(w);
+    std::vector<std::pair<std::string, Weight>> res;
+    EXPECT_TRUE(OverCompute(oc, rows, 0, n, &res).ok());
+    for (const auto& [row, w] : res) AddTo(&out, row, "", w);
+  }
+  return out;
+}
+
+class OverProperty : public ::testing::TestWithParam<OverCase> {};
+
+TEST_P(OverProperty, MatchesWholePartitions) {
+  const OverCase oc = GetParam();
+  OverSpec spec;
+  spec.compute = [oc](const OverSpec::Rows& rows, size_t from, size_t to,
+                      std::vector<std::pair<std::string, Weight>>* out) {
+    return OverCompute(oc, rows, from, to, out);
+  };
+  if (oc.bounded) {
+    const int64_t before = std::max<int64_t>({0, static_cast<int64_t>(oc.lag), -oc.lo, -oc.hi});
+    const int64_t after = std::max<int64_t>({0, oc.lo, oc.hi});
+    spec.reach = OverReach{static_cast<size_t>(before), static_cast<size_t>(after)};
+  }
+  Property p;
+  // Few order keys per partition: many duplicates, changes close together.
+  p.gen_a = [](std::mt19937_64& rng) {
+    return Enc(kR, {Value::Int(static_cast<int64_t>(rng() % 3)),
+                    Value::Int(static_cast<int64_t>(rng() % 40)),
+                    Value::Int(static_cast<int64_t>(rng() % 3))});
+  };
+  p.steps = 40;
+  p.build = [spec](Circuit& c, Stream* a, Stream*) {
+    AddOutput(c, Over(c, Index(c, a, kR, {0}, {1, 2}), spec), "out");
+  };
+  p.reference = [oc](const Model& a, const Model&) { return OverReference(oc, a); };
+  CheckAll(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Reaches, OverProperty,
+    ::testing::Values(OverCase{1, -2, 0, true},    // LAG and a 3-row moving frame
+                      OverCase{0, 0, 0, true},     // no context: the changed rows alone
+                      OverCase{2, -1, 1, true},    // both sides
+                      OverCase{0, 1, 3, true},     // a frame wholly after the row
+                      OverCase{3, -3, -1, true},   // a frame wholly before it
+                      OverCase{0, -5, 4, true},    // wide, so changes share regions
+                      OverCase{1, -2, 0, false}),  // whole partitions
+    [](const auto& info) {
+      const OverCase& oc = info.param;
+      auto num = [](int64_t v) { return (v < 0 ? "m" : "") + std::to_string(v < 0 ? -v : v); };
+      return "Lag" + std::to_string(oc.lag) + "From" + num(oc.lo) + "To" + num(oc.hi) +
+             (oc.bounded ? "" : "Whole");
+    });
+
+TEST(OperatorProperty, OverOnSpilledIntegrals) {
+  std::string dir = ::testing::TempDir() + "/spill_over_" + std::to_string(::getpid());
+  ASSERT_TRUE(CreateDirs(dir).ok());
+  const OverCase oc{2, -1, 1, true};
+  OverSpec spec;
+  spec.compute = [oc](const OverSpec::Rows& rows, size_t from, size_t to,
+                      std::vector<std::pair<std::string, Weight>>* out) {
+    return OverCompute(oc, rows, from, to, out);
+  };
+  spec.reach = OverReach{2, 1};
+  Property p;
+  p.spill_dir = dir;
+  p.gen_a = RandR;
+  p.build = [spec](Circuit& c, Stream* a, Stream*) {
+    AddOutput(c, Over(c, Index(c, a, kR, {0}, {1, 2}), spec), "out");
+  };
+  p.reference = [oc](const Model& a, const Model&) { return OverReference(oc, a); };
+  for (int workers : {1, 3}) Check(p, workers, 21);
+  std::filesystem::remove_all(dir);
+}
 
 // ---------------------------------------------------------------- upsert
 

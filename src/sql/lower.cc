@@ -864,8 +864,9 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
   const bool desc = !order.empty() && order[0].desc;
   std::vector<WindowCall> calls = n.window_calls;
   OverSpec spec;
+  spec.reach = WindowReach(calls);
   spec.compute = [schema, out_schema, order_exprs, order, calls, range_keys, desc](
-                     const OverSpec::Rows& rows,
+                     const OverSpec::Rows& rows, size_t from, size_t to,
                      std::vector<std::pair<std::string, Weight>>* out) -> Status {
     PartitionRows p;
     p.desc = desc;
@@ -896,7 +897,7 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
     }
     std::vector<Row> values;
     SLUICE_RETURN_IF_ERROR(EvalWindowCalls(calls, p, &values));
-    for (size_t i = 0; i < p.rows.size(); ++i) {
+    for (size_t i = from; i < to && i < p.rows.size(); ++i) {
       Row r = p.rows[i];
       for (Value& v : values[i]) r.push_back(std::move(v));
       std::string enc;

@@ -329,7 +329,78 @@ Status EvalAggregate(const WindowCall& c, const Partition& part, const Partition
   return Status::OK();
 }
 
+// Whether `e` reads no column (so it has one value for every row).
+bool IsConstant(const Expr& e) {
+  if (e.kind == ExprKind::kColumn) return false;
+  for (const ExprPtr& a : e.args) {
+    if (!IsConstant(*a)) return false;
+  }
+  return true;
+}
+
+// Counts beyond this reach as good as the whole partition.
+constexpr long double kMaxReach = 1e9L;
+
+// Where a ROWS frame bound puts its edge, relative to the current row.
+std::optional<long double> RowsEdge(Bound b, long double off) {
+  switch (b) {
+    case Bound::kPreceding:
+      return -off;
+    case Bound::kFollowing:
+      return off;
+    case Bound::kCurrentRow:
+      return 0;
+    case Bound::kUnboundedPreceding:
+    case Bound::kUnboundedFollowing:
+      break;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<OverReach> WindowReach(const std::vector<WindowCall>& calls) {
+  long double before = 0, after = 0;
+  auto reach = [&](long double at) {
+    before = std::max(before, -at);
+    after = std::max(after, at);
+  };
+  for (const WindowCall& c : calls) {
+    switch (c.kind) {
+      case WindowFnKind::kLag:
+      case WindowFnKind::kLead: {
+        long double off = 1;
+        if (c.args.size() >= 2) {
+          if (!IsConstant(*c.args[1])) return std::nullopt;
+          Value v;
+          if (!Eval(*c.args[1], Row{}, &v).ok()) return std::nullopt;
+          if (v.is_null()) break;  // NULL for every row
+          if (v.kind() != Value::Kind::kInt) return std::nullopt;
+          off = static_cast<long double>(v.int_value());
+        }
+        reach(c.kind == WindowFnKind::kLag ? -off : off);
+        break;
+      }
+      case WindowFnKind::kFirstValue:
+      case WindowFnKind::kLastValue:
+      case WindowFnKind::kNthValue:
+      case WindowFnKind::kAggregate: {
+        const WindowFrame& f = c.frame;
+        if (f.unit != Unit::kRows) return std::nullopt;
+        std::optional<long double> lo = RowsEdge(f.start, f.start_offset);
+        std::optional<long double> hi = RowsEdge(f.end, f.end_offset);
+        if (!lo || !hi) return std::nullopt;
+        reach(*lo);
+        reach(*hi);
+        break;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+  if (!(before <= kMaxReach) || !(after <= kMaxReach)) return std::nullopt;
+  return OverReach{static_cast<size_t>(std::ceil(before)), static_cast<size_t>(std::ceil(after))};
+}
 
 std::optional<long double> RangeNumber(const Value& v, const SqlType& type) {
   if (v.is_null()) return std::nullopt;

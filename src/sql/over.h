@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "dataflow/operators/over.h"
 #include "sql/plan.h"
 
 namespace sluice::sql {
@@ -22,6 +23,15 @@ struct PartitionRows {
 // Appends to out[i] the value of each call for row i.
 Status EvalWindowCalls(const std::vector<WindowCall>& calls, const PartitionRows& p,
                        std::vector<Row>* out);
+
+// How far a change reaches when `calls` are computed together: each row's
+// values depend only on the rows within the reach (LAG and LEAD by a
+// constant offset; aggregates and FIRST_VALUE, LAST_VALUE and NTH_VALUE
+// over ROWS frames bounded by constant offsets, any EXCLUDE). nullopt when
+// some call may read the whole partition: the ranks, NTILE, PERCENT_RANK,
+// CUME_DIST, UNBOUNDED bounds, RANGE and GROUPS frames, a LAG offset that
+// varies by row.
+std::optional<OverReach> WindowReach(const std::vector<WindowCall>& calls);
 
 // A RANGE key or offset as a number in the key's unit: integers and
 // decimals as they are, dates in days, times and timestamps in microseconds,
