@@ -336,7 +336,7 @@ class Runner {
 
   // SET IntervalStyle and bytea_output change how values print, in the
   // session as in PostgreSQL's.
-  void ApplySetting(const Json& set) {
+  void ApplySetting(const Json& set, const std::string& sql) {
     std::string name = set.value("name", "");
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::string value;
@@ -355,6 +355,31 @@ class Runner {
                                                       : style_.interval;
     } else if (name == "bytea_output") {
       style_.bytea_escape = !reset && value == "escape";
+    } else if (name == "extra_float_digits") {
+      int digits = 1;
+      for (const Json& a : set.value("args", Json::array())) {
+        // The number from the statement's text: the parse tree of this
+        // libpg_query loses a negative one (-3 comes as an empty ival).
+        const int at = a.contains("A_Const") ? a["A_Const"].value("location", -1) : -1;
+        if (at >= 0 && static_cast<size_t>(at) < sql.size()) {
+          digits = std::atoi(sql.c_str() + at);
+        } else if (!value.empty()) {
+          digits = std::atoi(value.c_str());
+        }
+      }
+      style_.extra_float_digits = reset ? 1 : digits;
+    } else if (name == "datestyle") {
+      // Its input order decides how dates in text read ('1/8/1999').
+      std::string style;
+      for (const Json& a : set.value("args", Json::array())) {
+        if (a.contains("A_Const") && a["A_Const"].contains("sval")) {
+          style += (style.empty() ? "" : ",") + a["A_Const"]["sval"].value("sval", "");
+        }
+      }
+      sql::DateOrder order = sql::DateOrder::kMDY;
+      if (reset || sql::DateOrderFromStyle(style, session_.date_order(), &order)) {
+        session_.set_date_order(order);
+      }
     }
   }
 
@@ -363,7 +388,7 @@ class Runner {
     std::string kind = tree.ok() && (*tree)["stmts"].size() == 1 ? Kind((*tree)["stmts"][0]) : "";
     if (kind == "VariableSetStmt") {
       // A client's setting: the runner prints values as it says.
-      ApplySetting((*tree)["stmts"][0]["stmt"]["VariableSetStmt"]);
+      ApplySetting((*tree)["stmts"][0]["stmt"]["VariableSetStmt"], st.sql);
       std::string pg_error;
       if (!PgRows(st.sql, nullptr, &pg_error) && !o_.mirror) {
         Fail(st, "PostgreSQL refused the setting: " + FirstLine(pg_error));

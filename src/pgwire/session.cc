@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -102,7 +103,19 @@ struct Session::Impl {
     if (auto it = settings.find("bytea_output"); it != settings.end()) {
       style.bytea_escape = Lower(it->second) == "escape";
     }
+    if (auto it = settings.find("extra_float_digits"); it != settings.end()) {
+      style.extra_float_digits = std::atoi(it->second.c_str());
+    }
     return style;
+  }
+
+  // DateStyle's input order, as SET DateStyle has it (shown as "ISO, DMY").
+  sql::DateOrder DateOrder() const {
+    sql::DateOrder order = sql::DateOrder::kMDY;
+    if (auto it = settings.find("datestyle"); it != settings.end()) {
+      (void)sql::DateOrderFromStyle(it->second, order, &order);
+    }
+    return order;
   }
 
   // Transaction block: 'I' idle, 'T' in a block, 'E' in a failed block.
@@ -368,7 +381,18 @@ bool Session::Impl::Startup() {
       return false;
     }
     settings.erase("client_encoding");
-    settings.erase("DateStyle");
+    if (auto it = settings.find("DateStyle"); it != settings.end()) {
+      // A client's DateStyle (libpq's PGDATESTYLE): its input order, if it
+      // names one we can keep; the output stays ISO.
+      sql::DateOrder order;
+      const std::string v = Lower(it->second);
+      if (sql::DateOrderFromStyle(v, sql::DateOrder::kMDY, &order) &&
+          v.find("sql") == std::string::npos && v.find("postgres") == std::string::npos &&
+          v.find("german") == std::string::npos) {
+        settings["datestyle"] = std::string("ISO, ") + sql::DateOrderName(order);
+      }
+      settings.erase(it);
+    }
     return true;
   }
 }
@@ -445,7 +469,11 @@ bool Session::Impl::Authenticate() {
   out.Begin('R');
   out.Int32(0);  // AuthenticationOk
   out.End();
-  for (const auto& [name, value] : ReportedParameters()) ParameterStatus(name, value);
+  for (const auto& [name, value] : ReportedParameters()) {
+    if (name == "DateStyle" && settings.count("datestyle")) continue;
+    ParameterStatus(name, value);
+  }
+  if (settings.count("datestyle")) ParameterStatus("DateStyle", settings["datestyle"]);
   ParameterStatus("application_name",
                   settings.count("application_name") ? settings["application_name"] : "");
   ParameterStatus("session_authorization", user);
@@ -623,6 +651,7 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
                                               Portal* portal, const std::vector<int16_t>& formats,
                                               int64_t max_rows, bool describe, size_t offset,
                                               std::string_view query) {
+  const sql::DateOrderScope date_order(DateOrder());
   if (txn == 'E' && st.kind != StatementKind::kCommit && st.kind != StatementKind::kRollback) {
     return Error("25P02",
                  "current transaction is aborted, commands ignored until end of transaction block");
@@ -755,10 +784,29 @@ std::optional<PgError> Session::Impl::RunSet(const Statement& st) {
                                 "\" is not supported: Sluice speaks UTF8 only");
     }
   } else if (name == "datestyle") {
-    if (Lower(st.value).find("iso") == std::string::npos) {
-      return Error("0A000",
-                   "DateStyle \"" + st.value + "\" is not supported: dates are written as ISO");
+    // The output is always ISO; the input order (MDY, DMY, YMD) decides how
+    // dates in text read, in this session's queries and statements.
+    sql::DateOrder order = sql::DateOrder::kMDY;
+    if (!st.reset) {
+      if (!sql::DateOrderFromStyle(st.value, DateOrder(), &order)) {
+        return Error("22023", "invalid value for parameter \"DateStyle\": \"" + st.value + "\"");
+      }
+      const std::string v = Lower(st.value);
+      if (v.find("sql") != std::string::npos || v.find("postgres") != std::string::npos ||
+          v.find("german") != std::string::npos) {
+        return Error("0A000",
+                     "DateStyle \"" + st.value + "\" is not supported: dates are written as ISO");
+      }
     }
+    const std::string shown = std::string("ISO, ") + sql::DateOrderName(order);
+    ParameterStatus("DateStyle", shown);
+    if (st.reset) {
+      settings.erase(name);
+    } else {
+      settings[name] = shown;
+    }
+    CommandComplete(st.reset ? "RESET" : "SET");
+    return std::nullopt;
   } else if (name == "intervalstyle" || name == "bytea_output") {
     const std::string v = Lower(st.value);
     const bool interval = name == "intervalstyle";
@@ -774,6 +822,19 @@ std::optional<PgError> Session::Impl::RunSet(const Statement& st) {
                             : "Available values: escape, hex.");
     }
     if (interval) ParameterStatus("IntervalStyle", st.reset ? "postgres" : v);
+  } else if (name == "extra_float_digits" && !st.reset) {
+    // PostgreSQL's range: -15 to 3 (1 or more: the shortest exact text).
+    char* end = nullptr;
+    const long v = std::strtol(st.value.c_str(), &end, 10);
+    if (st.value.empty() || *end != '\0') {
+      return Error("22023",
+                   "invalid value for parameter \"extra_float_digits\": \"" + st.value + "\"");
+    }
+    if (v < -15 || v > 3) {
+      return Error("22023", std::to_string(v) +
+                                " is outside the valid range for parameter \"extra_float_digits\" "
+                                "(-15 .. 3)");
+    }
   } else if (name == "timezone") {
     const std::string v = Lower(st.value);
     if (v != "utc" && v != "gmt" && v != "etc/utc" && v != "z" && v != "0" && v != "+00" &&
@@ -1218,6 +1279,7 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
 // ---- the extended query protocol
 
 void Session::Impl::ExtendedMessage(char type, std::string_view body) {
+  const sql::DateOrderScope date_order(DateOrder());
   if (type == 'S') {  // Sync
     skip_until_sync = false;
     // A statement outside a block ends its implicit transaction here.

@@ -53,6 +53,10 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
         return SqlUnsupported(sql_, c, "A WITH query that changes data (INSERT, UPDATE, DELETE)");
       }
       const Json& body = cte["ctequery"]["SelectStmt"];
+      if ((cte.contains("search_clause") || cte.contains("cycle_clause")) &&
+          !(recursive && ReadsRelation(body, name))) {
+        return SqlError(sql_, c, "WITH query is not recursive");
+      }
       BoundQuery q;
       if (recursive) defining_.push_back(name);
       Result<BoundQuery> bound =
@@ -412,12 +416,64 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
   return q;
 }
 
+namespace {
+
+// SEARCH and CYCLE columns (PostgreSQL's rewriteSearchCycle.c): the path
+// of the rows a recursive query has walked, as arrays of ROW values.
+
+// path || ARRAY[row]: the path with one more row (a NULL path is empty).
+Status AppendToPath(const SqlType&, const Value* args, size_t, Value* out) {
+  std::vector<Value> items;
+  if (!args[0].is_null()) items = args[0].list();
+  items.push_back(args[1]);
+  *out = Value::List(std::move(items));
+  return Status::OK();
+}
+
+// row = ANY (path), with record_eq's rules: fields compare equal when both
+// are NULL, so the answer is never NULL.
+Status PathHolds(const SqlType&, const Value* args, size_t, Value* out) {
+  bool holds = false;
+  for (const Value& x : args[0].list()) {
+    if (!x.is_null() && CompareValues(x, args[1]) == 0) holds = true;
+  }
+  *out = Value::Bool(holds);
+  return Status::OK();
+}
+
+// The rarg's FROM clause item that reads `name` at its top level (not in a
+// subquery): the name its columns go by, or "" if there is none.
+std::string TopLevelReference(const Json& from, const std::string& name) {
+  for (const Json& item : from) {
+    auto [kind, body] = Node(item);
+    if (kind == "RangeVar") {
+      if (!body->contains("schemaname") && body->value("relname", "") == name) {
+        if (body->contains("alias")) return (*body)["alias"].value("aliasname", name);
+        return name;
+      }
+    } else if (kind == "JoinExpr") {
+      std::string r = TopLevelReference(Json::array({(*body)["larg"], (*body)["rarg"]}), name);
+      if (!r.empty()) return r;
+    }
+  }
+  return "";
+}
+
+Json StringNode(const std::string& s) { return Json{{"String", {{"sval", s}}}}; }
+
+}  // namespace
+
 Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& cte,
                                          const Json& node) {
   const Json& u = cte["ctequery"]["SelectStmt"];
-  if (cte.contains("search_clause") || cte.contains("cycle_clause")) {
-    return SqlUnsupported(sql_, node, "SEARCH or CYCLE in a recursive query");
-  }
+  // The clauses, with or without their node's name around them.
+  auto clause = [&](const char* key, const char* kind) -> const Json* {
+    if (!cte.contains(key)) return nullptr;
+    const Json& c = cte[key];
+    return c.contains(kind) ? &c[kind] : &c;
+  };
+  const Json* search = clause("search_clause", "CTESearchClause");
+  const Json* cycle = clause("cycle_clause", "CTECycleClause");
   if (u.value("op", "") != "SETOP_UNION") {
     return SqlError(sql_, node,
                     "recursive query \"" + name +
@@ -433,6 +489,18 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
     if (u.contains(key)) {
       return SqlUnsupported(sql_, u[key].is_array() ? u[key][0] : u[key],
                             "ORDER BY, LIMIT or OFFSET in a recursive query");
+    }
+  }
+  if (search || cycle) {
+    if (u["larg"].value("op", "SETOP_NONE") != "SETOP_NONE") {
+      return SqlError(sql_, Json(),
+                      "with a SEARCH or CYCLE clause, the left side of the UNION must be a "
+                      "SELECT");
+    }
+    if (u["rarg"].value("op", "SETOP_NONE") != "SETOP_NONE") {
+      return SqlError(sql_, Json(),
+                      "with a SEARCH or CYCLE clause, the right side of the UNION must be a "
+                      "SELECT");
     }
   }
   SLUICE_ASSIGN_OR_RETURN(BoundQuery base, BindQuery(u["larg"]));
@@ -453,19 +521,200 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
     if (i < names.size()) c.name = Str(names[i]);
     cols.push_back(c);
   }
+
+  // SEARCH and CYCLE: their columns by position, checked as PostgreSQL's
+  // parse_cte.c does, and the columns they add after the query's own.
+  auto column_index = [&](const std::string& col) -> int {
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (cols[i].name == col) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  auto clause_columns = [&](const Json& clause, const char* list, const char* what,
+                            std::vector<int>* out) -> Status {
+    for (const Json& c : clause.value(list, Json::array())) {
+      const std::string col = Str(c);
+      int i = column_index(col);
+      if (i < 0) {
+        return SqlError(
+            sql_, clause,
+            std::string(what) + " column \"" + col + "\" not in WITH query column list");
+      }
+      if (std::find(out->begin(), out->end(), i) != out->end()) {
+        return SqlError(sql_, clause,
+                        std::string(what) + " column \"" + col + "\" specified more than once");
+      }
+      out->push_back(i);
+    }
+    return Status::OK();
+  };
+  std::vector<int> search_cols, cycle_cols;
+  std::string seq_name, mark_name, path_name;
+  bool breadth = false;
+  ExprPtr mark_value, mark_default;
+  if (search) {
+    SLUICE_RETURN_IF_ERROR(clause_columns(*search, "search_col_list", "search", &search_cols));
+    seq_name = search->value("search_seq_column", "");
+    breadth = search->value("search_breadth_first", false);
+    if (column_index(seq_name) >= 0) {
+      return SqlError(sql_, *search,
+                      "search sequence column name \"" + seq_name +
+                          "\" already used in WITH query column list");
+    }
+  }
+  if (cycle) {
+    SLUICE_RETURN_IF_ERROR(clause_columns(*cycle, "cycle_col_list", "cycle", &cycle_cols));
+    mark_name = cycle->value("cycle_mark_column", "");
+    path_name = cycle->value("cycle_path_column", "");
+    if (column_index(mark_name) >= 0) {
+      return SqlError(
+          sql_, *cycle,
+          "cycle mark column name \"" + mark_name + "\" already used in WITH query column list");
+    }
+    if (column_index(path_name) >= 0) {
+      return SqlError(
+          sql_, *cycle,
+          "cycle path column name \"" + path_name + "\" already used in WITH query column list");
+    }
+    if (mark_name == path_name) {
+      return SqlError(sql_, *cycle,
+                      "cycle mark column name and cycle path column name are the same");
+    }
+    SLUICE_ASSIGN_OR_RETURN(mark_value, FoldConstant((*cycle)["cycle_mark_value"]));
+    SLUICE_ASSIGN_OR_RETURN(mark_default, FoldConstant((*cycle)["cycle_mark_default"]));
+    if (mark_value->kind != ExprKind::kLiteral || mark_default->kind != ExprKind::kLiteral) {
+      return SqlUnsupported(sql_, *cycle, "A cycle mark value that is not a constant");
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ExprPtr> marks, Unify({mark_value, mark_default}, *cycle));
+    mark_value = marks[0];
+    mark_default = marks[1];
+    SLUICE_RETURN_IF_ERROR(Call("<>", {mark_value, mark_default}, *cycle).status());
+  }
+  if (search && cycle) {
+    if (seq_name == mark_name) {
+      return SqlError(sql_, *search,
+                      "search sequence column name and cycle mark column name are the same");
+    }
+    if (seq_name == path_name) {
+      return SqlError(sql_, *search,
+                      "search sequence column name and cycle path column name are the same");
+    }
+  }
+  // The added columns' values: over the non-recursive term's row (`prev` is
+  // null), or over a row of the recursive term whose working-table columns
+  // `prev` holds (the columns `cols.size()` on of the recursive term).
+  auto extras = [&](const std::vector<ExprPtr>& row, const std::vector<ExprPtr>* prev,
+                    std::vector<ExprPtr>* out) -> Status {
+    auto row_of = [&](const std::vector<int>& idx) {
+      std::vector<ExprPtr> f;
+      for (int i : idx) f.push_back(row[static_cast<size_t>(i)]);
+      return MakeRow(std::move(f));
+    };
+    size_t next = 0;
+    if (search) {
+      if (breadth) {
+        std::vector<int> idx = search_cols;
+        std::vector<ExprPtr> f;
+        if (prev == nullptr) {
+          f.push_back(MakeLiteral(Value::Int(0), SqlType::BigInt()));
+        } else {
+          auto depth = std::make_shared<Expr>(
+              *MakeNode(ExprKind::kField, SqlType::BigInt(), {(*prev)[next]}));
+          depth->column = 0;
+          SLUICE_ASSIGN_OR_RETURN(
+              ExprPtr plus,
+              Call("+", {depth, MakeLiteral(Value::Int(1), SqlType::BigInt())}, *search));
+          f.push_back(plus);
+        }
+        for (int i : idx) f.push_back(row[static_cast<size_t>(i)]);
+        ExprPtr r = MakeRow(std::move(f));
+        auto named = std::make_shared<Expr>(*r);
+        std::vector<std::string> fnames = r->type.field_names();
+        fnames[0] = "*DEPTH*";
+        named->type = SqlType::Row(fnames, r->type.children(), false);
+        out->push_back(named);
+      } else {
+        ExprPtr r = row_of(search_cols);
+        if (prev == nullptr) {
+          out->push_back(
+              MakeNode(ExprKind::kArray, SqlType::Array(r->type.WithNullable(true), false), {r}));
+        } else {
+          out->push_back(MakeCall(AppendToPath, "||",
+                                  SqlType::Array(r->type.WithNullable(true), false),
+                                  {(*prev)[next], r}, /*strict=*/false));
+        }
+      }
+      ++next;
+    }
+    if (cycle) {
+      ExprPtr r = row_of(cycle_cols);
+      const SqlType path_type = SqlType::Array(r->type.WithNullable(true), false);
+      if (prev == nullptr) {
+        out->push_back(mark_default);
+        out->push_back(MakeNode(ExprKind::kArray, path_type, {r}));
+      } else {
+        ExprPtr path = (*prev)[next + 1];
+        ExprPtr holds = MakeCall(PathHolds, "= ANY", SqlType::Boolean(), {path, r});
+        auto mark = std::make_shared<Expr>(
+            *MakeNode(ExprKind::kCase, mark_value->type, {holds, mark_value, mark_default}));
+        mark->has_else = true;
+        out->push_back(mark);
+        out->push_back(MakeCall(AppendToPath, "||", path_type, {path, r}, /*strict=*/false));
+      }
+    }
+    return Status::OK();
+  };
+  // The recursive term with the working table's added columns at the end of
+  // its select list (PostgreSQL's "SELECT trosl, ctename.sqc FROM ctename").
+  Json rarg = u["rarg"];
+  std::vector<std::string> added;
+  if (search) added.push_back(seq_name);
+  if (cycle) {
+    added.push_back(mark_name);
+    added.push_back(path_name);
+  }
+  if (!added.empty()) {
+    const std::string ref = TopLevelReference(rarg.value("fromClause", Json::array()), name);
+    if (ref.empty()) {
+      return SqlUnsupported(sql_, node,
+                            "With a SEARCH or CYCLE clause, a recursive reference to \"" + name +
+                                "\" that is not at the top level of its right-hand SELECT");
+    }
+    for (const std::string& col : added) {
+      Json target = {
+          {"ResTarget",
+           {{"val", {{"ColumnRef", {{"fields", Json::array({StringNode(ref), StringNode(col)})}}}}},
+            {"location", -1}}}};
+      rarg["targetList"].push_back(target);
+    }
+  }
+  std::vector<Column> extra_cols;
   auto working = std::make_shared<PlanNode>();
   BoundQuery step;
   for (int pass = 0; pass < 2; ++pass) {
+    // The added columns' types follow the (perhaps widened) columns.
+    std::vector<ExprPtr> row;
+    for (const Column& c : cols) row.push_back(MakeColumn(static_cast<int>(row.size()), c.type));
+    std::vector<ExprPtr> ex;
+    SLUICE_RETURN_IF_ERROR(extras(row, nullptr, &ex));
+    extra_cols.clear();
+    for (size_t i = 0; i < ex.size(); ++i) {
+      extra_cols.push_back({added[i], ex[i]->type.WithNullable(true)});
+    }
+    std::vector<Column> all = cols;
+    all.insert(all.end(), extra_cols.begin(), extra_cols.end());
     working = std::make_shared<PlanNode>();
     working->kind = PlanKind::kWorkingTable;
     working->table = name;
-    working->columns = cols;
-    ctes_.push_back({name, BoundQuery{working, {}, cols.size()}});
-    auto bound = BindQuery(u["rarg"]);
+    working->columns = all;
+    ctes_.push_back({name, BoundQuery{working, {}, all.size()}});
+    star_width_[working.get()] = cols.size();
+    auto bound = BindQuery(rarg);
+    star_width_.erase(working.get());
     ctes_.pop_back();
     if (!bound.ok()) return bound.status();
     step = std::move(bound).value();
-    if (step.visible != cols.size()) {
+    if (step.visible != all.size()) {
       return SqlError(sql_, u, "each UNION query must have the same number of columns");
     }
     bool widened = false;
@@ -488,28 +737,49 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
     }
     if (!widened) break;
   }
-  auto project = [&](const BoundQuery& q) {
+  std::vector<Column> all = cols;
+  all.insert(all.end(), extra_cols.begin(), extra_cols.end());
+  // Each term projected to the working table's columns, the added ones
+  // computed from the term's row (and, in the recursive term, from the
+  // previous iteration's added columns).
+  auto project = [&](PlanPtr plan, bool recursive_term) -> Result<PlanPtr> {
     std::vector<ExprPtr> ex;
     std::vector<std::string> out_names;
     for (size_t i = 0; i < cols.size(); ++i) {
-      ex.push_back(
-          MakeCast(MakeColumn(static_cast<int>(i), q.plan->columns[i].type), cols[i].type));
+      ex.push_back(MakeCast(MakeColumn(static_cast<int>(i), plan->columns[i].type), cols[i].type));
       out_names.push_back(cols[i].name);
     }
-    auto p = std::make_shared<PlanNode>(*MakeProject(q.plan, ex, out_names));
-    p->columns = cols;
+    std::vector<ExprPtr> prev;
+    for (size_t i = 0; i < extra_cols.size(); ++i) {
+      prev.push_back(MakeColumn(static_cast<int>(cols.size() + i), extra_cols[i].type));
+    }
+    if (recursive_term && cycle) {
+      // A row that closed a cycle is kept, but the walk stops there.
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr open, Call("<>", {prev[search ? 1 : 0], mark_value}, *cycle));
+      plan = MakeFilter(plan, open);
+    }
+    std::vector<ExprPtr> more;
+    SLUICE_RETURN_IF_ERROR(extras(ex, recursive_term ? &prev : nullptr, &more));
+    for (size_t i = 0; i < more.size(); ++i) {
+      ex.push_back(MakeCast(more[i], extra_cols[i].type));
+      out_names.push_back(extra_cols[i].name);
+    }
+    auto p = std::make_shared<PlanNode>(*MakeProject(plan, ex, out_names));
+    p->columns = all;
     return PlanPtr(p);
   };
   auto rec = std::make_shared<PlanNode>();
   rec->kind = PlanKind::kRecursive;
   rec->table = name;
-  rec->columns = cols;
-  rec->inputs = {project(base), project(step)};
+  rec->columns = all;
+  SLUICE_ASSIGN_OR_RETURN(PlanPtr base_plan, project(base.plan, false));
+  SLUICE_ASSIGN_OR_RETURN(PlanPtr step_plan, project(step.plan, true));
+  rec->inputs = {base_plan, step_plan};
   rec->working = working;
   rec->set_union = !u.value("all", false);
   BoundQuery q;
   q.plan = rec;
-  q.visible = cols.size();
+  q.visible = all.size();
   return q;
 }
 
@@ -927,7 +1197,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     for (size_t i = 0; i < ctx.scope.size(); ++i) {
       if (!qual.empty() && ctx.scope[i].qualifier != qual) continue;
       // * shows neither outer columns nor those that subqueries added.
-      if (ctx.scope[i].correlated || ctx.scope[i].hidden) continue;
+      if (ctx.scope[i].correlated || ctx.scope[i].hidden || ctx.scope[i].no_star) continue;
       if (qual.empty() ? ctx.scope[i].qualified_only : ctx.scope[i].unqualified_only) continue;
       outs.push_back(MakeColumn(static_cast<int>(i), ctx.scope[i].type));
       names.push_back(ctx.scope[i].name);

@@ -235,6 +235,69 @@ Result<ExprPtr> Binder::BindCase(const Json& body, Ctx& ctx) {
   return ExprPtr(e);
 }
 
+ExprPtr MakeRow(std::vector<ExprPtr> fields) {
+  std::vector<std::string> names;
+  std::vector<SqlType> types;
+  for (ExprPtr& f : fields) {
+    // ROW('a'): an untyped field is text, as PostgreSQL resolves "unknown".
+    if (f->kind == ExprKind::kLiteral && f->untyped) f = MakeCast(f, SqlType::Varchar());
+    names.push_back("f" + std::to_string(names.size() + 1));
+    types.push_back(f->type.WithNullable(true));
+  }
+  return MakeNode(ExprKind::kRow, SqlType::Row(std::move(names), std::move(types), false),
+                  std::move(fields));
+}
+
+// (a1, a2, ...) op (b1, b2, ...), as PostgreSQL's make_row_comparison_op:
+// = is the AND of the fields' =, <> the OR of their <>; < <= > >= compare
+// the fields left to right, the first pair that is not equal deciding:
+// a1 < b1 OR (a1 = b1 AND a2 < b2) ..., which gives NULL where PostgreSQL's
+// row comparison does.
+Result<ExprPtr> Binder::CompareRows(const std::string& op, const Json& left, const Json& right,
+                                    const Json& node, Ctx& ctx) {
+  std::vector<ExprPtr> l, r;
+  for (const Json& a : left["RowExpr"].value("args", Json::array())) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+    l.push_back(x);
+  }
+  for (const Json& a : right["RowExpr"].value("args", Json::array())) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+    r.push_back(x);
+  }
+  if (l.size() != r.size()) {
+    return SqlError(sql_, node, "unequal number of entries in row expressions");
+  }
+  if (l.empty()) {
+    return SqlUnsupported(sql_, node, "Comparison of zero-column rows");
+  }
+  const std::string cmp = op == "!=" ? "<>" : op;
+  if (cmp != "=" && cmp != "<>" && cmp != "<" && cmp != "<=" && cmp != ">" && cmp != ">=") {
+    return SqlError(sql_, node,
+                    "operator " + op + " must be a comparison operator to compare rows");
+  }
+  std::vector<ExprPtr> pairs;
+  if (cmp == "=" || cmp == "<>") {
+    for (size_t i = 0; i < l.size(); ++i) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr c, Call(cmp, {l[i], r[i]}, node));
+      pairs.push_back(c);
+    }
+    if (pairs.size() == 1) return pairs[0];
+    return MakeNode(cmp == "=" ? ExprKind::kAnd : ExprKind::kOr, SqlType::Boolean(),
+                    std::move(pairs));
+  }
+  // From the last field back: last = a_n op b_n; then
+  // a_i strict b_i OR (a_i = b_i AND rest).
+  const std::string strict = cmp.substr(0, 1);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr rest, Call(cmp, {l.back(), r.back()}, node));
+  for (size_t i = l.size() - 1; i-- > 0;) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr lt, Call(strict, {l[i], r[i]}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr eq, Call("=", {l[i], r[i]}, node));
+    rest = MakeNode(ExprKind::kOr, SqlType::Boolean(),
+                    {lt, MakeNode(ExprKind::kAnd, SqlType::Boolean(), {eq, rest})});
+  }
+  return rest;
+}
+
 Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) {
   std::string kind = body.value("kind", "");
   std::string op = body.contains("name") ? Str(body["name"].back()) : "";
@@ -249,9 +312,28 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
       }
       return Call(op, {r}, node);
     }
+    if (body["lexpr"].contains("RowExpr") && body["rexpr"].contains("RowExpr")) {
+      return CompareRows(op, body["lexpr"], body["rexpr"], node, ctx);
+    }
     SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr r, bind("rexpr"));
     return Call(op, {l, r}, node);
+  }
+  if (kind == "AEXPR_IN" && body["lexpr"].contains("RowExpr")) {
+    // (a, b) IN ((1, 2), (3, 4)): the OR of the row comparisons (NOT IN:
+    // the AND of <>), as PostgreSQL expands it.
+    std::vector<ExprPtr> cmps;
+    for (const Json& item : body["rexpr"]["List"]["items"]) {
+      if (!item.contains("RowExpr")) {
+        return SqlUnsupported(sql_, item, "A row compared with a value that is not a row");
+      }
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr c,
+                              CompareRows(op == "<>" ? "<>" : "=", body["lexpr"], item, node, ctx));
+      cmps.push_back(c);
+    }
+    if (cmps.size() == 1) return cmps[0];
+    return MakeNode(op == "<>" ? ExprKind::kAnd : ExprKind::kOr, SqlType::Boolean(),
+                    std::move(cmps));
   }
   if (kind == "AEXPR_IN") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
@@ -1314,6 +1396,14 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     }
     return SqlUnsupported(sql_, n, "The current date and time",
                           "A view's value may not depend on when it is computed.");
+  }
+  if (kind == "RowExpr") {
+    std::vector<ExprPtr> fields;
+    for (const Json& a : body.value("args", Json::array())) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
+      fields.push_back(x);
+    }
+    return MakeRow(std::move(fields));
   }
   if (kind == "A_ArrayExpr") {
     std::vector<ExprPtr> items;

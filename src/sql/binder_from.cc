@@ -155,6 +155,11 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
                       "relation \"" + name + "\" does not exist" + DidYouMean(name, known));
     }
     for (const Column& c : (*plan)->columns) cols->push_back({alias, c.name, c.type});
+    if (cte != nullptr) {
+      if (auto it = star_width_.find(cte->plan.get()); it != star_width_.end()) {
+        for (size_t i = it->second; i < cols->size(); ++i) (*cols)[i].no_star = true;
+      }
+    }
     if (body->contains("alias") && (*body)["alias"].contains("colnames")) {
       const Json& names = (*body)["alias"]["colnames"];
       for (size_t i = 0; i < names.size() && i < cols->size(); ++i) (*cols)[i].name = Str(names[i]);

@@ -117,6 +117,9 @@ struct ScopeCol {
   // *; each side's own is found only qualified (t.a) and shown by t.*.
   bool unqualified_only = false;
   bool qualified_only = false;
+  // A recursive query's SEARCH and CYCLE columns, read in its recursive
+  // term: found by name, but not shown by * (PostgreSQL's expansion).
+  bool no_star = false;
 };
 
 // A join that binding an expression asked for: the current plan is joined
@@ -176,6 +179,9 @@ inline std::shared_ptr<PlanNode> MakeOver(PlanPtr in, const WindowGroup& g) {
   n->order = g.order;
   return n;
 }
+
+// ROW(fields...): a value of an anonymous ROW type (fields f1, f2, ...).
+ExprPtr MakeRow(std::vector<ExprPtr> fields);
 
 inline PlanPtr MakeFilter(PlanPtr in, ExprPtr pred) {
   auto n = std::make_shared<PlanNode>();
@@ -443,6 +449,8 @@ class Binder {
   // Resolves `name` for `args` and casts them (in place) to what it takes.
   Result<ResolvedFn> Coerce(const std::string& name, std::vector<ExprPtr>* args, const Json& node);
   Result<std::vector<ExprPtr>> Unify(std::vector<ExprPtr> args, const Json& node);
+  Result<ExprPtr> CompareRows(const std::string& op, const Json& left, const Json& right,
+                              const Json& node, Ctx& ctx);
   // Rewrites an expression bound over the FROM scope of a grouped query onto
   // the aggregate's output (group keys, then aggregates). An error points at
   // `node` (the expression's text), if given.
@@ -477,6 +485,9 @@ class Binder {
   std::vector<Frame> frames_;
   // The WITH queries in scope, innermost last.
   std::vector<std::pair<std::string, BoundQuery>> ctes_;
+  // The working tables of recursive queries with SEARCH or CYCLE: how many
+  // of their columns * shows (the ones before the added columns).
+  std::map<const PlanNode*, size_t> star_width_;
   // WITH RECURSIVE queries being bound: names a misspelling may have meant.
   std::vector<std::string> defining_;
   // ROW_NUMBER() calls already computed: their FuncCall body -> column.

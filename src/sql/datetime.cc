@@ -97,6 +97,68 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
 }
 
 namespace {
+thread_local DateOrder g_date_order = DateOrder::kMDY;
+}  // namespace
+
+DateOrder CurrentDateOrder() { return g_date_order; }
+
+DateOrderScope::DateOrderScope(DateOrder order) : saved_(g_date_order) { g_date_order = order; }
+DateOrderScope::~DateOrderScope() { g_date_order = saved_; }
+
+const char* DateOrderName(DateOrder order) {
+  switch (order) {
+    case DateOrder::kDMY:
+      return "DMY";
+    case DateOrder::kYMD:
+      return "YMD";
+    default:
+      return "MDY";
+  }
+}
+
+bool DateOrderFromStyle(std::string_view style, DateOrder current, DateOrder* out) {
+  // PostgreSQL's check_datestyle: words separated by commas or spaces; an
+  // output style (ISO, SQL, Postgres, German) may come with an order; SQL
+  // and Postgres alone keep the order, German alone means DMY.
+  *out = current;
+  bool have_order = false, german = false;
+  std::string word;
+  auto take = [&](const std::string& w) {
+    if (w.empty()) return true;
+    DateOrder o;
+    if (w == "ymd") {
+      o = DateOrder::kYMD;
+    } else if (w == "dmy" || w == "euro" || w == "european") {
+      o = DateOrder::kDMY;
+    } else if (w == "mdy" || w == "us" || w == "noneuropean" || w == "non-european") {
+      o = DateOrder::kMDY;
+    } else if (w == "iso" || w == "sql" || w == "postgres" || w == "default") {
+      return true;
+    } else if (w == "german") {
+      german = true;
+      return true;
+    } else {
+      return false;
+    }
+    if (have_order && o != *out) return false;
+    have_order = true;
+    *out = o;
+    return true;
+  };
+  for (char c : style) {
+    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
+      if (!take(word)) return false;
+      word.clear();
+    } else {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (!take(word)) return false;
+  if (german && !have_order) *out = DateOrder::kDMY;
+  return true;
+}
+
+namespace {
 
 // PostgreSQL's other date forms (DateStyle ISO, MDY): month names and
 // abbreviations ('January 8, 1999', '8 Jan 1999', '08-Jan-1999',
@@ -104,6 +166,24 @@ namespace {
 // spaces (year first if it has more than two digits, else month, day,
 // year), YYYYMMDD, two-digit years (70-99: 19xx, else 20xx), and BC/AD.
 bool ParseDateWords(std::string_view s, int64_t* days) {
+  {
+    // PostgreSQL reads "1999-08-Jan" as the field "1999-08-" (a date led by
+    // numbers takes only numbers after its second separator) and a word,
+    // and refuses it.
+    size_t i = 0;
+    auto digits = [&] {
+      size_t from = i;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+      return i > from;
+    };
+    if (digits() && i < s.size() && (s[i] == '-' || s[i] == '/' || s[i] == '.')) {
+      const char delim = s[i++];
+      if (digits() && i + 1 < s.size() && s[i] == delim &&
+          std::isalpha(static_cast<unsigned char>(s[i + 1]))) {
+        return false;
+      }
+    }
+  }
   static const char* kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
                                   "jul", "aug", "sep", "oct", "nov", "dec"};
   static const char* kDays[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
@@ -163,38 +243,58 @@ bool ParseDateWords(std::string_view s, int64_t* days) {
     if (n.digits <= 2 && !bc) return n.v < 70 ? 2000 + n.v : 1900 + n.v;
     return n.v;
   };
-  int64_t y, m, d;
-  if (month != 0) {
-    if (nums.size() != 2) return false;
-    m = month;
-    // The number with more than two digits is the year; else the day comes
-    // first, except when both numbers precede the month (YYYY Mon DD has
-    // been taken by the digit count).
-    if (nums[0].digits > 2 || nums[0].v > 31) {
-      y = year_of(nums[0]);
-      d = nums[1].v;
-    } else {
-      d = nums[0].v;
-      y = year_of(nums[1]);
-    }
-    (void)month_at;
-  } else if (nums.size() == 1 && (nums[0].digits == 8 || nums[0].digits == 6)) {
+  int64_t y = 0, m = 0, d = 0;
+  (void)month_at;
+  if (nums.size() == 1 && month == 0 && (nums[0].digits == 8 || nums[0].digits == 6)) {
     int64_t v = nums[0].v;
     d = v % 100;
     m = v / 100 % 100;
     y = nums[0].digits == 8 ? v / 10000 : year_of(Num{v / 10000, 2});
-  } else if (nums.size() == 3) {
-    if (nums[0].digits > 2) {  // Y M D
-      y = nums[0].v;
-      m = nums[1].v;
-      d = nums[2].v;
-    } else {  // M D Y
-      m = nums[0].v;
-      d = nums[1].v;
-      y = year_of(nums[2]);
-    }
   } else {
-    return false;
+    // PostgreSQL's DecodeNumber: each number takes the field that the
+    // fields before it and the date order leave for it.
+    const DateOrder order = CurrentDateOrder();
+    bool have_y = false, have_m = month != 0, have_d = false, two_digit_year = false;
+    m = month;
+    for (const Num& n : nums) {
+      enum { kY, kM, kD } field;
+      if (!have_y && !have_m && !have_d) {
+        field = n.digits >= 3 || order == DateOrder::kYMD ? kY : order == DateOrder::kDMY ? kD : kM;
+      } else if (have_y && !have_m && !have_d) {
+        field = kM;
+      } else if (!have_y && have_m && !have_d) {
+        field = month != 0 && (n.digits >= 3 || order == DateOrder::kYMD) ? kY : kD;
+      } else if (have_y && have_m && !have_d) {
+        field = kD;
+        if (month != 0 && n.digits >= 3 && two_digit_year) {
+          // DD-MON-YYYY in YMD: the first number was the day after all.
+          d = y;
+          y = n.v;
+          two_digit_year = false;
+          have_d = true;
+          continue;
+        }
+      } else if (!have_y && !have_m && have_d) {
+        field = kM;
+      } else if (!have_y && have_m && have_d) {
+        field = kY;
+      } else {
+        return false;
+      }
+      if (field == kY) {
+        y = n.v;
+        have_y = true;
+        two_digit_year = n.digits <= 2;
+      } else if (field == kM) {
+        m = n.v;
+        have_m = true;
+      } else {
+        d = n.v;
+        have_d = true;
+      }
+    }
+    if (!have_y || !have_m || !have_d) return false;
+    if (two_digit_year && !bc) y = y < 70 ? 2000 + y : 1900 + y;
   }
   if (bc) {
     if (y < 1) return false;
@@ -321,8 +421,13 @@ bool ParseDate(std::string_view s, int64_t* days) {
   }
   std::string_view all = s;
   int64_t y, m, d;
-  if (!Digits(&s, 1, 6, &y) || !Expect(&s, '-') || !Digits(&s, 1, 2, &m) || !Expect(&s, '-') ||
-      !Digits(&s, 1, 2, &d) || !s.empty()) {
+  size_t year_digits = 0;
+  while (year_digits < s.size() && std::isdigit(static_cast<unsigned char>(s[year_digits]))) {
+    ++year_digits;
+  }
+  if ((year_digits < 3 && CurrentDateOrder() != DateOrder::kYMD) || !Digits(&s, 1, 6, &y) ||
+      !Expect(&s, '-') || !Digits(&s, 1, 2, &m) || !Expect(&s, '-') || !Digits(&s, 1, 2, &d) ||
+      !s.empty()) {
     return ParseDateWords(all, days);
   }
   if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<unsigned>(m))) return false;

@@ -26,6 +26,31 @@ inline bool IsInfiniteTimestamp(int64_t t) { return t == kTsNegInfinity || t == 
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
 void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
 
+// PostgreSQL's DateStyle input order: how the numbers of a date that is
+// not YYYY-MM-DD read ('1/8/1999' is January 8 in MDY, August 1 in DMY;
+// '01/02/03' is 2001-02-03 in YMD). The parsers below read the order of
+// their thread, MDY unless a DateOrderScope says otherwise, so that a
+// session's setting reaches every date the binder reads for it.
+enum class DateOrder : uint8_t { kMDY, kDMY, kYMD };
+DateOrder CurrentDateOrder();
+// Sets the thread's date order while it lives.
+class DateOrderScope {
+ public:
+  explicit DateOrderScope(DateOrder order);
+  ~DateOrderScope();
+  DateOrderScope(const DateOrderScope&) = delete;
+  DateOrderScope& operator=(const DateOrderScope&) = delete;
+
+ private:
+  DateOrder saved_;
+};
+// The order a DateStyle value names ("ISO, DMY", "dmy", "euro", "us",
+// "German"...), or `current` if it names none; false if a word is unknown
+// or two orders conflict.
+bool DateOrderFromStyle(std::string_view style, DateOrder current, DateOrder* out);
+// "MDY", "DMY" or "YMD".
+const char* DateOrderName(DateOrder order);
+
 // Each returns false for text that is not a valid value.
 bool ParseDate(std::string_view s, int64_t* days);
 bool ParseTime(std::string_view s, int64_t* micros);

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -276,6 +277,7 @@ ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool ne
   e->type = std::move(type);
   e->args = std::move(args);
   e->negated = negated;
+  e->date_order = CurrentDateOrder();
   return e;
 }
 
@@ -479,6 +481,13 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
       double d = v.double_value();
       if (std::isnan(d)) return "NaN";
       if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+      if (style.extra_float_digits < 1) {
+        const int digits =
+            std::max(1, (type.id() == TypeId::kReal ? 6 : 15) + style.extra_float_digits);
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*g", digits, d);
+        return buf;
+      }
       return FloatText(d, type.id() == TypeId::kReal);
     }
     case Value::Kind::kString:
@@ -502,6 +511,36 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
           }
         }
         return out + "}";
+      }
+      if (type.id() == TypeId::kRow) {
+        // PostgreSQL's record_out: a NULL field is empty; a field that is
+        // empty or holds quotes, backslashes, parentheses, commas or spaces
+        // is quoted, with its quotes and backslashes doubled.
+        std::string out = "(";
+        for (size_t i = 0; i < v.list().size(); ++i) {
+          const Value& x = v.list()[i];
+          if (i > 0) out += ',';
+          if (x.is_null()) continue;
+          const std::string text = ValueText(x, type.children()[i], pg_output, style);
+          bool quote = text.empty();
+          for (char c : text) {
+            if (c == '"' || c == '\\' || c == '(' || c == ')' || c == ',' ||
+                std::isspace(static_cast<unsigned char>(c))) {
+              quote = true;
+            }
+          }
+          if (!quote) {
+            out += text;
+            continue;
+          }
+          out += '"';
+          for (char c : text) {
+            if (c == '"' || c == '\\') out += c;
+            out += c;
+          }
+          out += '"';
+        }
+        return out + ")";
       }
       return v.ToString();
     default:
@@ -556,6 +595,18 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       return Status::OK();
     }
     return Status::InvalidArgument("cannot cast type " + from.ToString() + " to " + to.ToString());
+  }
+  if (t == TypeId::kRow && from.id() == TypeId::kRow && v.kind() == K::kList &&
+      from.children().size() == to.children().size()) {
+    std::vector<Value> fields;
+    const std::vector<Value> in = v.list();  // `out` may be `v`
+    for (size_t i = 0; i < in.size(); ++i) {
+      Value y;
+      SLUICE_RETURN_IF_ERROR(CastValue(in[i], from.children()[i], to.children()[i], &y));
+      fields.push_back(std::move(y));
+    }
+    *out = Value::List(std::move(fields));
+    return Status::OK();
   }
   if (t == TypeId::kDate || t == TypeId::kTime || t == TypeId::kTimestamp) {
     const char* name = t == TypeId::kDate ? "date" : t == TypeId::kTime ? "time" : "timestamp";
@@ -865,6 +916,10 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
     case ExprKind::kCast: {
       Value v;
       SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
+      if (e.date_order != CurrentDateOrder() && v.kind() == Value::Kind::kString) {
+        DateOrderScope order(e.date_order);
+        return CastValue(v, e.args[0]->type, e.type, out);
+      }
       return CastValue(v, e.args[0]->type, e.type, out);
     }
     case ExprKind::kAnd:
@@ -917,6 +972,20 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
         return Status::InvalidArgument(
             "multidimensional arrays must have array expressions with matching dimensions");
       }
+      return Status::OK();
+    }
+    case ExprKind::kRow: {
+      std::vector<Value> fields(e.args.size());
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &fields[i]));
+      }
+      *out = Value::List(std::move(fields));
+      return Status::OK();
+    }
+    case ExprKind::kField: {
+      Value r;
+      SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &r));
+      *out = r.is_null() ? Value::Null() : r.list()[static_cast<size_t>(e.column)];
       return Status::OK();
     }
     case ExprKind::kCoalesce:

@@ -43,6 +43,8 @@ enum class ExprKind {
   kInList,      // args[0] [NOT] IN (args[1..]) with SQL's NULL rules
   kIsDistinct,  // args[0] IS [NOT] DISTINCT FROM args[1]
   kArray,       // ARRAY[args...]
+  kRow,         // ROW(args...): a value of a ROW type, never NULL itself
+  kField,       // field `column` of the row args[0] (NULL if the row is NULL)
 };
 
 struct Expr;
@@ -60,6 +62,9 @@ struct Expr {
   bool untyped = false;           // a string or NULL literal whose type comes from context
   bool strict = true;             // kCall: NULL if any argument is NULL (else fn sees NULLs)
   bool numeric_specials = false;  // kCall: fn handles NaN and infinite DECIMALs
+  // kCast: the date order text is read in (the session's DateStyle when the
+  // cast was bound).
+  DateOrder date_order = DateOrder::kMDY;
   std::vector<ExprPtr> args;
 
   std::string ToString() const;
@@ -90,9 +95,13 @@ ExprPtr MakeCast(ExprPtr e, const SqlType& to);
 std::string ValueToText(const Value& v, const SqlType& type, bool pg_output = false);
 // How a client's session has values printed: PostgreSQL's IntervalStyle and
 // bytea_output (hex, or escape: printable bytes as they are, others octal).
+// extra_float_digits: 1 or more prints a REAL or DOUBLE in the fewest
+// digits that read back as it; less prints 6 + it (REAL) or 15 + it
+// (DOUBLE) significant digits, as printf's %g does.
 struct OutputStyle {
   IntervalStyle interval = IntervalStyle::kPostgres;
   bool bytea_escape = false;
+  int extra_float_digits = 1;
 };
 // Text of a value as PostgreSQL's output sends it to a client.
 std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle& style = {});

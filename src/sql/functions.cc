@@ -170,7 +170,9 @@ int InfSign(const Value& v) {
                                                           : 0;
 }
 // The sign of a finite decimal.
-int FiniteSign(const Value& v) { return v.decimal_unscaled() > 0 ? 1 : v.decimal_unscaled() < 0 ? -1 : 0; }
+int FiniteSign(const Value& v) {
+  return v.decimal_unscaled() > 0 ? 1 : v.decimal_unscaled() < 0 ? -1 : 0;
+}
 Value InfOfSign(int sign) { return Value::DecimalInf(sign < 0); }
 
 bool SpecialAddSub(const Value& x, const Value& y, bool sub, Value* out) {
@@ -403,6 +405,7 @@ std::string PgTypeName(const SqlType& t) {
     case TypeId::kArray:
       return PgTypeName(t.children()[0]) + "[]";
     case TypeId::kRow:
+      return "record";
     case TypeId::kMap:
     case TypeId::kVariant:
       return t.ToString();
@@ -440,6 +443,19 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
     }
     return SqlType::Array(*e);
   }
+  if (a.id() == TypeId::kRow && b.id() == TypeId::kRow) {
+    // Two anonymous rows of as many fields: field by field.
+    if (a.children().size() != b.children().size()) {
+      return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
+                                     " cannot be matched");
+    }
+    std::vector<SqlType> fields;
+    for (size_t i = 0; i < a.children().size(); ++i) {
+      SLUICE_ASSIGN_OR_RETURN(SqlType f, CommonType(a.children()[i], b.children()[i]));
+      fields.push_back(f.WithNullable(true));
+    }
+    return SqlType::Row(a.field_names(), std::move(fields));
+  }
   if (a.id() == b.id()) return a.WithNullable(true);
   return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
                                  " cannot be matched");
@@ -461,11 +477,39 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
   // the infinities (or only passes values on); the others refuse them at
   // run time rather than read a special value as a number.
   static const std::string_view kKnowSpecials[] = {
-      "+",        "-",       "*",      "/",     "%",          "mod",        "abs",
-      "@",        "=",       "<>",     "!=",    "<",          "<=",         ">",
-      ">=",       "sign",    "ceil",   "ceiling", "floor",    "round",      "trunc",
-      "scale",    "min_scale", "trim_scale", "concat", "concat_ws", "pg_typeof",
-      "num_nulls", "num_nonnulls", "greatest", "least", "coalesce", "nullif",
+      "+",
+      "-",
+      "*",
+      "/",
+      "%",
+      "mod",
+      "abs",
+      "@",
+      "=",
+      "<>",
+      "!=",
+      "<",
+      "<=",
+      ">",
+      ">=",
+      "sign",
+      "ceil",
+      "ceiling",
+      "floor",
+      "round",
+      "trunc",
+      "scale",
+      "min_scale",
+      "trim_scale",
+      "concat",
+      "concat_ws",
+      "pg_typeof",
+      "num_nulls",
+      "num_nonnulls",
+      "greatest",
+      "least",
+      "coalesce",
+      "nullif",
   };
   for (std::string_view k : kKnowSpecials) {
     if (name == k) r.numeric_specials = true;

@@ -1101,6 +1101,174 @@ SLUICE_DOUBLE_FN(Degrees, x / (M_PI / 180.0))
 SLUICE_DOUBLE_FN(Radians, x*(M_PI / 180.0))
 #undef SLUICE_DOUBLE_FN
 
+// Trigonometry in degrees, exact at the special angles as PostgreSQL's
+// float.c makes it: the argument is reduced to [0, 90], and each value is
+// scaled by the computed value at 30, 45 or 60 degrees, so that sind(30) is
+// 0.5 and tand(45) is 1 exactly.
+namespace degrees {
+constexpr double kRadiansPerDegree = M_PI / 180.0;
+// Computed at run time, as the scaled values are, so that the quotients at
+// the special angles are exactly 1.
+double Sin30() {
+  static const volatile double v = std::sin(30.0 * kRadiansPerDegree);
+  return v;
+}
+double OneMinusCos60() {
+  static const volatile double v = 1.0 - std::cos(60.0 * kRadiansPerDegree);
+  return v;
+}
+double Asin05() {
+  static const volatile double v = std::asin(0.5);
+  return v;
+}
+double Acos05() {
+  static const volatile double v = std::acos(0.5);
+  return v;
+}
+double Atan1() {
+  static const volatile double v = std::atan(1.0);
+  return v;
+}
+double Sin0To30(double x) {
+  const volatile double sin_x = std::sin(x * kRadiansPerDegree);
+  return (sin_x / Sin30()) / 2.0;
+}
+double Cos0To60(double x) {
+  const volatile double one_minus_cos_x = 1.0 - std::cos(x * kRadiansPerDegree);
+  return 1.0 - (one_minus_cos_x / OneMinusCos60()) / 2.0;
+}
+double SinQ1(double x) { return x <= 30.0 ? Sin0To30(x) : Cos0To60(90.0 - x); }
+double CosQ1(double x) { return x <= 60.0 ? Cos0To60(x) : Sin0To30(90.0 - x); }
+double Tan45() {
+  static const volatile double v = SinQ1(45.0) / CosQ1(45.0);
+  return v;
+}
+double Cot45() {
+  static const volatile double v = CosQ1(45.0) / SinQ1(45.0);
+  return v;
+}
+double AsinQ1(double x) {
+  if (x <= 0.5) {
+    const volatile double asin_x = std::asin(x);
+    return (asin_x / Asin05()) * 30.0;
+  }
+  const volatile double acos_x = std::acos(x);
+  return 90.0 - (acos_x / Acos05()) * 60.0;
+}
+double AcosQ1(double x) {
+  if (x <= 0.5) {
+    const volatile double asin_x = std::asin(x);
+    return 90.0 - (asin_x / Asin05()) * 30.0;
+  }
+  const volatile double acos_x = std::acos(x);
+  return (acos_x / Acos05()) * 60.0;
+}
+// Reduces `x` (finite) to [0, 90] for a function that is odd (sind, tand,
+// cotd: sign flips with x), and whose value at 180 - x is `mirror` times
+// its value at x.
+double Reduce(double x, int mirror, bool odd_at_360, int* sign) {
+  x = std::fmod(x, 360.0);
+  *sign = 1;
+  if (x < 0.0) {
+    x = -x;
+    if (odd_at_360) *sign = -*sign;
+  }
+  if (x > 180.0) {
+    x = 360.0 - x;
+    if (odd_at_360) *sign = -*sign;
+  }
+  if (x > 90.0) {
+    x = 180.0 - x;
+    *sign *= mirror;
+  }
+  return x;
+}
+Status Periodic(const Value* a, Value* out, double (*f)(double, int)) {
+  const double x = a[0].double_value();
+  if (std::isnan(x)) {
+    *out = Value::Double(x);
+    return Status::OK();
+  }
+  if (std::isinf(x)) return Status::InvalidArgument("input is out of range");
+  *out = Value::Double(f(x, 0));
+  return Status::OK();
+}
+}  // namespace degrees
+
+Status Sind(const SqlType&, const Value* a, size_t, Value* out) {
+  return degrees::Periodic(a, out, [](double x, int) {
+    int sign;
+    x = degrees::Reduce(x, 1, true, &sign);
+    return sign * degrees::SinQ1(x);
+  });
+}
+Status Cosd(const SqlType&, const Value* a, size_t, Value* out) {
+  return degrees::Periodic(a, out, [](double x, int) {
+    int sign;
+    x = degrees::Reduce(x, -1, false, &sign);
+    return sign * degrees::CosQ1(x);
+  });
+}
+Status Tand(const SqlType&, const Value* a, size_t, Value* out) {
+  return degrees::Periodic(a, out, [](double x, int) {
+    int sign;
+    x = degrees::Reduce(x, -1, true, &sign);
+    const volatile double tan_x = degrees::SinQ1(x) / degrees::CosQ1(x);
+    double r = sign * (tan_x / degrees::Tan45());
+    return r == 0.0 ? 0.0 : r;  // no -0
+  });
+}
+Status Cotd(const SqlType&, const Value* a, size_t, Value* out) {
+  return degrees::Periodic(a, out, [](double x, int) {
+    int sign;
+    x = degrees::Reduce(x, -1, true, &sign);
+    const volatile double cot_x = degrees::CosQ1(x) / degrees::SinQ1(x);
+    double r = sign * (cot_x / degrees::Cot45());
+    return r == 0.0 ? 0.0 : r;
+  });
+}
+// asind, acosd: defined on [-1, 1] only.
+Status Asind(const SqlType&, const Value* a, size_t, Value* out) {
+  const double x = a[0].double_value();
+  if (std::isnan(x)) {
+    *out = Value::Double(x);
+    return Status::OK();
+  }
+  if (x < -1.0 || x > 1.0) return Status::InvalidArgument("input is out of range");
+  *out = Value::Double(x >= 0.0 ? degrees::AsinQ1(x) : -degrees::AsinQ1(-x));
+  return Status::OK();
+}
+Status Acosd(const SqlType&, const Value* a, size_t, Value* out) {
+  const double x = a[0].double_value();
+  if (std::isnan(x)) {
+    *out = Value::Double(x);
+    return Status::OK();
+  }
+  if (x < -1.0 || x > 1.0) return Status::InvalidArgument("input is out of range");
+  *out = Value::Double(x >= 0.0 ? degrees::AcosQ1(x) : 90.0 + degrees::AsinQ1(-x));
+  return Status::OK();
+}
+Status Atand(const SqlType&, const Value* a, size_t, Value* out) {
+  const double x = a[0].double_value();
+  if (std::isnan(x)) {
+    *out = Value::Double(x);
+    return Status::OK();
+  }
+  const volatile double atan_x = std::atan(x);
+  *out = Value::Double((atan_x / degrees::Atan1()) * 45.0);
+  return Status::OK();
+}
+Status Atan2d(const SqlType&, const Value* a, size_t, Value* out) {
+  const double y = a[0].double_value(), x = a[1].double_value();
+  if (std::isnan(x) || std::isnan(y)) {
+    *out = Value::Double(std::nan(""));
+    return Status::OK();
+  }
+  const volatile double atan2_yx = std::atan2(y, x);
+  *out = Value::Double((atan2_yx / degrees::Atan1()) * 45.0);
+  return Status::OK();
+}
+
 Status Atan2(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Double(std::atan2(a[0].double_value(), a[1].double_value()));
   return Status::OK();
@@ -1489,10 +1657,11 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
     ScalarFn fn;
   };
   static const Named kOne[] = {
-      {"sin", Sin},         {"cos", Cos},        {"tan", Tan},     {"cot", Cot},   {"asin", Asin},
-      {"acos", Acos},       {"atan", Atan},      {"sinh", Sinh},   {"cosh", Cosh}, {"tanh", Tanh},
-      {"asinh", Asinh},     {"acosh", Acosh},    {"atanh", Atanh}, {"cbrt", Cbrt}, {"||/", Cbrt},
-      {"degrees", Degrees}, {"radians", Radians}};
+      {"sin", Sin},         {"cos", Cos},         {"tan", Tan},     {"cot", Cot},    {"asin", Asin},
+      {"acos", Acos},       {"atan", Atan},       {"sinh", Sinh},   {"cosh", Cosh},  {"tanh", Tanh},
+      {"asinh", Asinh},     {"acosh", Acosh},     {"atanh", Atanh}, {"cbrt", Cbrt},  {"||/", Cbrt},
+      {"degrees", Degrees}, {"radians", Radians}, {"sind", Sind},   {"cosd", Cosd},  {"tand", Tand},
+      {"cotd", Cotd},       {"asind", Asind},     {"acosd", Acosd}, {"atand", Atand}};
   if (n == 1 && num_at(0)) {
     for (const Named& f : kOne) {
       if (name == f.name) return Resolve(r, f.fn, f.name, d, {d});
@@ -1512,6 +1681,8 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
   }
   if (name == "atan2" && n == 2 && num_at(0) && num_at(1))
     return Resolve(r, Atan2, "atan2", d, {d, d});
+  if (name == "atan2d" && n == 2 && num_at(0) && num_at(1))
+    return Resolve(r, Atan2d, "atan2d", d, {d, d});
   if (name == "pi" && n == 0) return Resolve(r, Pi, "pi", d, {});
   if ((name == "log" || name == "log10") && n == 1 && num_at(0))
     return Resolve(r, Log10, "log", d, {d});

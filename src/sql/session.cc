@@ -210,6 +210,7 @@ Status SqlSession::ReplaceableView(const ViewDef& v) {
 }
 
 Status SqlSession::Statement(const std::string& sql) {
+  DateOrderScope order(date_order_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   for (const Json& st : tree["stmts"]) {
     const Json& stmt = st["stmt"];
@@ -294,6 +295,7 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
 }
 
 Result<BoundQuery> SqlSession::Bind(const std::string& sql) const {
+  DateOrderScope order(date_order_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
     return Status::InvalidArgument("a query must be one SELECT");

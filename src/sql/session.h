@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sql/catalog.h"
+#include "sql/datetime.h"
 #include "sql/parser.h"
 #include "sql/plan.h"
 #include "zset/batch.h"
@@ -42,6 +43,11 @@ class SqlSession {
                      const std::vector<std::vector<std::optional<std::string>>>& rows);
 
   bool HasTable(const std::string& name) const { return tables_.count(name) > 0; }
+
+  // DateStyle's input order, for the dates that statements and queries read
+  // from text (SET datestyle in the runner's script).
+  void set_date_order(DateOrder order) { date_order_ = order; }
+  DateOrder date_order() const { return date_order_; }
   const Catalog& catalog() const { return catalog_; }
 
  private:
@@ -61,6 +67,7 @@ class SqlSession {
   TableData* Find(const std::string& name);
 
   int workers_, hosts_;
+  DateOrder date_order_ = DateOrder::kMDY;
   Catalog catalog_;
   std::map<std::string, TableData> tables_;
 };

@@ -151,6 +151,20 @@ try {
         r.status !== 0 && /invalid value for parameter "IntervalStyle": "iso8601"/.test(r.err) &&
         /iso_8601/.test(r.err), r.err);
 
+  r = psql("SET datestyle TO dmy; SHOW DateStyle; SELECT date '1/8/1999' AS d1; " +
+           "SET DateStyle = 'ISO, YMD'; SELECT date '01/02/03' AS d2; RESET datestyle; SHOW DateStyle; " +
+           "SELECT date '1/8/1999' AS d3; SET extra_float_digits = 0; SELECT 0.1::float8 + 0.2::float8 AS f");
+  check('psql: SET DateStyle changes how dates read (and SHOW says so); extra_float_digits how floats print',
+        r.status === 0 && /ISO, DMY/.test(r.out) && /1999-08-01/.test(r.out) && /2001-02-03/.test(r.out) &&
+        /ISO, MDY/.test(r.out) && /1999-01-08/.test(r.out) && /\b0\.3\b/.test(r.out) &&
+        !/0\.30000000000000004/.test(r.out), r.err || r.out);
+  r = psql('SET DateStyle TO SQL, DMY');
+  check('a DateStyle that prints dates other than as ISO is refused',
+        r.status !== 0 && /DateStyle "sql, dmy" is not supported/i.test(r.err), r.err);
+  r = psql('SET DateStyle TO xyz');
+  check('an unknown DateStyle is refused',
+        r.status !== 0 && /invalid value for parameter "DateStyle": "xyz"/.test(r.err), r.err);
+
   // ---- the same keys over HTTP
   const api = /listening on (https:\/\/\S+)/.exec(stderr)[1];
   const http = async (method, path, key, body) => {

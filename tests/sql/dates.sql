@@ -73,3 +73,29 @@ SELECT extract(hour from date '2020-01-01');
 SELECT date 'tomorrow' - date 'yesterday', date 'today' - date 'yesterday', timestamp 'today' = date 'today', timestamp 'now' >= timestamp 'today', timestamp 'tomorrow' > timestamp 'now';
 -- Every spelling of a unit has its field's scale (milliseconds 3, seconds 6).
 SELECT extract(msec from timestamp '2020-01-01 10:00:00'), extract(MILLISECONDS from timestamp '2020-01-01 10:00:01.5'), extract(secs from timestamp '2020-01-01 10:00:00'), extract(usec from timestamp '2020-01-01 10:00:01.5'), extract(yrs from timestamp '2020-01-01 10:00:00');
+-- DateStyle's input order: SET datestyle TO dmy, ymd, mdy (or 'ISO, DMY')
+-- changes how numbers in date text read, in literals, in casts of a
+-- column's text (kept by the view as it was bound) and in INSERT.
+CREATE TABLE dmy (k INT, t TEXT, d DATE);
+INSERT INTO dmy VALUES (1, '1/8/1999', '1999-01-08'), (2, '08-01-1999', NULL), (3, '01/02/03', NULL),
+  (4, '18/1/1999', NULL), (5, 'Jan-08-99', NULL), (6, '08-Jan-99', NULL), (7, '1999-01-08', NULL),
+  (8, '99-Jan-08', NULL), (9, '1999-08-Jan', NULL), (10, '08 Jan 1999', NULL);
+SET datestyle TO dmy;
+SELECT date '1/8/1999', date '08-01-1999', date '18/1/1999', date '01/02/03', date '08-Jan-99', date 'Jan-08-99', date '1999-01-08';
+SELECT timestamp '1/8/1999 10:00', timestamp '08-Jan-99 10:00';
+SELECT k, t::date FROM dmy WHERE k IN (1, 2, 3, 4, 5, 6, 7, 10);
+INSERT INTO dmy VALUES (11, 'dmy', '2/3/2004');
+SELECT k, d FROM dmy WHERE d IS NOT NULL;
+SELECT date '1/18/1999';
+SET datestyle TO ymd;
+SELECT date '01/02/03', date '99-Jan-08', date '1999-Jan-08', date '08-Jan-1999', date '1999-01-08';
+SELECT k, t::date FROM dmy WHERE k IN (3, 7, 8, 10);
+SET datestyle TO 'ISO, MDY';
+SELECT date '1/8/1999', date '01/02/03', date '08-Jan-99', date '1999-08-Jan';
+SELECT k, t::date FROM dmy WHERE k IN (1, 2, 3, 5, 6, 7, 10);
+SET datestyle TO iso, dmy;
+SELECT date '1/8/1999', date '01/02/03';
+RESET datestyle;
+SELECT date '1/8/1999';
+UPDATE dmy SET t = '12/1/2000' WHERE k = 1;
+DELETE FROM dmy WHERE k = 2;

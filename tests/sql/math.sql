@@ -16,3 +16,15 @@ SELECT 1e-5 * 3, 1.5e3, 2.50e1, 1e10;
 
 -- sluice: error cannot take logarithm of zero
 SELECT log(0.0) FROM m;
+-- Trigonometry in degrees, exact at the special angles as PostgreSQL's.
+SELECT x, sind(x), cosd(x), tand(x), cotd(x) FROM (VALUES (0), (30), (45), (60), (90), (135), (180), (225), (270), (-30), (390), (17)) v(x);
+SELECT x, asind(x), acosd(x), atand(x), atan2d(x, 1) FROM (VALUES (-1::float8), (-0.5), (0), (0.5), (1), (0.3)) v(x);
+-- sluice: error input is out of range
+SELECT asind(2);
+-- extra_float_digits below 1: 15 (DOUBLE) or 6 (REAL) digits plus it.
+SET extra_float_digits = 0;
+SELECT 0.1::float8 + 0.2::float8, '1e100'::float8, 1.0::float8 / 3, 3.14159265358979::float4, 1e-5::float8;
+SET extra_float_digits = -3;
+SELECT 0.1::float8 + 0.2::float8, 2.0::float8 / 3, 1234567.0::float4;
+RESET extra_float_digits;
+SELECT 0.1::float8 + 0.2::float8;

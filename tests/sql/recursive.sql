@@ -47,6 +47,71 @@ SELECT n FROM walk;
 WITH RECURSIVE bad(n) AS (SELECT 1 UNION ALL SELECT n::bigint + 1 FROM bad WHERE n < 3) SELECT * FROM bad;
 -- sluice: error must not appear within its non-recursive term
 WITH RECURSIVE bad2(n) AS (SELECT n FROM bad2 UNION SELECT 1) SELECT * FROM bad2;
+-- SEARCH DEPTH FIRST and BREADTH FIRST: a column that orders the rows as
+-- the walk met them (an array of ROW values of the path; a ROW of the depth
+-- and the columns).
+WITH RECURSIVE t(id, name) AS (
+  SELECT id, name FROM tree WHERE parent IS NULL
+  UNION ALL
+  SELECT c.id, c.name FROM tree c JOIN t ON c.parent = t.id
+) SEARCH DEPTH FIRST BY id SET ord
+SELECT * FROM t ORDER BY ord;
+WITH RECURSIVE t(id, name) AS (
+  SELECT id, name FROM tree WHERE parent IS NULL
+  UNION ALL
+  SELECT c.id, c.name FROM tree c, t WHERE c.parent = t.id
+) SEARCH BREADTH FIRST BY name, id SET ord
+SELECT id, name, ord FROM t ORDER BY ord;
+WITH RECURSIVE t AS (
+  SELECT id, name, 0 AS depth FROM tree WHERE parent IS NULL
+  UNION
+  SELECT c.id, c.name, t.depth + 1 FROM tree c JOIN t AS t ON c.parent = t.id
+) SEARCH DEPTH FIRST BY name SET ord
+SELECT name, depth, ord FROM t WHERE depth > 0;
+-- CYCLE: the walk stops at a row whose columns it has met before, and marks
+-- it; the path is the array of ROW values met.
+WITH RECURSIVE walk(a, b) AS (
+  SELECT src, dst FROM edges WHERE src = 1
+  UNION ALL
+  SELECT e.src, e.dst FROM walk w JOIN edges e ON e.src = w.b
+) CYCLE a SET looped USING path
+SELECT * FROM walk;
+WITH RECURSIVE walk(a, b, hops) AS (
+  SELECT src, dst, 1 FROM edges
+  UNION ALL
+  SELECT w.a, e.dst, w.hops + 1 FROM walk w JOIN edges e ON e.src = w.b
+) CYCLE a, b SET looped TO 'Y' DEFAULT 'N' USING path
+SELECT a, b, hops, looped, path FROM walk WHERE looped = 'Y';
+WITH RECURSIVE walk(a, b) AS (
+  SELECT src, dst FROM edges WHERE src = 1
+  UNION ALL
+  SELECT e.src, e.dst FROM walk w JOIN edges e ON e.src = w.b
+) SEARCH BREADTH FIRST BY a SET ord CYCLE b SET looped TO 1 DEFAULT 0 USING path
+SELECT * FROM walk;
+-- Errors PostgreSQL gives too.
+-- sluice: error search column "x" not in WITH query column list
+WITH RECURSIVE t(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM t WHERE id < 3)
+  SEARCH DEPTH FIRST BY x SET ord SELECT * FROM t;
+-- sluice: error search sequence column name "id" already used in WITH query column list
+WITH RECURSIVE t(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM t WHERE id < 3)
+  SEARCH DEPTH FIRST BY id SET id SELECT * FROM t;
+-- sluice: error cycle column "id" specified more than once
+WITH RECURSIVE t(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM t WHERE id < 3)
+  CYCLE id, id SET c USING p SELECT * FROM t;
+-- sluice: error cycle mark column name and cycle path column name are the same
+WITH RECURSIVE t(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM t WHERE id < 3)
+  CYCLE id SET c USING c SELECT * FROM t;
+-- sluice: error search sequence column name and cycle path column name are the same
+WITH RECURSIVE t(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM t WHERE id < 3)
+  SEARCH BREADTH FIRST BY id SET p CYCLE id SET c USING p SELECT * FROM t;
+-- sluice: error WITH query is not recursive
+WITH RECURSIVE t(id) AS (SELECT 1) SEARCH DEPTH FIRST BY id SET ord SELECT * FROM t;
+-- sluice: error the right side of the UNION must be a SELECT
+WITH RECURSIVE t(id) AS (SELECT 1 UNION ALL (SELECT id + 1 FROM t WHERE id < 3 UNION SELECT 5))
+  CYCLE id SET c USING p SELECT * FROM t;
+-- sluice: error invalid input syntax for type integer: "x"
+WITH RECURSIVE t(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM t WHERE id < 3)
+  CYCLE id SET c TO 1 DEFAULT 'x' USING p SELECT * FROM t;
 INSERT INTO edges VALUES (7, 8), (8, 5), (1, 9);
 DELETE FROM edges WHERE src = 2;
 UPDATE tree SET parent = 3 WHERE id = 4;

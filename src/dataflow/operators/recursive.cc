@@ -100,14 +100,18 @@ Result<BatchPtr> RecursiveOp::FixedPoint() {
     ++it;
   }
   Rows r = w, fed, yielded;  // R; what "w" has been fed in all; step(W)
-  uint64_t r_rows = 0;
-  for (const auto& [row, n] : r) r_rows += static_cast<uint64_t>(n);
+  uint64_t r_rows = 0, r_bytes = 0;
+  for (const auto& [row, n] : r) {
+    r_rows += static_cast<uint64_t>(n);
+    r_bytes += row.size() * static_cast<uint64_t>(n);
+  }
   for (int64_t iteration = 0; !w.empty(); ++iteration) {
-    if (iteration >= spec_.max_iterations || r_rows > spec_.max_rows) {
+    if (iteration >= spec_.max_iterations || r_rows > spec_.max_rows || r_bytes > spec_.max_bytes) {
       return Status::InvalidArgument(
           "recursive query \"" + spec_.name + "\" did not end within " +
           (iteration >= spec_.max_iterations ? std::to_string(spec_.max_iterations) + " iterations"
-                                             : std::to_string(spec_.max_rows) + " rows") +
+           : r_rows > spec_.max_rows         ? std::to_string(spec_.max_rows) + " rows"
+                                             : std::to_string(spec_.max_bytes >> 20) + " MiB") +
           " (its recursive term keeps yielding new rows); its view keeps its previous rows");
     }
     BatchBuilder change;  // W's change since the last iteration
@@ -125,11 +129,13 @@ Result<BatchPtr> RecursiveOp::FixedPoint() {
         if (r.emplace(row, 1).second) {
           next.emplace(row, 1);
           ++r_rows;
+          r_bytes += row.size();
         }
       } else {
         next.emplace(row, n);
         r[row] += n;
         r_rows += static_cast<uint64_t>(n);
+        r_bytes += row.size() * static_cast<uint64_t>(n);
       }
     }
     w = std::move(next);

@@ -21,7 +21,7 @@
 // computes R; the other workers emit nothing.
 //
 // A recursion that does not end within `max_iterations` or grows past
-// `max_rows` (where PostgreSQL would run until it fails) is an error reported
+// `max_rows` or `max_bytes` (where PostgreSQL would run until it fails) is an error reported
 // to `on_error`; R then keeps its previous contents.
 #pragma once
 
@@ -42,6 +42,9 @@ struct RecursiveSpec {
   bool set = false;  // UNION (R is a set) rather than UNION ALL
   int64_t max_iterations = 100000;
   uint64_t max_rows = 10000000;
+  // The bytes of R's rows: a recursion whose rows grow (a path column)
+  // meets this long before its row count limit.
+  uint64_t max_bytes = 1ull << 28;
   std::function<void(const Status&)> on_error;
 };
 
