@@ -23,6 +23,19 @@ inline bool Resolve(ResolvedFn* r, ScalarFn fn, const char* name, SqlType result
   return true;
 }
 
+// Rescales the decimal `*u` at `*scale` up to `to` digits after the point
+// when it has fewer and the result fits 38 digits (round(1.5, 3) and
+// trunc(1.5, 3) are 1.500, as in PostgreSQL).
+inline void WidenDecimalScale(int to, int128* u, int* scale) {
+  if (to <= *scale) return;
+  bool overflow = false;
+  const int128 v = RescaleDecimal(*u, *scale, to, &overflow);
+  if (!overflow && v < Pow10(kMaxDecimalDigits) && v > -Pow10(kMaxDecimalDigits)) {
+    *u = v;
+    *scale = to;
+  }
+}
+
 // Appends code point `cp` (at most 0x10FFFF) to `out` in UTF-8.
 void AppendUtf8(uint32_t cp, std::string* out);
 

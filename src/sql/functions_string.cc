@@ -1388,15 +1388,7 @@ Status TruncDec(const SqlType&, const Value* a, size_t n, Value* out) {
   int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
   int from = a[0].decimal_scale();
   int128 u = a[0].decimal_unscaled();
-  if (to > from) {
-    // trunc(1.5, 3) is 1.500, as in PostgreSQL.
-    bool overflow = false;
-    const int128 v = RescaleDecimal(u, from, to, &overflow);
-    if (!overflow && v < Pow10(kMaxDecimalDigits) && v > -Pow10(kMaxDecimalDigits)) {
-      u = v;
-      from = to;
-    }
-  }
+  WidenDecimalScale(to, &u, &from);
   if (to < from) {
     int keep = std::max(to, 0);
     u /= Pow10(from - keep);
