@@ -12,7 +12,9 @@ namespace {
 // Array type `t` with `dims` dimensions of its innermost element type.
 SqlType WithArrayDimensions(const SqlType& t, int dims) {
   SqlType out = t;
-  while (out.id() == TypeId::kArray) out = out.children()[0];
+  // Copy the child before assigning: it is part of `out` (assigning it
+  // directly frees it mid-copy).
+  while (out.id() == TypeId::kArray) out = SqlType(out.children()[0]);
   for (int i = 0; i < dims; ++i) out = SqlType::Array(out);
   return out.WithNullable(t.nullable());
 }
@@ -1160,7 +1162,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     // An untyped constant beside an array is of its element type, as
     // PostgreSQL resolves anyelement from anyarray.
     SqlType elem = args[0]->type;
-    while (elem.id() == TypeId::kArray) elem = elem.children()[0];
+    while (elem.id() == TypeId::kArray) elem = SqlType(elem.children()[0]);
     for (size_t i = 1; i < args.size(); ++i) {
       Value v;
       if (args[i]->kind == ExprKind::kLiteral && args[i]->untyped &&
@@ -1441,7 +1443,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       // Fewer subscripts than dimensions pick no element: NULL, as in
       // PostgreSQL (a slice would take a sub-array).
       SqlType elem = x->type;
-      while (elem.id() == TypeId::kArray) elem = elem.children()[0];
+      while (elem.id() == TypeId::kArray) elem = SqlType(elem.children()[0]);
       return MakeLiteral(Value::Null(), elem.WithNullable(true));
     }
     return x;
