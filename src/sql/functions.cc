@@ -115,10 +115,6 @@ Status AbsDouble(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 // ---- decimals: unscaled 128-bit integers; each value carries its scale.
-// PostgreSQL's result would have more digits than an int128 holds.
-Status DecOverflow() {
-  return Status::Unimplemented("numeric results of more than 38 digits are not supported yet");
-}
 
 bool Align(const Value& x, int scale, int128* out) {
   int d = scale - x.decimal_scale();
@@ -162,17 +158,6 @@ Status Least(const SqlType&, const Value* a, size_t n, Value* out) {
 // PostgreSQL's arithmetic of the special numerics. Each returns true and
 // sets *out (or *st) if an operand is special; false leaves the finite case
 // to its caller.
-bool IsNaN(const Value& v) { return v.decimal_special() == DecimalSpecial::kNaN; }
-// +1 for Infinity, -1 for -Infinity, 0 otherwise.
-int InfSign(const Value& v) {
-  return v.decimal_special() == DecimalSpecial::kPosInf   ? 1
-         : v.decimal_special() == DecimalSpecial::kNegInf ? -1
-                                                          : 0;
-}
-// The sign of a finite decimal.
-int FiniteSign(const Value& v) {
-  return v.decimal_unscaled() > 0 ? 1 : v.decimal_unscaled() < 0 ? -1 : 0;
-}
 Value InfOfSign(int sign) { return Value::DecimalInf(sign < 0); }
 
 bool SpecialAddSub(const Value& x, const Value& y, bool sub, Value* out) {

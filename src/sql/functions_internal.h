@@ -23,6 +23,22 @@ inline bool Resolve(ResolvedFn* r, ScalarFn fn, const char* name, SqlType result
   return true;
 }
 
+// PostgreSQL's result would have more digits than an int128 holds.
+inline Status DecOverflow() {
+  return Status::Unimplemented("numeric results of more than 38 digits are not supported yet");
+}
+// Of a decimal: whether it is NaN; +1 for Infinity, -1 for -Infinity, 0
+// otherwise; the sign of a finite one.
+inline bool IsNaN(const Value& v) { return v.decimal_special() == DecimalSpecial::kNaN; }
+inline int InfSign(const Value& v) {
+  return v.decimal_special() == DecimalSpecial::kPosInf   ? 1
+         : v.decimal_special() == DecimalSpecial::kNegInf ? -1
+                                                          : 0;
+}
+inline int FiniteSign(const Value& v) {
+  return v.decimal_unscaled() > 0 ? 1 : v.decimal_unscaled() < 0 ? -1 : 0;
+}
+
 // Rescales the decimal `*u` at `*scale` up to `to` digits after the point
 // when it has fewer and the result fits 38 digits (round(1.5, 3) and
 // trunc(1.5, 3) are 1.500, as in PostgreSQL).

@@ -25,22 +25,15 @@ namespace {
 using f128 = __float128;
 using u128 = unsigned __int128;
 
-Status TooLong() {
-  return Status::Unimplemented("numeric results of more than 38 digits are not supported yet");
-}
 Status LogOfZero() { return Status::InvalidArgument("cannot take logarithm of zero"); }
 Status LogOfNegative() {
   return Status::InvalidArgument("cannot take logarithm of a negative number");
 }
 
-bool IsNaN(const Value& v) { return v.decimal_special() == DecimalSpecial::kNaN; }
-bool IsPosInf(const Value& v) { return v.decimal_special() == DecimalSpecial::kPosInf; }
-bool IsNegInf(const Value& v) { return v.decimal_special() == DecimalSpecial::kNegInf; }
+bool IsPosInf(const Value& v) { return InfSign(v) > 0; }
+bool IsNegInf(const Value& v) { return InfSign(v) < 0; }
 // -1, 0 or 1 (of a special: NaN 0).
-int SignOf(const Value& v) {
-  if (v.decimal_is_special()) return IsPosInf(v) ? 1 : IsNegInf(v) ? -1 : 0;
-  return v.decimal_unscaled() > 0 ? 1 : v.decimal_unscaled() < 0 ? -1 : 0;
-}
+int SignOf(const Value& v) { return v.decimal_is_special() ? InfSign(v) : FiniteSign(v); }
 bool IsOne(const Value& v) {
   return !v.decimal_is_special() && v.decimal_unscaled() == Pow10(v.decimal_scale());
 }
@@ -57,9 +50,9 @@ f128 ToF128(const Value& v) {
 
 // `r` rounded half away from zero at `scale` digits after the point.
 Status FromF128(f128 r, int scale, Value* out) {
-  if (isnanq(r) || isinfq(r) || scale > kMaxDecimalDigits) return TooLong();
+  if (isnanq(r) || isinfq(r) || scale > kMaxDecimalDigits) return DecOverflow();
   const f128 q = roundq(r * powq(10, scale));
-  if (fabsq(q) >= powq(10, kMaxDecimalDigits)) return TooLong();
+  if (fabsq(q) >= powq(10, kMaxDecimalDigits)) return DecOverflow();
   *out = Value::Decimal(static_cast<int128>(q), scale);
   return Status::OK();
 }
@@ -107,12 +100,12 @@ Status SqrtDec(const SqlType&, const Value* a, size_t, Value* out) {
   const int weight = NumericHeadOf(u, s).weight;
   const int sweight = (weight + 1) * 4 / 2 - 1;
   const int scale = ClampScale(std::max(16 - sweight, s));
-  if (scale > kMaxDecimalDigits) return TooLong();
+  if (scale > kMaxDecimalDigits) return DecOverflow();
   // The root of u * 10^(2 * (scale + 1) - s), at scale + 1, then rounded.
   const int shift = 2 * (scale + 1) - s;
   u128 big = static_cast<u128>(u);
   for (int i = 0; i < shift; ++i) {
-    if (big > std::numeric_limits<u128>::max() / 10) return TooLong();
+    if (big > std::numeric_limits<u128>::max() / 10) return DecOverflow();
     big *= 10;
   }
   u128 r = static_cast<u128>(std::sqrt(static_cast<long double>(big)));
@@ -120,7 +113,7 @@ Status SqrtDec(const SqlType&, const Value* a, size_t, Value* out) {
   while ((r + 1) * (r + 1) <= big) ++r;
   u128 q = r / 10;
   if (r % 10 >= 5) ++q;
-  if (q >= static_cast<u128>(Pow10(kMaxDecimalDigits))) return TooLong();
+  if (q >= static_cast<u128>(Pow10(kMaxDecimalDigits))) return DecOverflow();
   *out = Value::Decimal(static_cast<int128>(q), scale);
   return Status::OK();
 }
@@ -262,7 +255,7 @@ Status PowerDec(const SqlType&, const Value* a, size_t, Value* out) {
     const int128 n = e.decimal_unscaled() / Pow10(e.decimal_scale());
     if (sb == 0) {
       *out = Value::Decimal(0, std::min(rscale, kMaxDecimalDigits));
-      return rscale > kMaxDecimalDigits ? TooLong() : Status::OK();
+      return rscale > kMaxDecimalDigits ? DecOverflow() : Status::OK();
     }
     // Exactly, while |b|^|n| fits in 128 bits.
     const int128 k = n < 0 ? -n : n;
@@ -297,7 +290,7 @@ Status PowerDec(const SqlType&, const Value* a, size_t, Value* out) {
   double val = static_cast<double>(ln);
   if (std::fabs(val) > 1000 * 3.01) {
     if (val > 0) return Status::Overflow("value overflows numeric format");
-    return TooLong();  // PostgreSQL: zero at 1000 digits after the point
+    return DecOverflow();  // PostgreSQL: zero at 1000 digits after the point
   }
   val *= 0.434294481903252;
   const int rscale =
