@@ -228,6 +228,8 @@ int128 DecimalSpecialBits(DecimalSpecial sp, int width) {
 // lies beyond every value of tag 0x02, so the reserved tags keep the order
 // when an arbitrary-precision form is added; none writes them yet.
 constexpr uint8_t kWideFinite = 0x02;
+// Values of more than 38 digits (in a NUMERIC, or a DECIMAL of a larger
+// precision).
 constexpr const char* kWideUnsupported =
     "numeric values of more than 38 digits are not supported yet";
 
@@ -261,8 +263,6 @@ uint8_t WideDecimalTag(DecimalSpecial sp) {
 // byte strings: they group apart, as intervals of equal length do.
 constexpr uint8_t kNumNegInf = 0x01, kNumNeg = 0x02, kNumZero = 0x03, kNumPos = 0x04,
                   kNumPosInf = 0x05, kNumNaN = 0x06;
-constexpr const char* kNumericTooLong =
-    "numeric values of more than 38 digits are not supported yet";
 
 void PutNumeric(int128 u, int scale, std::string* out) {
   if (u == 0) {
@@ -592,7 +592,7 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         const int128 limit = Pow10(kMaxDecimalDigits);
         if (v.decimal_unscaled() >= limit || v.decimal_unscaled() <= -limit ||
             v.decimal_scale() > kMaxDecimalDigits) {
-          return Status::Unimplemented(kNumericTooLong);
+          return Status::Unimplemented(kWideUnsupported);
         }
         PutNumeric(v.decimal_unscaled(), v.decimal_scale(), out);
         return Status::OK();
