@@ -437,16 +437,18 @@ class Generator {
   std::mt19937_64 rng_;
 };
 
-// Normal text of a value: numbers compared as numbers to 6 decimals.
-std::string Canonical(const std::string& s) {
+// Normal text of a value: numbers compared as numbers to 6 decimals; a
+// REAL to its 6 significant digits (a sum of REALs is rounded to single
+// precision at every addition in PostgreSQL, in an order SQL leaves open).
+std::string Canonical(const std::string& s, bool single = false) {
   if (s == "NULL") return s;
   char* end = nullptr;
   double d = std::strtod(s.c_str(), &end);
   if (end != s.c_str() && *end == '\0' && !s.empty()) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6f", d);
+    std::snprintf(buf, sizeof buf, single ? "%.5e" : "%.6f", d);
     // -0 is 0: PostgreSQL prints a negative zero, Sluice stores one zero.
-    if (std::string(buf) == "-0.000000") return "0.000000";
+    if (std::string(buf) == "-0.000000" || std::string(buf) == "-0.00000e+00") return buf + 1;
     return buf;
   }
   if (s == "t") return "true";
@@ -546,14 +548,14 @@ class Case {
         auto row = DecodeRow(schema_, c->key());
         std::string line;
         for (size_t i = 0; i < row->size(); ++i) {
-          line += (i ? "|" : "") + Canonical(sql::ValueToText((*row)[i], schema_[i]));
+          line += (i ? "|" : "") + Canonical(sql::ValueToText((*row)[i], schema_[i]), IsReal(i));
         }
         for (Weight w = 0; w < c->weight(); ++w) got_rows.push_back(line);
         if (c->weight() < 0) got_rows.push_back("NEGATIVE " + line);
       }
       for (const auto& r : want) {
         std::string line;
-        for (size_t i = 0; i < r.size(); ++i) line += (i ? "|" : "") + Canonical(r[i]);
+        for (size_t i = 0; i < r.size(); ++i) line += (i ? "|" : "") + Canonical(r[i], IsReal(i));
         want_rows.push_back(line);
       }
       std::sort(got_rows.begin(), got_rows.end());
@@ -640,6 +642,8 @@ class Case {
     }
     return true;
   }
+
+  bool IsReal(size_t i) const { return i < schema_.size() && schema_[i].id() == TypeId::kReal; }
 
   PgCluster& pg_;
   Options o_;

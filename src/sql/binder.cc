@@ -253,9 +253,32 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
     if (next.size() > 4096) return SqlError(sql_, s["groupClause"][0], "too many grouping sets");
     sets = std::move(next);
   }
+  if (s.value("groupDistinct", false)) {
+    // GROUP BY DISTINCT: each set of grouping expressions once, whatever
+    // their order and repetitions.
+    std::set<std::set<std::string>> seen;
+    GroupingSetList unique;
+    for (auto& set : sets) {
+      std::set<std::string> key;
+      for (const Json& e : set) key.insert(Canonical(e));
+      if (seen.insert(std::move(key)).second) unique.push_back(std::move(set));
+    }
+    sets = std::move(unique);
+  }
   std::set<std::string> all;
   for (const auto& set : sets) {
     for (const Json& e : set) all.insert(Canonical(e));
+  }
+  // SELECT DISTINCT applies across the sets' rows: each branch's DISTINCT
+  // and a UNION (not ALL) of the branches.
+  bool distinct = false;
+  if (s.contains("distinctClause")) {
+    for (const Json& d : s["distinctClause"]) {
+      if (!d.is_null() && !d.empty()) {
+        return SqlUnsupported(sql_, d, "DISTINCT ON in a query with GROUPING SETS");
+      }
+    }
+    distinct = true;
   }
   // One grouped query per set, as UNION ALL; the ORDER BY and LIMIT apply
   // to the whole.
@@ -281,7 +304,7 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
     }
     Json u;
     u["op"] = "SETOP_UNION";
-    u["all"] = true;
+    u["all"] = !distinct;
     u["larg"] = *tree;
     u["rarg"] = b;
     u["limitOption"] = "LIMIT_OPTION_DEFAULT";

@@ -64,6 +64,8 @@ bool ParseClock(std::string_view* s, int64_t* micros) {
       size_t n = before - s->size();
       for (size_t i = n; i < 6; ++i) f *= 10;
       frac = f;
+      // Digits beyond the microsecond round it.
+      if (!s->empty() && (*s)[0] >= '5' && (*s)[0] <= '9') ++frac;
       while (!s->empty() && std::isdigit(static_cast<unsigned char>((*s)[0]))) s->remove_prefix(1);
     }
   }
@@ -245,6 +247,15 @@ bool ParseDateWords(std::string_view s, int64_t* days) {
   };
   int64_t y = 0, m = 0, d = 0;
   (void)month_at;
+  if (nums.size() == 2 && month == 0 && nums[0].digits >= 3 && nums[1].digits == 3) {
+    // YYYY.DDD: a day of the year.
+    y = bc ? 1 - nums[0].v : nums[0].v;
+    const int64_t doy = nums[1].v;
+    const int64_t first = DaysFromCivil(y, 1, 1);
+    if (doy < 1 || doy > DaysFromCivil(y + 1, 1, 1) - first) return false;
+    *days = first + doy - 1;
+    return true;
+  }
   if (nums.size() == 1 && month == 0 && (nums[0].digits == 8 || nums[0].digits == 6)) {
     int64_t v = nums[0].v;
     d = v % 100;
@@ -419,15 +430,25 @@ bool ParseDate(std::string_view s, int64_t* days) {
     *days = micros / kMicrosPerDay;
     return true;
   }
+  if (s.size() > 1 && (s[0] == 'J' || s[0] == 'j')) {
+    // A Julian day number: J2440588 is 1970-01-01.
+    std::string_view rest = s.substr(1);
+    int64_t julian = 0;
+    if (Digits(&rest, 1, 9, &julian) && rest.empty()) {
+      *days = julian - 2440588;
+      return true;
+    }
+  }
   std::string_view all = s;
   int64_t y, m, d;
   size_t year_digits = 0;
   while (year_digits < s.size() && std::isdigit(static_cast<unsigned char>(s[year_digits]))) {
     ++year_digits;
   }
-  if ((year_digits < 3 && CurrentDateOrder() != DateOrder::kYMD) || !Digits(&s, 1, 6, &y) ||
-      !Expect(&s, '-') || !Digits(&s, 1, 2, &m) || !Expect(&s, '-') || !Digits(&s, 1, 2, &d) ||
-      !s.empty()) {
+  // A year of one or two digits is read as PostgreSQL reads it (the date
+  // order, and 70-99 as 19xx), by the general reader.
+  if (year_digits < 3 || !Digits(&s, 1, 6, &y) || !Expect(&s, '-') || !Digits(&s, 1, 2, &m) ||
+      !Expect(&s, '-') || !Digits(&s, 1, 2, &d) || !s.empty()) {
     return ParseDateWords(all, days);
   }
   if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<unsigned>(m))) return false;
@@ -438,14 +459,15 @@ bool ParseDate(std::string_view s, int64_t* days) {
 bool ParseTime(std::string_view s, int64_t* micros) {
   s = Trim(s);
   std::string_view all = s;
-  if (ParseClock(&s, micros) && s.empty() && *micros < kMicrosPerDay) return true;
+  // As PostgreSQL's, the clock runs to 24:00:00 inclusive.
+  if (ParseClock(&s, micros) && s.empty()) return true;
   // A date before the time, or a zone after it: PostgreSQL ignores both.
   int64_t ts;
   if (all.find(':') == std::string_view::npos || !ParseTimestampWords(all, &ts)) {
     std::string_view t = all;
     if (t.find(' ') == std::string_view::npos) return false;
     t = Trim(t.substr(0, t.find(' ')));
-    return ParseClock(&t, micros) && t.empty() && *micros < kMicrosPerDay;
+    return ParseClock(&t, micros) && t.empty();
   }
   *micros = ts - FloorDiv(ts, kMicrosPerDay) * kMicrosPerDay;
   return true;

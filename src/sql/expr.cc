@@ -494,6 +494,13 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
       if (pg_output && type.IsBinary()) {
         return style.bytea_escape ? ByteaToEscape(v.string_value()) : ByteaToHex(v.string_value());
       }
+      if (pg_output && type.id() == TypeId::kChar && type.length() > 0) {
+        // CHAR(n) is kept without its trailing blanks and printed with them.
+        size_t len = 0;  // characters: bytes that do not continue one
+        for (char c : v.string_value()) len += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        const auto n = static_cast<size_t>(type.length());
+        if (len < n) return v.string_value() + std::string(n - len, ' ');
+      }
       return v.string_value();
     case Value::Kind::kList:
       if (type.id() == TypeId::kArray) {
@@ -730,7 +737,20 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
           d = -INFINITY;
           break;
         }
-        auto r = std::from_chars(s.data() + (s.size() && s[0] == '+'), s.data() + s.size(), d);
+        const char* first = s.data() + (s.size() && s[0] == '+');
+        std::from_chars_result r;
+        if (t == TypeId::kReal) {
+          // Straight to single precision: through a double, the text would
+          // be rounded twice ('7038531e-32' would lose its last bit).
+          float f = 0;
+          r = std::from_chars(first, s.data() + s.size(), f);
+          d = f;
+          // Out of single precision's range: the double says how (below).
+          if (r.ec == std::errc::result_out_of_range)
+            r = std::from_chars(first, s.data() + s.size(), d);
+        } else {
+          r = std::from_chars(first, s.data() + s.size(), d);
+        }
         if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
           return BadInput(to, v.string_value());
         break;

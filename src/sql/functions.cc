@@ -102,7 +102,8 @@ Status MulDouble(const SqlType& t, const Value* a, size_t, Value* out) {
   return CheckDouble(t, a[0].double_value() * a[1].double_value(), Finite2(a), out);
 }
 Status DivDouble(const SqlType& t, const Value* a, size_t, Value* out) {
-  if (a[1].double_value() == 0) return DivisionByZero();
+  // NaN / 0 is NaN, as PostgreSQL has it.
+  if (a[1].double_value() == 0 && !std::isnan(a[0].double_value())) return DivisionByZero();
   return CheckDouble(t, a[0].double_value() / a[1].double_value(), Finite2(a), out);
 }
 Status NegDouble(const SqlType&, const Value* a, size_t, Value* out) {
@@ -415,7 +416,13 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
     }
     return w.WithNullable(true);
   }
-  if (a.IsString() && b.IsString()) return Text();
+  if (a.IsString() && b.IsString()) {
+    // CHAR(n) with CHAR(n) stays CHAR(n), its values printed padded.
+    if (a.id() == TypeId::kChar && b.id() == TypeId::kChar && a.length() == b.length()) {
+      return a.WithNullable(true);
+    }
+    return Text();
+  }
   auto is_dt = [](const SqlType& t) {
     return t.id() == TypeId::kDate || t.id() == TypeId::kTimestamp;
   };

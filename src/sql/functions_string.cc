@@ -640,6 +640,49 @@ std::string QuoteRegex(const std::string& p) {
 // The last few patterns compiled on this thread, most recent first: a
 // query usually applies one to three patterns (SQL's substring compiles
 // three) to every row.
+// A PostgreSQL pattern in ECMAScript's terms: its `.` matches a newline
+// unless the newline-sensitive flag is given (ECMAScript's never does: each
+// `.` outside brackets and escapes becomes a class of every character), and
+// a `]` first in a bracket expression is one of its characters (ECMAScript
+// reads `[]` as an empty class).
+std::string EcmaPattern(const std::string& p, bool dot_all) {
+  std::string r;
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      r += c;
+      r += p[++i];
+    } else if (in_class) {
+      r += c;
+      if (c == '[' && i + 1 < p.size() && (p[i + 1] == ':' || p[i + 1] == '.' || p[i + 1] == '=')) {
+        // [:alpha:], [.x.], [=x=]: up to their own closing bracket.
+        const size_t close = p.find(std::string{p[i + 1], ']'}, i + 2);
+        if (close != std::string::npos) {
+          r.append(p, i + 1, close + 2 - (i + 1));
+          i = close + 1;
+        }
+      } else if (c == ']') {
+        in_class = false;
+      }
+    } else if (c == '[') {
+      r += c;
+      in_class = true;
+      // A `]` first in the class (after any `^`) is one of its characters.
+      if (i + 1 < p.size() && p[i + 1] == '^') r += p[++i];
+      if (i + 1 < p.size() && p[i + 1] == ']') {
+        r += "\\]";
+        ++i;
+      }
+    } else if (c == '.' && dot_all) {
+      r += "[\\s\\S]";
+    } else {
+      r += c;
+    }
+  }
+  return r;
+}
+
 Result<const std::regex*> Compile(const std::string& pattern, const RegexFlags& f) {
   struct Entry {
     std::string pattern;
@@ -648,9 +691,10 @@ Result<const std::regex*> Compile(const std::string& pattern, const RegexFlags& 
   };
   constexpr size_t kCached = 8;
   thread_local std::vector<Entry> cache;
-  const std::string text = f.quoted     ? QuoteRegex(pattern)
-                           : f.expanded ? Unexpand(pattern)
-                                        : pattern;
+  std::string text = f.quoted ? QuoteRegex(pattern) : f.expanded ? Unexpand(pattern) : pattern;
+  if (!f.quoted && text.find_first_of(".[") != std::string::npos) {
+    text = EcmaPattern(text, !f.newline);
+  }
   for (size_t i = 0; i < cache.size(); ++i) {
     if (cache[i].icase == f.icase && cache[i].newline == f.newline && cache[i].pattern == text) {
       std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
@@ -768,8 +812,13 @@ std::string EcmaReplacement(const std::string& r) {
         out += c;
       } else if (c == '&') {
         out += "$&";
+      } else if (c == '\\') {
+        out += '\\';
       } else {
-        out += c;
+        // Any other backslash is itself, and the character after it is
+        // read as usual.
+        out += '\\';
+        --i;
       }
     } else {
       out += r[i];
@@ -933,7 +982,8 @@ Status RegexpReplaceFrom(const SqlType&, const Value* a, size_t n, Value* out) {
   const std::string& s = a[0].string_value();
   SLUICE_ASSIGN_OR_RETURN(auto m, MatchesFrom(s, *re, a[3].int_value()));
   const std::string replacement = EcmaReplacement(a[2].string_value());
-  const bool all = nth == 0 || f.global;
+  // N wins over the g flag; only N = 0 replaces every match.
+  const bool all = nth == 0;
   std::string result;
   size_t at = 0;
   for (size_t i = 0; i < m.size(); ++i) {
@@ -1312,6 +1362,52 @@ Status Lcm(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(static_cast<int64_t>(r));
   return Status::OK();
 }
+// The integer bitwise operators, of the result type's width: & | # (xor),
+// ~ (not), and the shifts by an INTEGER count, which wrap as PostgreSQL's
+// do (a count taken modulo the width of a C int or long).
+int64_t ToWidth(const SqlType& t, int64_t v) {
+  switch (t.id()) {
+    case TypeId::kTinyInt:
+      return static_cast<int8_t>(v);
+    case TypeId::kSmallInt:
+      return static_cast<int16_t>(v);
+    case TypeId::kInteger:
+      return static_cast<int32_t>(v);
+    default:
+      return v;
+  }
+}
+Status BitAnd(const SqlType& t, const Value* a, size_t, Value* out) {
+  *out = Value::Int(ToWidth(t, a[0].int_value() & a[1].int_value()));
+  return Status::OK();
+}
+Status BitOr(const SqlType& t, const Value* a, size_t, Value* out) {
+  *out = Value::Int(ToWidth(t, a[0].int_value() | a[1].int_value()));
+  return Status::OK();
+}
+Status BitXor(const SqlType& t, const Value* a, size_t, Value* out) {
+  *out = Value::Int(ToWidth(t, a[0].int_value() ^ a[1].int_value()));
+  return Status::OK();
+}
+Status BitNot(const SqlType& t, const Value* a, size_t, Value* out) {
+  *out = Value::Int(ToWidth(t, ~a[0].int_value()));
+  return Status::OK();
+}
+Status ShiftLeft(const SqlType& t, const Value* a, size_t, Value* out) {
+  const int bits = t.id() == TypeId::kBigInt ? 64 : 32;
+  const auto by = static_cast<unsigned>(a[1].int_value() & (bits - 1));
+  const auto x = static_cast<uint64_t>(a[0].int_value());
+  *out = Value::Int(
+      ToWidth(t, static_cast<int64_t>(bits == 64 ? x << by : static_cast<uint32_t>(x) << by)));
+  return Status::OK();
+}
+Status ShiftRight(const SqlType& t, const Value* a, size_t, Value* out) {
+  const int bits = t.id() == TypeId::kBigInt ? 64 : 32;
+  const auto by = static_cast<unsigned>(a[1].int_value() & (bits - 1));
+  *out = Value::Int(ToWidth(t, a[0].int_value() >> by));  // arithmetic, as C's on signed
+  return Status::OK();
+}
+
 Status Factorial(const SqlType&, const Value* a, size_t, Value* out) {
   int64_t n = a[0].int_value();
   if (n < 0) return Status::InvalidArgument("factorial of a negative number is undefined");
@@ -1687,6 +1783,28 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
                     ? SqlType::BigInt()
                     : SqlType::Integer();
     return Resolve(r, name == "gcd" ? Gcd : Lcm, name == "gcd" ? "gcd" : "lcm", t, {t, t});
+  }
+  if ((name == "&" || name == "|" || name == "#") && n == 2 && args[0].IsInteger() &&
+      args[1].IsInteger()) {
+    const SqlType& t = args[0].id() >= args[1].id() ? args[0] : args[1];
+    const SqlType w = t.WithNullable(true);
+    return Resolve(r,
+                   name == "&"   ? BitAnd
+                   : name == "|" ? BitOr
+                                 : BitXor,
+                   name == "&"   ? "&"
+                   : name == "|" ? "|"
+                                 : "#",
+                   w, {w, w});
+  }
+  if (name == "~" && n == 1 && args[0].IsInteger()) {
+    const SqlType w = args[0].WithNullable(true);
+    return Resolve(r, BitNot, "~", w, {w});
+  }
+  if ((name == "<<" || name == ">>") && n == 2 && args[0].IsInteger() && args[1].IsInteger()) {
+    const SqlType w = args[0].WithNullable(true);
+    return Resolve(r, name == "<<" ? ShiftLeft : ShiftRight, name == "<<" ? "<<" : ">>", w,
+                   {w, SqlType::Integer()});
   }
   if (name == "factorial" && n == 1 && args[0].IsInteger())
     return Resolve(r, Factorial, "factorial", SqlType::Decimal(38, 0), {SqlType::BigInt()});

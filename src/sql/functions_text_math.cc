@@ -109,6 +109,12 @@ Status Sqrt(const SqlType&, const Value* a, size_t, Value* out) {
 }
 Status Power(const SqlType&, const Value* a, size_t, Value* out) {
   double x = a[0].double_value(), y = a[1].double_value();
+  // NaN's rules before the others' (PostgreSQL's, and POSIX's pow()):
+  // anything to the power 0 and 1 to any power are 1, else NaN wins.
+  if (std::isnan(x) || std::isnan(y)) {
+    *out = Value::Double(y == 0 || x == 1 ? 1.0 : std::nan(""));
+    return Status::OK();
+  }
   if (x == 0 && y < 0)
     return Status::InvalidArgument("zero raised to a negative power is undefined");
   if (x < 0 && std::floor(y) != y) {

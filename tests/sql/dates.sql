@@ -99,3 +99,12 @@ RESET datestyle;
 SELECT date '1/8/1999';
 UPDATE dmy SET t = '12/1/2000' WHERE k = 1;
 DELETE FROM dmy WHERE k = 2;
+-- A day of the year, a Julian day, two-digit years in YMD, the clock's 24:00.
+SELECT date '1999.008', date 'J2451187', date 'j2440588';
+SELECT k, t::date FROM d WHERE k = 7;
+SET datestyle TO ymd;
+SELECT date '99-01-08', date '69-08-01', date '1999-01-08';
+SET datestyle TO 'ISO, MDY';
+SELECT time '24:00:00', time '23:59:60', time '23:59:59.9999999', time '10:00:00.0000004', timestamp '2000-01-01 23:59:59.9999996';
+-- sluice: error invalid input syntax for type time
+SELECT time '24:00:00.01';

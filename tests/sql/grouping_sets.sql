@@ -10,3 +10,7 @@ SELECT a, b, sum(c) FROM g GROUP BY a, ROLLUP(b, d) HAVING sum(c) > 5;
 SELECT a + 1 AS a1, grouping(a), max(c) FROM g GROUP BY ROLLUP(a) ORDER BY 1;
 SELECT count(*) FROM g WHERE false GROUP BY GROUPING SETS ((), (a));
 SELECT b, sum(a) FROM g GROUP BY ROLLUP((b, d));
+-- SELECT DISTINCT across the sets' rows, and GROUP BY DISTINCT (each set once).
+SELECT DISTINCT a, b FROM g GROUP BY ROLLUP(a, b), ROLLUP(a);
+SELECT a, b, count(*) FROM g GROUP BY DISTINCT ROLLUP(a, b), ROLLUP(a, c);
+SELECT a, b, count(*) FROM g GROUP BY ROLLUP(a, b), ROLLUP(a, c);

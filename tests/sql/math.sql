@@ -28,3 +28,15 @@ SET extra_float_digits = -3;
 SELECT 0.1::float8 + 0.2::float8, 2.0::float8 / 3, 1234567.0::float4;
 RESET extra_float_digits;
 SELECT 0.1::float8 + 0.2::float8;
+-- NaN's rules in division and power; REAL read straight to single precision.
+SELECT 'nan'::float8 / 0, 'nan'::float4 / '0'::float4, power(float8 '-1', float8 'NaN'), power(float8 'NaN', 0), power(1::float8, float8 'NaN'), power(float8 'NaN', 2);
+SELECT float4send('7038531e-32'::float4), float4send('82381273e-35'::float4), '1.17549435e-38'::float4;
+-- sluice: error division by zero
+SELECT 1::float8 / 0;
+-- The integer bitwise operators, at each type's width.
+CREATE TABLE bits (id INT, s SMALLINT, i INT, b BIGINT);
+INSERT INTO bits VALUES (1, 1, 1, 1), (2, -1, -8, -8), (3, 255, 12345, 9223372036854775807), (4, NULL, 0, NULL);
+SELECT id, s << 15, s >> 1, i << 31, i >> 2, b << 63, b >> 60, i & 6, i | 3, i # 5, ~i, ~b, s & i, i & b, i << 33 FROM bits;
+UPDATE bits SET i = i + 100 WHERE id = 2;
+DELETE FROM bits WHERE id = 1;
+SELECT 1::int2 << 15, 7 & 3, 5 | 2, 5 # 1, ~5, -8 >> 1, 1 << 33, 1::int8 << 63;

@@ -35,3 +35,14 @@ DELETE FROM va WHERE id = 1;
 SELECT id, concat(variadic a) IS NULL, format('>>%*1$s<<', 10, 'Hello'), format('|%*2$s|', 'foo', 10, 'bar'), 'n: ' || id + 1, id || ' items' FROM va;
 -- sluice: error VARIADIC argument must be an array
 SELECT concat(variadic 5);
+-- CHAR(n) prints its blanks; regexp_replace's N beats the g flag, a
+-- backslash before anything else is itself; `.` matches a newline unless
+-- the n flag is given.
+CREATE TABLE ch (id INT, s VARCHAR(6));
+INSERT INTO ch VALUES (1, 'ab'), (2, 'abcdef'), (3, ''), (4, NULL);
+SELECT id, CAST(s AS char(8)), CAST(s AS char(8)) || '|', length(CAST(s AS char(8))) FROM ch;
+SELECT CAST(s AS char(8)) FROM ch UNION SELECT CAST('x' AS char(8));
+SELECT regexp_replace('foobarrbazz', E'(.)\\1', E'X\\Y\\1Z\\'), regexp_replace('A PostgreSQL function', 'a|e|i|o|u', 'X', 1, 1, 'g'), regexp_replace('abcabc', 'b', 'Z', 1, 0);
+SELECT regexp_like('a' || chr(10) || 'd', 'a.d'), regexp_like('a' || chr(10) || 'd', 'a.d', 'n'), regexp_like('a' || chr(10) || 'd', 'a[.]d'), 'a' || chr(10) || 'd' ~ 'a.d', regexp_like('a]d', 'a[]x]d'), regexp_like('a.d', 'a[[:alpha:].]d');
+UPDATE ch SET s = 'xyz' WHERE id = 3;
+DELETE FROM ch WHERE id = 1;
