@@ -296,6 +296,14 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
     b.erase("groupClause");
     if (!clause.empty()) b["groupClause"] = clause;
     b["targetList"] = ForGroupingSet(s["targetList"], all, in_set);
+    // A key outside the set becomes an expression: it keeps its name.
+    for (size_t i = 0; i < b["targetList"].size(); ++i) {
+      const Json& original = s["targetList"][i];
+      if (!original.contains("ResTarget") || original["ResTarget"].contains("name")) continue;
+      auto [kind, body] = Node(original["ResTarget"]["val"]);
+      if (kind == "ColumnRef" && (*body)["fields"].back().contains("A_Star")) continue;
+      b["targetList"][i]["ResTarget"]["name"] = OutputName(original["ResTarget"]);
+    }
     if (s.contains("havingClause"))
       b["havingClause"] = ForGroupingSet(s["havingClause"], all, in_set);
     if (!tree) {

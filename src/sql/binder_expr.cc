@@ -98,7 +98,10 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
   } else {
     return SqlUnsupported(sql_, node, "a column reference with schema or catalog");
   }
-  if (name.empty()) return SqlError(sql_, node, "* is not allowed here");
+  if (name.empty()) {
+    if (qual.empty()) return SqlError(sql_, node, "* is not allowed here");
+    return BindWholeRow(qual, node, ctx);
+  }
   int found = -1;
   bool qual_seen = false;
   // The subquery's own columns first, then those of the enclosing query.
@@ -126,6 +129,10 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
       return MakeLiteral(Value::Null(), c.type);
     }
   }
+  if (found < 0 && qual.empty() && !StarColumns(name, ctx).empty()) {
+    // A table's name alone is its whole row, as t.* is.
+    return BindWholeRow(name, node, ctx);
+  }
   if (found < 0) {
     if (!qual.empty() && !qual_seen) {
       return SqlError(sql_, node, "missing FROM-clause entry for table \"" + qual + "\"");
@@ -134,6 +141,53 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
                     "column \"" + (qual.empty() ? "" : qual + ".") + name + "\" does not exist");
   }
   return MakeColumn(found, ctx.scope[static_cast<size_t>(found)].type);
+}
+
+// The columns `t.*` stands for: those of the subquery's own FROM, else of
+// the enclosing query's, as * in a select list shows them.
+std::vector<int> Binder::StarColumns(const std::string& qual, const Ctx& ctx) {
+  std::vector<int> cols;
+  for (bool correlated : {false, true}) {
+    for (size_t i = 0; i < ctx.scope.size(); ++i) {
+      const ScopeCol& c = ctx.scope[i];
+      if (c.correlated != correlated || c.qualifier != qual || c.hidden || c.no_star ||
+          c.unqualified_only) {
+        continue;
+      }
+      cols.push_back(static_cast<int>(i));
+    }
+    if (!cols.empty()) break;
+  }
+  return cols;
+}
+
+// `t.*` as a value: the record of t's columns, NULL when every column is
+// (as the whole row of an outer join's missing side is NULL), so that
+// count(t.*) counts the rows that t has.
+Result<ExprPtr> Binder::BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx) {
+  const std::vector<int> cols = StarColumns(qual, ctx);
+  if (cols.empty()) {
+    return SqlError(sql_, node, "missing FROM-clause entry for table \"" + qual + "\"");
+  }
+  std::vector<ExprPtr> fields;
+  std::vector<ExprPtr> nulls;
+  std::vector<std::string> names;
+  std::vector<SqlType> types;
+  for (int i : cols) {
+    const ScopeCol& c = ctx.scope[static_cast<size_t>(i)];
+    fields.push_back(MakeColumn(i, c.type));
+    nulls.push_back(MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {fields.back()}));
+    names.push_back(c.name);
+    types.push_back(c.type.WithNullable(true));
+  }
+  SqlType record = SqlType::Row(std::move(names), std::move(types), true);
+  ExprPtr row = MakeNode(ExprKind::kRow, record.WithNullable(false), std::move(fields));
+  ExprPtr all_null =
+      nulls.size() == 1 ? nulls[0] : MakeNode(ExprKind::kAnd, SqlType::Boolean(), nulls);
+  auto e = std::make_shared<Expr>(
+      *MakeNode(ExprKind::kCase, record, {all_null, MakeLiteral(Value::Null(), record), row}));
+  e->has_else = true;
+  return ExprPtr(e);
 }
 
 Result<ExprPtr> Binder::BindConst(const Json& body, const Json& node) {
@@ -1402,6 +1456,18 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   if (kind == "RowExpr") {
     std::vector<ExprPtr> fields;
     for (const Json& a : body.value("args", Json::array())) {
+      auto [akind, abody] = Node(a);
+      if (akind == "ColumnRef" && (*abody)["fields"].size() == 2 &&
+          (*abody)["fields"].back().contains("A_Star")) {
+        // ROW(t.*) has t's columns as its fields.
+        const std::string qual = Str((*abody)["fields"][0]);
+        const std::vector<int> cols = StarColumns(qual, ctx);
+        if (cols.empty()) {
+          return SqlError(sql_, a, "missing FROM-clause entry for table \"" + qual + "\"");
+        }
+        for (int i : cols) fields.push_back(MakeColumn(i, ctx.scope[static_cast<size_t>(i)].type));
+        continue;
+      }
       SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
       fields.push_back(x);
     }

@@ -357,8 +357,20 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
         ex.push_back(MakeColumn(static_cast<int>(i), j->columns[i].type));
         names.push_back(j->columns[i].name);
       }
-      *plan = MakeProject(j, ex, names);
+      const size_t merged_count = merged.size();
       cols->insert(cols->begin(), merged.begin(), merged.end());
+      if (body->contains("join_using_alias") && !aliased) {
+        // USING (...) AS x: x names the merged columns only (x.a, x.*).
+        const std::string using_alias = (*body)["join_using_alias"].value("aliasname", "");
+        for (size_t i = 0; i < merged_count; ++i) {
+          ex.push_back(ex[i]);
+          names.push_back(names[i]);
+          ScopeCol c{using_alias, (*cols)[i].name, (*cols)[i].type};
+          c.qualified_only = true;
+          cols->push_back(c);
+        }
+      }
+      *plan = MakeProject(j, ex, names);
     }
     if (aliased) {
       // Behind an alias, the sides' own copies of USING columns are gone.

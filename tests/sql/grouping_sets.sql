@@ -14,3 +14,5 @@ SELECT b, sum(a) FROM g GROUP BY ROLLUP((b, d));
 SELECT DISTINCT a, b FROM g GROUP BY ROLLUP(a, b), ROLLUP(a);
 SELECT a, b, count(*) FROM g GROUP BY DISTINCT ROLLUP(a, b), ROLLUP(a, c);
 SELECT a, b, count(*) FROM g GROUP BY ROLLUP(a, b), ROLLUP(a, c);
+-- ORDER BY a key that some sets leave out.
+SELECT a, b, count(*), max(a), max(c) FROM g GROUP BY GROUPING SETS (a, b, ()) ORDER BY a, b;

@@ -22,3 +22,21 @@ SELECT (a, b) = (1, 2, 3) FROM pairs;
 UPDATE pairs SET b = 2 WHERE a = 1;
 DELETE FROM pairs WHERE a = 2;
 INSERT INTO pairs VALUES (5, 5, NULL), (1, 2, 'again');
+-- Whole-row references: t.* and a table's bare name as a record (NULL for
+-- an outer join's missing side), ROW(t.*) spread into fields, USING (...) AS x.
+CREATE TABLE j1 (i INT, j INT, t TEXT);
+CREATE TABLE j2 (i INT, k INT);
+INSERT INTO j1 VALUES (1, 4, 'one'), (2, 3, 'two'), (3, 2, 'three'), (NULL, 0, 'zero');
+INSERT INTO j2 VALUES (1, -1), (2, 2), (5, -5), (NULL, 0), (2, 4);
+SELECT * FROM j1 JOIN j2 USING (i) AS x WHERE x.i = 1;
+SELECT x.*, j1.t FROM j1 JOIN j2 USING (i) AS x;
+SELECT ROW(x.*) FROM j1 JOIN j2 USING (i) AS x WHERE j1.t = 'one';
+SELECT j1.t, count(j2.*), count(j2) FROM j1 LEFT JOIN j2 ON j1.i = j2.i GROUP BY j1.t;
+SELECT j1.*, row(j1.*), j1 IS NULL, j1 FROM j1;
+SELECT ROW(j1.*, 5) FROM j1 WHERE j > 0;
+SELECT count(j2.*), count(*) FROM j1 FULL JOIN j2 USING (i);
+DELETE FROM j2 WHERE k = 2;
+INSERT INTO j2 VALUES (3, 9);
+UPDATE j1 SET t = 'uno' WHERE i = 1;
+-- sluice: error missing FROM-clause entry for table "nope"
+SELECT count(nope.*) FROM j1;
