@@ -369,6 +369,7 @@ class Binder {
                      const std::vector<ScopeCol>& lc, const Lateral& lat, PlanPtr* plan,
                      std::vector<ScopeCol>* cols);
   Result<ExprPtr> BindColumnRef(const Json& body, const Json& node, Ctx& ctx);
+  static Json RowInSubquery(const Json& sublink);
   std::vector<int> StarColumns(const std::string& qual, const Ctx& ctx);
   Result<ExprPtr> BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindConst(const Json& body, const Json& node);

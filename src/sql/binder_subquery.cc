@@ -32,7 +32,105 @@ Status MoreThanOneRow(const SqlType&, const Value*, size_t, Value*) {
   return Status::InvalidArgument("more than one row returned by a subquery used as an expression");
 }
 
+// Parse-tree builders for RowInSubquery (no locations: they are not in
+// the query's text).
+Json Name(const char* s) { return Json{{"String", {{"sval", s}}}}; }
+Json IntConst(int64_t v) { return Json{{"A_Const", {{"ival", {{"ival", v}}}, {"location", -1}}}}; }
+Json Op(const char* op, Json l, Json r) {
+  return Json{{"A_Expr",
+               {{"kind", "AEXPR_OP"},
+                {"name", Json::array({Name(op)})},
+                {"lexpr", std::move(l)},
+                {"rexpr", std::move(r)},
+                {"location", -1}}}};
+}
+Json When(Json cond, Json result) {
+  return Json{
+      {"CaseWhen", {{"expr", std::move(cond)}, {"result", std::move(result)}, {"location", -1}}}};
+}
+
 }  // namespace
+
+// (x1, ..., xn) IN (SELECT y1, ..., yn ...), with the row comparison's
+// NULLs: TRUE if a row equals, else NULL if a row's comparison is NULL,
+// else FALSE (also for no rows). As two EXISTS over the rows, in which the
+// x's are outer references (so each is decorrelated over the distinct
+// rows of x's):
+//   CASE WHEN EXISTS (SELECT FROM (subquery) AS "?in"("?1", ...)
+//                     WHERE (x) = (y)) THEN TRUE
+//        WHEN EXISTS (... WHERE ((x) = (y)) IS NULL) THEN NULL
+//        ELSE FALSE END
+Json Binder::RowInSubquery(const Json& body) {
+  const Json& xs = body["testexpr"]["RowExpr"]["args"];
+  Json ys = Json::array(), names = Json::array();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const Json name = {{"String", {{"sval", "?" + std::to_string(i + 1)}}}};
+    names.push_back(name);
+    ys.push_back(
+        Json{{"ColumnRef", {{"fields", Json::array({Name("?in"), name})}, {"location", -1}}}});
+  }
+  auto row = [](Json args) {
+    return Json{
+        {"RowExpr",
+         {{"args", std::move(args)}, {"row_format", "COERCE_EXPLICIT_CALL"}, {"location", -1}}}};
+  };
+  // A plain SELECT ... FROM ... WHERE is used as it is, its select list
+  // compared to x (so that it may read outer columns itself).
+  const Json& orig = body["subselect"]["SelectStmt"];
+  bool plain = orig.value("op", "SETOP_NONE") == "SETOP_NONE" && orig.contains("fromClause");
+  for (const char* k : {"groupClause", "havingClause", "distinctClause", "limitCount",
+                        "limitOffset", "valuesLists", "windowClause", "withClause"}) {
+    plain &= !orig.contains(k);
+  }
+  if (plain) {
+    for (const Json& t : orig["targetList"]) {
+      const Json& val = t["ResTarget"]["val"];
+      plain &= !ContainsAggregate(val) && val.dump().find("\"over\"") == std::string::npos &&
+               !(val.contains("ColumnRef") && val["ColumnRef"]["fields"].back().contains("A_Star"));
+    }
+  }
+  if (plain) {
+    ys = Json::array();
+    for (const Json& t : orig["targetList"]) ys.push_back(t["ResTarget"]["val"]);
+  }
+  auto exists = [&](const Json& cond) {
+    Json sel;
+    if (plain) {
+      sel = orig;
+      sel.erase("sortClause");
+      sel["whereClause"] = orig.contains("whereClause")
+                               ? Json{{"BoolExpr",
+                                       {{"boolop", "AND_EXPR"},
+                                        {"args", Json::array({orig["whereClause"], cond})},
+                                        {"location", -1}}}}
+                               : cond;
+    } else {
+      Json from = Json{{"RangeSubselect",
+                        {{"subquery", body["subselect"]},
+                         {"alias", {{"aliasname", "?in"}, {"colnames", names}}}}}};
+      sel = {{"fromClause", Json::array({from})},
+             {"whereClause", cond},
+             {"limitOption", "LIMIT_OPTION_DEFAULT"},
+             {"op", "SETOP_NONE"}};
+    }
+    sel["targetList"] =
+        Json::array({Json{{"ResTarget", {{"val", IntConst(1)}, {"location", -1}}}}});
+    return Json{{"SubLink",
+                 {{"subLinkType", "EXISTS_SUBLINK"},
+                  {"subselect", {{"SelectStmt", sel}}},
+                  {"location", body.value("location", -1)}}}};
+  };
+  const Json eq = Op("=", row(xs), row(ys));
+  const Json is_null =
+      Json{{"NullTest", {{"arg", eq}, {"nulltesttype", "IS_NULL"}, {"location", -1}}}};
+  Json t = Json{{"A_Const", {{"boolval", {{"boolval", true}}}, {"location", -1}}}};
+  Json f = Json{{"A_Const", {{"boolval", Json::object()}, {"location", -1}}}};
+  Json null = Json{{"A_Const", {{"isnull", true}, {"location", -1}}}};
+  return Json{{"CaseExpr",
+               {{"args", Json::array({When(exists(eq), t), When(exists(is_null), null)})},
+                {"defresult", f},
+                {"location", -1}}}};
+}
 
 Result<BoundQuery> Binder::BindFindingOuter(const Json& sel, const Ctx& outer,
                                             std::vector<int>* refs) {
@@ -207,6 +305,12 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   // rows; NULL if x is NULL or the subquery has NULLs; otherwise FALSE.
   std::string op = body.contains("operName") ? Str(body["operName"].back()) : "=";
   if (op != "=") return SqlUnsupported(sql_, node, op + " ANY (subquery)");
+  if (body["testexpr"].contains("RowExpr")) {
+    const size_t n = body["testexpr"]["RowExpr"].value("args", Json::array()).size();
+    if (q.visible < k + n) return SqlError(sql_, node, "subquery has too few columns");
+    if (q.visible > k + n) return SqlError(sql_, node, "subquery has too many columns");
+    if (n > 1) return BindExpr(RowInSubquery(body), ctx);
+  }
   if (q.visible != k + 1) return SqlError(sql_, node, "subquery has too many columns");
   SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["testexpr"], ctx));
   const SqlType yt = sub->columns[k].type;

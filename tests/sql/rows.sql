@@ -40,3 +40,18 @@ INSERT INTO j2 VALUES (3, 9);
 UPDATE j1 SET t = 'uno' WHERE i = 1;
 -- sluice: error missing FROM-clause entry for table "nope"
 SELECT count(nope.*) FROM j1;
+-- (x, y) [NOT] IN (subquery): the row comparison's NULLs, correlated too.
+CREATE TABLE ro (id INT, f1 INT, f2 INT);
+CREATE TABLE ri (a INT, b INT);
+INSERT INTO ro VALUES (1, 1, 2), (2, 1, NULL), (3, NULL, 5), (4, 3, 4), (5, 7, 7), (6, NULL, NULL);
+INSERT INTO ri VALUES (1, 2), (3, NULL), (NULL, 5);
+SELECT id, (f1, f2) IN (SELECT a, b FROM ri), (f1, f2) NOT IN (SELECT a, b FROM ri) FROM ro;
+SELECT id FROM ro WHERE (f1, f2) IN (SELECT a, b FROM ri);
+SELECT id FROM ro WHERE (f1, f2) NOT IN (SELECT a, b FROM ri WHERE a IS NOT NULL AND b IS NOT NULL);
+SELECT id, (f1, f2) IN (VALUES (1, 2), (7, 7)) FROM ro;
+SELECT id, (f1, id) IN (SELECT a, b + 0 FROM ri WHERE ri.a < ro.id) FROM ro;
+INSERT INTO ri VALUES (7, 7);
+DELETE FROM ri WHERE a = 3;
+UPDATE ro SET f2 = 2 WHERE id = 2;
+-- sluice: error subquery has too many columns
+SELECT (f1, f2) IN (SELECT a, b, a FROM ri) FROM ro;
