@@ -87,6 +87,79 @@ std::optional<PlanPtr> UnionOfKeyedJoins(const PlanPtr& l, const PlanPtr& r, int
   return std::nullopt;
 }
 
+namespace {
+
+// An outer join whose condition is more than equalities between the sides
+// and conditions on its inner side (an inequality between the sides, a
+// condition on the outer side, FULL JOIN ON TRUE): the inner join's pairs
+// (`pairs`, the keyed join, filtered by `rest`), then each side's rows that
+// took part in none, with NULLs for the other side. A side's rows that took
+// part are its distinct rows among the pairs; the others are found by
+// joining on all of its columns (NULL equal to NULL) and keeping the rows
+// without a partner.
+PlanPtr OuterJoinOnAnyCondition(const PlanPtr& lp, const PlanPtr& rp, JoinType type, PlanPtr pairs,
+                                const std::vector<ExprPtr>& rest) {
+  const size_t lw = lp->columns.size(), rw = rp->columns.size();
+  if (!rest.empty()) pairs = MakeFilter(pairs, AndAll(rest));
+  std::vector<PlanPtr> parts = {pairs};
+  // The rows of `side` (columns [from, from + width) of the pairs) without a
+  // pair, widened with NULLs to the join's columns.
+  auto unmatched = [&](const PlanPtr& side, size_t from, bool left) {
+    const size_t width = side->columns.size();
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < width; ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(from + i), pairs->columns[from + i].type));
+      names.push_back(pairs->columns[from + i].name);
+    }
+    ex.push_back(MakeLiteral(Value::Bool(true), SqlType::Boolean(false)));
+    names.push_back("matched");
+    auto seen = std::make_shared<PlanNode>();
+    seen->kind = PlanKind::kDistinct;
+    seen->inputs = {MakeProject(pairs, ex, names)};
+    seen->columns = seen->inputs[0]->columns;
+    std::vector<ExprPtr> sk, tk;
+    for (size_t i = 0; i < width; ++i) {
+      sk.push_back(MakeColumn(static_cast<int>(i), side->columns[i].type));
+      tk.push_back(MakeColumn(static_cast<int>(i), seen->columns[i].type));
+    }
+    PlanPtr j = MakeJoin(side, PlanPtr(seen), JoinType::kLeft, sk, tk, nullptr, /*null_safe=*/true);
+    j = MakeFilter(j, MakeNode(ExprKind::kIsNull, SqlType::Boolean(),
+                               {MakeColumn(static_cast<int>(2 * width), SqlType::Boolean())}));
+    std::vector<ExprPtr> out;
+    std::vector<std::string> out_names;
+    for (size_t i = 0; i < lw + rw; ++i) {
+      const bool mine = left ? i < lw : i >= lw;
+      const size_t at = i - (left ? 0 : lw);
+      out.push_back(mine ? MakeColumn(static_cast<int>(at), side->columns[at].type)
+                         : MakeLiteral(Value::Null(), pairs->columns[i].type.WithNullable(true)));
+      out_names.push_back(pairs->columns[i].name);
+    }
+    return MakeProject(j, out, out_names);
+  };
+  if (type == JoinType::kLeft || type == JoinType::kFull) parts.push_back(unmatched(lp, 0, true));
+  if (type == JoinType::kRight || type == JoinType::kFull)
+    parts.push_back(unmatched(rp, lw, false));
+  // Every part with the join's columns, all of them nullable.
+  for (PlanPtr& part : parts) {
+    std::vector<ExprPtr> cast;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < lw + rw; ++i) {
+      cast.push_back(MakeCast(MakeColumn(static_cast<int>(i), part->columns[i].type),
+                              pairs->columns[i].type.WithNullable(true)));
+      names.push_back(pairs->columns[i].name);
+    }
+    part = MakeProject(part, cast, names);
+  }
+  auto u = std::make_shared<PlanNode>();
+  u->kind = PlanKind::kUnionAll;
+  u->columns = parts[0]->columns;
+  u->inputs = parts;
+  return PlanPtr(u);
+}
+
+}  // namespace
+
 Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols) {
   auto [kind, body] = Node(item);
   if (kind == "RangeVar") {
@@ -309,19 +382,21 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
           other.push_back(c);
         }
       }
-      if (!other.empty()) {
-        return SqlUnsupported(sql_, item,
-                              "this outer join condition (only equalities between the two sides, "
-                              "and conditions on the inner side, are)");
-      }
       if (!right_only.empty()) rp = MakeFilter(rp, AndAll(right_only));
       if (!left_only.empty()) lp = MakeFilter(lp, AndAll(left_only));
-      rest.clear();
+      rest = std::move(other);
     }
     std::optional<PlanPtr> ors;
-    if (type == JoinType::kInner && lk.empty()) ors = UnionOfKeyedJoins(lp, rp, lw, rest);
-    PlanPtr j = ors ? *ors : MakeJoin(lp, rp, type, lk, rk, nullptr);
-    if (!ors && !rest.empty()) j = MakeFilter(j, AndAll(rest));
+    if (lk.empty() && !rest.empty()) ors = UnionOfKeyedJoins(lp, rp, lw, rest);
+    PlanPtr j;
+    if (type != JoinType::kInner && !rest.empty()) {
+      j = OuterJoinOnAnyCondition(lp, rp, type,
+                                  ors ? *ors : MakeJoin(lp, rp, JoinType::kInner, lk, rk, nullptr),
+                                  ors ? std::vector<ExprPtr>{} : rest);
+    } else {
+      j = ors ? *ors : MakeJoin(lp, rp, type, lk, rk, nullptr);
+      if (!ors && !rest.empty()) j = MakeFilter(j, AndAll(rest));
+    }
     *plan = j;
     *cols = ctx.scope;
     for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = j->columns[i].type;
