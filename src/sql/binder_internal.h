@@ -369,7 +369,8 @@ class Binder {
                      const std::vector<ScopeCol>& lc, const Lateral& lat, PlanPtr* plan,
                      std::vector<ScopeCol>* cols);
   Result<ExprPtr> BindColumnRef(const Json& body, const Json& node, Ctx& ctx);
-  static Json RowInSubquery(const Json& sublink);
+  // NULL when the row cannot be compared to a correlated subquery's rows.
+  static Json RowInSubquery(const Json& sublink, bool correlated, const std::string& op);
   std::vector<int> StarColumns(const std::string& qual, const Ctx& ctx);
   Result<ExprPtr> BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindConst(const Json& body, const Json& node);

@@ -2,10 +2,22 @@
 // columns of its enclosing query is decorrelated: bound once over the distinct
 // values of those columns (its domain) and joined back on them, so that no
 // subquery is ever evaluated row by row.
+#include <set>
+
 #include "sql/binder_internal.h"
 
 namespace sluice::sql::binding {
 namespace {
+
+void CollectColumnRefs(const Json& n, std::vector<const Json*>* out) {
+  if (n.is_object() && n.contains("ColumnRef")) {
+    out->push_back(&n["ColumnRef"]);
+    return;
+  }
+  if (n.is_object() || n.is_array()) {
+    for (const Json& x : n) CollectColumnRefs(x, out);
+  }
+}
 
 // Whether `p` has at most one row per value of its first `k` columns (the
 // domain's), so that a scalar subquery over it needs no check: an aggregate
@@ -51,17 +63,18 @@ Json When(Json cond, Json result) {
 
 }  // namespace
 
-// (x1, ..., xn) IN (SELECT y1, ..., yn ...), with the row comparison's
-// NULLs: TRUE if a row equals, else NULL if a row's comparison is NULL,
-// else FALSE (also for no rows). As two EXISTS over the rows, in which the
-// x's are outer references (so each is decorrelated over the distinct
-// rows of x's):
+// x op ANY (subquery), and (x1, ..., xn) op ANY (SELECT y1, ..., yn ...)
+// with the row comparison's NULLs: TRUE if a row compares TRUE, else NULL
+// if a row's comparison is NULL, else FALSE (also for no rows). As two
+// EXISTS over the rows, in which the x's are outer references (so each is
+// decorrelated over the distinct values of x):
 //   CASE WHEN EXISTS (SELECT FROM (subquery) AS "?in"("?1", ...)
-//                     WHERE (x) = (y)) THEN TRUE
-//        WHEN EXISTS (... WHERE ((x) = (y)) IS NULL) THEN NULL
+//                     WHERE (x) op (y)) THEN TRUE
+//        WHEN EXISTS (... WHERE ((x) op (y)) IS NULL) THEN NULL
 //        ELSE FALSE END
-Json Binder::RowInSubquery(const Json& body) {
-  const Json& xs = body["testexpr"]["RowExpr"]["args"];
+Json Binder::RowInSubquery(const Json& body, bool correlated, const std::string& op) {
+  const Json xs = body["testexpr"].contains("RowExpr") ? body["testexpr"]["RowExpr"]["args"]
+                                                       : Json::array({body["testexpr"]});
   Json ys = Json::array(), names = Json::array();
   for (size_t i = 0; i < xs.size(); ++i) {
     const Json name = {{"String", {{"sval", "?" + std::to_string(i + 1)}}}};
@@ -74,10 +87,12 @@ Json Binder::RowInSubquery(const Json& body) {
         {"RowExpr",
          {{"args", std::move(args)}, {"row_format", "COERCE_EXPLICIT_CALL"}, {"location", -1}}}};
   };
-  // A plain SELECT ... FROM ... WHERE is used as it is, its select list
-  // compared to x (so that it may read outer columns itself).
+  // A subquery that reads outer columns itself cannot be a derived table:
+  // a plain SELECT ... FROM ... WHERE is used as it is, its select list
+  // compared to x, if no column of x could be taken for one of its own.
   const Json& orig = body["subselect"]["SelectStmt"];
-  bool plain = orig.value("op", "SETOP_NONE") == "SETOP_NONE" && orig.contains("fromClause");
+  bool plain =
+      correlated && orig.value("op", "SETOP_NONE") == "SETOP_NONE" && orig.contains("fromClause");
   for (const char* k : {"groupClause", "havingClause", "distinctClause", "limitCount",
                         "limitOffset", "valuesLists", "windowClause", "withClause"}) {
     plain &= !orig.contains(k);
@@ -88,6 +103,22 @@ Json Binder::RowInSubquery(const Json& body) {
       plain &= !ContainsAggregate(val) && val.dump().find("\"over\"") == std::string::npos &&
                !(val.contains("ColumnRef") && val["ColumnRef"]["fields"].back().contains("A_Star"));
     }
+  }
+  if (plain) {
+    std::set<std::string> names_inside;
+    for (const Json& f : orig["fromClause"]) {
+      auto [kind, item] = Node(f);
+      if (item->contains("alias")) names_inside.insert((*item)["alias"].value("aliasname", ""));
+      if (kind == "RangeVar") names_inside.insert(item->value("relname", ""));
+      plain &= kind == "RangeVar" || kind == "RangeSubselect";
+    }
+    std::vector<const Json*> refs;
+    CollectColumnRefs(xs, &refs);
+    for (const Json* r : refs) {
+      const Json& fields = (*r)["fields"];
+      plain &= fields.size() == 2 && !names_inside.count(Str(fields[0]));
+    }
+    if (!plain) return Json();
   }
   if (plain) {
     ys = Json::array();
@@ -120,7 +151,7 @@ Json Binder::RowInSubquery(const Json& body) {
                   {"subselect", {{"SelectStmt", sel}}},
                   {"location", body.value("location", -1)}}}};
   };
-  const Json eq = Op("=", row(xs), row(ys));
+  const Json eq = xs.size() > 1 ? Op(op.c_str(), row(xs), row(ys)) : Op(op.c_str(), xs[0], ys[0]);
   const Json is_null =
       Json{{"NullTest", {{"arg", eq}, {"nulltesttype", "IS_NULL"}, {"location", -1}}}};
   Json t = Json{{"A_Const", {{"boolval", {{"boolval", true}}}, {"location", -1}}}};
@@ -168,7 +199,7 @@ Result<BoundQuery> Binder::BindOverDomain(const Json& sel, const Ctx& outer,
 Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx) {
   std::string type = body.value("subLinkType", "");
   if (type != "EXPR_SUBLINK" && type != "EXISTS_SUBLINK" && type != "ANY_SUBLINK" &&
-      type != "ARRAY_SUBLINK") {
+      type != "ALL_SUBLINK" && type != "ARRAY_SUBLINK") {
     return SqlUnsupported(sql_, node, type);
   }
   if (ctx.aggs != nullptr) {
@@ -304,12 +335,40 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   // x IN (subquery): TRUE if a value matches; FALSE if the subquery has no
   // rows; NULL if x is NULL or the subquery has NULLs; otherwise FALSE.
   std::string op = body.contains("operName") ? Str(body["operName"].back()) : "=";
-  if (op != "=") return SqlUnsupported(sql_, node, op + " ANY (subquery)");
-  if (body["testexpr"].contains("RowExpr")) {
-    const size_t n = body["testexpr"]["RowExpr"].value("args", Json::array()).size();
-    if (q.visible < k + n) return SqlError(sql_, node, "subquery has too few columns");
-    if (q.visible > k + n) return SqlError(sql_, node, "subquery has too many columns");
-    if (n > 1) return BindExpr(RowInSubquery(body), ctx);
+  const bool all = type == "ALL_SUBLINK";
+  const size_t n = body["testexpr"].contains("RowExpr")
+                       ? body["testexpr"]["RowExpr"].value("args", Json::array()).size()
+                       : 1;
+  if (q.visible < k + n) return SqlError(sql_, node, "subquery has too few columns");
+  if (q.visible > k + n) return SqlError(sql_, node, "subquery has too many columns");
+  if (n > 1 || op != "=" || all) {
+    // x op ALL (subquery) is NOT (x negated-op ANY (subquery)).
+    static const std::pair<const char*, const char*> kNegations[] = {
+        {"=", "<>"}, {"<>", "="}, {"!=", "="}, {"<", ">="}, {">=", "<"}, {">", "<="}, {"<=", ">"}};
+    std::string any_op;
+    for (const auto& [a, b] : kNegations) {
+      if (op == a) any_op = all ? b : (op == "!=" ? "<>" : a);
+    }
+    if (any_op.empty()) {
+      const std::string shown = op == "~~"     ? "LIKE"
+                                : op == "!~~"  ? "NOT LIKE"
+                                : op == "~~*"  ? "ILIKE"
+                                : op == "!~~*" ? "NOT ILIKE"
+                                               : op;
+      return SqlUnsupported(sql_, node, shown + (all ? " ALL" : " ANY") + " (subquery)");
+    }
+    Json rewritten = RowInSubquery(body, k > 0, any_op);
+    if (rewritten.is_null()) {
+      return SqlUnsupported(sql_, node, "This comparison with a subquery that reads outer columns",
+                            "Qualify the compared columns by their tables (t.a), and make the "
+                            "subquery a plain SELECT ... FROM ... WHERE.");
+    }
+    if (all) {
+      rewritten =
+          Json{{"BoolExpr",
+                {{"boolop", "NOT_EXPR"}, {"args", Json::array({rewritten})}, {"location", -1}}}};
+    }
+    return BindExpr(rewritten, ctx);
   }
   if (q.visible != k + 1) return SqlError(sql_, node, "subquery has too many columns");
   SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["testexpr"], ctx));

@@ -49,9 +49,27 @@ SELECT id, (f1, f2) IN (SELECT a, b FROM ri), (f1, f2) NOT IN (SELECT a, b FROM 
 SELECT id FROM ro WHERE (f1, f2) IN (SELECT a, b FROM ri);
 SELECT id FROM ro WHERE (f1, f2) NOT IN (SELECT a, b FROM ri WHERE a IS NOT NULL AND b IS NOT NULL);
 SELECT id, (f1, f2) IN (VALUES (1, 2), (7, 7)) FROM ro;
-SELECT id, (f1, id) IN (SELECT a, b + 0 FROM ri WHERE ri.a < ro.id) FROM ro;
+SELECT id, (ro.f1, ro.id) IN (SELECT a, b + 0 FROM ri WHERE ri.a < ro.id) FROM ro;
 INSERT INTO ri VALUES (7, 7);
 DELETE FROM ri WHERE a = 3;
 UPDATE ro SET f2 = 2 WHERE id = 2;
 -- sluice: error subquery has too many columns
 SELECT (f1, f2) IN (SELECT a, b, a FROM ri) FROM ro;
+-- The row's columns are the outer query's even where the subquery has
+-- columns of the same names.
+CREATE TABLE st (f1 INT, f2 INT, f3 FLOAT8);
+INSERT INTO st VALUES (1, 2, 3), (2, 3, 4), (3, 4, 5), (1, 1, 1), (2, 2, 2), (3, 3, 3), (6, 7, 8), (8, 9, NULL);
+SELECT f1, f2 FROM st WHERE (f1, f2) NOT IN (SELECT f2, CAST(f3 AS int4) FROM st WHERE f3 IS NOT NULL);
+SELECT f1 FROM st WHERE (f1, f2) IN (SELECT f2, CAST(f3 AS int4) FROM st WHERE f3 IS NOT NULL);
+SELECT f1 FROM st u WHERE (u.f1, u.f2) IN (SELECT f2, f1 + 1 FROM st WHERE f1 < u.f2);
+DELETE FROM st WHERE f1 = 6;
+-- sluice: error This comparison with a subquery that reads outer columns is not supported yet
+SELECT f1 FROM st u WHERE (f1, f2) IN (SELECT f2, f1 + 1 FROM st WHERE f1 < u.f2);
+-- x op ANY / ALL (subquery), with their NULLs.
+SELECT id, f1 < ANY (SELECT a FROM ri), f1 >= ALL (SELECT a FROM ri), f1 = ALL (SELECT a FROM ri WHERE a = 7), f1 <> ALL (SELECT a FROM ri WHERE a IS NOT NULL), f2 > ALL (SELECT a FROM ri WHERE false), (f1, f2) <> ALL (SELECT a, b FROM ri) FROM ro;
+SELECT id FROM ro WHERE f2 > ALL (SELECT b FROM ri WHERE b IS NOT NULL);
+SELECT 1 = ALL (SELECT (SELECT 1)), 2 > ANY (VALUES (1), (NULL)), 2 < ALL (VALUES (3), (NULL));
+INSERT INTO ri VALUES (0, 100);
+UPDATE ro SET f1 = 0 WHERE id = 4;
+-- sluice: error LIKE ANY (subquery) is not supported yet
+SELECT 'a' LIKE ANY (SELECT 'b');
