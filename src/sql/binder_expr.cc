@@ -1037,6 +1037,25 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }
+  // int8(x), float8(x), numeric(x), text(x), ...: PostgreSQL's cast
+  // functions, named as their types.
+  static const char* kCastFunctions[] = {"int2",    "int4",     "int8", "float4",  "float8",
+                                         "numeric", "text",     "bool", "varchar", "bpchar",
+                                         "name",    "interval", "bytea"};
+  if (body.value("args", Json::array()).size() == 1 && !body.contains("agg_distinct") &&
+      !body.value("agg_star", false) && body["funcname"].size() == 1) {
+    for (const char* t : kCastFunctions) {
+      if (name != t) continue;
+      Json cast = {{"TypeCast",
+                    {{"arg", body["args"][0]},
+                     {"typeName",
+                      {{"names", Json::array({Json{{"String", {{"sval", t}}}}})},
+                       {"typemod", -1},
+                       {"location", Location(node)}}},
+                     {"location", Location(node)}}}};
+      return BindExpr(cast, ctx);
+    }
+  }
   std::vector<ExprPtr> args;
   if (IsWithinGroupCall(body)) {
     if (IsHypotheticalSetName(name)) return BindHypotheticalSet(name, body, node, ctx);

@@ -40,3 +40,5 @@ SELECT id, s << 15, s >> 1, i << 31, i >> 2, b << 63, b >> 60, i & 6, i | 3, i #
 UPDATE bits SET i = i + 100 WHERE id = 2;
 DELETE FROM bits WHERE id = 1;
 SELECT 1::int2 << 15, 7 & 3, 5 | 2, 5 # 1, ~5, -8 >> 1, 1 << 33, 1::int8 << 63;
+-- Casts called as functions of their types' names.
+SELECT float8(count(*)) / 3, int4(7.6), int8('12'), numeric(1.5::float8), text(12), bool('t'), int2(3.5), float4(1) FROM bits;
