@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -229,15 +230,6 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   bool any = false;
   for (const Json& g : group) any |= g.contains("GroupingSet");
   if (!any) return std::optional<Json>();
-  if (s.contains("targetList")) {
-    // Windows run over the union of every set's groups, not per set.
-    std::vector<const Json*> calls;
-    CollectWindowCalls(s["targetList"], &calls);
-    if (!calls.empty()) {
-      return SqlUnsupported(sql_, *calls.front(),
-                            "A window function in a query with GROUPING SETS");
-    }
-  }
   // The cross product of the items' sets.
   GroupingSetList sets = {{}};
   for (const Json& g : group) {
@@ -266,8 +258,17 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
     sets = std::move(unique);
   }
   std::set<std::string> all;
+  std::vector<Json> keys;
   for (const auto& set : sets) {
-    for (const Json& e : set) all.insert(Canonical(e));
+    for (const Json& e : set) {
+      if (all.insert(Canonical(e)).second) keys.push_back(e);
+    }
+  }
+  if (s.contains("targetList")) {
+    // Windows run over the union of every set's groups, not per set.
+    std::vector<const Json*> calls;
+    CollectWindowCalls(s["targetList"], &calls);
+    if (!calls.empty()) return std::optional<Json>(WindowsOverGroupingSets(s, keys));
   }
   // SELECT DISTINCT applies across the sets' rows: each branch's DISTINCT
   // and a UNION (not ALL) of the branches.
@@ -322,6 +323,96 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
     if (s.contains(k)) (*tree)[k] = s[k];
   }
   return tree;
+}
+
+namespace {
+
+Json GroupColumn(const std::string& name) {
+  return Json{{"ColumnRef",
+               {{"fields", Json::array({Json{{"String", {{"sval", "?gs"}}}},
+                                        Json{{"String", {{"sval", name}}}}})},
+                {"location", -1}}}};
+}
+
+// `n` with the grouping keys and the aggregates replaced by the columns of
+// the derived table "?gs" that computes them (aggregates found on the way
+// are added to `aggs`).
+Json OntoGroups(const Json& n, const std::map<std::string, std::string>& keys,
+                std::vector<Json>* aggs, std::map<std::string, std::string>* agg_cols) {
+  if (n.is_array()) {
+    Json out = Json::array();
+    for (const Json& x : n) out.push_back(OntoGroups(x, keys, aggs, agg_cols));
+    return out;
+  }
+  if (!n.is_object() || n.contains("SubLink")) return n;
+  const std::string key = Canonical(n);
+  const bool aggregate =
+      n.contains("GroupingFunc") || (n.contains("FuncCall") && !n["FuncCall"].contains("over") &&
+                                     (IsAggregateName(Str(n["FuncCall"]["funcname"].back())) ||
+                                      IsWithinGroupCall(n["FuncCall"])));
+  if (aggregate) {
+    auto it = agg_cols->find(key);
+    if (it == agg_cols->end()) {
+      it = agg_cols->emplace(key, "?a" + std::to_string(aggs->size())).first;
+      aggs->push_back(n);
+    }
+    return GroupColumn(it->second);
+  }
+  if (auto it = keys.find(key); it != keys.end()) return GroupColumn(it->second);
+  Json out = Json::object();
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    out[it.key()] = OntoGroups(it.value(), keys, aggs, agg_cols);
+  }
+  return out;
+}
+
+}  // namespace
+
+// Window functions over GROUPING SETS: the grouped query becomes a derived
+// table of its keys and aggregates (one UNION ALL of the sets, as without
+// windows), and the select list, its windows and the ORDER BY read it.
+Json Binder::WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys) {
+  std::map<std::string, std::string> key_cols;
+  Json inner_targets = Json::array();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string name = "?k" + std::to_string(i);
+    key_cols[Canonical(keys[i])] = name;
+    inner_targets.push_back(
+        Json{{"ResTarget", {{"val", keys[i]}, {"name", name}, {"location", -1}}}});
+  }
+  std::vector<Json> aggs;
+  std::map<std::string, std::string> agg_cols;
+  Json outer;
+  outer["op"] = "SETOP_NONE";
+  outer["targetList"] = Json::array();
+  for (const Json& t : s["targetList"]) {
+    Json r = t;
+    r["ResTarget"]["val"] = OntoGroups(t["ResTarget"]["val"], key_cols, &aggs, &agg_cols);
+    if (!t["ResTarget"].contains("name")) r["ResTarget"]["name"] = OutputName(t["ResTarget"]);
+    outer["targetList"].push_back(r);
+  }
+  for (const char* k : {"sortClause", "windowClause", "distinctClause"}) {
+    if (s.contains(k)) outer[k] = OntoGroups(s[k], key_cols, &aggs, &agg_cols);
+  }
+  for (const char* k : {"limitCount", "limitOffset", "limitOption", "withClause"}) {
+    if (s.contains(k)) outer[k] = s[k];
+  }
+  if (!outer.contains("limitOption")) outer["limitOption"] = "LIMIT_OPTION_DEFAULT";
+  for (size_t i = 0; i < aggs.size(); ++i) {
+    inner_targets.push_back(Json{
+        {"ResTarget", {{"val", aggs[i]}, {"name", "?a" + std::to_string(i)}, {"location", -1}}}});
+  }
+  Json inner = s;
+  for (const char* k : {"sortClause", "windowClause", "distinctClause", "limitCount", "limitOffset",
+                        "withClause"}) {
+    inner.erase(k);
+  }
+  inner["limitOption"] = "LIMIT_OPTION_DEFAULT";
+  inner["targetList"] = inner_targets;
+  outer["fromClause"] = Json::array(
+      {Json{{"RangeSubselect",
+             {{"subquery", {{"SelectStmt", inner}}}, {"alias", {{"aliasname", "?gs"}}}}}}});
+  return outer;
 }
 
 Result<int64_t> Binder::ConstInt(const Json& n, const char* what) {

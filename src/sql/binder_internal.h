@@ -424,6 +424,7 @@ class Binder {
   // GROUP BY with GROUPING SETS, ROLLUP or CUBE: the query as a UNION ALL of
   // one grouped query per set (nullopt if it has none).
   Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
+  Json WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys);
   // ROW_NUMBER(), RANK() or DENSE_RANK() as a top-k per partition, bounded by
   // a filter of the enclosing query (else computed per whole partition).
   Result<PlanPtr> BindRankTopK(const Json& val, const Json* body, const Json& over,

@@ -16,3 +16,11 @@ SELECT a, b, count(*) FROM g GROUP BY DISTINCT ROLLUP(a, b), ROLLUP(a, c);
 SELECT a, b, count(*) FROM g GROUP BY ROLLUP(a, b), ROLLUP(a, c);
 -- ORDER BY a key that some sets leave out.
 SELECT a, b, count(*), max(a), max(c) FROM g GROUP BY GROUPING SETS (a, b, ()) ORDER BY a, b;
+-- Window functions over GROUPING SETS: over the union of every set's groups.
+CREATE TABLE gw (a INT, b INT, c INT);
+INSERT INTO gw VALUES (1, 1, 1), (1, 1, 2), (1, 2, 2), (2, 2, 2), (2, 2, 3), (3, 1, 4), (NULL, 1, 5);
+select a, b, sum(c), sum(sum(c)) over (order by a,b) as rsum from gw group by rollup (a,b) order by rsum, a, b;
+select a, sum(c), rank() over (order by sum(c) desc), grouping(a) from gw group by cube(a) having count(*) > 1;
+select a, b, count(*), row_number() over w from gw group by grouping sets ((a), (b)) window w as (partition by grouping(a, b) order by count(*), a, b);
+DELETE FROM gw WHERE c = 2;
+INSERT INTO gw VALUES (3, 3, 3);
