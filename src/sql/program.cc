@@ -159,6 +159,17 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
   // The query and the column names it is given (not the options).
   const Json& names =
       kind == "ViewStmt" ? body.value("aliases", Json()) : body["into"].value("colNames", Json());
+  if (names.is_array() && !names.empty()) {
+    // CREATE VIEW v (a, b) AS ...: the first columns take these names.
+    if (names.size() > v.query.visible) {
+      return SqlError(sql, body, "CREATE VIEW specifies more column names than columns");
+    }
+    auto renamed = std::make_shared<PlanNode>(*v.query.plan);
+    for (size_t i = 0; i < names.size(); ++i) {
+      renamed->columns[i].name = names[i]["String"].value("sval", renamed->columns[i].name);
+    }
+    v.query.plan = renamed;
+  }
   v.definition_hash = DefinitionHash(Json::array({body["query"], names}));
   CollectInputs(catalog, body["query"], &v.inputs);
   const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())

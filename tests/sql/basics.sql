@@ -22,3 +22,10 @@ SELECT b, CASE WHEN a > 3 THEN 'big' ELSE 'small' END FROM t;
 CREATE TABLE scratch (a INT);
 -- sluice: error A WITH query that changes data (INSERT, UPDATE, DELETE) is not supported yet
 WITH x AS (INSERT INTO scratch VALUES (1) RETURNING a) SELECT * FROM x;
+-- A view's column names given with it.
+CREATE VIEW named_v (a, b, v) AS VALUES (1, 1, 10), (1, 2, 12), (2, 3, 15);
+SELECT a, b, sum(v) FROM named_v GROUP BY a, b;
+CREATE VIEW named_w (x) AS SELECT a + 1, b FROM named_v;
+SELECT x, b FROM named_w;
+-- sluice: error CREATE VIEW specifies more column names than columns
+CREATE VIEW named_bad (a, b, c) AS SELECT 1, 2;
