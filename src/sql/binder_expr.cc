@@ -943,24 +943,44 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
     return SqlError(sql_, node, "function " + name + " takes one argument and one ORDER BY key");
   }
   const Json& by = order[0]["SortBy"];
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr p, BindExpr(direct[0], ctx));
-  if (p->type.id() == TypeId::kArray) {
-    return SqlUnsupported(sql_, direct[0], name + "() of an array of fractions");
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr direct_arg, BindExpr(direct[0], ctx));
+  // One fraction, or a constant array of them (the result is then the
+  // array of the percentiles, NULL for a NULL fraction).
+  std::vector<ExprPtr> fractions;
+  const bool many = direct_arg->type.id() == TypeId::kArray;
+  if (many) {
+    std::vector<int> cols;
+    CollectColumns(*direct_arg, &cols);
+    if (!cols.empty() || direct_arg->type.children()[0].id() == TypeId::kArray) {
+      return SqlUnsupported(
+          sql_, direct[0],
+          name + "() of an array of fractions that is not a constant one-dimensional array");
+    }
+    Value list;
+    SLUICE_RETURN_IF_ERROR(Eval(*direct_arg, Row{}, &list));
+    if (list.is_null()) return MakeLiteral(Value::Null(), direct_arg->type);
+    for (const Value& v : list.list()) {
+      fractions.push_back(MakeLiteral(v, direct_arg->type.children()[0]));
+    }
+  } else {
+    fractions.push_back(direct_arg);
   }
   const SqlType dbl = SqlType::Double();
-  if (!(IsNumeric(p->type) || (p->kind == ExprKind::kLiteral && p->untyped))) {
-    return SqlError(sql_, node,
-                    "function " + name + "(" + PgTypeName(p->type) + ") does not exist");
-  }
-  p = MakeCast(p, dbl);
-  if (p->kind == ExprKind::kLiteral && !p->value.is_null()) {
-    Value v;
-    SLUICE_RETURN_IF_ERROR(Eval(*p, Row{}, &v));
-    const double f = v.double_value();
-    if (!(f >= 0 && f <= 1)) {
-      std::ostringstream msg;
-      msg << "percentile value " << f << " is not between 0 and 1";
-      return SqlError(sql_, direct[0], msg.str());
+  for (ExprPtr& p : fractions) {
+    if (!(IsNumeric(p->type) || (p->kind == ExprKind::kLiteral && p->untyped))) {
+      return SqlError(sql_, node,
+                      "function " + name + "(" + PgTypeName(direct_arg->type) + ") does not exist");
+    }
+    p = MakeCast(p, dbl);
+    if (p->kind == ExprKind::kLiteral && !p->value.is_null()) {
+      Value v;
+      SLUICE_RETURN_IF_ERROR(Eval(*p, Row{}, &v));
+      const double f = v.double_value();
+      if (!(f >= 0 && f <= 1)) {
+        std::ostringstream msg;
+        msg << "percentile value " << f << " is not between 0 and 1";
+        return SqlError(sql_, direct[0], msg.str());
+      }
     }
   }
   ctx.in_aggregate = true;
@@ -987,34 +1007,51 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
   SLUICE_ASSIGN_OR_RETURN(ExprPtr n, Call("cardinality", {arr}, node));
   const SqlType idx_type = SqlType::BigInt();
   auto at = [&](ExprPtr i) { return Call("[]", {arr, MakeCast(i, idx_type)}, node); };
-  if (!cont) {
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr pn, Call("*", {p, MakeCast(n, dbl)}, node));
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr up, Call("ceil", {pn}, node));
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr first,
-                            Call("<", {up, MakeLiteral(Value::Double(1), dbl)}, node));
-    auto i = std::make_shared<Expr>(
-        *MakeNode(ExprKind::kCase, dbl, {first, MakeLiteral(Value::Double(1), dbl), up}));
-    i->has_else = true;
-    return at(ExprPtr(i));
-  }
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr n1,
-                          Call("-", {MakeCast(n, dbl), MakeLiteral(Value::Double(1), dbl)}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr pos, Call("*", {p, n1}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_row, Call("floor", {pos}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_row, Call("ceil", {pos}, node));
   const ExprPtr one = MakeLiteral(Value::Double(1), dbl);
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_i, Call("+", {lo_row, one}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_i, Call("+", {hi_row, one}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr lo, at(lo_i));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr hi, at(hi_i));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr t, Call("-", {pos, lo_row}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr span, Call("-", {hi, lo}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr step, Call("*", {span, t}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr lerp, Call("+", {lo, step}, node));
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr two_rows, Call(">", {hi_row, lo_row}, node));
-  auto e = std::make_shared<Expr>(*MakeNode(ExprKind::kCase, dbl, {two_rows, lerp, lo}));
-  e->has_else = true;
-  return ExprPtr(e);
+  auto percentile = [&](const ExprPtr& p) -> Result<ExprPtr> {
+    if (!cont) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr pn, Call("*", {p, MakeCast(n, dbl)}, node));
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr up, Call("ceil", {pn}, node));
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr first, Call("<", {up, one}, node));
+      auto i = std::make_shared<Expr>(*MakeNode(ExprKind::kCase, dbl, {first, one, up}));
+      i->has_else = true;
+      return at(ExprPtr(i));
+    }
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr n1, Call("-", {MakeCast(n, dbl), one}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr pos, Call("*", {p, n1}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_row, Call("floor", {pos}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_row, Call("ceil", {pos}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr lo_i, Call("+", {lo_row, one}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr hi_i, Call("+", {hi_row, one}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr lo, at(lo_i));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr hi, at(hi_i));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr t, Call("-", {pos, lo_row}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr span, Call("-", {hi, lo}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr step, Call("*", {span, t}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr lerp, Call("+", {lo, step}, node));
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr two_rows, Call(">", {hi_row, lo_row}, node));
+    auto e = std::make_shared<Expr>(*MakeNode(ExprKind::kCase, dbl, {two_rows, lerp, lo}));
+    e->has_else = true;
+    return ExprPtr(e);
+  };
+  if (!many) return percentile(fractions[0]);
+  std::vector<ExprPtr> items;
+  for (const ExprPtr& p : fractions) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr item, percentile(p));
+    // A NULL fraction: NULL (the value at no index).
+    auto c = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kCase, item->type.WithNullable(true),
+                  {MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {p}, true), item}));
+    items.push_back(ExprPtr(c));
+  }
+  const SqlType elem = cont ? dbl.WithNullable(true) : x->type.WithNullable(true);
+  for (ExprPtr& item : items) item = MakeCast(item, elem);
+  // No values: NULL, not an array of NULLs.
+  const SqlType t = SqlType::Array(elem, true);
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr some,
+                          Call(">", {n, MakeLiteral(Value::Int(0), SqlType::BigInt())}, node));
+  return MakeNode(ExprKind::kCase, t,
+                  {some, MakeNode(ExprKind::kArray, t.WithNullable(false), std::move(items))});
 }
 
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {

@@ -62,5 +62,7 @@ SELECT g, percentile_cont(0.25) WITHIN GROUP (ORDER BY f), percentile_disc(0.25)
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), percentile_cont(NULL) WITHIN GROUP (ORDER BY x) FROM pc WHERE k < 0;
 -- sluice: error percentile value 1.5 is not between 0 and 1
 SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM pc;
--- sluice: error percentile_disc() of an array of fractions is not supported yet
-SELECT percentile_disc(array[0.5]) WITHIN GROUP (ORDER BY x) FROM pc;
+SELECT percentile_disc(array[0.5]) WITHIN GROUP (ORDER BY x), percentile_cont(array[0, 0.25, NULL, 1]) WITHIN GROUP (ORDER BY x), percentile_disc(array[0.1, 0.9]) WITHIN GROUP (ORDER BY s) FROM pc;
+SELECT g, percentile_cont(array[0.5, 0.75]) WITHIN GROUP (ORDER BY f) FROM pc GROUP BY g;
+-- sluice: error percentile_disc() of an array of fractions that is not a constant one-dimensional array is not supported yet
+SELECT percentile_disc(array[x::float8]) WITHIN GROUP (ORDER BY x) FROM pc;
