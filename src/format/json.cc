@@ -262,7 +262,11 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
         od::value ev;
         if (e.get(ev) != simdjson::SUCCESS) return expected("an array");
         items.emplace_back();
-        if (!JsonToValue(ev, type.children()[0], &items.back(), fail)) return false;
+        // A JSON array inside: a sub-array, when the type holds them.
+        od::json_type et;
+        const bool sub = ArrayHoldsSubArrays(type) && ev.type().get(et) == simdjson::SUCCESS &&
+                         et == od::json_type::array;
+        if (!JsonToValue(ev, sub ? type : type.children()[0], &items.back(), fail)) return false;
       }
       *out = Value::List(std::move(items));
       return true;
