@@ -1967,6 +1967,13 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
     for (size_t i = 1; i < tn["arrayBounds"].size(); ++i) t = SqlType::Array(t);
     return t;
   }
+  if (name.size() > 1 && name[0] == '_' && !tn.contains("arrayBounds")) {
+    // _int4, _text: pg_type's names of the array types.
+    Json elem = tn;
+    elem["names"] = Json::array({Json{{"String", {{"sval", name.substr(1)}}}}});
+    auto t = BindTypeName(sql, elem);
+    if (t.ok() && t->id() != TypeId::kArray) return SqlType::Array(*t);
+  }
   if (name == "int4" || name == "integer" || name == "int") return SqlType::Integer();
   if (name == "int8" || name == "bigint") return SqlType::BigInt();
   if (name == "int2" || name == "smallint") return SqlType::SmallInt();

@@ -27,6 +27,16 @@ SqlType WithArrayDimensions(const SqlType& t, int dims) {
 
 // ---------------------------------------------------------------- expressions
 
+// A subscript: an untyped constant ('2', NULL) is an integer.
+Result<ExprPtr> Binder::BindSubscript(const Json& node, Ctx& ctx) {
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindExpr(node, ctx));
+  if (i->kind != ExprKind::kLiteral || !i->untyped) return i;
+  Value v;
+  Status st = CastValue(i->value, i->type, SqlType::Integer(), &v);
+  if (!st.ok()) return SqlError(sql_, node, st.message());
+  return MakeLiteral(std::move(v), SqlType::Integer());
+}
+
 Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>* argp,
                                   const Json& node) {
   std::vector<ExprPtr>& args = *argp;
@@ -1340,6 +1350,12 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     return MakeNode(ExprKind::kCoalesce, t, std::move(args));
   }
   if (kind == "TypeCast") {
+    if (body["arg"].contains("A_ArrayExpr") &&
+        body["arg"]["A_ArrayExpr"].value("elements", Json::array()).empty()) {
+      // ARRAY[]::T[]: the empty array of the type it is cast to.
+      SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
+      if (t.id() == TypeId::kArray) return MakeLiteral(Value::List({}), t);
+    }
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
     const Json& type_name = body["typeName"];
     if (!type_name.contains("arrayBounds") && !type_name.value("names", Json::array()).empty()) {
@@ -1470,7 +1486,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
           if (!upper && !ibody->value("is_slice", false)) {
             args.push_back(MakeLiteral(Value::Int(1), SqlType::Integer()));
           } else if (ibody->contains(bound)) {
-            SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindExpr((*ibody)[bound], ctx));
+            SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindSubscript((*ibody)[bound], ctx));
             args.push_back(i);
           } else {
             omitted |= int64_t{1} << (bit + (upper ? 1 : 0));
@@ -1488,7 +1504,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       for (const Json& ind : indirection) {
         auto [ikind, ibody] = Node(ind);
         if (ikind != "A_Indices") return SqlUnsupported(sql_, n, "field selection");
-        SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindExpr((*ibody)["uidx"], ctx));
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindSubscript((*ibody)["uidx"], ctx));
         args.push_back(i);
       }
       return Call("[]", std::move(args), n);

@@ -137,6 +137,42 @@ Status ArrayFill(const SqlType&, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 
+// trim_array(a, n): a without its last n items (of its first dimension).
+Status TrimArray(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<Value>& items = a[0].list();
+  const int64_t n = a[1].int_value();
+  if (n < 0 || n > static_cast<int64_t>(items.size())) {
+    return Status::InvalidArgument("number of elements to trim must be between 0 and " +
+                                   std::to_string(items.size()));
+  }
+  *out = Value::List(std::vector<Value>(items.begin(), items.end() - n));
+  return Status::OK();
+}
+
+// width_bucket(x, thresholds): how many of the sorted thresholds are at
+// most x, by PostgreSQL's binary search (so an unsorted array gives its
+// answer too).
+Status WidthBucketArray(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<Value>& t = a[1].list();
+  if (ArrayDims(a[1]).size() > 1) {
+    return Status::InvalidArgument("thresholds must be one-dimensional array");
+  }
+  for (const Value& x : t) {
+    if (x.is_null()) return Status::InvalidArgument("thresholds array must not contain NULLs");
+  }
+  size_t left = 0, right = t.size();
+  while (left < right) {
+    const size_t mid = (left + right) / 2;
+    if (CompareValues(a[0], t[mid]) < 0) {
+      right = mid;
+    } else {
+      left = mid + 1;
+    }
+  }
+  *out = Value::Int(static_cast<int64_t>(left));
+  return Status::OK();
+}
+
 // cardinality(a): the number of elements, of all dimensions.
 Status Cardinality(const SqlType&, const Value* a, size_t, Value* out) {
   const std::vector<int64_t> dims = ArrayDims(a[0]);
@@ -205,20 +241,24 @@ bool NotDistinct(const Value& x, const Value& y) {
   return CompareValues(x, y) == 0;
 }
 
+// Of an array whose type holds sub-arrays (kFlat: the type's elements are
+// no rows or arrays, whose lists are no dimensions).
+template <bool kFlat>
 Status OneDimension(const Value& a, const char* what) {
-  if (ArrayDims(a).size() > 1) {
+  if (kFlat && ArrayDims(a).size() > 1) {
     return Status::InvalidArgument(std::string(what) + " multidimensional arrays is not supported");
   }
   return Status::OK();
 }
 
 // array_remove(a, x): a without the elements not distinct from x.
+template <bool kFlat>
 Status ArrayRemove(const SqlType&, const Value* a, size_t, Value* out) {
   if (a[0].is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
-  SLUICE_RETURN_IF_ERROR(OneDimension(a[0], "removing elements from"));
+  SLUICE_RETURN_IF_ERROR(OneDimension<kFlat>(a[0], "removing elements from"));
   std::vector<Value> items;
   for (const Value& x : a[0].list()) {
     if (!NotDistinct(x, a[1])) items.push_back(x);
@@ -241,12 +281,13 @@ Status ArrayReplace(const SqlType&, const Value* a, size_t, Value* out) {
 
 // array_positions(a, x): the one-based positions of the elements not
 // distinct from x.
+template <bool kFlat>
 Status ArrayPositions(const SqlType&, const Value* a, size_t, Value* out) {
   if (a[0].is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
-  SLUICE_RETURN_IF_ERROR(OneDimension(a[0], "searching for elements in"));
+  SLUICE_RETURN_IF_ERROR(OneDimension<kFlat>(a[0], "searching for elements in"));
   std::vector<Value> at;
   const std::vector<Value>& items = a[0].list();
   for (size_t i = 0; i < items.size(); ++i) {
@@ -283,13 +324,14 @@ Status ArrayToString(const SqlType&, const Value* a, size_t n, Value* out) {
 // array_position(a, x): the first one-based position of x, or NULL.
 // array_position(a, x [, start]): the first subscript, from start on, of
 // an element not distinct from x (NULL finds NULL), or NULL.
+template <bool kFlat>
 Status ArrayPosition(const SqlType&, const Value* a, size_t n, Value* out) {
   if (a[0].is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
   if (n == 3 && a[2].is_null()) return Status::InvalidArgument("initial position must not be null");
-  SLUICE_RETURN_IF_ERROR(OneDimension(a[0], "searching for elements in"));
+  SLUICE_RETURN_IF_ERROR(OneDimension<kFlat>(a[0], "searching for elements in"));
   const std::vector<Value>& items = a[0].list();
   const int64_t lb = LowerBound(a[0], 0);
   const int64_t from = n == 3 ? std::max<int64_t>(a[2].int_value() - lb, 0) : 0;
@@ -489,6 +531,8 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
       args[0].id() != TypeId::kVariant) {
     const SqlType ints = SqlType::Array(SqlType::Integer());
     for (size_t i = 1; i < args.size(); ++i) {
+      // Integer arrays, or their text ('{2,3}', an untyped constant).
+      if (args[i].IsString()) continue;
       if (args[i].id() != TypeId::kArray || !args[i].children()[0].IsInteger()) return false;
     }
     std::vector<SqlType> types{args[0].WithNullable(true), ints};
@@ -514,8 +558,21 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     as[0] = SqlType::Array(args[1].WithNullable(true));
     return ResolveArray(name, as, r);
   }
+  if (name == "width_bucket" && args.size() == 2 && args[0].id() != TypeId::kArray &&
+      (ArrayHoldsSubArrays(args[1]) || args[1].IsString())) {
+    // width_bucket(x, '{1,5}'): an untyped constant is an array of x's type.
+    auto t =
+        args[1].IsString() ? Result<SqlType>(args[0]) : CommonType(args[0], args[1].children()[0]);
+    if (!t.ok()) return false;
+    return Resolve(r, WidthBucketArray, "width_bucket", SqlType::Integer(),
+                   {t->WithNullable(true), SqlType::Array(t->WithNullable(true))});
+  }
   if (args.empty() || args[0].id() != TypeId::kArray) return false;
   const SqlType elem = args[0].children()[0];
+  if (name == "trim_array" && args.size() == 2 && args[1].IsInteger()) {
+    return Resolve(r, TrimArray, "trim_array", args[0].WithNullable(true),
+                   {args[0].WithNullable(true), SqlType::BigInt()});
+  }
   const SqlType array = args[0].WithNullable(true);
   if (name == "[]" && args.size() >= 2 && ArrayHoldsSubArrays(array)) {
     std::vector<SqlType> types{array};
@@ -626,7 +683,11 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     auto t = CommonType(elem, args[1]);
     if (!t.ok()) return false;
     const bool remove = name == "array_remove";
-    Resolve(r, remove ? ArrayRemove : ArrayPositions, remove ? "array_remove" : "array_positions",
+    const bool flat = ArrayHoldsSubArrays(array);
+    Resolve(r,
+            remove ? (flat ? ArrayRemove<true> : ArrayRemove<false>)
+                   : (flat ? ArrayPositions<true> : ArrayPositions<false>),
+            remove ? "array_remove" : "array_positions",
             remove ? WithInnermost(args[0], *t) : SqlType::Array(SqlType::Integer()),
             {WithInnermost(args[0], *t), *t});
     r->strict = false;  // NULL is an element to look for
@@ -649,7 +710,8 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     if (!t.ok()) return false;
     std::vector<SqlType> types{SqlType::Array(*t), *t};
     if (args.size() == 3) types.push_back(SqlType::Integer());
-    Resolve(r, ArrayPosition, "array_position", SqlType::Integer(), types);
+    Resolve(r, ArrayHoldsSubArrays(array) ? ArrayPosition<true> : ArrayPosition<false>,
+            "array_position", SqlType::Integer(), types);
     r->strict = false;  // NULL is an element to look for
     return true;
   }

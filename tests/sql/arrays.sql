@@ -54,3 +54,14 @@ SELECT '[1:3]={1,2}'::int[];
 UPDATE md SET a = '[-2:-1][1:2]={{1,2},{3,4}}' WHERE k = 3;
 INSERT INTO md VALUES (7, ARRAY[[1, 2], [3, 4]], ARRAY[['a'], ['b']]);
 DELETE FROM md WHERE k = 1;
+
+-- Array functions by name, and constants without a type where PostgreSQL resolves one.
+SELECT array_cat(ARRAY[[3, 4], [5, 6]], ARRAY[1, 2]), array_append('[2:3]={1,2}'::int[], 3), array_prepend(0, '[2:3]={1,2}'::int[]), trim_array(ARRAY[1, 2, 3], 2), trim_array('[0:1][1:1]={{1},{2}}'::int[], 1);
+SELECT array_position(ARRAY['a', NULL, 'b', 'a'], NULL), array_position(ARRAY['a', NULL, 'b', 'a'], 'a', 2), array_position('[2:4]={1,2,3}'::int[], 3), array_positions('[2:4]={1,2,1}'::int[], 1), array_positions(NULL, 10), array_to_string(ARRAY[1, NULL, 3], NULL);
+SELECT width_bucket(5, ARRAY[1, 3, 5, 9]), width_bucket(0, ARRAY[1, 3]), width_bucket(10, '{1,3,9}'), width_bucket(2.5, ARRAY[1.5, 2.5]);
+SELECT pg_typeof(ARRAY[[1, 2]]), pg_typeof('{1}'::int[][]), pg_typeof(1), ARRAY[]::text[], '{a,b}'::_text, (ARRAY[[1, 2], [3, 4]])[NULL][1], (ARRAY[[1, 2], [3, 4]])[1][NULL:2], (ARRAY[1, 2, 3])['2'];
+SELECT k, array_position(a, 2), trim_array(a, 1), width_bucket(k, a) FROM ar WHERE k IN (1, 4);
+-- sluice: error number of elements to trim must be between 0 and 3
+SELECT trim_array(ARRAY[1, 2, 3], 4);
+-- sluice: error thresholds array must not contain NULLs
+SELECT width_bucket(1, ARRAY[1, NULL]);
