@@ -909,10 +909,13 @@ void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
         return;
       }
       const SqlType elem = type.id() == TypeId::kArray ? type.children()[0] : SqlType::Variant();
+      const bool sub_arrays = ArrayHoldsSubArrays(type);
       out->push_back('[');
       for (size_t i = 0; i < v.list().size(); ++i) {
         if (i > 0) out->push_back(',');
-        AppendJsonValue(v.list()[i], elem, out);
+        const Value& x = v.list()[i];
+        // A sub-array of a multidimensional array: a JSON array inside.
+        AppendJsonValue(x, sub_arrays && x.kind() == Value::Kind::kList ? type : elem, out);
       }
       out->push_back(']');
       return;
