@@ -43,6 +43,8 @@ SELECT k FROM md WHERE 3 = ANY (a) OR 'p' = ANY (t) OR a @> '{{9}}';
 SELECT k, ARRAY[a, a], ARRAY[t] FROM md WHERE k IN (1, 2, 6);
 SELECT '[1:1]={7}'::int[] = '{7}', '[0:0]={7}'::int[] = '{7}', '[0:1][1:1]={{1},{2}}'::int[], array_fill(7, ARRAY[2, 3]), array_fill('x'::text, ARRAY[2], ARRAY[0]), array_fill(NULL::int, ARRAY[1, 1]);
 SELECT array_agg(a ORDER BY a) FROM md WHERE k = 2;
+SELECT array_agg(a ORDER BY a) FROM md WHERE k = 6;
+SELECT k, ARRAY(SELECT t FROM md i WHERE i.k = o.k) FROM md o WHERE k IN (2, 6);
 -- sluice: error multidimensional arrays must have array expressions with matching dimensions
 SELECT ARRAY[a, '{1}'] FROM md WHERE k = 2;
 -- sluice: error argument must be empty or one-dimensional array
