@@ -212,6 +212,31 @@ TEST(JsonTest, EncodesRecordsThatDecodeBack) {
   EXPECT_EQ(d.changes.kind(2), ChangeKind::kDelete);
 }
 
+// An INT[] or DATE[] value of two dimensions is a JSON array of arrays, each
+// element in its type's JSON, and reads back as it was.
+TEST(JsonTest, MultidimensionalArraysAreNestedJsonArrays) {
+  Relation rel;
+  rel.name = "m";
+  rel.columns = {"d", "i"};
+  rel.schema = {SqlType::Array(SqlType::Date()), SqlType::Array(SqlType::Integer())};
+  FormatOptions o;
+  auto enc = MakeEncoder(o, rel);
+  ASSERT_TRUE(enc.ok());
+  std::string row, out;
+  ASSERT_TRUE(EncodeRow(rel.schema,
+                        {Value::List({Value::List({Value::Int(10)}), Value::List({Value::Null()})}),
+                         Value::List({Value::List({Value::Int(1), Value::Int(2)})})},
+                        &row)
+                  .ok());
+  ASSERT_TRUE((*enc)->Encode(row, 1, &out).ok());
+  EXPECT_EQ(out, R"({"insert":{"d":[["1970-01-11"],[null]],"i":[[1,2]]}})"
+                 "\n");
+  Decoded d = Decode(o, rel, out);
+  ASSERT_TRUE(d.errors.empty()) << d.errors[0].ToString();
+  ASSERT_EQ(d.changes.size(), 1u);
+  EXPECT_EQ(d.changes.payload(0), row);
+}
+
 TEST(CsvTest, QuotesNullsWeightsAndErrors) {
   Relation rel;
   rel.name = "t";

@@ -262,7 +262,11 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
         od::value ev;
         if (e.get(ev) != simdjson::SUCCESS) return expected("an array");
         items.emplace_back();
-        if (!JsonToValue(ev, type.children()[0], &items.back(), fail)) return false;
+        // A JSON array inside: a sub-array, when the type holds them.
+        od::json_type et;
+        const bool sub = ArrayHoldsSubArrays(type) && ev.type().get(et) == simdjson::SUCCESS &&
+                         et == od::json_type::array;
+        if (!JsonToValue(ev, sub ? type : type.children()[0], &items.back(), fail)) return false;
       }
       *out = Value::List(std::move(items));
       return true;
@@ -905,10 +909,13 @@ void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
         return;
       }
       const SqlType elem = type.id() == TypeId::kArray ? type.children()[0] : SqlType::Variant();
+      const bool sub_arrays = ArrayHoldsSubArrays(type);
       out->push_back('[');
       for (size_t i = 0; i < v.list().size(); ++i) {
         if (i > 0) out->push_back(',');
-        AppendJsonValue(v.list()[i], elem, out);
+        const Value& x = v.list()[i];
+        // A sub-array of a multidimensional array: a JSON array inside.
+        AppendJsonValue(x, sub_arrays && x.kind() == Value::Kind::kList ? type : elem, out);
       }
       out->push_back(']');
       return;

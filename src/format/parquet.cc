@@ -583,6 +583,12 @@ struct ParquetWriter::Impl {
     if (n.repetition == kOptional) ++def;
     switch (n.kind) {
       case Node::kLeaf: {
+        // A sub-array of an INT[] value (ArrayHoldsSubArrays).
+        if (v.kind() == Value::Kind::kList && n.type.id() != TypeId::kVariant) {
+          return Status::Unimplemented(
+              "Parquet output of multidimensional arrays is not supported yet (field " + n.name +
+              ")");
+        }
         Leaf& l = leaves[static_cast<size_t>(n.leaf)];
         l.PushLevels(def, rep);
         return Plain(l, v);

@@ -185,7 +185,10 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
         dims.push_back(static_cast<int32_t>(level->list().size()));
         if (level->list().empty()) break;
         level = &level->list()[0];
-        type = &type->children()[0];
+        // A type that holds sub-arrays is the type of each of its levels.
+        if (!(ArrayHoldsSubArrays(*type) && level->kind() == Value::Kind::kList)) {
+          type = &type->children()[0];
+        }
       }
       while (type->id() == TypeId::kArray) type = &type->children()[0];
       if (type->id() == TypeId::kRow) {
@@ -219,9 +222,9 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       Put32(static_cast<int32_t>(dims.size()), out);
       Put32(has_null ? 1 : 0, out);
       Put32(static_cast<int32_t>(PgTypeOf(*type).oid), out);
-      for (int32_t d : dims) {
-        Put32(d, out);
-        Put32(1, out);  // lower bound
+      for (size_t i = 0; i < dims.size(); ++i) {
+        Put32(dims[i], out);
+        Put32(i < v.lower_bounds().size() ? v.lower_bounds()[i] : 1, out);  // lower bound
       }
       out->append(body);
       return Status::OK();

@@ -92,6 +92,24 @@ TEST(CodecTest, BinaryValuesArePostgresqls) {
             "0000000400000001"
             "ffffffff");
   out.clear();
+  // '[0:1][1:1]={{1},{2}}'::int[]: two dimensions in the one type, each
+  // with its length and lower bound.
+  ASSERT_TRUE(
+      EncodeBinary(
+          Value::BoundedList({Value::List({Value::Int(1)}), Value::List({Value::Int(2)})}, {0, 1}),
+          SqlType::Array(SqlType::Integer()), &out)
+          .ok());
+  EXPECT_EQ(Hex(out),
+            "00000002"
+            "00000000"
+            "00000017"
+            "00000002"
+            "00000000"
+            "00000001"
+            "00000001"
+            "0000000400000001"
+            "0000000400000002");
+  out.clear();
   EXPECT_FALSE(
       EncodeBinary(Value::List({Value::Int(1)}), SqlType::Row({"a"}, {SqlType::Integer()}), &out)
           .ok());

@@ -2077,13 +2077,24 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
       mods.push_back((*body)["ival"].value("ival", int64_t{0}));
   }
   if (tn.contains("arrayBounds")) {
-    // T[], T[n] and T ARRAY: one array level per bound (sizes are not
-    // enforced, as in PostgreSQL).
+    // T[], T[n] and T ARRAY. PostgreSQL enforces neither sizes nor the
+    // number of dimensions: T[][] is T[], whose values have any number of
+    // dimensions. Arrays of rows and variants keep one level per bound
+    // (ArrayHoldsSubArrays).
     Json elem = tn;
     elem.erase("arrayBounds");
     SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql, elem));
-    for (size_t i = 0; i < tn["arrayBounds"].size(); ++i) t = SqlType::Array(t);
+    t = SqlType::Array(t);
+    if (ArrayHoldsSubArrays(t)) return t;
+    for (size_t i = 1; i < tn["arrayBounds"].size(); ++i) t = SqlType::Array(t);
     return t;
+  }
+  if (name.size() > 1 && name[0] == '_' && !tn.contains("arrayBounds")) {
+    // _int4, _text: pg_type's names of the array types.
+    Json elem = tn;
+    elem["names"] = Json::array({Json{{"String", {{"sval", name.substr(1)}}}}});
+    auto t = BindTypeName(sql, elem);
+    if (t.ok() && t->id() != TypeId::kArray) return SqlType::Array(*t);
   }
   if (name == "int4" || name == "integer" || name == "int") return SqlType::Integer();
   if (name == "int8" || name == "bigint") return SqlType::BigInt();

@@ -1,6 +1,7 @@
 // Scalar expressions: names, constants, operators and functions with
 // PostgreSQL's implicit casts, CASE, COALESCE, NULLIF, IN lists, aggregates
 // (collected for the enclosing GROUP BY) and type names.
+#include <functional>
 #include <sstream>
 
 #include "sql/binder_internal.h"
@@ -15,13 +16,26 @@ SqlType WithArrayDimensions(const SqlType& t, int dims) {
   // Copy the child before assigning: it is part of `out` (assigning it
   // directly frees it mid-copy).
   while (out.id() == TypeId::kArray) out = SqlType(out.children()[0]);
-  for (int i = 0; i < dims; ++i) out = SqlType::Array(out);
+  for (int i = 0; i < dims; ++i) {
+    out = SqlType::Array(out);
+    if (ArrayHoldsSubArrays(out)) break;  // one type for every dimension
+  }
   return out.WithNullable(t.nullable());
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------- expressions
+
+// A subscript: an untyped constant ('2', NULL) is an integer.
+Result<ExprPtr> Binder::BindSubscript(const Json& node, Ctx& ctx) {
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindExpr(node, ctx));
+  if (i->kind != ExprKind::kLiteral || !i->untyped) return i;
+  Value v;
+  Status st = CastValue(i->value, i->type, SqlType::Integer(), &v);
+  if (!st.ok()) return SqlError(sql_, node, st.message());
+  return MakeLiteral(std::move(v), SqlType::Integer());
+}
 
 Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>* argp,
                                   const Json& node) {
@@ -450,8 +464,17 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
       if (arr->value.is_null()) return MakeLiteral(Value::Null(), SqlType::Boolean());
       if (arr->type.id() != TypeId::kArray)
         return SqlError(sql_, rx, "op ANY/ALL (array) requires array on right side");
-      for (const Value& v : arr->value.list())
-        elems.push_back(MakeLiteral(v, arr->type.children()[0]));
+      // The elements of every dimension.
+      std::function<void(const Value&)> each = [&](const Value& a) {
+        for (const Value& v : a.list()) {
+          if (v.kind() == Value::Kind::kList && ArrayHoldsSubArrays(arr->type)) {
+            each(v);
+          } else {
+            elems.push_back(MakeLiteral(v, arr->type.children()[0]));
+          }
+        }
+      };
+      each(arr->value);
     }
     if (elems.empty()) return MakeLiteral(Value::Bool(!any), SqlType::Boolean());
     std::vector<ExprPtr> cmps;
@@ -1309,6 +1332,15 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       a = MakeLiteral(std::move(v), SqlType::Decimal(38, scale));
     }
   }
+  if (name == "pg_typeof" && args.size() == 1) {
+    // A regtype's text: the name of the argument's type, without its
+    // typmod ("integer[]", "character varying"); "unknown" for a constant
+    // without one.
+    const bool unknown = args[0]->kind == ExprKind::kLiteral && args[0]->untyped;
+    return MakeLiteral(
+        Value::String(unknown ? "unknown" : PgFormatType(PgTypeOf(args[0]->type).oid, -1, false)),
+        SqlType::Varchar(-1, false));
+  }
   for (ExprPtr& a : args) {
     if (a->kind == ExprKind::kLiteral && a->untyped) a = MakeLiteral(a->value, SqlType::Varchar());
   }
@@ -1428,6 +1460,12 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     return MakeNode(ExprKind::kCoalesce, t, std::move(args));
   }
   if (kind == "TypeCast") {
+    if (body["arg"].contains("A_ArrayExpr") &&
+        body["arg"]["A_ArrayExpr"].value("elements", Json::array()).empty()) {
+      // ARRAY[]::T[]: the empty array of the type it is cast to.
+      SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
+      if (t.id() == TypeId::kArray) return MakeLiteral(Value::List({}), t);
+    }
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
     const Json& type_name = body["typeName"];
     if (!type_name.contains("arrayBounds") && !type_name.value("names", Json::array()).empty()) {
@@ -1539,12 +1577,60 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       return SqlError(sql_, n, "cannot determine type of empty array (cast it: ARRAY[]::INT[])");
     }
     SLUICE_ASSIGN_OR_RETURN(items, Unify(std::move(items), n));
-    SqlType t = SqlType::Array(items[0]->type.WithNullable(true), false);
+    // ARRAY[ARRAY[..], ..] adds a dimension to the items' array type, which
+    // is its own type (ArrayHoldsSubArrays).
+    SqlType t = ArrayHoldsSubArrays(items[0]->type)
+                    ? items[0]->type.WithNullable(false)
+                    : SqlType::Array(items[0]->type.WithNullable(true), false);
     return MakeNode(ExprKind::kArray, t, std::move(items));
   }
   if (kind == "A_Indirection") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
     const Json& indirection = body.value("indirection", Json::array());
+    bool slice = false;
+    for (const Json& ind : indirection) {
+      auto [ikind, ibody] = Node(ind);
+      if (ikind == "A_Indices" && ibody->value("is_slice", false)) slice = true;
+    }
+    if (slice && x->type.id() == TypeId::kArray &&
+        (ArrayHoldsSubArrays(x->type) || indirection.size() == 1)) {
+      // a[l:u][i]...: every subscript a slice (i alone is 1:i), as
+      // array_slice(a, omitted, l1, u1, ...), `omitted` a bit for each
+      // bound left out.
+      std::vector<ExprPtr> args{x, nullptr};
+      int64_t omitted = 0;
+      for (const Json& ind : indirection) {
+        auto [ikind, ibody] = Node(ind);
+        if (ikind != "A_Indices") return SqlUnsupported(sql_, n, "field selection");
+        const int bit = static_cast<int>(args.size()) - 2;
+        for (const char* bound : {"lidx", "uidx"}) {
+          const bool upper = std::string_view(bound) == "uidx";
+          if (!upper && !ibody->value("is_slice", false)) {
+            args.push_back(MakeLiteral(Value::Int(1), SqlType::Integer()));
+          } else if (ibody->contains(bound)) {
+            SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindSubscript((*ibody)[bound], ctx));
+            args.push_back(i);
+          } else {
+            omitted |= int64_t{1} << (bit + (upper ? 1 : 0));
+            args.push_back(MakeLiteral(Value::Int(0), SqlType::Integer()));
+          }
+        }
+      }
+      args[1] = MakeLiteral(Value::Int(omitted), SqlType::BigInt());
+      return Call("[:]", std::move(args), n);
+    }
+    if (ArrayHoldsSubArrays(x->type)) {
+      // One call with every subscript: the value says how many dimensions
+      // it has.
+      std::vector<ExprPtr> args{x};
+      for (const Json& ind : indirection) {
+        auto [ikind, ibody] = Node(ind);
+        if (ikind != "A_Indices") return SqlUnsupported(sql_, n, "field selection");
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindSubscript((*ibody)["uidx"], ctx));
+        args.push_back(i);
+      }
+      return Call("[]", std::move(args), n);
+    }
     int dims = 0;
     for (const SqlType* e = &x->type; e->id() == TypeId::kArray; e = &e->children()[0]) ++dims;
     for (const Json& ind : indirection) {

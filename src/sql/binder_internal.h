@@ -318,6 +318,8 @@ class Binder {
 
   Result<BoundQuery> BindQuery(const Json& select);
   Result<ExprPtr> BindExpr(const Json& n, Ctx& ctx);
+  // An array subscript (an untyped constant in it is an integer).
+  Result<ExprPtr> BindSubscript(const Json& n, Ctx& ctx);
 
  private:
   Result<BoundQuery> BindSetOp(const Json& s);

@@ -100,6 +100,58 @@ std::string QuoteArrayElement(const std::string& text) {
   return out + "\"";
 }
 
+// Parses the dimensions that may start PostgreSQL's array text,
+// "[lower:upper][lower:upper]=" or "[upper]=" (lower 1), from `*pos`.
+// None: `lower` and `upper` stay empty.
+Status ParseArrayBounds(std::string_view s, size_t* pos, std::vector<int32_t>* lower,
+                        std::vector<int32_t>* upper) {
+  auto bad = [&](const char* why) {
+    return Status::InvalidArgument("malformed array literal: \"" + std::string(s) + "\" (" + why +
+                                   ")");
+  };
+  auto skip_space = [&] {
+    while (*pos < s.size() && std::isspace(static_cast<unsigned char>(s[*pos]))) ++*pos;
+  };
+  auto number = [&](int32_t* out) {
+    skip_space();
+    const size_t start = *pos;
+    if (start >= s.size()) return false;
+    if (*pos < s.size() && (s[*pos] == '-' || s[*pos] == '+')) ++*pos;
+    while (*pos < s.size() && std::isdigit(static_cast<unsigned char>(s[*pos]))) ++*pos;
+    int64_t v = 0;
+    const char* first = s.data() + start + (s[start] == '+' ? 1 : 0);
+    auto [p, ec] = std::from_chars(first, s.data() + *pos, v);
+    if (ec != std::errc() || p != s.data() + *pos) return false;
+    if (v < INT32_MIN || v > INT32_MAX) return false;
+    *out = static_cast<int32_t>(v);
+    skip_space();
+    return true;
+  };
+  skip_space();
+  if (*pos >= s.size() || s[*pos] != '[') return Status::OK();
+  while (*pos < s.size() && s[*pos] == '[') {
+    ++*pos;
+    int32_t lo = 1, hi = 0;
+    if (!number(&hi)) return bad("\"[\" must introduce explicitly-specified array dimensions.");
+    if (*pos < s.size() && s[*pos] == ':') {
+      ++*pos;
+      lo = hi;
+      if (!number(&hi)) return bad("\"[\" must introduce explicitly-specified array dimensions.");
+    }
+    if (*pos >= s.size() || s[*pos] != ']') return bad("Missing \"]\" after array dimensions.");
+    ++*pos;
+    if (int64_t{hi} < int64_t{lo} - 1) {
+      return Status::InvalidArgument("upper bound cannot be less than lower bound");
+    }
+    lower->push_back(lo);
+    upper->push_back(hi);
+    skip_space();
+  }
+  if (*pos >= s.size() || s[*pos] != '=') return bad("Missing \"=\" after array dimensions.");
+  ++*pos;
+  return Status::OK();
+}
+
 // Parses PostgreSQL's array text ('{1,2,NULL}', '{"a b",c}', '{{1},{2}}')
 // from `*pos` into elements of type `elem`.
 Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Value* out) {
@@ -124,12 +176,16 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
     skip_space();
     Value item;
     if (*pos < s.size() && s[*pos] == '{') {
-      if (elem.id() != TypeId::kArray) {
+      if (elem.id() == TypeId::kArray) {
+        SLUICE_RETURN_IF_ERROR(ParseArrayText(s, pos, elem.children()[0], &item));
+      } else if (elem.id() != TypeId::kRow && elem.id() != TypeId::kVariant) {
+        // A sub-array: PostgreSQL's INT[] holds any number of dimensions.
+        SLUICE_RETURN_IF_ERROR(ParseArrayText(s, pos, elem, &item));
+      } else {
         return Status::Unimplemented(
             "A value with more dimensions than its array type declares is not supported yet: \"" +
-            std::string(s) + "\". Declare the type with one [] per dimension (INT[][]).");
+            std::string(s) + "\". Declare the type with one [] per dimension.");
       }
-      SLUICE_RETURN_IF_ERROR(ParseArrayText(s, pos, elem.children()[0], &item));
     } else {
       std::string text;
       bool quoted = false;
@@ -321,6 +377,10 @@ int CompareValues(const Value& a, const Value& b) {
       const auto& x = a.list();
       const auto& y = b.list();
       for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+        // An element or NULL sorts before a sub-array, as the row encoding
+        // has them (arrays of different dimensions).
+        const bool lx = x[i].kind() == K::kList, ly = y[i].kind() == K::kList;
+        if (lx != ly) return lx ? 1 : -1;
         if (x[i].is_null() || y[i].is_null()) {
           int c = static_cast<int>(x[i].is_null()) - static_cast<int>(y[i].is_null());
           if (c != 0) return c;
@@ -329,7 +389,22 @@ int CompareValues(const Value& a, const Value& b) {
         int c = CompareValues(x[i], y[i]);
         if (c != 0) return c;
       }
-      return x.size() < y.size() ? -1 : x.size() > y.size();
+      // As the row encoding has them: the shorter first, unless it carries
+      // lower bounds (their marker sorts after an element's); of as many
+      // elements, none before some, then by their count and values.
+      const std::vector<int32_t>& bx = a.lower_bounds();
+      const std::vector<int32_t>& by = b.lower_bounds();
+      if (x.size() != y.size()) {
+        const bool x_first = x.size() < y.size();
+        const bool bounded = x_first ? !bx.empty() : !by.empty();
+        return (x_first != bounded) ? -1 : 1;
+      }
+      if (bx.empty() != by.empty()) return bx.empty() ? -1 : 1;
+      if (bx.size() != by.size()) return bx.size() < by.size() ? -1 : 1;
+      for (size_t i = 0; i < bx.size(); ++i) {
+        if (bx[i] != by[i]) return bx[i] < by[i] ? -1 : 1;
+      }
+      return 0;
     }
     default:
       return a == b ? 0 : (a.ToString() < b.ToString() ? -1 : 1);
@@ -505,7 +580,16 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
     case Value::Kind::kList:
       if (type.id() == TypeId::kArray) {
         const SqlType& elem = type.children()[0];
-        std::string out = "{";
+        std::string out;
+        if (!v.lower_bounds().empty()) {  // "[0:1][1:2]={{...}}"
+          const std::vector<int64_t> dims = ArrayDims(v);
+          for (size_t i = 0; i < dims.size() && i < v.lower_bounds().size(); ++i) {
+            const int64_t lo = v.lower_bounds()[i];
+            out += "[" + std::to_string(lo) + ":" + std::to_string(lo + dims[i] - 1) + "]";
+          }
+          out += "=";
+        }
+        out += "{";
         for (size_t i = 0; i < v.list().size(); ++i) {
           const Value& x = v.list()[i];
           if (i > 0) out += ',';
@@ -513,6 +597,8 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
             out += "NULL";
           } else if (elem.id() == TypeId::kArray) {
             out += ValueText(x, elem, pg_output, style);
+          } else if (x.kind() == Value::Kind::kList && ArrayHoldsSubArrays(type)) {
+            out += ValueText(x, type, pg_output, style);
           } else {
             out += QuoteArrayElement(ValueText(x, elem, pg_output, style));
           }
@@ -577,28 +663,59 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     if (v.kind() == K::kString) {
       const std::string text = v.string_value();  // `out` may be `v`
       size_t pos = 0;
+      std::vector<int32_t> lower, upper;
+      SLUICE_RETURN_IF_ERROR(ParseArrayBounds(text, &pos, &lower, &upper));
       SLUICE_RETURN_IF_ERROR(ParseArrayText(text, &pos, elem, out));
       while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
       if (pos != text.size()) {
         return Status::InvalidArgument("malformed array literal: \"" + text +
                                        "\" (junk after the closing \"}\")");
       }
-      if (elem.id() == TypeId::kArray && !IsRectangular(*out)) {
+      if ((elem.id() == TypeId::kArray || ArrayHoldsSubArrays(to)) && !IsRectangular(*out)) {
         return Status::InvalidArgument(
             "malformed array literal: \"" + text +
             "\" (multidimensional arrays must have sub-arrays with matching dimensions)");
+      }
+      if (!lower.empty()) {
+        const std::vector<int64_t> dims = ArrayDims(*out);
+        bool match = dims.size() == lower.size();
+        for (size_t i = 0; match && i < dims.size(); ++i) {
+          match = int64_t{upper[i]} - lower[i] + 1 == dims[i];
+        }
+        if (!match) {
+          return Status::InvalidArgument(
+              "malformed array literal: \"" + text +
+              "\" (Specified array dimensions do not match array contents.)");
+        }
+        if (!ArrayHoldsSubArrays(to)) {
+          for (int32_t b : lower) {
+            if (b != 1) {
+              return Status::Unimplemented("Lower bounds of an array of " + elem.ToString() +
+                                           " are not supported yet");
+            }
+          }
+        }
+        *out = Value::BoundedList(std::vector<Value>(out->list()), std::move(lower));
       }
       return Status::OK();
     }
     if (v.kind() == K::kList && from.id() == TypeId::kArray) {
       std::vector<Value> items;
       const std::vector<Value> in = v.list();  // `out` may be `v`
+      std::vector<int32_t> lower = v.lower_bounds();
+      if (!ArrayHoldsSubArrays(to)) lower.clear();
+      const bool sub_arrays = ArrayHoldsSubArrays(from);
       for (const Value& x : in) {
         Value y;
+        if (sub_arrays && x.kind() == K::kList) {
+          SLUICE_RETURN_IF_ERROR(CastValue(x, from, to, &y));
+          items.push_back(std::move(y));
+          continue;
+        }
         SLUICE_RETURN_IF_ERROR(CastValue(x, from.children()[0], elem, &y));
         items.push_back(std::move(y));
       }
-      *out = Value::List(std::move(items));
+      *out = Value::BoundedList(std::move(items), std::move(lower));
       return Status::OK();
     }
     return Status::InvalidArgument("cannot cast type " + from.ToString() + " to " + to.ToString());
@@ -987,8 +1104,51 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
       for (size_t i = 0; i < e.args.size(); ++i) {
         SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &items[i]));
       }
+      if (ArrayHoldsSubArrays(e.type) && !e.args.empty() &&
+          e.args[0]->type.id() == TypeId::kArray) {
+        // ARRAY[sub-array, ...]: one more dimension. The sub-arrays must
+        // match in lengths and lower bounds; NULL and empty ones are none,
+        // allowed only if all are, as in PostgreSQL.
+        std::vector<Value> subs;
+        const Value* first = nullptr;
+        bool empty = false;
+        for (const Value& x : items) {
+          if (x.is_null() || x.list().empty()) {
+            empty = true;
+            continue;
+          }
+          if (first == nullptr) {
+            first = &x;
+          } else if (ArrayDims(x) != ArrayDims(*first) ||
+                     x.lower_bounds() != first->lower_bounds()) {
+            return Status::InvalidArgument(
+                "multidimensional arrays must have array expressions with matching dimensions");
+          }
+          subs.push_back(Value::List(x.list()));
+        }
+        if (first == nullptr) {
+          *out = Value::List({});
+          return Status::OK();
+        }
+        if (empty) {
+          return Status::InvalidArgument(
+              "multidimensional arrays must have array expressions with matching dimensions");
+        }
+        std::vector<int32_t> lower;
+        if (!first->lower_bounds().empty()) {
+          lower.push_back(1);
+          lower.insert(lower.end(), first->lower_bounds().begin(), first->lower_bounds().end());
+        }
+        *out = Value::BoundedList(std::move(subs), std::move(lower));
+        if (!IsRectangular(*out)) {
+          return Status::InvalidArgument(
+              "multidimensional arrays must have array expressions with matching dimensions");
+        }
+        return Status::OK();
+      }
       *out = Value::List(std::move(items));
-      if (e.type.children()[0].id() == TypeId::kArray && !IsRectangular(*out)) {
+      if ((e.type.children()[0].id() == TypeId::kArray || ArrayHoldsSubArrays(e.type)) &&
+          !IsRectangular(*out)) {
         return Status::InvalidArgument(
             "multidimensional arrays must have array expressions with matching dimensions");
       }

@@ -1,10 +1,19 @@
 // Array functions: subscripts, cardinality, array_length, array_to_string,
 // array_position and the containment operators @>, <@ and &&, with
 // PostgreSQL's one-based, NULL-when-absent rules.
+#include <algorithm>
+#include <functional>
+
 #include "sql/functions_internal.h"
 
 namespace sluice::sql {
 namespace {
+
+// The lower bound of dimension d (counted from 0) of a non-empty array.
+int64_t LowerBound(const Value& a, size_t d) {
+  const std::vector<int32_t>& lower = a.lower_bounds();
+  return d < lower.size() ? lower[d] : 1;
+}
 
 // a[i]: NULL when i is out of range, as in PostgreSQL.
 Status Subscript(const SqlType&, const Value* a, size_t, Value* out) {
@@ -12,6 +21,155 @@ Status Subscript(const SqlType&, const Value* a, size_t, Value* out) {
   int64_t i = a[1].int_value();
   *out = i >= 1 && static_cast<uint64_t>(i) <= items.size() ? items[static_cast<size_t>(i - 1)]
                                                             : Value::Null();
+  return Status::OK();
+}
+
+// a[i][j]...: of an array whose type holds sub-arrays, one subscript per
+// dimension; NULL when one is out of range or the subscripts are not as
+// many as the array's dimensions, as in PostgreSQL.
+Status SubscriptDims(const SqlType&, const Value* a, size_t n, Value* out) {
+  const Value* v = &a[0];
+  for (size_t k = 1; k < n; ++k) {
+    if (v->kind() != Value::Kind::kList || a[k].is_null()) {
+      *out = Value::Null();
+      return Status::OK();
+    }
+    // Relative to the dimension's lower bound.
+    const int64_t i = a[k].int_value() - LowerBound(a[0], k - 1) + 1;
+    if (i < 1 || static_cast<uint64_t>(i) > v->list().size()) {
+      *out = Value::Null();
+      return Status::OK();
+    }
+    v = &v->list()[static_cast<size_t>(i - 1)];
+  }
+  *out = v->kind() == Value::Kind::kList ? Value::Null() : *v;
+  return Status::OK();
+}
+
+// a[l1:u1][l2:u2]... (array_slice(a, omitted, l1, u1, l2, u2, ...)): the
+// elements of the array within the bounds, as an array whose subscripts
+// start at 1; empty when no element is. Bit 2k of `omitted` says that lower
+// bound k was left out (a[:u]), bit 2k + 1 that upper bound k was (the
+// array's own bound stands). Dimensions without bounds are taken whole;
+// more bounds than dimensions give an empty array, as in PostgreSQL.
+Status ArraySlice(const SqlType& type, const Value* a, size_t n, Value* out) {
+  const Value& v = a[0];
+  const int64_t omitted = a[1].int_value();
+  const size_t k = (n - 2) / 2;
+  std::vector<int64_t> dims = ArrayDims(v);
+  if (!ArrayHoldsSubArrays(type) && dims.size() > 1) dims.resize(1);
+  if (dims.empty() || k > dims.size()) {
+    *out = Value::List({});
+    return Status::OK();
+  }
+  std::vector<std::pair<size_t, size_t>> range;  // [first, last) per dimension, from 0
+  for (size_t d = 0; d < k; ++d) {
+    const int64_t lb = LowerBound(v, d), ub = lb + dims[d] - 1;
+    int64_t lo = (omitted >> (2 * d)) & 1 ? lb : a[2 + 2 * d].int_value();
+    int64_t hi = (omitted >> (2 * d + 1)) & 1 ? ub : a[3 + 2 * d].int_value();
+    lo = std::max(lo, lb);
+    hi = std::min(hi, ub);
+    if (lo > hi) {
+      *out = Value::List({});
+      return Status::OK();
+    }
+    range.emplace_back(static_cast<size_t>(lo - lb), static_cast<size_t>(hi - lb + 1));
+  }
+  std::function<Value(const Value&, size_t)> take = [&](const Value& x, size_t d) -> Value {
+    if (d == range.size()) return x;
+    std::vector<Value> items;
+    for (size_t i = range[d].first; i < range[d].second; ++i)
+      items.push_back(take(x.list()[i], d + 1));
+    return Value::List(std::move(items));
+  };
+  *out = take(v, 0);
+  return Status::OK();
+}
+
+// array_fill(x, dims [, lower]): an array of the given lengths (and lower
+// bounds), every element x.
+Status ArrayFill(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (a[1].is_null() || (n == 3 && a[2].is_null())) {
+    return Status::InvalidArgument("dimension array or low bound array cannot be null");
+  }
+  std::vector<int64_t> dims;
+  for (const Value& d : a[1].list()) {
+    if (d.is_null() || d.kind() != Value::Kind::kInt) {
+      return Status::InvalidArgument("dimension values cannot be null");
+    }
+    dims.push_back(d.int_value());
+  }
+  std::vector<int32_t> lower;
+  if (n == 3) {
+    for (const Value& b : a[2].list()) {
+      if (b.is_null() || b.kind() != Value::Kind::kInt) {
+        return Status::InvalidArgument("dimension values cannot be null");
+      }
+      lower.push_back(static_cast<int32_t>(b.int_value()));
+    }
+    if (lower.size() != dims.size()) {
+      return Status::InvalidArgument("wrong number of array subscripts");
+    }
+  }
+  if (dims.size() > 6) {
+    return Status::InvalidArgument("number of array dimensions (" + std::to_string(dims.size()) +
+                                   ") exceeds the maximum allowed (6)");
+  }
+  int64_t total = dims.empty() ? 0 : 1;
+  for (int64_t d : dims) {
+    if (d < 0) return Status::InvalidArgument("array size exceeds the maximum allowed (134217727)");
+    total *= d;
+    if (total > 134217727) {
+      return Status::InvalidArgument("array size exceeds the maximum allowed (134217727)");
+    }
+  }
+  if (total == 0) {
+    *out = Value::List({});
+    return Status::OK();
+  }
+  std::function<Value(size_t)> build = [&](size_t d) -> Value {
+    if (d == dims.size()) return a[0];
+    std::vector<Value> items(static_cast<size_t>(dims[d]), build(d + 1));
+    return Value::List(std::move(items));
+  };
+  Value v = build(0);
+  *out = Value::BoundedList(std::vector<Value>(v.list()), std::move(lower));
+  return Status::OK();
+}
+
+// trim_array(a, n): a without its last n items (of its first dimension).
+Status TrimArray(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<Value>& items = a[0].list();
+  const int64_t n = a[1].int_value();
+  if (n < 0 || n > static_cast<int64_t>(items.size())) {
+    return Status::InvalidArgument("number of elements to trim must be between 0 and " +
+                                   std::to_string(items.size()));
+  }
+  *out = Value::List(std::vector<Value>(items.begin(), items.end() - n));
+  return Status::OK();
+}
+
+// width_bucket(x, thresholds): how many of the sorted thresholds are at
+// most x, by PostgreSQL's binary search (so an unsorted array gives its
+// answer too).
+Status WidthBucketArray(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<Value>& t = a[1].list();
+  if (ArrayDims(a[1]).size() > 1) {
+    return Status::InvalidArgument("thresholds must be one-dimensional array");
+  }
+  for (const Value& x : t) {
+    if (x.is_null()) return Status::InvalidArgument("thresholds array must not contain NULLs");
+  }
+  size_t left = 0, right = t.size();
+  while (left < right) {
+    const size_t mid = (left + right) / 2;
+    if (CompareValues(a[0], t[mid]) < 0) {
+      right = mid;
+    } else {
+      left = mid + 1;
+    }
+  }
+  *out = Value::Int(static_cast<int64_t>(left));
   return Status::OK();
 }
 
@@ -24,9 +182,20 @@ Status Cardinality(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-// array_length(a, d) and array_upper(a, d): the length of dimension d
-// (subscripts start at 1), NULL for an empty array or a dimension it does
-// not have.
+// array_upper(a, d): the last subscript of dimension d, NULL for an empty
+// array or a dimension it does not have.
+Status ArrayUpper(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const int64_t d = a[1].int_value();
+  *out = d >= 1 && d <= static_cast<int64_t>(dims.size())
+             ? Value::Int(LowerBound(a[0], static_cast<size_t>(d - 1)) +
+                          dims[static_cast<size_t>(d - 1)] - 1)
+             : Value::Null();
+  return Status::OK();
+}
+
+// array_length(a, d): the length of dimension d, NULL for an empty array
+// or a dimension it does not have.
 Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
   const std::vector<int64_t> dims = ArrayDims(a[0]);
   const int64_t d = a[1].int_value();
@@ -36,11 +205,12 @@ Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-// array_lower(a, d): 1 for a dimension the array has.
+// array_lower(a, d): the first subscript of dimension d.
 Status ArrayLower(const SqlType&, const Value* a, size_t, Value* out) {
   const int64_t d = a[1].int_value();
-  *out =
-      d >= 1 && d <= static_cast<int64_t>(ArrayDims(a[0]).size()) ? Value::Int(1) : Value::Null();
+  *out = d >= 1 && d <= static_cast<int64_t>(ArrayDims(a[0]).size())
+             ? Value::Int(LowerBound(a[0], static_cast<size_t>(d - 1)))
+             : Value::Null();
   return Status::OK();
 }
 
@@ -55,7 +225,10 @@ Status ArrayNdims(const SqlType&, const Value* a, size_t, Value* out) {
 Status ArrayDimsText(const SqlType&, const Value* a, size_t, Value* out) {
   const std::vector<int64_t> dims = ArrayDims(a[0]);
   std::string s;
-  for (int64_t d : dims) s += "[1:" + std::to_string(d) + "]";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t lo = LowerBound(a[0], i);
+    s += "[" + std::to_string(lo) + ":" + std::to_string(lo + dims[i] - 1) + "]";
+  }
   *out = dims.empty() ? Value::Null() : Value::String(std::move(s));
   return Status::OK();
 }
@@ -68,21 +241,24 @@ bool NotDistinct(const Value& x, const Value& y) {
   return CompareValues(x, y) == 0;
 }
 
+// Of an array whose type holds sub-arrays (kFlat: the type's elements are
+// no rows or arrays, whose lists are no dimensions).
+template <bool kFlat>
 Status OneDimension(const Value& a, const char* what) {
-  if (ArrayDims(a).size() > 1) {
-    return Status::InvalidArgument(std::string(what) +
-                                   " in multidimensional arrays is not supported");
+  if (kFlat && ArrayDims(a).size() > 1) {
+    return Status::InvalidArgument(std::string(what) + " multidimensional arrays is not supported");
   }
   return Status::OK();
 }
 
 // array_remove(a, x): a without the elements not distinct from x.
+template <bool kFlat>
 Status ArrayRemove(const SqlType&, const Value* a, size_t, Value* out) {
   if (a[0].is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
-  SLUICE_RETURN_IF_ERROR(OneDimension(a[0], "removing elements"));
+  SLUICE_RETURN_IF_ERROR(OneDimension<kFlat>(a[0], "removing elements from"));
   std::vector<Value> items;
   for (const Value& x : a[0].list()) {
     if (!NotDistinct(x, a[1])) items.push_back(x);
@@ -105,16 +281,19 @@ Status ArrayReplace(const SqlType&, const Value* a, size_t, Value* out) {
 
 // array_positions(a, x): the one-based positions of the elements not
 // distinct from x.
+template <bool kFlat>
 Status ArrayPositions(const SqlType&, const Value* a, size_t, Value* out) {
   if (a[0].is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
-  SLUICE_RETURN_IF_ERROR(OneDimension(a[0], "searching for elements"));
+  SLUICE_RETURN_IF_ERROR(OneDimension<kFlat>(a[0], "searching for elements in"));
   std::vector<Value> at;
   const std::vector<Value>& items = a[0].list();
   for (size_t i = 0; i < items.size(); ++i) {
-    if (NotDistinct(items[i], a[1])) at.push_back(Value::Int(static_cast<int64_t>(i + 1)));
+    if (NotDistinct(items[i], a[1])) {
+      at.push_back(Value::Int(static_cast<int64_t>(i) + LowerBound(a[0], 0)));
+    }
   }
   *out = Value::List(std::move(at));
   return Status::OK();
@@ -143,11 +322,22 @@ Status ArrayToString(const SqlType&, const Value* a, size_t n, Value* out) {
 }
 
 // array_position(a, x): the first one-based position of x, or NULL.
-Status ArrayPosition(const SqlType&, const Value* a, size_t, Value* out) {
+// array_position(a, x [, start]): the first subscript, from start on, of
+// an element not distinct from x (NULL finds NULL), or NULL.
+template <bool kFlat>
+Status ArrayPosition(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (a[0].is_null()) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  if (n == 3 && a[2].is_null()) return Status::InvalidArgument("initial position must not be null");
+  SLUICE_RETURN_IF_ERROR(OneDimension<kFlat>(a[0], "searching for elements in"));
   const std::vector<Value>& items = a[0].list();
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (!items[i].is_null() && CompareValues(items[i], a[1]) == 0) {
-      *out = Value::Int(static_cast<int64_t>(i + 1));
+  const int64_t lb = LowerBound(a[0], 0);
+  const int64_t from = n == 3 ? std::max<int64_t>(a[2].int_value() - lb, 0) : 0;
+  for (size_t i = static_cast<size_t>(from); i < items.size(); ++i) {
+    if (NotDistinct(items[i], a[1])) {
+      *out = Value::Int(static_cast<int64_t>(i) + lb);
       return Status::OK();
     }
   }
@@ -214,27 +404,91 @@ Status ArrayOverlaps(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+Status OneDimensionOrEmpty(const SqlType& type, const Value& a) {
+  if (ArrayHoldsSubArrays(type) && !a.is_null() && ArrayDims(a).size() > 1) {
+    return Status::InvalidArgument("argument must be empty or one-dimensional array");
+  }
+  return Status::OK();
+}
+
 // a || b (array_cat): the elements of both; a NULL side adds none, as in
 // PostgreSQL (NULL only if both are).
-Status ArrayCat(const SqlType&, const Value* a, size_t, Value* out) {
+Status ArrayCat(const SqlType& type, const Value* a, size_t, Value* out) {
   if (a[0].is_null() && a[1].is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
-  std::vector<Value> items;
-  for (int i = 0; i < 2; ++i) {
-    if (!a[i].is_null()) items.insert(items.end(), a[i].list().begin(), a[i].list().end());
+  if (!ArrayHoldsSubArrays(type)) {  // arrays of rows: the rows of both
+    std::vector<Value> items;
+    for (int i = 0; i < 2; ++i) {
+      if (!a[i].is_null()) items.insert(items.end(), a[i].list().begin(), a[i].list().end());
+    }
+    *out = Value::List(std::move(items));
+    return Status::OK();
   }
-  *out = Value::List(std::move(items));
+  // Of arrays of N and N - 1 dimensions, the smaller is one more item of
+  // the larger, first or last, whose lower bounds the result keeps; of as
+  // many dimensions, the items of both follow each other, with the first's
+  // bounds. The dimensions below must match in lengths and bounds. An empty
+  // (or NULL) side adds nothing.
+  const size_t d0 = a[0].is_null() ? 0 : ArrayDims(a[0]).size();
+  const size_t d1 = a[1].is_null() ? 0 : ArrayDims(a[1]).size();
+  if (d0 == 0 || d1 == 0) {
+    *out = d0 == 0 && !a[1].is_null() ? a[1] : a[0];
+    return Status::OK();
+  }
+  auto bounds = [](const Value& v, size_t n) {
+    std::vector<int32_t> b(n, 1);
+    for (size_t i = 0; i < n && i < v.lower_bounds().size(); ++i) b[i] = v.lower_bounds()[i];
+    return b;
+  };
+  const std::vector<int32_t> l0 = bounds(a[0], d0), l1 = bounds(a[1], d1);
+  const Status incompatible = Status::InvalidArgument("cannot concatenate incompatible arrays");
+  std::vector<Value> items;
+  std::vector<int32_t> lower;
+  if (d0 == d1 + 1) {
+    if (!std::equal(l1.begin(), l1.end(), l0.begin() + 1)) return incompatible;
+    items = a[0].list();
+    items.push_back(Value::List(a[1].list()));
+    lower = l0;
+  } else if (d1 == d0 + 1) {
+    if (!std::equal(l0.begin(), l0.end(), l1.begin() + 1)) return incompatible;
+    items.push_back(Value::List(a[0].list()));
+    items.insert(items.end(), a[1].list().begin(), a[1].list().end());
+    lower = l1;
+  } else if (d0 == d1) {
+    if (!std::equal(l0.begin() + 1, l0.end(), l1.begin() + 1)) return incompatible;
+    items = a[0].list();
+    items.insert(items.end(), a[1].list().begin(), a[1].list().end());
+    lower = l0;
+  } else {
+    return incompatible;
+  }
+  Value v = Value::BoundedList(std::move(items), std::move(lower));
+  if (!IsRectangular(v)) return incompatible;
+  *out = std::move(v);
+  return Status::OK();
+}
+
+// x || a (array_prepend): x before a's elements; NULL x is an element too.
+Status ArrayPrepend(const SqlType& type, const Value* a, size_t, Value* out) {
+  SLUICE_RETURN_IF_ERROR(OneDimensionOrEmpty(type, a[1]));
+  std::vector<Value> items{a[0]};
+  if (!a[1].is_null()) items.insert(items.end(), a[1].list().begin(), a[1].list().end());
+  // The first subscript stays: x takes it, as in PostgreSQL.
+  *out = Value::BoundedList(std::move(items),
+                            a[1].is_null() ? std::vector<int32_t>() : a[1].lower_bounds());
   return Status::OK();
 }
 
 // a || x (array_append): x after a's elements; NULL x is an element too.
-Status ArrayAppend(const SqlType&, const Value* a, size_t, Value* out) {
+Status ArrayAppend(const SqlType& type, const Value* a, size_t, Value* out) {
+  SLUICE_RETURN_IF_ERROR(OneDimensionOrEmpty(type, a[0]));
   std::vector<Value> items;
   if (!a[0].is_null()) items = a[0].list();
   items.push_back(a[1]);
-  *out = Value::List(std::move(items));
+  *out = Value::BoundedList(std::move(items),
+                            a[0].is_null() ? std::vector<int32_t>() : a[0].lower_bounds());
   return Status::OK();
 }
 
@@ -242,7 +496,16 @@ Status ArrayAppend(const SqlType&, const Value* a, size_t, Value* out) {
 // NULL, else false (SQL's three-valued logic, as PostgreSQL's).
 Status ArrayHolds(const SqlType&, const Value* a, size_t, Value* out) {
   bool null = false;
-  for (const Value& item : a[0].list()) {
+  // The elements of every dimension, when x is no list itself (a row, or
+  // an array in an array of arrays).
+  std::vector<const Value*> items;
+  if (a[1].kind() == Value::Kind::kList) {
+    for (const Value& x : a[0].list()) items.push_back(&x);
+  } else {
+    Flatten(a[0], &items);
+  }
+  for (const Value* x : items) {
+    const Value& item = *x;
     if (item.is_null()) {
       null = true;
     } else if (CompareValues(item, a[1]) == 0) {
@@ -263,9 +526,73 @@ SqlType WithInnermost(const SqlType& array, const SqlType& t) {
 }  // namespace
 
 bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  if (name == "array_fill" && (args.size() == 2 || args.size() == 3) &&
+      args[0].id() != TypeId::kArray && args[0].id() != TypeId::kRow &&
+      args[0].id() != TypeId::kVariant) {
+    const SqlType ints = SqlType::Array(SqlType::Integer());
+    for (size_t i = 1; i < args.size(); ++i) {
+      // Integer arrays, or their text ('{2,3}', an untyped constant).
+      if (args[i].IsString()) continue;
+      if (args[i].id() != TypeId::kArray || !args[i].children()[0].IsInteger()) return false;
+    }
+    std::vector<SqlType> types{args[0].WithNullable(true), ints};
+    if (args.size() == 3) types.push_back(ints);
+    Resolve(r, ArrayFill, "array_fill", SqlType::Array(args[0].WithNullable(true), false), types);
+    r->strict = false;  // a NULL element fills the array; NULL lengths are an error
+    return true;
+  }
+  if ((name == "||" || name == "array_prepend") && args.size() == 2 &&
+      args[0].id() != TypeId::kArray && ArrayHoldsSubArrays(args[1])) {
+    auto t = CommonType(args[0], args[1].children()[0]);
+    if (!t.ok()) return false;
+    const SqlType a = SqlType::Array(t->WithNullable(true));
+    Resolve(r, ArrayPrepend, "array_prepend", a, {*t, a});
+    r->strict = false;
+    return true;
+  }
+  if ((name == "array_positions" || name == "array_position") && args.size() >= 2 &&
+      args[0].IsString() && args[1].id() != TypeId::kArray) {
+    // array_positions(NULL, 10): an untyped constant is the array of the
+    // element's type, as PostgreSQL resolves it.
+    std::vector<SqlType> as = args;
+    as[0] = SqlType::Array(args[1].WithNullable(true));
+    return ResolveArray(name, as, r);
+  }
+  if (name == "width_bucket" && args.size() == 2 && args[0].id() != TypeId::kArray &&
+      (ArrayHoldsSubArrays(args[1]) || args[1].IsString())) {
+    // width_bucket(x, '{1,5}'): an untyped constant is an array of x's type.
+    auto t =
+        args[1].IsString() ? Result<SqlType>(args[0]) : CommonType(args[0], args[1].children()[0]);
+    if (!t.ok()) return false;
+    return Resolve(r, WidthBucketArray, "width_bucket", SqlType::Integer(),
+                   {t->WithNullable(true), SqlType::Array(t->WithNullable(true))});
+  }
   if (args.empty() || args[0].id() != TypeId::kArray) return false;
   const SqlType elem = args[0].children()[0];
+  if (name == "trim_array" && args.size() == 2 && args[1].IsInteger()) {
+    return Resolve(r, TrimArray, "trim_array", args[0].WithNullable(true),
+                   {args[0].WithNullable(true), SqlType::BigInt()});
+  }
   const SqlType array = args[0].WithNullable(true);
+  if (name == "[]" && args.size() >= 2 && ArrayHoldsSubArrays(array)) {
+    std::vector<SqlType> types{array};
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (!args[i].IsInteger()) return false;
+      types.push_back(SqlType::BigInt());
+    }
+    Resolve(r, SubscriptDims, "[]", elem.WithNullable(true), types);
+    r->strict = false;  // a NULL subscript picks nothing
+    return true;
+  }
+  if (name == "[:]" && args.size() >= 4 && args.size() % 2 == 0 &&
+      (args.size() == 4 || ArrayHoldsSubArrays(array))) {
+    std::vector<SqlType> types{array};
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (!args[i].IsInteger()) return false;
+      types.push_back(SqlType::BigInt());
+    }
+    return Resolve(r, ArraySlice, "array_slice", array, types);
+  }
   if (name == "[]" && args.size() == 2 && args[1].IsInteger()) {
     r->fn = Subscript;
     r->name = "[]";
@@ -287,21 +614,20 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     r->arg_types = {array, SqlType::BigInt()};
     return true;
   }
-  if (name == "array_upper" && args.size() == 2 && args[1].IsInteger()) {
-    r->fn = ArrayLength;  // subscripts start at 1: the last one is the length
-    r->name = "array_upper";
-    r->result = SqlType::Integer();
-    r->arg_types = {array, SqlType::BigInt()};
-    return true;
-  }
+  if (name == "array_upper" && args.size() == 2 && args[1].IsInteger())
+    return Resolve(r, ArrayUpper, "array_upper", SqlType::Integer(), {array, SqlType::BigInt()});
   if (name == "array_lower" && args.size() == 2 && args[1].IsInteger())
     return Resolve(r, ArrayLower, "array_lower", SqlType::Integer(), {array, SqlType::BigInt()});
   if (name == "array_ndims" && args.size() == 1)
     return Resolve(r, ArrayNdims, "array_ndims", SqlType::Integer(), {array});
   if (name == "array_dims" && args.size() == 1)
     return Resolve(r, ArrayDimsText, "array_dims", SqlType::Varchar(), {array});
-  if (name == "array_to_string" && (args.size() == 2 || args.size() == 3) && args[1].IsString() &&
-      (args.size() == 2 || args[2].IsString())) {
+  // The separator and NULL text are text (a NULL constant among them too).
+  auto scalar = [](const SqlType& t) {
+    return t.id() != TypeId::kArray && t.id() != TypeId::kRow && t.id() != TypeId::kMap;
+  };
+  if (name == "array_to_string" && (args.size() == 2 || args.size() == 3) && scalar(args[1]) &&
+      (args.size() == 2 || scalar(args[2]))) {
     // Elements become text first, as PostgreSQL prints them.
     Resolve(r, ArrayToString, "array_to_string", SqlType::Varchar(),
             std::vector<SqlType>(args.size(), SqlType::Varchar()));
@@ -357,7 +683,11 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     auto t = CommonType(elem, args[1]);
     if (!t.ok()) return false;
     const bool remove = name == "array_remove";
-    Resolve(r, remove ? ArrayRemove : ArrayPositions, remove ? "array_remove" : "array_positions",
+    const bool flat = ArrayHoldsSubArrays(array);
+    Resolve(r,
+            remove ? (flat ? ArrayRemove<true> : ArrayRemove<false>)
+                   : (flat ? ArrayPositions<true> : ArrayPositions<false>),
+            remove ? "array_remove" : "array_positions",
             remove ? WithInnermost(args[0], *t) : SqlType::Array(SqlType::Integer()),
             {WithInnermost(args[0], *t), *t});
     r->strict = false;  // NULL is an element to look for
@@ -375,13 +705,25 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     r->strict = false;
     return true;
   }
-  if (name == "array_position" && args.size() == 2) {
+  if (name == "array_position" && (args.size() == 2 || (args.size() == 3 && args[2].IsInteger()))) {
     auto t = CommonType(elem, args[1]);
     if (!t.ok()) return false;
-    r->fn = ArrayPosition;
-    r->name = "array_position";
-    r->result = SqlType::Integer();
-    r->arg_types = {SqlType::Array(*t), *t};
+    std::vector<SqlType> types{SqlType::Array(*t), *t};
+    if (args.size() == 3) types.push_back(SqlType::Integer());
+    Resolve(r, ArrayHoldsSubArrays(array) ? ArrayPosition<true> : ArrayPosition<false>,
+            "array_position", SqlType::Integer(), types);
+    r->strict = false;  // NULL is an element to look for
+    return true;
+  }
+  if ((name == "array_append" || name == "array_prepend" || name == "array_cat") &&
+      args.size() == 2) {
+    // The functions behind ||, by their names.
+    const bool cat = name == "array_cat";
+    const bool prepend = name == "array_prepend";
+    if (cat != (args[1].id() == TypeId::kArray)) return false;
+    if (prepend) return false;  // its array is the second argument (above)
+    if (!ResolveArray("||", args, r)) return false;
+    r->name = cat ? "array_cat" : "array_append";
     return true;
   }
   return false;

@@ -1,5 +1,7 @@
 #include "sql/lower.h"
 
+#include <functional>
+
 #include "dataflow/operators/aggregate.h"
 #include "dataflow/operators/constant.h"
 #include "dataflow/operators/distinct.h"
@@ -401,8 +403,22 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
       return s;
     };
     if (fn == SeriesFn::kUnnest) {
-      for (const Value& v : vals[0].list()) SLUICE_RETURN_IF_ERROR(push(v));
-      return Status::OK();
+      // Every element of every dimension, in order, when the array's type
+      // holds sub-arrays (its element is no array, row or variant).
+      const TypeId elem = out_schema.back().id();
+      const bool flatten =
+          elem != TypeId::kArray && elem != TypeId::kRow && elem != TypeId::kVariant;
+      std::function<Status(const Value&)> each = [&](const Value& a) -> Status {
+        for (const Value& v : a.list()) {
+          if (flatten && v.kind() == Value::Kind::kList) {
+            SLUICE_RETURN_IF_ERROR(each(v));
+          } else {
+            SLUICE_RETURN_IF_ERROR(push(v));
+          }
+        }
+        return Status::OK();
+      };
+      return each(vals[0]);
     }
     const int64_t start = vals[0].int_value(), stop = vals[1].int_value();
     const int64_t step = vals.size() > 2 ? vals[2].int_value() : 1;

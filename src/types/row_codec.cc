@@ -12,6 +12,15 @@ constexpr char kPresent = 0x01;
 constexpr char kNullTag = 0x02;
 constexpr char kMore = 0x01;
 constexpr char kEnd = 0x00;
+// In an array whose type holds sub-arrays (ArrayHoldsSubArrays): a
+// sub-array follows, encoded as the array itself is. It sorts after an
+// element, so arrays compare level by level, an element (or NULL) before a
+// sub-array.
+constexpr char kSubArray = 0x02;
+// Last in an array whose lower bounds are not all 1 (Value::lower_bounds()):
+// a byte with their count, then each bound as 4 signed bytes, outermost
+// first. Such an array sorts after one without, of the same elements.
+constexpr char kBounds = 0x03;
 
 enum VariantKind : uint8_t {
   kVJsonNull = 1,
@@ -668,9 +677,21 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
       return Status::OK();
     case TypeId::kArray: {
       SLUICE_RETURN_IF_ERROR(expect(K::kList));
+      const bool sub_arrays = ArrayHoldsSubArrays(type);
       for (const Value& item : v.list()) {
+        if (sub_arrays && item.kind() == K::kList) {
+          out->push_back(kSubArray);
+          SLUICE_RETURN_IF_ERROR(EncodeNonNull(type, item, out));
+          continue;
+        }
         out->push_back(kMore);
         SLUICE_RETURN_IF_ERROR(EncodeValue(type.children()[0], item, out));
+      }
+      if (!v.lower_bounds().empty()) {
+        if (!sub_arrays) return Misfit(type, v, "lower bounds of an array of this type");
+        out->push_back(kBounds);
+        out->push_back(static_cast<char>(v.lower_bounds().size()));
+        for (int32_t b : v.lower_bounds()) PutSigned(b, 4, out);
       }
       out->push_back(kEnd);
       return Status::OK();
@@ -786,18 +807,35 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
     }
     case TypeId::kArray: {
       std::vector<Value> items;
+      std::vector<int32_t> lower;
       while (true) {
         SLUICE_RETURN_IF_ERROR(need(1));
         char marker = (*in)[0];
         in->remove_prefix(1);
         if (marker == kEnd) break;
+        if (marker == kSubArray && ArrayHoldsSubArrays(type)) {
+          Value sub;
+          SLUICE_RETURN_IF_ERROR(DecodeNonNull(type, in, out ? &sub : nullptr));
+          if (out) items.push_back(std::move(sub));
+          continue;
+        }
+        if (marker == kBounds && ArrayHoldsSubArrays(type)) {
+          SLUICE_RETURN_IF_ERROR(need(1));
+          const size_t n = static_cast<uint8_t>((*in)[0]);
+          SLUICE_RETURN_IF_ERROR(need(1 + 4 * n));
+          for (size_t i = 0; i < n; ++i) {
+            lower.push_back(static_cast<int32_t>(GetSigned(in->data() + 1 + 4 * i, 4)));
+          }
+          in->remove_prefix(1 + 4 * n);
+          continue;
+        }
         if (marker != kMore) return Status::Corruption("bad element marker in " + type.ToString());
         Value item;
         SLUICE_RETURN_IF_ERROR(out ? DecodeValue(type.children()[0], in, &item)
                                    : SkipValue(type.children()[0], in));
         if (out) items.push_back(std::move(item));
       }
-      if (out) *out = Value::List(std::move(items));
+      if (out) *out = Value::BoundedList(std::move(items), std::move(lower));
       return Status::OK();
     }
     case TypeId::kMap: {

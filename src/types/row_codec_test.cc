@@ -400,6 +400,59 @@ TEST(RowCodecTest, Composites) {
   EXPECT_NE(Encode(var, Value::Null()), Encode(var, Value::JsonNull()));
 }
 
+// An INT[] value has any number of dimensions (lists of lists), and may
+// carry lower bounds; both round-trip, and the bytes order arrays as
+// they compare: element by element, an element (or NULL) before a
+// sub-array, the shorter first, bounds after none.
+TEST(RowCodecTest, ArraysOfAnyDimensions) {
+  for (bool nullable : {true, false}) {
+    const SqlType t = SqlType::Array(SqlType::Integer(nullable));
+    auto ints = [&](std::vector<int64_t> xs) {
+      std::vector<Value> items;
+      for (int64_t x : xs) items.push_back(Value::Int(x));
+      return Value::List(std::move(items));
+    };
+    const Value two_d = Value::List({ints({1, 2}), ints({3, 4})});
+    const Value three_d = Value::List({Value::List({ints({1}), ints({2})})});
+    const Value bounded = Value::BoundedList({ints({1, 2}), ints({3, 4})}, {0, -3});
+    ExpectRoundTrip(t, two_d);
+    ExpectRoundTrip(t, three_d);
+    ExpectRoundTrip(t, bounded);
+    ExpectRoundTrip(t, Value::BoundedList(ints({7, 8}).list(), {2}));
+    // Bounds of 1 are no bounds: one value, one encoding.
+    EXPECT_EQ(Value::BoundedList(ints({7}).list(), {1}), ints({7}));
+    EXPECT_EQ(Encode(t, Value::BoundedList(ints({7}).list(), {1})), Encode(t, ints({7})));
+    EXPECT_NE(Encode(t, bounded), Encode(t, two_d));
+    EXPECT_NE(Encode(t, ints({1, 2, 3, 4})), Encode(t, two_d));
+    if (nullable) {
+      ExpectRoundTrip(t, Value::List({Value::List({Value::Null(), Value::Int(1)})}));
+    }
+    const std::vector<Value> ordered = {
+        ints({1}),
+        ints({1, 2, 3, 4}),
+        Value::BoundedList(ints({1}).list(), {0}),
+        Value::BoundedList(ints({1}).list(), {2}),
+        ints({2}),
+        two_d,
+        bounded,
+        Value::List({ints({1, 2}), ints({3, 5})}),
+        Value::List({ints({1, 2, 3})}),
+        three_d,
+    };
+    for (size_t i = 0; i + 1 < ordered.size(); ++i) {
+      EXPECT_LT(Encode(t, ordered[i]), Encode(t, ordered[i + 1]))
+          << ordered[i].ToString() << " < " << ordered[i + 1].ToString();
+    }
+  }
+  // An array of rows keeps its rows: a row is no sub-array, and has no
+  // bounds to keep.
+  const SqlType rows = SqlType::Array(SqlType::Row({"a"}, {SqlType::Integer()}));
+  ExpectRoundTrip(rows, Value::List({Value::List({Value::Int(1)})}));
+  std::string out;
+  EXPECT_FALSE(
+      EncodeValue(rows, Value::BoundedList({Value::List({Value::Int(1)})}, {0}), &out).ok());
+}
+
 TEST(RowCodecTest, RowsAndErrors) {
   Schema schema = {SqlType::BigInt(false), SqlType::Varchar(), SqlType::Boolean()};
   std::string row;

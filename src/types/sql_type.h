@@ -114,6 +114,18 @@ class SqlType {
 
 using Schema = std::vector<SqlType>;
 
+// Whether values of array type `t` may hold sub-arrays: PostgreSQL's array
+// types do not count dimensions (INT[][] is INT[]), so an INT[] value is a
+// rectangular array of any number of dimensions, a list of lists with one
+// level per dimension. Arrays of arrays, rows and variants are the
+// exception: their elements are lists themselves, so each of their
+// dimensions is a level of the type.
+inline bool ArrayHoldsSubArrays(const SqlType& t) {
+  if (t.id() != TypeId::kArray) return false;
+  const TypeId e = t.children()[0].id();
+  return e != TypeId::kArray && e != TypeId::kRow && e != TypeId::kVariant;
+}
+
 // The type's name as PostgreSQL's information_schema.columns.data_type
 // gives it ("integer", "character varying", "timestamp without time zone",
 // "ARRAY", ...).

@@ -20,6 +20,19 @@ uint64_t NormalizedBits(double d) {
 
 }  // namespace
 
+Value Value::BoundedList(std::vector<Value> items, std::vector<int32_t> lower) {
+  for (int32_t b : lower) {
+    if (b != 1) return Value(BoundedRep{std::move(items), std::move(lower)});
+  }
+  return Value(std::move(items));
+}
+
+const std::vector<int32_t>& Value::lower_bounds() const {
+  static const std::vector<int32_t> kNone;
+  const auto* b = std::get_if<BoundedRep>(&v_);
+  return b ? b->lower : kNone;
+}
+
 bool Value::operator==(const Value& other) const {
   if (kind() != other.kind()) return false;
   switch (kind()) {
@@ -41,7 +54,7 @@ bool Value::operator==(const Value& other) const {
     case Kind::kInterval:
       return interval_value() == other.interval_value();
     case Kind::kList:
-      return list() == other.list();
+      return list() == other.list() && lower_bounds() == other.lower_bounds();
     case Kind::kMap:
       return map_keys() == other.map_keys() && map_values() == other.map_values();
   }

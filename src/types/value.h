@@ -11,7 +11,8 @@
 //   REAL, DOUBLE                   kDouble
 //   CHAR, VARCHAR, BINARY, ...     kString (bytes)
 //   INTERVAL                       kInterval
-//   ARRAY, ROW                     kList
+//   ARRAY, ROW                     kList (an array may carry lower bounds:
+//                                  lower_bounds())
 //   MAP                            kMap
 //   VARIANT                        any kind; kJsonNull is the JSON null inside
 //                                  it, kNull the SQL NULL
@@ -75,11 +76,18 @@ class Value {
     return Value(Interval{months, days, micros});
   }
   static Value List(std::vector<Value> items) { return Value(std::move(items)); }
+  // An array whose subscripts start at `lower` (one bound per dimension,
+  // outermost first) rather than at 1, as PostgreSQL's '[0:1]={1,2}'. With
+  // every bound 1 (or none), List(items): one form per value.
+  static Value BoundedList(std::vector<Value> items, std::vector<int32_t> lower);
   static Value Map(std::vector<Value> keys, std::vector<Value> values) {
     return Value(MapRep{std::move(keys), std::move(values)});
   }
 
-  Kind kind() const { return static_cast<Kind>(v_.index()); }
+  Kind kind() const {
+    const size_t i = v_.index();
+    return i == kBoundedIndex ? Kind::kList : static_cast<Kind>(i);
+  }
   bool is_null() const { return kind() == Kind::kNull; }
 
   // REQUIRES: the matching kind.
@@ -92,7 +100,13 @@ class Value {
   double double_value() const { return std::get<double>(v_); }
   const std::string& string_value() const { return std::get<std::string>(v_); }
   const Interval& interval_value() const { return std::get<Interval>(v_); }
-  const std::vector<Value>& list() const { return std::get<std::vector<Value>>(v_); }
+  const std::vector<Value>& list() const {
+    if (const auto* b = std::get_if<BoundedRep>(&v_)) return b->items;
+    return std::get<std::vector<Value>>(v_);
+  }
+  // Of a list: its lower bounds, outermost dimension first; empty when they
+  // are all 1 (the sub-arrays of a multidimensional array carry none).
+  const std::vector<int32_t>& lower_bounds() const;
   const std::vector<Value>& map_keys() const { return std::get<MapRep>(v_).keys; }
   const std::vector<Value>& map_values() const { return std::get<MapRep>(v_).values; }
 
@@ -114,8 +128,14 @@ class Value {
     std::vector<Value> values;
   };
   struct JsonNullTag {};
+  struct BoundedRep {
+    std::vector<Value> items;
+    std::vector<int32_t> lower;
+  };
+  // Kind::kList too; after every alternative that is its own kind.
   using Rep = std::variant<std::monostate, bool, int64_t, DecimalRep, double, std::string, Interval,
-                           std::vector<Value>, MapRep, JsonNullTag>;
+                           std::vector<Value>, MapRep, JsonNullTag, BoundedRep>;
+  static constexpr size_t kBoundedIndex = 10;
   template <typename T>
   explicit Value(T v) : v_(std::move(v)) {}
 

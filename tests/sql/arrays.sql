@@ -1,4 +1,4 @@
--- Multidimensional arrays: a type has one [] per dimension; constants take the dimensions of their text.
+-- Multidimensional arrays.
 SELECT ARRAY[[1, 2], [3, 4]], ARRAY[ARRAY['a', 'b'], ARRAY['c', NULL]], ARRAY[[1, 2], [3, 4]][1][2], (ARRAY[[1, 2], [3, 4]])[2];
 SELECT '{{1,2},{3,4}}'::int[], '{{{1},{2},{3}},{{4},{5},{6}}}'::int[], '{1,2}'::int[][], '{}'::int[][], '{{a,"b c"},{NULL,d}}'::text[];
 SELECT array_ndims('{{{1,2},{3,4}}}'::int[]), array_dims('{{{1,2},{3,4}}}'::int[]), array_dims(ARRAY[1, 2]), array_ndims('{}'::int[]), cardinality('{{1,2},{3,4}}'::int[]);
@@ -12,8 +12,7 @@ SELECT k FROM m WHERE a = '{{1,2},{3,4}}' OR a @> ARRAY[6];
 SELECT '{{1,2},{3}}'::int[];
 -- sluice: error multidimensional arrays must have array expressions with matching dimensions
 SELECT ARRAY[[1, 2], [3]];
--- sluice: error A value with more dimensions than its array type declares is not supported yet
-SELECT t = '{{a}}' FROM m;
+SELECT k, t = '{{a}}', t = '{x,NULL,z}' FROM m;
 UPDATE m SET a = '{{7},{8},{9}}', t = '{p,q}' WHERE k = 2;
 INSERT INTO m VALUES (6, ARRAY[[10, 20, 30]], ARRAY['r']);
 DELETE FROM m WHERE k = 1;
@@ -23,7 +22,48 @@ CREATE TABLE ar (k INT, a INT[], x INT);
 INSERT INTO ar VALUES (1, ARRAY[1, 2, 2, 3], 2), (2, ARRAY[1, NULL, NULL, 3], NULL), (3, NULL, 1), (4, '{}', 4), (5, ARRAY[4, 4], 4);
 SELECT k, array_remove(a, x), array_replace(a, x, 9), array_replace(a, x, NULL), array_positions(a, x), array_positions(a, 3) FROM ar;
 SELECT array_remove(ARRAY[1.0, 2.1, 3.3], 1), array_remove(ARRAY['A', 'CC', 'RR'], 'RR'), array_replace(ARRAY[1, NULL, 3], NULL, NULL), array_positions(ARRAY[1, NULL], NULL), array_replace(ARRAY[[1, 2], [2, 3]], 2, 0);
--- sluice: error function array_remove(integer[][], integer) is not supported yet
+-- sluice: error removing elements from multidimensional arrays is not supported
 SELECT array_remove(ARRAY[[1, 2], [2, 3]], 2);
 UPDATE ar SET x = 3 WHERE k = 1;
 DELETE FROM ar WHERE k = 5;
+
+-- An array type holds arrays of any number of dimensions (INT[][] is INT[]), whose subscripts may start elsewhere than at 1.
+CREATE TABLE md (k INT, a INT[], t TEXT[][]);
+INSERT INTO md VALUES (1, '{{1,2},{3,4}}', '{a,b}'), (2, '{5,6}', '{{a,bc},{def,hijk}}'), (3, '{{{1},{2}}}', '{}'), (4, '{}', NULL), (5, NULL, '{{x}}'), (6, '[0:2]={7,8,9}', '[2:3][-1:-1]={{p},{q}}');
+SELECT k, a, t, array_ndims(a), array_dims(a), array_dims(t), array_lower(a, 1), array_upper(a, 1), array_lower(t, 2), array_upper(t, 2), array_length(t, 1) FROM md;
+SELECT k, a[1], a[1][2], a[0], a[1][1][1], t[2][1], t[3][-1], cardinality(a), cardinality(t) FROM md;
+SELECT k, a[1:1], a[:1], a[2:], a[1:2][2], a[:], t[2:2], t[:][1:1], t[3:][-1:] FROM md;
+SELECT k, a || ARRAY[10], ARRAY[0] || a, 0 || a, a || 11 FROM md WHERE k IN (2, 4, 5, 6);
+SELECT k, a || '{{1,2}}' FROM md WHERE k = 2;
+SELECT k, a || ARRAY[7, 8], ARRAY[[7, 8]] || a, a || a FROM md WHERE k IN (1, 4);
+SELECT a, count(*) FROM md GROUP BY a;
+SELECT x.k, y.k FROM md x JOIN md y ON x.a = y.a AND x.t IS NOT DISTINCT FROM y.t;
+SELECT k, u FROM md, unnest(t) AS u;
+SELECT k FROM md WHERE 3 = ANY (a) OR 'p' = ANY (t) OR a @> '{{9}}';
+SELECT k, ARRAY[a, a], ARRAY[t] FROM md WHERE k IN (1, 2, 6);
+SELECT '[1:1]={7}'::int[] = '{7}', '[0:0]={7}'::int[] = '{7}', '[0:1][1:1]={{1},{2}}'::int[], array_fill(7, ARRAY[2, 3]), array_fill('x'::text, ARRAY[2], ARRAY[0]), array_fill(NULL::int, ARRAY[1, 1]);
+SELECT array_agg(a ORDER BY a) FROM md WHERE k = 2;
+SELECT array_agg(a ORDER BY a) FROM md WHERE k = 6;
+SELECT k, ARRAY(SELECT t FROM md i WHERE i.k = o.k) FROM md o WHERE k IN (2, 6);
+-- sluice: error multidimensional arrays must have array expressions with matching dimensions
+SELECT ARRAY[a, '{1}'] FROM md WHERE k = 2;
+-- sluice: error argument must be empty or one-dimensional array
+SELECT a || 5 FROM md WHERE k = 1;
+-- sluice: error cannot concatenate incompatible arrays
+SELECT a || '{{{1}}}' FROM md WHERE k = 2;
+-- sluice: error Specified array dimensions do not match array contents
+SELECT '[1:3]={1,2}'::int[];
+UPDATE md SET a = '[-2:-1][1:2]={{1,2},{3,4}}' WHERE k = 3;
+INSERT INTO md VALUES (7, ARRAY[[1, 2], [3, 4]], ARRAY[['a'], ['b']]);
+DELETE FROM md WHERE k = 1;
+
+-- Array functions by name, and constants without a type where PostgreSQL resolves one.
+SELECT array_cat(ARRAY[[3, 4], [5, 6]], ARRAY[1, 2]), array_append('[2:3]={1,2}'::int[], 3), array_prepend(0, '[2:3]={1,2}'::int[]), trim_array(ARRAY[1, 2, 3], 2), trim_array('[0:1][1:1]={{1},{2}}'::int[], 1);
+SELECT array_position(ARRAY['a', NULL, 'b', 'a'], NULL), array_position(ARRAY['a', NULL, 'b', 'a'], 'a', 2), array_position('[2:4]={1,2,3}'::int[], 3), array_positions('[2:4]={1,2,1}'::int[], 1), array_positions(NULL, 10), array_to_string(ARRAY[1, NULL, 3], NULL);
+SELECT width_bucket(5, ARRAY[1, 3, 5, 9]), width_bucket(0, ARRAY[1, 3]), width_bucket(10, '{1,3,9}'), width_bucket(2.5, ARRAY[1.5, 2.5]);
+SELECT pg_typeof(ARRAY[[1, 2]]), pg_typeof('{1}'::int[][]), pg_typeof(1), ARRAY[]::text[], '{a,b}'::_text, (ARRAY[[1, 2], [3, 4]])[NULL][1], (ARRAY[[1, 2], [3, 4]])[1][NULL:2], (ARRAY[1, 2, 3])['2'];
+SELECT k, array_position(a, 2), trim_array(a, 1), width_bucket(k, a) FROM ar WHERE k IN (1, 4);
+-- sluice: error number of elements to trim must be between 0 and 3
+SELECT trim_array(ARRAY[1, 2, 3], 4);
+-- sluice: error thresholds array must not contain NULLs
+SELECT width_bucket(1, ARRAY[1, NULL]);

@@ -116,7 +116,22 @@ Status AggregateOp::Render(std::string_view group, const State& st,
       if (values.empty()) {
         AppendNull(out);
       } else if (a.kind == AggKind::kArrayAgg) {
-        SLUICE_RETURN_IF_ERROR(EncodeValue(out_type, Value::List(std::move(values)), out));
+        // Of arrays (ArrayHoldsSubArrays): each is a sub-array, and the
+        // lower bounds of the first that has some are the result's below
+        // its first dimension, as PostgreSQL's array_agg gives them.
+        std::vector<int32_t> lower;
+        if (ArrayHoldsSubArrays(out_type) && vt.id() == TypeId::kArray) {
+          for (Value& x : values) {
+            if (x.is_null() || x.lower_bounds().empty()) continue;
+            if (lower.empty()) {
+              lower.push_back(1);
+              lower.insert(lower.end(), x.lower_bounds().begin(), x.lower_bounds().end());
+            }
+            x = Value::List(std::vector<Value>(x.list()));
+          }
+        }
+        SLUICE_RETURN_IF_ERROR(
+            EncodeValue(out_type, Value::BoundedList(std::move(values), std::move(lower)), out));
       } else {
         std::string joined;
         for (size_t k = 0; k < values.size(); ++k) {

@@ -105,6 +105,9 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
       return col.id() == TypeId::kVarbinary || col.id() == TypeId::kBinary ? SqlType::Varbinary()
                                                                             : SqlType::Varchar();
     case AggKind::kArrayAgg:
+      // Of arrays: one more dimension of the same array type, as in
+      // PostgreSQL (ArrayHoldsSubArrays).
+      if (ArrayHoldsSubArrays(col)) return col.WithNullable(true);
       return SqlType::Array(col.WithNullable(true));
     case AggKind::kSumDistinct:
     case AggKind::kAvgDistinct:  // BaseKind() above maps these away
