@@ -191,7 +191,23 @@ std::vector<Statement> SplitScript(const std::string& text) {
 
 // Whether `sql` names `table` as a whole word, in any case ("emp" is not
 // in "temp").
+void CollectRelations(const sql::Json& n, std::vector<std::string>* out) {
+  if (n.is_object()) {
+    if (n.contains("RangeVar")) out->push_back(n["RangeVar"].value("relname", ""));
+    for (const auto& x : n) CollectRelations(x, out);
+  } else if (n.is_array()) {
+    for (const auto& x : n) CollectRelations(x, out);
+  }
+}
+
+// Whether the query reads `table`: a relation of its parse tree (not an
+// alias that has its name), or, if it does not parse, a word of its text.
 bool MentionsTable(const std::string& sql, const std::string& table) {
+  if (auto tree = sql::ParseSql(sql); tree.ok()) {
+    std::vector<std::string> names;
+    CollectRelations(*tree, &names);
+    return std::find(names.begin(), names.end(), table) != names.end();
+  }
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::string lower = sql;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -322,7 +322,8 @@ const std::vector<CatalogRelation>& Relations() {
     const SqlType int2 = SqlType::SmallInt(false);
     const SqlType int4 = SqlType::Integer(false);
     const SqlType boolean = SqlType::Boolean(false);
-    const SqlType chr = SqlType::Char(1, false);
+    // PostgreSQL's one-byte "char": printed as it is, never padded.
+    const SqlType chr = SqlType::Char(-1, false);
     const SqlType int2s = SqlType::Array(SqlType::SmallInt());
     const SqlType texts = SqlType::Array(SqlType::Varchar());
     return new std::vector<CatalogRelation>{
@@ -548,7 +549,7 @@ const std::vector<CatalogRelation>& Relations() {
           {"stxowner", oid},
           {"stxstattarget", int4},
           {"stxkeys", int2s},
-          {"stxkind", SqlType::Array(SqlType::Char(1))}},
+          {"stxkind", SqlType::Array(SqlType::Char(-1))}},
          nullptr},
         {"pg_catalog.pg_publication",
          {{"oid", oid},

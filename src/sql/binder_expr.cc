@@ -1276,6 +1276,18 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   static const Json kNoArgs = Json::array();
   SLUICE_ASSIGN_OR_RETURN(
       args, BindCallArgs(name, body.contains("args") ? body["args"] : kNoArgs, node, ctx));
+  // The functions behind boolean comparison operators, called by name.
+  static const std::pair<const char*, const char*> kBoolOperators[] = {
+      {"booleq", "="}, {"boolne", "<>"}, {"boollt", "<"},
+      {"boolgt", ">"}, {"boolle", "<="}, {"boolge", ">="}};
+  for (const auto& [fn, op] : kBoolOperators) {
+    auto boolean = [](const ExprPtr& a) {
+      return a->type.id() == TypeId::kBoolean || (a->kind == ExprKind::kLiteral && a->untyped);
+    };
+    if (name == fn && args.size() == 2 && boolean(args[0]) && boolean(args[1])) {
+      return Call(op, args, node);
+    }
+  }
   if (name == "coalesce") {
     SLUICE_ASSIGN_OR_RETURN(args, Unify(std::move(args), node));
     SqlType t = args[0]->type;

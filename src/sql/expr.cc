@@ -964,11 +964,16 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     if (v.kind() == K::kString) {
       std::string s = Trim(v.string_value());
       for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (s == "t" || s == "true" || s == "yes" || s == "y" || s == "on" || s == "1") {
+      // PostgreSQL's words, or any prefix of them that is not ambiguous
+      // ("o" is; "of" is off).
+      auto prefix_of = [&](std::string_view word, size_t min) {
+        return s.size() >= min && word.substr(0, s.size()) == s;
+      };
+      if (prefix_of("true", 1) || prefix_of("yes", 1) || prefix_of("on", 2) || s == "1") {
         *out = Value::Bool(true);
         return Status::OK();
       }
-      if (s == "f" || s == "false" || s == "no" || s == "n" || s == "off" || s == "0") {
+      if (prefix_of("false", 1) || prefix_of("no", 1) || prefix_of("off", 2) || s == "0") {
         *out = Value::Bool(false);
         return Status::OK();
       }

@@ -29,3 +29,8 @@ CREATE VIEW named_w (x) AS SELECT a + 1, b FROM named_v;
 SELECT x, b FROM named_w;
 -- sluice: error CREATE VIEW specifies more column names than columns
 CREATE VIEW named_bad (a, b, c) AS SELECT 1, 2;
+-- Booleans from any unambiguous prefix of PostgreSQL's words; booleq and
+-- boolne by name.
+SELECT 'of'::bool, 'tr'::bool, 'ye'::bool, 'n'::bool, 'on'::bool, 'FALS'::bool, booleq(true, 'f'), boolne(true, 'f');
+-- sluice: error invalid input syntax for type boolean
+SELECT 'o'::bool;

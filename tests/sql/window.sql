@@ -32,7 +32,6 @@ SELECT dep, lag(max(sal), 1, -1) OVER w, first_value(dep) OVER w FROM e GROUP BY
 SELECT d IS NULL AS n, sal, sum(sal) OVER (PARTITION BY d IS NULL ORDER BY sal) FROM e GROUP BY d IS NULL, sal;
 -- sluice: error must appear in the GROUP BY clause
 SELECT dep, sum(sal) OVER (ORDER BY id) FROM e GROUP BY dep;
--- sluice: error A window function in a query with GROUPING SETS is not supported yet
 SELECT dep, sum(sum(sal)) OVER () FROM e GROUP BY ROLLUP (dep);
 -- In ORDER BY, and inside a function call.
 SELECT dep, id, rank() OVER w FROM e WINDOW w AS (PARTITION BY dep ORDER BY sal) ORDER BY rank() OVER w, id;
