@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "types/big_decimal.h"
+
 namespace sluice {
 namespace {
 
@@ -221,17 +223,14 @@ int128 DecimalSpecialBits(DecimalSpecial sp, int width) {
 }
 
 // A DECIMAL of precision above 38 starts with a tag byte that orders its
-// forms: 0x00 -Infinity; 0x01 (reserved) a negative value of more than 38
-// digits; 0x02 a value of at most 38 digits, then its 16-byte unscaled
-// integer as in DECIMAL(38,s); 0x03 (reserved) a positive value of more
-// than 38 digits; 0x04 Infinity; 0x05 NaN. A value of more than 38 digits
-// lies beyond every value of tag 0x02, so the reserved tags keep the order
-// when an arbitrary-precision form is added; none writes them yet.
-constexpr uint8_t kWideFinite = 0x02;
-// Values of more than 38 digits (in a NUMERIC, or a DECIMAL of a larger
-// precision).
-constexpr const char* kWideUnsupported =
-    "numeric values of more than 38 digits are not supported yet";
+// forms: 0x00 -Infinity; 0x01 a negative value of more than 38 digits (at
+// the type's scale); 0x02 a value of at most 38 digits, then its 16-byte
+// unscaled integer as in DECIMAL(38,s); 0x03 a positive value of more than
+// 38 digits; 0x04 Infinity; 0x05 NaN. Tags 0x01 and 0x03 are followed by
+// the exponent and digits of NUMERIC (PutNumericBody, complemented for
+// negative values), without a scale: the type has it. A value of more than
+// 38 digits lies beyond every value of tag 0x02, so the tags keep order.
+constexpr uint8_t kWideNegative = 0x01, kWideFinite = 0x02, kWidePositive = 0x03;
 
 uint8_t WideDecimalTag(DecimalSpecial sp) {
   switch (sp) {
@@ -264,27 +263,32 @@ uint8_t WideDecimalTag(DecimalSpecial sp) {
 constexpr uint8_t kNumNegInf = 0x01, kNumNeg = 0x02, kNumZero = 0x03, kNumPos = 0x04,
                   kNumPosInf = 0x05, kNumNaN = 0x06;
 
-void PutNumeric(int128 u, int scale, std::string* out) {
-  if (u == 0) {
-    out->push_back(static_cast<char>(kNumZero));
-    out->push_back(static_cast<char>(scale >> 8));
-    out->push_back(static_cast<char>(scale & 0xFF));
+// The decimal exponent E of a NUMERIC: one byte 0x80 + E for |E| <= 126;
+// beyond, 0x01 (E < -126) or 0xFF (E > 126) and then E + 2^31 in 4 bytes
+// big-endian, so the bytes keep E's order. Values of at most 38 digits and
+// scale only take the one-byte form.
+void PutNumericExponent(int e, std::string* body) {
+  if (e >= -126 && e <= 126) {
+    body->push_back(static_cast<char>(0x80 + e));
     return;
   }
-  const bool neg = u < 0;
-  unsigned __int128 m =
-      neg ? -static_cast<unsigned __int128>(u) : static_cast<unsigned __int128>(u);
-  char digits[48];
-  int n = 0;
-  for (; m != 0; m /= 10) digits[n++] = static_cast<char>(m % 10);  // least significant first
-  const int exponent = n - scale;
-  int low = 0;
-  while (digits[low] == 0) ++low;  // trailing zeros, not stored
+  body->push_back(static_cast<char>(e < 0 ? 0x01 : 0xFF));
+  const uint32_t biased = static_cast<uint32_t>(e) + 0x80000000u;
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    body->push_back(static_cast<char>((biased >> shift) & 0xFF));
+  }
+}
+
+// The exponent and digits of a nonzero magnitude, given by its `n` digits
+// (values 0..9, most significant first) at `scale`; complemented if `neg`.
+void PutNumericBody(bool neg, const char* digits, int n, int scale, std::string* out) {
   std::string body;
-  body.push_back(static_cast<char>(0x80 + exponent));
+  PutNumericExponent(n - scale, &body);
+  int high = n;
+  while (digits[high - 1] == 0) --high;  // trailing zeros, not stored
   int nibble = 0;
   uint8_t byte = 0;
-  for (int i = n - 1; i >= low; --i) {
+  for (int i = 0; i < high; ++i) {
     const uint8_t d = static_cast<uint8_t>(digits[i] + 1);
     if (nibble == 0) {
       byte = static_cast<uint8_t>(d << 4);
@@ -295,10 +299,113 @@ void PutNumeric(int128 u, int scale, std::string* out) {
     }
   }
   body.push_back(static_cast<char>(nibble == 1 ? byte : 0));
-  uint8_t sc[2] = {static_cast<uint8_t>(scale >> 8), static_cast<uint8_t>(scale & 0xFF)};
-  out->push_back(static_cast<char>(neg ? kNumNeg : kNumPos));
   for (char c : body) out->push_back(neg ? static_cast<char>(~c) : c);
+}
+
+void PutNumericScale(bool neg, int scale, std::string* out) {
+  uint8_t sc[2] = {static_cast<uint8_t>(scale >> 8), static_cast<uint8_t>(scale & 0xFF)};
   for (uint8_t c : sc) out->push_back(static_cast<char>(neg ? static_cast<uint8_t>(~c) : c));
+}
+
+void PutNumeric(int128 u, int scale, std::string* out) {
+  if (u == 0) {
+    out->push_back(static_cast<char>(kNumZero));
+    PutNumericScale(false, scale, out);
+    return;
+  }
+  const bool neg = u < 0;
+  unsigned __int128 m =
+      neg ? -static_cast<unsigned __int128>(u) : static_cast<unsigned __int128>(u);
+  char digits[48];
+  int n = 0;
+  for (; m != 0; m /= 10) digits[n++] = static_cast<char>(m % 10);  // least significant first
+  std::reverse(digits, digits + n);
+  out->push_back(static_cast<char>(neg ? kNumNeg : kNumPos));
+  PutNumericBody(neg, digits, n, scale, out);
+  PutNumericScale(neg, scale, out);
+}
+
+// The digits of a wide value's magnitude as PutNumericBody takes them.
+std::string NumericDigitValues(const BigDecimal& b) {
+  std::string d = b.Digits();
+  for (char& c : d) c = static_cast<char>(c - '0');
+  return d;
+}
+
+void PutWideNumeric(const BigDecimal& b, std::string* out) {
+  if (b.is_zero()) {
+    out->push_back(static_cast<char>(kNumZero));
+    PutNumericScale(false, b.scale(), out);
+    return;
+  }
+  const std::string d = NumericDigitValues(b);
+  out->push_back(static_cast<char>(b.negative() ? kNumNeg : kNumPos));
+  PutNumericBody(b.negative(), d.data(), static_cast<int>(d.size()), b.scale(), out);
+  PutNumericScale(b.negative(), b.scale(), out);
+}
+
+// Reads the exponent and digits that PutNumericBody wrote from the front
+// of `*in`: the value is 0.digits x 10^*exponent. The digits go to *small
+// while they fit an int128 (*count <= 38), else all of them to *wide (as
+// ASCII). False if malformed.
+bool GetNumericBody(std::string_view* in, bool neg, int* exponent, int128* small, int* count,
+                    std::string* wide) {
+  auto byte_at = [&](size_t i) {
+    const uint8_t b = static_cast<uint8_t>((*in)[i]);
+    return neg ? static_cast<uint8_t>(~b) : b;
+  };
+  if (in->empty()) return false;
+  size_t i = 1;
+  const uint8_t e0 = byte_at(0);
+  if (e0 == 0x01 || e0 == 0xFF) {
+    if (in->size() < 5) return false;
+    uint32_t biased = 0;
+    for (size_t k = 1; k <= 4; ++k) biased = biased << 8 | byte_at(k);
+    *exponent = static_cast<int>(static_cast<int64_t>(biased) - 0x80000000LL);
+    i = 5;
+  } else {
+    *exponent = static_cast<int>(e0) - 0x80;
+  }
+  *small = 0;
+  *count = 0;
+  for (bool done = false; !done; ++i) {
+    if (i >= in->size()) return false;
+    const uint8_t b = byte_at(i);
+    for (uint8_t d : {static_cast<uint8_t>(b >> 4), static_cast<uint8_t>(b & 0x0F)}) {
+      if (d == 0) {
+        done = true;
+        break;
+      }
+      if (d > 10) return false;
+      if (*count < kMaxDecimalDigits) {
+        *small = *small * 10 + (d - 1);
+      } else {
+        if (*count == kMaxDecimalDigits) *wide = DecimalToString(*small, 0);
+        wide->push_back(static_cast<char>('0' + d - 1));
+      }
+      ++*count;
+    }
+  }
+  in->remove_prefix(i);
+  return true;
+}
+
+// The value 0.digits x 10^exponent at `scale` (GetNumericBody's output).
+// False if it has digits below the scale or is out of range.
+bool NumericFromBody(bool neg, int exponent, int128 small, int count, const std::string& wide,
+                     int scale, Value* out) {
+  const int shift = exponent - count + scale;  // zeros after the digits
+  if (shift < 0 || exponent > kMaxNumericIntegerDigits + 1) return false;
+  if (count + shift <= kMaxDecimalDigits && scale <= kMaxDecimalDigits) {
+    if (out) *out = Value::Decimal((neg ? -small : small) * Pow10(shift), scale);
+    return true;
+  }
+  if (out) {
+    std::string digits = count > kMaxDecimalDigits ? wide : DecimalToString(small, 0);
+    digits.append(static_cast<size_t>(shift), '0');
+    *out = BigDecimal::FromDigits(neg, digits, scale).ToValue();
+  }
+  return true;
 }
 
 uint8_t NumericSpecialClass(DecimalSpecial sp) {
@@ -320,7 +427,7 @@ Status GetNumeric(std::string_view* in, Value* out) {
     if (neg) a = static_cast<uint8_t>(~a), b = static_cast<uint8_t>(~b);
     *scale = a << 8 | b;
     in->remove_prefix(2);
-    return *scale <= kMaxDecimalDigits;
+    return *scale <= kMaxNumericScale;
   };
   switch (cls) {
     case kNumNegInf:
@@ -345,36 +452,13 @@ Status GetNumeric(std::string_view* in, Value* out) {
       return corrupt();
   }
   const bool neg = cls == kNumNeg;
-  auto byte_at = [&](size_t i) {
-    const uint8_t b = static_cast<uint8_t>((*in)[i]);
-    return neg ? static_cast<uint8_t>(~b) : b;
-  };
-  if (in->empty()) return corrupt();
-  const int exponent = static_cast<int>(byte_at(0)) - 0x80;
-  int128 digits = 0;
-  int count = 0;
-  size_t i = 1;
-  for (bool done = false; !done; ++i) {
-    if (i >= in->size()) return corrupt();
-    const uint8_t b = byte_at(i);
-    for (uint8_t d : {static_cast<uint8_t>(b >> 4), static_cast<uint8_t>(b & 0x0F)}) {
-      if (d == 0) {
-        done = true;
-        break;
-      }
-      if (d > 10 || count >= kMaxDecimalDigits) return corrupt();
-      digits = digits * 10 + (d - 1);
-      ++count;
-    }
-  }
-  in->remove_prefix(i);
+  int exponent = 0, count = 0;
+  int128 small = 0;
+  std::string wide;
+  if (!GetNumericBody(in, neg, &exponent, &small, &count, &wide)) return corrupt();
   int scale;
   if (!scale_of(neg, &scale)) return corrupt();
-  // The value is 0.digits x 10^exponent: unscaled at `scale`, digits x
-  // 10^(exponent - count + scale).
-  const int shift = exponent - count + scale;
-  if (shift < 0 || count + shift > kMaxDecimalDigits) return corrupt();
-  if (out) *out = Value::Decimal((neg ? -digits : digits) * Pow10(shift), scale);
+  if (!NumericFromBody(neg, exponent, small, count, wide, scale, out)) return corrupt();
   return Status::OK();
 }
 
@@ -426,6 +510,10 @@ Status EncodeVariant(const Value& v, std::string* out) {
       PutSigned(v.int_value(), 8, out);
       return Status::OK();
     case Value::Kind::kDecimal:
+      if (v.decimal_wide() != nullptr) {
+        return Status::Unimplemented(
+            "numeric values of more than 38 digits in a VARIANT are not supported yet");
+      }
       out->push_back(kVDecimal);
       out->push_back(static_cast<char>(v.decimal_scale()));
       if (v.decimal_is_special()) {
@@ -589,10 +677,12 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
           out->push_back(static_cast<char>(NumericSpecialClass(v.decimal_special())));
           return Status::OK();
         }
-        const int128 limit = Pow10(kMaxDecimalDigits);
-        if (v.decimal_unscaled() >= limit || v.decimal_unscaled() <= -limit ||
-            v.decimal_scale() > kMaxDecimalDigits) {
-          return Status::Unimplemented(kWideUnsupported);
+        if (v.decimal_wide() != nullptr) {
+          if (!BigDecimalInFormat(*v.decimal_wide())) {
+            return Misfit(type, v, "value overflows numeric format");
+          }
+          PutWideNumeric(*v.decimal_wide(), out);
+          return Status::OK();
         }
         PutNumeric(v.decimal_unscaled(), v.decimal_scale(), out);
         return Status::OK();
@@ -609,13 +699,33 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         }
         return Status::OK();
       }
+      if (wide || v.decimal_wide() != nullptr) {
+        // Arbitrary precision: round to the type's scale, as PostgreSQL
+        // does on assignment; at most 38 digits take the int128 form.
+        const BigDecimal b = BigDecimal::FromValue(v).Round(type.scale());
+        if (b.DigitCount() > type.precision()) return Misfit(type, v, "numeric field overflow");
+        int128 u;
+        if (b.ToInt128(&u)) {
+          if (type.precision() <= 18) {
+            PutSigned(static_cast<int64_t>(u), 8, out);
+          } else {
+            if (wide) out->push_back(kWideFinite);
+            PutInt128(u, out);
+          }
+          return Status::OK();
+        }
+        const std::string d = NumericDigitValues(b);
+        out->push_back(static_cast<char>(b.negative() ? kWideNegative : kWidePositive));
+        PutNumericBody(b.negative(), d.data(), static_cast<int>(d.size()), b.scale(), out);
+        return Status::OK();
+      }
       int128 u = v.decimal_unscaled();
       int from = v.decimal_scale(), to = type.scale();
       if (from < to) {
         int128 f = Pow10(to - from);
         if (u > std::numeric_limits<int128>::max() / f ||
             u < std::numeric_limits<int128>::min() / f) {
-          return Misfit(type, v, wide ? kWideUnsupported : "numeric field overflow");
+          return Misfit(type, v, "numeric field overflow");
         }
         u *= f;
       } else if (from > to) {
@@ -628,7 +738,7 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
       }
       int128 limit = Pow10(std::min(type.precision(), kMaxDecimalDigits));
       if (u >= limit || u <= -limit) {
-        return Misfit(type, v, wide ? kWideUnsupported : "numeric field overflow");
+        return Misfit(type, v, "numeric field overflow");
       }
       if (type.precision() <= 18) {
         PutSigned(static_cast<int64_t>(u), 8, out);
@@ -728,8 +838,25 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
         const uint8_t tag = static_cast<uint8_t>((*in)[0]);
         if (tag == kWideFinite) {
           SLUICE_RETURN_IF_ERROR(need(17));
-          if (out) *out = Value::Decimal(GetInt128(in->data() + 1), type.scale());
+          if (out) {
+            const int128 u = GetInt128(in->data() + 1);
+            *out = type.scale() <= kMaxDecimalDigits
+                       ? Value::Decimal(u, type.scale())
+                       : BigDecimal::FromInt128(u, type.scale()).ToValue();
+          }
           in->remove_prefix(17);
+          return Status::OK();
+        }
+        if (tag == kWideNegative || tag == kWidePositive) {
+          in->remove_prefix(1);
+          const bool neg = tag == kWideNegative;
+          int exponent = 0, count = 0;
+          int128 small = 0;
+          std::string digits;
+          if (!GetNumericBody(in, neg, &exponent, &small, &count, &digits) ||
+              !NumericFromBody(neg, exponent, small, count, digits, type.scale(), out)) {
+            return Status::Corruption("malformed " + type.ToString() + " value");
+          }
           return Status::OK();
         }
         DecimalSpecial sp = DecimalSpecial::kFinite;
