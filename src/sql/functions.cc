@@ -145,10 +145,42 @@ bool AnyWide(const Value* a, size_t n) {
   return false;
 }
 
+// The arbitrary-precision paths of the operators, apart from their int128
+// paths so that those stay small.
+enum class BigOp { kAdd, kSub, kMul, kMod, kNeg, kAbs, kSame };
+[[gnu::noinline]] Status BigArith(BigOp op, const SqlType& t, const Value* a, Value* out) {
+  const BigDecimal x = BigDecimal::FromValue(a[0]);
+  switch (op) {
+    case BigOp::kAdd:
+      return FinishBig(t, BigDecimal::Add(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kSub:
+      return FinishBig(t, BigDecimal::Sub(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kMul:
+      return FinishBig(t, BigDecimal::Mul(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kMod:
+      return FinishBig(t, BigDecimal::Mod(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kNeg:
+      return FinishBig(t, x.Negated(), out);
+    case BigOp::kAbs:
+      return FinishBig(t, x.Abs(), out);
+    case BigOp::kSame:
+      break;
+  }
+  return FinishBig(t, x, out);
+}
+[[gnu::noinline]] Status FinishInt128Big(const SqlType& t, int128 u, int scale, Value* out) {
+  return FinishBig(t, BigDecimal::FromInt128(u, scale), out);
+}
+[[gnu::noinline]] Status DivBig(const SqlType& t, const Value* a, Value* out) {
+  const BigDecimal x = BigDecimal::FromValue(a[0]), y = BigDecimal::FromValue(a[1]);
+  const int scale = t.dynamic_scale() ? BigDecimal::DivScale(x, y) : t.scale();
+  return FinishBig(t, BigDecimal::Div(x, y, scale), out);
+}
+
 Status FinishDec(const SqlType& t, int128 u, int scale, Value* out) {
   if (t.dynamic_scale()) {
     if (u >= Pow10(38) || u <= -Pow10(38) || scale > kMaxDecimalDigits) {
-      return FinishBig(t, BigDecimal::FromInt128(u, scale), out);
+      return FinishInt128Big(t, u, scale, out);
     }
     *out = Value::Decimal(u, scale);
     return Status::OK();
@@ -157,7 +189,7 @@ Status FinishDec(const SqlType& t, int128 u, int scale, Value* out) {
   Value tmp = Value::Decimal(u, scale);
   if (scale > kMaxDecimalDigits || t.scale() > kMaxDecimalDigits || !Align(tmp, t.scale(), &v) ||
       v >= Pow10(38) || v <= -Pow10(38)) {
-    return FinishBig(t, BigDecimal::FromInt128(u, scale), out);
+    return FinishInt128Big(t, u, scale, out);
   }
   *out = Value::Decimal(v, t.scale());
   return Status::OK();
@@ -200,8 +232,7 @@ Status AddDec(const SqlType& t, const Value* a, size_t, Value* out) {
   int128 x, y, r;
   if (AnyWide(a, 2) || !Align(a[0], s, &x) || !Align(a[1], s, &y) ||
       __builtin_add_overflow(x, y, &r)) {
-    return FinishBig(t, BigDecimal::Add(BigDecimal::FromValue(a[0]), BigDecimal::FromValue(a[1])),
-                     out);
+    return BigArith(BigOp::kAdd, t, a, out);
   }
   return FinishDec(t, r, s, out);
 }
@@ -211,8 +242,7 @@ Status SubDec(const SqlType& t, const Value* a, size_t, Value* out) {
   int128 x, y, r;
   if (AnyWide(a, 2) || !Align(a[0], s, &x) || !Align(a[1], s, &y) ||
       __builtin_sub_overflow(x, y, &r)) {
-    return FinishBig(t, BigDecimal::Sub(BigDecimal::FromValue(a[0]), BigDecimal::FromValue(a[1])),
-                     out);
+    return BigArith(BigOp::kSub, t, a, out);
   }
   return FinishDec(t, r, s, out);
 }
@@ -227,8 +257,7 @@ Status MulDec(const SqlType& t, const Value* a, size_t, Value* out) {
   int128 r;
   if (AnyWide(a, 2) ||
       __builtin_mul_overflow(a[0].decimal_unscaled(), a[1].decimal_unscaled(), &r)) {
-    return FinishBig(t, BigDecimal::Mul(BigDecimal::FromValue(a[0]), BigDecimal::FromValue(a[1])),
-                     out);
+    return BigArith(BigOp::kMul, t, a, out);
   }
   return FinishDec(t, r, a[0].decimal_scale() + a[1].decimal_scale(), out);
 }
@@ -261,9 +290,7 @@ Status DivDec(const SqlType& t, const Value* a, size_t, Value* out) {
       return Status::OK();
     }
   }
-  const BigDecimal x = BigDecimal::FromValue(a[0]), y = BigDecimal::FromValue(a[1]);
-  const int scale = t.dynamic_scale() ? BigDecimal::DivScale(x, y) : t.scale();
-  return FinishBig(t, BigDecimal::Div(x, y, scale), out);
+  return DivBig(t, a, out);
 }
 Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
   if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
@@ -273,7 +300,7 @@ Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
       if (!a[1].decimal_is_special() && FiniteSign(a[1]) == 0) return DivisionByZero();
       *out = Value::DecimalNaN();
     } else {
-      return FinishBig(t, BigDecimal::FromValue(a[0]), out);  // x % inf = x
+      return BigArith(BigOp::kSame, t, a, out);  // x % inf = x
     }
     return Status::OK();
   }
@@ -281,8 +308,7 @@ Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x, y;
   if (AnyWide(a, 2) || !Align(a[0], s, &x) || !Align(a[1], s, &y)) {
-    return FinishBig(t, BigDecimal::Mod(BigDecimal::FromValue(a[0]), BigDecimal::FromValue(a[1])),
-                     out);
+    return BigArith(BigOp::kMod, t, a, out);
   }
   return FinishDec(t, x % y, s, out);
 }
@@ -291,7 +317,7 @@ Status NegDec(const SqlType& t, const Value* a, size_t, Value* out) {
     *out = IsNaN(a[0]) ? a[0] : InfOfSign(-InfSign(a[0]));
     return Status::OK();
   }
-  if (AnyWide(a, 1)) return FinishBig(t, BigDecimal::FromValue(a[0]).Negated(), out);
+  if (AnyWide(a, 1)) return BigArith(BigOp::kNeg, t, a, out);
   return FinishDec(t, -a[0].decimal_unscaled(), a[0].decimal_scale(), out);
 }
 Status AbsDec(const SqlType& t, const Value* a, size_t, Value* out) {
@@ -299,7 +325,7 @@ Status AbsDec(const SqlType& t, const Value* a, size_t, Value* out) {
     *out = IsNaN(a[0]) ? a[0] : InfOfSign(1);
     return Status::OK();
   }
-  if (AnyWide(a, 1)) return FinishBig(t, BigDecimal::FromValue(a[0]).Abs(), out);
+  if (AnyWide(a, 1)) return BigArith(BigOp::kAbs, t, a, out);
   int128 u = a[0].decimal_unscaled();
   return FinishDec(t, u < 0 ? -u : u, a[0].decimal_scale(), out);
 }
@@ -529,6 +555,7 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
       "scale",
       "min_scale",
       "trim_scale",
+      "div",
       "concat",
       "concat_ws",
       "pg_typeof",

@@ -411,7 +411,8 @@ Status PowerDec(const SqlType&, const Value* a, size_t, Value* out) {
     // exp(e * ln(|b|)), the product exact to the result's significant
     // digits and more (PostgreSQL's power_var).
     const int sig = std::max(0, rscale + static_cast<int>(val));
-    const double log_e = std::log10(std::max(1.0, std::fabs(static_cast<double>(fe))));
+    // (e itself may be beyond a double's range.)
+    const double log_e = std::max(0.0, BigLog10(Big(e)));
     const int ln_scale = sig + 12 + static_cast<int>(log_e) + 1;
     const BigDecimal t = BigDecimal::Mul(BigLn(Big(b).Abs(), ln_scale), Big(e)).Round(sig + 12);
     BigDecimal r = BigExp(t, rscale);

@@ -1333,6 +1333,25 @@ Status Factorial(const SqlType&, const Value* a, size_t, Value* out) {
 }
 // div(x, y): the integral quotient, truncated toward zero.
 Status DivTrunc(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
+    // PostgreSQL's numeric_div_trunc: NaN in, NaN out; an infinity over a
+    // finite nonzero value is an infinity, over an infinity NaN; a finite
+    // value over an infinity is 0.
+    if (IsNaN(a[0]) || IsNaN(a[1])) {
+      *out = Value::DecimalNaN();
+    } else if (InfSign(a[0]) != 0) {
+      if (a[1].decimal_is_special()) {
+        *out = Value::DecimalNaN();
+      } else if (FiniteSign(a[1]) == 0) {
+        return Status::InvalidArgument("division by zero");
+      } else {
+        *out = Value::DecimalInf(InfSign(a[0]) * FiniteSign(a[1]) < 0);
+      }
+    } else {
+      *out = Value::Decimal(0, 0);
+    }
+    return Status::OK();
+  }
   if (a[0].decimal_wide() != nullptr || a[1].decimal_wide() != nullptr ||
       std::abs(a[0].decimal_scale() - a[1].decimal_scale()) > 0) {
     const BigDecimal x = BigDecimal::FromValue(a[0]), y = BigDecimal::FromValue(a[1]);

@@ -282,24 +282,25 @@ void PutNumericExponent(int e, std::string* body) {
 // The exponent and digits of a nonzero magnitude, given by its `n` digits
 // (values 0..9, most significant first) at `scale`; complemented if `neg`.
 void PutNumericBody(bool neg, const char* digits, int n, int scale, std::string* out) {
-  std::string body;
-  PutNumericExponent(n - scale, &body);
+  const uint8_t mask = neg ? 0xFF : 0x00;
+  const int e = n - scale;
+  if (e >= -126 && e <= 126) {
+    out->push_back(static_cast<char>(static_cast<uint8_t>(0x80 + e) ^ mask));
+  } else {
+    std::string exp;
+    PutNumericExponent(e, &exp);
+    for (char c : exp) out->push_back(static_cast<char>(static_cast<uint8_t>(c) ^ mask));
+  }
   int high = n;
   while (digits[high - 1] == 0) --high;  // trailing zeros, not stored
-  int nibble = 0;
-  uint8_t byte = 0;
-  for (int i = 0; i < high; ++i) {
-    const uint8_t d = static_cast<uint8_t>(digits[i] + 1);
-    if (nibble == 0) {
-      byte = static_cast<uint8_t>(d << 4);
-      nibble = 1;
-    } else {
-      body.push_back(static_cast<char>(byte | d));
-      nibble = 0;
-    }
+  int i = 0;
+  for (; i + 1 < high; i += 2) {
+    const uint8_t byte = static_cast<uint8_t>((digits[i] + 1) << 4 | (digits[i + 1] + 1));
+    out->push_back(static_cast<char>(byte ^ mask));
   }
-  body.push_back(static_cast<char>(nibble == 1 ? byte : 0));
-  for (char c : body) out->push_back(neg ? static_cast<char>(~c) : c);
+  // The closing 0 nibble: after the last digit, or a whole 0 byte.
+  const uint8_t last = i < high ? static_cast<uint8_t>((digits[i] + 1) << 4) : 0;
+  out->push_back(static_cast<char>(last ^ mask));
 }
 
 void PutNumericScale(bool neg, int scale, std::string* out) {
@@ -316,12 +317,11 @@ void PutNumeric(int128 u, int scale, std::string* out) {
   const bool neg = u < 0;
   unsigned __int128 m =
       neg ? -static_cast<unsigned __int128>(u) : static_cast<unsigned __int128>(u);
-  char digits[48];
-  int n = 0;
-  for (; m != 0; m /= 10) digits[n++] = static_cast<char>(m % 10);  // least significant first
-  std::reverse(digits, digits + n);
+  char buf[48];
+  int pos = 48;
+  for (; m != 0; m /= 10) buf[--pos] = static_cast<char>(m % 10);  // from the least significant
   out->push_back(static_cast<char>(neg ? kNumNeg : kNumPos));
-  PutNumericBody(neg, digits, n, scale, out);
+  PutNumericBody(neg, buf + pos, 48 - pos, scale, out);
   PutNumericScale(neg, scale, out);
 }
 
@@ -342,6 +342,41 @@ void PutWideNumeric(const BigDecimal& b, std::string* out) {
   out->push_back(static_cast<char>(b.negative() ? kNumNeg : kNumPos));
   PutNumericBody(b.negative(), d.data(), static_cast<int>(d.size()), b.scale(), out);
   PutNumericScale(b.negative(), b.scale(), out);
+}
+
+// The slow paths of EncodeValue for values and types beyond the int128
+// form, apart so that the common path stays small.
+[[gnu::noinline]] Status PutWideNumericField(const SqlType& type, const Value& v,
+                                             std::string* out) {
+  if (!BigDecimalInFormat(*v.decimal_wide())) {
+    return Misfit(type, v, "value overflows numeric format");
+  }
+  PutWideNumeric(*v.decimal_wide(), out);
+  return Status::OK();
+}
+
+// A finite value into DECIMAL(p,s): rounded to s, as PostgreSQL does on
+// assignment; values of at most 38 digits at s take the int128 form.
+[[gnu::noinline]] Status PutWideDecimalField(const SqlType& type, const Value& v,
+                                             std::string* out) {
+  const BigDecimal b = BigDecimal::FromValue(v).Round(type.scale());
+  if (b.DigitCount() > type.precision()) return Misfit(type, v, "numeric field overflow");
+  const bool wide = type.precision() > kMaxDecimalDigits;
+  int128 u;
+  if (b.ToInt128(&u)) {
+    if (type.precision() <= 18) {
+      PutSigned(static_cast<int64_t>(u), 8, out);
+    } else {
+      if (wide) out->push_back(kWideFinite);
+      PutInt128(u, out);
+    }
+    return Status::OK();
+  }
+  if (!wide) return Misfit(type, v, "numeric field overflow");
+  const std::string d = NumericDigitValues(b);
+  out->push_back(static_cast<char>(b.negative() ? kWideNegative : kWidePositive));
+  PutNumericBody(b.negative(), d.data(), static_cast<int>(d.size()), b.scale(), out);
+  return Status::OK();
 }
 
 // Reads the exponent and digits that PutNumericBody wrote from the front
@@ -414,6 +449,33 @@ uint8_t NumericSpecialClass(DecimalSpecial sp) {
                                          : kNumNegInf;
 }
 
+bool GetNumericScale(std::string_view* in, bool neg, int* scale) {
+  if (in->size() < 2) return false;
+  uint8_t a = static_cast<uint8_t>((*in)[0]), b = static_cast<uint8_t>((*in)[1]);
+  if (neg) a = static_cast<uint8_t>(~a), b = static_cast<uint8_t>(~b);
+  *scale = a << 8 | b;
+  in->remove_prefix(2);
+  return *scale <= kMaxNumericScale;
+}
+
+// A NUMERIC's value beyond the int128 form, from its body (after the class
+// byte): the slow path of GetNumeric, apart so that the common one stays
+// small.
+[[gnu::noinline]] Status GetWideNumeric(std::string_view* in, bool neg, Value* out) {
+  int exponent = 0, count = 0;
+  int128 small = 0;
+  std::string wide;
+  int scale;
+  if (!GetNumericBody(in, neg, &exponent, &small, &count, &wide) ||
+      !GetNumericScale(in, neg, &scale) ||
+      !NumericFromBody(neg, exponent, small, count, wide, scale, out)) {
+    return Status::Corruption("malformed NUMERIC value");
+  }
+  return Status::OK();
+}
+
+[[gnu::noinline]] Value WideZero(int scale) { return BigDecimal().Widen(scale).ToValue(); }
+
 // Reads one NUMERIC field's value (after its null tag) from the front of
 // `*in`; `out` may be null (skipping).
 Status GetNumeric(std::string_view* in, Value* out) {
@@ -421,14 +483,6 @@ Status GetNumeric(std::string_view* in, Value* out) {
   if (in->empty()) return corrupt();
   const uint8_t cls = static_cast<uint8_t>((*in)[0]);
   in->remove_prefix(1);
-  auto scale_of = [&](bool neg, int* scale) {
-    if (in->size() < 2) return false;
-    uint8_t a = static_cast<uint8_t>((*in)[0]), b = static_cast<uint8_t>((*in)[1]);
-    if (neg) a = static_cast<uint8_t>(~a), b = static_cast<uint8_t>(~b);
-    *scale = a << 8 | b;
-    in->remove_prefix(2);
-    return *scale <= kMaxNumericScale;
-  };
   switch (cls) {
     case kNumNegInf:
     case kNumPosInf:
@@ -441,8 +495,8 @@ Status GetNumeric(std::string_view* in, Value* out) {
       return Status::OK();
     case kNumZero: {
       int scale;
-      if (!scale_of(false, &scale)) return corrupt();
-      if (out) *out = Value::Decimal(0, scale);
+      if (!GetNumericScale(in, false, &scale)) return corrupt();
+      if (out) *out = scale <= kMaxDecimalDigits ? Value::Decimal(0, scale) : WideZero(scale);
       return Status::OK();
     }
     case kNumNeg:
@@ -452,14 +506,90 @@ Status GetNumeric(std::string_view* in, Value* out) {
       return corrupt();
   }
   const bool neg = cls == kNumNeg;
-  int exponent = 0, count = 0;
-  int128 small = 0;
-  std::string wide;
-  if (!GetNumericBody(in, neg, &exponent, &small, &count, &wide)) return corrupt();
+  const std::string_view body = *in;
+  auto byte_at = [&](size_t i) {
+    const uint8_t b = static_cast<uint8_t>((*in)[i]);
+    return neg ? static_cast<uint8_t>(~b) : b;
+  };
+  if (in->empty()) return corrupt();
+  const uint8_t e0 = byte_at(0);
+  if (e0 == 0x01 || e0 == 0xFF) return GetWideNumeric(in, neg, out);  // a 5-byte exponent
+  const int exponent = static_cast<int>(e0) - 0x80;
+  int128 digits = 0;
+  int count = 0;
+  size_t i = 1;
+  for (bool done = false; !done; ++i) {
+    if (i >= in->size()) return corrupt();
+    const uint8_t b = byte_at(i);
+    for (uint8_t d : {static_cast<uint8_t>(b >> 4), static_cast<uint8_t>(b & 0x0F)}) {
+      if (d == 0) {
+        done = true;
+        break;
+      }
+      if (d > 10) return corrupt();
+      if (count >= kMaxDecimalDigits) {
+        *in = body;
+        return GetWideNumeric(in, neg, out);
+      }
+      digits = digits * 10 + (d - 1);
+      ++count;
+    }
+  }
+  in->remove_prefix(i);
   int scale;
-  if (!scale_of(neg, &scale)) return corrupt();
-  if (!NumericFromBody(neg, exponent, small, count, wide, scale, out)) return corrupt();
+  if (!GetNumericScale(in, neg, &scale)) return corrupt();
+  // The value is 0.digits x 10^exponent: unscaled at `scale`, digits x
+  // 10^(exponent - count + scale).
+  const int shift = exponent - count + scale;
+  if (shift < 0) return corrupt();
+  if (count + shift > kMaxDecimalDigits || scale > kMaxDecimalDigits) {
+    *in = body;
+    return GetWideNumeric(in, neg, out);
+  }
+  if (out) *out = Value::Decimal((neg ? -digits : digits) * Pow10(shift), scale);
   return Status::OK();
+}
+
+// A DECIMAL(p,s) field of p > 38 (after its null tag; see WideDecimalTag),
+// apart from DecodeValue's common path.
+[[gnu::noinline]] Status GetWideDecimalField(const SqlType& type, std::string_view* in,
+                                             Value* out) {
+    if (in->empty()) return Truncated(type);
+    const uint8_t tag = static_cast<uint8_t>((*in)[0]);
+    if (tag == kWideFinite) {
+      if (in->size() < 17) return Truncated(type);
+      if (out) {
+        const int128 u = GetInt128(in->data() + 1);
+        *out = type.scale() <= kMaxDecimalDigits
+                   ? Value::Decimal(u, type.scale())
+                   : BigDecimal::FromInt128(u, type.scale()).ToValue();
+      }
+      in->remove_prefix(17);
+      return Status::OK();
+    }
+    if (tag == kWideNegative || tag == kWidePositive) {
+      in->remove_prefix(1);
+      const bool neg = tag == kWideNegative;
+      int exponent = 0, count = 0;
+      int128 small = 0;
+      std::string digits;
+      if (!GetNumericBody(in, neg, &exponent, &small, &count, &digits) ||
+          !NumericFromBody(neg, exponent, small, count, digits, type.scale(), out)) {
+        return Status::Corruption("malformed " + type.ToString() + " value");
+      }
+      return Status::OK();
+    }
+    DecimalSpecial sp = DecimalSpecial::kFinite;
+    for (DecimalSpecial s :
+         {DecimalSpecial::kNaN, DecimalSpecial::kPosInf, DecimalSpecial::kNegInf}) {
+      if (tag == WideDecimalTag(s)) sp = s;
+    }
+    if (sp == DecimalSpecial::kFinite) {
+      return Status::Corruption("bad tag " + std::to_string(tag) + " of a " + type.ToString());
+    }
+    if (out) *out = Value::DecimalSpecialValue(sp);
+    in->remove_prefix(1);
+    return Status::OK();
 }
 
 void PutDecimalSpecial(DecimalSpecial sp, int width, std::string* out) {
@@ -677,13 +807,7 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
           out->push_back(static_cast<char>(NumericSpecialClass(v.decimal_special())));
           return Status::OK();
         }
-        if (v.decimal_wide() != nullptr) {
-          if (!BigDecimalInFormat(*v.decimal_wide())) {
-            return Misfit(type, v, "value overflows numeric format");
-          }
-          PutWideNumeric(*v.decimal_wide(), out);
-          return Status::OK();
-        }
+        if (v.decimal_wide() != nullptr) return PutWideNumericField(type, v, out);
         PutNumeric(v.decimal_unscaled(), v.decimal_scale(), out);
         return Status::OK();
       }
@@ -699,33 +823,15 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         }
         return Status::OK();
       }
-      if (wide || v.decimal_wide() != nullptr) {
-        // Arbitrary precision: round to the type's scale, as PostgreSQL
-        // does on assignment; at most 38 digits take the int128 form.
-        const BigDecimal b = BigDecimal::FromValue(v).Round(type.scale());
-        if (b.DigitCount() > type.precision()) return Misfit(type, v, "numeric field overflow");
-        int128 u;
-        if (b.ToInt128(&u)) {
-          if (type.precision() <= 18) {
-            PutSigned(static_cast<int64_t>(u), 8, out);
-          } else {
-            if (wide) out->push_back(kWideFinite);
-            PutInt128(u, out);
-          }
-          return Status::OK();
-        }
-        const std::string d = NumericDigitValues(b);
-        out->push_back(static_cast<char>(b.negative() ? kWideNegative : kWidePositive));
-        PutNumericBody(b.negative(), d.data(), static_cast<int>(d.size()), b.scale(), out);
-        return Status::OK();
-      }
+      if (v.decimal_wide() != nullptr) return PutWideDecimalField(type, v, out);
       int128 u = v.decimal_unscaled();
       int from = v.decimal_scale(), to = type.scale();
       if (from < to) {
         int128 f = Pow10(to - from);
         if (u > std::numeric_limits<int128>::max() / f ||
             u < std::numeric_limits<int128>::min() / f) {
-          return Misfit(type, v, "numeric field overflow");
+          return wide ? PutWideDecimalField(type, v, out)
+                      : Misfit(type, v, "numeric field overflow");
         }
         u *= f;
       } else if (from > to) {
@@ -738,7 +844,8 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
       }
       int128 limit = Pow10(std::min(type.precision(), kMaxDecimalDigits));
       if (u >= limit || u <= -limit) {
-        return Misfit(type, v, "numeric field overflow");
+        return wide ? PutWideDecimalField(type, v, out)
+                    : Misfit(type, v, "numeric field overflow");
       }
       if (type.precision() <= 18) {
         PutSigned(static_cast<int64_t>(u), 8, out);
@@ -833,44 +940,7 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
     }
     case TypeId::kDecimal: {
       if (type.dynamic_scale()) return GetNumeric(in, out);
-      if (type.precision() > kMaxDecimalDigits) {
-        SLUICE_RETURN_IF_ERROR(need(1));
-        const uint8_t tag = static_cast<uint8_t>((*in)[0]);
-        if (tag == kWideFinite) {
-          SLUICE_RETURN_IF_ERROR(need(17));
-          if (out) {
-            const int128 u = GetInt128(in->data() + 1);
-            *out = type.scale() <= kMaxDecimalDigits
-                       ? Value::Decimal(u, type.scale())
-                       : BigDecimal::FromInt128(u, type.scale()).ToValue();
-          }
-          in->remove_prefix(17);
-          return Status::OK();
-        }
-        if (tag == kWideNegative || tag == kWidePositive) {
-          in->remove_prefix(1);
-          const bool neg = tag == kWideNegative;
-          int exponent = 0, count = 0;
-          int128 small = 0;
-          std::string digits;
-          if (!GetNumericBody(in, neg, &exponent, &small, &count, &digits) ||
-              !NumericFromBody(neg, exponent, small, count, digits, type.scale(), out)) {
-            return Status::Corruption("malformed " + type.ToString() + " value");
-          }
-          return Status::OK();
-        }
-        DecimalSpecial sp = DecimalSpecial::kFinite;
-        for (DecimalSpecial s :
-             {DecimalSpecial::kNaN, DecimalSpecial::kPosInf, DecimalSpecial::kNegInf}) {
-          if (tag == WideDecimalTag(s)) sp = s;
-        }
-        if (sp == DecimalSpecial::kFinite) {
-          return Status::Corruption("bad tag " + std::to_string(tag) + " of a " + type.ToString());
-        }
-        if (out) *out = Value::DecimalSpecialValue(sp);
-        in->remove_prefix(1);
-        return Status::OK();
-      }
+      if (type.precision() > kMaxDecimalDigits) return GetWideDecimalField(type, in, out);
       size_t w = type.precision() <= 18 ? 8 : 16;
       SLUICE_RETURN_IF_ERROR(need(w));
       if (out) {
