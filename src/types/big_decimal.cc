@@ -446,8 +446,16 @@ BigDecimal BigDecimal::Mod(const BigDecimal& a, const BigDecimal& b) {
 BigDecimal BigDecimal::Sqrt(int scale) const {
   // The integer root of |this| * 10^(2 * (scale + 1) - scale_), by
   // Newton's iteration from above, is the root at scale + 1; then rounded.
+  // (Digits below that scale are dropped first: the integer root of the
+  // integer part is the integer part of the root.)
   BigDecimal n;
-  n.mag_ = MulPow10(mag_, 2 * (scale + 1) - scale_);
+  const int shift = 2 * (scale + 1) - scale_;
+  if (shift >= 0) {
+    n.mag_ = MulPow10(mag_, shift);
+  } else {
+    Limbs rem;
+    DivMag(mag_, MulPow10(Limbs{1}, -shift), &n.mag_, &rem);
+  }
   BigDecimal r;
   if (!n.mag_.empty()) {
     const int digits = n.DigitCount();

@@ -115,6 +115,8 @@ TEST(BigDecimalTest, RoundingAndRoots) {
   EXPECT_EQ(Parse("2").Sqrt(50).ToString(), "1.41421356237309504880168872420969807856967187537695");
   EXPECT_EQ(Parse("1e100").Sqrt(0).ToString(), "1" + std::string(50, '0'));
   EXPECT_EQ(Parse("0").Sqrt(3).ToString(), "0.000");
+  // More digits than the root's scale needs.
+  EXPECT_EQ(Parse("0.1000000000000000000000000000000000000000000000001").Sqrt(3).ToString(), "0.316");
   EXPECT_EQ(Parse("123.4500").StripTrailingZeros().ToString(), "123.45");
   EXPECT_EQ(Parse("1e50").Exponent(), 51);
   EXPECT_EQ(Parse("0.001").Exponent(), -2);
@@ -135,6 +137,7 @@ TEST(BigDecimalTest, ExpLnAndPowers) {
   EXPECT_EQ(BigLn(Parse("12345678901234567890123456789012345678901234567890"), 30).ToString(),
             "113.037390579023891077936582990022");
   EXPECT_EQ(BigLn(Parse("1"), 5).ToString(), "0.00000");
+  EXPECT_EQ(BigLn(Parse("1e100"), 14).ToString(), "230.25850929940457");
   EXPECT_EQ(BigPowInt(Parse("1.5"), 100, 20).ToString(), "406561177535215237.39727970756704167101");
   EXPECT_EQ(BigPowInt(Parse("123.456"), -7, 40).ToString(),
             "0.0000000000000022877817361500421740771802");

@@ -42,3 +42,8 @@ SELECT CAST(1e50 AS NUMERIC(45,2));
 INSERT INTO w VALUES (9, 1, 0, 1e200, 0);
 -- sluice: error division by zero
 SELECT x / 0 FROM w;
+-- exp, ln, log and power beyond 38 digits: exact to PostgreSQL's scale.
+SELECT exp(100.0), exp(-100.0), ln(1e100), ln(0.349873948359354029493948309745709580730482050975), log(1.234567e-89);
+SELECT k, ln(abs(y)), log(10, abs(y)), exp(y / 1e48) FROM w WHERE y <> 0;
+SELECT power(2::numeric, 200), 1.000001 ^ 1000000.5, round(((1 - 1.500012345678e-1000) ^ 1.45e1003) * 1e1000), 10.0 ^ -2147483648;
+SELECT factorial(1000) / factorial(998), sqrt(1e100 + 1);
