@@ -122,7 +122,7 @@ Json StatValue(const SqlType& t, const Value& v, bool is_max) {
     case TypeId::kTime:
       return v.int_value();
     case TypeId::kDecimal:
-      return Json::parse(DecimalToString(v.decimal_unscaled(), v.decimal_scale()));
+      return Json::parse(DecimalValueToString(v));
     case TypeId::kReal:
     case TypeId::kDouble:
       if (!std::isfinite(v.double_value())) return nullptr;

@@ -235,7 +235,7 @@ Json ValueJson(const Value& v, const SqlType& t) {
     case Value::Kind::kString:
       return v.string_value();
     case Value::Kind::kDecimal:
-      return DecimalToString(v.decimal_unscaled(), v.decimal_scale());
+      return DecimalValueToString(v);
     default:
       return nullptr;
   }

@@ -493,6 +493,10 @@ struct ParquetWriter::Impl {
                                    " to Parquet (whose DECIMAL has no such value) is not "
                                    "supported yet");
     }
+    if (v.kind() == Value::Kind::kDecimal && v.decimal_wide() != nullptr) {
+      return Status::Unimplemented("writing numeric value " + DecimalValueToString(v) +
+                                   " of more than 38 digits to Parquet is not supported yet");
+    }
     switch (l.phys) {
       case kBoolean:
         out.push_back(v.bool_value() ? 1 : 0);

@@ -252,9 +252,22 @@ Result<ExprPtr> Binder::BindConst(const Json& body, const Json& node) {
       scale = static_cast<int>((exp == std::string::npos ? f.size() : exp) - dot - 1);
     }
     if (exp != std::string::npos) scale -= std::atoi(f.c_str() + exp + 1);
-    scale = std::clamp(scale, 0, 37);
+    scale = std::max(scale, 0);
     Value v;
+    if (scale > 37) {
+      // Beyond DECIMAL(38, s): PostgreSQL's unconstrained numeric, at the
+      // number's own scale.
+      Status st = CastValue(Value::String(f), SqlType::Varchar(), SqlType::Numeric(false), &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      return MakeLiteral(v, SqlType::Numeric(false));
+    }
     Status st = CastValue(Value::String(f), SqlType::Varchar(), SqlType::Decimal(38, scale), &v);
+    if (st.code() == StatusCode::kOverflow) {
+      // More than 38 digits.
+      st = CastValue(Value::String(f), SqlType::Varchar(), SqlType::Numeric(false), &v);
+      if (!st.ok()) return SqlError(sql_, node, st.message());
+      return MakeLiteral(v, SqlType::Numeric(false));
+    }
     if (!st.ok()) return SqlError(sql_, node, st.message());
     return MakeLiteral(v, SqlType::Decimal(38, scale));
   }
@@ -1370,10 +1383,13 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     return Call(name + " variadic", std::move(args), node);
   }
   if ((name == "round" || name == "trunc") && args.size() == 2 &&
-      args[0]->type.id() == TypeId::kDecimal && args[1]->kind == ExprKind::kLiteral &&
-      !args[1]->value.is_null() && args[1]->value.kind() == Value::Kind::kInt) {
+      args[0]->type.id() == TypeId::kDecimal && !args[0]->type.dynamic_scale() &&
+      args[0]->type.precision() <= kMaxDecimalDigits && args[1]->kind == ExprKind::kLiteral &&
+      !args[1]->value.is_null() && args[1]->value.kind() == Value::Kind::kInt &&
+      args[1]->value.int_value() <= 37) {
     // round(x, n) and trunc(x, n) have n digits after the point (none if n
-    // is negative).
+    // is negative). Of an unconstrained or wider numeric, they are one (of
+    // the value's digits, which may exceed 38).
     int scale = static_cast<int>(std::clamp<int64_t>(args[1]->value.int_value(), 0, 37));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, Call(name, std::move(args), node));
     return MakeCast(e, SqlType::Decimal(38, scale));

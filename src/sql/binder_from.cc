@@ -1198,8 +1198,13 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
       if (!any_null) {
         auto as128 = [&](const ExprPtr& e) -> Result<int128> {
           Value v;
-          SLUICE_RETURN_IF_ERROR(CastValue(
-              e->value, e->type, dec ? SqlType::Decimal(38, scale) : SqlType::BigInt(), &v));
+          const Status cast = CastValue(e->value, e->type,
+                                        dec ? SqlType::Decimal(38, scale) : SqlType::BigInt(), &v);
+          if (dec && cast.code() == StatusCode::kOverflow) {
+            return Status::Unimplemented(
+                "generate_series of numeric values of more than 38 digits is not supported yet");
+          }
+          SLUICE_RETURN_IF_ERROR(cast);
           if (dec && v.decimal_is_special()) {
             return Status::InvalidArgument(
                 v.decimal_special() == DecimalSpecial::kNaN

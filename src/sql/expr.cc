@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "sql/datetime.h"
+#include "types/big_decimal.h"
 #include "types/row_codec.h"
 
 namespace sluice::sql {
@@ -354,10 +355,14 @@ int CompareValues(const Value& a, const Value& b) {
       if (a.decimal_is_special() || b.decimal_is_special()) {
         return CompareDecimalSpecials(a, b);
       }
+      if (a.decimal_wide() != nullptr || b.decimal_wide() != nullptr) {
+        return BigDecimal::Compare(BigDecimal::FromValue(a), BigDecimal::FromValue(b));
+      }
       int s = std::max(a.decimal_scale(), b.decimal_scale());
       bool o1 = false, o2 = false;
       int128 x = Rescale(a.decimal_unscaled(), a.decimal_scale(), s, &o1);
       int128 y = Rescale(b.decimal_unscaled(), b.decimal_scale(), s, &o2);
+      if (o1 || o2) return BigDecimal::Compare(BigDecimal::FromValue(a), BigDecimal::FromValue(b));
       return x < y ? -1 : x > y;
     }
     case K::kString: {
@@ -641,6 +646,39 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
   }
 }
 
+// A cast of a finite value to DECIMAL in arbitrary precision: for values
+// and types beyond the int128 form.
+Status CastToWideDecimal(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
+  using K = Value::Kind;
+  BigDecimal b;
+  switch (v.kind()) {
+    case K::kDecimal:
+      b = BigDecimal::FromValue(v);
+      break;
+    case K::kInt:
+      b = BigDecimal::FromInt128(v.int_value(), 0);
+      break;
+    case K::kString:
+      if (!BigDecimal::Parse(Trim(v.string_value()), &b)) return BadInput(to, v.string_value());
+      break;
+    case K::kDouble: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*g", from.id() == TypeId::kReal ? 6 : 15, v.double_value());
+      if (!BigDecimal::Parse(buf, &b)) return BadInput(to, buf);
+      break;
+    }
+    default:
+      return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
+  }
+  if (!to.dynamic_scale()) {
+    b = b.Round(to.scale());
+    if (b.DigitCount() > to.precision()) return Status::Overflow("numeric field overflow");
+  }
+  if (!BigDecimalInFormat(b)) return Status::Overflow("value overflows numeric format");
+  *out = b.ToValue();
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
@@ -798,6 +836,12 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
               (v.decimal_special() == DecimalSpecial::kNaN ? "NaN" : "infinity") + " to " +
               IntTypeName(to));
         }
+        if (v.decimal_wide() != nullptr) {
+          int128 u;
+          if (!v.decimal_wide()->Round(0).ToInt128(&u)) return OutOfRange(to);
+          x = u;
+          break;
+        }
         bool overflow = false;
         x = Rescale(v.decimal_unscaled(), v.decimal_scale(), 0, &overflow);
         break;
@@ -836,8 +880,9 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       case K::kDecimal:
         d = v.decimal_special() == DecimalSpecial::kNaN      ? std::nan("")
             : v.decimal_special() == DecimalSpecial::kPosInf ? INFINITY
-            : v.decimal_special() == DecimalSpecial::kNegInf
-                ? -INFINITY
+            : v.decimal_special() == DecimalSpecial::kNegInf ? -INFINITY
+            : v.decimal_wide() != nullptr
+                ? v.decimal_wide()->ToDouble()
                 : DecimalToDouble(v.decimal_unscaled(), v.decimal_scale());
         break;
       case K::kString: {
@@ -904,6 +949,13 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       *out = Value::DecimalSpecialValue(special);
       return Status::OK();
     }
+    // Arbitrary precision: wide inputs, text beyond 38 digits, and types
+    // of more than 38 digits.
+    const bool wide_in =
+        (v.kind() == K::kDecimal && v.decimal_wide() != nullptr) ||
+        (v.kind() == K::kString && to.precision() > kMaxDecimalDigits) ||
+        (v.kind() == K::kDecimal && !to.dynamic_scale() && to.precision() > kMaxDecimalDigits);
+    if (wide_in) return CastToWideDecimal(v, from, to, out);
     switch (v.kind()) {
       case K::kInt:
         if (to.dynamic_scale()) scale = 0;
@@ -929,7 +981,8 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         if (to.dynamic_scale() && IsDecimalText(text)) scale = DecimalTextScale(text);
         if (!ParseDecimal(text, scale, &u)) {
           if (!IsDecimalText(text)) return BadInput(to, v.string_value());
-          overflow = true;  // a number, too large (or small) for an int128
+          // A number too large (or small) for an int128.
+          return CastToWideDecimal(Value::String(text), from, to, out);
         }
         break;
       }
@@ -937,17 +990,13 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
     }
     const int digits = std::min(to.precision(), kMaxDecimalDigits);
-    if (overflow || u >= Pow10(digits) || u <= -Pow10(digits)) {
-      // A constrained numeric(p,s) of p < 38 overflows as in PostgreSQL; the
-      // unconstrained one (38) and wider ones have a value that is too long
-      // for Sluice's decimals.
-      if (to.precision() >= kMaxDecimalDigits) {
-        return Status::Unimplemented("numeric values of more than 38 digits are not supported yet");
+    if (overflow || u >= Pow10(digits) || u <= -Pow10(digits) || scale > kMaxDecimalDigits) {
+      // Beyond the int128 form: the unconstrained numeric takes it wide, a
+      // constrained one of p <= 38 overflows as in PostgreSQL.
+      if (to.dynamic_scale() || (v.kind() == K::kDecimal && overflow)) {
+        return CastToWideDecimal(v, from, to, out);
       }
       return Status::Overflow("numeric field overflow");
-    }
-    if (scale > kMaxDecimalDigits) {
-      return Status::Unimplemented("numeric values of more than 38 digits are not supported yet");
     }
     *out = Value::Decimal(u, scale);
     return Status::OK();

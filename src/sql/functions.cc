@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sql/functions_internal.h"
+#include "types/big_decimal.h"
 
 namespace sluice::sql {
 namespace {
@@ -128,15 +129,69 @@ bool Align(const Value& x, int scale, int128* out) {
   return true;
 }
 
+// A result of arbitrary precision: rounded to the type's scale if it has
+// one, in the int128 form if it fits.
+Status FinishBig(const SqlType& t, BigDecimal b, Value* out) {
+  if (!t.dynamic_scale()) b = b.Round(t.scale());
+  if (b.scale() > kMaxNumericScale) b = b.Round(kMaxNumericScale);
+  if (!BigDecimalInFormat(b)) return Status::Overflow("value overflows numeric format");
+  *out = b.ToValue();
+  return Status::OK();
+}
+
+bool AnyWide(const Value* a, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i].decimal_wide() != nullptr) return true;
+  }
+  return false;
+}
+
+// The arbitrary-precision paths of the operators, apart from their int128
+// paths so that those stay small.
+enum class BigOp { kAdd, kSub, kMul, kMod, kNeg, kAbs, kSame };
+[[gnu::noinline]] Status BigArith(BigOp op, const SqlType& t, const Value* a, Value* out) {
+  const BigDecimal x = BigDecimal::FromValue(a[0]);
+  switch (op) {
+    case BigOp::kAdd:
+      return FinishBig(t, BigDecimal::Add(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kSub:
+      return FinishBig(t, BigDecimal::Sub(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kMul:
+      return FinishBig(t, BigDecimal::Mul(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kMod:
+      return FinishBig(t, BigDecimal::Mod(x, BigDecimal::FromValue(a[1])), out);
+    case BigOp::kNeg:
+      return FinishBig(t, x.Negated(), out);
+    case BigOp::kAbs:
+      return FinishBig(t, x.Abs(), out);
+    case BigOp::kSame:
+      break;
+  }
+  return FinishBig(t, x, out);
+}
+[[gnu::noinline]] Status FinishInt128Big(const SqlType& t, int128 u, int scale, Value* out) {
+  return FinishBig(t, BigDecimal::FromInt128(u, scale), out);
+}
+[[gnu::noinline]] Status DivBig(const SqlType& t, const Value* a, Value* out) {
+  const BigDecimal x = BigDecimal::FromValue(a[0]), y = BigDecimal::FromValue(a[1]);
+  const int scale = t.dynamic_scale() ? BigDecimal::DivScale(x, y) : t.scale();
+  return FinishBig(t, BigDecimal::Div(x, y, scale), out);
+}
+
 Status FinishDec(const SqlType& t, int128 u, int scale, Value* out) {
   if (t.dynamic_scale()) {
-    if (u >= Pow10(38) || u <= -Pow10(38) || scale > kMaxDecimalDigits) return DecOverflow();
+    if (u >= Pow10(38) || u <= -Pow10(38) || scale > kMaxDecimalDigits) {
+      return FinishInt128Big(t, u, scale, out);
+    }
     *out = Value::Decimal(u, scale);
     return Status::OK();
   }
   int128 v;
   Value tmp = Value::Decimal(u, scale);
-  if (!Align(tmp, t.scale(), &v) || v >= Pow10(38) || v <= -Pow10(38)) return DecOverflow();
+  if (scale > kMaxDecimalDigits || t.scale() > kMaxDecimalDigits || !Align(tmp, t.scale(), &v) ||
+      v >= Pow10(38) || v <= -Pow10(38)) {
+    return FinishInt128Big(t, u, scale, out);
+  }
   *out = Value::Decimal(v, t.scale());
   return Status::OK();
 }
@@ -176,16 +231,20 @@ Status AddDec(const SqlType& t, const Value* a, size_t, Value* out) {
   if (SpecialAddSub(a[0], a[1], false, out)) return Status::OK();
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x, y, r;
-  if (!Align(a[0], s, &x) || !Align(a[1], s, &y) || __builtin_add_overflow(x, y, &r))
-    return DecOverflow();
+  if (AnyWide(a, 2) || !Align(a[0], s, &x) || !Align(a[1], s, &y) ||
+      __builtin_add_overflow(x, y, &r)) {
+    return BigArith(BigOp::kAdd, t, a, out);
+  }
   return FinishDec(t, r, s, out);
 }
 Status SubDec(const SqlType& t, const Value* a, size_t, Value* out) {
   if (SpecialAddSub(a[0], a[1], true, out)) return Status::OK();
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x, y, r;
-  if (!Align(a[0], s, &x) || !Align(a[1], s, &y) || __builtin_sub_overflow(x, y, &r))
-    return DecOverflow();
+  if (AnyWide(a, 2) || !Align(a[0], s, &x) || !Align(a[1], s, &y) ||
+      __builtin_sub_overflow(x, y, &r)) {
+    return BigArith(BigOp::kSub, t, a, out);
+  }
   return FinishDec(t, r, s, out);
 }
 Status MulDec(const SqlType& t, const Value* a, size_t, Value* out) {
@@ -197,8 +256,10 @@ Status MulDec(const SqlType& t, const Value* a, size_t, Value* out) {
     return Status::OK();
   }
   int128 r;
-  if (__builtin_mul_overflow(a[0].decimal_unscaled(), a[1].decimal_unscaled(), &r))
-    return DecOverflow();
+  if (AnyWide(a, 2) ||
+      __builtin_mul_overflow(a[0].decimal_unscaled(), a[1].decimal_unscaled(), &r)) {
+    return BigArith(BigOp::kMul, t, a, out);
+  }
   return FinishDec(t, r, a[0].decimal_scale() + a[1].decimal_scale(), out);
 }
 Status DivDec(const SqlType& t, const Value* a, size_t, Value* out) {
@@ -219,14 +280,18 @@ Status DivDec(const SqlType& t, const Value* a, size_t, Value* out) {
     }
     return Status::OK();
   }
-  if (a[1].decimal_unscaled() == 0) return DivisionByZero();
-  const int128 x = a[0].decimal_unscaled(), y = a[1].decimal_unscaled();
-  const int sx = a[0].decimal_scale(), sy = a[1].decimal_scale();
-  const int scale = t.dynamic_scale() ? NumericDivScale(x, sx, y, sy) : t.scale();
-  int128 q;
-  if (!DivideDecimal(x, sx, y, sy, scale, &q)) return DecOverflow();
-  *out = Value::Decimal(q, scale);
-  return Status::OK();
+  if (FiniteSign(a[1]) == 0) return DivisionByZero();
+  if (!AnyWide(a, 2)) {
+    const int128 x = a[0].decimal_unscaled(), y = a[1].decimal_unscaled();
+    const int sx = a[0].decimal_scale(), sy = a[1].decimal_scale();
+    const int scale = t.dynamic_scale() ? NumericDivScale(x, sx, y, sy) : t.scale();
+    int128 q;
+    if (scale <= kMaxDecimalDigits && DivideDecimal(x, sx, y, sy, scale, &q)) {
+      *out = Value::Decimal(q, scale);
+      return Status::OK();
+    }
+  }
+  return DivBig(t, a, out);
 }
 Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
   if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
@@ -236,14 +301,16 @@ Status ModDec(const SqlType& t, const Value* a, size_t, Value* out) {
       if (!a[1].decimal_is_special() && FiniteSign(a[1]) == 0) return DivisionByZero();
       *out = Value::DecimalNaN();
     } else {
-      return FinishDec(t, a[0].decimal_unscaled(), a[0].decimal_scale(), out);  // x % inf = x
+      return BigArith(BigOp::kSame, t, a, out);  // x % inf = x
     }
     return Status::OK();
   }
+  if (FiniteSign(a[1]) == 0) return DivisionByZero();
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x, y;
-  if (!Align(a[0], s, &x) || !Align(a[1], s, &y)) return DecOverflow();
-  if (y == 0) return DivisionByZero();
+  if (AnyWide(a, 2) || !Align(a[0], s, &x) || !Align(a[1], s, &y)) {
+    return BigArith(BigOp::kMod, t, a, out);
+  }
   return FinishDec(t, x % y, s, out);
 }
 Status NegDec(const SqlType& t, const Value* a, size_t, Value* out) {
@@ -251,6 +318,7 @@ Status NegDec(const SqlType& t, const Value* a, size_t, Value* out) {
     *out = IsNaN(a[0]) ? a[0] : InfOfSign(-InfSign(a[0]));
     return Status::OK();
   }
+  if (AnyWide(a, 1)) return BigArith(BigOp::kNeg, t, a, out);
   return FinishDec(t, -a[0].decimal_unscaled(), a[0].decimal_scale(), out);
 }
 Status AbsDec(const SqlType& t, const Value* a, size_t, Value* out) {
@@ -258,6 +326,7 @@ Status AbsDec(const SqlType& t, const Value* a, size_t, Value* out) {
     *out = IsNaN(a[0]) ? a[0] : InfOfSign(1);
     return Status::OK();
   }
+  if (AnyWide(a, 1)) return BigArith(BigOp::kAbs, t, a, out);
   int128 u = a[0].decimal_unscaled();
   return FinishDec(t, u < 0 ? -u : u, a[0].decimal_scale(), out);
 }
@@ -493,6 +562,7 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
       "scale",
       "min_scale",
       "trim_scale",
+      "div",
       "concat",
       "concat_ws",
       "pg_typeof",
@@ -534,7 +604,13 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
                        : std::max(s1, s2);
       // PostgreSQL's scale of a quotient depends on the operands' values
       // (NumericDivScale), and an unconstrained NUMERIC's on each value's.
-      const bool dynamic = is_div || args[0].dynamic_scale() || args[1].dynamic_scale();
+      // Operands of more than 38 digits give PostgreSQL's unconstrained
+      // result too: its exact scale, not one capped for int128s.
+      auto wide = [](const SqlType& a) {
+        return a.id() == TypeId::kDecimal && a.precision() > kMaxDecimalDigits;
+      };
+      const bool dynamic = is_div || args[0].dynamic_scale() || args[1].dynamic_scale() ||
+                           wide(args[0]) || wide(args[1]);
       r.result = dynamic ? SqlType::Numeric() : SqlType::Decimal(38, s);
       // Decimal operands keep their own scales.
       r.arg_types = {args[0].id() == TypeId::kDecimal ? args[0] : SqlType::Decimal(38, 0),

@@ -1824,7 +1824,17 @@ Status ToCharInt8(const SqlType&, const Value* a, size_t, Value* out) {
   return ToCharInt(a, false, out);
 }
 Status ToCharNumeric(const SqlType&, const Value* a, size_t, Value* out) {
-  const DecimalText t = ToDecimalText(a[0].decimal_unscaled(), a[0].decimal_scale());
+  DecimalText t;
+  if (const BigDecimal* w = a[0].decimal_wide()) {
+    t.digits = w->is_zero() ? "0" : w->Digits();
+    t.scale = w->scale();
+    t.negative = w->negative();
+    if (static_cast<int>(t.digits.size()) <= t.scale) {
+      t.digits.insert(0, static_cast<size_t>(t.scale + 1) - t.digits.size(), '0');
+    }
+  } else {
+    t = ToDecimalText(a[0].decimal_unscaled(), a[0].decimal_scale());
+  }
   return ToCharNumber(
       a[1], [&](NumDesc* d, Prepared* p) { return PrepareDecimal(t, false, d, p); }, out);
 }

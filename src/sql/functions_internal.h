@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sql/functions.h"
+#include "types/big_decimal.h"
 
 namespace sluice::sql {
 
@@ -36,6 +37,7 @@ inline int InfSign(const Value& v) {
                                                           : 0;
 }
 inline int FiniteSign(const Value& v) {
+  if (v.decimal_wide() != nullptr) return v.decimal_wide()->sign();
   return v.decimal_unscaled() > 0 ? 1 : v.decimal_unscaled() < 0 ? -1 : 0;
 }
 
@@ -51,6 +53,11 @@ inline void WidenDecimalScale(int to, int128* u, int* scale) {
     *scale = to;
   }
 }
+
+// round(v, to) or trunc(v, to) of a finite decimal in arbitrary precision,
+// PostgreSQL's numeric_round and numeric_trunc: `to` may be negative (then
+// the result has scale 0), and is clamped as there.
+Status RoundOrTruncBig(const Value& v, int64_t to, bool trunc, Value* out);
 
 // Appends code point `cp` (at most 0x10FFFF) to `out` in UTF-8.
 void AppendUtf8(uint32_t cp, std::string* out);

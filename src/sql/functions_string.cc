@@ -1411,16 +1411,50 @@ Status ShiftRight(const SqlType& t, const Value* a, size_t, Value* out) {
 Status Factorial(const SqlType&, const Value* a, size_t, Value* out) {
   int64_t n = a[0].int_value();
   if (n < 0) return Status::InvalidArgument("factorial of a negative number is undefined");
+  // 32177! is the largest within numeric's 131072 digits before the point.
+  if (n > 32177) return Status::Overflow("value overflows numeric format");
   int128 r = 1;
-  for (int64_t i = 2; i <= n; ++i) {
-    if (__builtin_mul_overflow(r, i, &r) || r >= Pow10(38))
-      return Status::Overflow("value overflows numeric format");
+  int64_t i = 2;
+  for (; i <= n && !__builtin_mul_overflow(r, i, &r) && r < Pow10(38); ++i) {
   }
-  *out = Value::Decimal(r, 0);
+  if (i > n) {
+    *out = Value::Decimal(r, 0);
+    return Status::OK();
+  }
+  // Beyond 38 digits: the rest of the product in arbitrary precision.
+  BigDecimal big = BigDecimal::FromInt128(1, 0);
+  for (int64_t k = 2; k <= n; ++k) big = BigDecimal::Mul(big, BigDecimal::FromInt128(k, 0));
+  *out = big.ToValue();
   return Status::OK();
 }
 // div(x, y): the integral quotient, truncated toward zero.
 Status DivTrunc(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
+    // PostgreSQL's numeric_div_trunc: NaN in, NaN out; an infinity over a
+    // finite nonzero value is an infinity, over an infinity NaN; a finite
+    // value over an infinity is 0.
+    if (IsNaN(a[0]) || IsNaN(a[1])) {
+      *out = Value::DecimalNaN();
+    } else if (InfSign(a[0]) != 0) {
+      if (a[1].decimal_is_special()) {
+        *out = Value::DecimalNaN();
+      } else if (FiniteSign(a[1]) == 0) {
+        return Status::InvalidArgument("division by zero");
+      } else {
+        *out = Value::DecimalInf(InfSign(a[0]) * FiniteSign(a[1]) < 0);
+      }
+    } else {
+      *out = Value::Decimal(0, 0);
+    }
+    return Status::OK();
+  }
+  if (a[0].decimal_wide() != nullptr || a[1].decimal_wide() != nullptr ||
+      std::abs(a[0].decimal_scale() - a[1].decimal_scale()) > 0) {
+    const BigDecimal x = BigDecimal::FromValue(a[0]), y = BigDecimal::FromValue(a[1]);
+    if (y.is_zero()) return Status::InvalidArgument("division by zero");
+    *out = BigDecimal::Div(x, y, 0, /*round=*/false).ToValue();
+    return Status::OK();
+  }
   int s = std::max(a[0].decimal_scale(), a[1].decimal_scale());
   int128 x = a[0].decimal_unscaled() * Pow10(s - a[0].decimal_scale());
   int128 y = a[1].decimal_unscaled() * Pow10(s - a[1].decimal_scale());
@@ -1481,10 +1515,15 @@ Status TruncDec(const SqlType&, const Value* a, size_t n, Value* out) {
     *out = a[0];
     return Status::OK();
   }
-  int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
+  const int64_t to64 = n == 2 ? a[1].int_value() : 0;
+  if (a[0].decimal_wide() != nullptr || to64 > 37 || to64 < -37) {
+    return RoundOrTruncBig(a[0], to64, /*trunc=*/true, out);
+  }
+  int to = static_cast<int>(to64);
   int from = a[0].decimal_scale();
   int128 u = a[0].decimal_unscaled();
   WidenDecimalScale(to, &u, &from);
+  if (to > from) return RoundOrTruncBig(a[0], to64, /*trunc=*/true, out);
   if (to < from) {
     int keep = std::max(to, 0);
     u /= Pow10(from - keep);
@@ -1807,14 +1846,14 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
                    {w, SqlType::Integer()});
   }
   if (name == "factorial" && n == 1 && args[0].IsInteger())
-    return Resolve(r, Factorial, "factorial", SqlType::Decimal(38, 0), {SqlType::BigInt()});
+    return Resolve(r, Factorial, "factorial", SqlType::Numeric(), {SqlType::BigInt()});
   if (name == "div" && n == 2 && num_at(0) && num_at(1) && args[0].id() != TypeId::kReal &&
       args[0].id() != TypeId::kDouble && args[1].id() != TypeId::kReal &&
       args[1].id() != TypeId::kDouble) {
     auto dec = [](const SqlType& t) {
       return t.id() == TypeId::kDecimal ? t : SqlType::Decimal(38, 0);
     };
-    return Resolve(r, DivTrunc, "div", SqlType::Decimal(38, 0), {dec(args[0]), dec(args[1])});
+    return Resolve(r, DivTrunc, "div", SqlType::Numeric(), {dec(args[0]), dec(args[1])});
   }
   if (name == "width_bucket" && n == 4 && num_at(0) && num_at(1) && num_at(2) &&
       args[3].IsInteger()) {
@@ -1831,7 +1870,9 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
       (n == 1 || args[1].IsInteger())) {
     std::vector<SqlType> at = {args[0]};
     if (n == 2) at.push_back(SqlType::Integer());
-    return Resolve(r, TruncDec, "trunc", n == 1 ? SqlType::Decimal(38, 0) : SqlType::Numeric(), at);
+    const bool wide = args[0].dynamic_scale() || args[0].precision() > kMaxDecimalDigits;
+    return Resolve(r, TruncDec, "trunc",
+                   n == 1 && !wide ? SqlType::Decimal(38, 0) : SqlType::Numeric(), at);
   }
   if (name == "trunc" && n == 2 && args[0].IsInteger() && args[1].IsInteger()) {
     return Resolve(r, TruncDec, "trunc", SqlType::Numeric(),

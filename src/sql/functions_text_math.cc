@@ -159,16 +159,42 @@ Status SignD(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 // ---- decimals: round/floor/ceil at a scale.
+}  // namespace
+
+Status RoundOrTruncBig(const Value& v, int64_t to64, bool trunc, Value* out) {
+  // PostgreSQL's limits: one digit beyond the most before the point (a
+  // rounding up may reach it), and the most after it.
+  const int to =
+      static_cast<int>(std::clamp<int64_t>(to64, -kMaxNumericIntegerDigits - 1, kMaxNumericScale));
+  BigDecimal b = BigDecimal::FromValue(v);
+  if (to >= 0) {
+    b = trunc ? b.Trunc(to) : b.Round(to);
+  } else {
+    const BigDecimal unit =
+        BigDecimal::FromDigits(false, "1" + std::string(static_cast<size_t>(-to), '0'), 0);
+    b = BigDecimal::Mul(BigDecimal::Div(b, unit, 0, /*round=*/!trunc), unit);
+  }
+  if (!BigDecimalInFormat(b)) return Status::Overflow("value overflows numeric format");
+  *out = b.ToValue();
+  return Status::OK();
+}
+
+namespace {
 // round, trunc, ceil and floor of NaN and the infinities are themselves.
 Status RoundDec(const SqlType& t, const Value* a, size_t n, Value* out) {
   if (a[0].decimal_is_special()) {
     *out = a[0];
     return Status::OK();
   }
-  int to = n == 2 ? static_cast<int>(std::clamp<int64_t>(a[1].int_value(), -37, 37)) : 0;
+  const int64_t to64 = n == 2 ? a[1].int_value() : 0;
+  if (a[0].decimal_wide() != nullptr || to64 > 37 || to64 < -37) {
+    return RoundOrTruncBig(a[0], to64, /*trunc=*/false, out);
+  }
+  int to = static_cast<int>(to64);
   int from = a[0].decimal_scale();
   int128 u = a[0].decimal_unscaled();
   WidenDecimalScale(to, &u, &from);
+  if (to > from) return RoundOrTruncBig(a[0], to64, /*trunc=*/false, out);
   if (to < from) {
     int128 f = Pow10(from - std::max(to, 0)), q = u / f, r = u % f;
     if (r * 2 >= f) ++q;
@@ -189,6 +215,14 @@ Status RoundDec(const SqlType& t, const Value* a, size_t n, Value* out) {
 Status FloorCeilDec(bool ceil, const Value& v, Value* out) {
   if (v.decimal_is_special()) {
     *out = v;
+    return Status::OK();
+  }
+  if (const BigDecimal* w = v.decimal_wide()) {
+    BigDecimal q = w->Trunc(0);
+    if (BigDecimal::Compare(q, *w) != 0 && (w->sign() > 0) == ceil) {
+      q = BigDecimal::Add(q, BigDecimal::FromInt128(ceil ? 1 : -1, 0));
+    }
+    *out = q.ToValue();
     return Status::OK();
   }
   int128 f = Pow10(v.decimal_scale()), u = v.decimal_unscaled(), q = u / f, r = u % f;
@@ -216,8 +250,7 @@ Status SignDec(const SqlType&, const Value* a, size_t, Value* out) {
     case DecimalSpecial::kFinite:
       break;
   }
-  int128 u = a[0].decimal_unscaled();
-  *out = Value::Decimal(u > 0 ? 1 : u < 0 ? -1 : 0, 0);
+  *out = Value::Decimal(FiniteSign(a[0]), 0);
   return Status::OK();
 }
 Status SignInt(const SqlType&, const Value* a, size_t, Value* out) {
@@ -314,7 +347,10 @@ bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args,
               : name == "floor"                       ? FloorDec
                                                       : nullptr;
       if (r->fn == nullptr) return false;
-      r->result = SqlType::Decimal(38, 0);
+      // Of values that may exceed 38 digits, PostgreSQL's unconstrained
+      // numeric.
+      r->result = t.dynamic_scale() || t.precision() > kMaxDecimalDigits ? SqlType::Numeric()
+                                                                         : SqlType::Decimal(38, 0);
     } else {
       r->fn = name == "sign"                          ? SignD
               : name == "round"                       ? RoundD

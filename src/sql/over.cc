@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+
+#include "types/big_decimal.h"
 
 namespace sluice::sql {
 namespace {
@@ -186,6 +189,11 @@ class FrameAgg {
         } else if (v.kind() == Value::Kind::kDecimal && arg_type_.dynamic_scale()) {
           SLUICE_RETURN_IF_ERROR(AddNumeric(v, sign, false, &numeric_));
         } else if (v.kind() == Value::Kind::kDecimal) {
+          if (v.decimal_wide() != nullptr) {
+            return Status::Unimplemented(
+                "window SUM and AVG of numeric values of more than 38 digits are not supported "
+                "yet");
+          }
           bool overflow = false;
           int128 u =
               RescaleDecimal(v.decimal_unscaled(), v.decimal_scale(), arg_type_.scale(), &overflow);
@@ -419,6 +427,9 @@ std::optional<long double> RangeNumber(const Value& v, const SqlType& type) {
           return -HUGE_VALL;
         case DecimalSpecial::kFinite:
           break;
+      }
+      if (v.decimal_wide() != nullptr) {
+        return std::strtold(v.decimal_wide()->ToString().c_str(), nullptr);
       }
       long double u = static_cast<long double>(v.decimal_unscaled());
       for (int s = 0; s < v.decimal_scale(); ++s) u /= 10;

@@ -18,6 +18,7 @@
 #include "sql/program.h"
 #include "sql/query.h"
 #include "sql/session.h"
+#include "types/big_decimal.h"
 #include "types/row_codec.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
@@ -128,6 +129,7 @@ std::string RenderValue(const Value& v, const SqlType& type, char letter) {
           return std::to_string(static_cast<int64_t>(std::trunc(v.double_value())));
         case Value::Kind::kDecimal: {
           if (v.decimal_is_special()) return DecimalValueToString(v);
+          if (v.decimal_wide() != nullptr) return v.decimal_wide()->Trunc(0).ToString();
           int128 u = v.decimal_unscaled();
           for (int i = 0; i < v.decimal_scale(); ++i) u /= 10;
           return DecimalToString(u, 0);

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "types/big_decimal.h"
+
 namespace sluice {
 namespace {
 
@@ -230,17 +232,14 @@ int128 DecimalSpecialBits(DecimalSpecial sp, int width) {
 }
 
 // A DECIMAL of precision above 38 starts with a tag byte that orders its
-// forms: 0x00 -Infinity; 0x01 (reserved) a negative value of more than 38
-// digits; 0x02 a value of at most 38 digits, then its 16-byte unscaled
-// integer as in DECIMAL(38,s); 0x03 (reserved) a positive value of more
-// than 38 digits; 0x04 Infinity; 0x05 NaN. A value of more than 38 digits
-// lies beyond every value of tag 0x02, so the reserved tags keep the order
-// when an arbitrary-precision form is added; none writes them yet.
-constexpr uint8_t kWideFinite = 0x02;
-// Values of more than 38 digits (in a NUMERIC, or a DECIMAL of a larger
-// precision).
-constexpr const char* kWideUnsupported =
-    "numeric values of more than 38 digits are not supported yet";
+// forms: 0x00 -Infinity; 0x01 a negative value of more than 38 digits (at
+// the type's scale); 0x02 a value of at most 38 digits, then its 16-byte
+// unscaled integer as in DECIMAL(38,s); 0x03 a positive value of more than
+// 38 digits; 0x04 Infinity; 0x05 NaN. Tags 0x01 and 0x03 are followed by
+// the exponent and digits of NUMERIC (PutNumericBody, complemented for
+// negative values), without a scale: the type has it. A value of more than
+// 38 digits lies beyond every value of tag 0x02, so the tags keep order.
+constexpr uint8_t kWideNegative = 0x01, kWideFinite = 0x02, kWidePositive = 0x03;
 
 uint8_t WideDecimalTag(DecimalSpecial sp) {
   switch (sp) {
@@ -273,41 +272,184 @@ uint8_t WideDecimalTag(DecimalSpecial sp) {
 constexpr uint8_t kNumNegInf = 0x01, kNumNeg = 0x02, kNumZero = 0x03, kNumPos = 0x04,
                   kNumPosInf = 0x05, kNumNaN = 0x06;
 
+// The decimal exponent E of a NUMERIC: one byte 0x80 + E for |E| <= 126;
+// beyond, 0x01 (E < -126) or 0xFF (E > 126) and then E + 2^31 in 4 bytes
+// big-endian, so the bytes keep E's order. Values of at most 38 digits and
+// scale only take the one-byte form.
+void PutNumericExponent(int e, std::string* body) {
+  if (e >= -126 && e <= 126) {
+    body->push_back(static_cast<char>(0x80 + e));
+    return;
+  }
+  body->push_back(static_cast<char>(e < 0 ? 0x01 : 0xFF));
+  const uint32_t biased = static_cast<uint32_t>(e) + 0x80000000u;
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    body->push_back(static_cast<char>((biased >> shift) & 0xFF));
+  }
+}
+
+// The exponent and digits of a nonzero magnitude, given by its `n` digits
+// (values 0..9, most significant first) at `scale`; complemented if `neg`.
+void PutNumericBody(bool neg, const char* digits, int n, int scale, std::string* out) {
+  const uint8_t mask = neg ? 0xFF : 0x00;
+  const int e = n - scale;
+  if (e >= -126 && e <= 126) {
+    out->push_back(static_cast<char>(static_cast<uint8_t>(0x80 + e) ^ mask));
+  } else {
+    std::string exp;
+    PutNumericExponent(e, &exp);
+    for (char c : exp) out->push_back(static_cast<char>(static_cast<uint8_t>(c) ^ mask));
+  }
+  int high = n;
+  while (digits[high - 1] == 0) --high;  // trailing zeros, not stored
+  int i = 0;
+  for (; i + 1 < high; i += 2) {
+    const uint8_t byte = static_cast<uint8_t>((digits[i] + 1) << 4 | (digits[i + 1] + 1));
+    out->push_back(static_cast<char>(byte ^ mask));
+  }
+  // The closing 0 nibble: after the last digit, or a whole 0 byte.
+  const uint8_t last = i < high ? static_cast<uint8_t>((digits[i] + 1) << 4) : 0;
+  out->push_back(static_cast<char>(last ^ mask));
+}
+
+void PutNumericScale(bool neg, int scale, std::string* out) {
+  uint8_t sc[2] = {static_cast<uint8_t>(scale >> 8), static_cast<uint8_t>(scale & 0xFF)};
+  for (uint8_t c : sc) out->push_back(static_cast<char>(neg ? static_cast<uint8_t>(~c) : c));
+}
+
 void PutNumeric(int128 u, int scale, std::string* out) {
   if (u == 0) {
     out->push_back(static_cast<char>(kNumZero));
-    out->push_back(static_cast<char>(scale >> 8));
-    out->push_back(static_cast<char>(scale & 0xFF));
+    PutNumericScale(false, scale, out);
     return;
   }
   const bool neg = u < 0;
   unsigned __int128 m =
       neg ? -static_cast<unsigned __int128>(u) : static_cast<unsigned __int128>(u);
-  char digits[48];
-  int n = 0;
-  for (; m != 0; m /= 10) digits[n++] = static_cast<char>(m % 10);  // least significant first
-  const int exponent = n - scale;
-  int low = 0;
-  while (digits[low] == 0) ++low;  // trailing zeros, not stored
-  std::string body;
-  body.push_back(static_cast<char>(0x80 + exponent));
-  int nibble = 0;
-  uint8_t byte = 0;
-  for (int i = n - 1; i >= low; --i) {
-    const uint8_t d = static_cast<uint8_t>(digits[i] + 1);
-    if (nibble == 0) {
-      byte = static_cast<uint8_t>(d << 4);
-      nibble = 1;
+  char buf[48];
+  int pos = 48;
+  for (; m != 0; m /= 10) buf[--pos] = static_cast<char>(m % 10);  // from the least significant
+  out->push_back(static_cast<char>(neg ? kNumNeg : kNumPos));
+  PutNumericBody(neg, buf + pos, 48 - pos, scale, out);
+  PutNumericScale(neg, scale, out);
+}
+
+// The digits of a wide value's magnitude as PutNumericBody takes them.
+std::string NumericDigitValues(const BigDecimal& b) {
+  std::string d = b.Digits();
+  for (char& c : d) c = static_cast<char>(c - '0');
+  return d;
+}
+
+void PutWideNumeric(const BigDecimal& b, std::string* out) {
+  if (b.is_zero()) {
+    out->push_back(static_cast<char>(kNumZero));
+    PutNumericScale(false, b.scale(), out);
+    return;
+  }
+  const std::string d = NumericDigitValues(b);
+  out->push_back(static_cast<char>(b.negative() ? kNumNeg : kNumPos));
+  PutNumericBody(b.negative(), d.data(), static_cast<int>(d.size()), b.scale(), out);
+  PutNumericScale(b.negative(), b.scale(), out);
+}
+
+// The slow paths of EncodeValue for values and types beyond the int128
+// form, apart so that the common path stays small.
+[[gnu::noinline]] Status PutWideNumericField(const SqlType& type, const Value& v,
+                                             std::string* out) {
+  if (!BigDecimalInFormat(*v.decimal_wide())) {
+    return Misfit(type, v, "value overflows numeric format");
+  }
+  PutWideNumeric(*v.decimal_wide(), out);
+  return Status::OK();
+}
+
+// A finite value into DECIMAL(p,s): rounded to s, as PostgreSQL does on
+// assignment; values of at most 38 digits at s take the int128 form.
+[[gnu::noinline]] Status PutWideDecimalField(const SqlType& type, const Value& v,
+                                             std::string* out) {
+  const BigDecimal b = BigDecimal::FromValue(v).Round(type.scale());
+  if (b.DigitCount() > type.precision()) return Misfit(type, v, "numeric field overflow");
+  const bool wide = type.precision() > kMaxDecimalDigits;
+  int128 u;
+  if (b.ToInt128(&u)) {
+    if (type.precision() <= 18) {
+      PutSigned(static_cast<int64_t>(u), 8, out);
     } else {
-      body.push_back(static_cast<char>(byte | d));
-      nibble = 0;
+      if (wide) out->push_back(kWideFinite);
+      PutInt128(u, out);
+    }
+    return Status::OK();
+  }
+  if (!wide) return Misfit(type, v, "numeric field overflow");
+  const std::string d = NumericDigitValues(b);
+  out->push_back(static_cast<char>(b.negative() ? kWideNegative : kWidePositive));
+  PutNumericBody(b.negative(), d.data(), static_cast<int>(d.size()), b.scale(), out);
+  return Status::OK();
+}
+
+// Reads the exponent and digits that PutNumericBody wrote from the front
+// of `*in`: the value is 0.digits x 10^*exponent. The digits go to *small
+// while they fit an int128 (*count <= 38), else all of them to *wide (as
+// ASCII). False if malformed.
+bool GetNumericBody(std::string_view* in, bool neg, int* exponent, int128* small, int* count,
+                    std::string* wide) {
+  auto byte_at = [&](size_t i) {
+    const uint8_t b = static_cast<uint8_t>((*in)[i]);
+    return neg ? static_cast<uint8_t>(~b) : b;
+  };
+  if (in->empty()) return false;
+  size_t i = 1;
+  const uint8_t e0 = byte_at(0);
+  if (e0 == 0x01 || e0 == 0xFF) {
+    if (in->size() < 5) return false;
+    uint32_t biased = 0;
+    for (size_t k = 1; k <= 4; ++k) biased = biased << 8 | byte_at(k);
+    *exponent = static_cast<int>(static_cast<int64_t>(biased) - 0x80000000LL);
+    i = 5;
+  } else {
+    *exponent = static_cast<int>(e0) - 0x80;
+  }
+  *small = 0;
+  *count = 0;
+  for (bool done = false; !done; ++i) {
+    if (i >= in->size()) return false;
+    const uint8_t b = byte_at(i);
+    for (uint8_t d : {static_cast<uint8_t>(b >> 4), static_cast<uint8_t>(b & 0x0F)}) {
+      if (d == 0) {
+        done = true;
+        break;
+      }
+      if (d > 10) return false;
+      if (*count < kMaxDecimalDigits) {
+        *small = *small * 10 + (d - 1);
+      } else {
+        if (*count == kMaxDecimalDigits) *wide = DecimalToString(*small, 0);
+        wide->push_back(static_cast<char>('0' + d - 1));
+      }
+      ++*count;
     }
   }
-  body.push_back(static_cast<char>(nibble == 1 ? byte : 0));
-  uint8_t sc[2] = {static_cast<uint8_t>(scale >> 8), static_cast<uint8_t>(scale & 0xFF)};
-  out->push_back(static_cast<char>(neg ? kNumNeg : kNumPos));
-  for (char c : body) out->push_back(neg ? static_cast<char>(~c) : c);
-  for (uint8_t c : sc) out->push_back(static_cast<char>(neg ? static_cast<uint8_t>(~c) : c));
+  in->remove_prefix(i);
+  return true;
+}
+
+// The value 0.digits x 10^exponent at `scale` (GetNumericBody's output).
+// False if it has digits below the scale or is out of range.
+bool NumericFromBody(bool neg, int exponent, int128 small, int count, const std::string& wide,
+                     int scale, Value* out) {
+  const int shift = exponent - count + scale;  // zeros after the digits
+  if (shift < 0 || exponent > kMaxNumericIntegerDigits + 1) return false;
+  if (count + shift <= kMaxDecimalDigits && scale <= kMaxDecimalDigits) {
+    if (out) *out = Value::Decimal((neg ? -small : small) * Pow10(shift), scale);
+    return true;
+  }
+  if (out) {
+    std::string digits = count > kMaxDecimalDigits ? wide : DecimalToString(small, 0);
+    digits.append(static_cast<size_t>(shift), '0');
+    *out = BigDecimal::FromDigits(neg, digits, scale).ToValue();
+  }
+  return true;
 }
 
 uint8_t NumericSpecialClass(DecimalSpecial sp) {
@@ -316,6 +458,33 @@ uint8_t NumericSpecialClass(DecimalSpecial sp) {
                                          : kNumNegInf;
 }
 
+bool GetNumericScale(std::string_view* in, bool neg, int* scale) {
+  if (in->size() < 2) return false;
+  uint8_t a = static_cast<uint8_t>((*in)[0]), b = static_cast<uint8_t>((*in)[1]);
+  if (neg) a = static_cast<uint8_t>(~a), b = static_cast<uint8_t>(~b);
+  *scale = a << 8 | b;
+  in->remove_prefix(2);
+  return *scale <= kMaxNumericScale;
+}
+
+// A NUMERIC's value beyond the int128 form, from its body (after the class
+// byte): the slow path of GetNumeric, apart so that the common one stays
+// small.
+[[gnu::noinline]] Status GetWideNumeric(std::string_view* in, bool neg, Value* out) {
+  int exponent = 0, count = 0;
+  int128 small = 0;
+  std::string wide;
+  int scale;
+  if (!GetNumericBody(in, neg, &exponent, &small, &count, &wide) ||
+      !GetNumericScale(in, neg, &scale) ||
+      !NumericFromBody(neg, exponent, small, count, wide, scale, out)) {
+    return Status::Corruption("malformed NUMERIC value");
+  }
+  return Status::OK();
+}
+
+[[gnu::noinline]] Value WideZero(int scale) { return BigDecimal().Widen(scale).ToValue(); }
+
 // Reads one NUMERIC field's value (after its null tag) from the front of
 // `*in`; `out` may be null (skipping).
 Status GetNumeric(std::string_view* in, Value* out) {
@@ -323,14 +492,6 @@ Status GetNumeric(std::string_view* in, Value* out) {
   if (in->empty()) return corrupt();
   const uint8_t cls = static_cast<uint8_t>((*in)[0]);
   in->remove_prefix(1);
-  auto scale_of = [&](bool neg, int* scale) {
-    if (in->size() < 2) return false;
-    uint8_t a = static_cast<uint8_t>((*in)[0]), b = static_cast<uint8_t>((*in)[1]);
-    if (neg) a = static_cast<uint8_t>(~a), b = static_cast<uint8_t>(~b);
-    *scale = a << 8 | b;
-    in->remove_prefix(2);
-    return *scale <= kMaxDecimalDigits;
-  };
   switch (cls) {
     case kNumNegInf:
     case kNumPosInf:
@@ -343,8 +504,8 @@ Status GetNumeric(std::string_view* in, Value* out) {
       return Status::OK();
     case kNumZero: {
       int scale;
-      if (!scale_of(false, &scale)) return corrupt();
-      if (out) *out = Value::Decimal(0, scale);
+      if (!GetNumericScale(in, false, &scale)) return corrupt();
+      if (out) *out = scale <= kMaxDecimalDigits ? Value::Decimal(0, scale) : WideZero(scale);
       return Status::OK();
     }
     case kNumNeg:
@@ -354,12 +515,15 @@ Status GetNumeric(std::string_view* in, Value* out) {
       return corrupt();
   }
   const bool neg = cls == kNumNeg;
+  const std::string_view body = *in;
   auto byte_at = [&](size_t i) {
     const uint8_t b = static_cast<uint8_t>((*in)[i]);
     return neg ? static_cast<uint8_t>(~b) : b;
   };
   if (in->empty()) return corrupt();
-  const int exponent = static_cast<int>(byte_at(0)) - 0x80;
+  const uint8_t e0 = byte_at(0);
+  if (e0 == 0x01 || e0 == 0xFF) return GetWideNumeric(in, neg, out);  // a 5-byte exponent
+  const int exponent = static_cast<int>(e0) - 0x80;
   int128 digits = 0;
   int count = 0;
   size_t i = 1;
@@ -371,20 +535,70 @@ Status GetNumeric(std::string_view* in, Value* out) {
         done = true;
         break;
       }
-      if (d > 10 || count >= kMaxDecimalDigits) return corrupt();
+      if (d > 10) return corrupt();
+      if (count >= kMaxDecimalDigits) {
+        *in = body;
+        return GetWideNumeric(in, neg, out);
+      }
       digits = digits * 10 + (d - 1);
       ++count;
     }
   }
   in->remove_prefix(i);
   int scale;
-  if (!scale_of(neg, &scale)) return corrupt();
+  if (!GetNumericScale(in, neg, &scale)) return corrupt();
   // The value is 0.digits x 10^exponent: unscaled at `scale`, digits x
   // 10^(exponent - count + scale).
   const int shift = exponent - count + scale;
-  if (shift < 0 || count + shift > kMaxDecimalDigits) return corrupt();
+  if (shift < 0) return corrupt();
+  if (count + shift > kMaxDecimalDigits || scale > kMaxDecimalDigits) {
+    *in = body;
+    return GetWideNumeric(in, neg, out);
+  }
   if (out) *out = Value::Decimal((neg ? -digits : digits) * Pow10(shift), scale);
   return Status::OK();
+}
+
+// A DECIMAL(p,s) field of p > 38 (after its null tag; see WideDecimalTag),
+// apart from DecodeValue's common path.
+[[gnu::noinline]] Status GetWideDecimalField(const SqlType& type, std::string_view* in,
+                                             Value* out) {
+    if (in->empty()) return Truncated(type);
+    const uint8_t tag = static_cast<uint8_t>((*in)[0]);
+    if (tag == kWideFinite) {
+      if (in->size() < 17) return Truncated(type);
+      if (out) {
+        const int128 u = GetInt128(in->data() + 1);
+        *out = type.scale() <= kMaxDecimalDigits
+                   ? Value::Decimal(u, type.scale())
+                   : BigDecimal::FromInt128(u, type.scale()).ToValue();
+      }
+      in->remove_prefix(17);
+      return Status::OK();
+    }
+    if (tag == kWideNegative || tag == kWidePositive) {
+      in->remove_prefix(1);
+      const bool neg = tag == kWideNegative;
+      int exponent = 0, count = 0;
+      int128 small = 0;
+      std::string digits;
+      if (!GetNumericBody(in, neg, &exponent, &small, &count, &digits) ||
+          !NumericFromBody(neg, exponent, small, count, digits, type.scale(), out)) {
+        return Status::Corruption("malformed " + type.ToString() + " value");
+      }
+      return Status::OK();
+    }
+    DecimalSpecial sp = DecimalSpecial::kFinite;
+    for (DecimalSpecial s :
+         {DecimalSpecial::kNaN, DecimalSpecial::kPosInf, DecimalSpecial::kNegInf}) {
+      if (tag == WideDecimalTag(s)) sp = s;
+    }
+    if (sp == DecimalSpecial::kFinite) {
+      return Status::Corruption("bad tag " + std::to_string(tag) + " of a " + type.ToString());
+    }
+    if (out) *out = Value::DecimalSpecialValue(sp);
+    in->remove_prefix(1);
+    return Status::OK();
 }
 
 void PutDecimalSpecial(DecimalSpecial sp, int width, std::string* out) {
@@ -435,6 +649,10 @@ Status EncodeVariant(const Value& v, std::string* out) {
       PutSigned(v.int_value(), 8, out);
       return Status::OK();
     case Value::Kind::kDecimal:
+      if (v.decimal_wide() != nullptr) {
+        return Status::Unimplemented(
+            "numeric values of more than 38 digits in a VARIANT are not supported yet");
+      }
       out->push_back(kVDecimal);
       out->push_back(static_cast<char>(v.decimal_scale()));
       if (v.decimal_is_special()) {
@@ -598,11 +816,7 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
           out->push_back(static_cast<char>(NumericSpecialClass(v.decimal_special())));
           return Status::OK();
         }
-        const int128 limit = Pow10(kMaxDecimalDigits);
-        if (v.decimal_unscaled() >= limit || v.decimal_unscaled() <= -limit ||
-            v.decimal_scale() > kMaxDecimalDigits) {
-          return Status::Unimplemented(kWideUnsupported);
-        }
+        if (v.decimal_wide() != nullptr) return PutWideNumericField(type, v, out);
         PutNumeric(v.decimal_unscaled(), v.decimal_scale(), out);
         return Status::OK();
       }
@@ -618,13 +832,15 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         }
         return Status::OK();
       }
+      if (v.decimal_wide() != nullptr) return PutWideDecimalField(type, v, out);
       int128 u = v.decimal_unscaled();
       int from = v.decimal_scale(), to = type.scale();
       if (from < to) {
         int128 f = Pow10(to - from);
         if (u > std::numeric_limits<int128>::max() / f ||
             u < std::numeric_limits<int128>::min() / f) {
-          return Misfit(type, v, wide ? kWideUnsupported : "numeric field overflow");
+          return wide ? PutWideDecimalField(type, v, out)
+                      : Misfit(type, v, "numeric field overflow");
         }
         u *= f;
       } else if (from > to) {
@@ -637,7 +853,8 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
       }
       int128 limit = Pow10(std::min(type.precision(), kMaxDecimalDigits));
       if (u >= limit || u <= -limit) {
-        return Misfit(type, v, wide ? kWideUnsupported : "numeric field overflow");
+        return wide ? PutWideDecimalField(type, v, out)
+                    : Misfit(type, v, "numeric field overflow");
       }
       if (type.precision() <= 18) {
         PutSigned(static_cast<int64_t>(u), 8, out);
@@ -744,27 +961,7 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
     }
     case TypeId::kDecimal: {
       if (type.dynamic_scale()) return GetNumeric(in, out);
-      if (type.precision() > kMaxDecimalDigits) {
-        SLUICE_RETURN_IF_ERROR(need(1));
-        const uint8_t tag = static_cast<uint8_t>((*in)[0]);
-        if (tag == kWideFinite) {
-          SLUICE_RETURN_IF_ERROR(need(17));
-          if (out) *out = Value::Decimal(GetInt128(in->data() + 1), type.scale());
-          in->remove_prefix(17);
-          return Status::OK();
-        }
-        DecimalSpecial sp = DecimalSpecial::kFinite;
-        for (DecimalSpecial s :
-             {DecimalSpecial::kNaN, DecimalSpecial::kPosInf, DecimalSpecial::kNegInf}) {
-          if (tag == WideDecimalTag(s)) sp = s;
-        }
-        if (sp == DecimalSpecial::kFinite) {
-          return Status::Corruption("bad tag " + std::to_string(tag) + " of a " + type.ToString());
-        }
-        if (out) *out = Value::DecimalSpecialValue(sp);
-        in->remove_prefix(1);
-        return Status::OK();
-      }
+      if (type.precision() > kMaxDecimalDigits) return GetWideDecimalField(type, in, out);
       size_t w = type.precision() <= 18 ? 8 : 16;
       SLUICE_RETURN_IF_ERROR(need(w));
       if (out) {

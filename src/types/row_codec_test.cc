@@ -7,6 +7,8 @@
 #include <limits>
 #include <random>
 
+#include "types/big_decimal.h"
+
 namespace sluice {
 namespace {
 
@@ -113,6 +115,17 @@ TEST(RowCodecTest, NumericOfDynamicScale) {
       u = u * 1000 + static_cast<int>(rng() % 1000);
     values.push_back(Value::Decimal(u, static_cast<int>(rng() % 20)));
   }
+  // Values beyond the int128 form: up to 300 digits, scales up to 400, and
+  // exponents beyond one byte's range.
+  for (int i = 0; i < 600; ++i) {
+    std::string digits(1 + rng() % 300, '0');
+    for (char& c : digits) c = static_cast<char>('0' + rng() % 10);
+    if (rng() % 3 == 0) digits.append(rng() % 40, '0');  // trailing zeros
+    values.push_back(
+        BigDecimal::FromDigits(rng() % 2, digits, static_cast<int>(rng() % 400)).ToValue());
+  }
+  values.push_back(BigDecimal::FromDigits(false, "1", 16383).ToValue());
+  values.push_back(BigDecimal::FromDigits(true, "1" + std::string(131071, '0'), 0).ToValue());
   for (const Value& v : values) {
     ExpectRoundTrip(t, v);
     ExpectRoundTrip(t.WithNullable(false), v);
@@ -129,12 +142,12 @@ TEST(RowCodecTest, NumericOfDynamicScale) {
   };
   auto order = [&](const Value& a, const Value& b) {
     if (rank(a) != rank(b) || rank(a) != 1) return rank(a) < rank(b) ? -1 : rank(a) > rank(b);
-    const int sa = a.decimal_unscaled() < 0 ? -1 : a.decimal_unscaled() > 0;
-    const int sb = b.decimal_unscaled() < 0 ? -1 : b.decimal_unscaled() > 0;
+    const int sa = BigDecimal::FromValue(a).sign();
+    const int sb = BigDecimal::FromValue(b).sign();
     if (sa != sb) return sa < sb ? -1 : 1;
     // Magnitudes: integer digits, then the digits, as text.
     auto parts = [](const Value& v) {
-      std::string t = DecimalToString(v.decimal_unscaled(), v.decimal_scale());
+      std::string t = DecimalValueToString(v);
       if (t[0] == '-') t.erase(0, 1);
       const size_t dot = t.find('.');
       std::string whole = t.substr(0, dot),
@@ -163,8 +176,12 @@ TEST(RowCodecTest, NumericOfDynamicScale) {
     EXPECT_EQ(want < 0, ea < eb) << a.ToString() << " " << b.ToString();
     EXPECT_EQ(want == 0, ea == eb) << a.ToString() << " " << b.ToString();
   }
+  // Beyond PostgreSQL's format: 131072 digits before the point.
   std::string out;
-  EXPECT_EQ(EncodeValue(t, Value::Decimal(Pow10(38), 0), &out).code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(EncodeValue(
+                t, BigDecimal::FromDigits(false, "1" + std::string(131072, '0'), 0).ToValue(), &out)
+                .code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(RowCodecTest, DecimalSpecials) {
@@ -198,17 +215,27 @@ TEST(RowCodecTest, DecimalSpecials) {
 }
 
 TEST(RowCodecTest, WideDecimals) {
-  // Up to 1000 declared digits; values of up to 38 digits for now.
+  // Up to 1000 declared digits: values of up to 38 digits at the type's
+  // scale in the int128 form, larger ones wide.
   SqlType t = SqlType::Decimal(210, 10);
   int128 max38 = Pow10(38) - 1;
   ExpectRoundTrip(t, Value::Decimal(max38, 10));
   ExpectRoundTrip(t, Value::Decimal(-max38, 10));
   ExpectRoundTrip(t, Value::Decimal(12345, 2), Value::Decimal(1234500000000, 10));
   ExpectRoundTrip(t, Value::Null());
+  ExpectRoundTrip(t, Value::Decimal(Pow10(37), 0),
+                  BigDecimal::FromDigits(false, "1" + std::string(47, '0'), 10).ToValue());
+  const Value v200 =
+      BigDecimal::FromDigits(true, std::string(200, '9') + "1234567891", 10).ToValue();
+  ExpectRoundTrip(t, v200);
+  // Rounded to the type's scale on the way in, as PostgreSQL assigns.
+  ExpectRoundTrip(t, BigDecimal::FromDigits(false, std::string(60, '7'), 15).ToValue(),
+                  BigDecimal::FromDigits(false, std::string(54, '7') + "8", 10).ToValue());
   std::string out;
-  Status s = EncodeValue(t, Value::Decimal(Pow10(37), 0), &out);
+  Status s =
+      EncodeValue(t, BigDecimal::FromDigits(false, std::string(201, '9'), 0).ToValue(), &out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("not supported yet"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("numeric field overflow"), std::string::npos) << s.ToString();
   SqlType big = SqlType::Decimal(1000, 0, false);
   ExpectRoundTrip(big, Value::Decimal(-7, 0));
   std::string_view bad = "\x09";
@@ -224,6 +251,7 @@ TEST(RowCodecTest, DecimalByteOrderIsValueOrder) {
     for (bool nullable : {false, true}) {
       SqlType t = SqlType::Decimal(p, 4, nullable);
       const int digits = std::min(p, 38);
+      const bool wide = p > 38;
       std::vector<std::pair<Value, std::string>> vals;
       for (int i = 0; i < 3000; ++i) {
         Value v;
@@ -242,6 +270,16 @@ TEST(RowCodecTest, DecimalByteOrderIsValueOrder) {
             v = Value::Decimal(rng() % 2 ? u : -u, 4);
             break;
           }
+          case 4:
+            if (wide) {  // beyond 38 digits
+              std::string d(39 + rng() % static_cast<size_t>(p - 38), '0');
+              for (char& c : d) c = static_cast<char>('0' + rng() % 10);
+              d[0] = '1';
+              if (rng() % 2) d.resize(std::min<size_t>(p, 39 + rng() % 3), '0');  // near int128s
+              v = BigDecimal::FromDigits(rng() % 2, d, 4).ToValue();
+              break;
+            }
+            [[fallthrough]];
           default: {
             int128 u = (static_cast<int128>(rng()) << 64 | rng()) % Pow10(digits);
             if (rng() % 2) u = -u;
@@ -267,9 +305,7 @@ TEST(RowCodecTest, DecimalByteOrderIsValueOrder) {
       auto cmp = [&](const Value& a, const Value& b) {
         if (rank(a) != rank(b)) return rank(a) < rank(b) ? -1 : 1;
         if (rank(a) != 1) return 0;
-        return a.decimal_unscaled() < b.decimal_unscaled()   ? -1
-               : a.decimal_unscaled() > b.decimal_unscaled() ? 1
-                                                              : 0;
+        return BigDecimal::Compare(BigDecimal::FromValue(a), BigDecimal::FromValue(b));
       };
       for (size_t i = 0; i + 1 < vals.size(); ++i) {
         const auto& [a, ab] = vals[i];

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "types/big_decimal.h"
+
 namespace sluice {
 namespace {
 
@@ -44,6 +46,11 @@ bool Value::operator==(const Value& other) const {
     case Kind::kInt:
       return int_value() == other.int_value();
     case Kind::kDecimal:
+      if (decimal_wide() != nullptr || other.decimal_wide() != nullptr) {
+        return decimal_wide() != nullptr && other.decimal_wide() != nullptr &&
+               decimal_scale() == other.decimal_scale() &&
+               BigDecimal::Compare(*decimal_wide(), *other.decimal_wide()) == 0;
+      }
       return decimal_special() == other.decimal_special() &&
              decimal_unscaled() == other.decimal_unscaled() &&
              decimal_scale() == other.decimal_scale();
@@ -145,6 +152,7 @@ int NumericDivScale(int128 x, int sx, int128 y, int sy) {
 
 Value DecimalWithoutTrailingZeros(const Value& v) {
   if (v.decimal_is_special()) return v;
+  if (v.decimal_wide() != nullptr) return v.decimal_wide()->StripTrailingZeros().ToValue();
   int128 u = v.decimal_unscaled();
   int s = v.decimal_scale();
   while (s > 0 && u % 10 == 0) {
@@ -395,6 +403,7 @@ int CompareDecimalSpecials(const Value& a, const Value& b) {
 
 std::string DecimalValueToString(const Value& v) {
   if (v.decimal_is_special()) return DecimalSpecialName(v.decimal_special());
+  if (v.decimal_wide() != nullptr) return v.decimal_wide()->ToString();
   return DecimalToString(v.decimal_unscaled(), v.decimal_scale());
 }
 

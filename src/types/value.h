@@ -7,7 +7,8 @@
 //   TINYINT..BIGINT, DATE (days),
 //   TIME and TIMESTAMP (micros)    kInt
 //   DECIMAL                        kDecimal (unscaled 128-bit integer, scale;
-//                                  or one of NaN, Infinity, -Infinity)
+//                                  a shared BigDecimal for values beyond
+//                                  that; or NaN, Infinity, -Infinity)
 //   REAL, DOUBLE                   kDouble
 //   CHAR, VARCHAR, BINARY, ...     kString (bytes)
 //   INTERVAL                       kInterval
@@ -20,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -28,6 +30,7 @@
 namespace sluice {
 
 using int128 = __int128;
+class BigDecimal;  // big_decimal.h
 
 struct Interval {
   int32_t months = 0;
@@ -66,6 +69,13 @@ class Value {
   static Value DecimalSpecialValue(DecimalSpecial s) {
     return Value(DecimalRep{0, 0, s});
   }
+  // A finite decimal that does not fit the int128 form: more than 38
+  // digits, or a scale above 38. Its unscaled() reads 0; code that reads
+  // unscaled values checks decimal_wide() first. BigDecimal::ToValue()
+  // picks the form.
+  static Value WideDecimal(std::shared_ptr<const BigDecimal> wide, int scale) {
+    return Value(DecimalRep{0, scale, DecimalSpecial::kFinite, std::move(wide)});
+  }
   static Value DecimalNaN() { return DecimalSpecialValue(DecimalSpecial::kNaN); }
   static Value DecimalInf(bool negative) {
     return DecimalSpecialValue(negative ? DecimalSpecial::kNegInf : DecimalSpecial::kPosInf);
@@ -97,6 +107,8 @@ class Value {
   int decimal_scale() const { return std::get<DecimalRep>(v_).scale; }
   DecimalSpecial decimal_special() const { return std::get<DecimalRep>(v_).special; }
   bool decimal_is_special() const { return decimal_special() != DecimalSpecial::kFinite; }
+  // The value of a wide decimal; null for the int128 form and specials.
+  const BigDecimal* decimal_wide() const { return std::get<DecimalRep>(v_).wide.get(); }
   double double_value() const { return std::get<double>(v_); }
   const std::string& string_value() const { return std::get<std::string>(v_); }
   const Interval& interval_value() const { return std::get<Interval>(v_); }
@@ -122,6 +134,7 @@ class Value {
     int128 unscaled;
     int scale;
     DecimalSpecial special = DecimalSpecial::kFinite;
+    std::shared_ptr<const BigDecimal> wide = nullptr;  // null unless it does not fit
   };
   struct MapRep {
     std::vector<Value> keys;
@@ -142,9 +155,9 @@ class Value {
   Rep v_;
 };
 
-// The most digits a DECIMAL value has: its unscaled integer is an int128.
-// A type may declare up to 1000 digits, as PostgreSQL's numeric does; such
-// a column holds the values of up to 38 digits for now.
+// The most digits a DECIMAL value has in the int128 form; larger ones are
+// wide (BigDecimal). A type may declare up to 1000 digits, as PostgreSQL's
+// numeric does.
 constexpr int kMaxDecimalDigits = 38;
 // The most digits a DECIMAL type may declare.
 constexpr int kMaxDecimalPrecision = 1000;

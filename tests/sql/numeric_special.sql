@@ -80,3 +80,7 @@ UPDATE r SET n = 'NaN', f = 'NaN' WHERE id = 4;
 SELECT id, n::float8, sum(n) OVER w::float8 FROM r WINDOW w AS (ORDER BY n RANGE BETWEEN 2 PRECEDING AND CURRENT ROW);
 -- sluice: error invalid preceding or following size
 SELECT id, sum(id) OVER (ORDER BY n RANGE BETWEEN 1.1 PRECEDING AND 'NaN' FOLLOWING) FROM r;
+-- div, PostgreSQL's numeric_div_trunc.
+SELECT div('NaN'::numeric, 2), div('Infinity'::numeric, -3), div(5::numeric, 'Infinity'::numeric), div('-Infinity'::numeric, 'Infinity'::numeric);
+-- sluice: error division by zero
+SELECT div('Infinity'::numeric, 0);

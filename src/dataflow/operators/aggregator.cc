@@ -24,6 +24,14 @@ int SumScale(const SqlType& col, const LinearAcc& acc) {
   return col.dynamic_scale() ? std::max(acc.Scale(), 0) : col.scale();
 }
 
+// SUM, AVG and the statistics keep int128 sums; values beyond them are
+// refused (not wrongly summed).
+Status WideSumUnsupported() {
+  return Status::Unimplemented(
+      "SUM, AVG and the statistics of numeric values of more than 38 digits are not supported "
+      "yet");
+}
+
 }  // namespace
 
 bool IsLinear(AggKind kind) {
@@ -163,6 +171,7 @@ Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view
       Value v;
       SLUICE_RETURN_IF_ERROR(DecodeValue(col, &in, &v));
       if (v.decimal_is_special()) return AddDecimalSpecial(v, w, acc);
+      if (v.decimal_wide() != nullptr) return WideSumUnsupported();
       if (col.dynamic_scale()) return AddNumeric(v, w, false, acc);
       int128 term;
       if (__builtin_mul_overflow(v.decimal_unscaled(), static_cast<int128>(w), &term) ||
@@ -240,6 +249,7 @@ int LinearAcc::Scale() const {
 }
 
 Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc) {
+  if (v.decimal_wide() != nullptr) return WideSumUnsupported();
   const int s = v.decimal_scale();
   if (s < 0 || s > kMaxDecimalDigits) return Status::Overflow("numeric scale out of range");
   auto overflow = [] { return Status::Overflow("numeric field overflow in aggregate"); };
@@ -595,6 +605,7 @@ Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const
         return AddNumeric(y, w, true, acc);
       }
       if (y.kind() == Value::Kind::kDecimal) {
+        if (y.decimal_wide() != nullptr) return WideSumUnsupported();
         bool overflow = false;
         u = RescaleDecimal(y.decimal_unscaled(), y.decimal_scale(), ytype.scale(), &overflow);
         if (overflow) return Status::Overflow("numeric field overflow");
