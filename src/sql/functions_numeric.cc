@@ -81,6 +81,19 @@ Status FromF128(f128 r, int scale, Value* out) {
   return Status::OK();
 }
 
+// The decimal weight of ln of a value whose leading base-10000 digits are
+// `h` (away from 1: PostgreSQL's estimate_ln_dweight).
+int LnDweightOfHead(const NumericHead& h) {
+  int digits = h.d0;
+  int dweight = h.weight * 4;
+  if (h.more) {
+    digits = digits * 10000 + h.d1;
+    dweight -= 4;
+  }
+  const double ln = std::log(static_cast<double>(digits)) + dweight * 2.302585092994046;
+  return static_cast<int>(std::log10(std::fabs(ln)));
+}
+
 // PostgreSQL's estimate_ln_dweight of a value in arbitrary precision.
 int EstimateLnDweightBig(const BigDecimal& b) {
   if (b.sign() <= 0) return 0;
@@ -93,14 +106,7 @@ int EstimateLnDweightBig(const BigDecimal& b) {
     return h.weight * 4 + static_cast<int>(std::log10(h.d0));
   }
   const NumericHead h = NumericHeadOf(b.Digits(), b.scale());
-  int digits = h.d0;
-  int dweight = h.weight * 4;
-  if (h.more) {
-    digits = digits * 10000 + h.d1;
-    dweight -= 4;
-  }
-  const double ln = std::log(static_cast<double>(digits)) + dweight * 2.302585092994046;
-  return static_cast<int>(std::log10(std::fabs(ln)));
+  return LnDweightOfHead(h);
 }
 
 // PostgreSQL's estimate_ln_dweight: the decimal weight of ln(v), v > 0.
@@ -120,14 +126,7 @@ int EstimateLnDweight(const Value& v) {
   }
   if (s == 0 && u == 1) return 0;
   const NumericHead h = NumericHeadOf(u, s);
-  int digits = h.d0;
-  int dweight = h.weight * 4;
-  if (h.more) {
-    digits = digits * 10000 + h.d1;
-    dweight -= 4;
-  }
-  const double ln = std::log(static_cast<double>(digits)) + dweight * 2.302585092994046;
-  return static_cast<int>(std::log10(std::fabs(ln)));
+  return LnDweightOfHead(h);
 }
 
 int ClampScale(int rscale) { return std::clamp(rscale, 0, 1000); }

@@ -173,30 +173,19 @@ BigDecimal BigDecimal::Widen(int scale) const {
   return b;
 }
 
-BigDecimal BigDecimal::Round(int scale) const {
+BigDecimal BigDecimal::Round(int scale) const { return ToScale(scale, /*round=*/true); }
+
+BigDecimal BigDecimal::Trunc(int scale) const { return ToScale(scale, /*round=*/false); }
+
+BigDecimal BigDecimal::ToScale(int scale, bool round) const {
   const int to = std::max(scale, 0);
   if (to >= scale_) return Widen(to);
-  // Divide by 10^(scale_ - to) and round on the remainder.
-  const int k = scale_ - to;
-  Limbs divisor = MulPow10(Limbs{1}, k);
+  // Divide by 10^(scale_ - to), then round half away from zero on the
+  // remainder (2r >= 10^k) or drop it.
+  const Limbs divisor = MulPow10(Limbs{1}, scale_ - to);
   Limbs q, r;
   DivMag(mag_, divisor, &q, &r);
-  // Round half away from zero: 2r >= 10^k.
-  Limbs twice = AddMag(r, r);
-  if (CmpMag(twice, divisor) >= 0) q = AddMag(q, Limbs{1});
-  BigDecimal b;
-  b.neg_ = neg_;
-  b.mag_ = std::move(q);
-  b.scale_ = to;
-  b.Normalize();
-  return b;
-}
-
-BigDecimal BigDecimal::Trunc(int scale) const {
-  const int to = std::max(scale, 0);
-  if (to >= scale_) return Widen(to);
-  Limbs q, r;
-  DivMag(mag_, MulPow10(Limbs{1}, scale_ - to), &q, &r);
+  if (round && CmpMag(AddMag(r, r), divisor) >= 0) q = AddMag(q, Limbs{1});
   BigDecimal b;
   b.neg_ = neg_;
   b.mag_ = std::move(q);

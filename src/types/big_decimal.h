@@ -87,6 +87,7 @@ class BigDecimal {
   static constexpr uint32_t kBase = 1000000000;
 
   void Normalize();
+  BigDecimal ToScale(int scale, bool round) const;
   static Limbs MulPow10(const Limbs& m, int k);
   static int CmpMag(const Limbs& a, const Limbs& b);
   static Limbs AddMag(const Limbs& a, const Limbs& b);
