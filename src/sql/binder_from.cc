@@ -154,6 +154,9 @@ PlanPtr OuterJoinOnAnyCondition(const PlanPtr& lp, const PlanPtr& rp, JoinType t
   auto u = std::make_shared<PlanNode>();
   u->kind = PlanKind::kUnionAll;
   u->columns = parts[0]->columns;
+  // A cast to the same type but nullable may be no projection at all: the
+  // union says what its rows hold.
+  for (Column& c : u->columns) c.type = c.type.WithNullable(true);
   u->inputs = parts;
   return PlanPtr(u);
 }

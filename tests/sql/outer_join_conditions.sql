@@ -16,3 +16,12 @@ DELETE FROM oy WHERE y1 = 2;
 INSERT INTO ox VALUES (2, 22), (NULL, NULL);
 UPDATE oy SET y2 = 5 WHERE y1 = 4;
 INSERT INTO oy VALUES (6, 600);
+-- Columns that cannot be NULL on the side that goes missing.
+CREATE TABLE ka (id INT PRIMARY KEY, bal INT NOT NULL);
+CREATE TABLE kl (lo INT NOT NULL, label TEXT NOT NULL);
+INSERT INTO ka VALUES (1, 10), (2, 200);
+INSERT INTO kl VALUES (100, 'x'), (5, 'y');
+SELECT * FROM ka LEFT JOIN kl ON ka.bal < kl.lo;
+SELECT * FROM ka RIGHT JOIN kl ON ka.bal < kl.lo;
+SELECT count(*), count(label) FROM ka LEFT JOIN kl ON ka.bal < kl.lo AND ka.id > 0;
+DELETE FROM kl WHERE lo = 100;
