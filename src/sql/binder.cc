@@ -221,10 +221,6 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
 
 }  // namespace
 
-namespace {
-void CollectWindowCalls(const Json& n, std::vector<const Json*>* out);
-}  // namespace
-
 Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   const Json& group = s.value("groupClause", Json::array());
   bool any = false;
@@ -1315,16 +1311,13 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       return Status::OK();
     *is_star = true;
     std::string qual = fields.size() == 2 ? Str(fields[0]) : "";
-    bool any = false;
-    for (size_t i = 0; i < ctx.scope.size(); ++i) {
-      if (!qual.empty() && ctx.scope[i].qualifier != qual) continue;
-      // * shows neither outer columns nor those that subqueries added.
-      if (ctx.scope[i].correlated || ctx.scope[i].hidden || ctx.scope[i].no_star) continue;
-      if (qual.empty() ? ctx.scope[i].qualified_only : ctx.scope[i].unqualified_only) continue;
-      outs.push_back(MakeColumn(static_cast<int>(i), ctx.scope[i].type));
-      names.push_back(ctx.scope[i].name);
-      any = true;
+    // * shows neither outer columns nor those that subqueries added.
+    const std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/false);
+    for (int i : cols) {
+      outs.push_back(MakeColumn(i, ctx.scope[static_cast<size_t>(i)].type));
+      names.push_back(ctx.scope[static_cast<size_t>(i)].name);
     }
+    const bool any = !cols.empty();
     if (!any && !qual.empty())
       return SqlError(sql_, val, "missing FROM-clause entry for table \"" + qual + "\"");
     if (!any && grouped) return Status::OK();
@@ -1539,20 +1532,6 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
 }
 
 namespace {
-
-// The window function calls in an expression, outside its subqueries.
-void CollectWindowCalls(const Json& n, std::vector<const Json*>* out) {
-  if (n.is_object()) {
-    if (n.contains("SubLink")) return;
-    if (n.contains("FuncCall") && n["FuncCall"].contains("over")) {
-      out->push_back(&n);
-      return;
-    }
-    for (auto it = n.begin(); it != n.end(); ++it) CollectWindowCalls(it.value(), out);
-  } else if (n.is_array()) {
-    for (const Json& x : n) CollectWindowCalls(x, out);
-  }
-}
 
 // PostgreSQL's frame option bits (nodes/parsenodes.h).
 constexpr int kFrameRange = 0x2, kFrameRows = 0x4, kFrameGroups = 0x8, kFrameBetween = 0x10,

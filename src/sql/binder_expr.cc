@@ -143,7 +143,7 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
       return MakeLiteral(Value::Null(), c.type);
     }
   }
-  if (found < 0 && qual.empty() && !StarColumns(name, ctx).empty()) {
+  if (found < 0 && qual.empty() && !StarColumns(name, ctx, /*outer=*/true).empty()) {
     // A table's name alone is its whole row, as t.* is.
     return BindWholeRow(name, node, ctx);
   }
@@ -157,17 +157,17 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
   return MakeColumn(found, ctx.scope[static_cast<size_t>(found)].type);
 }
 
-// The columns `t.*` stands for: those of the subquery's own FROM, else of
-// the enclosing query's, as * in a select list shows them.
-std::vector<int> Binder::StarColumns(const std::string& qual, const Ctx& ctx) {
+// The columns `*` (qual empty) or `t.*` stands for, as a select list shows
+// them: those of the query's own FROM; with `outer`, else those of the
+// enclosing query's that a correlated subquery sees.
+std::vector<int> Binder::StarColumns(const std::string& qual, const Ctx& ctx, bool outer) {
   std::vector<int> cols;
   for (bool correlated : {false, true}) {
+    if (correlated && !outer) break;
     for (size_t i = 0; i < ctx.scope.size(); ++i) {
       const ScopeCol& c = ctx.scope[i];
-      if (c.correlated != correlated || c.qualifier != qual || c.hidden || c.no_star ||
-          c.unqualified_only) {
-        continue;
-      }
+      if (c.correlated != correlated || c.hidden || c.no_star) continue;
+      if (qual.empty() ? c.qualified_only : (c.unqualified_only || c.qualifier != qual)) continue;
       cols.push_back(static_cast<int>(i));
     }
     if (!cols.empty()) break;
@@ -179,7 +179,7 @@ std::vector<int> Binder::StarColumns(const std::string& qual, const Ctx& ctx) {
 // (as the whole row of an outer join's missing side is NULL), so that
 // count(t.*) counts the rows that t has.
 Result<ExprPtr> Binder::BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx) {
-  const std::vector<int> cols = StarColumns(qual, ctx);
+  const std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/true);
   if (cols.empty()) {
     return SqlError(sql_, node, "missing FROM-clause entry for table \"" + qual + "\"");
   }
@@ -1583,7 +1583,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
           (*abody)["fields"].back().contains("A_Star")) {
         // ROW(t.*) has t's columns as its fields.
         const std::string qual = Str((*abody)["fields"][0]);
-        const std::vector<int> cols = StarColumns(qual, ctx);
+        const std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/true);
         if (cols.empty()) {
           return SqlError(sql_, a, "missing FROM-clause entry for table \"" + qual + "\"");
         }

@@ -140,22 +140,11 @@ PlanPtr OuterJoinOnAnyCondition(const PlanPtr& lp, const PlanPtr& rp, JoinType t
   if (type == JoinType::kLeft || type == JoinType::kFull) parts.push_back(unmatched(lp, 0, true));
   if (type == JoinType::kRight || type == JoinType::kFull)
     parts.push_back(unmatched(rp, lw, false));
-  // Every part with the join's columns, all of them nullable.
-  for (PlanPtr& part : parts) {
-    std::vector<ExprPtr> cast;
-    std::vector<std::string> names;
-    for (size_t i = 0; i < lw + rw; ++i) {
-      cast.push_back(MakeCast(MakeColumn(static_cast<int>(i), part->columns[i].type),
-                              pairs->columns[i].type.WithNullable(true)));
-      names.push_back(pairs->columns[i].name);
-    }
-    part = MakeProject(part, cast, names);
-  }
   auto u = std::make_shared<PlanNode>();
   u->kind = PlanKind::kUnionAll;
-  u->columns = parts[0]->columns;
-  // A cast to the same type but nullable may be no projection at all: the
-  // union says what its rows hold.
+  // Every column may be NULL in some part; each part is encoded to the
+  // union's columns where it is lowered.
+  u->columns = pairs->columns;
   for (Column& c : u->columns) c.type = c.type.WithNullable(true);
   u->inputs = parts;
   return PlanPtr(u);

@@ -75,6 +75,20 @@ inline bool IsWindowAggregateName(const std::string& name) {
   return IsRollingAggregateName(name) || IsStatisticName(name) || IsBoolAggregateName(name);
 }
 
+// The window function calls in an expression, outside its subqueries.
+inline void CollectWindowCalls(const Json& n, std::vector<const Json*>* out) {
+  if (n.is_object()) {
+    if (n.contains("SubLink")) return;
+    if (n.contains("FuncCall") && n["FuncCall"].contains("over")) {
+      out->push_back(&n);
+      return;
+    }
+    for (auto it = n.begin(); it != n.end(); ++it) CollectWindowCalls(it.value(), out);
+  } else if (n.is_array()) {
+    for (const Json& x : n) CollectWindowCalls(x, out);
+  }
+}
+
 // True if `n` has an aggregate call outside any subquery.
 inline bool ContainsAggregate(const Json& n) {
   if (n.is_array()) {
@@ -373,7 +387,7 @@ class Binder {
   Result<ExprPtr> BindColumnRef(const Json& body, const Json& node, Ctx& ctx);
   // NULL when the row cannot be compared to a correlated subquery's rows.
   static Json RowInSubquery(const Json& sublink, bool correlated, const std::string& op);
-  std::vector<int> StarColumns(const std::string& qual, const Ctx& ctx);
+  std::vector<int> StarColumns(const std::string& qual, const Ctx& ctx, bool outer);
   Result<ExprPtr> BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);

@@ -100,7 +100,9 @@ Json Binder::RowInSubquery(const Json& body, bool correlated, const std::string&
   if (plain) {
     for (const Json& t : orig["targetList"]) {
       const Json& val = t["ResTarget"]["val"];
-      plain &= !ContainsAggregate(val) && val.dump().find("\"over\"") == std::string::npos &&
+      std::vector<const Json*> windows;
+      CollectWindowCalls(val, &windows);
+      plain &= !ContainsAggregate(val) && windows.empty() &&
                !(val.contains("ColumnRef") && val["ColumnRef"]["fields"].back().contains("A_Star"));
     }
   }

@@ -1155,6 +1155,12 @@ SLUICE_DOUBLE_FN(Radians, x*(M_PI / 180.0))
 // float.c makes it: the argument is reduced to [0, 90], and each value is
 // scaled by the computed value at 30, 45 or 60 degrees, so that sind(30) is
 // 0.5 and tand(45) is 1 exactly.
+// NaN in, NaN out.
+Status NanOf(Value* out) {
+  *out = Value::Double(std::nan(""));
+  return Status::OK();
+}
+
 namespace degrees {
 constexpr double kRadiansPerDegree = M_PI / 180.0;
 // Computed at run time, as the scaled values are, so that the quotients at
@@ -1235,10 +1241,7 @@ double Reduce(double x, int mirror, bool odd_at_360, int* sign) {
 }
 Status Periodic(const Value* a, Value* out, double (*f)(double, int)) {
   const double x = a[0].double_value();
-  if (std::isnan(x)) {
-    *out = Value::Double(x);
-    return Status::OK();
-  }
+  if (std::isnan(x)) return NanOf(out);
   if (std::isinf(x)) return Status::InvalidArgument("input is out of range");
   *out = Value::Double(f(x, 0));
   return Status::OK();
@@ -1280,40 +1283,28 @@ Status Cotd(const SqlType&, const Value* a, size_t, Value* out) {
 // asind, acosd: defined on [-1, 1] only.
 Status Asind(const SqlType&, const Value* a, size_t, Value* out) {
   const double x = a[0].double_value();
-  if (std::isnan(x)) {
-    *out = Value::Double(x);
-    return Status::OK();
-  }
+  if (std::isnan(x)) return NanOf(out);
   if (x < -1.0 || x > 1.0) return Status::InvalidArgument("input is out of range");
   *out = Value::Double(x >= 0.0 ? degrees::AsinQ1(x) : -degrees::AsinQ1(-x));
   return Status::OK();
 }
 Status Acosd(const SqlType&, const Value* a, size_t, Value* out) {
   const double x = a[0].double_value();
-  if (std::isnan(x)) {
-    *out = Value::Double(x);
-    return Status::OK();
-  }
+  if (std::isnan(x)) return NanOf(out);
   if (x < -1.0 || x > 1.0) return Status::InvalidArgument("input is out of range");
   *out = Value::Double(x >= 0.0 ? degrees::AcosQ1(x) : 90.0 + degrees::AsinQ1(-x));
   return Status::OK();
 }
 Status Atand(const SqlType&, const Value* a, size_t, Value* out) {
   const double x = a[0].double_value();
-  if (std::isnan(x)) {
-    *out = Value::Double(x);
-    return Status::OK();
-  }
+  if (std::isnan(x)) return NanOf(out);
   const volatile double atan_x = std::atan(x);
   *out = Value::Double((atan_x / degrees::Atan1()) * 45.0);
   return Status::OK();
 }
 Status Atan2d(const SqlType&, const Value* a, size_t, Value* out) {
   const double y = a[0].double_value(), x = a[1].double_value();
-  if (std::isnan(x) || std::isnan(y)) {
-    *out = Value::Double(std::nan(""));
-    return Status::OK();
-  }
+  if (std::isnan(x) || std::isnan(y)) return NanOf(out);
   const volatile double atan2_yx = std::atan2(y, x);
   *out = Value::Double((atan2_yx / degrees::Atan1()) * 45.0);
   return Status::OK();

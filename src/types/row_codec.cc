@@ -364,6 +364,17 @@ void PutWideNumeric(const BigDecimal& b, std::string* out) {
   return Status::OK();
 }
 
+// The unscaled int128 of a DECIMAL(p,s) field in its type's form: 8 bytes
+// up to 18 digits, else 16, behind the finite tag when p is beyond 38.
+void PutDecimalUnscaled(const SqlType& type, int128 u, std::string* out) {
+  if (type.precision() <= 18) {
+    PutSigned(static_cast<int64_t>(u), 8, out);
+  } else {
+    if (type.precision() > kMaxDecimalDigits) out->push_back(kWideFinite);
+    PutInt128(u, out);
+  }
+}
+
 // A finite value into DECIMAL(p,s): rounded to s, as PostgreSQL does on
 // assignment; values of at most 38 digits at s take the int128 form.
 [[gnu::noinline]] Status PutWideDecimalField(const SqlType& type, const Value& v,
@@ -373,12 +384,7 @@ void PutWideNumeric(const BigDecimal& b, std::string* out) {
   const bool wide = type.precision() > kMaxDecimalDigits;
   int128 u;
   if (b.ToInt128(&u)) {
-    if (type.precision() <= 18) {
-      PutSigned(static_cast<int64_t>(u), 8, out);
-    } else {
-      if (wide) out->push_back(kWideFinite);
-      PutInt128(u, out);
-    }
+    PutDecimalUnscaled(type, u, out);
     return Status::OK();
   }
   if (!wide) return Misfit(type, v, "numeric field overflow");
@@ -856,12 +862,7 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         return wide ? PutWideDecimalField(type, v, out)
                     : Misfit(type, v, "numeric field overflow");
       }
-      if (type.precision() <= 18) {
-        PutSigned(static_cast<int64_t>(u), 8, out);
-      } else {
-        if (wide) out->push_back(kWideFinite);
-        PutInt128(u, out);
-      }
+      PutDecimalUnscaled(type, u, out);
       return Status::OK();
     }
     case TypeId::kReal:
@@ -1118,12 +1119,7 @@ bool AppendDecimalField(const SqlType& type, int128 unscaled, std::string* out) 
   const int128 limit = Pow10(std::min(type.precision(), kMaxDecimalDigits));
   if (unscaled >= limit || unscaled <= -limit) return false;
   if (type.nullable()) out->push_back(kPresent);
-  if (type.precision() <= 18) {
-    PutSigned(static_cast<int64_t>(unscaled), 8, out);
-  } else {
-    if (type.precision() > kMaxDecimalDigits) out->push_back(kWideFinite);
-    PutInt128(unscaled, out);
-  }
+  PutDecimalUnscaled(type, unscaled, out);
   return true;
 }
 
