@@ -639,8 +639,10 @@ Model AggregateReference(const Model& a) {
           break;
         case AggKind::kSum:
           if (count > 0) {
-            result = col.IsInteger() ? Value::Int(static_cast<int64_t>(isum))
-                                     : Value::Decimal(isum, col.scale());
+            // SUM of BIGINT is NUMERIC, as in PostgreSQL.
+            result = col.id() == TypeId::kBigInt ? Value::Decimal(isum, 0)
+                     : col.IsInteger()           ? Value::Int(static_cast<int64_t>(isum))
+                                                 : Value::Decimal(isum, col.scale());
           }
           break;
         case AggKind::kAvg:
@@ -823,21 +825,41 @@ TEST(OperatorProperty, AggregateMinRetraction) {
 TEST(OperatorProperty, AggregateErrorsAreReported) {
   RuntimeOptions opts;
   opts.workers = 3;
-  const Schema vals = {SqlType::BigInt(false)};
+  // SUM of INTEGER is BIGINT: beyond it, an error.
+  const Schema ints = {SqlType::Integer(false)};
   auto rt = Runtime::Start(opts, [&](Circuit& c) {
-    AddOutput(c, Aggregate(c, AddInput(c, "a"), vals, {{AggKind::kSum, 0}}), "out");
+    AddOutput(c, Aggregate(c, AddInput(c, "a"), ints, {{AggKind::kSum, 0}}), "out");
     return Status::OK();
   });
   ASSERT_TRUE(rt.ok());
   OrderedBuilder b;
-  ASSERT_TRUE(b.Push(Enc(vals, {Value::Int(1)}), Enc(vals, {Value::Int(INT64_MAX - 1)}), 1).ok());
-  ASSERT_TRUE(b.Push(Enc(vals, {Value::Int(1)}), Enc(vals, {Value::Int(INT64_MAX)}), 1).ok());
+  ASSERT_TRUE(
+      b.Push(Enc(ints, {Value::Int(1)}), Enc(ints, {Value::Int(INT32_MAX)}), int64_t{1} << 40)
+          .ok());
   ASSERT_TRUE((*rt)->Push("a", b.Finish()).ok());
   Status s = (*rt)->Step();
   EXPECT_EQ(s.code(), StatusCode::kOverflow) << s.ToString();
   EXPECT_NE(s.message().find("bigint out of range"), std::string::npos) << s.message();
   // The runtime stays failed: its integrals may be half updated.
   EXPECT_EQ((*rt)->Step().code(), StatusCode::kOverflow);
+
+  // SUM of BIGINT is NUMERIC: exact beyond BIGINT, and beyond 38 digits.
+  const Schema vals = {SqlType::BigInt(false)};
+  auto wide = Runtime::Start(opts, [&](Circuit& c) {
+    AddOutput(c, Aggregate(c, AddInput(c, "a"), vals, {{AggKind::kSum, 0}}), "out");
+    return Status::OK();
+  });
+  ASSERT_TRUE(wide.ok());
+  OrderedBuilder w;
+  ASSERT_TRUE(w.Push(Enc(vals, {Value::Int(1)}), Enc(vals, {Value::Int(INT64_MAX - 1)}), 1).ok());
+  ASSERT_TRUE(w.Push(Enc(vals, {Value::Int(1)}), Enc(vals, {Value::Int(INT64_MAX)}), 1).ok());
+  ASSERT_TRUE((*wide)->Push("a", w.Finish()).ok());
+  ASSERT_TRUE((*wide)->Step().ok());
+  Model m = FromBatch(**(*wide)->Output("out"));
+  ASSERT_EQ(m.size(), 1u);
+  auto got = DecodeRow({SqlType::BigInt(false), SqlType::Numeric()}, m.begin()->first.first);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(DecimalValueToString((*got)[1]), "18446744073709551613");
 
   // A row that does not fit the declared schema is an error, not a crash.
   auto rt2 = Runtime::Start(opts, [&](Circuit& c) {

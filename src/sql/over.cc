@@ -157,8 +157,7 @@ class FrameAgg {
     dsum_ = 0;
     best_ = Value::Null();
     stats_ = LinearAcc();
-    specials_ = LinearAcc();
-    numeric_ = LinearAcc();
+    dec_ = LinearAcc();
     yc_ = YoungsCramer();
   }
   Status Add(const Row& row, int sign) {
@@ -184,21 +183,9 @@ class FrameAgg {
       case AggKind::kAvg:
         if (v.kind() == Value::Kind::kInt) {
           isum_ += sign * static_cast<int128>(v.int_value());
-        } else if (v.kind() == Value::Kind::kDecimal && v.decimal_is_special()) {
-          SLUICE_RETURN_IF_ERROR(AddDecimalSpecial(v, sign, &specials_));
-        } else if (v.kind() == Value::Kind::kDecimal && arg_type_.dynamic_scale()) {
-          SLUICE_RETURN_IF_ERROR(AddNumeric(v, sign, false, &numeric_));
         } else if (v.kind() == Value::Kind::kDecimal) {
-          if (v.decimal_wide() != nullptr) {
-            return Status::Unimplemented(
-                "window SUM and AVG of numeric values of more than 38 digits are not supported "
-                "yet");
-          }
-          bool overflow = false;
-          int128 u =
-              RescaleDecimal(v.decimal_unscaled(), v.decimal_scale(), arg_type_.scale(), &overflow);
-          if (overflow) return Status::Overflow("numeric field overflow");
-          isum_ += sign * u;
+          SLUICE_RETURN_IF_ERROR(AddDecimal(arg_type_, v, sign, &dec_));
+          dec_.count += sign;
         } else {
           dsum_ += sign * v.double_value();
         }
@@ -244,14 +231,14 @@ class FrameAgg {
       case AggKind::kSum:
         if (count_ == 0) {
           *out = Value::Null();
+        } else if (arg_type_.id() == TypeId::kBigInt) {  // NUMERIC, as in PostgreSQL
+          *out = BigDecimal::FromInt128(isum_, 0).ToValue();
         } else if (arg_type_.IsInteger()) {
           if (isum_ > INT64_MAX || isum_ < INT64_MIN)
             return Status::Overflow("bigint out of range in SUM");
           *out = Value::Int(static_cast<int64_t>(isum_));
         } else if (arg_type_.id() == TypeId::kDecimal) {
-          *out = specials_.HasSpecials()     ? SpecialSum(specials_)
-                 : arg_type_.dynamic_scale() ? Value::Decimal(numeric_.isum, NumericScale())
-                                             : Value::Decimal(isum_, arg_type_.scale());
+          *out = DecimalSum(arg_type_, dec_);
         } else {
           *out = Value::Double(dsum_);
         }
@@ -259,15 +246,10 @@ class FrameAgg {
       case AggKind::kAvg:
         if (count_ == 0) {
           *out = Value::Null();
-        } else if (arg_type_.id() == TypeId::kDecimal && specials_.HasSpecials()) {
-          *out = SpecialSum(specials_);
-        } else if (arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal) {
-          if (arg_type_.dynamic_scale()) {
-            SLUICE_ASSIGN_OR_RETURN(*out, AvgNumeric(numeric_.isum, NumericScale(), count_));
-          } else {
-            const int scale = arg_type_.IsInteger() ? 0 : arg_type_.scale();
-            SLUICE_ASSIGN_OR_RETURN(*out, AvgNumeric(isum_, scale, count_));
-          }
+        } else if (arg_type_.IsInteger()) {
+          SLUICE_ASSIGN_OR_RETURN(*out, AvgNumeric(isum_, 0, count_));
+        } else if (arg_type_.id() == TypeId::kDecimal) {
+          SLUICE_ASSIGN_OR_RETURN(*out, DecimalAvg(arg_type_, dec_));
         } else {
           *out = Value::Double(dsum_ / static_cast<double>(count_));
         }
@@ -282,7 +264,6 @@ class FrameAgg {
     return c_.args.size() > 1 || arg_type_.id() == TypeId::kDouble ||
            arg_type_.id() == TypeId::kReal;
   }
-  int NumericScale() const { return std::max(numeric_.Scale(), 0); }
   AggSpec StatSpec() const {
     AggSpec spec{c_.agg, 0};
     if (c_.args.size() > 1) spec.column2 = 1;
@@ -292,8 +273,7 @@ class FrameAgg {
   const WindowCall& c_;
   SqlType arg_type_;
   LinearAcc stats_;   // the statistics of integers and decimals
-  LinearAcc specials_;  // SUM and AVG of decimals: the NaNs and infinities
-  LinearAcc numeric_;   // SUM and AVG of NUMERIC: the sum at its values' largest scale
+  LinearAcc dec_;     // SUM and AVG of decimals
   YoungsCramer yc_;  // of doubles
   int64_t count_ = 0;
   int128 isum_ = 0;

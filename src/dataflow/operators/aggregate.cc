@@ -14,9 +14,10 @@ namespace sluice {
 // A group's state: COUNT(*) and one linear accumulator per aggregate,
 // serialized as fixed-width little-endian fields, the statistics followed by
 // their moments (EncodeStats); then, only if some accumulator counts special
-// numerics (NaN, infinities), every accumulator's three counts (8 bytes
-// each). Not ordered; only equality matters, and equal states have equal
-// bytes.
+// numerics (NaN, infinities) or has a sum of more than 38 digits, every
+// accumulator's three counts (8 bytes each); then, only if some has such a
+// sum, the wide sums (EncodeWideSums). Not ordered; only equality matters,
+// and equal states have equal bytes.
 struct AggregateOp::State {
   int64_t rows = 0;
   std::vector<LinearAcc> accs;
@@ -37,11 +38,15 @@ struct AggregateOp::State {
       if (IsStatistical(aggs[i].kind)) EncodeStats(a, out);
       if (numeric[i]) EncodeScales(a, out);
     }
-    bool specials = false;
-    for (const LinearAcc& a : accs) specials = specials || a.HasSpecials();
-    if (specials) {
+    bool specials = false, wide = false;
+    for (const LinearAcc& a : accs) {
+      specials = specials || a.HasSpecials();
+      wide = wide || a.wide != nullptr;
+    }
+    if (specials || wide) {
       for (const LinearAcc& a : accs) out->append(reinterpret_cast<const char*>(a.specials), 24);
     }
+    if (wide) EncodeWideSums(accs, out);
   }
   Status Decode(std::string_view in, const std::vector<AggSpec>& aggs,
                 const std::vector<bool>& numeric) {
@@ -60,9 +65,10 @@ struct AggregateOp::State {
       if (IsStatistical(aggs[i].kind)) SLUICE_RETURN_IF_ERROR(DecodeStats(&in, &accs[i]));
       if (numeric[i]) SLUICE_RETURN_IF_ERROR(DecodeScales(&in, &accs[i]));
     }
-    if (in.size() == 24 * n) {
+    if (in.size() >= 24 * n && !in.empty()) {
       for (size_t i = 0; i < n; ++i) std::memcpy(accs[i].specials, in.data() + 24 * i, 24);
       in.remove_prefix(24 * n);
+      if (!in.empty()) SLUICE_RETURN_IF_ERROR(DecodeWideSums(&in, &accs));
     }
     if (!in.empty()) return Status::Corruption("aggregate state has a bad length");
     return Status::OK();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "types/big_decimal.h"
 #include "types/row_codec.h"
 
 namespace sluice {
@@ -24,12 +25,72 @@ int SumScale(const SqlType& col, const LinearAcc& acc) {
   return col.dynamic_scale() ? std::max(acc.Scale(), 0) : col.scale();
 }
 
-// SUM, AVG and the statistics keep int128 sums; values beyond them are
+// The statistics keep int128 sums of squares; values beyond them are
 // refused (not wrongly summed).
 Status WideSumUnsupported() {
   return Status::Unimplemented(
-      "SUM, AVG and the statistics of numeric values of more than 38 digits are not supported "
-      "yet");
+      "the statistics of numeric values of more than 38 digits are not supported yet");
+}
+
+// Whether an unscaled sum fits a narrow decimal Value (at most 38 digits).
+bool NarrowFits(int128 x) { return x < Pow10(kMaxDecimalDigits) && x > -Pow10(kMaxDecimalDigits); }
+
+BigDecimal SumOf(const LinearAcc& acc, int scale) {
+  return acc.wide ? *acc.wide : BigDecimal::FromInt128(acc.isum, scale);
+}
+
+// Stores `sum` at `scale` (whose digits beyond it are zeros) in isum if it
+// fits, else in wide.
+void SetSum(const BigDecimal& sum, int scale, LinearAcc* acc) {
+  BigDecimal at = sum.Round(scale);
+  int128 u;
+  if (at.ToInt128(&u)) {
+    acc->isum = u;
+    acc->wide.reset();
+  } else {
+    acc->isum = 0;
+    acc->wide = std::make_shared<const BigDecimal>(std::move(at));
+  }
+}
+
+// Adds `w` copies of the finite decimal `v` to the sum kept at `scale`
+// (REQUIRES: v's scale is at most `scale`).
+void AddScaled(const Value& v, Weight w, int scale, LinearAcc* acc) {
+  if (!acc->wide && v.decimal_wide() == nullptr) {
+    int128 u, term, sum;
+    if (!__builtin_mul_overflow(v.decimal_unscaled(), Pow10(scale - v.decimal_scale()), &u) &&
+        !__builtin_mul_overflow(u, static_cast<int128>(w), &term) &&
+        !__builtin_add_overflow(acc->isum, term, &sum) && NarrowFits(sum)) {
+      acc->isum = sum;
+      return;
+    }
+  }
+  const BigDecimal term =
+      BigDecimal::Mul(BigDecimal::FromValue(v), BigDecimal::FromInt128(static_cast<int128>(w), 0));
+  SetSum(BigDecimal::Add(SumOf(*acc, scale), term), scale, acc);
+}
+
+// NUMERIC of dynamic scale: sums are kept at the largest scale of the
+// values present (LinearAcc::scale_counts).
+Status AddNumericSum(const Value& v, Weight w, LinearAcc* acc) {
+  const int s = v.decimal_scale();
+  if (s < 0 || s > kMaxDecimalDigits) {
+    return Status::Unimplemented(
+        "SUM and AVG of numeric values with more than 38 digits after the point are not "
+        "supported yet");
+  }
+  const int cur = acc->Scale();
+  const int top = std::max(cur, s);
+  if (cur >= 0 && top > cur) SetSum(SumOf(*acc, cur), top, acc);
+  AddScaled(v, w, top, acc);
+  if (__builtin_add_overflow(acc->scale_counts[s], w, &acc->scale_counts[s])) {
+    return Status::Overflow("count overflow in aggregate");
+  }
+  // A delete may leave a smaller largest scale: the sum's digits beyond it
+  // are zeros.
+  const int now = std::max(acc->Scale(), 0);
+  if (now < top) SetSum(SumOf(*acc, top), now, acc);
+  return Status::OK();
 }
 
 }  // namespace
@@ -123,9 +184,12 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kAvg:
       switch (ArithOf(col)) {
         case Arith::kInt:
-          return spec.kind == AggKind::kSum ? SqlType::BigInt() : SqlType::Numeric();
+          return spec.kind == AggKind::kSum && col.id() != TypeId::kBigInt ? SqlType::BigInt()
+                                                                           : SqlType::Numeric();
         case Arith::kDecimal:
-          return spec.kind == AggKind::kSum && !col.dynamic_scale()
+          // A column of more than 38 digits sums to NUMERIC (of its scale).
+          return spec.kind == AggKind::kSum && !col.dynamic_scale() &&
+                         col.precision() <= kMaxDecimalDigits
                      ? SqlType::Decimal(38, col.scale())
                      : SqlType::Numeric();
         case Arith::kFloat:
@@ -170,15 +234,7 @@ Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view
     case Arith::kDecimal: {
       Value v;
       SLUICE_RETURN_IF_ERROR(DecodeValue(col, &in, &v));
-      if (v.decimal_is_special()) return AddDecimalSpecial(v, w, acc);
-      if (v.decimal_wide() != nullptr) return WideSumUnsupported();
-      if (col.dynamic_scale()) return AddNumeric(v, w, false, acc);
-      int128 term;
-      if (__builtin_mul_overflow(v.decimal_unscaled(), static_cast<int128>(w), &term) ||
-          __builtin_add_overflow(acc->isum, term, &acc->isum)) {
-        return Status::Overflow("numeric field overflow in aggregate");
-      }
-      return Status::OK();
+      return AddDecimal(col, v, w, acc);
     }
     case Arith::kFloat: {
       Value v;
@@ -218,8 +274,10 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
   own.column = 0;  // `col` alone is the schema here
   SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));
   Arith a = ArithOf(col);
-  if (a == Arith::kDecimal && acc.HasSpecials()) return EncodeValue(type, SpecialSum(acc), out);
   if (spec.kind == AggKind::kSum) {
+    if (a == Arith::kInt && col.id() == TypeId::kBigInt) {
+      return EncodeValue(type, BigDecimal::FromInt128(acc.isum, 0).ToValue(), out);
+    }
     if (a == Arith::kInt) {
       if (acc.isum > INT64_MAX || acc.isum < INT64_MIN) {
         return Status::Overflow("bigint out of range in SUM");
@@ -227,18 +285,67 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
       AppendInt64(static_cast<int64_t>(acc.isum), true, out);
       return Status::OK();
     }
-    if (a == Arith::kDecimal) {
-      return EncodeValue(type, Value::Decimal(acc.isum, SumScale(col, acc)), out);
-    }
+    if (a == Arith::kDecimal) return EncodeValue(type, DecimalSum(col, acc), out);
     return EncodeValue(type, Value::Double(acc.dsum), out);
   }
   // AVG
   if (a == Arith::kFloat) {
     return EncodeValue(type, Value::Double(acc.dsum / static_cast<double>(acc.count)), out);
   }
-  SLUICE_ASSIGN_OR_RETURN(
-      Value avg, AvgNumeric(acc.isum, a == Arith::kInt ? 0 : SumScale(col, acc), acc.count));
+  SLUICE_ASSIGN_OR_RETURN(Value avg, DecimalAvg(col, acc));
   return EncodeValue(type, avg, out);
+}
+
+Status AddDecimal(const SqlType& col, const Value& v, Weight w, LinearAcc* acc) {
+  if (v.decimal_is_special()) return AddDecimalSpecial(v, w, acc);
+  if (col.dynamic_scale()) return AddNumericSum(v, w, acc);
+  if (v.decimal_scale() > col.scale()) {  // as a cast to the column's type rounds it
+    AddScaled(BigDecimal::FromValue(v).Round(col.scale()).ToValue(), w, col.scale(), acc);
+    return Status::OK();
+  }
+  AddScaled(v, w, col.scale(), acc);
+  return Status::OK();
+}
+
+Value DecimalSum(const SqlType& col, const LinearAcc& acc) {
+  if (acc.HasSpecials()) return SpecialSum(acc);
+  if (acc.wide) return acc.wide->ToValue();
+  return Value::Decimal(acc.isum, SumScale(col, acc));
+}
+
+Result<Value> DecimalAvg(const SqlType& col, const LinearAcc& acc) {
+  if (col.id() == TypeId::kDecimal && acc.HasSpecials()) return SpecialSum(acc);
+  const int scale = col.IsInteger() ? 0 : SumScale(col, acc);
+  if (!acc.wide) return AvgNumeric(acc.isum, scale, acc.count);
+  const BigDecimal n = BigDecimal::FromInt128(acc.count, 0);
+  return BigDecimal::Div(*acc.wide, n, BigDecimal::DivScale(*acc.wide, n)).ToValue();
+}
+
+void EncodeWideSums(const std::vector<LinearAcc>& accs, std::string* out) {
+  for (const LinearAcc& a : accs) {
+    const std::string text = a.wide ? a.wide->ToString() : std::string();
+    const uint32_t n = static_cast<uint32_t>(text.size());
+    out->append(reinterpret_cast<const char*>(&n), 4);
+    out->append(text);
+  }
+}
+
+Status DecodeWideSums(std::string_view* in, std::vector<LinearAcc>* accs) {
+  auto bad = [] { return Status::Corruption("the wide sums of an aggregate are truncated"); };
+  for (LinearAcc& a : *accs) {
+    uint32_t n;
+    if (in->size() < 4) return bad();
+    std::memcpy(&n, in->data(), 4);
+    in->remove_prefix(4);
+    if (in->size() < n) return bad();
+    if (n > 0) {
+      BigDecimal b;
+      if (!BigDecimal::Parse(in->substr(0, n), &b)) return bad();
+      a.wide = std::make_shared<const BigDecimal>(std::move(b));
+    }
+    in->remove_prefix(n);
+  }
+  return Status::OK();
 }
 
 int LinearAcc::Scale() const {
@@ -249,6 +356,7 @@ int LinearAcc::Scale() const {
 }
 
 Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc) {
+  if (!squares) return AddNumericSum(v, w, acc);
   if (v.decimal_wide() != nullptr) return WideSumUnsupported();
   const int s = v.decimal_scale();
   if (s < 0 || s > kMaxDecimalDigits) return Status::Overflow("numeric scale out of range");
@@ -320,7 +428,8 @@ Result<Value> AvgNumeric(int128 sum, int scale, int64_t count) {
   const int to = NumericDivScale(sum, scale, count, 0);
   int128 q;
   if (!DivideDecimal(sum, scale, count, 0, to, &q)) {
-    return Status::Unimplemented("numeric results of more than 38 digits are not supported yet");
+    return BigDecimal::Div(BigDecimal::FromInt128(sum, scale), BigDecimal::FromInt128(count, 0), to)
+        .ToValue();
   }
   return Value::Decimal(q, to);
 }

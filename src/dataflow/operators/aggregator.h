@@ -4,6 +4,7 @@
 // an encoded field.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "zset/batch.h"
 
 namespace sluice {
+
+class BigDecimal;
 
 enum class AggKind {
   kCountStar,
@@ -74,14 +77,15 @@ struct AggSpec {
 };
 
 // Result types, as PostgreSQL gives them where it can: COUNT -> BIGINT NOT
-// NULL; SUM of an integer type -> BIGINT (an out-of-range sum is an error),
-// of DECIMAL(p,s) -> DECIMAL(38,s), of NUMERIC -> NUMERIC (the largest scale
-// of the values summed), of REAL -> REAL, of DOUBLE -> DOUBLE; AVG of floats
-// -> DOUBLE, of integers and decimals -> NUMERIC (AvgNumeric); MIN and MAX ->
-// the column's type; the variance family of integers and decimals ->
-// NUMERIC (PostgreSQL's numeric_stddev_internal), of floats -> DOUBLE; the
-// pair statistics -> DOUBLE. All but the counts are nullable (NULL when no
-// non-NULL input).
+// NULL; SUM of SMALLINT or INTEGER -> BIGINT (an out-of-range sum is an
+// error), of BIGINT -> NUMERIC, of DECIMAL(p,s) -> DECIMAL(38,s) (a sum of
+// more digits is an error when it is written; p > 38: NUMERIC), of NUMERIC
+// -> NUMERIC (the largest scale of the values summed), of REAL -> REAL, of
+// DOUBLE -> DOUBLE; AVG of floats -> DOUBLE, of integers and decimals ->
+// NUMERIC (AvgNumeric); MIN and MAX -> the column's type; the variance
+// family of integers and decimals -> NUMERIC (PostgreSQL's
+// numeric_stddev_internal), of floats -> DOUBLE; the pair statistics ->
+// DOUBLE. All but the counts are nullable (NULL when no non-NULL input).
 Result<SqlType> AggOutputType(const AggSpec& spec, const Schema& val_schema);
 
 // An exact sum of doubles: Shewchuk's nonoverlapping expansion, components
@@ -106,7 +110,9 @@ struct FloatMoments {
 
 // The accumulator of COUNT(*), COUNT, COUNT(DISTINCT) (count only), SUM and
 // AVG: weighted count of non-NULL inputs and their weighted sum, as a 128-bit
-// integer (integers, decimals at the column's scale) or a double. The
+// integer (integers, decimals at the column's scale) or a double. A decimal
+// sum of 38 digits or more lives in `wide` instead (isum is then 0), and
+// returns to `isum` when it fits again, so that equal sums have one form. The
 // statistics also keep the sum of squares of integers and decimals (`isum2`,
 // unscaled) or the exact moments of doubles (`moments`).
 struct LinearAcc {
@@ -114,6 +120,7 @@ struct LinearAcc {
   int128 isum = 0;
   double dsum = 0;
   int128 isum2 = 0;
+  std::shared_ptr<const BigDecimal> wide;
   FloatMoments moments;
   // DECIMAL: weighted counts of NaN, Infinity and -Infinity, which `count`
   // includes and `isum` does not (PostgreSQL's numeric accumulators keep
@@ -140,6 +147,21 @@ Status DecodeScales(std::string_view* in, LinearAcc* acc);
 // AVG of integers and decimals, as PostgreSQL's numeric_avg: the sum
 // (unscaled, at `scale`) over the count at NumericDivScale's scale.
 Result<Value> AvgNumeric(int128 sum, int scale, int64_t count);
+
+// Adds `w` copies of the decimal `v` (finite or special, of any width) to
+// the SUM or AVG accumulator of a column of type `col` (a DECIMAL or
+// NUMERIC); counted in acc->count by the caller.
+Status AddDecimal(const SqlType& col, const Value& v, Weight w, LinearAcc* acc);
+// The SUM of a decimal column's accumulator, as a Value of its scale (the
+// column's, or for NUMERIC the largest of its values'). REQUIRES: acc.count > 0.
+Value DecimalSum(const SqlType& col, const LinearAcc& acc);
+// The AVG of an integer or decimal column's accumulator (PostgreSQL's
+// numeric_avg). REQUIRES: acc.count > 0.
+Result<Value> DecimalAvg(const SqlType& col, const LinearAcc& acc);
+// The wide sums of accumulators, in bytes: for each, a 4-byte length and
+// the sum's text (0 for a sum in isum).
+void EncodeWideSums(const std::vector<LinearAcc>& accs, std::string* out);
+Status DecodeWideSums(std::string_view* in, std::vector<LinearAcc>* accs);
 
 // Adds weight `w` of the special numeric `v` to acc->specials.
 // REQUIRES: v.decimal_is_special().
