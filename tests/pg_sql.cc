@@ -435,8 +435,18 @@ class Runner {
       if (!pg_ok || !tree.ok()) return;
       for (const Json& s : (*tree)["stmts"]) {
         std::string k = Kind(s);
+        if (k == "CreateFunctionStmt") {
+          // Sluice keeps it, or why it cannot run it (its calls say so).
+          (void)session_.Statement(st.sql);
+          continue;
+        }
         if (k == "DropStmt") {
           for (const Json& obj : s["stmt"]["DropStmt"]["objects"]) {
+            if (obj.contains("ObjectWithArgs")) {
+              const std::string f =
+                  obj["ObjectWithArgs"]["objname"].back()["String"].value("sval", "");
+              (void)session_.Statement("DROP FUNCTION IF EXISTS \"" + f + "\"");
+            }
             if (obj.contains("List")) {
               std::string name = obj["List"]["items"].back()["String"].value("sval", "");
               if (session_.HasTable(name)) (void)session_.Statement("DROP TABLE \"" + name + "\"");

@@ -90,6 +90,9 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   if (s.contains("valuesLists")) return BindValues(s);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> sets, ExpandGroupingSets(s));
   if (sets) return BindQuery(*sets);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Json> inlined, InlineTableFunctions(s));
+  if (inlined) return BindQuery(*inlined);
+  if (std::optional<Json> over = SubqueriesOverGroups(s)) return BindQuery(*over);
   return BindSimple(s);
 }
 
@@ -221,10 +224,34 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
 
 }  // namespace
 
+namespace {
+
+// Whether `n` calls GROUPING() outside subqueries.
+bool ContainsGroupingFunc(const Json& n) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (ContainsGroupingFunc(x)) return true;
+    }
+    return false;
+  }
+  if (!n.is_object() || n.contains("SubLink")) return false;
+  if (n.contains("GroupingFunc")) return true;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (ContainsGroupingFunc(it.value())) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   const Json& group = s.value("groupClause", Json::array());
   bool any = false;
   for (const Json& g : group) any |= g.contains("GroupingSet");
+  // GROUPING() over a plain GROUP BY: one set, of every key.
+  for (const char* k : {"targetList", "havingClause", "sortClause"}) {
+    any |= !group.empty() && s.contains(k) && ContainsGroupingFunc(s[k]);
+  }
   if (!any) return std::optional<Json>();
   // The cross product of the items' sets.
   GroupingSetList sets = {{}};
@@ -323,43 +350,156 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
 
 namespace {
 
-Json GroupColumn(const std::string& name) {
+Json GroupColumn(const std::string& table, const std::string& name) {
   return Json{{"ColumnRef",
-               {{"fields", Json::array({Json{{"String", {{"sval", "?gs"}}}},
+               {{"fields", Json::array({Json{{"String", {{"sval", table}}}},
                                         Json{{"String", {{"sval", name}}}}})},
                 {"location", -1}}}};
 }
 
+bool IsAggregateNode(const Json& n) {
+  return n.contains("GroupingFunc") || (n.contains("FuncCall") && !n["FuncCall"].contains("over") &&
+                                        (IsAggregateName(Str(n["FuncCall"]["funcname"].back())) ||
+                                         IsWithinGroupCall(n["FuncCall"])));
+}
+
+// Whether every column `n` reads is qualified by `table` (and it reads some).
+bool OnlyColumnsOf(const Json& n, const std::string& table, bool* any) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (!OnlyColumnsOf(x, table, any)) return false;
+    }
+    return true;
+  }
+  if (!n.is_object()) return true;
+  if (n.contains("ColumnRef")) {
+    const Json& fields = n["ColumnRef"]["fields"];
+    *any = true;
+    return fields.size() == 2 && Str(fields[0]) == table;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (!OnlyColumnsOf(it.value(), table, any)) return false;
+  }
+  return true;
+}
+
+// A grouped query seen from above: the derived table `table` of its keys
+// (`keys`: each key's parse tree, as Canonical, to its column) and of the
+// aggregates found so far (`aggs`, column "?a<i>").
+struct GroupedTable {
+  std::string table;
+  std::map<std::string, std::string> keys;
+  std::vector<Json> aggs;
+  std::map<std::string, std::string> agg_cols;
+
+  Json AggColumn(const Json& n) {
+    const std::string key = Canonical(n);
+    auto it = agg_cols.find(key);
+    if (it == agg_cols.end()) {
+      it = agg_cols.emplace(key, "?a" + std::to_string(aggs.size())).first;
+      aggs.push_back(n);
+    }
+    return GroupColumn(table, it->second);
+  }
+};
+
 // `n` with the grouping keys and the aggregates replaced by the columns of
-// the derived table "?gs" that computes them (aggregates found on the way
-// are added to `aggs`).
-Json OntoGroups(const Json& n, const std::map<std::string, std::string>& keys,
-                std::vector<Json>* aggs, std::map<std::string, std::string>* agg_cols) {
+// the derived table that computes them. Inside a subquery only the
+// aggregates of the grouped query's own columns (all qualified by its
+// table's name) are replaced, as PostgreSQL gives an aggregate to the query
+// whose columns it reads; the subquery's other references find the derived
+// table's columns by their names.
+Json OntoGroups(const Json& n, GroupedTable* g, bool in_subquery = false) {
   if (n.is_array()) {
     Json out = Json::array();
-    for (const Json& x : n) out.push_back(OntoGroups(x, keys, aggs, agg_cols));
+    for (const Json& x : n) out.push_back(OntoGroups(x, g, in_subquery));
     return out;
   }
-  if (!n.is_object() || n.contains("SubLink")) return n;
-  const std::string key = Canonical(n);
-  const bool aggregate =
-      n.contains("GroupingFunc") || (n.contains("FuncCall") && !n["FuncCall"].contains("over") &&
-                                     (IsAggregateName(Str(n["FuncCall"]["funcname"].back())) ||
-                                      IsWithinGroupCall(n["FuncCall"])));
-  if (aggregate) {
-    auto it = agg_cols->find(key);
-    if (it == agg_cols->end()) {
-      it = agg_cols->emplace(key, "?a" + std::to_string(aggs->size())).first;
-      aggs->push_back(n);
+  if (!n.is_object()) return n;
+  if (n.contains("SubLink")) {
+    if (g->table == "?gs") return n;
+    Json out = n;
+    out["SubLink"]["subselect"] = OntoGroups(n["SubLink"]["subselect"], g, true);
+    return out;
+  }
+  if (IsAggregateNode(n)) {
+    bool any = false;
+    if (!in_subquery || (OnlyColumnsOf(n, g->table, &any) && any)) return g->AggColumn(n);
+    return n;
+  }
+  if (!in_subquery) {
+    if (auto it = g->keys.find(Canonical(n)); it != g->keys.end()) {
+      return GroupColumn(g->table, it->second);
     }
-    return GroupColumn(it->second);
   }
-  if (auto it = keys.find(key); it != keys.end()) return GroupColumn(it->second);
   Json out = Json::object();
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    out[it.key()] = OntoGroups(it.value(), keys, aggs, agg_cols);
-  }
+  for (auto it = n.begin(); it != n.end(); ++it)
+    out[it.key()] = OntoGroups(it.value(), g, in_subquery);
   return out;
+}
+
+// Whether `n` has a subquery outside the arguments of aggregates.
+bool SubqueryOutsideAggregates(const Json& n) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (SubqueryOutsideAggregates(x)) return true;
+    }
+    return false;
+  }
+  if (!n.is_object()) return false;
+  if (n.contains("SubLink")) return true;
+  if (IsAggregateNode(n)) return false;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (SubqueryOutsideAggregates(it.value())) return true;
+  }
+  return false;
+}
+
+// The grouped query `s` as the derived table of `g` (its keys' columns are
+// named by g->keys, its aggregates by g->aggs) and the query above it, whose
+// select list, WHERE (the grouped query's HAVING), ORDER BY, DISTINCT and
+// WINDOW clauses are `s`'s onto the derived table.
+Json OverGroupedTable(const Json& s, const std::vector<Json>& keys, GroupedTable* g) {
+  Json outer;
+  outer["op"] = "SETOP_NONE";
+  outer["targetList"] = Json::array();
+  for (const Json& t : s["targetList"]) {
+    Json r = t;
+    r["ResTarget"]["val"] = OntoGroups(t["ResTarget"]["val"], g);
+    if (!t["ResTarget"].contains("name"))
+      r["ResTarget"]["name"] = Binder::OutputName(t["ResTarget"]);
+    outer["targetList"].push_back(r);
+  }
+  for (const char* k : {"sortClause", "windowClause", "distinctClause"}) {
+    if (s.contains(k)) outer[k] = OntoGroups(s[k], g);
+  }
+  if (s.contains("havingClause")) outer["whereClause"] = OntoGroups(s["havingClause"], g);
+  for (const char* k : {"limitCount", "limitOffset", "limitOption", "withClause"}) {
+    if (s.contains(k)) outer[k] = s[k];
+  }
+  if (!outer.contains("limitOption")) outer["limitOption"] = "LIMIT_OPTION_DEFAULT";
+  Json inner_targets = Json::array();
+  std::map<std::string, const Json*> by_column;
+  for (const Json& k : keys) by_column[g->keys.at(Canonical(k))] = &k;
+  for (const auto& [name, k] : by_column) {
+    inner_targets.push_back(Json{{"ResTarget", {{"val", *k}, {"name", name}, {"location", -1}}}});
+  }
+  for (size_t i = 0; i < g->aggs.size(); ++i) {
+    inner_targets.push_back(
+        Json{{"ResTarget",
+              {{"val", g->aggs[i]}, {"name", "?a" + std::to_string(i)}, {"location", -1}}}});
+  }
+  Json inner = s;
+  for (const char* k : {"sortClause", "windowClause", "distinctClause", "limitCount", "limitOffset",
+                        "withClause", "havingClause"}) {
+    inner.erase(k);
+  }
+  inner["limitOption"] = "LIMIT_OPTION_DEFAULT";
+  inner["targetList"] = inner_targets;
+  outer["fromClause"] = Json::array(
+      {Json{{"RangeSubselect",
+             {{"subquery", {{"SelectStmt", inner}}}, {"alias", {{"aliasname", g->table}}}}}}});
+  return outer;
 }
 
 }  // namespace
@@ -368,47 +508,59 @@ Json OntoGroups(const Json& n, const std::map<std::string, std::string>& keys,
 // table of its keys and aggregates (one UNION ALL of the sets, as without
 // windows), and the select list, its windows and the ORDER BY read it.
 Json Binder::WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys) {
-  std::map<std::string, std::string> key_cols;
-  Json inner_targets = Json::array();
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const std::string name = "?k" + std::to_string(i);
-    key_cols[Canonical(keys[i])] = name;
-    inner_targets.push_back(
-        Json{{"ResTarget", {{"val", keys[i]}, {"name", name}, {"location", -1}}}});
+  GroupedTable g;
+  g.table = "?gs";
+  for (size_t i = 0; i < keys.size(); ++i) g.keys[Canonical(keys[i])] = "?k" + std::to_string(i);
+  return OverGroupedTable(s, keys, &g);
+}
+
+// A grouped query with subqueries in its select list or HAVING: the
+// grouped query becomes a derived table of its keys and aggregates, named
+// as its only FROM item is, with each key that is a column named as that
+// column; the subqueries then read the groups' keys as PostgreSQL's read
+// the grouped columns of the query around them. nullopt for other queries.
+std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
+  const Json& targets = s.contains("targetList") ? s["targetList"] : Json::array();
+  const Json& having = s.contains("havingClause") ? s["havingClause"] : Json();
+  if (!s.contains("groupClause") && !ContainsAggregate(targets) && !ContainsAggregate(having)) {
+    return std::nullopt;
   }
-  std::vector<Json> aggs;
-  std::map<std::string, std::string> agg_cols;
-  Json outer;
-  outer["op"] = "SETOP_NONE";
-  outer["targetList"] = Json::array();
-  for (const Json& t : s["targetList"]) {
-    Json r = t;
-    r["ResTarget"]["val"] = OntoGroups(t["ResTarget"]["val"], key_cols, &aggs, &agg_cols);
-    if (!t["ResTarget"].contains("name")) r["ResTarget"]["name"] = OutputName(t["ResTarget"]);
-    outer["targetList"].push_back(r);
+  if (!SubqueryOutsideAggregates(targets) && !SubqueryOutsideAggregates(having)) {
+    return std::nullopt;
   }
-  for (const char* k : {"sortClause", "windowClause", "distinctClause"}) {
-    if (s.contains(k)) outer[k] = OntoGroups(s[k], key_cols, &aggs, &agg_cols);
+  GroupedTable g;
+  g.table = "?gs";
+  if (s.contains("fromClause") && s["fromClause"].size() == 1) {
+    auto [kind, item] = Node(s["fromClause"][0]);
+    if (item->contains("alias")) {
+      g.table = (*item)["alias"].value("aliasname", g.table);
+    } else if (kind == "RangeVar") {
+      g.table = item->value("relname", g.table);
+    }
   }
-  for (const char* k : {"limitCount", "limitOffset", "limitOption", "withClause"}) {
-    if (s.contains(k)) outer[k] = s[k];
+  std::vector<Json> keys;
+  std::set<std::string> names;
+  for (const Json& item : s.value("groupClause", Json::array())) {
+    Json k = item;
+    auto [kind, body] = Node(item);
+    if (kind == "A_Const" && body->contains("ival")) {  // GROUP BY 2
+      const int64_t pos = (*body)["ival"].value("ival", int64_t{0});
+      if (pos < 1 || pos > static_cast<int64_t>(targets.size())) return std::nullopt;
+      k = targets[static_cast<size_t>(pos - 1)]["ResTarget"]["val"];
+    }
+    const std::string key = Canonical(k);
+    if (g.keys.count(key)) continue;
+    std::string name = "?k" + std::to_string(keys.size());
+    if (k.contains("ColumnRef") && !k["ColumnRef"]["fields"].back().contains("A_Star")) {
+      const std::string column = Str(k["ColumnRef"]["fields"].back());
+      if (names.insert(column).second) name = column;
+    }
+    g.keys[key] = name;
+    keys.push_back(k);
   }
-  if (!outer.contains("limitOption")) outer["limitOption"] = "LIMIT_OPTION_DEFAULT";
-  for (size_t i = 0; i < aggs.size(); ++i) {
-    inner_targets.push_back(Json{
-        {"ResTarget", {{"val", aggs[i]}, {"name", "?a" + std::to_string(i)}, {"location", -1}}}});
-  }
-  Json inner = s;
-  for (const char* k : {"sortClause", "windowClause", "distinctClause", "limitCount", "limitOffset",
-                        "withClause"}) {
-    inner.erase(k);
-  }
-  inner["limitOption"] = "LIMIT_OPTION_DEFAULT";
-  inner["targetList"] = inner_targets;
-  outer["fromClause"] = Json::array(
-      {Json{{"RangeSubselect",
-             {{"subquery", {{"SelectStmt", inner}}}, {"alias", {{"aliasname", "?gs"}}}}}}});
-  return outer;
+  Json grouped = s;
+  if (s.contains("groupClause")) grouped["groupClause"] = keys;  // positions resolved
+  return OverGroupedTable(grouped, keys, &g);
 }
 
 Result<int64_t> Binder::ConstInt(const Json& n, const char* what) {
@@ -1406,6 +1558,32 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     }
     if (!agg_ctx.pending.empty())
       return SqlUnsupported(sql_, s, "a subquery in a grouped select list or HAVING");
+    // A column of a table whose whole primary key is grouped has one value
+    // per group (PostgreSQL's functional dependency): it becomes a key too.
+    auto is_key = [&](int col) {
+      return std::any_of(keys.begin(), keys.end(), [&](const ExprPtr& k) {
+        return k->kind == ExprKind::kColumn && k->column == col;
+      });
+    };
+    auto dependent = [&](int col) {
+      const int scan = ctx.scope[static_cast<size_t>(col)].scan;
+      if (scan < 0) return false;
+      bool any = false;
+      for (size_t i = 0; i < ctx.scope.size(); ++i) {
+        if (ctx.scope[i].scan != scan || !ctx.scope[i].primary_key) continue;
+        if (!is_key(static_cast<int>(i))) return false;
+        any = true;
+      }
+      return any;
+    };
+    std::vector<int> used;
+    for (const ExprPtr& e : raw) CollectColumns(*e, &used);
+    if (having) CollectColumns(*having, &used);
+    for (int col : used) {
+      if (col >= static_cast<int>(ctx.scope.size()) || is_key(col) || !dependent(col)) continue;
+      keys.push_back(MakeColumn(col, ctx.scope[static_cast<size_t>(col)].type));
+      key_strs.push_back(Key(*keys.back()));
+    }
     auto agg = std::make_shared<PlanNode>();
     agg->kind = PlanKind::kAggregate;
     agg->inputs = {plan};

@@ -1110,6 +1110,11 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }
+  if (body["funcname"].size() == 1) {
+    if (const FunctionDef* f = catalog_.FindFunction(name)) {
+      return BindUserFunction(*f, body, node, ctx);
+    }
+  }
   // int8(x), float8(x), numeric(x), text(x), ...: PostgreSQL's cast
   // functions, named as their types.
   static const char* kCastFunctions[] = {"int2",    "int4",     "int8", "float4",  "float8",

@@ -220,6 +220,14 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
                       "relation \"" + name + "\" does not exist" + DidYouMean(name, known));
     }
     for (const Column& c : (*plan)->columns) cols->push_back({alias, c.name, c.type});
+    if (const TableDef* t = cte == nullptr ? catalog_.FindTable(name) : nullptr) {
+      const int scan = scans_++;
+      for (size_t i = 0; i < cols->size(); ++i) {
+        (*cols)[i].scan = scan;
+        (*cols)[i].primary_key =
+            std::count(t->primary_key.begin(), t->primary_key.end(), static_cast<int>(i)) > 0;
+      }
+    }
     if (cte != nullptr) {
       if (auto it = star_width_.find(cte->plan.get()); it != star_width_.end()) {
         for (size_t i = it->second; i < cols->size(); ++i) (*cols)[i].no_star = true;
@@ -703,11 +711,14 @@ Result<std::optional<Binder::Lateral>> Binder::BindLateral(const Json& item, con
   if (!probe.ok()) return probe.status();
   if (refs.empty()) return std::optional<Lateral>();
   auto name_cols = [&](const PlanPtr& p, size_t from, size_t to, std::vector<ScopeCol>* out) {
+    const size_t first = out->size();
     for (size_t i = from; i < to; ++i)
       out->push_back({alias, p->columns[i].name, p->columns[i].type});
     if (body.contains("alias") && body["alias"].contains("colnames")) {
       const Json& names = body["alias"]["colnames"];
-      for (size_t i = 0; i < names.size() && i < out->size(); ++i) (*out)[i].name = Str(names[i]);
+      for (size_t i = 0; i < names.size() && first + i < out->size(); ++i) {
+        (*out)[first + i].name = Str(names[i]);
+      }
     }
   };
   const int lw = static_cast<int>(left.scope.size());

@@ -134,6 +134,11 @@ struct ScopeCol {
   // A recursive query's SEARCH and CYCLE columns, read in its recursive
   // term: found by name, but not shown by * (PostgreSQL's expansion).
   bool no_star = false;
+  // A column of a table read in FROM: which reading of a table (one number
+  // per FROM item of this binder) and whether it is in the table's primary
+  // key. A query grouped by a table's whole key may read its other columns.
+  int scan = -1;
+  bool primary_key = false;
 };
 
 // A join that binding an expression asked for: the current plan is joined
@@ -335,6 +340,9 @@ class Binder {
   // An array subscript (an untyped constant in it is an integer).
   Result<ExprPtr> BindSubscript(const Json& n, Ctx& ctx);
 
+  // The output column name of a select-list item, as PostgreSQL names it.
+  static std::string OutputName(const Json& target);
+
  private:
   Result<BoundQuery> BindSetOp(const Json& s);
   Result<BoundQuery> BindSimple(const Json& s);
@@ -441,6 +449,16 @@ class Binder {
   // one grouped query per set (nullopt if it has none).
   Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
   Json WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys);
+  std::optional<Json> SubqueriesOverGroups(const Json& s);
+  // SQL functions (binder_function.cc): a call's inlined body; a call in an
+  // expression; the FROM items of `s` that call set-returning ones.
+  // `ctx`: where the call is (nullptr in FROM), to qualify its arguments'
+  // columns.
+  Result<Json> InlineFunctionBody(const FunctionDef& f, const Json& call, const Json& node,
+                                  const Ctx* ctx);
+  Result<ExprPtr> BindUserFunction(const FunctionDef& f, const Json& call, const Json& node,
+                                   Ctx& ctx);
+  Result<std::optional<Json>> InlineTableFunctions(const Json& s);
   // ROW_NUMBER(), RANK() or DENSE_RANK() as a top-k per partition, bounded by
   // a filter of the enclosing query (else computed per whole partition).
   Result<PlanPtr> BindRankTopK(const Json& val, const Json* body, const Json& over,
@@ -488,7 +506,6 @@ class Binder {
   // `per_domain` columns), per domain value.
   Result<PlanPtr> ApplyLimit(const Json& s, PlanPtr plan, const std::vector<SortKey>& order,
                              size_t per_domain = 0);
-  std::string OutputName(const Json& target);
 
   // Binds a subquery that refers to columns of `outer`: first finds which
   // outer columns it uses, then binds it over their distinct values (the
@@ -518,6 +535,8 @@ class Binder {
   std::map<const Json*, int> set_cols_;
   const Json* window_clause_ = nullptr;          // the WINDOW clause of the query being bound
   std::map<const Json*, SqlType> window_types_;  // window calls of a grouped query
+  int inline_depth_ = 0;                         // SQL functions being inlined
+  int scans_ = 0;                                // ScopeCol::scan numbers given so far
   int agg_width_ = 0;                            // the aggregate's columns, before its window calls
 };
 

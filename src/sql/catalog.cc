@@ -34,6 +34,27 @@ Status Catalog::AddView(ViewDef view) {
   return Status::OK();
 }
 
+Status Catalog::AddFunction(FunctionDef f, bool replace) {
+  if (!replace && functions_.count(f.name)) {
+    return Status::InvalidArgument("function \"" + f.name + "\" already exists");
+  }
+  std::string name = f.name;
+  functions_[name] = std::move(f);
+  return Status::OK();
+}
+
+const FunctionDef* Catalog::FindFunction(const std::string& name) const {
+  auto it = functions_.find(name);
+  return it == functions_.end() ? nullptr : &it->second;
+}
+
+Status Catalog::DropFunction(const std::string& name) {
+  if (functions_.erase(name) == 0) {
+    return Status::NotFound("function " + name + " does not exist");
+  }
+  return Status::OK();
+}
+
 Status Catalog::DropTable(const std::string& name) {
   if (tables_.erase(name) == 0) {
     return Status::NotFound("table \"" + name + "\" does not exist");

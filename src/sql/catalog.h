@@ -44,6 +44,24 @@ struct ViewDef {
   std::string query_sql;
 };
 
+// CREATE FUNCTION name(args) RETURNS type LANGUAGE SQL ...: a function whose
+// body is a query, inlined where it is called (its arguments put in place
+// of its parameters), as PostgreSQL inlines simple SQL functions. Types and
+// the body are kept as parse trees in JSON text (sql/parser.h).
+struct FunctionDef {
+  std::string name;
+  std::vector<std::string> arg_names;  // "" for an unnamed parameter
+  std::vector<std::string> arg_types;  // each a TypeName parse tree
+  std::string return_type;             // a TypeName parse tree
+  bool returns_set = false;            // SETOF or TABLE: a FROM item
+  std::vector<std::string> columns;    // RETURNS TABLE (...): the columns' names
+  bool strict = false;                 // NULL if an argument is NULL
+  std::string body;                    // a SelectStmt parse tree
+  // Not empty for a function Sluice cannot run (another language than SQL,
+  // or a body it does not take): calls are refused with this reason.
+  std::string unsupported;
+};
+
 // CREATE INDEX name ON relation(columns): gives a view (or table) a key, for
 // sinks that need one.
 struct IndexDef {
@@ -71,6 +89,10 @@ class Catalog {
   const std::map<std::string, IndexDef>& indexes() const { return indexes_; }
   const std::map<std::string, TableDef>& tables() const { return tables_; }
   const std::map<std::string, ViewDef>& views() const { return views_; }
+  // CREATE [OR REPLACE] FUNCTION; one function per name.
+  Status AddFunction(FunctionDef f, bool replace);
+  const FunctionDef* FindFunction(const std::string& name) const;
+  Status DropFunction(const std::string& name);
 
   // The text that pg_get_viewdef, pg_get_indexdef and pg_get_constraintdef
   // give for an object's OID (PgOids), by function name. Ad hoc queries set
@@ -84,6 +106,7 @@ class Catalog {
   std::map<std::string, TableDef> tables_;
   std::map<std::string, ViewDef> views_;
   std::map<std::string, IndexDef> indexes_;
+  std::map<std::string, FunctionDef> functions_;
   PgDefinitions pg_definitions_;
 };
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -170,7 +172,29 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
     }
     v.query.plan = renamed;
   }
-  v.definition_hash = DefinitionHash(Json::array({body["query"], names}));
+  // The SQL functions it calls (and they call) are part of its definition.
+  Json functions = Json::array();
+  std::set<std::string> seen;
+  std::function<void(const Json&)> called = [&](const Json& n) {
+    if (n.is_object()) {
+      if (n.contains("FuncCall") && n["FuncCall"].contains("funcname")) {
+        const std::string fname = n["FuncCall"]["funcname"].back()["String"].value("sval", "");
+        const FunctionDef* f = catalog.FindFunction(fname);
+        if (f != nullptr && seen.insert(fname).second) {
+          functions.push_back(Json::array({f->name, f->arg_types, f->return_type, f->strict,
+                                           f->returns_set, f->columns, f->body}));
+          called(Json::parse(f->body));
+        }
+      }
+      for (auto it = n.begin(); it != n.end(); ++it) called(it.value());
+    } else if (n.is_array()) {
+      for (const Json& x : n) called(x);
+    }
+  };
+  called(body["query"]);
+  v.definition_hash = functions.empty()
+                          ? DefinitionHash(Json::array({body["query"], names}))
+                          : DefinitionHash(Json::array({body["query"], names, functions}));
   CollectInputs(catalog, body["query"], &v.inputs);
   const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())
                                            : body["into"].value("options", Json::array());
@@ -377,11 +401,20 @@ Result<Program> CompileProgram(std::string_view text) {
     } else if (kind == "IndexStmt") {
       Status s = p.catalog.AddIndex(BindCreateIndex(body));
       if (!s.ok()) return SqlError(text, body["relation"], s.message());
+    } else if (kind == "CreateFunctionStmt") {
+      SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(text, body));
+      if (!f.unsupported.empty()) {
+        return SqlUnsupported(text, body, f.unsupported + " (function " + f.name + ")");
+      }
+      const std::string name = f.name;
+      Status s = p.catalog.AddFunction(std::move(f), body.value("replace", false));
+      if (!s.ok()) return SqlError(text, body, s.message());
+      p.functions.push_back(name);
     } else {
       return SqlError(text, body,
                       kind +
-                          " is not allowed in a program (CREATE TABLE, CREATE VIEW and CREATE "
-                          "INDEX are)");
+                          " is not allowed in a program (CREATE TABLE, CREATE VIEW, CREATE "
+                          "FUNCTION and CREATE INDEX are)");
     }
   }
   // LATENESS relation.column statements.

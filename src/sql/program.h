@@ -22,6 +22,7 @@ struct Program {
   Catalog catalog;
   std::vector<std::string> tables;  // in declaration order
   std::vector<std::string> views;   // in declaration order
+  std::vector<std::string> functions;  // SQL functions, in declaration order
 };
 
 // Compiles `text`. The first error stops compilation and is returned with
@@ -89,6 +90,11 @@ bool IsCreateView(const std::string& kind, const Json& body);
 const Json& ViewRelation(const std::string& kind, const Json& body);
 Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
                                const std::string& kind, const Json& body);
+
+// The function that a CREATE FUNCTION statement (the CreateFunctionStmt
+// body) declares (binder_function.cc). One Sluice cannot run is kept with
+// the reason (FunctionDef::unsupported), which its calls report.
+Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body);
 
 // The index that a CREATE INDEX statement (the IndexStmt body) declares.
 IndexDef BindCreateIndex(const Json& body);

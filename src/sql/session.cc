@@ -230,10 +230,21 @@ Status SqlSession::Statement(const std::string& sql) {
       SLUICE_RETURN_IF_ERROR(catalog_.AddView(std::move(v)));
     } else if (kind == "IndexStmt") {
       SLUICE_RETURN_IF_ERROR(catalog_.AddIndex(BindCreateIndex(body)));
+    } else if (kind == "CreateFunctionStmt") {
+      // Kept even when Sluice cannot run it: its calls then say why.
+      SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(sql, body));
+      SLUICE_RETURN_IF_ERROR(catalog_.AddFunction(std::move(f), body.value("replace", false)));
     } else if (kind == "DropStmt") {
       std::string type = body.value("removeType", "");
       bool missing_ok = body.value("missing_ok", false);
       for (const Json& obj : body["objects"]) {
+        if (type == "OBJECT_FUNCTION") {
+          const std::string fname =
+              obj["ObjectWithArgs"]["objname"].back()["String"].value("sval", "");
+          Status s = catalog_.DropFunction(fname);
+          if (!s.ok() && !missing_ok) return s;
+          continue;
+        }
         std::string name = obj["List"]["items"].back()["String"].value("sval", "");
         Status s;
         if (type == "OBJECT_TABLE") {

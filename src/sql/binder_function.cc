@@ -1,0 +1,403 @@
+// SQL functions (CREATE FUNCTION ... LANGUAGE SQL): a function is inlined
+// where it is called, as PostgreSQL inlines simple SQL functions: its body's
+// parse tree with each parameter replaced by the call's argument (cast to
+// the parameter's type), the result cast to the declared type. A body
+// without FROM is an expression; one with FROM is a scalar subquery of its
+// first row; a set-returning function (SETOF, TABLE) is a LATERAL subquery
+// in FROM. Nothing is evaluated row by row that a query would not be.
+#include <functional>
+#include <set>
+
+#include "sql/binder_internal.h"
+#include "sql/program.h"
+
+namespace sluice::sql {
+
+namespace {
+
+using binding::Field;
+using binding::Node;
+using binding::Str;
+
+// The parse tree without positions: a function's body is not in the text of
+// the query that calls it, so an error there points at the call.
+void DropLocations(Json* n) {
+  if (n->is_object()) {
+    if (n->contains("location")) (*n)["location"] = -1;
+    for (auto it = n->begin(); it != n->end(); ++it) DropLocations(&it.value());
+  } else if (n->is_array()) {
+    for (Json& x : *n) DropLocations(&x);
+  }
+}
+
+std::string DefString(const Json& arg) {
+  auto [kind, body] = Node(arg);
+  if (kind == "String") return body->value("sval", "");
+  if (kind == "TypeName") return Str(Field(*body, "names").back());
+  return "";
+}
+
+}  // namespace
+
+Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
+  FunctionDef f;
+  f.name = Str(body["funcname"].back());
+  if (body.value("is_procedure", false)) {
+    f.unsupported = "procedures";
+    return f;
+  }
+  std::string language = "sql";
+  std::vector<std::string> as;
+  for (const Json& o : body.value("options", Json::array())) {
+    const Json& d = o["DefElem"];
+    const std::string name = d.value("defname", "");
+    if (name == "language") {
+      language = DefString(d["arg"]);
+    } else if (name == "as") {
+      for (const Json& item : d["arg"]["List"]["items"]) as.push_back(Str(item));
+    } else if (name == "strict") {
+      f.strict = d["arg"].contains("Boolean") && d["arg"]["Boolean"].value("boolval", false);
+    } else if (name == "window") {
+      f.unsupported = "window functions written by users";
+    }
+  }
+  for (char& c : language) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (language != "sql") {
+    f.unsupported = "functions in language " + language;
+    return f;
+  }
+  if (!f.unsupported.empty()) return f;
+  for (const Json& p : body.value("parameters", Json::array())) {
+    const Json& fp = p["FunctionParameter"];
+    const std::string mode = fp.value("mode", "FUNC_PARAM_DEFAULT");
+    if (mode == "FUNC_PARAM_TABLE") {
+      f.columns.push_back(fp.value("name", ""));
+      continue;
+    }
+    if (mode != "FUNC_PARAM_DEFAULT" && mode != "FUNC_PARAM_IN") {
+      f.unsupported = "OUT, INOUT and VARIADIC parameters";
+      return f;
+    }
+    if (fp.contains("defexpr")) {
+      f.unsupported = "parameter defaults";
+      return f;
+    }
+    Json type = fp["argType"];
+    DropLocations(&type);
+    f.arg_names.push_back(fp.value("name", ""));
+    f.arg_types.push_back(type.dump());
+  }
+  if (body.contains("returnType")) {
+    Json type = body["returnType"];
+    f.returns_set = type.value("setof", false) || !f.columns.empty();
+    type.erase("setof");
+    DropLocations(&type);
+    f.return_type = type.dump();
+  } else {
+    f.unsupported = "functions without RETURNS";
+    return f;
+  }
+  // RETURNS TABLE (a, b) names its columns; SETOF record does not.
+  if (f.returns_set && f.columns.empty() &&
+      Str(Json::parse(f.return_type)["names"].back()) == "record") {
+    f.unsupported = "functions returning SETOF record";
+    return f;
+  }
+  Json select;
+  if (body.contains("sql_body")) {
+    // RETURN expr, or BEGIN ATOMIC ... END.
+    const Json& sb = body["sql_body"];
+    if (sb.contains("ReturnStmt")) {
+      select = Json{
+          {"op", "SETOP_NONE"},
+          {"limitOption", "LIMIT_OPTION_DEFAULT"},
+          {"targetList",
+           Json::array(
+               {Json{{"ResTarget", {{"val", sb["ReturnStmt"]["returnval"]}, {"location", -1}}}}})}};
+    } else {
+      f.unsupported = "BEGIN ATOMIC function bodies";
+      return f;
+    }
+  } else {
+    if (as.size() != 1) {
+      f.unsupported = "functions without a body of SQL";
+      return f;
+    }
+    auto tree = ParseSql(as[0]);
+    if (!tree.ok()) {
+      return SqlError(sql, body, "the body of function " + f.name + ": " + tree.status().message());
+    }
+    const Json& stmts = (*tree)["stmts"];
+    if (stmts.size() != 1 || !stmts[0]["stmt"].contains("SelectStmt")) {
+      f.unsupported = "function bodies that are not one SELECT";
+      return f;
+    }
+    select = stmts[0]["stmt"]["SelectStmt"];
+  }
+  DropLocations(&select);
+  f.body = select.dump();
+  return f;
+}
+
+namespace binding {
+
+namespace {
+
+// `n` with each of the function's parameters ($1, its name, or
+// function.name) replaced by the matching argument. A bare name that is a
+// column of a relation the body reads is that column (PostgreSQL lets a
+// column hide a parameter).
+void Substitute(Json* n, const FunctionDef& f, const std::vector<Json>& args,
+                const std::set<std::string>& columns) {
+  if (n->is_array()) {
+    for (Json& x : *n) Substitute(&x, f, args, columns);
+    return;
+  }
+  if (!n->is_object()) return;
+  if (n->contains("ParamRef")) {
+    const int64_t k = (*n)["ParamRef"].value("number", int64_t{0});
+    if (k >= 1 && static_cast<size_t>(k) <= args.size()) *n = args[static_cast<size_t>(k - 1)];
+    return;
+  }
+  if (n->contains("ColumnRef")) {
+    const Json& fields = (*n)["ColumnRef"]["fields"];
+    std::string name;
+    if (fields.size() == 1 && columns.count(Str(fields[0])) == 0) name = Str(fields[0]);
+    if (fields.size() == 2 && Str(fields[0]) == f.name) name = Str(fields[1]);
+    if (name.empty()) return;
+    for (size_t i = 0; i < f.arg_names.size(); ++i) {
+      if (f.arg_names[i] == name) {
+        *n = args[i];
+        return;
+      }
+    }
+    return;
+  }
+  for (auto it = n->begin(); it != n->end(); ++it) Substitute(&it.value(), f, args, columns);
+}
+
+Json Cast(Json arg, const std::string& type) {
+  return Json{
+      {"TypeCast", {{"arg", std::move(arg)}, {"typeName", Json::parse(type)}, {"location", -1}}}};
+}
+
+// The names of the columns of the tables and views that `n` reads.
+void RelationColumns(const Json& n, const Catalog& catalog, std::set<std::string>* out) {
+  if (n.is_array()) {
+    for (const Json& x : n) RelationColumns(x, catalog, out);
+    return;
+  }
+  if (!n.is_object()) return;
+  if (n.contains("RangeVar")) {
+    const std::string rel = n["RangeVar"].value("relname", "");
+    if (const TableDef* t = catalog.FindTable(rel)) {
+      for (const Column& c : t->columns) out->insert(c.name);
+    } else if (const ViewDef* v = catalog.FindView(rel)) {
+      for (const Column& c : v->query.plan->columns) out->insert(c.name);
+    }
+    return;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) RelationColumns(it.value(), catalog, out);
+}
+
+// The names that FROM items inside `n` are known by.
+void FromNames(const Json& n, std::set<std::string>* out) {
+  if (n.is_array()) {
+    for (const Json& x : n) FromNames(x, out);
+    return;
+  }
+  if (!n.is_object()) return;
+  for (const char* kind : {"RangeVar", "RangeSubselect", "RangeFunction"}) {
+    if (!n.contains(kind)) continue;
+    const Json& item = n[kind];
+    if (item.contains("alias")) out->insert(item["alias"].value("aliasname", ""));
+    if (item.contains("relname")) out->insert(item.value("relname", ""));
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) FromNames(it.value(), out);
+}
+
+void CollectRefs(Json* n, std::vector<Json*>* out) {
+  if (n->is_object() && n->contains("ColumnRef")) {
+    out->push_back(n);
+    return;
+  }
+  if (n->is_object() || n->is_array()) {
+    for (auto& x : *n) CollectRefs(&x, out);
+  }
+}
+
+bool ReadsTables(const Json& select) {
+  return select.contains("fromClause") || select.value("op", "SETOP_NONE") != "SETOP_NONE";
+}
+
+}  // namespace
+
+Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, const Json& node,
+                                        const Ctx* ctx) {
+  if (!f.unsupported.empty()) {
+    return SqlUnsupported(sql_, node, f.unsupported + " (function " + f.name + ")");
+  }
+  const Json args_in = call.value("args", Json::array());
+  if (call.value("agg_star", false) || call.contains("agg_distinct") ||
+      call.contains("agg_order") || call.contains("agg_filter")) {
+    return SqlError(sql_, node, f.name + " is not an aggregate function");
+  }
+  if (args_in.size() != f.arg_types.size()) {
+    return SqlError(sql_, node,
+                    "function " + f.name + " takes " + std::to_string(f.arg_types.size()) +
+                        " argument" + (f.arg_types.size() == 1 ? "" : "s") + ", not " +
+                        std::to_string(args_in.size()));
+  }
+  if (++inline_depth_ > 32) {
+    --inline_depth_;
+    return SqlUnsupported(sql_, node, "SQL functions calling each other more than 32 deep");
+  }
+  std::vector<Json> args;
+  for (size_t i = 0; i < args_in.size(); ++i) args.push_back(Cast(args_in[i], f.arg_types[i]));
+  Json select = Json::parse(f.body);
+  if (ReadsTables(select)) {
+    // The arguments go where the body's own columns are in scope: each of
+    // their columns is qualified by its table, which must not be a name
+    // the body uses too.
+    std::set<std::string> inside;
+    FromNames(select, &inside);
+    for (Json& a : args) {
+      std::vector<Json*> refs;
+      CollectRefs(&a, &refs);
+      for (Json* r : refs) {
+        Json& fields = (*r)["ColumnRef"]["fields"];
+        std::string qualifier = fields.size() == 2 ? Str(fields[0]) : "";
+        if (fields.size() == 1 && ctx != nullptr) {
+          const std::string name = Str(fields[0]);
+          for (const ScopeCol& c : ctx->scope) {
+            if (!c.hidden && !c.qualified_only && c.name == name) qualifier = c.qualifier;
+          }
+          if (!qualifier.empty())
+            fields.insert(fields.begin(), Json{{"String", {{"sval", qualifier}}}});
+        }
+        if (qualifier.empty() || inside.count(qualifier)) {
+          --inline_depth_;
+          return SqlUnsupported(sql_, node,
+                                "an argument of SQL function " + f.name +
+                                    " that reads a column its body's tables could hide",
+                                "Qualify the argument's columns with a name the function's "
+                                "body does not use.");
+        }
+      }
+    }
+  }
+  std::set<std::string> columns;
+  RelationColumns(select, catalog_, &columns);
+  Substitute(&select, f, args, columns);
+  --inline_depth_;
+  return select;
+}
+
+Result<ExprPtr> Binder::BindUserFunction(const FunctionDef& f, const Json& call, const Json& node,
+                                         Ctx& ctx) {
+  if (f.returns_set && f.unsupported.empty()) {
+    return SqlUnsupported(sql_, node, "a set-returning SQL function outside FROM",
+                          "Call it in FROM.");
+  }
+  SLUICE_ASSIGN_OR_RETURN(Json select, InlineFunctionBody(f, call, node, &ctx));
+  Json expr;
+  bool simple = !ReadsTables(select) && select.value("targetList", Json::array()).size() == 1;
+  for (const char* k : {"whereClause", "groupClause", "havingClause", "sortClause", "limitCount",
+                        "distinctClause", "valuesLists", "windowClause", "withClause"}) {
+    simple = simple && !select.contains(k);
+  }
+  simple = simple && !ContainsAggregate(select["targetList"]);
+  if (simple) {
+    expr = select["targetList"][0]["ResTarget"]["val"];
+  } else {
+    // The value of the first row, NULL if none (a function's result is
+    // its first row's).
+    if (!select.contains("limitCount")) {
+      select["limitCount"] = Json{{"A_Const", {{"ival", {{"ival", 1}}}, {"location", -1}}}};
+      select["limitOption"] = "LIMIT_OPTION_COUNT";
+    }
+    expr = Json{{"SubLink",
+                 {{"subLinkType", "EXPR_SUBLINK"},
+                  {"subselect", {{"SelectStmt", select}}},
+                  {"location", Location(node)}}}};
+  }
+  expr = Cast(std::move(expr), f.return_type);
+  if (f.strict && !call.value("args", Json::array()).empty()) {
+    // STRICT: NULL if any argument is NULL.
+    Json any_null = Json::array();
+    for (const Json& a : call["args"]) {
+      any_null.push_back(
+          Json{{"NullTest", {{"arg", a}, {"nulltesttype", "IS_NULL"}, {"location", -1}}}});
+    }
+    Json cond =
+        any_null.size() == 1
+            ? any_null[0]
+            : Json{{"BoolExpr", {{"boolop", "OR_EXPR"}, {"args", any_null}, {"location", -1}}}};
+    expr = Json{
+        {"CaseExpr",
+         {{"args", Json::array({Json{
+                       {"CaseWhen",
+                        {{"expr", cond},
+                         {"result", Cast(Json{{"A_Const", {{"isnull", true}}}}, f.return_type)},
+                         {"location", -1}}}}})},
+          {"defresult", expr},
+          {"location", -1}}}};
+  }
+  if (++inline_depth_ > 32) {
+    --inline_depth_;
+    return SqlUnsupported(sql_, node, "SQL functions calling each other more than 32 deep");
+  }
+  auto bound = BindExpr(expr, ctx);
+  --inline_depth_;
+  return bound;
+}
+
+// The FROM items of `s` that call a set-returning SQL function, as LATERAL
+// subqueries of its body (named as the call's alias says, or as the
+// function); nullopt if there are none.
+Result<std::optional<Json>> Binder::InlineTableFunctions(const Json& s) {
+  if (!s.contains("fromClause")) return std::optional<Json>();
+  bool any = false;
+  std::function<Result<Json>(const Json&)> rewrite = [&](const Json& item) -> Result<Json> {
+    auto [kind, body] = Node(item);
+    if (kind == "JoinExpr") {
+      Json out = item;
+      SLUICE_ASSIGN_OR_RETURN(out["JoinExpr"]["larg"], rewrite((*body)["larg"]));
+      SLUICE_ASSIGN_OR_RETURN(out["JoinExpr"]["rarg"], rewrite((*body)["rarg"]));
+      return out;
+    }
+    if (kind != "RangeFunction" || (*body)["functions"].size() != 1) return item;
+    const Json& call = (*body)["functions"][0]["List"]["items"][0];
+    if (!call.contains("FuncCall")) return item;
+    const FunctionDef* f = catalog_.FindFunction(Str(call["FuncCall"]["funcname"].back()));
+    if (f == nullptr) return item;
+    if (f->unsupported.empty() && !f->returns_set) {
+      return SqlUnsupported(sql_, item, "a SQL function that returns one value in FROM",
+                            "Call it in the select list.");
+    }
+    if (body->value("ordinality", false)) {
+      return SqlUnsupported(sql_, item, "WITH ORDINALITY over a SQL function");
+    }
+    SLUICE_ASSIGN_OR_RETURN(Json select, InlineFunctionBody(*f, call["FuncCall"], call, nullptr));
+    Json alias = body->contains("alias") ? (*body)["alias"] : Json{{"aliasname", f->name}};
+    if (!alias.contains("colnames")) {
+      Json names = Json::array();
+      for (const std::string& c : f->columns) names.push_back(Json{{"String", {{"sval", c}}}});
+      // SETOF a scalar type: one column, named as the function.
+      if (f->columns.empty()) names.push_back(Json{{"String", {{"sval", alias["aliasname"]}}}});
+      alias["colnames"] = names;
+    }
+    any = true;
+    return Json{{"RangeSubselect",
+                 {{"lateral", true}, {"subquery", {{"SelectStmt", select}}}, {"alias", alias}}}};
+  };
+  Json out = s;
+  for (Json& item : out["fromClause"]) {
+    SLUICE_ASSIGN_OR_RETURN(item, rewrite(item));
+  }
+  if (!any) return std::optional<Json>();
+  return std::optional<Json>(std::move(out));
+}
+
+}  // namespace binding
+}  // namespace sluice::sql

@@ -1,0 +1,19 @@
+-- Subqueries in a grouped select list and HAVING, GROUPING() over a plain
+-- GROUP BY, and a table's columns grouped through its primary key.
+CREATE TABLE t (a INT, b INT, c INT);
+CREATE TABLE k (id INT PRIMARY KEY, name TEXT, w INT);
+INSERT INTO t VALUES (1, 10, 1), (1, 20, 2), (2, 30, 3), (2, NULL, 4), (3, 5, 5);
+INSERT INTO k VALUES (1, 'one', 7), (2, 'two', 8), (3, 'three', 9);
+SELECT a, sum(b), (SELECT count(*) FROM t) AS n FROM t GROUP BY a;
+SELECT a, (SELECT max(x.b) FROM t x WHERE x.a = y.a) AS m, count(*) FROM t y GROUP BY a;
+SELECT a FROM t y GROUP BY a HAVING EXISTS (SELECT 1 FROM t z WHERE sum(y.b) = z.b);
+SELECT a, sum(c) FROM t y GROUP BY a HAVING sum(c) > (SELECT min(c) FROM t WHERE t.a = y.a) ORDER BY a;
+SELECT a, float8(count(*)) / (SELECT count(*) FROM t) AS share FROM t GROUP BY 1;
+SELECT a, grouping(a), count(*) FROM t GROUP BY a;
+SELECT k.id, k.name, k.w + 1, sum(t.b) FROM k JOIN t ON t.a = k.id GROUP BY k.id;
+SELECT id, name FROM k GROUP BY id HAVING w > 7;
+INSERT INTO t VALUES (3, 50, 6), (4, 1, 1);
+INSERT INTO k VALUES (4, 'four', 10);
+DELETE FROM t WHERE b = 30;
+UPDATE k SET name = 'uno' WHERE id = 1;
+UPDATE t SET b = 21 WHERE b = 20;
