@@ -1824,6 +1824,16 @@ Status ToCharInt8(const SqlType&, const Value* a, size_t, Value* out) {
   return ToCharInt(a, false, out);
 }
 Status ToCharNumeric(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[0].decimal_is_special()) {
+    // NaN and the infinities as float8's to_char writes them, as
+    // PostgreSQL's numeric_to_char does.
+    const DecimalSpecial sp = a[0].decimal_special();
+    const double v = sp == DecimalSpecial::kNaN      ? std::nan("")
+                     : sp == DecimalSpecial::kPosInf ? HUGE_VAL
+                                                     : -HUGE_VAL;
+    return ToCharNumber(
+        a[1], [&](NumDesc* d, Prepared* p) { return PrepareDouble(v, false, d, p); }, out);
+  }
   DecimalText t;
   if (const BigDecimal* w = a[0].decimal_wide()) {
     t.digits = w->is_zero() ? "0" : w->Digits();
