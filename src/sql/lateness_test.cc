@@ -340,11 +340,11 @@ RangeRun RunRangeJoins(std::string sql, const std::vector<std::string>& views, u
     int64_t auc_top = auc_max, bid_top = bid_max;
     // A clock of one second a step, and rows up to 9 seconds behind it: the
     // promise holds, as the largest time so far is at most the clock.
-    auto timely = [&](int64_t) {
+    auto timely = [&] {
       return (step + 10) * kSecond - static_cast<int64_t>(rng() % 10) * kSecond;
     };
     for (int i = 0; i < 5; ++i) {
-      const int64_t ts = timely(auc_max);
+      const int64_t ts = timely();
       auc_top = std::max(auc_top, ts);
       const bool open = rng() % 10 != 0;  // else expires is NULL
       std::string row;
@@ -359,7 +359,7 @@ RangeRun RunRangeJoins(std::string sql, const std::vector<std::string>& views, u
       aucs.push_back({row, ts});
     }
     for (int i = 0; i < 30; ++i) {
-      const int64_t ts = timely(bid_max);
+      const int64_t ts = timely();
       bid_top = std::max(bid_top, ts);
       // Auctions of the last few steps, mostly.
       const int64_t auction = std::max<int64_t>(0, step * 5 - static_cast<int64_t>(rng() % 40));
