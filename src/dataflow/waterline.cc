@@ -57,22 +57,23 @@ bool HasIntegerOrder(const SqlType& type) {
 }
 
 std::function<bool(std::string_view key)> RetainAtOrAfter(Schema key_schema, int column,
-                                                          ColumnBound bound) {
-  return
-      [key_schema = std::move(key_schema), column, bound = std::move(bound)](std::string_view key) {
-        const int64_t b = bound.Value();
-        if (b == Waterline::kNone) return true;
-        std::string_view in = key;
-        for (int i = 0; i < column; ++i) {
-          if (!SkipValue(key_schema[static_cast<size_t>(i)], &in).ok()) return true;
-        }
-        const SqlType& t = key_schema[static_cast<size_t>(column)];
-        if (in.empty() || (t.nullable() && in[0] != 0x01 && in[0] != 0x02)) return true;
-        if (static_cast<int>(in.size()) < IntWidth(t.id()) + (t.nullable() ? 1 : 0)) return true;
-        int64_t v;
-        if (!ReadInt(t.id(), t.nullable(), &in, &v)) return true;  // NULL sorts last
-        return v >= b;
-      };
+                                                          ColumnBound bound, bool keep_null) {
+  return [key_schema = std::move(key_schema), column, bound = std::move(bound),
+          keep_null](std::string_view key) {
+    const int64_t b = bound.Value();
+    if (b == Waterline::kNone) return true;
+    std::string_view in = key;
+    for (int i = 0; i < column; ++i) {
+      if (!SkipValue(key_schema[static_cast<size_t>(i)], &in).ok()) return true;
+    }
+    const SqlType& t = key_schema[static_cast<size_t>(column)];
+    if (in.empty() || (t.nullable() && in[0] != 0x01 && in[0] != 0x02)) return true;
+    if (t.nullable() && in[0] == 0x02) return keep_null;  // NULL sorts last
+    if (static_cast<int>(in.size()) < IntWidth(t.id()) + (t.nullable() ? 1 : 0)) return true;
+    int64_t v;
+    if (!ReadInt(t.id(), t.nullable(), &in, &v)) return keep_null;
+    return v >= b;
+  };
 }
 
 }  // namespace sluice

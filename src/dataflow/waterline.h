@@ -62,10 +62,11 @@ struct ColumnBound {
 
 // A retain function (Spine::SetRetain) for keys of `key_schema`: keeps a key
 // unless its field `column` (an integer, DATE, TIME or TIMESTAMP field) is
-// non-NULL and below `bound`. A key that does not split (a join's marker
-// for NULL keys) is kept.
+// non-NULL and below `bound`, or is NULL and `keep_null` is false (once the
+// bound is known: for rows that a comparison with that field must pass). A
+// key that does not split (a join's marker for NULL keys) is kept.
 std::function<bool(std::string_view key)> RetainAtOrAfter(Schema key_schema, int column,
-                                                          ColumnBound bound);
+                                                          ColumnBound bound, bool keep_null = true);
 
 // Whether a type's values order as the int64 that ReadInt gives.
 bool HasIntegerOrder(const SqlType& type);

@@ -176,6 +176,57 @@ int PassedColumn(const Expr& e) {
   return -1;
 }
 
+void Conjuncts(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.kind == ExprKind::kAnd) {
+    for (const ExprPtr& a : e.args) Conjuncts(*a, out);
+  } else {
+    out->push_back(&e);
+  }
+}
+
+// `e` as column + offset: a passed column, or one plus or minus a constant
+// (an integer for an integer column; an interval of days and smaller units
+// for a TIMESTAMP, in microseconds). Months have no fixed length, and TIME
+// wraps around: neither is read.
+bool AsShiftedColumn(const Expr& e, int* column, int64_t* offset) {
+  *column = PassedColumn(e);
+  *offset = 0;
+  if (*column >= 0) return HasIntegerOrder(e.type);
+  if (e.kind != ExprKind::kCall || e.args.size() != 2) return false;
+  const std::string op = e.fn_name;
+  if (op != "+" && op != "-") return false;
+  const TypeId t = e.type.id();
+  if (t != TypeId::kTimestamp && !e.type.IsInteger()) return false;
+  // col + c, col - c, or c + col.
+  size_t at = 0;
+  if (PassedColumn(*e.args[0]) < 0 && op == "+") at = 1;
+  const int col = PassedColumn(*e.args[at]);
+  const Expr* c = e.args[1 - at].get();
+  if (col < 0 || e.args[at]->type.id() != t) return false;
+  // Only a literal, maybe cast: no column and nothing that changes with time.
+  const Expr* lit = c;
+  while (lit->kind == ExprKind::kCast && lit->args.size() == 1) lit = lit->args[0].get();
+  if (lit->kind != ExprKind::kLiteral) return false;
+  Value v;
+  if (!Eval(*c, Row(), &v).ok() || v.is_null()) return false;
+  int64_t by;
+  if (t == TypeId::kTimestamp) {
+    if (c->type.id() != TypeId::kInterval || v.interval_value().months != 0) return false;
+    const Interval& iv = v.interval_value();
+    if (__builtin_mul_overflow(int64_t{iv.days}, int64_t{86400000000}, &by) ||
+        __builtin_add_overflow(by, iv.micros, &by)) {
+      return false;
+    }
+  } else {
+    if (!c->type.IsInteger()) return false;
+    by = v.int_value();
+  }
+  if (op == "-" && __builtin_sub_overflow(int64_t{0}, by, &by)) return false;
+  *column = col;
+  *offset = by;
+  return true;
+}
+
 }  // namespace
 
 const std::vector<ColumnBound>& Lowering::Bounds(const PlanNode& n) {
@@ -289,7 +340,15 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return Constant(c_, std::move(batch));
     }
     case PlanKind::kFilter: {
-      SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+      Stream* in = nullptr;
+      JoinRangeRetain range = JoinRangeRetains(*n.inputs[0], *n.predicate);
+      if (range.a || range.b) {
+        // This join is the filter's own (not the shared node's stream): it
+        // forgets pairs that the filter removes anyway.
+        SLUICE_ASSIGN_OR_RETURN(in, LowerJoin(*n.inputs[0], std::move(range)));
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(in, Lower(n.inputs[0]));
+      }
       Schema schema = n.inputs[0]->schema();
       ExprPtr pred = n.predicate;
       std::vector<bool> used = UsedColumns({pred}, schema.size());
@@ -443,7 +502,62 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
   });
 }
 
-Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {
+Lowering::JoinRangeRetain Lowering::JoinRangeRetains(const PlanNode& join, const Expr& filter) {
+  JoinRangeRetain out;
+  if (waterlines_ == nullptr || join.kind != PlanKind::kJoin ||
+      join.join_type != JoinType::kInner) {
+    return out;
+  }
+  const Schema schema = join.schema();
+  const int lw = static_cast<int>(join.inputs[0]->columns.size());
+  const Schema sides[2] = {Schema(schema.begin(), schema.begin() + lw),
+                           Schema(schema.begin() + lw, schema.end())};
+  std::vector<std::function<bool(std::string_view)>> keep[2];
+  std::vector<const Expr*> conjuncts;
+  Conjuncts(filter, &conjuncts);
+  for (const Expr* c : conjuncts) {
+    if (c->kind != ExprKind::kCall || c->args.size() != 2) continue;
+    const std::string op = c->fn_name;
+    if (op != "<" && op != "<=" && op != ">" && op != ">=") continue;
+    if (c->args[0]->type.id() != c->args[1]->type.id()) continue;
+    int x, y;
+    int64_t xo, yo;
+    if (!AsShiftedColumn(*c->args[0], &x, &xo) || !AsShiftedColumn(*c->args[1], &y, &yo)) {
+      continue;
+    }
+    // As hi >= lo + by (a strict comparison read as the weaker one).
+    const bool ge = op == ">" || op == ">=";
+    const int hi = ge ? x : y, lo = ge ? y : x;
+    int64_t by;
+    if (__builtin_sub_overflow(ge ? yo : xo, ge ? xo : yo, &by)) continue;
+    const int hi_side = hi < lw ? 0 : 1, lo_side = lo < lw ? 0 : 1;
+    if (hi_side == lo_side) continue;
+    const int hi_col = hi - (hi_side == 0 ? 0 : lw), lo_col = lo - (lo_side == 0 ? 0 : lw);
+    // Every later row of lo's side has lo >= its bound, so a row of hi's
+    // side with hi < bound + by matches none of them: its side forgets it.
+    const ColumnBound& b =
+        Bounds(*join.inputs[static_cast<size_t>(lo_side)])[static_cast<size_t>(lo_col)];
+    if (b.empty()) continue;
+    // A NULL passes no comparison.
+    keep[hi_side].push_back(
+        RetainAtOrAfter(sides[hi_side], hi_col, b.Shifted(by), /*keep_null=*/false));
+  }
+  auto all = [](std::vector<std::function<bool(std::string_view)>> fs)
+      -> std::function<bool(std::string_view, std::string_view)> {
+    if (fs.empty()) return nullptr;
+    return [fs = std::move(fs)](std::string_view, std::string_view val) {
+      for (const auto& f : fs) {
+        if (!f(val)) return false;
+      }
+      return true;
+    };
+  };
+  out.a = all(std::move(keep[0]));
+  out.b = all(std::move(keep[1]));
+  return out;
+}
+
+Result<Stream*> Lowering::LowerJoin(const PlanNode& n, JoinRangeRetain range) {
   SLUICE_ASSIGN_OR_RETURN(Stream * l, Lower(n.inputs[0]));
   SLUICE_ASSIGN_OR_RETURN(Stream * r, Lower(n.inputs[1]));
   const Schema out = n.schema();
@@ -507,6 +621,8 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n) {
       spec.retain_a = RetainAtOrAfter(key_types, static_cast<int>(i), for_a);
     }
   }
+  spec.retain_a_values = std::move(range.a);
+  spec.retain_b_values = std::move(range.b);
   const size_t rn = rout.size(), ln = lout.size();
   spec.left_pad = [rn](std::string_view, std::string_view va, std::string* ok, std::string*) {
     ok->append(va);

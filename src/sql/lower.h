@@ -65,7 +65,17 @@ class Lowering {
 
  private:
   Result<Stream*> LowerNode(const PlanNode& n);
-  Result<Stream*> LowerJoin(const PlanNode& n);
+  // What an inner join's sides may forget when a filter over it bounds one
+  // side's column by the other's (`b.ts BETWEEN a.ts AND a.expires`): the
+  // rows that no later row of the other side can pass the filter with.
+  struct JoinRangeRetain {
+    std::function<bool(std::string_view key, std::string_view val)> a, b;
+  };
+  // Empty unless `join` is an inner join, `filter` has conjuncts
+  // `x op y + constant` (op among <, <=, >, >=; x and y columns of either
+  // side) and the side of y has a bound on y (Bounds).
+  JoinRangeRetain JoinRangeRetains(const PlanNode& join, const Expr& filter);
+  Result<Stream*> LowerJoin(const PlanNode& n, JoinRangeRetain range = {});
   Result<Stream*> LowerSeries(const PlanNode& n);
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);

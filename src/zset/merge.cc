@@ -13,10 +13,13 @@ namespace sluice {
 namespace {
 
 template <typename Sink>
-Status Drain(Cursor& c, Sink& sink, const std::function<bool(std::string_view)>& retain) {
+Status Drain(Cursor& c, Sink& sink, const MergeOptions& options) {
+  const auto& retain = options.retain;
+  const auto& retain_value = options.retain_value;
   for (; c.KeyValid(); c.StepKey()) {
     if (retain && !retain(c.key())) continue;
     for (; c.ValValid(); c.StepVal()) {
+      if (retain_value && !retain_value(c.key(), c.val())) continue;
       SLUICE_RETURN_IF_ERROR(sink.Push(c.key(), c.val(), c.weight()));
     }
   }
@@ -25,8 +28,22 @@ Status Drain(Cursor& c, Sink& sink, const std::function<bool(std::string_view)>&
 
 // Two in-memory batches: a direct merge over their arrays, the hot path of
 // spine maintenance.
-Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b,
-                          const std::function<bool(std::string_view)>& retain) {
+Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b, const MergeOptions& options) {
+  const auto& retain = options.retain;
+  const auto& retain_value = options.retain_value;
+  // Key k of `src` with the values retain_value keeps (all of them, in bulk,
+  // without one).
+  auto append_key = [&](OrderedBuilder& out, const MemBatch& src, size_t k) -> Status {
+    if (!retain_value) {
+      out.AppendKey(src, k);
+      return Status::OK();
+    }
+    for (size_t v = src.vals_begin(k); v < src.vals_end(k); ++v) {
+      if (!retain_value(src.key(k), src.val(v))) continue;
+      SLUICE_RETURN_IF_ERROR(out.Push(src.key(k), src.val(v), src.weight(v)));
+    }
+    return Status::OK();
+  };
   // Room for every pair of both inputs at once: growing the arenas as they
   // fill would copy them again at each doubling, into fresh pages each time
   // (most of a large merge's time went there).
@@ -44,17 +61,21 @@ Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b,
       continue;
     }
     if (c < 0) {
-      out.AppendKey(a, i++);
+      SLUICE_RETURN_IF_ERROR(append_key(out, a, i++));
     } else if (c > 0) {
-      out.AppendKey(b, j++);
+      SLUICE_RETURN_IF_ERROR(append_key(out, b, j++));
     } else {
       size_t va = a.vals_begin(i), ea = a.vals_end(i), vb = b.vals_begin(j), eb = b.vals_end(j);
       while (va < ea || vb < eb) {
         if (vb == eb || (va < ea && a.val(va) <= b.val(vb))) {
-          SLUICE_RETURN_IF_ERROR(out.Push(ka, a.val(va), a.weight(va)));
+          if (!retain_value || retain_value(ka, a.val(va))) {
+            SLUICE_RETURN_IF_ERROR(out.Push(ka, a.val(va), a.weight(va)));
+          }
           ++va;
         } else {
-          SLUICE_RETURN_IF_ERROR(out.Push(ka, b.val(vb), b.weight(vb)));
+          if (!retain_value || retain_value(ka, b.val(vb))) {
+            SLUICE_RETURN_IF_ERROR(out.Push(ka, b.val(vb), b.weight(vb)));
+          }
           ++vb;
         }
       }
@@ -63,10 +84,10 @@ Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b,
     }
   }
   for (; i < na; ++i) {
-    if (!retain || retain(a.key(i))) out.AppendKey(a, i);
+    if (!retain || retain(a.key(i))) SLUICE_RETURN_IF_ERROR(append_key(out, a, i));
   }
   for (; j < nb; ++j) {
-    if (!retain || retain(b.key(j))) out.AppendKey(b, j);
+    if (!retain || retain(b.key(j))) SLUICE_RETURN_IF_ERROR(append_key(out, b, j));
   }
   return BatchPtr(out.Finish());
 }
@@ -118,14 +139,13 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
       live.pop_back();
       BatchPtr a = std::move(live.back());
       live.pop_back();
-      SLUICE_ASSIGN_OR_RETURN(
-          BatchPtr m, MergeTwo(static_cast<const MemBatch&>(*a), static_cast<const MemBatch&>(*b),
-                               options.retain));
+      SLUICE_ASSIGN_OR_RETURN(BatchPtr m, MergeTwo(static_cast<const MemBatch&>(*a),
+                                                   static_cast<const MemBatch&>(*b), options));
       live.push_back(std::move(m));
     }
     return live[0];
   }
-  if (live.size() == 1 && to_file == live[0]->on_storage() && !options.retain) return live[0];
+  if (live.size() == 1 && to_file == live[0]->on_storage() && !options.forgets()) return live[0];
   if (to_file) {
     auto file = [&]() -> Result<BatchPtr> {
       auto cursor = NewCursorOver(live);
@@ -134,7 +154,7 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
       SLUICE_ASSIGN_OR_RETURN(auto writer,
                               FileBatchWriter::Create(NewSpillPath(options.storage_dir),
                                                       FileBatchWriter::kDefaultBlockBytes, keys));
-      SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer, options.retain));
+      SLUICE_RETURN_IF_ERROR(Drain(*cursor, *writer, options));
       SLUICE_ASSIGN_OR_RETURN(auto f, writer->Finish(/*remove_on_drop=*/true, options.block_cache));
       return BatchPtr(std::move(f));
     }();
@@ -146,7 +166,7 @@ Result<BatchPtr> MergeBatches(const std::vector<BatchPtr>& inputs, const MergeOp
   }
   auto cursor = NewCursorOver(live);
   OrderedBuilder out;
-  SLUICE_RETURN_IF_ERROR(Drain(*cursor, out, options.retain));
+  SLUICE_RETURN_IF_ERROR(Drain(*cursor, out, options));
   return BatchPtr(out.Finish());
 }
 

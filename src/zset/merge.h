@@ -51,6 +51,13 @@ struct MergeOptions {
   // state behind a waterline that no later change can touch (Spine::
   // SetRetain). Called from merge threads.
   std::function<bool(std::string_view key)> retain;
+  // If set, (key, value) pairs for which it returns false are left out of
+  // the result too: the same promise for single values of a key (a join's
+  // rows that no later row of the other side can match; Spine::
+  // SetRetainValues). Called from merge threads.
+  std::function<bool(std::string_view key, std::string_view val)> retain_value;
+
+  bool forgets() const { return retain || retain_value; }
 };
 
 // Writing a spill file that fails for lack of storage (an IOError) is not

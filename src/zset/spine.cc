@@ -21,6 +21,12 @@ void Spine::SetRetain(std::function<bool(std::string_view key)> retain) {
   merge_.retain = std::move(retain);
 }
 
+void Spine::SetRetainValues(
+    std::function<bool(std::string_view key, std::string_view val)> retain) {
+  MutexLock l(&mu_);
+  merge_.retain_value = std::move(retain);
+}
+
 Spine::~Spine() {
   MutexLock l(&mu_);
   closing_ = true;
@@ -69,7 +75,7 @@ Status Spine::Insert(BatchPtr batch) {
         slots_[i].inserted_at = inserted_;
       }
     }
-    if (merge_.retain) {
+    if (merge_.forgets()) {
       // As the background rewrites (ScheduleMergesLocked), in line.
       for (size_t j = 0; j < slots_.size();) {
         Slot& slot = slots_[j];
@@ -160,7 +166,7 @@ void Spine::ScheduleMergesLocked() {
   }
   // A batch that merges no longer reach drops what retain rejects once as
   // many pairs came after it as it holds.
-  if (merge_.retain) {
+  if (merge_.forgets()) {
     for (size_t j = 0; j < slots_.size(); ++j) {
       const Slot& slot = slots_[j];
       if (slot.merging ||

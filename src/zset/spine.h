@@ -72,6 +72,10 @@ class Spine {
   // batch), and the integral's memory follows its live keys. `retain` is
   // called from merge threads.
   void SetRetain(std::function<bool(std::string_view key)> retain);
+  // The same for single values: merges leave out the (key, value) pairs for
+  // which `retain` returns false (rows of a join's side that no later row
+  // of the other side can match, whatever their key).
+  void SetRetainValues(std::function<bool(std::string_view key, std::string_view val)> retain);
   // Blocks until no merge is running or wanted.
   Status WaitForMerges();
   // The whole integral as one batch.

@@ -27,6 +27,12 @@ struct JoinSpec {
   // If set, the keys of A's (B's) integral that no later change of B (A)
   // can look up: they are forgotten as merges reach them (Spine::SetRetain).
   std::function<bool(std::string_view key)> retain_a, retain_b;
+  // If set, the (key, value) pairs of A's (B's) integral that no later
+  // change of B (A) can match once the join's output is filtered by a
+  // condition between the sides' values (a range of times, whatever the
+  // key): forgotten likewise (Spine::SetRetainValues). The join's own
+  // output then lacks pairs that the filter above it removes anyway.
+  std::function<bool(std::string_view key, std::string_view val)> retain_a_values, retain_b_values;
 };
 
 // Join of two indexed Z-sets A and B on their keys.
@@ -55,6 +61,8 @@ class JoinOp final : public Operator {
       : a_(a), b_(b), spec_(std::move(spec)), ia_(opts), ib_(opts) {
     if (spec_.retain_a) ia_.SetRetain(spec_.retain_a);
     if (spec_.retain_b) ib_.SetRetain(spec_.retain_b);
+    if (spec_.retain_a_values) ia_.SetRetainValues(spec_.retain_a_values);
+    if (spec_.retain_b_values) ib_.SetRetainValues(spec_.retain_b_values);
   }
   Status Eval() override;
   const char* name() const override { return "join"; }
