@@ -1767,15 +1767,22 @@ Status PrepareDouble(double v, bool real, NumDesc* d, Prepared* p) {
         real ? static_cast<float>(val * std::pow(10.0, d->multi)) : val * std::pow(10.0, d->multi);
     d->pre += d->multi;
   }
+  // PostgreSQL's printf spells the non-finite values "NaN", "Infinity"
+  // and "-Infinity".
+  auto fixed = [](int digits, double x) {
+    if (std::isnan(x)) return std::string("NaN");
+    if (std::isinf(x)) return std::string(x < 0 ? "-Infinity" : "Infinity");
+    return Printf("%.*f", digits, x);
+  };
   // Only as many digits as the type holds (FLT_DIG, DBL_DIG).
   const int max_digits = real ? 6 : 15;
-  const int pre_len = static_cast<int>(Printf("%.0f", std::fabs(val)).size());
+  const int pre_len = static_cast<int>(fixed(0, std::fabs(val)).size());
   if (pre_len >= max_digits) {
     d->post = 0;
   } else if (pre_len + d->post > max_digits) {
     d->post = max_digits - pre_len;
   }
-  std::string s = Printf("%.*f", d->post, val);
+  std::string s = fixed(d->post, val);
   if (s[0] == '-') {
     p->sign = '-';
     s.erase(0, 1);

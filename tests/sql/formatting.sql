@@ -120,3 +120,8 @@ DELETE FROM moments WHERE k = 3;
 INSERT INTO texts VALUES (4, '0,000.01', '2016-02-29 12:00:00');
 UPDATE texts SET num = '-9,876.54', ts = '1970-01-01 00:00:00' WHERE k = 2;
 DELETE FROM texts WHERE k = 3;
+
+CREATE TABLE tc_v (val numeric);
+INSERT INTO tc_v VALUES ('-inf'), ('inf'), ('nan'), (-4.2);
+SELECT val, to_char(val, 'MI9999999999.99') as numeric, to_char(val::float8, 'MI9999999999.99') as float8 FROM tc_v;
+SELECT val, to_char(val, 'MI99.99') as numeric, to_char(val::float8, 'MI99.99') as float8 FROM tc_v;
