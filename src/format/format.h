@@ -37,6 +37,19 @@ enum class ChangeKind : uint8_t { kInsert, kDelete, kUpdate };
 class ChangeBuffer {
  public:
   void Add(ChangeKind kind, std::string_view key, std::string_view payload);
+  // Adds a change written in place, sparing a copy: the caller appends its
+  // key and then its payload to the string StartChange returns, then calls
+  // FinishChange, or CancelChange to drop what it appended.
+  // REQUIRES: nothing else changes the buffer in between.
+  std::string* StartChange() {
+    start_ = arena_.size();
+    return &arena_;
+  }
+  void FinishChange(ChangeKind kind, size_t key_len) {
+    entries_.push_back({kind, static_cast<uint32_t>(key_len),
+                        static_cast<uint32_t>(arena_.size() - start_ - key_len), start_});
+  }
+  void CancelChange() { arena_.resize(start_); }
   void Append(const ChangeBuffer& other);
   // Keeps the first `n` changes.
   void Truncate(size_t n);
@@ -78,6 +91,7 @@ class ChangeBuffer {
   };
   std::string arena_;
   std::vector<Entry> entries_;
+  uint64_t start_ = 0;  // of the change being written in place
 };
 
 // Where a chunk starts in its stream, for error positions.

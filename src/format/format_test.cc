@@ -61,6 +61,95 @@ TEST(JsonTest, InsertsAndDeletesEveryType) {
   EXPECT_EQ(d.end.line, 5u);
 }
 
+// Every shape of value the decoder takes, escapes and errors included,
+// fields in and out of column order, read through Decode and DecodePadded
+// alike.
+TEST(JsonTest, EveryShapeOfValue) {
+  Relation rel;
+  rel.name = "shapes";
+  rel.columns = {"id", "d", "r", "t", "b", "v", "m", "w", "n", "s", "x", "i"};
+  rel.schema = {SqlType::Integer(false),
+                SqlType::Double(),
+                SqlType::Real(),
+                SqlType::Time(),
+                SqlType::Varbinary(),
+                SqlType::Variant(),
+                SqlType::Map(SqlType::Varchar(), SqlType::Integer()),
+                SqlType::Row({"a", "b"}, {SqlType::Integer(), SqlType::Varchar()}),
+                SqlType::Numeric(),
+                SqlType::SmallInt(),
+                SqlType::Boolean(),
+                SqlType::Interval()};
+  FormatOptions o;
+  const std::string data =
+      "{\"insert\": {\"id\": 1, \"d\": -1.5e3, \"r\": 2, \"t\": \"10:11:12.5\", \"b\": [0, 255],"
+      " \"v\": {\"k\": [1, 2.5, \"s\", null, true, {\"z\": {}}]}, \"m\": {\"a\": 1, \"b\": null},"
+      " \"w\": {\"B\": \"x\\u00e9\\n\", \"a\": 3}, \"n\": 12.3400, \"s\": \"7\", \"x\": \"true\","
+      " \"i\": \"1 day 02:00:00\"}}\n"
+      "{\"insert\": {\"\\u0069d\": 2, \"D\": \"NaN\", \"v\": \"\\ud83d\\ude00 \\\"q\\\"\", \"n\": "
+      "1e2}}\n"
+      "\t{\"insert\":{\"id\":3,\"v\":-12345678901234567890,\"d\":1E400}}\r\n"
+      "{\"insert\": {\"id\": 4, \"b\": [256]}}\n"
+      "{\"insert\": {\"id\": 5, \"s\": 70000}}\n"
+      "{\"insert\": {\"id\": 6, \"m\": [1]}}\n"
+      "{\"insert\": {\"id\": 7, \"w\": {\"c\": 1}}}\n"
+      "{\"insert\": {\"id\": 8, \"t\": \"25:00\"}}\n"
+      "{\"insert\": {\"id\": 9, \"x\": 1}}\n"
+      "{\"insert\": {\"id\": \"\\u00\"}}\n"
+      "{\"insert\": {\"id\": 10, \"v\": [1, }}\n"
+      "{\"insert\": {\"id\": 11}}\n"
+      "{\"insert\": {\"x\": false, \"s\": -3, \"id\": 12, \"d\": 0.5}}\n"
+      "{\"delete\": {\"id\": 13, \"d\": 1, \"t\": \"01:02\", \"s\": 4, \"r\": 1}}\n"
+      "{\"insert\": {\"id\": 14, \"d\": 1, \"id\": 15}}\n"
+      "{\"insert\": {\"d\": 1}}";
+  Decoded d = Decode(o, rel, data);
+  // Records 1, 2, 12, 13 and 14 are good; 3 to 11, 15 and 16 each fail,
+  // named by record and column (a double out of range, a byte of 256, a
+  // SMALLINT of 70000, an array for a MAP, an unknown ROW field, a time of
+  // 25:00, a number for a BOOLEAN, a column twice, a NOT NULL column
+  // missing), or as malformed JSON (a bad escape, a bad array).
+  ASSERT_EQ(d.changes.size(), 5u);
+  ASSERT_EQ(d.error_count, 11u);
+  ASSERT_EQ(d.errors.size(), 11u);
+  for (size_t i = 0; i < 9; ++i) EXPECT_EQ(d.errors[i].record, 3 + i) << d.errors[i].ToString();
+  const char* columns[] = {"d", "b", "s", "m", "w", "t", "x"};
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_NE(d.errors[i].reason.find("column \"" + std::string(columns[i]) + "\""),
+              std::string::npos)
+        << d.errors[i].ToString();
+  }
+  EXPECT_EQ(d.errors[9].record, 15u);
+  EXPECT_NE(d.errors[9].reason.find("column \"id\" given twice"), std::string::npos)
+      << d.errors[9].ToString();
+  EXPECT_EQ(d.errors[10].record, 16u);
+  EXPECT_NE(d.errors[10].reason.find("column \"id\": NOT NULL column is missing"),
+            std::string::npos)
+      << d.errors[10].ToString();
+  EXPECT_EQ(Row(rel, d.changes.payload(1)),
+            "(2, nan, NULL, NULL, NULL, '\xF0\x9F\x98\x80 \"q\"', NULL, NULL, 100, NULL, NULL, "
+            "NULL)");
+  EXPECT_EQ(Row(rel, d.changes.payload(2)),
+            "(11, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+  EXPECT_EQ(Row(rel, d.changes.payload(3)),
+            "(12, 0.5, NULL, NULL, NULL, NULL, NULL, NULL, NULL, -3, false, NULL)");
+  EXPECT_EQ(d.changes.kind(4), ChangeKind::kDelete);
+  EXPECT_EQ(Row(rel, d.changes.payload(4)),
+            "(13, 1, 1, 3720000000, NULL, NULL, NULL, NULL, NULL, 4, NULL, NULL)");
+  std::string padded = data;
+  padded.resize(data.size() + Decoder::kPadding, ' ');
+  Decoded p;
+  auto dec = MakeDecoder(o, rel);
+  ASSERT_TRUE(dec.ok());
+  p.end = (*dec)->DecodePadded(std::string_view(padded).substr(0, data.size()), Position{},
+                               &p.changes, &p.errors, &p.error_count);
+  ASSERT_EQ(p.changes.size(), d.changes.size());
+  for (size_t i = 0; i < p.changes.size(); ++i) {
+    EXPECT_EQ(p.changes.payload(i), d.changes.payload(i));
+  }
+  EXPECT_EQ(p.error_count, d.error_count);
+  EXPECT_EQ(p.end.line, d.end.line);
+}
+
 // Timestamps as JavaScript and most producers write them: a T, fractions,
 // and a zone (converted to UTC); a malformed zone is a bad record.
 TEST(JsonTest, TimestampsWithZonesAreUtc) {

@@ -35,6 +35,8 @@ std::string Lower(std::string_view s) {
 }
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+// std::isspace, without a call per character.
+bool IsSpace(char c) { return IsJsonSpace(c) || c == '\v' || c == '\f'; }
 
 // A value's failure, with the byte where it was found.
 struct Fail {
@@ -452,7 +454,7 @@ class JsonDecoder final : public Decoder {
       size_t end = nl == std::string_view::npos ? data.size() : nl;
       std::string_view line(base + pos, end - pos);
       size_t first = 0;
-      while (first < line.size() && std::isspace(static_cast<unsigned char>(line[first]))) ++first;
+      while (first < line.size() && IsSpace(line[first])) ++first;
       if (first < line.size()) {
         line_start_ = base + pos;
         line_ = at.line;
@@ -553,7 +555,7 @@ class JsonDecoder final : public Decoder {
       Error(record, at, "a record must be a JSON object");
       return;
     }
-    if (opts_.update_format == "raw") {
+    if (raw_) {
       Row(obj, ChangeKind::kInsert, record, at, out);
       return;
     }
@@ -608,6 +610,28 @@ class JsonDecoder final : public Decoder {
   }
 
   bool Row(od::object obj, ChangeKind kind, uint64_t record, const char* at, ChangeBuffer* out) {
+    // The row of a table without a key, its fields in column order (the
+    // usual case), is encoded straight into `out`; a field out of order
+    // moves what was written to the columns' own buffers.
+    in_place_ = rel_.key.empty() && kind != ChangeKind::kUpdate ? out->StartChange() : nullptr;
+    in_order_ = 0;
+    if (Fields(obj, record, at, out) && Encode(kind, record, at, out)) return true;
+    if (in_place_ != nullptr) out->CancelChange();
+    return false;
+  }
+
+  // The columns written in place so far, [0, in_order_), each to its own
+  // buffer; the change in `out` is dropped.
+  void LeavePlace(ChangeBuffer* out) {
+    starts_[in_order_] = in_place_->size();
+    for (size_t c = 0; c < in_order_; ++c) {
+      enc_[c].assign(*in_place_, starts_[c], starts_[c + 1] - starts_[c]);
+    }
+    out->CancelChange();
+    in_place_ = nullptr;
+  }
+
+  bool Fields(od::object obj, uint64_t record, const char* at, ChangeBuffer* out) {
     const size_t n = rel_.columns.size();
     present_.assign(n, false);
     size_t hint = 0;  // fields usually come in column order
@@ -646,14 +670,22 @@ class JsonDecoder final : public Decoder {
         return false;
       }
       present_[i] = true;
-      // Each value is encoded as it is read, into its column's buffer:
-      // the common types directly, the others through a Value.
+      // Each value is encoded as it is read, in place or into its column's
+      // buffer: the common types directly, the others through a Value.
+      std::string* enc = &enc_[i];
+      if (in_place_ != nullptr && i == in_order_) {
+        starts_[i] = in_place_->size();
+        ++in_order_;
+        enc = in_place_;
+      } else {
+        if (in_place_ != nullptr) LeavePlace(out);
+        enc->clear();
+      }
       Fail fail;
-      enc_[i].clear();
       od::json_type jt;
       bool ok = true;
       if (fv.type().get(jt) == simdjson::SUCCESS && jt != od::json_type::null &&
-          FastField(fv, jt, fv.raw_json_token(), rel_.schema[i], &enc_[i], &ok, &fail)) {
+          FastField(fv, jt, fv.raw_json_token(), rel_.schema[i], enc, &ok, &fail)) {
         if (!ok) {
           Error(record, fail.at ? fail.at : fat,
                 "column \"" + rel_.columns[i] + "\": " + fail.reason);
@@ -666,7 +698,7 @@ class JsonDecoder final : public Decoder {
               "column \"" + rel_.columns[i] + "\": " + fail.reason);
         return false;
       }
-      Status st = EncodeValue(rel_.schema[i], value_, &enc_[i]);
+      Status st = EncodeValue(rel_.schema[i], value_, enc);
       if (!st.ok()) {
         Error(record, fat,
               "column \"" + rel_.columns[i] +
@@ -674,11 +706,23 @@ class JsonDecoder final : public Decoder {
         return false;
       }
     }
-    return Encode(kind, record, at, out);
+    return true;
   }
 
   bool Encode(ChangeKind kind, uint64_t record, const char* at, ChangeBuffer* out) {
     const size_t n = rel_.columns.size();
+    if (in_place_ != nullptr) {
+      // Columns [0, in_order_) are written; the others are missing: NULL.
+      for (size_t i = in_order_; i < n; ++i) {
+        if (!rel_.schema[i].nullable()) {
+          Error(record, at, "column \"" + rel_.columns[i] + "\": NOT NULL column is missing");
+          return false;
+        }
+        AppendNull(in_place_);
+      }
+      out->FinishChange(kind, 0);
+      return true;
+    }
     row_.clear();
     key_.clear();
     for (int k : rel_.key) {
@@ -728,6 +772,7 @@ class JsonDecoder final : public Decoder {
 
   const FormatOptions opts_;
   const Relation rel_;
+  const bool raw_ = opts_.update_format == "raw";
   std::vector<std::string> lower_;
   Schema key_schema_;
   od::parser parser_;
@@ -741,6 +786,11 @@ class JsonDecoder final : public Decoder {
   std::vector<bool> present_;
   std::vector<std::string> enc_ = std::vector<std::string>(rel_.columns.size());
   std::string row_, key_;
+  // A row written in place (Row): the change's arena in `out`, the number
+  // of columns written to it, and where each starts.
+  std::string* in_place_ = nullptr;
+  size_t in_order_ = 0;
+  std::vector<size_t> starts_ = std::vector<size_t>(rel_.columns.size() + 1);
 };
 
 // ---------------------------------------------------------------- output
