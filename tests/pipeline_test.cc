@@ -108,6 +108,27 @@ CREATE VIEW big AS SELECT id, v FROM t WHERE v > 100;
 CREATE MATERIALIZED VIEW plain_count AS SELECT COUNT(*) AS n, MAX(b) AS top FROM plain;
 )";
 
+// SQL functions of the program: inlined in its views, and callable from ad
+// hoc queries.
+TEST(PipelineTest, ProgramFunctionsInViewsAndAdhocQueries) {
+  Pipeline p(R"(
+CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v BIGINT) WITH (materialized = true);
+CREATE FUNCTION with_tax(x BIGINT) RETURNS NUMERIC LANGUAGE SQL RETURN round(x * 1.2, 2);
+CREATE FUNCTION big(x BIGINT) RETURNS BOOLEAN AS 'SELECT $1 > 100' LANGUAGE SQL STRICT;
+CREATE MATERIALIZED VIEW taxed AS
+  SELECT SUM(with_tax(v)) AS total, COUNT(*) FILTER (WHERE big(v)) AS big_ones FROM t;
+)",
+             {"--workers", "2"});
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::string tok = p.Ingest("t",
+                             "{\"insert\": {\"id\": 1, \"v\": 10}}\n"
+                             "{\"insert\": {\"id\": 2, \"v\": 200}}\n");
+  ASSERT_TRUE(p.WaitComplete(tok));
+  EXPECT_EQ(p.Query("SELECT total, big_ones FROM taxed", "csv"), "252.00,1\n");
+  EXPECT_EQ(p.Query("SELECT id, with_tax(v), big(NULL) FROM t ORDER BY id", "csv"),
+            "1,12.00,\n2,240.00,\n");
+}
+
 TEST(PipelineTest, IngressCompletionAndQueries) {
   Pipeline p(kProgram, {"--workers", "2"});
   ASSERT_GT(p.port(), 0) << p.log();

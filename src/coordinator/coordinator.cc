@@ -887,7 +887,8 @@ Status Coordinator::Approve() {
 // ---------------------------------------------------------------- reads
 
 Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
-  SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q, pipeline::BindAdhoc(info_.relations, text));
+  SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q,
+                          pipeline::BindAdhoc(info_.relations, text, program_text_));
   if (state() == PipelineState::kFailed) return loop_.failure();
   // Lease one step on every host: no step runs while the leases are taken.
   // (The calls run on threads that may outlive this call: they share what

@@ -500,7 +500,8 @@ Result<std::vector<sql::Column>> Session::Impl::DescribeColumns(
   if (st.kind == StatementKind::kSelect) {
     const std::vector<std::optional<std::string>> nulls(oids.size());
     SLUICE_ASSIGN_OR_RETURN(std::string text, SubstituteParams(st, nulls, oids));
-    SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q, pipeline::BindAdhoc(Relations(), text));
+    SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q,
+                            pipeline::BindAdhoc(Relations(), text, api->ProgramText()));
     columns.assign(q.query.plan->columns.begin(),
                    q.query.plan->columns.begin() + static_cast<ptrdiff_t>(q.query.visible));
   } else if (st.kind == StatementKind::kShow) {

@@ -5,12 +5,13 @@
 
 #include "pipeline/controller.h"
 #include "pipeline/pg_catalog.h"
+#include "sql/program.h"
 #include "sql/query.h"
 
 namespace sluice::pipeline {
 
 Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relations,
-                             std::string_view text) {
+                             std::string_view text, std::string_view program_text) {
   SLUICE_ASSIGN_OR_RETURN(sql::Json tree, sql::ParseSql(text));
   const sql::Json& stmts = tree.value("stmts", sql::Json::array());
   if (stmts.size() != 1 || !stmts[0]["stmt"].contains("SelectStmt")) {
@@ -28,6 +29,7 @@ Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relation
     SLUICE_RETURN_IF_ERROR(catalog.AddTable(std::move(t)));
   }
   SLUICE_RETURN_IF_ERROR(AddCatalogRelations(relations, &catalog));
+  SLUICE_RETURN_IF_ERROR(sql::AddProgramFunctions(program_text, &catalog));
   AdhocQuery out;
   SLUICE_ASSIGN_OR_RETURN(out.query,
                           sql::BindSelect(catalog, text, stmts[0]["stmt"]["SelectStmt"]));
@@ -70,7 +72,7 @@ Result<QueryResult> EvaluateAdhoc(const AdhocQuery& a,
 }
 
 Result<QueryResult> Controller::Query(std::string_view text) {
-  SLUICE_ASSIGN_OR_RETURN(AdhocQuery q, BindAdhoc(relations_, text));
+  SLUICE_ASSIGN_OR_RETURN(AdhocQuery q, BindAdhoc(relations_, text, program_text_));
   uint64_t step = 0;
   SLUICE_ASSIGN_OR_RETURN(auto snapshots, Snapshots(q.scanned, &step));
   SLUICE_ASSIGN_OR_RETURN(QueryResult result,

@@ -24,10 +24,11 @@ struct AdhocQuery {
 };
 
 // Binds `text` over `relations` and the catalog relations that describe them
-// (pg_catalog.h), as PostgreSQL's do; an error if it is not one SELECT or
-// reads a relation that is not materialized.
+// (pg_catalog.h), as PostgreSQL's do, with the SQL functions that
+// `program_text` declares; an error if it is not one SELECT or reads a
+// relation that is not materialized.
 Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relations,
-                             std::string_view text);
+                             std::string_view text, std::string_view program_text = {});
 // Runs it once over `snapshots` (every scanned relation's batches).
 Result<QueryResult> EvaluateAdhoc(const AdhocQuery& q,
                                   const std::map<std::string, std::vector<BatchPtr>>& snapshots,

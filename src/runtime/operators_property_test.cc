@@ -1038,8 +1038,10 @@ TEST_P(RollingProperty, MatchesReference) {
         case AggKind::kCount:
           res = Value::Int(count);
           break;
-        case AggKind::kSum:
-          if (count) res = Value::Int(sum);
+        case AggKind::kSum:  // of BIGINT: NUMERIC
+          if (count) {
+            res = type.id() == TypeId::kDecimal ? Value::Decimal(sum, 0) : Value::Int(sum);
+          }
           break;
         case AggKind::kAvg:
           if (count) {

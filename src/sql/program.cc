@@ -339,6 +339,24 @@ std::string UnquoteOptionKeys(std::string_view text) {
 
 }  // namespace
 
+Status AddProgramFunctions(std::string_view text, Catalog* catalog) {
+  // Most programs declare none: no parse for them.
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("function") == std::string::npos) return Status::OK();
+  std::string stripped;
+  std::vector<LatenessClause> lateness;
+  StripLateness(UnquoteOptionKeys(text), &stripped, &lateness);
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(stripped, text));
+  for (const Json& st : tree["stmts"]) {
+    const Json& stmt = st["stmt"];
+    if (!stmt.contains("CreateFunctionStmt")) continue;
+    SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(text, stmt["CreateFunctionStmt"]));
+    SLUICE_RETURN_IF_ERROR(catalog->AddFunction(std::move(f), /*replace=*/true));
+  }
+  return Status::OK();
+}
+
 Result<Program> CompileProgram(std::string_view text) {
   std::string stripped;
   std::vector<LatenessClause> lateness;

@@ -96,6 +96,10 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
 // the reason (FunctionDef::unsupported), which its calls report.
 Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body);
 
+// Adds the SQL functions that the program `text` declares to `catalog`
+// (for queries outside the program: ad hoc ones). Nothing for an empty text.
+Status AddProgramFunctions(std::string_view text, Catalog* catalog);
+
 // The index that a CREATE INDEX statement (the IndexStmt body) declares.
 IndexDef BindCreateIndex(const Json& body);
 
