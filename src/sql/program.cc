@@ -422,7 +422,19 @@ Result<Program> CompileProgram(std::string_view text) {
     } else if (kind == "CreateFunctionStmt") {
       SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(text, body));
       if (!f.unsupported.empty()) {
-        return SqlUnsupported(text, body, f.unsupported + " (function " + f.name + ")");
+        const std::string message = f.unsupported + " (function " + f.name + ")";
+        // A language Sluice does not run: the caret at LANGUAGE (its parse
+        // tree node has no location).
+        const size_t at = std::min(st.value("stmt_location", size_t{0}), text.size());
+        std::string statement(text.substr(at, st.value("stmt_len", text.size() - at)));
+        for (char& c : statement)
+          c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const size_t language = statement.find("language");
+        if (f.unsupported.rfind("functions in language", 0) == 0 && language != std::string::npos) {
+          return Status::Unimplemented(FormatSqlError(text, static_cast<int>(at + language),
+                                                      message + " is not supported yet"));
+        }
+        return SqlUnsupported(text, body, message);
       }
       const std::string name = f.name;
       Status s = p.catalog.AddFunction(std::move(f), body.value("replace", false));

@@ -386,6 +386,12 @@ TEST(ProgramTest, ErrorsNameTheSpot) {
   auto e8 = CompileProgram("CREATE TABLE t (a INT); CREATE VIEW v AS SELECT frob(a) FROM t;");
   EXPECT_NE(e8.status().message().find("function frob(integer) does not exist"), std::string::npos)
       << e8.status().message();
+  auto e10 = CompileProgram(
+      "CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN x; END $$;");
+  EXPECT_EQ(e10.status().message(),
+            "line 1, column 38: functions in language plpgsql (function f) is not supported yet\n"
+            "  CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN x; END "
+            "$$;\n                                       ^");
   auto e9 = CompileProgram("CREATE TABLE t (a blorb);");
   EXPECT_NE(e9.status().message().find("type \"blorb\" does not exist"), std::string::npos)
       << e9.status().message();
