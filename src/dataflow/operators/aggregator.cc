@@ -355,8 +355,7 @@ int LinearAcc::Scale() const {
   return -1;
 }
 
-Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc) {
-  if (!squares) return AddNumericSum(v, w, acc);
+Status AddNumericSquares(const Value& v, Weight w, LinearAcc* acc) {
   if (v.decimal_wide() != nullptr) return WideSumUnsupported();
   const int s = v.decimal_scale();
   if (s < 0 || s > kMaxDecimalDigits) return Status::Overflow("numeric scale out of range");
@@ -366,24 +365,21 @@ Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc) {
   // Bring the sums up to the new largest scale.
   if (cur >= 0 && top > cur) {
     if (__builtin_mul_overflow(acc->isum, Pow10(top - cur), &acc->isum)) return overflow();
-    if (squares && (2 * (top - cur) > 38 ||
-                    __builtin_mul_overflow(acc->isum2, Pow10(2 * (top - cur)), &acc->isum2))) {
+    if (2 * (top - cur) > 38 ||
+        __builtin_mul_overflow(acc->isum2, Pow10(2 * (top - cur)), &acc->isum2)) {
       return overflow();
     }
   }
-  int128 u, term;
+  int128 u, term, sq;
   if (__builtin_mul_overflow(v.decimal_unscaled(), Pow10(top - s), &u) ||
       __builtin_mul_overflow(u, static_cast<int128>(w), &term) ||
       __builtin_add_overflow(acc->isum, term, &acc->isum)) {
     return overflow();
   }
-  if (squares) {
-    int128 sq;
-    if (__builtin_mul_overflow(u, u, &sq) ||
-        __builtin_mul_overflow(sq, static_cast<int128>(w), &sq) ||
-        __builtin_add_overflow(acc->isum2, sq, &acc->isum2)) {
-      return overflow();
-    }
+  if (__builtin_mul_overflow(u, u, &sq) ||
+      __builtin_mul_overflow(sq, static_cast<int128>(w), &sq) ||
+      __builtin_add_overflow(acc->isum2, sq, &acc->isum2)) {
+    return overflow();
   }
   if (__builtin_add_overflow(acc->scale_counts[s], w, &acc->scale_counts[s])) return overflow();
   // A delete may leave a smaller largest scale: the sums' digits beyond it
@@ -392,7 +388,7 @@ Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc) {
   if (now < top) {
     const int drop = top - std::max(now, 0);
     acc->isum /= Pow10(drop);
-    if (squares) acc->isum2 = 2 * drop > 38 ? 0 : acc->isum2 / Pow10(2 * drop);
+    acc->isum2 = 2 * drop > 38 ? 0 : acc->isum2 / Pow10(2 * drop);
   }
   return Status::OK();
 }
@@ -711,7 +707,7 @@ Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const
         return AddDecimalSpecial(y, w, acc);
       }
       if (y.kind() == Value::Kind::kDecimal && ytype.dynamic_scale()) {
-        return AddNumeric(y, w, true, acc);
+        return AddNumericSquares(y, w, acc);
       }
       if (y.kind() == Value::Kind::kDecimal) {
         if (y.decimal_wide() != nullptr) return WideSumUnsupported();

@@ -135,10 +135,10 @@ struct LinearAcc {
   int Scale() const;
 };
 
-// Adds `w` copies of the finite NUMERIC `v` to acc->isum (and its square to
-// acc->isum2 if `squares`), at the scale of the values present; not counted
-// in acc->count.
-Status AddNumeric(const Value& v, Weight w, bool squares, LinearAcc* acc);
+// The statistics of NUMERIC: adds `w` copies of the finite `v` to acc->isum
+// and its square to acc->isum2, at the scale of the values present; not
+// counted in acc->count. (SUM and AVG: AddDecimal.)
+Status AddNumericSquares(const Value& v, Weight w, LinearAcc* acc);
 // A NUMERIC accumulator's scale counts (EncodeScales: a byte n, then n
 // pairs of a scale byte and an 8-byte count, by scale).
 void EncodeScales(const LinearAcc& acc, std::string* out);
