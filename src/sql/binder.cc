@@ -91,7 +91,12 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> sets, ExpandGroupingSets(s));
   if (sets) return BindQuery(*sets);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> inlined, InlineTableFunctions(s));
-  if (inlined) return BindQuery(*inlined);
+  if (inlined) {
+    ++inline_depth_;  // the functions' bodies, which may call more (InlineFunctionBody)
+    auto bound = BindQuery(*inlined);
+    --inline_depth_;
+    return bound;
+  }
   if (std::optional<Json> over = SubqueriesOverGroups(s)) return BindQuery(*over);
   return BindSimple(s);
 }

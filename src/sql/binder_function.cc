@@ -248,8 +248,9 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
                         " argument" + (f.arg_types.size() == 1 ? "" : "s") + ", not " +
                         std::to_string(args_in.size()));
   }
-  if (++inline_depth_ > 32) {
-    --inline_depth_;
+  // Each inlined body is bound with inline_depth_ one higher (BindUserFunction,
+  // BindQuery): a function that calls itself stops here.
+  if (inline_depth_ >= 32) {
     return SqlUnsupported(sql_, node, "SQL functions calling each other more than 32 deep");
   }
   std::vector<Json> args;
@@ -276,7 +277,6 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
             fields.insert(fields.begin(), Json{{"String", {{"sval", qualifier}}}});
         }
         if (qualifier.empty() || inside.count(qualifier)) {
-          --inline_depth_;
           return SqlUnsupported(sql_, node,
                                 "an argument of SQL function " + f.name +
                                     " that reads a column its body's tables could hide",
@@ -289,7 +289,6 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
   std::set<std::string> columns;
   RelationColumns(select, catalog_, &columns);
   Substitute(&select, f, args, columns);
-  --inline_depth_;
   return select;
 }
 
@@ -343,10 +342,7 @@ Result<ExprPtr> Binder::BindUserFunction(const FunctionDef& f, const Json& call,
           {"defresult", expr},
           {"location", -1}}}};
   }
-  if (++inline_depth_ > 32) {
-    --inline_depth_;
-    return SqlUnsupported(sql_, node, "SQL functions calling each other more than 32 deep");
-  }
+  ++inline_depth_;
   auto bound = BindExpr(expr, ctx);
   --inline_depth_;
   return bound;

@@ -23,3 +23,13 @@ SELECT add1(a, b) FROM t;
 INSERT INTO t VALUES (4, 40, 'w'), (5, -5, 'v');
 DELETE FROM t WHERE a = 2;
 UPDATE t SET b = 5 WHERE a = 1;
+-- A function that calls itself is refused, in FROM and in expressions.
+-- (PostgreSQL checks a body when it is created: the name must exist first.)
+CREATE FUNCTION forever(n int) RETURNS SETOF int AS 'select 1' LANGUAGE SQL;
+CREATE OR REPLACE FUNCTION forever(n int) RETURNS SETOF int AS 'select x from forever($1) x' LANGUAGE SQL;
+CREATE FUNCTION again(n int) RETURNS int AS 'select 1' LANGUAGE SQL;
+CREATE OR REPLACE FUNCTION again(n int) RETURNS int AS 'select again($1)' LANGUAGE SQL;
+-- sluice: error more than 32 deep
+SELECT * FROM forever(1);
+-- sluice: error more than 32 deep
+SELECT again(1);
