@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -66,6 +67,21 @@ inline std::map<std::string, int> ReplayChanges(const std::string& path) {
 }
 
 // A `sluice run` process with its program in a fresh directory.
+// A TIMESTAMP `offset_ms` from the wall clock, as JSON input writes it.
+inline std::string WallClockPlus(int64_t offset_ms) {
+  const auto t = std::chrono::system_clock::now() + std::chrono::milliseconds(offset_ms);
+  const int64_t ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const time_t secs = static_cast<time_t>(ms / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
+}
+
 class Pipeline {
  public:
   explicit Pipeline(const std::string& program, std::vector<std::string> args = {},

@@ -12,6 +12,7 @@
 #include "pipeline/journal.h"
 #include "pipeline/message_json.h"
 #include "pipeline/wire.h"
+#include "sql/query.h"
 #include "storage/file.h"
 
 namespace sluice::coordinator {
@@ -112,7 +113,11 @@ Coordinator::Coordinator(sql::Program program, pipeline::PipelineConfig config,
     : program_(std::move(program)),
       config_(std::move(config)),
       base_dir_(std::move(base_dir)),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      reads_clock_(
+          std::any_of(program_.views.begin(), program_.views.end(), [this](const std::string& v) {
+            return sql::ReadsStepClock(program_.catalog.FindView(v)->query.plan);
+          })) {}
 
 Result<std::unique_ptr<Coordinator>> Coordinator::Start(std::string_view program_text,
                                                         pipeline::PipelineConfig config,
@@ -265,7 +270,7 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   // journal holds.
   struct Journaled {
     std::mutex mu;
-    std::map<uint64_t, std::pair<bool, bool>> steps;  // step: (commit, in a transaction)
+    std::map<uint64_t, co::JournaledStep> steps;
     uint64_t newest_file = 0;                         // the newest journal file on any host
     std::vector<uint64_t> relayout_leases;            // by host
   };
@@ -290,7 +295,9 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     journaled->relayout_leases[static_cast<size_t>(h.address().index)] =
         st.relayout_lease.value_or(0);
     for (const co::JournaledStep& j : st.journal_steps) {
-      journaled->steps[j.step] = {j.commit, j.in_transaction};
+      // Every host that ran a step journaled it with the same clock.
+      co::JournaledStep& known = journaled->steps[j.step];
+      known = {j.step, j.commit, j.in_transaction, j.clock != 0 ? j.clock : known.clock};
     }
     return Status::OK();
   };
@@ -311,7 +318,7 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   // Every step that a host journaled after the checkpoint runs again on
   // every host, each taking what its journal says it took (a host that never
   // got to a step takes nothing), so that they are the same steps as before.
-  std::map<uint64_t, std::pair<bool, bool>> replay;
+  std::map<uint64_t, co::JournaledStep> replay;
   {
     std::lock_guard<std::mutex> l(journaled->mu);
     replay = journaled->steps;
@@ -322,12 +329,13 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     loop_.NumberCheckpointsAfter(journaled->newest_file);
   }
   uint64_t expect = restore_step + 1;
-  for (const auto& [step, flags] : replay) {
+  for (const auto& [step, journaled_step] : replay) {
     if (step != expect) {
       return Status::Corruption("the hosts' input journals skip from step " +
                                 std::to_string(expect - 1) + " to step " + std::to_string(step));
     }
-    const pipeline::StepLoop::StepPlan plan{step, flags.first, flags.second};
+    const pipeline::StepLoop::StepPlan plan{step, journaled_step.commit,
+                                            journaled_step.in_transaction, journaled_step.clock};
     SLUICE_RETURN_IF_ERROR(loop_.BeginStep(plan));
     const auto began = Clock::now();
     Status s = RunOnHosts(plan, /*replay=*/true);
@@ -600,6 +608,12 @@ pipeline::StepLoop::Clock::time_point Coordinator::InputDue(uint64_t last_step) 
   if (due || (buffered > 0 && buffered >= config_.min_batch_size_records)) {
     return pipeline::StepLoop::Clock::time_point::min();
   }
+  if (reads_clock_) {
+    // The step clock moves: a step once a resolution after the last one.
+    return pipeline::StepLoop::Clock::time_point(
+               pipeline::StepLoop::Clock::duration(last_step_at_.load())) +
+           std::chrono::microseconds(config_.clock_resolution_usecs);
+  }
   return pipeline::StepLoop::Clock::time_point::max();
 }
 
@@ -609,7 +623,18 @@ Status Coordinator::RunStep(const pipeline::StepLoop::StepPlan& plan) {
 
 Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay) {
   MutexLock sl(&step_mu_);
-  const co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay};
+  co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay, plan.clock};
+  if (reads_clock_ && request.clock == 0) {
+    // One step clock for every host: the wall clock here, rounded down to
+    // the resolution, never back.
+    const int64_t wall = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    const auto res = static_cast<int64_t>(config_.clock_resolution_usecs);
+    request.clock = std::max(last_clock_, wall - wall % res);
+  }
+  last_clock_ = std::max(last_clock_, request.clock);
+  last_step_at_.store(pipeline::StepLoop::Clock::now().time_since_epoch().count());
   const auto timeout = options_.step_timeout;
   Mutex ignored_mu;
   std::map<std::string, uint64_t> ignored;

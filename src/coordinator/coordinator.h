@@ -178,6 +178,11 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   // Held while a step, a checkpoint or a lease is taken on the hosts, so
   // that each sees one step boundary on every host.
   Mutex step_mu_;
+  // The step clock (NOW() in views' temporal filters): whether a view reads
+  // it, its last value, and when the last step began (steady clock ticks).
+  const bool reads_clock_ = false;
+  int64_t last_clock_ GUARDED_BY(step_mu_) = 0;
+  std::atomic<int64_t> last_step_at_{0};
 
   // What each host's last poll said. Lock order: the loop's mutex, then
   // poll_mu_ (InputDue).

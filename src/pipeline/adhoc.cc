@@ -1,6 +1,7 @@
 #include "pipeline/adhoc.h"
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "pipeline/controller.h"
@@ -19,6 +20,11 @@ Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relation
   }
   // Views are read as they are, not recomputed: each relation is a table.
   sql::Catalog catalog;
+  // NOW() is when the query is asked (PostgreSQL's: when its transaction
+  // began), not the step clock of the views it reads.
+  catalog.set_now(std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count());
   for (const auto& [name, info] : relations) {
     sql::TableDef t;
     t.name = name;

@@ -55,6 +55,9 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
       if (!v.is_number_unsigned()) return bad(k, "a non-negative integer");
       (k == "min_batch_size_records" ? c.min_batch_size_records : c.max_buffering_delay_usecs) =
           v.get<uint64_t>();
+    } else if (k == "clock_resolution_usecs") {
+      if (!v.is_number_unsigned() || v.get<uint64_t>() == 0) return bad(k, "a positive integer");
+      c.clock_resolution_usecs = v.get<uint64_t>();
     } else if (k == "fault_tolerance") {
       if (!v.is_object() && !v.is_null()) return bad(k, "an object");
       if (v.is_object()) {
@@ -107,7 +110,8 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
       return Status::InvalidArgument(
           "runtime config: unknown key \"" + k +
           "\" (known: workers, storage, memory_budget_mb, min_batch_size_records, "
-          "max_buffering_delay_usecs, fault_tolerance, bootstrap_policy, dev_tweaks)");
+          "max_buffering_delay_usecs, clock_resolution_usecs, fault_tolerance, "
+          "bootstrap_policy, dev_tweaks)");
     }
   }
   return c;
@@ -120,6 +124,7 @@ std::string PipelineConfig::ToJson() const {
             {"memory_budget_mb", memory_budget_mb},
             {"min_batch_size_records", min_batch_size_records},
             {"max_buffering_delay_usecs", max_buffering_delay_usecs},
+            {"clock_resolution_usecs", clock_resolution_usecs},
             {"bootstrap_policy", bootstrap_policy}};
   if (!fault_tolerance.empty()) j["fault_tolerance"] = Json::parse(fault_tolerance);
   if (!dev_tweaks.empty()) j["dev_tweaks"] = Json::parse(dev_tweaks);

@@ -21,6 +21,11 @@ struct PipelineConfig {
   // queued record has waited max_buffering_delay_usecs, whichever is first.
   uint64_t min_batch_size_records = 0;
   uint64_t max_buffering_delay_usecs = 0;
+  // The step clock (NOW() in views' temporal filters) moves in steps of
+  // this many microseconds, and a pipeline whose views read it takes a
+  // step at least this often, so that rows enter and leave those views
+  // without new input.
+  uint64_t clock_resolution_usecs = 1000000;
   // {"model": "none"|"at_least_once"|"exactly_once",
   //  "checkpoint_interval_secs": N}; kept as JSON text.
   std::string fault_tolerance;

@@ -11,6 +11,8 @@
 
 #include "base/hash.h"
 #include "pipeline/snapshot_assembler.h"
+#include "sql/datetime.h"
+#include "sql/query.h"
 #include "storage/file.h"
 #include "zset/merge.h"
 
@@ -325,10 +327,13 @@ Status Controller::Init() {
     return Status::Unimplemented(
         "LATENESS on a pipeline of many hosts is not supported yet: run it on one host");
   }
+  for (const std::string& v : program_.views) {
+    reads_clock_ = reads_clock_ || sql::ReadsStepClock(program_.catalog.FindView(v)->query.plan);
+  }
   SLUICE_ASSIGN_OR_RETURN(runtime_, Runtime::Start(opts, [&](Circuit& c) {
                             return sql::BuildProgram(
                                 program_, c, &errors_, nullptr, role_ ? &layout : nullptr,
-                                waterlines_->empty() ? nullptr : &waterlines_->published());
+                                waterlines_->empty() ? nullptr : &waterlines_->published(), clock_);
                           }));
   // The integrals this host holds: on many hosts, of the relations gathered
   // here (one_host; the others' are elsewhere), or a share of each
@@ -655,8 +660,22 @@ bool Controller::Idle() const { return queues_->buffered() == 0 && !loop_.steppi
 // ---------------------------------------------------------------- steps
 
 StepLoop::Clock::time_point Controller::InputDue(uint64_t) {
-  return queues_->DueAt(config_.min_batch_size_records,
-                        std::chrono::microseconds(config_.max_buffering_delay_usecs));
+  const Clock::time_point due = queues_->DueAt(
+      config_.min_batch_size_records, std::chrono::microseconds(config_.max_buffering_delay_usecs));
+  if (!reads_clock_) return due;
+  // The clock moves: a step once a resolution after the last one.
+  const Clock::time_point tick =
+      Clock::time_point(Clock::duration(last_step_at_.load(std::memory_order_relaxed))) +
+      std::chrono::microseconds(config_.clock_resolution_usecs);
+  return std::min(due, tick);
+}
+
+int64_t Controller::WallClock() const {
+  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const auto res = static_cast<int64_t>(config_.clock_resolution_usecs);
+  return now - now % res;
 }
 
 Status Controller::RunStep(const StepLoop::StepPlan& plan) {
@@ -702,10 +721,17 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
     phases_.Add(p, now - at);
     at = now;
   };
+  last_step_at_.store(at.time_since_epoch().count(), std::memory_order_relaxed);
+  if (reads_clock_) {
+    // NOW() for this step: as recorded or given, else the wall clock; never
+    // back (a wall clock set back holds the step clock where it was).
+    clock_->Advance(plan.clock != 0 ? plan.clock : WallClock());
+  }
   if (journal_ && journal) {
     // The step's record is on storage before the step runs.
     SLUICE_RETURN_IF_ERROR(journal_->AppendStep(plan.step, plan.commit, plan.in_transaction,
-                                                InputQueues::JournalRanges(input)));
+                                                InputQueues::JournalRanges(input),
+                                                reads_clock_ ? clock_->now() : 0));
     lap(StepPhases::kJournal);
   }
   // Each table's changes become one batch per worker of this host; on many
@@ -870,6 +896,7 @@ PipelineStats Controller::Stats() const {
     g.late_rows = waterlines_->late_rows();
     g.waterlines = waterlines_->waterlines();
   }
+  if (reads_clock_) g.step_clock = sql::FormatTimestamp(clock_->now());
   g.eval_error_samples = errors_.samples();
   st.inputs = queues_->IngressStats();
   for (size_t i = 0; i < inputs_.size(); ++i) {

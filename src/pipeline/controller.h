@@ -58,6 +58,7 @@
 
 #include "base/mutex.h"
 #include "connector/connector.h"
+#include "dataflow/clock.h"
 #include "format/format.h"
 #include "pipeline/api.h"
 #include "pipeline/checkpoint_store.h"
@@ -195,11 +196,13 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // Runs step `step` (which must follow the last one) with the input queued
   // now, as every other host does at the same time. With exactly_once, the
   // step is journaled first; a `replay` step takes what the journal says it
-  // took (or nothing, if this host never ran it).
-  Status RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay = false);
+  // took (or nothing, if this host never ran it). `clock` is the step clock
+  // the coordinator chose (a journaled step keeps the one it had).
+  Status RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay = false,
+                     int64_t clock = 0);
   // exactly_once: the steps after the checkpoint that this host's journal
-  // records, to be replayed: (step, commit, in a transaction).
-  std::vector<std::tuple<uint64_t, bool, bool>> RecordedSteps() const;
+  // records, to be replayed: (step, commit, in a transaction, step clock).
+  std::vector<std::tuple<uint64_t, bool, bool, int64_t>> RecordedSteps() const;
   // The number of the newest input journal file (0: none).
   uint64_t NewestJournalFile() const;
   // Writes this host's part of checkpoint `seq` at this step boundary.
@@ -349,6 +352,14 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   sql::EvalErrors errors_;
   IgnoredDeletesLog ignored_deletes_;       // by step, from errors_
   std::unique_ptr<Waterlines> waterlines_;  // of the tables with a LATENESS column
+  // NOW() in views' temporal filters: set before each step (StepClockFor).
+  std::shared_ptr<StepClock> clock_ = std::make_shared<StepClock>();
+  bool reads_clock_ = false;  // some view has a temporal filter
+  // When the last step started (steady clock ticks): the clock's next step
+  // is due a resolution later.
+  std::atomic<int64_t> last_step_at_{0};
+  // The wall clock, rounded down to the clock resolution.
+  int64_t WallClock() const;
   std::unique_ptr<MemoryBudget> budget_;    // outlives every spine below
   std::shared_ptr<BlockCache> block_cache_;  // with storage: shared by the spines' files
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

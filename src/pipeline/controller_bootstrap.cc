@@ -301,7 +301,8 @@ Status Controller::Bootstrap(const std::string& dir, const std::string& body_tex
   opts.spine.merge.storage_dir = config_.storage;
   opts.spine.merge.budget = budget_.get();
   SLUICE_ASSIGN_OR_RETURN(auto rebuild, Runtime::Start(opts, [&](Circuit& c) {
-                            return sql::BuildProgram(program_, c, &errors_, &views);
+                            return sql::BuildProgram(program_, c, &errors_, &views, nullptr,
+                                                     nullptr, clock_);
                           }));
   // Tables replay their upsert or clamp state from the checkpoint.
   std::set<std::string> replay;

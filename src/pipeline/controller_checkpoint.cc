@@ -90,6 +90,7 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   body["delivered_step"] = outputs_->delivered_step();
   body["upsert_seq"] = upsert_seq_;
   if (!waterlines_->empty()) body["waterlines"] = waterlines_->ToJson();
+  if (reads_clock_) body["step_clock"] = clock_->now();
   body["program"] = Hex64(program_fingerprint_);
   body["workers"] = config_.workers;
   SLUICE_RETURN_IF_ERROR(store_->Commit(seq, body.dump()));
@@ -285,6 +286,8 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& body,
   if (b.contains("waterlines")) {
     SLUICE_RETURN_IF_ERROR(waterlines_->FromJson(b["waterlines"]).WithContext(dir));
   }
+  // The step clock never goes back, not even across a restart.
+  clock_->Advance(b.value("step_clock", int64_t{0}));
   std::fprintf(stderr, "sluice: resumed from checkpoint %s at step %llu\n", dir.c_str(),
                static_cast<unsigned long long>(step));
   if (change == nullptr) return Status::OK();
@@ -329,7 +332,7 @@ Status Controller::LoadJournal(bool run_steps) {
     uint64_t last_token = 0;
     SLUICE_ASSIGN_OR_RETURN(auto input, queues_->TakeRecorded(r.step, r.ranges, &last_token));
     ++replayed;
-    return RunOutside({r.step, r.commit, r.in_transaction}, input, last_token,
+    return RunOutside({r.step, r.commit, r.in_transaction, r.clock}, input, last_token,
                       /*journal=*/false);
   });
   SLUICE_RETURN_IF_ERROR(s.WithContext("replaying the input journal"));

@@ -15,8 +15,9 @@ Controller::InputState Controller::WaitForInput(std::chrono::milliseconds wait) 
   return {r.buffered, r.due && !stopping(), step()};
 }
 
-Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay) {
-  const StepLoop::StepPlan plan{step, commit, in_txn};
+Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay,
+                               int64_t clock) {
+  StepLoop::StepPlan plan{step, commit, in_txn, clock};
   std::optional<JournalRecord> recorded;
   {
     MutexLock l(&host_mu_);
@@ -38,6 +39,7 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool rep
   uint64_t last_token = queues_->last_token();
   if (recorded) {
     SLUICE_ASSIGN_OR_RETURN(input, queues_->TakeRecorded(step, recorded->ranges, &last_token));
+    if (recorded->clock != 0) plan.clock = recorded->clock;
   } else if (!replay) {
     input = queues_->Take(&last_token);
   }
@@ -51,10 +53,12 @@ uint64_t Controller::NewestJournalFile() const {
   return journal_ ? Journal::Newest(config_.storage + "/journal") : 0;
 }
 
-std::vector<std::tuple<uint64_t, bool, bool>> Controller::RecordedSteps() const {
+std::vector<std::tuple<uint64_t, bool, bool, int64_t>> Controller::RecordedSteps() const {
   MutexLock l(&host_mu_);
-  std::vector<std::tuple<uint64_t, bool, bool>> out;
-  for (const auto& [step, r] : recorded_steps_) out.emplace_back(step, r.commit, r.in_transaction);
+  std::vector<std::tuple<uint64_t, bool, bool, int64_t>> out;
+  for (const auto& [step, r] : recorded_steps_) {
+    out.emplace_back(step, r.commit, r.in_transaction, r.clock);
+  }
   return out;
 }
 

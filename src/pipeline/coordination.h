@@ -90,11 +90,13 @@ struct JournaledStep {
   uint64_t step = 0;
   bool commit = false;
   bool in_transaction = false;
+  int64_t clock = 0;  // the step clock it ran with (0: not recorded)
   template <class V>
   void Fields(V& v) {
     v("step", step);
     v("commit", commit);
     v("in_transaction", in_transaction);
+    v("clock", clock);
   }
 };
 struct ActivateAnswer {
@@ -239,12 +241,16 @@ struct StepRequest {
   bool commit = false;          // commits the open transaction
   bool in_transaction = false;  // runs inside one
   bool replay = false;          // exactly_once: a journaled step, run again
+  // The step clock (NOW() in views' temporal filters), one value for every
+  // host; 0 when no view reads it.
+  int64_t clock = 0;
   template <class V>
   void Fields(V& v) {
     v("step", step);
     v("commit", commit);
     v("in_transaction", in_transaction);
     v("replay", replay);
+    v("clock", clock);
   }
 };
 

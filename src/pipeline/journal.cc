@@ -151,16 +151,18 @@ Status Journal::AppendSegment(uint64_t id, const std::string& table, const std::
 }
 
 Status Journal::AppendStep(uint64_t step, bool commit, bool in_transaction,
-                           const std::vector<JournalRecord::Range>& ranges) {
+                           const std::vector<JournalRecord::Range>& ranges, int64_t clock) {
   std::string p(1, 'T');
   PutFixed64(&p, step);
-  p.push_back(static_cast<char>((commit ? 1 : 0) | (in_transaction ? 2 : 0)));
+  p.push_back(
+      static_cast<char>((commit ? 1 : 0) | (in_transaction ? 2 : 0) | (clock != 0 ? 4 : 0)));
   PutFixed32(&p, static_cast<uint32_t>(ranges.size()));
   for (const JournalRecord::Range& r : ranges) {
     PutFixed64(&p, r.segment);
     PutFixed64(&p, r.from);
     PutFixed64(&p, r.to);
   }
+  if (clock != 0) PutFixed64(&p, static_cast<uint64_t>(clock));
   return Append(p, true);
 }
 
@@ -222,6 +224,11 @@ Status Journal::Replay(const std::string& dir, uint64_t from,
           ok = ConsumeFixed64(&payload, &range.segment) && ConsumeFixed64(&payload, &range.from) &&
                ConsumeFixed64(&payload, &range.to);
           r.ranges.push_back(range);
+        }
+        uint64_t clock = 0;
+        if (ok && (c[0] & 4) != 0) {
+          ok = ConsumeFixed64(&payload, &clock);
+          r.clock = static_cast<int64_t>(clock);
         }
       } else {
         ok = false;

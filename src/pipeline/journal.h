@@ -13,8 +13,10 @@
 //     'S' segment   u64 id, table, source connector ("" for HTTP), the
 //                   connector's position after it (JSON), the changes
 //     'T' step      u64 step, u8 flags (1: it commits the open transaction,
-//                   2: it runs inside one), u32 ranges, per range: u64
-//                   segment id, u64 from, u64 to (the changes it took)
+//                   2: it runs inside one, 4: the step clock follows), u32
+//                   ranges, per range: u64 segment id, u64 from, u64 to (the
+//                   changes it took); then, with flag 4, i64 the step
+//                   clock's value (dataflow/clock.h) in that step
 //
 // (strings are u32 length + bytes; changes are u64 count, then per change a
 // kind byte, u32 + key, u32 + payload). Segment records are written when
@@ -61,6 +63,7 @@ struct JournalRecord {
     uint64_t segment = 0, from = 0, to = 0;
   };
   std::vector<Range> ranges;
+  int64_t clock = 0;  // the step clock in the step (0: not recorded)
 };
 
 class Journal {
@@ -74,7 +77,7 @@ class Journal {
                        const std::string& position, const format::ChangeBuffer& changes);
   // Written and synced (with every record before it).
   Status AppendStep(uint64_t step, bool commit, bool in_transaction,
-                    const std::vector<JournalRecord::Range>& ranges);
+                    const std::vector<JournalRecord::Range>& ranges, int64_t clock = 0);
   // Goes on in file `sequence`.
   Status Rotate(uint64_t sequence);
   // Removes the files numbered below `sequence`.

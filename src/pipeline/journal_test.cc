@@ -27,7 +27,10 @@ class JournalTest : public ::testing::Test {
       ASSERT_TRUE(
           (*j)->AppendSegment(i, "t", i % 2 ? "in" : "", "{\"at\":" + std::to_string(i) + "}", c)
               .ok());
-      ASSERT_TRUE((*j)->AppendStep(i, i == n, i == n, {{static_cast<uint64_t>(i), 0, 1}}).ok());
+      // Odd steps record a step clock, even ones none (as before there was one).
+      const int64_t clock = i % 2 ? -1000000 * int64_t{i} : 0;
+      ASSERT_TRUE(
+          (*j)->AppendStep(i, i == n, i == n, {{static_cast<uint64_t>(i), 0, 1}}, clock).ok());
     }
   }
   std::vector<JournalRecord> Read(Status* status) {
@@ -60,6 +63,9 @@ TEST_F(JournalTest, RecordsReadBackAsWritten) {
   ASSERT_EQ(rs[5].ranges.size(), 1u);
   EXPECT_EQ(rs[5].ranges[0].segment, 3u);
   EXPECT_EQ(rs[5].ranges[0].to, 1u);
+  EXPECT_EQ(rs[5].clock, -3000000);
+  EXPECT_EQ(rs[3].clock, 0);
+  EXPECT_EQ(rs[3].ranges.size(), 1u);
 }
 
 TEST_F(JournalTest, AnEmptyFileHoldsNothing) {

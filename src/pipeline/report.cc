@@ -25,6 +25,7 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   for (const auto& [phase, n] : p.step_phase_usecs) g.step_phase_usecs[phase] += n;
   for (const auto& [table, n] : p.late_rows) g.late_rows[table] += n;
   for (const auto& [table, w] : p.waterlines) g.waterlines[table] = w;
+  if (p.step_clock) g.step_clock = p.step_clock;  // one value on every host
   g.spill_failures += p.spill_failures;
   if (p.last_spill_failure) g.last_spill_failure = p.last_spill_failure;
   AddOptional(&g.memory_budget_bytes, p.memory_budget_bytes);

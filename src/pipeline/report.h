@@ -64,6 +64,9 @@ struct GlobalStats {
   // its waterline, and the waterline (once known), as a value of the column.
   std::map<std::string, uint64_t> late_rows;
   std::map<std::string, std::string> waterlines;
+  // When a view reads NOW(): the step clock in the last step, as a
+  // TIMESTAMP (UTC).
+  std::optional<std::string> step_clock;
   std::optional<uint64_t> exchange_bytes_sent;  // on many hosts: to other hosts
   std::optional<uint64_t> hosts;                // on many hosts
   // Steps by how long they took: the count in each bucket of
@@ -98,6 +101,7 @@ struct GlobalStats {
     v("ignored_deletes", ignored_deletes);
     v("late_rows", late_rows);
     v("waterlines", waterlines);
+    v("step_clock", step_clock);
     v("exchange_bytes_sent", exchange_bytes_sent);
   }
 };

@@ -67,6 +67,10 @@ class StepLoop {
     uint64_t step = 0;
     bool commit = false;          // commits the open transaction
     bool in_transaction = false;  // runs inside one (outputs held until the commit)
+    // The step clock (NOW()) for the step, in microseconds since 1970: 0
+    // when the driver reads it; the journal's value when a step is replayed,
+    // the coordinator's on many hosts.
+    int64_t clock = 0;
   };
 
   class Driver {

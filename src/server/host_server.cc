@@ -262,8 +262,8 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   if (!c.ok()) return c.status().WithContext("activating host");
   co::ActivateAnswer answer;
   answer.step = (*c)->step();
-  for (const auto& [step, commit, in_txn] : (*c)->RecordedSteps()) {
-    answer.journal_steps.push_back({step, commit, in_txn});
+  for (const auto& [step, commit, in_txn, clock] : (*c)->RecordedSteps()) {
+    answer.journal_steps.push_back({step, commit, in_txn, clock});
   }
   answer.newest_journal = (*c)->NewestJournalFile();
   if ((*c)->relayout_lease() != 0) answer.relayout_lease = (*c)->relayout_lease();
@@ -395,7 +395,8 @@ void HostServer::Impl::Routes() {
   });
   Serve<co::StepRequest>(*http, [this](const co::StepRequest& r) -> Result<co::StepAnswer> {
     LongCall busy(this);
-    SLUICE_RETURN_IF_ERROR(Get()->RunHostStep(r.step, r.commit, r.in_transaction, r.replay));
+    SLUICE_RETURN_IF_ERROR(
+        Get()->RunHostStep(r.step, r.commit, r.in_transaction, r.replay, r.clock));
     return co::StepAnswer{Get()->step(), Get()->LastStepIgnoredDeletes()};
   });
   Serve<co::CheckpointRequest>(

@@ -1324,6 +1324,13 @@ Result<std::vector<const Json*>> Binder::SelectListSetCalls(const Json& s) {
 }
 
 Result<BoundQuery> Binder::BindSimple(const Json& s) {
+  // NOW() may be the step clock in this SELECT's own WHERE clause only.
+  struct RestoreWhere {
+    bool* flag;
+    bool was;
+    ~RestoreWhere() { *flag = was; }
+  } restore_where{&now_in_where_, now_in_where_};
+  now_in_where_ = false;
   // A subquery being decorrelated: this SELECT is the one its frame is for.
   Frame* frame = nullptr;
   if (!frames_.empty() && !frames_.back().taken) {
@@ -1427,13 +1434,19 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     take_set_column();
   }
   std::vector<ExprPtr> conjuncts;
+  std::vector<TimeBound> time_bounds;
   if (s.contains("whereClause")) {
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr w, BindExpr(s["whereClause"], ctx));
+    const bool outer_where = now_in_where_;
+    now_in_where_ = true;
+    auto bound = BindExpr(s["whereClause"], ctx);
+    now_in_where_ = outer_where;
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr w, std::move(bound));
     if (w->type.id() != TypeId::kBoolean) {
       return SqlError(sql_, s["whereClause"],
                       "argument of WHERE must be type boolean, not type " + PgTypeName(w->type));
     }
     SplitConjuncts(w, &conjuncts);
+    SLUICE_RETURN_IF_ERROR(TakeTemporalConjuncts(&conjuncts, &time_bounds));
   }
   std::vector<ExprPtr> from_conj, ext_conj;
   for (const ExprPtr& c : conjuncts) {
@@ -1447,6 +1460,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   size_t applied = 0;
   SLUICE_ASSIGN_OR_RETURN(plan, ApplyExtensions(plan, ctx, &applied));
   if (!ext_conj.empty()) plan = MakeFilter(plan, AndAll(ext_conj));
+  if (!time_bounds.empty()) plan = MakeTemporalFilter(plan, std::move(time_bounds));
   // From here on the plan's columns are the scope's columns. The targets are
   // those of `s` itself: calls bound in advance are known by address.
   static const Json kNoTargets = Json::array();

@@ -1115,6 +1115,10 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       return BindUserFunction(*f, body, node, ctx);
     }
   }
+  if ((name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") &&
+      body.value("args", Json::array()).empty() && !body.value("agg_star", false)) {
+    return BindNow(node);
+  }
   // int8(x), float8(x), numeric(x), text(x), ...: PostgreSQL's cast
   // functions, named as their types.
   static const char* kCastFunctions[] = {"int2",    "int4",     "int8", "float4",  "float8",
@@ -1577,8 +1581,21 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     if (op == "SVFOP_CURRENT_SCHEMA") {
       return MakeLiteral(Value::String("public"), SqlType::Varchar(-1, false));
     }
-    return SqlUnsupported(sql_, n, "The current date and time",
-                          "A view's value may not depend on when it is computed.");
+    if (op == "SVFOP_CURRENT_TIMESTAMP" || op == "SVFOP_CURRENT_TIMESTAMP_N" ||
+        op == "SVFOP_LOCALTIMESTAMP" || op == "SVFOP_LOCALTIMESTAMP_N") {
+      return BindNow(n);
+    }
+    if (catalog_.now()) {
+      // An ad hoc query's date and time of day (UTC).
+      constexpr int64_t kDay = int64_t{86400} * 1000000;
+      const int64_t now = *catalog_.now();
+      const int64_t day = now >= 0 ? now / kDay : (now - kDay + 1) / kDay;
+      if (op == "SVFOP_CURRENT_DATE") return MakeLiteral(Value::Int(day), SqlType::Date(false));
+      return MakeLiteral(Value::Int(now - day * kDay), SqlType::Time(false));
+    }
+    return SqlUnsupported(sql_, n, "CURRENT_DATE or CURRENT_TIME in a view",
+                          "Compare a row's time with NOW() in WHERE instead: ts > NOW() - "
+                          "INTERVAL '1 day'.");
   }
   if (kind == "RowExpr") {
     std::vector<ExprPtr> fields;

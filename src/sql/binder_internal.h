@@ -202,6 +202,9 @@ inline std::shared_ptr<PlanNode> MakeOver(PlanPtr in, const WindowGroup& g) {
 // ROW(fields...): a value of an anonymous ROW type (fields f1, f2, ...).
 ExprPtr MakeRow(std::vector<ExprPtr> fields);
 
+// The rows of `in` while the step clock passes `bounds` (binder_temporal.cc).
+PlanPtr MakeTemporalFilter(PlanPtr in, std::vector<TimeBound> bounds);
+
 inline PlanPtr MakeFilter(PlanPtr in, ExprPtr pred) {
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kFilter;
@@ -361,6 +364,15 @@ class Binder {
                             std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
   // An expression without columns, evaluated now (a literal), or as it is.
   Result<ExprPtr> FoldConstant(const Json& node);
+  // NOW(), CURRENT_TIMESTAMP, LOCALTIMESTAMP (binder_temporal.cc): the
+  // catalog's constant in an ad hoc query; in a view the step clock, only
+  // within a WHERE clause.
+  Result<ExprPtr> BindNow(const Json& node);
+  static bool IsStepClock(const Expr& e);
+  // Takes the conjuncts that read the step clock out of `conjuncts`, as
+  // bounds of a temporal filter; an error at a NOW() that is not in such a
+  // comparison.
+  Status TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts, std::vector<TimeBound>* bounds);
   Status BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
                            std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
   // generate_series or unnest in FROM whose arguments read columns of
@@ -536,6 +548,8 @@ class Binder {
   const Json* window_clause_ = nullptr;          // the WINDOW clause of the query being bound
   std::map<const Json*, SqlType> window_types_;  // window calls of a grouped query
   int inline_depth_ = 0;                         // SQL functions being inlined
+  bool now_in_where_ = false;                    // binding a WHERE clause: NOW() may be the clock
+  std::map<const Expr*, int> now_at_;            // the step clock's reads: where they are written
   int scans_ = 0;                                // ScopeCol::scan numbers given so far
   int agg_width_ = 0;                            // the aggregate's columns, before its window calls
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,12 +103,19 @@ class Catalog {
   void set_pg_definitions(PgDefinitions d) { pg_definitions_ = std::move(d); }
   const PgDefinitions& pg_definitions() const { return pg_definitions_; }
 
+  // NOW() in an ad hoc query: the time it was asked, in microseconds since
+  // 1970 (UTC), a constant. Unset for programs: in a view, NOW() is the step
+  // clock, and only a temporal filter may read it (plan.h, kTemporalFilter).
+  void set_now(int64_t micros) { now_ = micros; }
+  const std::optional<int64_t>& now() const { return now_; }
+
  private:
   std::map<std::string, TableDef> tables_;
   std::map<std::string, ViewDef> views_;
   std::map<std::string, IndexDef> indexes_;
   std::map<std::string, FunctionDef> functions_;
   PgDefinitions pg_definitions_;
+  std::optional<int64_t> now_;
 };
 
 // The OIDs that pg_catalog gives a catalog's objects: every table and view

@@ -16,6 +16,7 @@
 #include "dataflow/operators/recursive.h"
 #include "dataflow/operators/rolling_aggregate.h"
 #include "dataflow/operators/sum.h"
+#include "dataflow/operators/temporal_filter.h"
 #include "dataflow/operators/top_k.h"
 #include "sql/over.h"
 #include "types/row_codec.h"
@@ -249,6 +250,7 @@ const std::vector<ColumnBound>& Lowering::Bounds(const PlanNode& n) {
         break;
       }
       case PlanKind::kFilter:
+      case PlanKind::kTemporalFilter:
       case PlanKind::kDistinct:
         out = Bounds(*n.inputs[0]);
         break;
@@ -423,8 +425,58 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
     }
     case PlanKind::kSeries:
       return LowerSeries(n);
+    case PlanKind::kTemporalFilter:
+      return LowerTemporalFilter(n);
   }
   return Status::Internal("unknown plan node");
+}
+
+// The rows of the input while the step clock passes every bound: each
+// bound's instant, evaluated over the row, narrows the row's span. A NULL
+// instant, or one that fails to evaluate (counted as an evaluation error),
+// leaves the row out at every instant, as its comparison would.
+Result<Stream*> Lowering::LowerTemporalFilter(const PlanNode& n) {
+  if (clock_ == nullptr) {
+    return Status::Internal("a view that reads NOW() was built without the step clock");
+  }
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema schema = n.inputs[0]->schema();
+  const std::vector<TimeBound> bounds = n.time_bounds;
+  std::vector<ExprPtr> ats;
+  for (const TimeBound& b : bounds) ats.push_back(b.at);
+  const std::vector<bool> used = UsedColumns(ats, schema.size());
+  EvalErrors* errors = errors_;
+  return TemporalFilter(c_, in, clock_,
+                        [schema, bounds, used, errors, row = Row()](
+                            std::string_view k, std::string_view, TimeSpan* span) mutable {
+                          const TimeSpan never{TimeSpan::kNever, TimeSpan::kAlways};
+                          SLUICE_RETURN_IF_ERROR(DecodeUsed(schema, used, k, &row));
+                          for (const TimeBound& b : bounds) {
+                            Value at;
+                            Status s = OnRow(Eval(*b.at, row, &at), schema, k);
+                            if (!s.ok()) {
+                              if (errors == nullptr || !IsEvalError(s)) return s;
+                              errors->Add(s);
+                              *span = never;
+                              return Status::OK();
+                            }
+                            if (at.is_null()) {
+                              *span = never;
+                              return Status::OK();
+                            }
+                            const int64_t t = at.int_value();
+                            // NOW() >= t or > t (the instant after), NOW() <= t or < t.
+                            if (b.lower) {
+                              const int64_t from = b.inclusive || t == TimeSpan::kNever ? t : t + 1;
+                              span->from = std::max(span->from, from);
+                            } else {
+                              const int64_t until =
+                                  !b.inclusive || t == TimeSpan::kNever ? t : t + 1;
+                              span->until = std::min(span->until, until);
+                            }
+                          }
+                          return Status::OK();
+                        });
 }
 
 // generate_series(start, stop [, step]) over integers, or unnest(array),

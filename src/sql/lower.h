@@ -11,6 +11,7 @@
 
 #include "base/mutex.h"
 #include "dataflow/circuit.h"
+#include "dataflow/clock.h"
 #include "dataflow/operators/filter.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/top_k.h"
@@ -56,15 +57,21 @@ class Lowering {
   // Evaluation errors go to `errors` (which must outlive the circuit). With
   // `waterlines`, operators whose state lies behind a waterline forget it
   // (aggregates grouped by a bounded column, joins on one).
+  // With `clock`, views may have temporal filters (reading NOW()).
   Lowering(Circuit& circuit, std::function<Stream*(const std::string&)> scan, EvalErrors* errors,
-           const TableWaterlines* waterlines = nullptr)
-      : c_(circuit), scan_(std::move(scan)), errors_(errors), waterlines_(waterlines) {}
+           const TableWaterlines* waterlines = nullptr, StepClockPtr clock = nullptr)
+      : c_(circuit),
+        scan_(std::move(scan)),
+        errors_(errors),
+        waterlines_(waterlines),
+        clock_(std::move(clock)) {}
 
   // The stream of `plan`; a node shared by several plans is lowered once.
   Result<Stream*> Lower(const PlanPtr& plan);
 
  private:
   Result<Stream*> LowerNode(const PlanNode& n);
+  Result<Stream*> LowerTemporalFilter(const PlanNode& n);
   // What an inner join's sides may forget when a filter over it bounds one
   // side's column by the other's (`b.ts BETWEEN a.ts AND a.expires`): the
   // rows that no later row of the other side can pass the filter with.
@@ -118,6 +125,7 @@ class Lowering {
   std::function<Stream*(const std::string&)> scan_;
   EvalErrors* errors_;
   const TableWaterlines* waterlines_;
+  StepClockPtr clock_;
   std::map<const PlanNode*, Stream*> memo_;
   std::map<const PlanNode*, std::vector<ColumnBound>> bounds_;
 };

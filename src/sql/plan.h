@@ -44,27 +44,29 @@ enum class PlanKind {
   kJoin,       // inputs 0 and 1 on left_keys = right_keys, then `predicate`
   kAggregate,  // group_keys, then aggs, over input 0
   kDistinct,
-  kUnionAll,      // all inputs, same columns
-  kExcept,        // distinct rows of input 0 not in input 1
-  kIntersect,     // distinct rows of input 0 also in input 1
-  kRolling,       // input 0 plus agg over the rows of its partition whose
-                  // order key lies in [key - range, key]
-  kExceptAll,     // each row max(A - B, 0) times
-  kIntersectAll,  // each row min(A, B) times
-  kTopK,          // the first `limit` rows after `offset` in `order`
-  kRank,          // input 0 plus ROW_NUMBER() OVER (PARTITION BY partition ORDER BY
-                  // order_exprs), keeping rows numbered up to `limit`
-  kWindow,        // input 0 plus (window_start, window_end), once per
-                  // tumbling or hopping window that holds its time column
-  kOver,          // input 0 plus window_calls OVER (PARTITION BY partition
-                  // ORDER BY order_exprs), computed per whole partition
-  kRecursive,     // WITH RECURSIVE `table`: input 0 (the non-recursive term)
-                  // UNION [ALL] input 1 (the recursive term, reading `working`)
-                  // until no new row comes
-  kWorkingTable,  // the rows of a recursive query's previous iteration
-  kSeries,        // input 0 plus one column: a row per value of a set-returning
-                  // function (`series`) of `exprs` over the input row (a
-                  // LATERAL generate_series or unnest)
+  kUnionAll,        // all inputs, same columns
+  kExcept,          // distinct rows of input 0 not in input 1
+  kIntersect,       // distinct rows of input 0 also in input 1
+  kRolling,         // input 0 plus agg over the rows of its partition whose
+                    // order key lies in [key - range, key]
+  kExceptAll,       // each row max(A - B, 0) times
+  kIntersectAll,    // each row min(A, B) times
+  kTopK,            // the first `limit` rows after `offset` in `order`
+  kRank,            // input 0 plus ROW_NUMBER() OVER (PARTITION BY partition ORDER BY
+                    // order_exprs), keeping rows numbered up to `limit`
+  kWindow,          // input 0 plus (window_start, window_end), once per
+                    // tumbling or hopping window that holds its time column
+  kOver,            // input 0 plus window_calls OVER (PARTITION BY partition
+                    // ORDER BY order_exprs), computed per whole partition
+  kRecursive,       // WITH RECURSIVE `table`: input 0 (the non-recursive term)
+                    // UNION [ALL] input 1 (the recursive term, reading `working`)
+                    // until no new row comes
+  kWorkingTable,    // the rows of a recursive query's previous iteration
+  kTemporalFilter,  // the rows of input 0 while the step clock (NOW()) passes
+                    // every one of `time_bounds`
+  kSeries,          // input 0 plus one column: a row per value of a set-returning
+                    // function (`series`) of `exprs` over the input row (a
+                    // LATERAL generate_series or unnest)
 };
 
 // The set-returning functions that kSeries computes per row.
@@ -112,6 +114,15 @@ struct WindowCall {
   WindowFrame frame;
 };
 
+// A temporal filter's condition on NOW(): `at`, a TIMESTAMP over the row, is
+// a lower bound (NOW() >= at, or > at if not `inclusive`) or an upper one
+// (NOW() <= at, or < at). A NULL `at` passes no row.
+struct TimeBound {
+  ExprPtr at;
+  bool lower = false;
+  bool inclusive = true;
+};
+
 struct PlanNode;
 using PlanPtr = std::shared_ptr<const PlanNode>;
 
@@ -145,6 +156,7 @@ struct PlanNode {
   PlanPtr working;                            // kRecursive: its kWorkingTable
   bool set_union = false;                     // kRecursive: UNION, not UNION ALL
   SeriesFn series = SeriesFn::kGenerateSeries;  // kSeries (with exprs)
+  std::vector<TimeBound> time_bounds;           // kTemporalFilter
 
   Schema schema() const {
     Schema s;

@@ -479,7 +479,7 @@ Result<Program> CompileProgram(std::string_view text) {
 
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views, const HostLayout* layout,
-                    const TableWaterlines* waterlines) {
+                    const TableWaterlines* waterlines, StepClockPtr clock) {
   std::map<std::string, Stream*> inputs;
   auto output = [&](Stream* s, const std::string& name, bool materialized) {
     if (layout != nullptr) {
@@ -522,7 +522,8 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     SLUICE_RETURN_IF_ERROR(output(inputs[t], t, def.materialized));
   }
   Lowering lower(
-      c, [&](const std::string& table) { return inputs.at(table); }, errors, waterlines);
+      c, [&](const std::string& table) { return inputs.at(table); }, errors, waterlines,
+      std::move(clock));
   for (const std::string& name : program.views) {
     if (only_views != nullptr && only_views->count(name) == 0) continue;
     c.SetOwner(ViewOwner(name));

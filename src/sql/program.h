@@ -73,11 +73,12 @@ inline std::string SpreadOutputName(const std::string& relation) { return relati
 inline std::string PartOutputName(const std::string& relation) { return relation + "\x1fpart"; }
 // Builds one worker's circuit of `program`. With `waterlines` (from
 // NewTableWaterlines, shared by every worker), operators forget state behind
-// the tables' waterlines.
+// the tables' waterlines. `clock` is the step clock that views with
+// temporal filters read (Program::reads_clock; shared by every worker).
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views = nullptr,
-                    const HostLayout* layout = nullptr,
-                    const TableWaterlines* waterlines = nullptr);
+                    const HostLayout* layout = nullptr, const TableWaterlines* waterlines = nullptr,
+                    StepClockPtr clock = nullptr);
 inline std::string TableOwner(const std::string& t) { return "table:" + t; }
 inline std::string ViewOwner(const std::string& v) { return "view:" + v; }
 

@@ -376,10 +376,30 @@ TEST(ProgramTest, ErrorsNameTheSpot) {
   EXPECT_NE(e5.status().message().find("already exists"), std::string::npos);
   // What PostgreSQL has and we do not is "not supported yet"; what neither
   // has does not exist.
-  auto e6 = CompileProgram("CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT now() AS n FROM t;");
+  auto e6 = CompileProgram(
+      "CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT clock_timestamp() AS n FROM t;");
   EXPECT_EQ(e6.status().message(),
-            "line 2, column 25: function now() is not supported yet\n  CREATE VIEW v AS SELECT "
-            "now() AS n FROM t;\n                          ^");
+            "line 2, column 25: function clock_timestamp() is not supported yet\n  CREATE VIEW v "
+            "AS SELECT clock_timestamp() AS n FROM t;\n                          ^");
+  // NOW() in a view is the step clock, read by temporal filters alone.
+  auto e11 =
+      CompileProgram("CREATE TABLE t (ts TIMESTAMP);\nCREATE VIEW v AS SELECT now() FROM t;");
+  EXPECT_EQ(e11.status().message().substr(0, 62),
+            "line 2, column 25: NOW() outside a WHERE clause is not support")
+      << e11.status().message();
+  auto e12 = CompileProgram(
+      "CREATE TABLE t (ts TIMESTAMP);\nCREATE VIEW v AS SELECT ts FROM t WHERE ts > now() OR ts "
+      "IS NULL;");
+  EXPECT_EQ(e12.status().message().substr(0, 57),
+            "line 2, column 46: This use of NOW() is not supported yet")
+      << e12.status().message();
+  auto e13 = CompileProgram(
+      "CREATE TABLE t (ts TIMESTAMP);\nCREATE VIEW v AS SELECT ts FROM t WHERE ts > "
+      "CURRENT_TIMESTAMP - INTERVAL '1 year';");
+  EXPECT_NE(e13.status().message().find("An interval of months or years added to NOW() is not "
+                                        "supported yet. Write it in days"),
+            std::string::npos)
+      << e13.status().message();
   auto e7 = CompileProgram("CREATE TABLE t (a jsonb);");
   EXPECT_NE(e7.status().message().find("type jsonb is not supported yet"), std::string::npos)
       << e7.status().message();

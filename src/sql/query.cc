@@ -208,4 +208,12 @@ std::vector<std::string> ScannedRelations(const PlanPtr& plan) {
   return {out.begin(), out.end()};
 }
 
+bool ReadsStepClock(const PlanPtr& plan) {
+  bool reads = false;
+  VisitPlan(plan, [&](const PlanNode& n, const std::vector<const PlanNode*>&) {
+    reads = reads || n.kind == PlanKind::kTemporalFilter;
+  });
+  return reads;
+}
+
 }  // namespace sluice::sql

@@ -54,6 +54,10 @@ void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows);
 // The relations that `plan` scans.
 std::vector<std::string> ScannedRelations(const PlanPtr& plan);
 
+// Whether `plan` has a temporal filter, whose output changes as the step
+// clock moves (NOW() in a view's WHERE clause).
+bool ReadsStepClock(const PlanPtr& plan);
+
 // For each relation that `plan` reads only through a filter that compares
 // its leading columns with constants (`id = 5`, `a = 1 AND b = 'x'`): the
 // encoded prefix every row the filter keeps starts with. EvaluateOnce seeks
