@@ -1593,9 +1593,10 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       if (op == "SVFOP_CURRENT_DATE") return MakeLiteral(Value::Int(day), SqlType::Date(false));
       return MakeLiteral(Value::Int(now - day * kDay), SqlType::Time(false));
     }
-    return SqlUnsupported(sql_, n, "CURRENT_DATE or CURRENT_TIME in a view",
+    if (op == "SVFOP_CURRENT_DATE") return BindToday(n);
+    return SqlUnsupported(sql_, n, "CURRENT_TIME in a view",
                           "Compare a row's time with NOW() in WHERE instead: ts > NOW() - "
-                          "INTERVAL '1 day'.");
+                          "INTERVAL '1 hour'.");
   }
   if (kind == "RowExpr") {
     std::vector<ExprPtr> fields;

@@ -368,6 +368,10 @@ class Binder {
   // catalog's constant in an ad hoc query; in a view the step clock, only
   // within a WHERE clause.
   Result<ExprPtr> BindNow(const Json& node);
+  // CURRENT_DATE in a view: the step clock's date, within a WHERE clause.
+  Result<ExprPtr> BindToday(const Json& node);
+  // The bounds of one conjunct comparing a DATE with CURRENT_DATE.
+  Status TodayBounds(const Expr& conjunct, const Json& where, std::vector<TimeBound>* bounds);
   static bool IsStepClock(const Expr& e);
   // Takes the conjuncts that read the step clock out of `conjuncts`, as
   // bounds of a temporal filter; an error at a NOW() that is not in such a

@@ -21,10 +21,16 @@ constexpr const char* kWhereNowMayBe =
     "compares it with a row's time: ts > NOW() - INTERVAL '1 hour', ts <= NOW(), "
     "NOW() - ts < INTERVAL '5 minutes'.";
 
+// CURRENT_DATE in a view: the step clock's date.
+Status StepDateOnly(const SqlType&, const Value*, size_t, Value*) {
+  return Status::Internal("CURRENT_DATE in a view is read only by its temporal filter");
+}
+
 bool IsNow(const Expr& e) { return e.kind == ExprKind::kCall && e.fn == StepClockOnly; }
+bool IsToday(const Expr& e) { return e.kind == ExprKind::kCall && e.fn == StepDateOnly; }
 
 bool ContainsNow(const Expr& e) {
-  if (IsNow(e)) return true;
+  if (IsNow(e) || IsToday(e)) return true;
   return std::any_of(e.args.begin(), e.args.end(),
                      [](const ExprPtr& a) { return ContainsNow(*a); });
 }
@@ -55,6 +61,27 @@ bool AsNowPlus(const Expr& e, Interval* offset) {
   return op == "+" && IsNow(*e.args[1]) && ConstantInterval(*e.args[0], offset);
 }
 
+// `e` as CURRENT_DATE + days (days zero for CURRENT_DATE itself).
+bool AsTodayPlus(const Expr& e, int64_t* days) {
+  *days = 0;
+  if (IsToday(e)) return true;
+  if (e.kind != ExprKind::kCall || e.args.size() != 2) return false;
+  const std::string_view op = e.fn_name;
+  if (op != "+" && op != "-") return false;
+  const int side = IsToday(*e.args[0]) ? 1 : op == "+" && IsToday(*e.args[1]) ? 0 : -1;
+  if (side < 0) return false;
+  const Expr& k = *e.args[static_cast<size_t>(side)];
+  Value v;
+  if (!k.type.IsInteger() || ContainsNow(k) || !Eval(k, Row(), &v).ok() || v.is_null()) {
+    return false;
+  }
+  std::vector<int> cols;
+  CollectColumns(k, &cols);
+  if (!cols.empty()) return false;
+  *days = op == "-" ? -v.int_value() : v.int_value();
+  return true;
+}
+
 // The comparison `b op a` for `a op b`.
 std::string_view Flipped(std::string_view op) {
   if (op == "<") return ">";
@@ -67,6 +94,51 @@ std::string_view Flipped(std::string_view op) {
 }  // namespace
 
 bool Binder::IsStepClock(const Expr& e) { return IsNow(e); }
+
+Result<ExprPtr> Binder::BindToday(const Json& node) {
+  if (!now_in_where_) {
+    return SqlUnsupported(sql_, node, "CURRENT_DATE outside a WHERE clause", kWhereNowMayBe);
+  }
+  ExprPtr e = MakeCall(StepDateOnly, "current_date", SqlType::Date(false), {});
+  now_at_[e.get()] = Location(node);
+  return e;
+}
+
+Status Binder::TodayBounds(const Expr& conjunct, const Json& where,
+                           std::vector<TimeBound>* bounds) {
+  // date op CURRENT_DATE + k, as b op CURRENT_DATE with b = date - k; with
+  // CURRENT_DATE = floor(NOW() / 1 day), b > today is NOW() < b's midnight,
+  // b >= today is NOW() < the next midnight, b < today is NOW() >= the next
+  // midnight, b <= today is NOW() >= b's midnight.
+  std::string_view op = conjunct.fn_name;
+  int64_t days = 0;
+  ExprPtr b;
+  if (!ContainsNow(*conjunct.args[0]) && AsTodayPlus(*conjunct.args[1], &days)) {
+    b = conjunct.args[0];
+  } else if (!ContainsNow(*conjunct.args[1]) && AsTodayPlus(*conjunct.args[0], &days)) {
+    b = conjunct.args[1];
+    op = Flipped(op);
+  } else {
+    return SqlUnsupported(sql_, where, "This use of CURRENT_DATE", kWhereNowMayBe);
+  }
+  if (b->type.id() != TypeId::kDate) {
+    return SqlUnsupported(sql_, where, "Comparing CURRENT_DATE with a " + PgTypeName(b->type),
+                          "Compare it with a DATE, or compare a TIMESTAMP with NOW().");
+  }
+  if (days != 0) {
+    SLUICE_ASSIGN_OR_RETURN(
+        b, Call("-", {b, MakeLiteral(Value::Int(days), SqlType::Integer(false))}, where));
+  }
+  const ExprPtr midnight = MakeCast(b, SqlType::Timestamp());
+  SLUICE_ASSIGN_OR_RETURN(
+      ExprPtr next_day, Call("+", {b, MakeLiteral(Value::Int(1), SqlType::Integer(false))}, where));
+  const ExprPtr next_midnight = MakeCast(next_day, SqlType::Timestamp());
+  if (op == ">") bounds->push_back({midnight, false, false});
+  if (op == ">=" || op == "=") bounds->push_back({next_midnight, false, false});
+  if (op == "<") bounds->push_back({next_midnight, true, true});
+  if (op == "<=" || op == "=") bounds->push_back({midnight, true, true});
+  return Status::OK();
+}
 
 Result<ExprPtr> Binder::BindNow(const Json& node) {
   if (catalog_.now()) return MakeLiteral(Value::Int(*catalog_.now()), SqlType::Timestamp(false));
@@ -85,11 +157,11 @@ Status Binder::TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts,
       rest.push_back(c);
       continue;
     }
-    // Where to point: the conjunct's first NOW().
+    // Where to point: the conjunct's first NOW() or CURRENT_DATE.
     int at = -1;
     std::function<void(const Expr&)> find = [&](const Expr& e) {
       if (at >= 0) return;
-      if (IsNow(e)) {
+      if (IsNow(e) || IsToday(e)) {
         auto it = now_at_.find(&e);
         at = it == now_at_.end() ? -1 : it->second;
         return;
@@ -101,6 +173,16 @@ Status Binder::TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts,
     std::string_view op = c->kind == ExprKind::kCall ? c->fn_name : "";
     if (c->args.size() != 2 || (op != "<" && op != "<=" && op != ">" && op != ">=" && op != "=")) {
       return SqlUnsupported(sql_, where, "This use of NOW()", kWhereNowMayBe);
+    }
+    bool today = false;
+    std::function<void(const Expr&)> find_today = [&](const Expr& e) {
+      today = today || IsToday(e);
+      for (const ExprPtr& a : e.args) find_today(*a);
+    };
+    find_today(*c);
+    if (today) {
+      SLUICE_RETURN_IF_ERROR(TodayBounds(*c, where, bounds));
+      continue;
     }
     // As `row op NOW() + offset`, the row's side free of NOW().
     ExprPtr row;

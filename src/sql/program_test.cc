@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 
+#include "dataflow/clock.h"
 #include "dataflow/operators/upsert.h"
 #include "runtime/runtime.h"
 #include "sql/datetime.h"
@@ -356,6 +358,81 @@ CREATE VIEW consts AS SELECT * FROM (VALUES (1), (2)) AS t(x) UNION ALL SELECT k
   Status s = (*changed)->LoadState(dir, manifest);
   EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
   std::filesystem::remove_all(dir);
+}
+
+// Temporal filters at their boundaries, with the step clock driven by hand:
+// a strict comparison excludes its instant, a weak one includes it, and
+// CURRENT_DATE moves at midnight (UTC).
+TEST(ProgramTest, TemporalFiltersAtTheirBoundaries) {
+  auto p = CompileProgram(R"(
+CREATE TABLE t (id INT, ts TIMESTAMP, d DATE);
+CREATE VIEW within AS SELECT id FROM t WHERE ts > NOW() - INTERVAL '10 seconds' AND ts <= NOW();
+CREATE VIEW aged AS SELECT id FROM t WHERE NOW() - ts >= INTERVAL '10 seconds';
+CREATE VIEW this_week AS SELECT id FROM t WHERE d >= CURRENT_DATE - 6 AND d <= CURRENT_DATE;
+CREATE VIEW later AS SELECT id FROM t WHERE d > CURRENT_DATE;
+)");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  auto clock = std::make_shared<StepClock>();
+  constexpr int64_t kSec = 1000000, kDay = 86400 * kSec;
+  const int64_t t0 = 20000 * kDay + 12 * 3600 * kSec;  // 2024-10-04 12:00:00
+  clock->Advance(t0);
+  EvalErrors errors;
+  RuntimeOptions opts;
+  opts.workers = 2;
+  auto rt = Runtime::Start(opts, [&](Circuit& c) {
+    return BuildProgram(*p, c, &errors, nullptr, nullptr, nullptr, clock);
+  });
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  Schema schema = {SqlType::Integer(), SqlType::Timestamp(), SqlType::Date()};
+  BatchBuilder b;
+  auto row = [&](int id, int64_t ts, int64_t d) {
+    std::string bytes;
+    ASSERT_TRUE(EncodeRow(schema, {Value::Int(id), Value::Int(ts), Value::Int(d)}, &bytes).ok());
+    b.Push(bytes, 1);
+  };
+  row(1, t0, 20000);              // today, now
+  row(2, t0 - 10 * kSec, 19994);  // ten seconds ago, six days ago
+  row(3, t0 + 5 * kSec, 20001);   // in five seconds, tomorrow
+  row(4, t0 - 11 * kSec, 19993);  // eleven seconds ago, a week ago
+  ASSERT_TRUE((*rt)->Push("t", *b.Finish()).ok());
+  std::map<std::string, std::set<int64_t>> views;
+  auto step = [&](int64_t now) {
+    clock->Advance(now);
+    EXPECT_TRUE((*rt)->Step().ok());
+    for (const std::string& v : p->views) {
+      auto out = (*rt)->Output(v);
+      ASSERT_TRUE(out.ok());
+      auto c = (*out)->NewCursor();
+      for (; c->KeyValid(); c->StepKey()) {
+        auto r = DecodeRow({SqlType::Integer()}, c->key());
+        ASSERT_TRUE(r.ok());
+        if (c->weight() > 0) views[v].insert((*r)[0].int_value());
+        if (c->weight() < 0) views[v].erase((*r)[0].int_value());
+      }
+    }
+  };
+  using Ids = std::set<int64_t>;
+  step(t0);
+  EXPECT_EQ(views["within"], (Ids{1}));  // 2 is exactly ten seconds old: out
+  EXPECT_EQ(views["aged"], (Ids{2, 4}));
+  EXPECT_EQ(views["this_week"], (Ids{1, 2}));
+  EXPECT_EQ(views["later"], (Ids{3}));
+  step(t0 + 5 * kSec);  // 3 is due; 1 is still within
+  EXPECT_EQ(views["within"], (Ids{1, 3}));
+  step(t0 + 10 * kSec - 1);
+  EXPECT_EQ(views["within"], (Ids{1, 3}));
+  EXPECT_EQ(views["aged"], (Ids{2, 4}));
+  step(t0 + 10 * kSec);  // 1 is ten seconds old
+  EXPECT_EQ(views["within"], (Ids{3}));
+  EXPECT_EQ(views["aged"], (Ids{1, 2, 4}));
+  step(t0 + 12 * 3600 * kSec - 1);  // just before midnight
+  EXPECT_EQ(views["this_week"], (Ids{1, 2}));
+  EXPECT_EQ(views["later"], (Ids{3}));
+  step(t0 + 12 * 3600 * kSec);  // tomorrow: 2 is a week old, 3 is today
+  EXPECT_EQ(views["this_week"], (Ids{1, 3}));
+  EXPECT_EQ(views["later"], Ids{});
+  EXPECT_EQ(views["aged"], (Ids{1, 2, 3, 4}));
+  EXPECT_EQ(errors.count(), 0);
 }
 
 TEST(ProgramTest, ErrorsNameTheSpot) {
