@@ -820,6 +820,7 @@ Result<ExprPtr> Binder::AddAggregate(AggCall call, Ctx& ctx, const Json& node) {
   // The aggregate's result type, as the engine computes it.
   Schema one = {arg ? arg->type : SqlType::BigInt()};
   AggSpec spec{call.kind, arg ? 0 : -1};
+  spec.keyed_order = call.keyed_order;
   if (arg2) {
     one.push_back(arg2->type);
     spec.column2 = 1;
@@ -830,6 +831,7 @@ Result<ExprPtr> Binder::AddAggregate(AggCall call, Ctx& ctx, const Json& node) {
   std::string key = std::to_string(static_cast<int>(call.kind)) + "|" + (arg ? Key(*arg) : "*") +
                     (arg2 ? "|" + Key(*arg2) : "") + "|" + call.separator +
                     (call.desc ? "|desc" : "") + (call.distinct ? "|distinct" : "") +
+                    (call.keyed_order ? "|keyed" : "") +
                     (call.filter ? "|" + Key(*call.filter) : "");
   auto it = std::find(ctx.agg_keys->begin(), ctx.agg_keys->end(), key);
   int index;
@@ -1241,8 +1243,15 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         oc.in_aggregate = false;
         if (!k.ok()) return k.status();
         if (Key(**k) != Key(*arg)) {
-          return SqlUnsupported(sql_, by["node"],
-                                name + "() ordered by another expression than its value");
+          if (distinct) {
+            return SqlError(sql_, by["node"],
+                            "in an aggregate with DISTINCT, ORDER BY expressions must appear in "
+                            "argument list");
+          }
+          // Ordered by another key: aggregate ROW(key, value), sorted by key
+          // then value, and keep the value.
+          arg = MakeRow({*k, arg});
+          call.keyed_order = true;
         }
         call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
         const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");

@@ -702,6 +702,7 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
     spec.desc = a.desc;
     spec.distinct = a.distinct;
     spec.separator = a.separator;
+    spec.keyed_order = a.keyed_order;
     if (a.arg) {
       spec.column = static_cast<int>(args.size());
       args.push_back(a.arg);

@@ -28,6 +28,7 @@ struct AggCall {
   std::string separator;  // STRING_AGG
   ExprPtr filter;         // ARRAY_AGG ... FILTER (WHERE filter): NULLs count, so not a CASE
   ExprPtr arg2;           // IsPairStatistic: X (`arg` is Y)
+  bool keyed_order = false;  // STRING_AGG, ARRAY_AGG: `arg` is ROW(order key, value)
 };
 
 struct SortKey {

@@ -20,3 +20,15 @@ SELECT array_agg(DISTINCT a ORDER BY a DESC NULLS LAST) FROM d;
 UPDATE d SET a = 7 WHERE a = 1;
 DELETE FROM d WHERE k = 2 AND s = 'z';
 INSERT INTO d VALUES (2, 4, 'w'), (1, 3, 'x');
+
+-- Ordered by another expression than the value (keys unique within a group:
+-- PostgreSQL leaves ties in scan order).
+CREATE TABLE o (g INT, id INT, s TEXT, n INT);
+INSERT INTO o VALUES (1, 3, 'c', 30), (1, 1, 'z', 10), (1, 2, NULL, 20), (1, NULL, 'k', NULL), (2, 5, 'e', 50), (2, 4, 'd', NULL);
+SELECT g, string_agg(s, ',' ORDER BY id), array_agg(n ORDER BY id DESC), array_agg(s ORDER BY -id) FROM o GROUP BY g;
+SELECT string_agg(s, '' ORDER BY n DESC) FILTER (WHERE g = 1), array_agg(id ORDER BY s) FROM o;
+-- sluice: error in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list
+SELECT string_agg(DISTINCT s, ',' ORDER BY id) FROM o;
+UPDATE o SET id = 0 WHERE s = 'c';
+DELETE FROM o WHERE s = 'z';
+INSERT INTO o VALUES (2, 9, 'a', 1), (2, 6, NULL, 2);

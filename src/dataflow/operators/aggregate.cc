@@ -113,6 +113,16 @@ Status AggregateOp::Render(std::string_view group, const State& st,
           std::string_view in = bytes;
           Value v;
           SLUICE_RETURN_IF_ERROR(DecodeValue(vt, &in, &v));
+          if (a.keyed_order) {
+            // ROW(order key, value): the value; string_agg skips NULLs.
+            if (v.is_null()) continue;  // FILTER left it out
+            if (v.list().size() != 2) {
+              return Status::Corruption("an ordered aggregate's value is not a (key, value) row");
+            }
+            Value value = v.list()[1];
+            v = std::move(value);
+            if (v.is_null() && a.kind == AggKind::kStringAgg) continue;
+          }
           const Weight times = a.distinct ? 1 : c.weight();
           for (Weight k = 0; k < times; ++k) values.push_back(v);
         }

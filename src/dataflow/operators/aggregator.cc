@@ -138,7 +138,10 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     return Status::InvalidArgument("aggregate column " + std::to_string(spec.column) +
                                    " is not in " + SchemaToString(val_schema));
   }
-  const SqlType& col = val_schema[static_cast<size_t>(spec.column)];
+  const SqlType& column = val_schema[static_cast<size_t>(spec.column)];
+  // Ordered by another key: the aggregated value is the row's second field.
+  const SqlType& col =
+      distinct_spec.keyed_order && column.children().size() == 2 ? column.children()[1] : column;
   if (IsPairStatistic(spec.kind)) {
     if (distinct_spec.column2 < 0 || static_cast<size_t>(distinct_spec.column2) >= val_schema.size())
       return Status::InvalidArgument("a statistic of pairs needs two columns");

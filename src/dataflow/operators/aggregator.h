@@ -73,6 +73,10 @@ struct AggSpec {
   bool distinct = false;
   std::string separator;
   int filter_column = -1;  // ARRAY_AGG ... FILTER: a BOOLEAN column; only TRUE rows count
+  // STRING_AGG, ARRAY_AGG ordered by another expression than the value: the
+  // column is ROW(order key, value), so the values come in the key's order
+  // (ties by value); only the value is aggregated.
+  bool keyed_order = false;
   int column2 = -1;        // IsPairStatistic: X
 };
 
