@@ -82,6 +82,21 @@ bool AsTodayPlus(const Expr& e, int64_t* days) {
   return true;
 }
 
+// `e` as NOW() - ts: ts (free of the clock), or null.
+ExprPtr AgeOf(const Expr& e) {
+  if (e.kind != ExprKind::kCall || std::string_view(e.fn_name) != "-" || e.args.size() != 2 ||
+      !IsNow(*e.args[0]) || ContainsNow(*e.args[1])) {
+    return nullptr;
+  }
+  return e.args[1];
+}
+
+// An interval as interval comparison weighs it: its months as 30 days.
+ExprPtr ComparedAsDays(const Interval& width) {
+  return MakeLiteral(Value::MakeInterval(0, width.months * 30 + width.days, width.micros),
+                     SqlType::Interval(false));
+}
+
 // The comparison `b op a` for `a op b`.
 std::string_view Flipped(std::string_view op) {
   if (op == "<") return ">";
@@ -195,21 +210,12 @@ Status Binder::TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts,
     } else if (!ContainsNow(r) && AsNowPlus(l, &offset)) {
       row = c->args[1];
       op = Flipped(op);
-    } else if (ConstantInterval(r, &width) && l.kind == ExprKind::kCall &&
-               std::string_view(l.fn_name) == "-" && l.args.size() == 2 && IsNow(*l.args[0]) &&
-               !ContainsNow(*l.args[1])) {
-      // NOW() - ts op width: NOW() op ts + width, that is ts + width op' NOW(),
-      // with the interval's months as 30 days (interval comparison's rule).
-      const Value w = Value::MakeInterval(0, width.months * 30 + width.days, width.micros);
-      SLUICE_ASSIGN_OR_RETURN(
-          row, Call("+", {l.args[1], MakeLiteral(w, SqlType::Interval(false))}, where));
+    } else if (ExprPtr ts = AgeOf(l); ts && ConstantInterval(r, &width)) {
+      // NOW() - ts op width: NOW() op ts + width, that is ts + width op' NOW().
+      SLUICE_ASSIGN_OR_RETURN(row, Call("+", {ts, ComparedAsDays(width)}, where));
       op = Flipped(op);
-    } else if (ConstantInterval(l, &width) && r.kind == ExprKind::kCall &&
-               std::string_view(r.fn_name) == "-" && r.args.size() == 2 && IsNow(*r.args[0]) &&
-               !ContainsNow(*r.args[1])) {
-      const Value w = Value::MakeInterval(0, width.months * 30 + width.days, width.micros);
-      SLUICE_ASSIGN_OR_RETURN(
-          row, Call("+", {r.args[1], MakeLiteral(w, SqlType::Interval(false))}, where));
+    } else if (ExprPtr ts2 = AgeOf(r); ts2 && ConstantInterval(l, &width)) {
+      SLUICE_ASSIGN_OR_RETURN(row, Call("+", {ts2, ComparedAsDays(width)}, where));
     } else {
       return SqlUnsupported(sql_, where, "This use of NOW()", kWhereNowMayBe);
     }
