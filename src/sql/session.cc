@@ -259,6 +259,14 @@ Status SqlSession::Statement(const std::string& sql) {
         }
         if (!s.ok() && !missing_ok) return s;
       }
+    } else if (kind == "DefineStmt" && body.value("kind", "") == "OBJECT_AGGREGATE") {
+      // Refused, and remembered, so that its calls say why instead of that
+      // no such function exists.
+      FunctionDef f;
+      f.name = body["defnames"].back()["String"].value("sval", "");
+      f.unsupported = "aggregates written by users (CREATE AGGREGATE)";
+      SLUICE_RETURN_IF_ERROR(catalog_.AddFunction(f, body.value("replace", false)));
+      return SqlUnsupported(sql, stmt, "CREATE AGGREGATE");
     } else {
       return Status::Unimplemented(kind + " is not supported yet");
     }

@@ -33,3 +33,11 @@ CREATE OR REPLACE FUNCTION again(n int) RETURNS int AS 'select again($1)' LANGUA
 SELECT * FROM forever(1);
 -- sluice: error more than 32 deep
 SELECT again(1);
+
+-- User aggregates are refused, and their calls say so.
+CREATE TABLE agg_t (a INT);
+INSERT INTO agg_t VALUES (1), (2);
+-- sluice: error CREATE AGGREGATE is not supported yet
+CREATE AGGREGATE my_sum (int4) (stype = int4, sfunc = int4pl);
+-- sluice: error aggregates written by users (CREATE AGGREGATE) (function my_sum) is not supported yet
+SELECT my_sum(a) FROM agg_t;
