@@ -1,15 +1,22 @@
 #include "sql/functions.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <limits>
 #include <string>
 
+#include "base/suggest.h"
 #include "sql/functions_internal.h"
 #include "types/big_decimal.h"
 
 namespace sluice::sql {
+
+namespace {
+#include "sql/pg_names.inc"
+}  // namespace
+
 namespace {
 
 // Numeric ranks: the wider of two operands wins.
@@ -533,7 +540,25 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
 }  // namespace
 
 Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlType>& args) {
-  SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, ResolveAny(name, args));
+  auto any = ResolveAny(name, args);
+  if (!any.ok()) {
+    // A name nobody has is likely a typo: the nearest name that takes these
+    // arguments.
+    const bool is_function = !name.empty() && std::isalpha(static_cast<unsigned char>(name[0]));
+    if (!is_function || IsPostgresFunction(name) ||
+        any.status().message().find("does not exist") == std::string::npos) {
+      return any.status();
+    }
+    std::vector<std::string> near;
+    for (std::string_view c : kPostgresFunctions) {
+      if (EditDistance(c, name) <= std::max<size_t>(1, name.size() / 3) &&
+          ResolveAny(c, args).ok()) {
+        near.emplace_back(c);
+      }
+    }
+    return Status::InvalidArgument(any.status().message() + DidYouMean(name, near));
+  }
+  ResolvedFn r = std::move(any).value();
   // The functions whose every overload that takes a DECIMAL knows NaN and
   // the infinities (or only passes values on); the others refuse them at
   // run time rather than read a special value as a number.
@@ -717,10 +742,6 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
   }
   return NoOperator(name, args);
 }
-}  // namespace
-
-namespace {
-#include "sql/pg_names.inc"
 }  // namespace
 
 bool IsPostgresFunction(std::string_view name) {

@@ -483,6 +483,12 @@ TEST(ProgramTest, ErrorsNameTheSpot) {
   auto e8 = CompileProgram("CREATE TABLE t (a INT); CREATE VIEW v AS SELECT frob(a) FROM t;");
   EXPECT_NE(e8.status().message().find("function frob(integer) does not exist"), std::string::npos)
       << e8.status().message();
+  // A typo: the nearest name that takes these arguments.
+  auto e14 = CompileProgram("CREATE TABLE t (s TEXT); CREATE VIEW v AS SELECT lenght(s) FROM t;");
+  EXPECT_NE(
+      e14.status().message().find("function lenght(text) does not exist (did you mean length?)"),
+      std::string::npos)
+      << e14.status().message();
   auto e10 = CompileProgram(
       "CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN x; END $$;");
   EXPECT_EQ(e10.status().message(),
