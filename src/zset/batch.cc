@@ -51,9 +51,19 @@ bool MemBatch::MayContainKey(uint64_t hash) const {
 }
 
 size_t MemBatch::LowerBoundKey(std::string_view target, size_t from) const {
-  const uint64_t prefix = BytePrefix(target);
+  const size_t n = key_count();
+  if (from >= n) return from;
+  if (key_skip_ > 0) {
+    // Every key begins with these bytes: a target that does not is below
+    // or above them all.
+    const std::string_view shared = key(0).substr(0, key_skip_);
+    const int c = target.substr(0, key_skip_).compare(shared);
+    if (c < 0) return from;
+    if (c > 0) return n;
+  }
+  const uint64_t prefix = BytePrefixAfter(target, key_skip_);
   const uint64_t* prefixes = key_prefix_.data();
-  return GallopLowerBound(from, key_count(), [&](size_t i) {
+  return GallopLowerBound(from, n, [&](size_t i) {
     return prefixes[i] != prefix ? prefixes[i] < prefix : key(i) < target;
   });
 }
