@@ -1,7 +1,5 @@
 #include "zset/batch_builder.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -10,45 +8,14 @@
 
 namespace sluice {
 
-namespace {
-
-// Asks the kernel to back the 2 MiB-aligned spans of [p, p + bytes) with
-// huge pages. A large batch's arrays are fresh memory (malloc maps them
-// anew and unmaps them at free), filled once by a merge: with 4 KiB pages
-// each page is a fault, and the faults cost more than the copy (in a
-// profile of q4 at 10^6 rows, half of the merge threads' time, against a
-// third for the copy). With 2 MiB pages there are 512 times fewer (the
-// zeroing stays), and searches miss the TLB less. Advice only: where the
-// kernel has no huge pages, nothing changes.
-void AdviseHugePages(const void* p, size_t bytes) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  if (bytes < 2 * kHuge) return;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
-  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
-template <typename T>
-void ReserveHuge(std::vector<T>* v, size_t n) {
-  v->reserve(n);
-  AdviseHugePages(v->data(), v->capacity() * sizeof(T));
-}
-
-void ReserveHuge(std::string* s, size_t n) {
-  s->reserve(n);
-  AdviseHugePages(s->data(), s->capacity());
-}
-
-}  // namespace
-
 void OrderedBuilder::Reserve(size_t keys, size_t vals, size_t key_bytes, size_t val_bytes) {
-  ReserveHuge(&batch_->key_off_, keys + 1);
-  ReserveHuge(&batch_->key_prefix_, keys);
-  ReserveHuge(&batch_->key_vals_, keys + 1);
-  ReserveHuge(&batch_->key_data_, key_bytes);
-  ReserveHuge(&batch_->val_off_, vals + 1);
-  ReserveHuge(&batch_->weights_, vals);
-  ReserveHuge(&batch_->val_data_, val_bytes);
+  batch_->key_off_.reserve(keys + 1);
+  batch_->key_prefix_.reserve(keys);
+  batch_->key_vals_.reserve(keys + 1);
+  batch_->key_data_.reserve(key_bytes);
+  batch_->val_off_.reserve(vals + 1);
+  batch_->weights_.reserve(vals);
+  batch_->val_data_.reserve(val_bytes);
 }
 
 void OrderedBuilder::ExpectKeysWithin(std::string_view lo, std::string_view hi) {
