@@ -821,7 +821,28 @@ Result RunDuckDb(const Workload& w, const std::string& dir, const std::string& o
 
 }  // namespace
 
+constexpr const char* kUsage =
+    R"(usage: ivm_bench [--sizes 100000,1000000] [--changes K] [--change-rows 1000]
+                 [--workloads tpch,q4,window] [--systems sluice,storage,circuit,postgres,duckdb]
+                 [--workers W] [--memory-budget-mb M] [--spill-above N]
+                 [--storage-share F] [--oracle DIR] [--out FILE.json] [--dat FILE.dat]
+
+Incremental view maintenance against recomputation, side by side on the same
+data in one run: each system is timed per change (median ms), and the views
+must agree at the end. Defaults: --sizes 100000,1000000 --changes 5
+--change-rows 1000 --workloads tpch,q4 --systems sluice,circuit,postgres,duckdb
+--workers 2 --memory-budget-mb 6144 --spill-above 3000000 --storage-share 0.1.
+See the comment at the top of bench/ivm_bench.cc and bench/ivm/README.md.
+)";
+
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
   std::vector<uint64_t> sizes = {100000, 1000000};
   int changes = 5, change_rows = 1000, workers = 2;
   uint64_t budget_mb = 6144;       // Sluice's in-memory state, the rest spills...
@@ -838,7 +859,25 @@ int main(int argc, char** argv) {
     for (std::string x; std::getline(ss, x, ',');) out.push_back(x);
     return out;
   };
-  for (int i = 1; i + 1 < argc; i += 2) {
+  const std::set<std::string> options = {"--sizes",
+                                         "--changes",
+                                         "--change-rows",
+                                         "--workers",
+                                         "--memory-budget-mb",
+                                         "--spill-above",
+                                         "--storage-share",
+                                         "--workloads",
+                                         "--systems",
+                                         "--oracle",
+                                         "--out",
+                                         "--dat"};
+  for (int i = 1; i < argc; i += 2) {
+    if (options.count(argv[i]) == 0 || i + 1 == argc) {
+      std::fprintf(stderr, "%s: %s\n%s",
+                   options.count(argv[i]) ? "missing the value of" : "unknown option", argv[i],
+                   kUsage);
+      return 2;
+    }
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--sizes") {
       sizes.clear();

@@ -51,9 +51,26 @@ bool MemBatch::MayContainKey(uint64_t hash) const {
 }
 
 size_t MemBatch::LowerBoundKey(std::string_view target, size_t from) const {
-  const uint64_t prefix = BytePrefix(target);
+  const size_t n = key_count();
+  if (from >= n) return from;
+  if (key_skip_ > 0) {
+    // Every key begins with these bytes: a target that does not is below
+    // or above them all. Up to 8 of them compare as integers, without a
+    // call to memcmp (most seeks of a merged cursor move no input, so
+    // this check is most of their cost); a target shorter than the shared
+    // bytes that passes, zero-padded, is placed right by the search below.
+    if (key_skip_ <= 8) {
+      const uint64_t mask = ~uint64_t{0} << (64 - 8 * key_skip_);
+      const uint64_t t = BytePrefix(target) & mask, shared = BytePrefix(key(0)) & mask;
+      if (t != shared) return t < shared ? from : n;
+    } else {
+      const int c = target.substr(0, key_skip_).compare(key(0).substr(0, key_skip_));
+      if (c != 0) return c < 0 ? from : n;
+    }
+  }
+  const uint64_t prefix = BytePrefixAfter(target, key_skip_);
   const uint64_t* prefixes = key_prefix_.data();
-  return GallopLowerBound(from, key_count(), [&](size_t i) {
+  return GallopLowerBound(from, n, [&](size_t i) {
     return prefixes[i] != prefix ? prefixes[i] < prefix : key(i) < target;
   });
 }

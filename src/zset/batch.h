@@ -7,6 +7,11 @@
 //     value, and a key's values are strictly increasing in byte order.
 //  2. Every weight is non-zero (the batch is consolidated).
 //
+// And of a MemBatch:
+//  3. Every key begins with the first key_skip() bytes of key 0 (the bytes
+//     all its keys share), and key_prefix(i) is BytePrefix of key i after
+//     them.
+//
 // Keys and values are encoded rows (types/row_codec.h), so byte order is
 // value order. A batch lives in memory (MemBatch) or in a file on storage
 // (FileBatch); both are read through Cursor. Batches are shared as
@@ -40,6 +45,17 @@ inline uint64_t BytePrefix(std::string_view s) {
   uint64_t v = 0;
   std::memcpy(&v, s.data(), s.size() < 8 ? s.size() : 8);
   return __builtin_bswap64(v);
+}
+// BytePrefix of `s` after its first `skip` bytes (0 if it has no more).
+inline uint64_t BytePrefixAfter(std::string_view s, size_t skip) {
+  return skip < s.size() ? BytePrefix(s.substr(skip)) : 0;
+}
+// The number of leading bytes `a` and `b` share.
+inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
 }
 
 class Batch {
@@ -81,6 +97,12 @@ class MemBatch final : public Batch {
   std::string_view key(size_t i) const {
     return std::string_view(key_data_.data() + key_off_[i], key_off_[i + 1] - key_off_[i]);
   }
+  // The bytes every key begins with, skipped by key_prefix (invariant 3):
+  // keys that share their first bytes (a nullable BIGINT's tag and high
+  // zero bytes, say) still differ in their prefixes, so a search compares
+  // integers to its last step instead of calling memcmp for the last
+  // hundreds of keys.
+  size_t key_skip() const { return key_skip_; }
   uint64_t key_prefix(size_t i) const { return key_prefix_[i]; }
   // Key i's values are those with index in [vals_begin(i), vals_end(i)).
   size_t vals_begin(size_t i) const { return key_vals_[i]; }
@@ -93,7 +115,8 @@ class MemBatch final : public Batch {
   // First key index >= `key`, searching [from, key_count()) by galloping
   // then binary search, so that sorted probes cost O(log distance). Keys
   // are compared by their prefixes first (key_prefix_), so a step of the
-  // search mostly reads one array, not the offsets and the key bytes.
+  // search mostly reads one array, not the offsets and the key bytes; a
+  // key outside the bytes all keys share is placed without a search.
   size_t LowerBoundKey(std::string_view key, size_t from = 0) const;
   // First value index >= `val` among key i's values, starting at `from`.
   size_t LowerBoundVal(size_t i, std::string_view val, size_t from) const;
@@ -108,7 +131,8 @@ class MemBatch final : public Batch {
 
   std::string key_data_;
   std::vector<uint64_t> key_off_{0};
-  std::vector<uint64_t> key_prefix_;  // BytePrefix of each key, for searches
+  std::vector<uint64_t> key_prefix_;  // of each key after key_skip_ bytes, for searches
+  size_t key_skip_ = 0;
   std::vector<uint64_t> key_vals_{0};
   std::string val_data_;
   std::vector<uint64_t> val_off_{0};

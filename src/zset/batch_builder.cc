@@ -18,6 +18,11 @@ void OrderedBuilder::Reserve(size_t keys, size_t vals, size_t key_bytes, size_t 
   batch_->val_data_.reserve(val_bytes);
 }
 
+void OrderedBuilder::ExpectKeysWithin(std::string_view lo, std::string_view hi) {
+  SLUICE_DCHECK(batch_->key_count() == 0);
+  skip_ = SharedPrefixLength(lo, hi);
+}
+
 Status OrderedBuilder::Push(std::string_view key, std::string_view val, Weight w) {
   if (w == 0) return Status::OK();
   MemBatch& b = *batch_;
@@ -50,7 +55,7 @@ Status OrderedBuilder::Push(std::string_view key, std::string_view val, Weight w
     SLUICE_DCHECK(nk == 0 || b.key(nk - 1) < key);
     b.key_data_.append(key);
     b.key_off_.push_back(b.key_data_.size());
-    b.key_prefix_.push_back(BytePrefix(key));
+    b.key_prefix_.push_back(BytePrefixAfter(key, skip_));
     b.key_vals_.push_back(b.weights_.size());
   }
   b.val_data_.append(val);
@@ -65,7 +70,8 @@ void OrderedBuilder::AppendKey(const MemBatch& src, size_t k) {
   SLUICE_DCHECK(b.key_count() == 0 || b.key(b.key_count() - 1) < src.key(k));
   b.key_data_.append(src.key(k));
   b.key_off_.push_back(b.key_data_.size());
-  b.key_prefix_.push_back(src.key_prefix_[k]);
+  b.key_prefix_.push_back(src.key_skip_ == skip_ ? src.key_prefix_[k]
+                                                 : BytePrefixAfter(src.key(k), skip_));
   size_t vb = src.vals_begin(k), ve = src.vals_end(k);
   uint64_t base = src.val_off_[vb];
   uint64_t shift = b.val_data_.size();
@@ -77,8 +83,17 @@ void OrderedBuilder::AppendKey(const MemBatch& src, size_t k) {
 }
 
 MemBatchPtr OrderedBuilder::Finish() {
+  MemBatch& b = *batch_;
+  const size_t nk = b.key_count();
+  // Keys are sorted, so the bytes the first and last share are every key's.
+  const size_t skip = nk == 0 ? 0 : SharedPrefixLength(b.key(0), b.key(nk - 1));
+  if (skip != skip_) {
+    for (size_t i = 0; i < nk; ++i) b.key_prefix_[i] = BytePrefixAfter(b.key(i), skip);
+  }
+  b.key_skip_ = skip;
   MemBatchPtr out = std::move(batch_);
   batch_ = std::make_shared<MemBatch>();
+  skip_ = 0;
   return out;
 }
 
@@ -114,6 +129,11 @@ Result<MemBatchPtr> BatchBuilder::Finish() {
   std::sort(entries_.begin(), entries_.end(), cmp);
   OrderedBuilder out;
   out.Reserve(entries_.size(), entries_.size(), key_bytes_, val_bytes_);
+  if (!entries_.empty()) {
+    const Entry &lo = entries_.front(), &hi = entries_.back();
+    out.ExpectKeysWithin(std::string_view(base + lo.key_off, lo.key_len),
+                         std::string_view(base + hi.key_off, hi.key_len));
+  }
   for (const Entry& e : entries_) {
     SLUICE_RETURN_IF_ERROR(out.Push(std::string_view(base + e.key_off, e.key_len),
                                     std::string_view(base + e.val_off, e.val_len), e.w));

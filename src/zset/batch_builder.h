@@ -32,6 +32,10 @@ class OrderedBuilder {
   // REQUIRES: src.key(k) > the last key pushed.
   void AppendKey(const MemBatch& src, size_t k);
   void Reserve(size_t keys, size_t vals, size_t key_bytes, size_t val_bytes);
+  // A promise that every key pushed lies in [lo, hi], so that keys'
+  // prefixes are taken after the bytes lo and hi share as they come
+  // (MemBatch::key_skip); without it, Finish() takes them again.
+  void ExpectKeysWithin(std::string_view lo, std::string_view hi);
   uint64_t len() const { return batch_->len(); }
   uint64_t byte_size() const { return batch_->byte_size(); }
   // The key pushed last, if any value of it is still in the batch.
@@ -43,6 +47,7 @@ class OrderedBuilder {
 
  private:
   std::shared_ptr<MemBatch> batch_;
+  size_t skip_ = 0;  // bytes every key pushed begins with (promised)
 };
 
 class BatchBuilder {

@@ -116,9 +116,12 @@ Result<MemBatchPtr> DecodeBatch(std::string_view chunk) {
       !Monotone(b->key_vals_, nv, true)) {
     return bad("inconsistent offsets");
   }
+  // (If the keys are out of order, the batch is rejected below; until
+  // then the prefixes need only not read out of bounds.)
+  b->key_skip_ = nk == 0 ? 0 : SharedPrefixLength(b->key(0), b->key(nk - 1));
   b->key_prefix_.reserve(nk);
   for (uint64_t i = 0; i < nk; ++i) {
-    b->key_prefix_.push_back(BytePrefix(b->key(i)));
+    b->key_prefix_.push_back(BytePrefixAfter(b->key(i), b->key_skip_));
     if (i > 0 && !(b->key(i - 1) < b->key(i))) return bad("keys out of order");
     for (uint64_t j = b->vals_begin(i) + 1; j < b->vals_end(i); ++j) {
       if (!(b->val(j - 1) < b->val(j))) return bad("values out of order");

@@ -101,6 +101,92 @@ TEST(BatchTest, LowerBoundKeyAgreesWithByteOrder) {
   }
 }
 
+// Keys that share their first bytes: the search skips them (key_skip), and
+// must still agree with std::lower_bound whichever way the batch was built
+// (sorted in a builder, pushed in order, merged from two batches that share
+// different bytes, decoded), at any size, for targets that share the bytes,
+// stop inside them, or leave them below or above.
+TEST(BatchTest, LowerBoundKeyAfterSharedBytesAgreesWithStdLowerBound) {
+  std::mt19937_64 rng(1919);
+  const std::string alphabet("\x00\x01\x7f\x80\xff", 5);
+  auto random_bytes = [&](size_t n) {
+    std::string s(n, '\0');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    return s;
+  };
+  for (int round = 0; round < 200; ++round) {
+    const std::string shared = random_bytes(rng() % 14);
+    const size_t n = round < 4 ? static_cast<size_t>(round) : rng() % 300;
+    std::set<std::string> keys;
+    while (keys.size() < n) keys.insert(shared + random_bytes(rng() % 12));
+    // Two parts for the merge, split by a byte of each key.
+    std::set<std::string> low, high;
+    for (const std::string& k : keys) {
+      (k.size() > shared.size() + 1 && k[shared.size()] == '\x00' ? low : high).insert(k);
+    }
+    const std::vector<std::string> sorted(keys.begin(), keys.end());
+
+    std::vector<MemBatchPtr> batches;
+    BatchBuilder sorted_builder;
+    for (const std::string& k : keys) sorted_builder.Push(k, "v", 1);
+    batches.push_back(*sorted_builder.Finish());
+    OrderedBuilder ordered;
+    for (const std::string& k : keys) ASSERT_TRUE(ordered.Push(k, "v", 1).ok());
+    batches.push_back(ordered.Finish());
+    Model lm, hm;
+    for (const std::string& k : low) AddTo(&lm, k, "v", 1);
+    for (const std::string& k : high) AddTo(&hm, k, "v", 1);
+    auto merged = MergeBatches({FromModel(lm), FromModel(hm)}, MergeOptions{});
+    ASSERT_TRUE(merged.ok());
+    batches.push_back(std::dynamic_pointer_cast<const MemBatch>(*merged));
+    std::string chunk;
+    EncodeBatch(*batches[0], &chunk);
+    batches.push_back(*DecodeBatch(chunk));
+
+    for (size_t bi = 0; bi < batches.size(); ++bi) {
+      const MemBatch& batch = *batches[bi];
+      ASSERT_EQ(batch.key_count(), sorted.size()) << "round " << round << " batch " << bi;
+      if (n >= 2) {
+        EXPECT_GE(batch.key_skip(), shared.size()) << "round " << round;
+      }
+      for (size_t i = 0; i < batch.key_count(); ++i) {
+        ASSERT_EQ(batch.key(i), sorted[i]);
+        ASSERT_EQ(batch.key(i).substr(0, batch.key_skip()),
+                  batch.key(0).substr(0, batch.key_skip()));
+        ASSERT_EQ(batch.key_prefix(i), BytePrefixAfter(batch.key(i), batch.key_skip()));
+      }
+      for (int probe = 0; probe < 300; ++probe) {
+        std::string t;
+        switch (probe % 4) {
+          case 0:  // a key of the batch
+            t = sorted.empty() ? shared : sorted[rng() % sorted.size()];
+            break;
+          case 1:  // between keys
+            t = shared + random_bytes(rng() % 12);
+            break;
+          case 2:  // stops inside the shared bytes
+            t = shared.substr(0, rng() % (shared.size() + 1));
+            break;
+          default:  // leaves them, below or above
+            t = shared + random_bytes(rng() % 12);
+            if (!t.empty()) t[rng() % t.size()] = alphabet[rng() % alphabet.size()];
+        }
+        const size_t want =
+            static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), t) - sorted.begin());
+        ASSERT_EQ(batch.LowerBoundKey(t), want) << "round " << round << " batch " << bi;
+        const size_t from = rng() % (want + 1);
+        ASSERT_EQ(batch.LowerBoundKey(t, from), want) << "round " << round << " batch " << bi;
+        auto c = batch.NewCursor();
+        c->SeekKey(t);
+        ASSERT_EQ(c->KeyValid(), want < sorted.size());
+        if (want < sorted.size()) {
+          ASSERT_EQ(c->key(), sorted[want]);
+        }
+      }
+    }
+  }
+}
+
 // No false negatives, and about the false positives the comment promises.
 TEST(BatchTest, BloomFilterHasNoFalseNegatives) {
   BatchBuilder b;

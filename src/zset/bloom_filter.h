@@ -1,21 +1,33 @@
 // BloomFilter: a set of key hashes (Hash64 of the key's bytes) that answers
-// "may contain" with no false negatives and about 2% false positives: 10
-// bits a key and 3 probes, placed by double hashing (probe p of hash h is
-// bit (h + p * ((h >> 32) | 1)) mod the bit count). Batches keep one over
-// their keys, so that a point lookup skips the batches that cannot hold its
-// key without searching them (or, on storage, reading a block).
+// "may contain" with no false negatives and about 1.5% false positives, at
+// 10 bits a key. It is blocked (Putze, Sanders and Singler, "Cache-, Hash-
+// and Space-Efficient Bloom Filters", 2007): a hash picks one 512-bit
+// block, a cache line, and sets or tests 4 bits inside it, so a lookup
+// reads one cache line and divides nothing. (The classic filter it
+// replaces read 3 lines and took 3 remainders a lookup, a tenth of a
+// change's time in the upsert's point lookups.) Batches keep one over
+// their keys, so that a point lookup skips the batches that cannot hold
+// its key without searching them (or, on storage, reading a block).
 //
-// Encoding (in a file batch's index): u64 word count W, then W u64 words of
-// bits, little-endian; bit i is bit (i % 64) of word i / 64.
+// Placement of hash h among B blocks: block (h * B) >> 64 (the high half
+// of the 128-bit product, so every bit of h counts); bit p (p = 0..3) of
+// the block is (h >> 9p) mod 512; bit i of a block is bit (i % 64) of its
+// word i / 64.
+//
+// Encoding (in a file batch's index): u64 kBlockedTag | W, W a multiple of
+// 8, then W u64 words of bits, little-endian, block b in words 8b..8b+7.
+// Files written before the filter was blocked hold u64 W (no tag) and the
+// classic filter's words: their filter decodes as empty, which knows
+// nothing (every lookup reads the batch), so they still read correctly.
 //
 // Thread safety: immutable once built; Add() only while building.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "base/status.h"
 
@@ -24,31 +36,37 @@ namespace sluice {
 class BloomFilter {
  public:
   static constexpr uint64_t kBitsPerKey = 10;
-  static constexpr int kProbes = 3;
+  static constexpr int kProbes = 4;
+  static constexpr uint64_t kBlockWords = 8;  // 512 bits, one cache line
+  static constexpr uint64_t kBlockedTag = uint64_t{1} << 63;
 
   BloomFilter() = default;
   // An empty filter sized for `keys` keys.
-  explicit BloomFilter(uint64_t keys)
-      : words_(std::max<uint64_t>(1, (keys * kBitsPerKey + 63) / 64)) {}
+  explicit BloomFilter(uint64_t keys);
+  BloomFilter(BloomFilter&&) = default;
+  BloomFilter& operator=(BloomFilter&&) = default;
 
   void Add(uint64_t hash) {
-    const uint64_t bits = words_.size() * 64, step = (hash >> 32) | 1;
-    for (uint64_t p = 0, at = hash; p < kProbes; ++p, at += step) {
-      words_[(at % bits) / 64] |= uint64_t{1} << (at % 64);
+    uint64_t* block = Block(hash);
+    for (int p = 0; p < kProbes; ++p) {
+      const uint64_t bit = (hash >> (9 * p)) & 511;
+      block[bit / 64] |= uint64_t{1} << (bit % 64);
     }
   }
   // False only if no key with this hash was added. An empty (default)
   // filter knows nothing, so it answers true.
   bool MayContain(uint64_t hash) const {
-    if (words_.empty()) return true;
-    const uint64_t bits = words_.size() * 64, step = (hash >> 32) | 1;
-    for (uint64_t p = 0, at = hash; p < kProbes; ++p, at += step) {
-      if ((words_[(at % bits) / 64] & (uint64_t{1} << (at % 64))) == 0) return false;
+    if (blocks_ == 0) return true;
+    const uint64_t* block = Block(hash);
+    uint64_t all = 1;
+    for (int p = 0; p < kProbes; ++p) {
+      const uint64_t bit = (hash >> (9 * p)) & 511;
+      all &= block[bit / 64] >> (bit % 64);
     }
-    return true;
+    return all & 1;
   }
-  bool empty() const { return words_.empty(); }
-  uint64_t byte_size() const { return words_.size() * sizeof(uint64_t); }
+  bool empty() const { return blocks_ == 0; }
+  uint64_t byte_size() const { return blocks_ * kBlockWords * sizeof(uint64_t); }
 
   void EncodeTo(std::string* out) const;
   // Reads a filter from the front of `in` and advances it; Corruption if
@@ -56,7 +74,19 @@ class BloomFilter {
   static Result<BloomFilter> DecodeFrom(std::string_view* in);
 
  private:
-  std::vector<uint64_t> words_;
+  struct Free {
+    void operator()(uint64_t* p) const { std::free(p); }
+  };
+  // `blocks` zeroed blocks, aligned to a cache line.
+  void Allocate(uint64_t blocks);
+  uint64_t* Block(uint64_t hash) const {
+    const uint64_t b =
+        static_cast<uint64_t>((static_cast<unsigned __int128>(hash) * blocks_) >> 64);
+    return words_.get() + b * kBlockWords;
+  }
+
+  uint64_t blocks_ = 0;
+  std::unique_ptr<uint64_t[], Free> words_;
 };
 
 }  // namespace sluice

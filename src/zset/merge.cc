@@ -51,9 +51,22 @@ Result<BatchPtr> MergeTwo(const MemBatch& a, const MemBatch& b, const MergeOptio
   out.Reserve(a.key_count() + b.key_count(), a.len() + b.len(), a.key_bytes() + b.key_bytes(),
               a.val_bytes() + b.val_bytes());
   size_t i = 0, j = 0, na = a.key_count(), nb = b.key_count();
+  // Every output key lies between the smaller first key and the larger last
+  // one, so it begins with the bytes those share (skip); where an input's
+  // keys share more bytes, its prefixes are taken again after `skip` bytes
+  // to compare with the other's.
+  size_t skip = 0;
+  if (na > 0 && nb > 0) {
+    const std::string_view lo = std::min(a.key(0), b.key(0));
+    const std::string_view hi = std::max(a.key(na - 1), b.key(nb - 1));
+    skip = SharedPrefixLength(lo, hi);
+    out.ExpectKeysWithin(lo, hi);
+  }
+  const bool a_at_skip = a.key_skip() == skip, b_at_skip = b.key_skip() == skip;
   while (i < na && j < nb) {
     std::string_view ka = a.key(i), kb = b.key(j);
-    const uint64_t pa = a.key_prefix(i), pb = b.key_prefix(j);
+    const uint64_t pa = a_at_skip ? a.key_prefix(i) : BytePrefixAfter(ka, skip);
+    const uint64_t pb = b_at_skip ? b.key_prefix(j) : BytePrefixAfter(kb, skip);
     const int c = pa != pb ? (pa < pb ? -1 : 1) : ka.compare(kb);
     if (retain && !retain(c <= 0 ? ka : kb)) {
       if (c <= 0) ++i;
