@@ -36,6 +36,12 @@ Status TemporalFilterOp::Eval() {
   // Rows whose instant the clock reached: those waiting to enter enter (or
   // were due to leave already), those waiting to leave leave.
   auto w = waiting_.NewCursor();
+  if (done_ != TimeSpan::kAlways) {
+    // Every row filed at or before the last step's clock was taken then
+    // (and cancels out until a merge drops it): start after it.
+    PutKey(done_ + 1, kToEnter, {}, &key);
+    w->SeekKey(key);
+  }
   for (; w->KeyValid(); w->StepKey()) {
     const std::string_view k = w->key();
     if (k.size() < kHeader) return Status::Corruption("temporal filter: a short key in its state");
@@ -84,12 +90,22 @@ Status TemporalFilterOp::Eval() {
   }
   SLUICE_ASSIGN_OR_RETURN(MemBatchPtr o, out.Finish());
   output_.set(std::move(o));
+  done_ = now;
   return Status::OK();
 }
 
-Status TemporalFilterOp::SaveState(StateWriter& w) const { return w.PutSpine(waiting_); }
+Status TemporalFilterOp::SaveState(StateWriter& w) const {
+  SLUICE_RETURN_IF_ERROR(w.PutSpine(waiting_));
+  w.PutU64(static_cast<uint64_t>(done_));
+  return Status::OK();
+}
 
-Status TemporalFilterOp::LoadState(StateReader& r) { return r.GetSpine(&waiting_); }
+Status TemporalFilterOp::LoadState(StateReader& r) {
+  SLUICE_RETURN_IF_ERROR(r.GetSpine(&waiting_));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t done, r.GetU64());
+  done_ = static_cast<int64_t>(done);
+  return Status::OK();
+}
 
 Stream* TemporalFilter(Circuit& c, Stream* in, StepClockPtr clock, TimeSpanFn span) {
   return c.Add<TemporalFilterOp>(in, std::move(clock), std::move(span), c.context().spine)

@@ -56,6 +56,10 @@ class TemporalFilterOp final : public Operator {
   // Key: the instant (8 bytes, ordered), whether the row waits to enter
   // (0) or to leave (1), then the input's key; value: the input's value.
   Spine waiting_;
+  // The clock of the last step: every row still waiting has a later
+  // instant, so a step seeks past the rows taken before (which cancel out
+  // only when a merge reaches them) instead of stepping over them.
+  int64_t done_ = TimeSpan::kAlways;
 };
 
 Stream* TemporalFilter(Circuit& c, Stream* in, StepClockPtr clock, TimeSpanFn span);
