@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/failpoint.h"
+#include "dataflow/clock.h"
 #include "pipeline/adhoc.h"
 #include "pipeline/journal.h"
 #include "pipeline/message_json.h"
@@ -627,11 +628,8 @@ Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool re
   if (reads_clock_ && request.clock == 0) {
     // One step clock for every host: the wall clock here, rounded down to
     // the resolution, never back.
-    const int64_t wall = std::chrono::duration_cast<std::chrono::microseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-    const auto res = static_cast<int64_t>(config_.clock_resolution_usecs);
-    request.clock = std::max(last_clock_, wall - wall % res);
+    request.clock = std::max(
+        last_clock_, RoundedWallClock(static_cast<int64_t>(config_.clock_resolution_usecs)));
   }
   last_clock_ = std::max(last_clock_, request.clock);
   last_step_at_.store(pipeline::StepLoop::Clock::now().time_since_epoch().count());

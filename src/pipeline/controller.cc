@@ -670,14 +670,6 @@ StepLoop::Clock::time_point Controller::InputDue(uint64_t) {
   return std::min(due, tick);
 }
 
-int64_t Controller::WallClock() const {
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  const auto res = static_cast<int64_t>(config_.clock_resolution_usecs);
-  return now - now % res;
-}
-
 Status Controller::RunStep(const StepLoop::StepPlan& plan) {
   // Everything queued, except that a connector gives at most its
   // max_batch_size records to one step (the rest waits for the next).
@@ -725,7 +717,9 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
   if (reads_clock_) {
     // NOW() for this step: as recorded or given, else the wall clock; never
     // back (a wall clock set back holds the step clock where it was).
-    clock_->Advance(plan.clock != 0 ? plan.clock : WallClock());
+    clock_->Advance(plan.clock != 0
+                        ? plan.clock
+                        : RoundedWallClock(static_cast<int64_t>(config_.clock_resolution_usecs)));
   }
   if (journal_ && journal) {
     // The step's record is on storage before the step runs.

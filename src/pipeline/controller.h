@@ -358,8 +358,6 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // When the last step started (steady clock ticks): the clock's next step
   // is due a resolution later.
   std::atomic<int64_t> last_step_at_{0};
-  // The wall clock, rounded down to the clock resolution.
-  int64_t WallClock() const;
   std::unique_ptr<MemoryBudget> budget_;    // outlives every spine below
   std::shared_ptr<BlockCache> block_cache_;  // with storage: shared by the spines' files
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
