@@ -372,7 +372,6 @@ class Binder {
   Result<ExprPtr> BindToday(const Json& node);
   // The bounds of one conjunct comparing a DATE with CURRENT_DATE.
   Status TodayBounds(const Expr& conjunct, const Json& where, std::vector<TimeBound>* bounds);
-  static bool IsStepClock(const Expr& e);
   // Takes the conjuncts that read the step clock out of `conjuncts`, as
   // bounds of a temporal filter; an error at a NOW() that is not in such a
   // comparison.

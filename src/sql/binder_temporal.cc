@@ -28,21 +28,31 @@ Status StepDateOnly(const SqlType&, const Value*, size_t, Value*) {
 
 bool IsNow(const Expr& e) { return e.kind == ExprKind::kCall && e.fn == StepClockOnly; }
 bool IsToday(const Expr& e) { return e.kind == ExprKind::kCall && e.fn == StepDateOnly; }
+bool ReadsClock(const Expr& e) { return IsNow(e) || IsToday(e); }
 
-bool ContainsNow(const Expr& e) {
-  if (IsNow(e) || IsToday(e)) return true;
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [](const ExprPtr& a) { return ContainsNow(*a); });
+// The first node of `e`, depth first, that `is` holds for; null if none.
+const Expr* FirstOf(const Expr& e, bool (*is)(const Expr&)) {
+  if (is(e)) return &e;
+  for (const ExprPtr& a : e.args) {
+    if (const Expr* found = FirstOf(*a, is)) return found;
+  }
+  return nullptr;
+}
+
+bool ContainsNow(const Expr& e) { return FirstOf(e, ReadsClock) != nullptr; }
+
+// A constant (no column, no clock) that is not NULL: its value.
+bool ConstantValue(const Expr& e, Value* out) {
+  if (ContainsNow(e)) return false;
+  std::vector<int> cols;
+  CollectColumns(e, &cols);
+  return cols.empty() && Eval(e, Row(), out).ok() && !out->is_null();
 }
 
 // A constant INTERVAL (a literal, or a cast of one): its value.
 bool ConstantInterval(const Expr& e, Interval* out) {
-  if (e.type.id() != TypeId::kInterval || ContainsNow(e)) return false;
-  std::vector<int> cols;
-  CollectColumns(e, &cols);
-  if (!cols.empty()) return false;
   Value v;
-  if (!Eval(e, Row(), &v).ok() || v.is_null()) return false;
+  if (e.type.id() != TypeId::kInterval || !ConstantValue(e, &v)) return false;
   *out = v.interval_value();
   return true;
 }
@@ -72,12 +82,7 @@ bool AsTodayPlus(const Expr& e, int64_t* days) {
   if (side < 0) return false;
   const Expr& k = *e.args[static_cast<size_t>(side)];
   Value v;
-  if (!k.type.IsInteger() || ContainsNow(k) || !Eval(k, Row(), &v).ok() || v.is_null()) {
-    return false;
-  }
-  std::vector<int> cols;
-  CollectColumns(k, &cols);
-  if (!cols.empty()) return false;
+  if (!k.type.IsInteger() || !ConstantValue(k, &v)) return false;
   *days = op == "-" ? -v.int_value() : v.int_value();
   return true;
 }
@@ -107,8 +112,6 @@ std::string_view Flipped(std::string_view op) {
 }
 
 }  // namespace
-
-bool Binder::IsStepClock(const Expr& e) { return IsNow(e); }
 
 Result<ExprPtr> Binder::BindToday(const Json& node) {
   if (!now_in_where_) {
@@ -173,29 +176,13 @@ Status Binder::TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts,
       continue;
     }
     // Where to point: the conjunct's first NOW() or CURRENT_DATE.
-    int at = -1;
-    std::function<void(const Expr&)> find = [&](const Expr& e) {
-      if (at >= 0) return;
-      if (IsNow(e) || IsToday(e)) {
-        auto it = now_at_.find(&e);
-        at = it == now_at_.end() ? -1 : it->second;
-        return;
-      }
-      for (const ExprPtr& a : e.args) find(*a);
-    };
-    find(*c);
-    const Json where{{"location", at}};
+    auto read = now_at_.find(FirstOf(*c, ReadsClock));
+    const Json where{{"location", read == now_at_.end() ? -1 : read->second}};
     std::string_view op = c->kind == ExprKind::kCall ? c->fn_name : "";
     if (c->args.size() != 2 || (op != "<" && op != "<=" && op != ">" && op != ">=" && op != "=")) {
       return SqlUnsupported(sql_, where, "This use of NOW()", kWhereNowMayBe);
     }
-    bool today = false;
-    std::function<void(const Expr&)> find_today = [&](const Expr& e) {
-      today = today || IsToday(e);
-      for (const ExprPtr& a : e.args) find_today(*a);
-    };
-    find_today(*c);
-    if (today) {
+    if (FirstOf(*c, IsToday) != nullptr) {
       SLUICE_RETURN_IF_ERROR(TodayBounds(*c, where, bounds));
       continue;
     }
