@@ -8,12 +8,10 @@
 #include <sstream>
 
 #include "base/failpoint.h"
-#include "dataflow/clock.h"
 #include "pipeline/adhoc.h"
 #include "pipeline/journal.h"
 #include "pipeline/message_json.h"
 #include "pipeline/wire.h"
-#include "sql/query.h"
 #include "storage/file.h"
 
 namespace sluice::coordinator {
@@ -115,10 +113,12 @@ Coordinator::Coordinator(sql::Program program, pipeline::PipelineConfig config,
       config_(std::move(config)),
       base_dir_(std::move(base_dir)),
       options_(std::move(options)),
-      reads_clock_(
-          std::any_of(program_.views.begin(), program_.views.end(), [this](const std::string& v) {
-            return sql::ReadsStepClock(program_.catalog.FindView(v)->query.plan);
-          })) {}
+      reads_clock_(sql::ReadsStepClock(program_)) {
+  // The clock moves: a step once a resolution, input or not.
+  if (reads_clock_) {
+    loop_.set_step_interval(std::chrono::microseconds(config_.clock_resolution_usecs));
+  }
+}
 
 Result<std::unique_ptr<Coordinator>> Coordinator::Start(std::string_view program_text,
                                                         pipeline::PipelineConfig config,
@@ -609,12 +609,6 @@ pipeline::StepLoop::Clock::time_point Coordinator::InputDue(uint64_t last_step) 
   if (due || (buffered > 0 && buffered >= config_.min_batch_size_records)) {
     return pipeline::StepLoop::Clock::time_point::min();
   }
-  if (reads_clock_) {
-    // The step clock moves: a step once a resolution after the last one.
-    return pipeline::StepLoop::Clock::time_point(
-               pipeline::StepLoop::Clock::duration(last_step_at_.load())) +
-           std::chrono::microseconds(config_.clock_resolution_usecs);
-  }
   return pipeline::StepLoop::Clock::time_point::max();
 }
 
@@ -624,15 +618,13 @@ Status Coordinator::RunStep(const pipeline::StepLoop::StepPlan& plan) {
 
 Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay) {
   MutexLock sl(&step_mu_);
-  co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay, plan.clock};
-  if (reads_clock_ && request.clock == 0) {
-    // One step clock for every host: the wall clock here, rounded down to
-    // the resolution, never back.
-    request.clock = std::max(
-        last_clock_, RoundedWallClock(static_cast<int64_t>(config_.clock_resolution_usecs)));
+  co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay};
+  if (reads_clock_) {
+    // One step clock for every host, read here as a host's controller
+    // reads it on one host: as recorded, else the wall clock; never back.
+    clock_.Advance(plan.clock != 0 ? plan.clock : config_.StepClockNow());
+    request.clock = clock_.now();
   }
-  last_clock_ = std::max(last_clock_, request.clock);
-  last_step_at_.store(pipeline::StepLoop::Clock::now().time_since_epoch().count());
   const auto timeout = options_.step_timeout;
   Mutex ignored_mu;
   std::map<std::string, uint64_t> ignored;

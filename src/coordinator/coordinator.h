@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "dataflow/clock.h"
 #include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/step_loop.h"
@@ -178,11 +179,9 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   // Held while a step, a checkpoint or a lease is taken on the hosts, so
   // that each sees one step boundary on every host.
   Mutex step_mu_;
-  // The step clock (NOW() in views' temporal filters): whether a view reads
-  // it, its last value, and when the last step began (steady clock ticks).
+  // The step clock (NOW() in views' temporal filters), when a view reads it.
   const bool reads_clock_ = false;
-  int64_t last_clock_ GUARDED_BY(step_mu_) = 0;
-  std::atomic<int64_t> last_step_at_{0};
+  StepClock clock_;
 
   // What each host's last poll said. Lock order: the loop's mutex, then
   // poll_mu_ (InputDue).

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -34,14 +33,5 @@ class StepClock {
 };
 
 using StepClockPtr = std::shared_ptr<const StepClock>;
-
-// The wall clock in microseconds since 1970, rounded down to `resolution`
-// microseconds (> 0): what the step clock is set to at a step's start.
-inline int64_t RoundedWallClock(int64_t resolution) {
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  return now - now % resolution;
-}
 
 }  // namespace sluice

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -115,6 +116,13 @@ Result<PipelineConfig> PipelineConfig::Parse(std::string_view text) {
     }
   }
   return c;
+}
+
+int64_t PipelineConfig::StepClockNow() const {
+  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  return now - now % static_cast<int64_t>(clock_resolution_usecs);
 }
 
 std::string PipelineConfig::ToJson() const {

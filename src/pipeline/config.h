@@ -26,6 +26,9 @@ struct PipelineConfig {
   // step at least this often, so that rows enter and leave those views
   // without new input.
   uint64_t clock_resolution_usecs = 1000000;
+  // The wall clock in microseconds since 1970, rounded down to
+  // clock_resolution_usecs: what the step clock is set to at a step's start.
+  int64_t StepClockNow() const;
   // {"model": "none"|"at_least_once"|"exactly_once",
   //  "checkpoint_interval_secs": N}; kept as JSON text.
   std::string fault_tolerance;

@@ -12,7 +12,6 @@
 #include "base/hash.h"
 #include "pipeline/snapshot_assembler.h"
 #include "sql/datetime.h"
-#include "sql/query.h"
 #include "storage/file.h"
 #include "zset/merge.h"
 
@@ -327,8 +326,10 @@ Status Controller::Init() {
     return Status::Unimplemented(
         "LATENESS on a pipeline of many hosts is not supported yet: run it on one host");
   }
-  for (const std::string& v : program_.views) {
-    reads_clock_ = reads_clock_ || sql::ReadsStepClock(program_.catalog.FindView(v)->query.plan);
+  reads_clock_ = sql::ReadsStepClock(program_);
+  // The clock moves: a step once a resolution, input or not.
+  if (reads_clock_) {
+    loop_.set_step_interval(std::chrono::microseconds(config_.clock_resolution_usecs));
   }
   SLUICE_ASSIGN_OR_RETURN(runtime_, Runtime::Start(opts, [&](Circuit& c) {
                             return sql::BuildProgram(
@@ -660,14 +661,8 @@ bool Controller::Idle() const { return queues_->buffered() == 0 && !loop_.steppi
 // ---------------------------------------------------------------- steps
 
 StepLoop::Clock::time_point Controller::InputDue(uint64_t) {
-  const Clock::time_point due = queues_->DueAt(
-      config_.min_batch_size_records, std::chrono::microseconds(config_.max_buffering_delay_usecs));
-  if (!reads_clock_) return due;
-  // The clock moves: a step once a resolution after the last one.
-  const Clock::time_point tick =
-      Clock::time_point(Clock::duration(last_step_at_.load(std::memory_order_relaxed))) +
-      std::chrono::microseconds(config_.clock_resolution_usecs);
-  return std::min(due, tick);
+  return queues_->DueAt(config_.min_batch_size_records,
+                        std::chrono::microseconds(config_.max_buffering_delay_usecs));
 }
 
 Status Controller::RunStep(const StepLoop::StepPlan& plan) {
@@ -713,13 +708,10 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
     phases_.Add(p, now - at);
     at = now;
   };
-  last_step_at_.store(at.time_since_epoch().count(), std::memory_order_relaxed);
   if (reads_clock_) {
     // NOW() for this step: as recorded or given, else the wall clock; never
     // back (a wall clock set back holds the step clock where it was).
-    clock_->Advance(plan.clock != 0
-                        ? plan.clock
-                        : RoundedWallClock(static_cast<int64_t>(config_.clock_resolution_usecs)));
+    clock_->Advance(plan.clock != 0 ? plan.clock : config_.StepClockNow());
   }
   if (journal_ && journal) {
     // The step's record is on storage before the step runs.

@@ -354,10 +354,7 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   std::unique_ptr<Waterlines> waterlines_;  // of the tables with a LATENESS column
   // NOW() in views' temporal filters: set before each step (StepClockFor).
   std::shared_ptr<StepClock> clock_ = std::make_shared<StepClock>();
-  bool reads_clock_ = false;  // some view has a temporal filter
-  // When the last step started (steady clock ticks): the clock's next step
-  // is due a resolution later.
-  std::atomic<int64_t> last_step_at_{0};
+  bool reads_clock_ = false;                // some view has a temporal filter
   std::unique_ptr<MemoryBudget> budget_;    // outlives every spine below
   std::shared_ptr<BlockCache> block_cache_;  // with storage: shared by the spines' files
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

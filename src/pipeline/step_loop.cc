@@ -75,7 +75,10 @@ void StepLoop::Run(Driver* driver) {
       if (txn_.commit_requested) {
         run = true;
       } else {
-        const Clock::time_point input_due = driver->InputDue(step_);
+        Clock::time_point input_due = driver->InputDue(step_);
+        if (step_interval_.count() > 0) {
+          input_due = std::min(input_due, last_began_ + step_interval_);
+        }
         if (input_due <= Clock::now()) {
           run = true;
         } else {
@@ -93,6 +96,7 @@ void StepLoop::Run(Driver* driver) {
     }
     const StepPlan plan{step_ + 1, txn_.commit_requested, txn_.open};
     stepping_ = true;
+    last_began_ = Clock::now();
     l.Unlock();
     const Clock::time_point began = Clock::now();
     Status s = driver->RunStep(plan);
@@ -220,6 +224,7 @@ Status StepLoop::BeginStep(const StepPlan& plan) {
                                    ", but the last step is " + std::to_string(step_));
   }
   stepping_ = true;
+  last_began_ = Clock::now();
   txn_.open = plan.in_transaction || plan.commit;
   if (plan.commit) txn_.commit_requested = true;
   return Status::OK();
@@ -273,6 +278,12 @@ Result<uint64_t> StepLoop::CommitTransaction() {
   if (state_ == PipelineState::kFailed) return failure_;
   if (txn_.commit_requested) return Status::Aborted("the pipeline stopped before the commit");
   return txn_.commit_step;
+}
+
+void StepLoop::set_step_interval(std::chrono::microseconds interval) {
+  MutexLock l(&mu_);
+  step_interval_ = interval;
+  wake_.SignalAll();
 }
 
 void StepLoop::set_checkpoint_interval(std::chrono::seconds interval) {

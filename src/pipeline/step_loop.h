@@ -153,6 +153,11 @@ class StepLoop {
   // Asks the loop to commit and waits until a step did; returns that step.
   Result<uint64_t> CommitTransaction() EXCLUDES(mu_);
 
+  // While running, a step at least once per `interval` after the last one
+  // began, input or not (a view reads the step clock, which then moves);
+  // zero (the default): steps only for input and commits.
+  void set_step_interval(std::chrono::microseconds interval) EXCLUDES(mu_);
+
   // ---- checkpoints
   void set_checkpoint_interval(std::chrono::seconds interval) EXCLUDES(mu_);
   // Asks for a checkpoint at the next boundary; returns its number.
@@ -192,6 +197,8 @@ class StepLoop {
       std::vector<uint64_t>(std::size(kLatencyBounds) + 1);
   TransactionState txn_ GUARDED_BY(mu_);
   CheckpointProgress ckpt_ GUARDED_BY(mu_);
+  std::chrono::microseconds step_interval_ GUARDED_BY(mu_){0};
+  Clock::time_point last_began_ GUARDED_BY(mu_) = Clock::now();  // of the last step
 };
 
 }  // namespace sluice::pipeline

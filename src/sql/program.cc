@@ -19,6 +19,7 @@
 #include "sql/binder.h"
 #include "sql/lateness.h"
 #include "sql/parser.h"
+#include "sql/query.h"
 #include "types/row_codec.h"
 
 namespace sluice::sql {
@@ -544,6 +545,12 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     SLUICE_RETURN_IF_ERROR(output(s, name, v.materialized));
   }
   return Status::OK();
+}
+
+bool ReadsStepClock(const Program& program) {
+  return std::any_of(program.views.begin(), program.views.end(), [&](const std::string& v) {
+    return ReadsStepClock(program.catalog.FindView(v)->query.plan);
+  });
 }
 
 }  // namespace sluice::sql

@@ -79,6 +79,9 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views = nullptr,
                     const HostLayout* layout = nullptr, const TableWaterlines* waterlines = nullptr,
                     StepClockPtr clock = nullptr);
+// Whether a view of `program` has a temporal filter (NOW() in its WHERE
+// clause), so that its output changes as the step clock moves.
+bool ReadsStepClock(const Program& program);
 inline std::string TableOwner(const std::string& t) { return "table:" + t; }
 inline std::string ViewOwner(const std::string& v) { return "view:" + v; }
 
