@@ -1332,23 +1332,23 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   } restore_where{&now_in_where_, now_in_where_};
   now_in_where_ = false;
   // A subquery being decorrelated: this SELECT is the one its frame is for.
-  Frame* frame = nullptr;
+  // (A copy: binding nested subqueries pushes frames, which may move them.)
+  std::optional<Frame> frame;
   if (!frames_.empty() && !frames_.back().taken) {
-    frame = &frames_.back();
-    frame->taken = true;
+    frames_.back().taken = true;
+    frame = frames_.back();
   }
   // FROM: each item bound on its own, then joined.
   std::vector<PlanPtr> items;
   std::vector<size_t> widths;
   Ctx ctx;
-  if (frame != nullptr && frame->refs != nullptr) {
+  if (frame && frame->refs != nullptr) {
     ctx.outer = frame->outer;
     ctx.outer_refs = frame->refs;
   }
   // LATERAL subqueries that read earlier items: joined once the items are
   // (as a correlated subquery is), their columns after the items'.
   std::vector<ScopeCol> lateral_cols;
-  std::vector<Json> lateral_series;  // bound once every item is
   // A set-returning function in the select list is a LATERAL call after the
   // FROM items, whose rows the select list reads (a hidden column).
   SLUICE_ASSIGN_OR_RETURN(std::vector<const Json*> set_calls, SelectListSetCalls(s));
@@ -1367,42 +1367,95 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     for (const Json* c : set_calls)
       set_cols_[&(*c)["FuncCall"]] = static_cast<int>(ctx.scope.size()) - 1;
   };
+  // LATERAL items see the items before them: the other items bound so far,
+  // the LATERAL items' columns so far (which follow all other items'), and
+  // the domain's (which follow those of the items, once all are bound). Their
+  // references are to such a view of the scope, mapped to the final columns
+  // once those are known.
+  struct LeftCol {
+    enum { kItem, kLateral, kDomain } from;
+    int at;
+  };
+  std::vector<std::pair<size_t, std::vector<LeftCol>>> lateral_lefts;  // pending index -> view
+  auto bind_lateral = [&](const Json& item, bool domain_only, int item_no) -> Result<bool> {
+    Ctx left;
+    left.outer = ctx.outer;
+    left.outer_refs = ctx.outer_refs;
+    std::vector<LeftCol> view;
+    if (!domain_only) {
+      left.scope = ctx.scope;
+      for (size_t i = 0; i < ctx.scope.size(); ++i) view.push_back({LeftCol::kItem, int(i)});
+      left.scope.insert(left.scope.end(), lateral_cols.begin(), lateral_cols.end());
+      for (size_t i = 0; i < lateral_cols.size(); ++i) view.push_back({LeftCol::kLateral, int(i)});
+    }
+    if (frame && frame->domain != nullptr) {
+      left.scope.insert(left.scope.end(), frame->domain_cols.begin(), frame->domain_cols.end());
+      for (size_t i = 0; i < frame->domain_cols.size(); ++i)
+        view.push_back({LeftCol::kDomain, int(i)});
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(item, left, nullptr));
+    if (!lat) return false;
+    Extension x;
+    x.sub = lat->plan;
+    x.type = JoinType::kInner;
+    x.null_safe = true;
+    x.domain = lat->domain;
+    x.domain_cols = lat->refs;  // mapped with the keys, below
+    for (size_t i = 0; i < lat->refs.size(); ++i) {
+      x.left_keys.push_back(
+          MakeColumn(lat->refs[i], left.scope[static_cast<size_t>(lat->refs[i])].type));
+      x.right_keys.push_back(MakeColumn(static_cast<int>(i), lat->plan->columns[i].type));
+      lateral_cols.push_back(
+          {"", lat->plan->columns[i].name, lat->plan->columns[i].type, false, /*hidden=*/true});
+    }
+    lateral_lefts.emplace_back(ctx.pending.size(), std::move(view));
+    ctx.pending.push_back(x);
+    for (ScopeCol c : lat->cols) {
+      c.from_item = item_no;
+      lateral_cols.push_back(c);
+    }
+    return true;
+  };
+  // Subqueries in FROM read the columns of the queries around this one, not
+  // its own. While finding which ones this query reads, they look through a
+  // scope with no columns of its own to the enclosing queries'; over a
+  // domain, those that read it are joined as LATERAL items that see only it.
+  Ctx enclosing;
+  enclosing.outer = ctx.outer;
+  enclosing.outer_refs = ctx.outer_refs;
+  struct RestoreFromOuter {
+    const Ctx** at;
+    const Ctx* was;
+    ~RestoreFromOuter() { *at = was; }
+  } restore_from_outer{&from_outer_, from_outer_};
+  from_outer_ = ctx.outer != nullptr ? &enclosing : nullptr;
+  std::vector<std::pair<Json, int>> lateral_series;  // bound once every item is
+  int item_no = -1;
   for (const Json& item : s.value("fromClause", Json::array())) {
+    ++item_no;
+    const size_t first = ctx.scope.size();
     if (item.contains("RangeFunction") && IsLateralSeries(item)) {
-      lateral_series.push_back(item);
+      lateral_series.emplace_back(item, item_no);
       continue;
+    }
+    if (item.contains("RangeSubselect")) {
+      const bool lateral = item["RangeSubselect"].value("lateral", false);
+      if (lateral || (frame && frame->domain != nullptr)) {
+        SLUICE_ASSIGN_OR_RETURN(bool joined, bind_lateral(item, !lateral, item_no));
+        if (joined) continue;
+      }
     }
     if (item.contains("RangeFunction")) {
       SLUICE_RETURN_IF_ERROR(BindTableFunction(item, &items, &widths, &ctx.scope));
-      continue;
+    } else {
+      PlanPtr p;
+      std::vector<ScopeCol> cols;
+      SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols));
+      items.push_back(p);
+      widths.push_back(cols.size());
+      ctx.scope.insert(ctx.scope.end(), cols.begin(), cols.end());
     }
-    if (item.contains("RangeSubselect") && item["RangeSubselect"].value("lateral", false)) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(item, ctx, nullptr));
-      if (lat) {
-        Extension x;
-        x.sub = lat->plan;
-        x.type = JoinType::kInner;
-        x.null_safe = true;
-        x.domain = lat->domain;
-        x.domain_cols = lat->refs;
-        for (size_t i = 0; i < lat->refs.size(); ++i) {
-          x.left_keys.push_back(
-              MakeColumn(lat->refs[i], ctx.scope[static_cast<size_t>(lat->refs[i])].type));
-          x.right_keys.push_back(MakeColumn(static_cast<int>(i), lat->plan->columns[i].type));
-          lateral_cols.push_back(
-              {"", lat->plan->columns[i].name, lat->plan->columns[i].type, false, /*hidden=*/true});
-        }
-        ctx.pending.push_back(x);
-        lateral_cols.insert(lateral_cols.end(), lat->cols.begin(), lat->cols.end());
-        continue;
-      }
-    }
-    PlanPtr p;
-    std::vector<ScopeCol> cols;
-    SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols));
-    items.push_back(p);
-    widths.push_back(cols.size());
-    ctx.scope.insert(ctx.scope.end(), cols.begin(), cols.end());
+    for (size_t i = first; i < ctx.scope.size(); ++i) ctx.scope[i].from_item = item_no;
   }
   if (set_call != nullptr && !IsLateralSeries(set_item)) {
     SLUICE_RETURN_IF_ERROR(BindTableFunction(set_item, &items, &widths, &ctx.scope));
@@ -1411,14 +1464,27 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // Over a domain, the outer columns are one more FROM item, and they lead
   // the output (and the GROUP BY) so that the enclosing query can join on them.
   std::vector<ExprPtr> domain_refs;
-  const bool over_domain = frame != nullptr && frame->domain != nullptr;
+  const bool over_domain = frame && frame->domain != nullptr;
+  const int domain_base = static_cast<int>(ctx.scope.size());
   if (over_domain) {
-    int base = static_cast<int>(ctx.scope.size());
     items.push_back(frame->domain);
     widths.push_back(frame->domain_cols.size());
     for (size_t i = 0; i < frame->domain_cols.size(); ++i) {
       ctx.scope.push_back(frame->domain_cols[i]);
-      domain_refs.push_back(MakeColumn(base + static_cast<int>(i), frame->domain_cols[i].type));
+      domain_refs.push_back(
+          MakeColumn(domain_base + static_cast<int>(i), frame->domain_cols[i].type));
+    }
+  }
+  // The LATERAL items' references, from their views onto the final columns.
+  const int lateral_base = static_cast<int>(ctx.scope.size());
+  for (const auto& [at, view] : lateral_lefts) {
+    Extension& x = ctx.pending[at];
+    for (size_t i = 0; i < x.domain_cols.size(); ++i) {
+      const LeftCol& c = view[static_cast<size_t>(x.domain_cols[i])];
+      x.domain_cols[i] = c.from == LeftCol::kItem      ? c.at
+                         : c.from == LeftCol::kLateral ? lateral_base + c.at
+                                                       : domain_base + c.at;
+      x.left_keys[i] = MakeColumn(x.domain_cols[i], x.left_keys[i]->type);
     }
   }
   const size_t k = domain_refs.size();
@@ -1428,7 +1494,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   }
   const size_t from_width = ctx.scope.size();
   ctx.scope.insert(ctx.scope.end(), lateral_cols.begin(), lateral_cols.end());
-  for (const Json& item : lateral_series) SLUICE_RETURN_IF_ERROR(BindLateralSeries(item, ctx));
+  for (const auto& [item, no] : lateral_series) {
+    SLUICE_RETURN_IF_ERROR(BindLateralSeries(item, ctx));
+    ctx.scope.back().from_item = no;
+  }
   if (set_call != nullptr && IsLateralSeries(set_item)) {
     SLUICE_RETURN_IF_ERROR(BindLateralSeries(set_item, ctx));
     take_set_column();

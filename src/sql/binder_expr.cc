@@ -134,16 +134,19 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
     }
     if (found >= 0) break;
   }
-  if (found < 0 && ctx.outer != nullptr) {
-    for (size_t i = 0; i < ctx.outer->scope.size(); ++i) {
-      const ScopeCol& c = ctx.outer->scope[i];
+  // The enclosing queries', nearest first: a subquery inside a correlated
+  // one may read any query around it. The column is recorded as read by
+  // the query at that level (which is then bound over it, and passes it on
+  // as one of its own); the value does not matter while only finding them.
+  for (const Ctx* level = &ctx; found < 0 && level->outer != nullptr; level = level->outer) {
+    for (size_t i = 0; i < level->outer->scope.size(); ++i) {
+      const ScopeCol& c = level->outer->scope[i];
       if (c.hidden || (!qual.empty() && c.qualifier != qual) || c.name != name) continue;
-      // Recorded; the value does not matter while only finding them.
-      ctx.outer_refs->push_back(static_cast<int>(i));
+      level->outer_refs->push_back(static_cast<int>(i));
       return MakeLiteral(Value::Null(), c.type);
     }
   }
-  if (found < 0 && qual.empty() && !StarColumns(name, ctx, /*outer=*/true).empty()) {
+  if (found < 0 && qual.empty() && HasWholeRow(name, ctx)) {
     // A table's name alone is its whole row, as t.* is.
     return BindWholeRow(name, node, ctx);
   }
@@ -172,7 +175,21 @@ std::vector<int> Binder::StarColumns(const std::string& qual, const Ctx& ctx, bo
     }
     if (!cols.empty()) break;
   }
+  // In the order of the FROM list.
+  std::stable_sort(cols.begin(), cols.end(), [&](int a, int b) {
+    return ctx.scope[static_cast<size_t>(a)].from_item <
+           ctx.scope[static_cast<size_t>(b)].from_item;
+  });
   return cols;
+}
+
+// Whether `name` is a table of this query or of one around it, whose whole
+// row its name alone stands for.
+bool Binder::HasWholeRow(const std::string& name, const Ctx& ctx) {
+  for (const Ctx* level = &ctx; level != nullptr; level = level->outer) {
+    if (!StarColumns(name, *level, /*outer=*/true).empty()) return true;
+  }
+  return false;
 }
 
 // `t.*` as a value: the record of t's columns, NULL when every column is
@@ -181,6 +198,20 @@ std::vector<int> Binder::StarColumns(const std::string& qual, const Ctx& ctx, bo
 Result<ExprPtr> Binder::BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx) {
   const std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/true);
   if (cols.empty()) {
+    // A table of an enclosing query, while finding which of its columns a
+    // subquery reads: all of them.
+    for (const Ctx* level = &ctx; level->outer != nullptr; level = level->outer) {
+      const std::vector<int> outer_cols = StarColumns(qual, *level->outer, /*outer=*/true);
+      if (outer_cols.empty()) continue;
+      std::vector<std::string> names;
+      std::vector<SqlType> types;
+      for (int i : outer_cols) {
+        level->outer_refs->push_back(i);
+        names.push_back(level->outer->scope[static_cast<size_t>(i)].name);
+        types.push_back(level->outer->scope[static_cast<size_t>(i)].type.WithNullable(true));
+      }
+      return MakeLiteral(Value::Null(), SqlType::Row(std::move(names), std::move(types), true));
+    }
     return SqlError(sql_, node, "missing FROM-clause entry for table \"" + qual + "\"");
   }
   std::vector<ExprPtr> fields;

@@ -240,7 +240,11 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     return Status::OK();
   }
   if (kind == "RangeSubselect") {
-    SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindQuery((*body)["subquery"]["SelectStmt"]));
+    const Json& sel = (*body)["subquery"]["SelectStmt"];
+    std::vector<int> none;  // from_outer_ has no columns of its own
+    SLUICE_ASSIGN_OR_RETURN(BoundQuery q, from_outer_ != nullptr
+                                              ? BindFindingOuter(sel, *from_outer_, &none)
+                                              : BindQuery(sel));
     PlanPtr p = q.plan;
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
     for (size_t i = 0; i < q.visible; ++i)
@@ -270,6 +274,10 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     if (rarg.contains("RangeSubselect") && rarg["RangeSubselect"].value("lateral", false)) {
       Ctx left;
       left.scope = lc;
+      if (from_outer_ != nullptr) {
+        left.outer = from_outer_->outer;
+        left.outer_refs = from_outer_->outer_refs;
+      }
       const Json* on = body->contains("quals") ? &(*body)["quals"] : nullptr;
       SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(rarg, left, on));
       if (lat) return JoinLateral(item, jt, lp, lc, *lat, plan, cols);
@@ -285,6 +293,10 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     Ctx ctx;
     ctx.scope = lc;
     ctx.scope.insert(ctx.scope.end(), rc.begin(), rc.end());
+    if (from_outer_ != nullptr) {
+      ctx.outer = from_outer_->outer;
+      ctx.outer_refs = from_outer_->outer_refs;
+    }
     const int lw = static_cast<int>(lc.size());
     std::vector<ExprPtr> conjuncts;
     // USING (or NATURAL: the names both sides have): each pair equal, and

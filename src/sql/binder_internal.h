@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -139,6 +140,9 @@ struct ScopeCol {
   // key. A query grouped by a table's whole key may read its other columns.
   int scan = -1;
   bool primary_key = false;
+  // Which item of a SELECT's FROM list the column comes from, for the order
+  // in which * shows the columns (LATERAL items are joined after the others).
+  int from_item = std::numeric_limits<int>::max();
 };
 
 // A join that binding an expression asked for: the current plan is joined
@@ -411,6 +415,7 @@ class Binder {
   // NULL when the row cannot be compared to a correlated subquery's rows.
   static Json RowInSubquery(const Json& sublink, bool correlated, const std::string& op);
   std::vector<int> StarColumns(const std::string& qual, const Ctx& ctx, bool outer);
+  bool HasWholeRow(const std::string& name, const Ctx& ctx);
   Result<ExprPtr> BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
@@ -550,6 +555,9 @@ class Binder {
   std::map<const Json*, int> set_cols_;
   const Json* window_clause_ = nullptr;          // the WINDOW clause of the query being bound
   std::map<const Json*, SqlType> window_types_;  // window calls of a grouped query
+  // While binding a FROM clause inside a subquery whose outer columns are
+  // being found: what its subqueries in FROM see (the enclosing queries').
+  const Ctx* from_outer_ = nullptr;
   int inline_depth_ = 0;                         // SQL functions being inlined
   bool now_in_where_ = false;                    // binding a WHERE clause: NOW() may be the clock
   std::map<const Expr*, int> now_at_;            // the step clock's reads: where they are written

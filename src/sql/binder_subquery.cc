@@ -192,6 +192,10 @@ Result<BoundQuery> Binder::BindOverDomain(const Json& sel, const Ctx& outer,
     (*domain)->columns.push_back({c.name, c.type});
   }
   over.domain = *domain;
+  // While `outer` itself is being probed, the queries around it stay in
+  // sight: what the subquery reads of them is recorded as `outer`'s.
+  over.outer = outer.outer;
+  over.refs = outer.outer_refs;
   frames_.push_back(over);
   auto bound = BindQuery(sel);
   frames_.pop_back();

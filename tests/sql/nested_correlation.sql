@@ -1,0 +1,41 @@
+-- Subqueries that read the columns of queries two or more levels up, and
+-- subqueries in FROM that read the enclosing query: each level is bound
+-- over the distinct values of the columns it reads, its own and those its
+-- subqueries read of the queries around it.
+CREATE TABLE o (id int primary key, k int, g text);
+CREATE TABLE m (id int primary key, o_id int, v int);
+CREATE TABLE n (id int primary key, m_id int, w int);
+INSERT INTO o VALUES (1, 10, 'x'), (2, 20, 'y'), (3, NULL, 'x'), (4, 5, NULL);
+INSERT INTO m VALUES (1, 1, 3), (2, 1, 12), (3, 2, 25), (4, 3, 1), (5, 9, 7);
+INSERT INTO n VALUES (1, 1, 2), (2, 2, 15), (3, 3, 30), (4, 3, 1), (5, 4, 0);
+-- a subquery two levels down reads the outermost query's columns
+SELECT o.id, (SELECT count(*) FROM m WHERE m.o_id = o.id AND EXISTS (SELECT 1 FROM n WHERE n.m_id = m.id AND n.w < o.k)) FROM o;
+SELECT o.id FROM o WHERE EXISTS (SELECT 1 FROM m WHERE m.o_id = o.id AND m.v > (SELECT min(w) FROM n WHERE n.w > o.k - 20));
+SELECT o.id, (SELECT (SELECT o.k + m.v) FROM m WHERE m.id = o.id) FROM o;
+SELECT o.id, (SELECT (SELECT (SELECT o.g))) FROM o;
+-- a derived table in a subquery reads the enclosing query
+SELECT o.id, (SELECT r FROM (SELECT o.k AS q) x, (SELECT o.id AS r) y WHERE x.q > 5) FROM o;
+SELECT o.id, (SELECT sum(t.v) FROM (SELECT v FROM m WHERE m.o_id = o.id) t) FROM o;
+SELECT o.id, s.c FROM o, LATERAL (SELECT count(*) AS c FROM (SELECT * FROM m WHERE m.v < o.k) t) s;
+-- a nested subquery inside LATERAL
+SELECT o.id, s.x FROM o CROSS JOIN LATERAL (SELECT (SELECT o.k) AS x) s;
+SELECT o.id, s.* FROM o, LATERAL (SELECT m.id, (SELECT max(n.w) FROM n WHERE n.m_id = m.id AND n.w <= o.k) AS top FROM m WHERE m.o_id = o.id) s;
+-- the outer table's whole row
+SELECT (SELECT o) IS NULL, (SELECT (o.*)::text) FROM o;
+UPDATE o SET k = 1 WHERE id = 1;
+INSERT INTO n VALUES (6, 2, 3), (7, 5, 4);
+DELETE FROM m WHERE id = 3;
+INSERT INTO m VALUES (6, 2, 40), (7, 4, 6);
+UPDATE n SET w = 100 WHERE id = 2;
+DELETE FROM o WHERE id = 3;
+INSERT INTO o VALUES (5, 50, 'z');
+-- LATERAL items read earlier LATERAL items; * shows the columns in FROM order
+SELECT o.id, x.d, y.e FROM o, LATERAL (SELECT o.k * 2 AS d) x, LATERAL (SELECT x.d + o.id AS e) y;
+SELECT * FROM o, LATERAL (SELECT o.k * 2 AS d) x, m WHERE m.o_id = o.id;
+SELECT * FROM o, LATERAL (SELECT count(*) AS c FROM m WHERE m.o_id = o.id) x, LATERAL (SELECT x.c + 1 AS c1) y, n WHERE n.id = o.id;
+-- inside a correlated subquery, LATERAL items read its outer columns and its own
+SELECT o.id, (SELECT sum(l.t) FROM m, LATERAL (SELECT m.v + o.k AS t) l WHERE m.o_id = o.id) FROM o;
+SELECT o.id, (SELECT max(z.q) FROM m, LATERAL (SELECT n.w * o.id AS q FROM n WHERE n.m_id = m.id) z) FROM o;
+UPDATE o SET k = 7 WHERE id = 2;
+INSERT INTO m VALUES (8, 5, 11);
+DELETE FROM n WHERE id = 1;
