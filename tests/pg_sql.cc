@@ -289,6 +289,15 @@ class Runner {
     }
     if (body.contains("intoClause") && body["intoClause"].contains("rel"))
       rel(body["intoClause"]["rel"]);
+    // WITH t AS (INSERT/UPDATE/DELETE ...): the tables its queries change.
+    if (body.contains("withClause")) {
+      for (const Json& cte : body["withClause"].value("ctes", Json::array())) {
+        const Json& q = cte["CommonTableExpr"]["ctequery"];
+        if (q.contains("InsertStmt") || q.contains("UpdateStmt") || q.contains("DeleteStmt")) {
+          for (std::string& t : Targets(q)) out.push_back(std::move(t));
+        }
+      }
+    }
     return out;
   }
 
@@ -491,6 +500,15 @@ class Runner {
     if (o_.mirror && !pg_ok) {
       ++skipped;
       return;
+    }
+    if (o_.mirror) {
+      // A SELECT whose WITH queries change tables: copy what they did.
+      auto tree = sql::ParseSql(st.sql);
+      if (tree.ok()) {
+        for (const Json& s : (*tree)["stmts"]) {
+          for (const std::string& t : Targets(s["stmt"])) Mirror(t);
+        }
+      }
     }
     if (o_.mirror) {
       // A table whose contents could not be copied: its queries say why.

@@ -152,6 +152,29 @@ TEST(JsonTest, EveryShapeOfValue) {
 
 // Timestamps as JavaScript and most producers write them: a T, fractions,
 // and a zone (converted to UTC); a malformed zone is a bad record.
+// A JSON number of more than 38 digits is a NUMERIC in arbitrary precision
+// (as PostgreSQL's numeric holds it); a DECIMAL(p,s) too small for it says so.
+TEST(JsonTest, NumbersBeyondThirtyEightDigits) {
+  Relation rel;
+  rel.name = "wide";
+  rel.columns = {"id", "n", "d"};
+  rel.schema = {SqlType::Integer(false), SqlType::Numeric(), SqlType::Decimal(10, 2)};
+  FormatOptions o;
+  Decoded d =
+      Decode(o, rel,
+             "{\"insert\": {\"id\": 1, \"n\": 123456789012345678901234567890123456789012.5}}\n"
+             "{\"insert\": {\"id\": 2, \"n\": -1e45}}\n"
+             "{\"insert\": {\"id\": 3, \"d\": 123456789012345678901234567890123456789}}\n");
+  ASSERT_EQ(d.changes.size(), 2u);
+  EXPECT_EQ(Row(rel, d.changes.payload(0)),
+            "(1, 123456789012345678901234567890123456789012.5, NULL)");
+  EXPECT_EQ(Row(rel, d.changes.payload(1)),
+            "(2, -1000000000000000000000000000000000000000000000, NULL)");
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_NE(d.errors[0].ToString().find("column \"d\": numeric field overflow"), std::string::npos)
+      << d.errors[0].ToString();
+}
+
 TEST(JsonTest, TimestampsWithZonesAreUtc) {
   Relation rel = People(false);
   FormatOptions o;

@@ -369,13 +369,9 @@ bool FastField(od::value v, od::json_type jt, std::string_view raw, const SqlTyp
     const std::string_view text = raw.substr(0, end);
     const int scale =
         type.dynamic_scale() && IsDecimalText(text) ? DecimalTextScale(text) : type.scale();
-    if (scale < 0 || !ParseDecimal(text, scale, &u)) {
-      Value tmp;
-      Status s = FromText(text, type, &tmp);
-      *fail = {at, s.ok() ? "numeric field overflow" : s.message()};
-      *ok = false;
-      return true;
-    }
+    // Beyond 38 digits (or an exponent past them): JsonToValue's
+    // arbitrary precision, and the type's own checks.
+    if (scale < 0 || !ParseDecimal(text, scale, &u)) return false;
     if (type.dynamic_scale()) {
       return AppendNumericField(type, u, scale, enc) || misfit(Value::Decimal(u, scale));
     }
