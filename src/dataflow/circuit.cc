@@ -1,18 +1,39 @@
 #include "dataflow/circuit.h"
 
+#include <utility>
+
 #include "dataflow/state.h"
 
 namespace sluice {
 
 Status Circuit::Step() {
   for (size_t i = 0; i < ops_.size(); ++i) {
-    Status s = ops_[i]->Eval();
-    if (!s.ok()) {
-      return s.WithContext(std::string("operator ") + std::to_string(i) + " (" + ops_[i]->name() +
-                           ")");
+    const size_t owner = owner_of_[i];
+    if (skipped_[owner] || poisoned_[i]) {
+      ops_[i]->output()->set(MemBatch::Empty());
+      continue;
     }
+    Status s = ops_[i]->Eval();
+    if (s.ok()) continue;
+    s = s.WithContext(std::string("operator ") + std::to_string(i) + " (" + ops_[i]->name() + ")");
+    if (!fails_alone_[owner]) return s;
+    // Its owner fails, not the step: the operator's change is empty from now
+    // on, and the others (on every worker) keep their steps in lockstep.
+    ops_[i]->output()->set(MemBatch::Empty());
+    poisoned_[i] = true;
+    step_failures_.emplace_back(owners_[owner], std::move(s));
   }
   return Status::OK();
+}
+
+std::vector<std::pair<std::string, Status>> Circuit::TakeStepFailures() {
+  return std::exchange(step_failures_, {});
+}
+
+void Circuit::SkipOwner(const std::string& owner) {
+  for (size_t i = 0; i < owners_.size(); ++i) {
+    if (owners_[i] == owner) skipped_[i] = true;
+  }
 }
 
 InputOp* Circuit::input(const std::string& name) const {
@@ -25,15 +46,18 @@ OutputOp* Circuit::output(const std::string& name) const {
   return it == outputs_.end() ? nullptr : it->second;
 }
 
-void Circuit::SetOwner(std::string owner) {
+void Circuit::SetOwner(std::string owner, bool fails_alone) {
   for (size_t i = 0; i < owners_.size(); ++i) {
     if (owners_[i] == owner) {
       owner_ = i;
+      fails_alone_[i] = fails_alone;
       return;
     }
   }
   owner_ = owners_.size();
   owners_.push_back(std::move(owner));
+  fails_alone_.push_back(fails_alone);
+  skipped_.push_back(false);
 }
 
 namespace {

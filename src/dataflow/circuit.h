@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -88,13 +89,22 @@ class Circuit {
     Op* p = op.get();
     ops_.push_back(std::move(op));
     owner_of_.push_back(owner_);
+    poisoned_.push_back(false);
     return p;
   }
-  // Operators added from now on belong to `owner`.
-  void SetOwner(std::string owner);
+  // Operators added from now on belong to `owner`. With `fails_alone`, an
+  // error of one of them fails the owner, not the step (TakeStepFailures).
+  void SetOwner(std::string owner, bool fails_alone = false);
 
-  // Evaluates every operator once. An error names the operator.
+  // Evaluates every operator once. An error names the operator. An operator
+  // whose owner fails alone and that met an error gives empty changes from
+  // then on, and the step goes on; so do those of a skipped owner.
   Status Step();
+  // The owners that failed alone in the last step, each with its error.
+  std::vector<std::pair<std::string, Status>> TakeStepFailures();
+  // From the next step on, the operators of `owner` are not evaluated (every
+  // worker must skip the same owners from the same step: they exchange).
+  void SkipOwner(const std::string& owner);
   // The state of every stateful operator, between steps (state.h).
   Status SaveState(StateWriter& w) const;
   // Reads the state of every stateful operator whose owner `select` accepts
@@ -124,6 +134,10 @@ class Circuit {
   std::vector<std::unique_ptr<Operator>> ops_;
   std::vector<size_t> owner_of_;         // per operator, an index into owners_
   std::vector<std::string> owners_{""};  // in order of first use
+  std::vector<bool> fails_alone_{false};  // per owner
+  std::vector<bool> skipped_{false};      // per owner (SkipOwner)
+  std::vector<bool> poisoned_;            // per operator: it met an error
+  std::vector<std::pair<std::string, Status>> step_failures_;
   size_t owner_ = 0;
   std::map<std::string, InputOp*> inputs_;
   std::map<std::string, OutputOp*> outputs_;

@@ -79,6 +79,7 @@ Result<QueryResult> EvaluateAdhoc(const AdhocQuery& a,
 
 Result<QueryResult> Controller::Query(std::string_view text) {
   SLUICE_ASSIGN_OR_RETURN(AdhocQuery q, BindAdhoc(relations_, text, program_text_));
+  for (const std::string& r : q.scanned) SLUICE_RETURN_IF_ERROR(ViewFailure(r));
   uint64_t step = 0;
   SLUICE_ASSIGN_OR_RETURN(auto snapshots, Snapshots(q.scanned, &step));
   SLUICE_ASSIGN_OR_RETURN(QueryResult result,

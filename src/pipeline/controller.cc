@@ -737,11 +737,17 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
   }
   lap(StepPhases::kSplit);
   SLUICE_RETURN_IF_ERROR(runtime_->Step());
+  for (const auto& [owner, why] : runtime_->TakeFailedOwners()) {
+    for (const std::string& v : program_.views) {
+      if (sql::ViewOwner(v) == owner) FailView(v, why.message());
+    }
+  }
   // Only now may operators forget what this step's rows needed.
   waterlines_->EndStep();
   ignored_deletes_.RecordTotals(plan.step, errors_.ignored_deletes());
   std::map<std::string, BatchPtr> outputs;
   for (const std::string& name : runtime_outputs_) {
+    if (!ViewFailure(name).ok()) continue;  // its change this step is not whole
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
     if (!b->empty()) outputs[name] = b;
   }
@@ -767,6 +773,33 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
   return Status::OK();
 }
 
+void Controller::FailView(const std::string& name, const std::string& why) {
+  std::vector<std::string> stopped = {name};
+  const auto readers = sql::ViewReaders(program_);
+  auto it = readers.find(name);
+  if (it != readers.end()) stopped.insert(stopped.end(), it->second.begin(), it->second.end());
+  const std::string step = std::to_string(runtime_->steps());
+  for (const std::string& v : stopped) {
+    const std::string msg = v == name ? "view " + v + " failed at step " + step + ": " + why
+                                      : "view " + v + " stopped at step " + step +
+                                            ": it reads view " + name + ", which failed: " + why;
+    {
+      MutexLock l(&failed_mu_);
+      if (!failed_views_.emplace(v, msg).second) continue;
+    }
+    runtime_->SkipOwner(sql::ViewOwner(v));
+    txn_outputs_.erase(v);
+    outputs_->CloseStreams(v, Status::Aborted(msg));
+    std::fprintf(stderr, "sluice: %s (the other views run on)\n", msg.c_str());
+  }
+}
+
+Status Controller::ViewFailure(const std::string& relation) const {
+  MutexLock l(&failed_mu_);
+  auto it = failed_views_.find(relation);
+  return it == failed_views_.end() ? Status::OK() : Status::Aborted(it->second);
+}
+
 // ---------------------------------------------------------------- output
 
 Result<Subscription> Controller::Subscribe(const std::string& relation, bool snapshot, bool follow,
@@ -775,6 +808,7 @@ Result<Subscription> Controller::Subscribe(const std::string& relation, bool sna
     return Status::NotFound("table or view \"" + relation + "\" does not exist");
   }
   if (state() == PipelineState::kFailed) return failure();
+  SLUICE_RETURN_IF_ERROR(ViewFailure(relation));
   OutputEndpoints::SnapshotStarts assemble;
   SLUICE_ASSIGN_OR_RETURN(
       Subscription sub,
@@ -884,6 +918,10 @@ PipelineStats Controller::Stats() const {
   }
   if (reads_clock_) g.step_clock = sql::FormatTimestamp(clock_->now());
   g.eval_error_samples = errors_.samples();
+  {
+    MutexLock l(&failed_mu_);
+    g.failed_views = failed_views_;
+  }
   st.inputs = queues_->IngressStats();
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const Input& in = inputs_[i];

@@ -379,6 +379,16 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   StepPhases phases_;
   Mutex step_mu_;
   std::unique_ptr<Runtime> runtime_;  // steps and state: under step_mu_ once launched
+  // Views whose evaluation met an error in a step (on one host), and the
+  // views that read them: why, as "view v failed at step N: ...". They give
+  // no changes from that step on; the other views run on.
+  mutable Mutex failed_mu_;
+  std::map<std::string, std::string> failed_views_ GUARDED_BY(failed_mu_);
+  // Stops view `name` and every view that reads it, from the next step on.
+  void FailView(const std::string& name, const std::string& why) REQUIRES(step_mu_)
+      EXCLUDES(failed_mu_);
+  // Why `relation` gives no changes (a failed view), or OK.
+  Status ViewFailure(const std::string& relation) const EXCLUDES(failed_mu_);
   std::map<std::string, std::vector<BatchPtr>> txn_outputs_ GUARDED_BY(step_mu_);
   uint64_t upsert_seq_ GUARDED_BY(step_mu_) = 0;
 

@@ -91,6 +91,10 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   body["upsert_seq"] = upsert_seq_;
   if (!waterlines_->empty()) body["waterlines"] = waterlines_->ToJson();
   if (reads_clock_) body["step_clock"] = clock_->now();
+  {
+    MutexLock l(&failed_mu_);
+    if (!failed_views_.empty()) body["failed_views"] = failed_views_;
+  }
   body["program"] = Hex64(program_fingerprint_);
   body["workers"] = config_.workers;
   SLUICE_RETURN_IF_ERROR(store_->Commit(seq, body.dump()));
@@ -288,6 +292,19 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& body,
   }
   // The step clock never goes back, not even across a restart.
   clock_->Advance(b.value("step_clock", int64_t{0}));
+  // Views that failed stay stopped (their operators' state is not whole),
+  // but for those a changed program rebuilds.
+  const Json failed = b.value("failed_views", Json::object());
+  for (const auto& [v, why] : failed.items()) {
+    if (std::find(program_.views.begin(), program_.views.end(), v) == program_.views.end())
+      continue;
+    if (change != nullptr && change->rebuild_views.count(v) > 0) continue;
+    {
+      MutexLock l(&failed_mu_);
+      failed_views_[v] = why.get<std::string>();
+    }
+    runtime_->SkipOwner(sql::ViewOwner(v));
+  }
   std::fprintf(stderr, "sluice: resumed from checkpoint %s at step %llu\n", dir.c_str(),
                static_cast<unsigned long long>(step));
   if (change == nullptr) return Status::OK();

@@ -77,6 +77,13 @@ void OutputEndpoints::CloseStreams(const Status& why) {
   }
 }
 
+void OutputEndpoints::CloseStreams(const std::string& relation, const Status& why) {
+  MutexLock l(&mu_);
+  for (auto& e : endpoints_) {
+    if (!e->connector && e->relation == relation) e->queue->Close(why);
+  }
+}
+
 void OutputEndpoints::Stop() {
   MutexLock l(&mu_);
   for (auto& e : endpoints_) {

@@ -92,6 +92,8 @@ class OutputEndpoints {
   Status Launch(SnapshotStarts* assemble) EXCLUDES(mu_);
   // HTTP streams end with `why` (the pipeline stops or failed).
   void CloseStreams(const Status& why) EXCLUDES(mu_);
+  // Closes the HTTP streams of one relation, saying why.
+  void CloseStreams(const std::string& relation, const Status& why) EXCLUDES(mu_);
   // Connectors write out what they were handed and stop; every queue
   // closes.
   void Stop() EXCLUDES(mu_);

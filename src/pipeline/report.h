@@ -58,6 +58,8 @@ struct GlobalStats {
   uint64_t workers = 0;
   uint64_t eval_errors = 0;
   std::vector<std::string> eval_error_samples;
+  // Views that failed alone, and those that read them: why.
+  std::map<std::string, std::string> failed_views;
   // Per table without a primary key: deletes that found no row to delete.
   std::map<std::string, uint64_t> ignored_deletes;
   // Per table with a LATENESS column: rows dropped because they came behind
@@ -95,6 +97,7 @@ struct GlobalStats {
     v("workers", workers);
     v("eval_errors", eval_errors);
     v("eval_error_samples", eval_error_samples);
+    v("failed_views", failed_views);
     v("hosts", hosts);
     v("step_latency_counts", step_latency_counts);
     v("step_phase_usecs", step_phase_usecs);

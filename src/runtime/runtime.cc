@@ -1,6 +1,7 @@
 #include "runtime/runtime.h"
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
@@ -179,6 +180,13 @@ Status Runtime::Step() {
     results = results_;
   }
   ++steps_;
+  // Between steps, the circuits are the caller's to read.
+  for (size_t w = 0; w < circuits_.size(); ++w) {
+    for (auto& [owner, s] : circuits_[w]->TakeStepFailures()) {
+      failed_owners_.emplace(
+          owner, s.WithContext("step " + std::to_string(steps_) + ", worker " + std::to_string(w)));
+    }
+  }
   // Report the root cause, not the aborts it caused on other workers.
   Status first;
   for (size_t w = 0; w < results.size(); ++w) {
@@ -192,6 +200,14 @@ Status Runtime::Step() {
   }
   if (!first.ok()) failed_ = first;
   return first;
+}
+
+std::map<std::string, Status> Runtime::TakeFailedOwners() {
+  return std::exchange(failed_owners_, {});
+}
+
+void Runtime::SkipOwner(const std::string& owner) {
+  for (auto& c : circuits_) c->SkipOwner(owner);
 }
 
 Result<BatchPtr> Runtime::Output(const std::string& name) const {

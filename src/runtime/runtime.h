@@ -19,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -61,6 +62,11 @@ class Runtime {
   Status PushToWorker(const std::string& name, int worker, const BatchPtr& batch);
   // Runs one step on every worker.
   Status Step();
+  // The owners that failed alone in the last step (Circuit::SetOwner), each
+  // with its first error, named by step and worker.
+  std::map<std::string, Status> TakeFailedOwners();
+  // From the next step on, no worker evaluates the operators of `owner`.
+  void SkipOwner(const std::string& owner);
   // Output `name`'s change in the last step, summed over this host's workers
   // (with many hosts, this host's part).
   Result<BatchPtr> Output(const std::string& name) const;
@@ -95,6 +101,7 @@ class Runtime {
   std::vector<std::thread> threads_;
   uint64_t steps_ = 0;
   Status failed_;
+  std::map<std::string, Status> failed_owners_;  // of the last step
 
   Mutex mu_;
   CondVar start_cv_, done_cv_;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <map>
+
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/map.h"
@@ -64,6 +67,55 @@ TEST(RuntimeTest, FailingWorkerAbortsStepWithoutHanging) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_NE(s.message().find("division by zero"), std::string::npos);
   EXPECT_NE(s.message().find("worker 1"), std::string::npos) << s.message();
+}
+
+// An owner that fails alone: the failing worker's operator gives nothing
+// from then on, the step (and its exchange) completes on every worker, the
+// other owner's output is whole; once skipped, no worker evaluates it.
+TEST(RuntimeTest, AnOwnerThatFailsAloneLeavesTheStepWhole) {
+  RuntimeOptions opts;
+  opts.workers = 3;
+  std::atomic<int> evaluated{0};
+  auto rt = Runtime::Start(opts, [&](Circuit& c) {
+    Stream* in = AddInput(c, "in");
+    c.SetOwner("healthy");
+    AddOutput(c, Exchange(c, in), "healthy");
+    c.SetOwner("fragile", /*fails_alone=*/true);
+    Stream* m =
+        Map(c, in,
+            [&evaluated](std::string_view k, std::string_view v, std::string* ok, std::string* ov) {
+              ++evaluated;
+              if (k == "k7") return Status::InvalidArgument("division by zero");
+              *ok = k;
+              *ov = v;
+              return Status::OK();
+            });
+    AddOutput(c, Exchange(c, m), "fragile");
+    return Status::OK();
+  });
+  ASSERT_TRUE(rt.ok());
+  auto push = [&](int from, int to) {
+    BatchBuilder b;
+    for (int i = from; i < to; ++i) b.Push("k" + std::to_string(i), "", 1);
+    return (*rt)->Push("in", *b.Finish());
+  };
+  ASSERT_TRUE(push(0, 100).ok());
+  ASSERT_TRUE((*rt)->Step().ok());
+  EXPECT_EQ((*(*rt)->Output("healthy"))->len(), 100u);
+  std::map<std::string, Status> failed = (*rt)->TakeFailedOwners();
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_NE(failed["fragile"].message().find("division by zero"), std::string::npos);
+  const std::string where = "step 1, worker " + std::to_string(WorkerForKey("k7", 3));
+  EXPECT_NE(failed["fragile"].message().find(where), std::string::npos)
+      << failed["fragile"].message();
+  EXPECT_TRUE((*rt)->TakeFailedOwners().empty());
+  (*rt)->SkipOwner("fragile");
+  evaluated = 0;
+  ASSERT_TRUE(push(100, 200).ok());
+  ASSERT_TRUE((*rt)->Step().ok());
+  EXPECT_EQ((*(*rt)->Output("healthy"))->len(), 100u);
+  EXPECT_EQ((*(*rt)->Output("fragile"))->len(), 0u);
+  EXPECT_EQ(evaluated.load(), 0);
 }
 
 TEST(RuntimeTest, UnknownInputIsAnError) {

@@ -527,7 +527,10 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
       std::move(clock));
   for (const std::string& name : program.views) {
     if (only_views != nullptr && only_views->count(name) == 0) continue;
-    c.SetOwner(ViewOwner(name));
+    // On one host, a view whose evaluation fails fails alone (the
+    // controller stops it and every view that reads it); on many, the hosts
+    // would have to agree on it, and the pipeline fails.
+    c.SetOwner(ViewOwner(name), /*fails_alone=*/layout == nullptr);
     const ViewDef& v = *program.catalog.FindView(name);
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(v.query.plan));
     if (v.query.plan->columns.size() != v.query.visible) {
@@ -545,6 +548,32 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     SLUICE_RETURN_IF_ERROR(output(s, name, v.materialized));
   }
   return Status::OK();
+}
+
+namespace {
+
+void CollectNodes(const PlanNode* n, std::set<const PlanNode*>* out) {
+  if (n == nullptr || !out->insert(n).second) return;
+  for (const PlanPtr& in : n->inputs) CollectNodes(in.get(), out);
+  CollectNodes(n->domain.get(), out);
+  CollectNodes(n->working.get(), out);
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<std::string>> ViewReaders(const Program& program) {
+  std::map<std::string, std::set<const PlanNode*>> nodes;
+  for (const std::string& v : program.views) {
+    CollectNodes(program.catalog.FindView(v)->query.plan.get(), &nodes[v]);
+  }
+  std::map<std::string, std::vector<std::string>> readers;
+  for (const std::string& a : program.views) {
+    const PlanNode* root = program.catalog.FindView(a)->query.plan.get();
+    for (const std::string& b : program.views) {
+      if (b != a && nodes[b].count(root) > 0) readers[a].push_back(b);
+    }
+  }
+  return readers;
 }
 
 bool ReadsStepClock(const Program& program) {

@@ -79,6 +79,9 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views = nullptr,
                     const HostLayout* layout = nullptr, const TableWaterlines* waterlines = nullptr,
                     StepClockPtr clock = nullptr);
+// Per view, the other views that read it (directly or through others): its
+// plan is part of theirs.
+std::map<std::string, std::vector<std::string>> ViewReaders(const Program& program);
 // Whether a view of `program` has a temporal filter (NOW() in its WHERE
 // clause), so that its output changes as the step clock moves.
 bool ReadsStepClock(const Program& program);

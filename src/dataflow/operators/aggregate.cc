@@ -286,7 +286,7 @@ Status AggregateOp::Eval() {
         } else {
           s = AccAdd(a, col, fields[static_cast<size_t>(a.column)], w, &st_new.accs[i]);
         }
-        if (!s.ok()) return s.WithContext("group " + BytesToHex(g));
+        if (!s.ok()) return g.empty() ? s : s.WithContext("group " + BytesToHex(g));
       }
     }
     // COUNT, SUM, AVG (DISTINCT): a value counts once its multiplicity
