@@ -1611,6 +1611,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     // Bind the select list, HAVING and ORDER BY over the FROM scope with
     // aggregates collected, then move them onto the aggregate's output.
     agg_ctx.scope = ctx.scope;
+    agg_ctx.outer = ctx.outer;  // outer columns are constants of a group
+    agg_ctx.outer_refs = ctx.outer_refs;
     agg_ctx.aggs = &aggs;
     agg_ctx.agg_keys = &agg_keys;
     // Window calls: computed over the groups, after HAVING.

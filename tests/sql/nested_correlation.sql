@@ -36,6 +36,10 @@ SELECT * FROM o, LATERAL (SELECT count(*) AS c FROM m WHERE m.o_id = o.id) x, LA
 -- inside a correlated subquery, LATERAL items read its outer columns and its own
 SELECT o.id, (SELECT sum(l.t) FROM m, LATERAL (SELECT m.v + o.k AS t) l WHERE m.o_id = o.id) FROM o;
 SELECT o.id, (SELECT max(z.q) FROM m, LATERAL (SELECT n.w * o.id AS q FROM n WHERE n.m_id = m.id) z) FROM o;
+-- outer columns in a grouped subquery's select list and HAVING
+SELECT o.id, s.* FROM o LEFT JOIN LATERAL (SELECT o.g, m.o_id, count(*) AS c FROM m GROUP BY m.o_id) s ON true;
+SELECT o.id, (SELECT count(*) FROM m GROUP BY () HAVING o.k > 5) FROM o;
+SELECT o.id, (SELECT max(v) + o.k FROM m WHERE m.o_id = o.id) FROM o;
 UPDATE o SET k = 7 WHERE id = 2;
 INSERT INTO m VALUES (8, 5, 11);
 DELETE FROM n WHERE id = 1;
