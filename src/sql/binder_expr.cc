@@ -132,7 +132,10 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
       if (found >= 0) return SqlError(sql_, node, "column reference \"" + name + "\" is ambiguous");
       found = static_cast<int>(i);
     }
-    if (found >= 0) break;
+    if (found >= 0) {
+      ++(correlated ? reads_.outer : reads_.own);
+      break;
+    }
   }
   // The enclosing queries', nearest first: a subquery inside a correlated
   // one may read any query around it. The column is recorded as read by
@@ -143,6 +146,7 @@ Result<ExprPtr> Binder::BindColumnRef(const Json& body, const Json& node, Ctx& c
       const ScopeCol& c = level->outer->scope[i];
       if (c.hidden || (!qual.empty() && c.qualifier != qual) || c.name != name) continue;
       level->outer_refs->push_back(static_cast<int>(i));
+      ++reads_.outer;
       return MakeLiteral(Value::Null(), c.type);
     }
   }
@@ -1185,6 +1189,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
     ctx.in_aggregate = true;
+    const ColumnReads reads_before = reads_;
     AggCall call;
     bool star = body.value("agg_star", false);
     bool distinct = body.value("agg_distinct", false);
@@ -1252,6 +1257,13 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       filter = *f;
     }
     ctx.in_aggregate = false;
+    if (reads_.outer > reads_before.outer && reads_.own == reads_before.own) {
+      // PostgreSQL computes it over the rows of the query whose columns it
+      // reads, not over the subquery's.
+      return SqlUnsupported(sql_, node,
+                            "An aggregate inside a subquery that reads only the enclosing "
+                            "query's columns");
+    }
     if (name == "count") {
       call.kind = star ? AggKind::kCountStar : distinct ? AggKind::kCountDistinct : AggKind::kCount;
     } else if (name == "string_agg" || name == "array_agg") {

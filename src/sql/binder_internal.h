@@ -558,6 +558,11 @@ class Binder {
   // While binding a FROM clause inside a subquery whose outer columns are
   // being found: what its subqueries in FROM see (the enclosing queries').
   const Ctx* from_outer_ = nullptr;
+  // Column references bound so far: to the query's own columns, and to
+  // those of queries around it (the level an aggregate belongs to).
+  struct ColumnReads {
+    int own = 0, outer = 0;
+  } reads_;
   int inline_depth_ = 0;                         // SQL functions being inlined
   bool now_in_where_ = false;                    // binding a WHERE clause: NOW() may be the clock
   std::map<const Expr*, int> now_at_;            // the step clock's reads: where they are written
