@@ -1451,6 +1451,11 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       PlanPtr p;
       std::vector<ScopeCol> cols;
       SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols));
+      if (item.contains("RangeSubselect") && s["fromClause"].size() == 1) {
+        for (const auto& [at, desc] : derived_order_) {
+          ctx.input_order.emplace_back(MakeColumn(at, cols[static_cast<size_t>(at)].type), desc);
+        }
+      }
       items.push_back(p);
       widths.push_back(cols.size());
       ctx.scope.insert(ctx.scope.end(), cols.begin(), cols.end());
@@ -1613,6 +1618,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     agg_ctx.scope = ctx.scope;
     agg_ctx.outer = ctx.outer;  // outer columns are constants of a group
     agg_ctx.outer_refs = ctx.outer_refs;
+    agg_ctx.input_order = ctx.input_order;
     agg_ctx.aggs = &aggs;
     agg_ctx.agg_keys = &agg_keys;
     // Window calls: computed over the groups, after HAVING.

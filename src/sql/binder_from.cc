@@ -249,10 +249,30 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
     for (size_t i = 0; i < q.visible; ++i)
       cols->push_back({alias, p->columns[i].name, p->columns[i].type});
-    if (p->columns.size() != q.visible) {
+    // Its ORDER BY, in one direction with PostgreSQL's default NULLs: the
+    // order in which an array_agg or string_agg over it takes its rows. Its
+    // hidden sort columns stay, hidden.
+    derived_order_.clear();
+    bool one_way = !q.order.empty();
+    for (const SortKey& k : q.order)
+      one_way &= k.desc == q.order[0].desc && k.nulls_first == k.desc;
+    std::vector<size_t> kept;
+    for (size_t i = 0; i < q.visible; ++i) kept.push_back(i);
+    if (one_way) {
+      for (const SortKey& k : q.order) {
+        size_t at = static_cast<size_t>(k.column);
+        if (at >= q.visible) {
+          kept.push_back(at);
+          cols->push_back({"", p->columns[at].name, p->columns[at].type, false, /*hidden=*/true});
+          at = kept.size() - 1;
+        }
+        derived_order_.push_back({static_cast<int>(at), k.desc});
+      }
+    }
+    if (p->columns.size() != kept.size()) {
       std::vector<ExprPtr> ex;
       std::vector<std::string> names;
-      for (size_t i = 0; i < q.visible; ++i) {
+      for (size_t i : kept) {
         ex.push_back(MakeColumn(static_cast<int>(i), p->columns[i].type));
         names.push_back(p->columns[i].name);
       }

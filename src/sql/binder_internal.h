@@ -174,6 +174,9 @@ struct Ctx {
   // and where to record them.
   const Ctx* outer = nullptr;
   std::vector<int>* outer_refs = nullptr;
+  // A query over one subquery with an ORDER BY: its sort keys and DESC, the
+  // order in which array_agg and string_agg without one take the rows.
+  std::vector<std::pair<ExprPtr, bool>> input_order;
 };
 
 // Marks a placeholder for aggregate j: a column reference far past any scope.
@@ -558,6 +561,9 @@ class Binder {
   // While binding a FROM clause inside a subquery whose outer columns are
   // being found: what its subqueries in FROM see (the enclosing queries').
   const Ctx* from_outer_ = nullptr;
+  // The ORDER BY of the last subquery in FROM bound (BindFromItem): its
+  // columns among the item's, and DESC.
+  std::vector<std::pair<int, bool>> derived_order_;
   // Column references bound so far: to the query's own columns, and to
   // those of queries around it (the level an aggregate belongs to).
   struct ColumnReads {

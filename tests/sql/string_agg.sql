@@ -32,3 +32,15 @@ SELECT string_agg(DISTINCT s, ',' ORDER BY id) FROM o;
 UPDATE o SET id = 0 WHERE s = 'c';
 DELETE FROM o WHERE s = 'z';
 INSERT INTO o VALUES (2, 9, 'a', 1), (2, 6, NULL, 2);
+-- Over a subquery with an ORDER BY (one way), in its order, as PostgreSQL
+-- takes the rows: by a column the subquery shows, or one it does not.
+CREATE TABLE ranked (id INT PRIMARY KEY, g INT, name TEXT, score INT);
+INSERT INTO ranked VALUES (1, 1, 'zed', 30), (2, 1, 'amy', 10), (3, 2, 'bob', 20), (4, 1, 'kim', 40), (5, 2, NULL, 5);
+UPDATE ranked SET score = 1 WHERE id = 4;
+INSERT INTO ranked VALUES (6, 2, 'ann', 50);
+DELETE FROM ranked WHERE id = 1;
+SELECT string_agg(name, ',') FROM (SELECT name, id FROM ranked ORDER BY id) s;
+SELECT array_agg(name) FROM (SELECT name FROM ranked ORDER BY score DESC) s;
+SELECT g, string_agg(name, '/'), array_agg(score) FROM (SELECT g, name, score FROM ranked ORDER BY score) s GROUP BY g;
+SELECT array_agg(id) FROM (SELECT id FROM ranked WHERE score > 5 ORDER BY g, score) s;
+SELECT string_agg(name, ',') FROM (SELECT name FROM ranked ORDER BY name DESC) s;
