@@ -12,7 +12,9 @@
 //   -- sluice: error TEXT
 // before a statement says that Sluice refuses it with an error containing
 // TEXT (what it does not support yet, said so); PostgreSQL's answer is then
-// not compared. psql's backslash commands are ignored.
+// not compared. psql's backslash commands are ignored. A table's
+// `WITH (append_only = true)` is Sluice's alone: PostgreSQL gets the
+// CREATE TABLE without it.
 //
 // --mirror is for scripts written for PostgreSQL alone (its regression
 // scripts, say): the tables' contents come from PostgreSQL after every
@@ -34,6 +36,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -63,6 +66,14 @@ struct Statement {
   std::string expect_error;  // from "-- sluice: error TEXT"
   std::string copy_data;     // the lines after COPY ... FROM STDIN, to "\\."
 };
+
+// `sql` without a WITH (append_only = true) clause, which PostgreSQL does not
+// know.
+std::string ForPostgres(const std::string& sql) {
+  static const std::regex kAppendOnly(R"(\s+WITH\s*\(\s*'?append_only'?\s*=\s*'?true'?\s*\))",
+                                      std::regex::icase);
+  return std::regex_replace(sql, kAppendOnly, "");
+}
 
 bool IsCopyFromStdin(const std::string& sql) {
   std::string l;
@@ -427,7 +438,7 @@ class Runner {
       return;
     }
     std::string pg_error;
-    bool pg_ok = PgRows(st.sql, nullptr, &pg_error);
+    bool pg_ok = PgRows(ForPostgres(st.sql), nullptr, &pg_error);
     if (pg_ok && IsCopyFromStdin(st.sql)) {
       pg_ok = PQputCopyData(pg_.conn(), st.copy_data.data(),
                             static_cast<int>(st.copy_data.size())) == 1 &&

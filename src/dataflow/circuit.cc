@@ -46,6 +46,14 @@ OutputOp* Circuit::output(const std::string& name) const {
   return it == outputs_.end() ? nullptr : it->second;
 }
 
+std::vector<std::string> Circuit::OperatorNames(const std::string& owner) const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (owners_[owner_of_[i]] == owner) out.emplace_back(ops_[i]->name());
+  }
+  return out;
+}
+
 void Circuit::SetOwner(std::string owner, bool fails_alone) {
   for (size_t i = 0; i < owners_.size(); ++i) {
     if (owners_[i] == owner) {

@@ -117,6 +117,9 @@ class Circuit {
   size_t Replay(const OwnerFilter& select);
 
   const WorkerContext& context() const { return ctx_; }
+  // The names of the operators that `owner` added, in the order added: which
+  // variant of an operator the lowering chose, for tests and diagnostics.
+  std::vector<std::string> OperatorNames(const std::string& owner) const;
   int NewExchangeId() { return next_exchange_++; }
 
   // Named inputs and outputs, so that the runtime can feed and read them.

@@ -318,6 +318,40 @@ const std::vector<ColumnBound>& Lowering::Bounds(const PlanNode& n) {
   return bounds_[&n] = std::move(out);
 }
 
+bool Lowering::InsertOnly(const PlanNode& n) {
+  auto it = insert_only_.find(&n);
+  if (it != insert_only_.end()) return it->second;
+  auto all_inputs = [&] {
+    for (const PlanPtr& in : n.inputs) {
+      if (!InsertOnly(*in)) return false;
+    }
+    return true;
+  };
+  bool out = false;
+  switch (n.kind) {
+    case PlanKind::kScan:
+      out = insert_only_tables_.count(n.table) > 0;
+      break;
+    case PlanKind::kValues:  // inserted once, at step 0
+      out = true;
+      break;
+    case PlanKind::kFilter:
+    case PlanKind::kProject:
+    case PlanKind::kDistinct:  // a count that only grows never falls to zero
+    case PlanKind::kUnionAll:
+    case PlanKind::kWindow:
+    case PlanKind::kSeries:
+      out = all_inputs();
+      break;
+    case PlanKind::kJoin:
+      out = n.join_type == JoinType::kInner && all_inputs();
+      break;
+    default:
+      break;
+  }
+  return insert_only_[&n] = out;
+}
+
 Result<Stream*> Lowering::Lower(const PlanPtr& plan) {
   auto it = memo_.find(plan.get());
   if (it != memo_.end()) return it->second;
@@ -738,7 +772,8 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
       break;
     }
   }
-  Stream* agg = Aggregate(c_, indexed, arg_types, specs, std::move(retain));
+  Stream* agg =
+      Aggregate(c_, indexed, arg_types, specs, std::move(retain), InsertOnly(*n.inputs[0]));
   if (n.domain != nullptr) {
     SLUICE_ASSIGN_OR_RETURN(Stream * dom, Lower(n.domain));
     return AddDefaults(n, agg, dom, n.domain->schema());
@@ -822,6 +857,7 @@ Result<Stream*> Lowering::LowerRank(const PlanNode& n) {
   spec.k = static_cast<size_t>(n.limit);
   spec.row_number = n.rank_kind == RankKind::kRowNumber;
   spec.rank = n.rank_kind;
+  spec.insert_only = InsertOnly(*n.inputs[0]);
   // A partition behind a bound on one of its keys (a window) gets no more
   // changes.
   Schema part_types;
@@ -919,6 +955,7 @@ Result<Stream*> Lowering::LowerTopK(const PlanNode& n) {
   TopKSpec spec;
   spec.k = static_cast<size_t>(n.limit < 0 ? INT64_MAX : n.limit + n.offset);
   spec.row_number = n.offset > 0;
+  spec.insert_only = InsertOnly(*n.inputs[0]);
   Stream* top = SortedTopK(in, schema, {}, order_exprs, n.order, spec);
   const int64_t offset = n.offset;
   if (offset == 0) return top;

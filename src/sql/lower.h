@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,22 @@ class Lowering {
   // The stream of `plan`; a node shared by several plans is lowered once.
   Result<Stream*> Lower(const PlanPtr& plan);
 
+  // The tables whose changes are only inserts (append_only: the ingest
+  // refuses deletes). REQUIRES: called before Lower().
+  void SetInsertOnlyTables(std::set<std::string> tables) {
+    insert_only_tables_ = std::move(tables);
+  }
+  // Whether `n`'s stream is insert-only: every weight it will ever carry is
+  // positive, so that MIN, MAX and top-k over it may keep only their current
+  // best rows. True for a scan of an insert-only table, VALUES, and filters,
+  // projections, flat maps (tumbling and hopping windows, LATERAL series),
+  // UNION ALL, DISTINCT and inner joins (including those that forget rows
+  // under a time range, which emit no retraction) of insert-only inputs.
+  // False for anything that may retract a row it emitted: aggregates, outer
+  // joins, set differences, top-k, window functions, temporal filters,
+  // recursion.
+  bool InsertOnly(const PlanNode& n);
+
  private:
   Result<Stream*> LowerNode(const PlanNode& n);
   Result<Stream*> LowerTemporalFilter(const PlanNode& n);
@@ -128,6 +145,8 @@ class Lowering {
   StepClockPtr clock_;
   std::map<const PlanNode*, Stream*> memo_;
   std::map<const PlanNode*, std::vector<ColumnBound>> bounds_;
+  std::set<std::string> insert_only_tables_;
+  std::map<const PlanNode*, bool> insert_only_;
 };
 
 }  // namespace sluice::sql

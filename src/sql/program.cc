@@ -525,6 +525,11 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
   Lowering lower(
       c, [&](const std::string& table) { return inputs.at(table); }, errors, waterlines,
       std::move(clock));
+  std::set<std::string> append_only;
+  for (const std::string& t : program.tables) {
+    if (program.catalog.FindTable(t)->append_only) append_only.insert(t);
+  }
+  lower.SetInsertOnlyTables(std::move(append_only));
   for (const std::string& name : program.views) {
     if (only_views != nullptr && only_views->count(name) == 0) continue;
     // On one host, a view whose evaluation fails fails alone (the

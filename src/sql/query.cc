@@ -13,7 +13,8 @@
 
 namespace sluice::sql {
 
-Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors, int hosts) {
+Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors, int hosts,
+                                std::set<std::string> insert_only_tables) {
   QueryRuntime out;
   auto build = [&](Circuit& c) {
     std::map<std::string, Stream*> inputs;
@@ -26,6 +27,7 @@ Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* er
           return inputs[table] = AddInput(c, table);
         },
         errors);
+    lower.SetInsertOnlyTables(insert_only_tables);
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
     AddOutput(c, s, "query");
     return Status::OK();

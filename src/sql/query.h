@@ -34,8 +34,10 @@ struct QueryRuntime {
   Status Step();
   Result<BatchPtr> Output(const std::string& name) const;
 };
-Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors,
-                                int hosts = 1);
+// `insert_only_tables`: the tables whose changes are only inserts
+// (Lowering::SetInsertOnlyTables).
+Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors, int hosts = 1,
+                                std::set<std::string> insert_only_tables = {});
 
 // The rows of a query's result (all columns), each repeated by its
 // multiplicity; a negative one is an internal error.

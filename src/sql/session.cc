@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "sql/binder.h"
 #include "sql/expr.h"
@@ -123,6 +124,10 @@ Status SqlSession::Delete(const std::string& sql, const Json& body) {
   std::string name = body["relation"]["relname"];
   TableData* t = Find(name);
   if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  if (t->def.append_only) {
+    return SqlError(sql, body["relation"],
+                    "table " + name + " is append_only: it takes no deletes");
+  }
   Schema schema;
   for (const Column& c : t->def.columns) schema.push_back(c.type);
   ExprPtr pred;
@@ -146,6 +151,10 @@ Status SqlSession::Update(const std::string& sql, const Json& body) {
   std::string name = body["relation"]["relname"];
   TableData* t = Find(name);
   if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  if (t->def.append_only) {
+    return SqlError(sql, body["relation"],
+                    "table " + name + " is append_only: it takes no updates");
+  }
   const auto& cols = t->def.columns;
   Schema schema;
   for (const Column& c : cols) schema.push_back(c.type);
@@ -287,7 +296,12 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
     });
   }
   EvalErrors errors;
-  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, workers_, &errors, hosts_));
+  std::set<std::string> append_only;
+  for (const auto& [name, t] : tables_) {
+    if (t.def.append_only) append_only.insert(name);
+  }
+  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr,
+                          StartQuery(q, workers_, &errors, hosts_, std::move(append_only)));
   QueryRuntime* rt = &qr;
   std::vector<BatchPtr> outputs;
   auto step = [&]() -> Status {

@@ -1,6 +1,7 @@
 #include "dataflow/operators/aggregate.h"
 
 #include <cstring>
+#include <optional>
 
 #include "base/bytes.h"
 #include "dataflow/operators/exchange.h"
@@ -18,9 +19,48 @@ namespace sluice {
 // accumulator's three counts (8 bytes each); then, only if some has such a
 // sum, the wide sums (EncodeWideSums). Not ordered; only equality matters,
 // and equal states have equal bytes.
+//
+// The insert-only variant puts its MIN and MAX values first
+// (EncodeExtremes): per aggregate that keeps one, in order, a byte 0 (no
+// value yet: every value was NULL) or a byte 1, the value's length (4 bytes,
+// little-endian) and the value (the field in its nullable encoding,
+// inverted for MAX, as the index of the general variant holds it).
 struct AggregateOp::State {
   int64_t rows = 0;
   std::vector<LinearAcc> accs;
+  // Per aggregate: the current MIN or MAX of an insert-only one, if any.
+  std::vector<std::optional<std::string>> extremes;
+
+  void EncodeExtremes(const std::vector<bool>& extreme, std::string* out) const {
+    for (size_t i = 0; i < extreme.size(); ++i) {
+      if (!extreme[i]) continue;
+      const std::optional<std::string>& v = extremes[i];
+      out->push_back(v.has_value() ? 1 : 0);
+      if (!v.has_value()) continue;
+      const uint32_t len = static_cast<uint32_t>(v->size());
+      out->append(reinterpret_cast<const char*>(&len), 4);
+      out->append(*v);
+    }
+  }
+  Status DecodeExtremes(const std::vector<bool>& extreme, std::string_view* in) {
+    auto bad = [] { return Status::Corruption("the MIN and MAX of an aggregate are truncated"); };
+    extremes.assign(extreme.size(), std::nullopt);
+    for (size_t i = 0; i < extreme.size(); ++i) {
+      if (!extreme[i]) continue;
+      if (in->empty()) return bad();
+      const char present = (*in)[0];
+      in->remove_prefix(1);
+      if (present == 0) continue;
+      uint32_t len;
+      if (present != 1 || in->size() < 4) return bad();
+      std::memcpy(&len, in->data(), 4);
+      in->remove_prefix(4);
+      if (in->size() < len) return bad();
+      extremes[i].emplace(in->substr(0, len));
+      in->remove_prefix(len);
+    }
+    return Status::OK();
+  }
 
   // numeric[i]: whether aggregate i sums a NUMERIC of dynamic scale, whose
   // accumulator also keeps its scale counts (EncodeScales).
@@ -76,10 +116,16 @@ struct AggregateOp::State {
 };
 
 AggregateOp::AggregateOp(Stream* in, Schema val_schema, std::vector<AggSpec> aggs,
-                         const SpineOptions& opts)
-    : in_(in), val_schema_(std::move(val_schema)), aggs_(std::move(aggs)), states_(opts) {
+                         const SpineOptions& opts, bool insert_only)
+    : in_(in),
+      val_schema_(std::move(val_schema)),
+      aggs_(std::move(aggs)),
+      states_(opts),
+      insert_only_(insert_only) {
   for (const AggSpec& a : aggs_) {
-    bool indexed = !IsLinear(a.kind) || IsDistinctAgg(a.kind);
+    const bool extreme = insert_only_ && (a.kind == AggKind::kMin || a.kind == AggKind::kMax);
+    extreme_.push_back(extreme);
+    bool indexed = !extreme && (!IsLinear(a.kind) || IsDistinctAgg(a.kind));
     index_.push_back(indexed ? std::make_unique<Spine>(opts) : nullptr);
     numeric_.push_back(a.column >= 0 && static_cast<size_t>(a.column) < val_schema_.size() &&
                        val_schema_[static_cast<size_t>(a.column)].dynamic_scale());
@@ -96,6 +142,17 @@ Status AggregateOp::Render(std::string_view group, const State& st,
     if (IsLinear(a.kind)) {
       Status s = RenderLinear(a, col, st.accs[i], out);
       if (!s.ok()) return s.WithContext("aggregate " + std::to_string(i + 1));
+      continue;
+    }
+    if (KeepsExtreme(i)) {
+      const std::optional<std::string>& v = st.extremes[i];
+      if (!v.has_value()) {
+        AppendNull(out);
+        continue;
+      }
+      size_t start = out->size();
+      out->append(*v);
+      if (a.kind == AggKind::kMax) InvertBytes(out->data() + start, v->size());
       continue;
     }
     Cursor& c = *idx[i];
@@ -184,6 +241,27 @@ Status AggregateOp::AddStatistic(const AggSpec& a, const std::vector<std::string
   return StatsAdd(a, yt, y, x, w, acc);
 }
 
+Status AggregateOp::IndexedField(size_t i, const std::vector<std::string_view>& fields,
+                                 std::string* field, bool* keep) const {
+  const AggSpec& a = aggs_[i];
+  const SqlType& col = val_schema_[static_cast<size_t>(a.column)];
+  std::string_view f = fields[static_cast<size_t>(a.column)];
+  *keep = false;
+  if (FieldIsNull(col, f) && a.kind != AggKind::kArrayAgg) return Status::OK();
+  if (a.filter_column >= 0) {
+    const size_t fc = static_cast<size_t>(a.filter_column);
+    std::string_view in = fields[fc];
+    Value pass;
+    SLUICE_RETURN_IF_ERROR(DecodeValue(val_schema_[fc], &in, &pass));
+    if (pass.is_null() || !pass.bool_value()) return Status::OK();
+  }
+  field->clear();
+  AppendAsNullable(col, f, field);
+  if (a.kind == AggKind::kMax || a.desc) InvertBytes(field->data(), field->size());
+  *keep = true;
+  return Status::OK();
+}
+
 Status AggregateOp::Eval() {
   const BatchPtr& delta = in_->value();
   if (delta->empty()) {
@@ -208,22 +286,9 @@ Status AggregateOp::Eval() {
             SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(val_schema_, c->val(), &fields, "aggregate"));
             split = true;
           }
-          const SqlType& col = val_schema_[static_cast<size_t>(aggs_[i].column)];
-          std::string_view f = fields[static_cast<size_t>(aggs_[i].column)];
-          if (FieldIsNull(col, f) && aggs_[i].kind != AggKind::kArrayAgg) continue;
-          if (aggs_[i].filter_column >= 0) {
-            const size_t fc = static_cast<size_t>(aggs_[i].filter_column);
-            std::string_view in = fields[fc];
-            Value keep;
-            SLUICE_RETURN_IF_ERROR(DecodeValue(val_schema_[fc], &in, &keep));
-            if (keep.is_null() || !keep.bool_value()) continue;
-          }
-          field.clear();
-          AppendAsNullable(col, f, &field);
-          if (aggs_[i].kind == AggKind::kMax || aggs_[i].desc) {
-            InvertBytes(field.data(), field.size());
-          }
-          builders[i].Push(c->key(), field, c->weight());
+          bool keep;
+          SLUICE_RETURN_IF_ERROR(IndexedField(i, fields, &field, &keep));
+          if (keep) builders[i].Push(c->key(), field, c->weight());
         }
       }
     }
@@ -248,26 +313,47 @@ Status AggregateOp::Eval() {
   auto states = states_.NewCursor();
   BatchBuilder out;
   OrderedBuilder state_delta;
-  std::string old_row, new_row, old_bytes, new_bytes;
+  std::string old_row, new_row, old_bytes, new_bytes, field;
   State st_old, st_new;
   auto d = delta->NewCursor();
   for (; d->KeyValid(); d->StepKey()) {
     std::string_view g = d->key();
     st_old = State();
     st_old.accs.assign(n, LinearAcc());
+    st_old.extremes.assign(n, std::nullopt);
     old_bytes.clear();
     states->SeekKey(g);
     if (states->KeyValid() && states->key() == g && states->ValValid()) {
       old_bytes.assign(states->val());
-      SLUICE_RETURN_IF_ERROR(st_old.Decode(old_bytes, aggs_, numeric_));
+      std::string_view in = old_bytes;
+      SLUICE_RETURN_IF_ERROR(st_old.DecodeExtremes(extreme_, &in));
+      SLUICE_RETURN_IF_ERROR(st_old.Decode(in, aggs_, numeric_));
     }
     st_new = st_old;
     for (; d->ValValid(); d->StepVal()) {
       Weight w = d->weight();
+      if (insert_only_ && w < 0) {
+        return Status::Internal("an insert-only aggregate received a delete (weight " +
+                                std::to_string(w) + ") in group " + BytesToHex(g) +
+                                ": its input was wrongly planned as insert-only");
+      }
       if (__builtin_add_overflow(st_new.rows, w, &st_new.rows)) {
         return Status::Overflow("row count overflow in aggregate");
       }
       bool split = false;
+      for (size_t i = 0; i < n; ++i) {
+        if (!KeepsExtreme(i)) continue;
+        if (!split) {
+          SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(val_schema_, d->val(), &fields, "aggregate"));
+          split = true;
+        }
+        // The smallest field is the MIN (or, inverted, the MAX), as the
+        // general variant's index would give it first.
+        bool keep;
+        SLUICE_RETURN_IF_ERROR(IndexedField(i, fields, &field, &keep));
+        std::optional<std::string>& cur = st_new.extremes[i];
+        if (keep && (!cur.has_value() || field < *cur)) cur = field;
+      }
       for (size_t i = 0; i < n; ++i) {
         const AggSpec& a = aggs_[i];
         if (IsDistinctAgg(a.kind) || !IsLinear(a.kind)) continue;
@@ -324,7 +410,10 @@ Status AggregateOp::Eval() {
       if (exists) out.Push(new_row, 1);
     }
     new_bytes.clear();
-    if (exists) st_new.Encode(aggs_, numeric_, &new_bytes);
+    if (exists) {
+      st_new.EncodeExtremes(extreme_, &new_bytes);
+      st_new.Encode(aggs_, numeric_, &new_bytes);
+    }
     if (old_bytes != new_bytes) {
       // The state delta is built in order: the smaller state's bytes first.
       std::pair<const std::string*, Weight> parts[2] = {{&old_bytes, existed ? -1 : 0},
@@ -347,9 +436,9 @@ Status AggregateOp::Eval() {
 }
 
 Stream* Aggregate(Circuit& c, Stream* in, Schema val_schema, std::vector<AggSpec> aggs,
-                  std::function<bool(std::string_view group)> retain) {
+                  std::function<bool(std::string_view group)> retain, bool insert_only) {
   AggregateOp* op = c.Add<AggregateOp>(Exchange(c, in), std::move(val_schema), std::move(aggs),
-                                       c.context().spine);
+                                       c.context().spine, insert_only);
   if (retain) op->SetRetain(retain);
   return op->output();
 }
