@@ -934,6 +934,18 @@ TEST(OperatorProperty, AggregateErrorsAreReported) {
 
 // ---------------------------------------------------------------- top-k
 
+// Rows of A keyed by k, valued (s DESC, x ASC): what TopK takes.
+Stream* IndexForTopK(Circuit& c, Stream* a) {
+  return Map(c, a, [](std::string_view row, std::string_view, std::string* ok, std::string* ov) {
+    auto v = Dec(kA, row);
+    *ok = Enc({kA[0]}, {v[0]});
+    std::string s = Enc({kA[2]}, {v[2]});
+    InvertBytes(s.data(), s.size());
+    *ov = s + Enc({kA[1]}, {v[1]});
+    return Status::OK();
+  });
+}
+
 class TopKProperty : public ::testing::TestWithParam<bool> {};
 
 TEST_P(TopKProperty, MatchesReference) {
@@ -942,15 +954,7 @@ TEST_P(TopKProperty, MatchesReference) {
   Property p;
   p.build = [&](Circuit& c, Stream* a, Stream*) {
     // Per k, the first rows by (s DESC, x ASC).
-    Stream* idx =
-        Map(c, a, [](std::string_view row, std::string_view, std::string* ok, std::string* ov) {
-          auto v = Dec(kA, row);
-          *ok = Enc({kA[0]}, {v[0]});
-          std::string s = Enc({kA[2]}, {v[2]});
-          InvertBytes(s.data(), s.size());
-          *ov = s + Enc({kA[1]}, {v[1]});
-          return Status::OK();
-        });
+    Stream* idx = IndexForTopK(c, a);
     AddOutput(c, TopK(c, idx, {k, row_number}), "out");
   };
   p.reference = [&](const Model& a, const Model&) {
@@ -1064,15 +1068,7 @@ TEST_P(TopKInsertOnlyProperty, EqualsGeneral) {
   p.steps = 30;
   p.inserts_only = true;
   p.build = [](Circuit& c, Stream* a, Stream*) {
-    Stream* idx =
-        Map(c, a, [](std::string_view row, std::string_view, std::string* ok, std::string* ov) {
-          auto v = Dec(kA, row);
-          *ok = Enc({kA[0]}, {v[0]});
-          std::string s = Enc({kA[2]}, {v[2]});
-          InvertBytes(s.data(), s.size());
-          *ov = s + Enc({kA[1]}, {v[1]});
-          return Status::OK();
-        });
+    Stream* idx = IndexForTopK(c, a);
     TopKSpec general = GetParam().spec;
     general.order_key = [](std::string_view val) {
       std::string plain(val);
