@@ -538,16 +538,26 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
     SLUICE_ASSIGN_OR_RETURN(ExprPtr r, bind("rexpr"));
     return Call(op, {l, r}, node);
   }
-  if (kind == "AEXPR_BETWEEN" || kind == "AEXPR_NOT_BETWEEN") {
+  if (kind == "AEXPR_BETWEEN" || kind == "AEXPR_NOT_BETWEEN" || kind == "AEXPR_BETWEEN_SYM" ||
+      kind == "AEXPR_NOT_BETWEEN_SYM") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, bind("lexpr"));
     const Json& items = body["rexpr"]["List"]["items"];
     SLUICE_ASSIGN_OR_RETURN(ExprPtr lo, BindExpr(items[0], ctx));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr hi, BindExpr(items[1], ctx));
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr ge, Call(">=", {x, lo}, node));
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr le, Call("<=", {x, hi}, node));
-    ExprPtr both = MakeNode(ExprKind::kAnd, SqlType::Boolean(), {ge, le});
-    if (kind == "AEXPR_NOT_BETWEEN") return MakeNode(ExprKind::kNot, SqlType::Boolean(), {both});
-    return both;
+    auto within = [&](const ExprPtr& from, const ExprPtr& to) -> Result<ExprPtr> {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr ge, Call(">=", {x, from}, node));
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr le, Call("<=", {x, to}, node));
+      return MakeNode(ExprKind::kAnd, SqlType::Boolean(), {ge, le});
+    };
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr in, within(lo, hi));
+    if (kind == "AEXPR_BETWEEN_SYM" || kind == "AEXPR_NOT_BETWEEN_SYM") {
+      // SYMMETRIC: either bound may be the lower one, as PostgreSQL has it.
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr swapped, within(hi, lo));
+      in = MakeNode(ExprKind::kOr, SqlType::Boolean(), {in, swapped});
+    }
+    if (kind == "AEXPR_NOT_BETWEEN" || kind == "AEXPR_NOT_BETWEEN_SYM")
+      return MakeNode(ExprKind::kNot, SqlType::Boolean(), {in});
+    return in;
   }
   if (kind == "AEXPR_NULLIF") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr a, bind("lexpr"));
@@ -573,7 +583,7 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
     return MakeNode(ExprKind::kIsDistinct, SqlType::Boolean(), {ab[0], ab[1]},
                     kind == "AEXPR_NOT_DISTINCT");
   }
-  return SqlUnsupported(sql_, node, kind);
+  return SqlUnsupported(sql_, node, kind == "AEXPR_OF" ? "IS OF" : "This operator form");
 }
 
 namespace {
@@ -1770,7 +1780,23 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     }
     return x;
   }
-  return SqlUnsupported(sql_, n, kind.empty() ? "this expression" : kind);
+  // In the words of SQL, not of the parse tree.
+  static const std::map<std::string, std::string> kWords = {
+      {"GroupingFunc", "GROUPING() here (inside a subquery, or of columns it cannot see)"},
+      {"NamedArgExpr", "A named argument (name => value) here"},
+      {"CollateClause", "COLLATE"},
+      {"SetToDefault", "DEFAULT here"},
+      {"ParamRef", "A parameter ($n) here"},
+      {"XmlExpr", "XML"},
+      {"XmlSerialize", "XML"},
+      {"CurrentOfExpr", "WHERE CURRENT OF"},
+      {"MultiAssignRef", "Assigning several columns from one subquery"},
+  };
+  auto words = kWords.find(kind);
+  return SqlUnsupported(sql_, n,
+                        words != kWords.end() ? words->second
+                        : kind.empty()        ? "this expression"
+                                              : "The expression " + kind);
 }
 
 }  // namespace sluice::sql::binding

@@ -34,3 +34,13 @@ CREATE VIEW named_bad (a, b, c) AS SELECT 1, 2;
 SELECT 'of'::bool, 'tr'::bool, 'ye'::bool, 'n'::bool, 'on'::bool, 'FALS'::bool, booleq(true, 'f'), boolne(true, 'f');
 -- sluice: error invalid input syntax for type boolean
 SELECT 'o'::bool;
+-- BETWEEN SYMMETRIC: either bound may be the lower one
+CREATE TABLE sym (id INT PRIMARY KEY, x INT, a INT, b INT);
+INSERT INTO sym VALUES (1, 5, 1, 10), (2, 5, 10, 1), (3, 5, 6, 9), (4, NULL, 1, 2), (5, 3, 3, NULL), (6, 7, NULL, 7);
+SELECT id, x BETWEEN SYMMETRIC a AND b, x NOT BETWEEN SYMMETRIC a AND b, x BETWEEN a AND b FROM sym;
+SELECT id FROM sym WHERE x BETWEEN SYMMETRIC b AND 4;
+UPDATE sym SET a = 20 WHERE id = 1;
+DELETE FROM sym WHERE id = 3;
+SELECT id, x NOT BETWEEN SYMMETRIC a AND b FROM sym;
+-- sluice: error A named argument (name => value) here is not supported yet
+SELECT sum(x => 1) FROM sym;
