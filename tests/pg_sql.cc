@@ -434,7 +434,7 @@ class Runner {
       return;
     }
     if (kind == "SelectStmt" && !(*tree)["stmts"][0]["stmt"]["SelectStmt"].contains("intoClause")) {
-      Query(st);
+      Query(st, (*tree)["stmts"][0]["stmt"]);
       return;
     }
     std::string pg_error;
@@ -504,7 +504,8 @@ class Runner {
     ++passed;
   }
 
-  void Query(const Statement& st) {
+  // `stmt`: the statement's parse tree (one SELECT).
+  void Query(const Statement& st, const Json& stmt) {
     std::vector<std::vector<std::optional<std::string>>> want;
     std::string pg_error;
     bool pg_ok = PgRows(st.sql, &want, &pg_error);
@@ -514,14 +515,7 @@ class Runner {
     }
     if (o_.mirror) {
       // A SELECT whose WITH queries change tables: copy what they did.
-      auto tree = sql::ParseSql(st.sql);
-      if (tree.ok()) {
-        for (const Json& s : (*tree)["stmts"]) {
-          for (const std::string& t : Targets(s["stmt"])) Mirror(t);
-        }
-      }
-    }
-    if (o_.mirror) {
+      for (const std::string& t : Targets(stmt)) Mirror(t);
       // A table whose contents could not be copied: its queries say why.
       for (const auto& [t, e] : table_errors_) {
         if (MentionsTable(st.sql, t)) {

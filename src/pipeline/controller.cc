@@ -746,8 +746,13 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
   waterlines_->EndStep();
   ignored_deletes_.RecordTotals(plan.step, errors_.ignored_deletes());
   std::map<std::string, BatchPtr> outputs;
+  std::set<std::string> stopped;  // failed views: their change this step is not whole
+  {
+    MutexLock l(&failed_mu_);
+    for (const auto& [v, why] : failed_views_) stopped.insert(v);
+  }
   for (const std::string& name : runtime_outputs_) {
-    if (!ViewFailure(name).ok()) continue;  // its change this step is not whole
+    if (stopped.count(name) > 0) continue;
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
     if (!b->empty()) outputs[name] = b;
   }

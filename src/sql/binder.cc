@@ -1450,11 +1450,11 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     } else {
       PlanPtr p;
       std::vector<ScopeCol> cols;
-      SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols));
-      if (item.contains("RangeSubselect") && s["fromClause"].size() == 1) {
-        for (const auto& [at, desc] : derived_order_) {
-          ctx.input_order.emplace_back(MakeColumn(at, cols[static_cast<size_t>(at)].type), desc);
-        }
+      std::vector<std::pair<int, bool>> order;
+      const bool alone = s["fromClause"].size() == 1;
+      SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols, alone ? &order : nullptr));
+      for (const auto& [at, desc] : order) {
+        ctx.input_order.emplace_back(MakeColumn(at, cols[static_cast<size_t>(at)].type), desc);
       }
       items.push_back(p);
       widths.push_back(cols.size());

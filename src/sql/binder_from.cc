@@ -152,7 +152,8 @@ PlanPtr OuterJoinOnAnyCondition(const PlanPtr& lp, const PlanPtr& rp, JoinType t
 
 }  // namespace
 
-Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols) {
+Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols,
+                            std::vector<std::pair<int, bool>>* order) {
   auto [kind, body] = Node(item);
   if (kind == "RangeVar") {
     std::string name = (*body)["relname"];
@@ -249,11 +250,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
     for (size_t i = 0; i < q.visible; ++i)
       cols->push_back({alias, p->columns[i].name, p->columns[i].type});
-    // Its ORDER BY, in one direction with PostgreSQL's default NULLs: the
-    // order in which an array_agg or string_agg over it takes its rows. Its
-    // hidden sort columns stay, hidden.
-    derived_order_.clear();
-    bool one_way = !q.order.empty();
+    bool one_way = order != nullptr && !q.order.empty();
     for (const SortKey& k : q.order)
       one_way &= k.desc == q.order[0].desc && k.nulls_first == k.desc;
     std::vector<size_t> kept;
@@ -266,7 +263,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
           cols->push_back({"", p->columns[at].name, p->columns[at].type, false, /*hidden=*/true});
           at = kept.size() - 1;
         }
-        derived_order_.push_back({static_cast<int>(at), k.desc});
+        order->push_back({static_cast<int>(at), k.desc});
       }
     }
     if (p->columns.size() != kept.size()) {
@@ -280,7 +277,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     }
     if (body->contains("alias") && (*body)["alias"].contains("colnames")) {
       const Json& names = (*body)["alias"]["colnames"];
-      for (size_t i = 0; i < names.size() && i < cols->size(); ++i) (*cols)[i].name = Str(names[i]);
+      for (size_t i = 0; i < names.size() && i < q.visible; ++i) (*cols)[i].name = Str(names[i]);
     }
     *plan = p;
     return Status::OK();

@@ -363,7 +363,12 @@ class Binder {
   Result<BoundQuery> BindValues(const Json& s);
   // WITH RECURSIVE `name` AS (base UNION [ALL] step), step reading `name`.
   Result<BoundQuery> BindRecursive(const std::string& name, const Json& cte, const Json& node);
-  Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols);
+  // With `order` (a query over this one item), a subquery's ORDER BY in one
+  // direction with PostgreSQL's default NULLs: its columns among the item's
+  // (its hidden sort columns kept, hidden) and DESC, the order in which an
+  // array_agg or string_agg over it takes its rows.
+  Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols,
+                      std::vector<std::pair<int, bool>>* order = nullptr);
   // hop(...) or tumble(...) in FROM: windows over the time column of one
   // earlier FROM item, whose plan and scope columns it extends in place.
   // generate_series() and unnest() of constants: a constant relation.
@@ -561,9 +566,6 @@ class Binder {
   // While binding a FROM clause inside a subquery whose outer columns are
   // being found: what its subqueries in FROM see (the enclosing queries').
   const Ctx* from_outer_ = nullptr;
-  // The ORDER BY of the last subquery in FROM bound (BindFromItem): its
-  // columns among the item's, and DESC.
-  std::vector<std::pair<int, bool>> derived_order_;
   // Column references bound so far: to the query's own columns, and to
   // those of queries around it (the level an aggregate belongs to).
   struct ColumnReads {

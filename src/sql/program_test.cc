@@ -249,6 +249,25 @@ TEST(ProgramTest, ScalarSubqueryOfManyRowsIsAnError) {
 // A runtime restored from a checkpoint taken after step 5 goes on exactly as
 // the original: every view's change at every later step is the same. The
 // views cover every stateful operator.
+// One step of `rt` with the changes `in` of tables a and b; each view's
+// change as text ("weight:row;" per row).
+void StepViews(Runtime& rt, const Program& p, const std::pair<BatchPtr, BatchPtr>& in,
+               std::map<std::string, std::string>* out) {
+  ASSERT_TRUE(rt.Push("a", in.first).ok());
+  ASSERT_TRUE(rt.Push("b", in.second).ok());
+  Status s = rt.Step();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (const std::string& v : p.views) {
+    auto o = rt.Output(v);
+    ASSERT_TRUE(o.ok());
+    std::string text;
+    for (auto c = (*o)->NewCursor(); c->KeyValid(); c->StepKey()) {
+      text += std::to_string(c->weight()) + ":" + std::string(c->key()) + ";";
+    }
+    (*out)[v] = text;
+  }
+}
+
 TEST(ProgramTest, CheckpointRestoreContinuesExactly) {
   auto p = CompileProgram(R"(
 CREATE TABLE a (k INT, v INT, ts TIMESTAMP);
@@ -307,18 +326,7 @@ CREATE VIEW consts AS SELECT * FROM (VALUES (1), (2)) AS t(x) UNION ALL SELECT k
     steps.emplace_back(*ab.Finish(), *bb.Finish());
   }
   auto run = [&](Runtime& rt, int step, std::map<std::string, std::string>* out) {
-    ASSERT_TRUE(rt.Push("a", steps[static_cast<size_t>(step)].first).ok());
-    ASSERT_TRUE(rt.Push("b", steps[static_cast<size_t>(step)].second).ok());
-    ASSERT_TRUE(rt.Step().ok());
-    for (const std::string& v : p->views) {
-      auto o = rt.Output(v);
-      ASSERT_TRUE(o.ok());
-      std::string text;
-      for (auto c = (*o)->NewCursor(); c->KeyValid(); c->StepKey()) {
-        text += std::to_string(c->weight()) + ":" + std::string(c->key()) + ";";
-      }
-      (*out)[v] = text;
-    }
+    StepViews(rt, *p, steps[static_cast<size_t>(step)], out);
   };
   char tmpl[] = "/tmp/sluice-ckpt-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
@@ -484,19 +492,7 @@ CREATE VIEW lowest AS SELECT v, s FROM a ORDER BY v, s LIMIT 4 OFFSET 1;
     steps.emplace_back(*ab.Finish(), *bb.Finish());
   }
   auto run = [&](Runtime& rt, const Program& p, int step, std::map<std::string, std::string>* out) {
-    ASSERT_TRUE(rt.Push("a", steps[static_cast<size_t>(step)].first).ok());
-    ASSERT_TRUE(rt.Push("b", steps[static_cast<size_t>(step)].second).ok());
-    Status s = rt.Step();
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    for (const std::string& v : p.views) {
-      auto o = rt.Output(v);
-      ASSERT_TRUE(o.ok());
-      std::string text;
-      for (auto c = (*o)->NewCursor(); c->KeyValid(); c->StepKey()) {
-        text += std::to_string(c->weight()) + ":" + std::string(c->key()) + ";";
-      }
-      (*out)[v] = text;
-    }
+    StepViews(rt, p, steps[static_cast<size_t>(step)], out);
   };
   auto reference = start(*general, 0);
   auto original = start(*insert_only, 1);
