@@ -86,7 +86,7 @@ const char* kProgram = R"(
 CREATE TABLE t (
   id BIGINT NOT NULL PRIMARY KEY, s VARCHAR, d DECIMAL(10,2), dt DATE, ts TIMESTAMP,
   tm TIME, b BOOLEAN, f DOUBLE, xs INTEGER ARRAY, iv INTERVAL, ti TINYINT, si SMALLINT,
-  r REAL, big DECIMAL(30,5), nested VARCHAR[]);
+  r REAL, big DECIMAL(30,5), nested VARCHAR[], tz TIMESTAMP WITH TIME ZONE);
 CREATE MATERIALIZED VIEW everything WITH (connectors = '[{"name": "lake",
   "transport": {"name": "delta_table_output", "config": {"uri": "lake/everything",
     "compression": "snappy"}}}]') AS SELECT * FROM t;
@@ -102,7 +102,7 @@ TEST(DeltaTest, TheTableIsTheViewAfterEveryKindOfChange) {
   ASSERT_GT(p.port(), 0) << p.log();
   const std::string lake = p.dir() + "/lake/everything", counts = p.dir() + "/lake/counts";
   ASSERT_TRUE(p.WaitComplete(p.Ingest("t", R"(
-{"insert": {"id": 1, "s": "a", "d": 1.25, "dt": "2024-01-31", "ts": "2024-01-31 10:15:00.5", "tm": "10:00:00.000001", "b": true, "f": 0.5, "xs": [1, null, 3], "iv": "1 day 02:00:00", "ti": -5, "si": 300, "r": 2.5, "big": 123456.5, "nested": ["x", null, ""]}}
+{"insert": {"id": 1, "s": "a", "d": 1.25, "dt": "2024-01-31", "ts": "2024-01-31 10:15:00.5", "tm": "10:00:00.000001", "b": true, "f": 0.5, "xs": [1, null, 3], "iv": "1 day 02:00:00", "ti": -5, "si": 300, "r": 2.5, "big": 123456.5, "nested": ["x", null, ""], "tz": "2024-01-31 10:15:00.25+02"}}
 {"insert": {"id": 2, "s": null, "d": null, "dt": null, "ts": null, "tm": null, "b": null, "f": null, "xs": null, "iv": null}}
 {"insert": {"id": 3, "s": "b", "d": -7.5, "xs": []}})")));
   ASSERT_TRUE(WaitVersions(lake, 2));  // the table's creation, then step 1
@@ -149,6 +149,7 @@ TEST(DeltaTest, TheTableIsTheViewAfterEveryKindOfChange) {
     EXPECT_EQ(st["maxValues"]["id"], 3);
     EXPECT_EQ(st["nullCount"]["s"], 1);
     EXPECT_EQ(st["minValues"]["ts"], "2024-01-31T10:15:00.500");
+    EXPECT_EQ(st["minValues"]["tz"], "2024-01-31T08:15:00.250Z");
     saw_stats = true;
   }
   EXPECT_TRUE(saw_stats);

@@ -59,7 +59,7 @@ Json DeltaType(const SqlType& t) {
     case TypeId::kDate:
       return "date";
     case TypeId::kTimestamp:
-      return "timestamp_ntz";
+      return t.with_time_zone() ? "timestamp" : "timestamp_ntz";
     case TypeId::kArray:
       return Json{{"type", "array"},
                   {"elementType", DeltaType(t.children()[0])},
@@ -85,7 +85,7 @@ Json DeltaType(const SqlType& t) {
 }
 
 bool UsesTimestampNtz(const SqlType& t) {
-  if (t.id() == TypeId::kTimestamp) return true;
+  if (t.id() == TypeId::kTimestamp && !t.with_time_zone()) return true;
   for (const SqlType& c : t.children()) {
     if (UsesTimestampNtz(c)) return true;
   }
@@ -151,6 +151,7 @@ Json StatValue(const SqlType& t, const Value& v, bool is_max) {
         s = s.substr(0, dot + 4);
         while (s.size() < dot + 4) s.push_back('0');
       }
+      if (t.with_time_zone()) s += 'Z';  // an instant: in UTC
       return s;
     }
     default:

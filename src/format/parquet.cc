@@ -34,6 +34,7 @@
 //   DATE                    INT32 with DATE (days since 1970-01-01)
 //   TIME                    INT64 with TIME(MICROS, not UTC-adjusted)
 //   TIMESTAMP               INT64 with TIMESTAMP(MICROS, not UTC-adjusted)
+//   TIMESTAMP WITH TIME ZONE  INT64 with TIMESTAMP(MICROS, UTC-adjusted)
 //   INTERVAL                BYTE_ARRAY with STRING: PostgreSQL's text form
 //                           ("1 year 2 mons 3 days 04:05:06"), since
 //                           Parquet's own INTERVAL holds no microseconds and
@@ -852,11 +853,12 @@ struct ParquetWriter::Impl {
           break;
         case TypeId::kTime:
         case TypeId::kTimestamp:
-          // TIME (7) or TIMESTAMP (8): not adjusted to UTC, in MICROS.
+          // TIME (7) or TIMESTAMP (8) in MICROS: adjusted to UTC for a
+          // TIMESTAMP WITH TIME ZONE.
           if (ty.id() == TypeId::kTime) t.I32(6, kTimeMicros);
           logical([&] {
             t.BeginStruct(ty.id() == TypeId::kTime ? 7 : 8);
-            t.Bool(1, false);
+            t.Bool(1, ty.with_time_zone());
             t.BeginStruct(2);
             t.Empty(2);
             t.EndStruct();

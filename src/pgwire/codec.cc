@@ -296,12 +296,14 @@ Result<std::string> BinaryParamToText(uint32_t oid, std::string_view b) {
     case 1083:
       SLUICE_RETURN_IF_ERROR(need(8));
       return sql::ValueToPgText(Value::Int(static_cast<int64_t>(Get(b, 0, 8))), SqlType::Time());
-    case 1114: {
+    case 1114:
+    case 1184: {
       SLUICE_RETURN_IF_ERROR(need(8));
       const auto us = static_cast<int64_t>(Get(b, 0, 8));
       if (us == std::numeric_limits<int64_t>::max()) return std::string("infinity");
       if (us == std::numeric_limits<int64_t>::min()) return std::string("-infinity");
-      return sql::ValueToPgText(Value::Int(us + kPgEpochMicros), SqlType::Timestamp());
+      return sql::ValueToPgText(Value::Int(us + kPgEpochMicros),
+                                oid == 1184 ? SqlType::TimestampTz() : SqlType::Timestamp());
     }
     case 1186: {
       SLUICE_RETURN_IF_ERROR(need(16));

@@ -841,8 +841,7 @@ std::optional<PgError> Session::Impl::RunSet(const Statement& st) {
     if (v != "utc" && v != "gmt" && v != "etc/utc" && v != "z" && v != "0" && v != "+00" &&
         v != "'utc'" && v != "default") {
       return Error("0A000",
-                   "TimeZone \"" + st.value +
-                       "\" is not supported: TIMESTAMP has no time zone, and the session's is UTC");
+                   "TimeZone \"" + st.value + "\" is not supported yet: sessions run in UTC");
     }
   }
   if (st.reset) {

@@ -473,10 +473,10 @@ Result<std::string> SubstituteParams(const Statement& st,
                                      const std::vector<std::optional<std::string>>& params,
                                      const std::vector<uint32_t>& oids) {
   static const std::map<uint32_t, const char*> kCasts = {
-      {16, "boolean"},           {17, "bytea"},       {20, "bigint"},
-      {21, "smallint"},          {23, "integer"},     {700, "real"},
-      {701, "double precision"}, {1082, "date"},      {1083, "time"},
-      {1114, "timestamp"},       {1184, "timestamp"}, {1186, "interval"},
+      {16, "boolean"},           {17, "bytea"},         {20, "bigint"},
+      {21, "smallint"},          {23, "integer"},       {700, "real"},
+      {701, "double precision"}, {1082, "date"},        {1083, "time"},
+      {1114, "timestamp"},       {1184, "timestamptz"}, {1186, "interval"},
       {1700, "numeric"}};
   std::string text = st.text;
   auto at = st.param_at;

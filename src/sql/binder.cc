@@ -1882,7 +1882,7 @@ Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPt
   (void)kStartUnboundedPreceding;
   if (f.unit == WindowFrame::Unit::kGroups && order_exprs.empty())
     return SqlError(sql_, node, "GROUPS mode requires an ORDER BY clause");
-  auto offset = [&](const char* field, bool start, long double* out) -> Status {
+  auto offset = [&](const char* field, bool start, long double* out, int32_t* months) -> Status {
     const Json& e = over[field];
     Ctx none;
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(e, none));
@@ -1932,15 +1932,18 @@ Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPt
     }
     std::optional<long double> n = RangeNumber(v, kt);
     if (!n) return SqlError(sql_, e, "the RANGE offset must be a number");
-    if (std::isnan(*n) || *n < 0)
+    const int32_t m =
+        kt.id() == TypeId::kDate || kt.id() == TypeId::kTimestamp ? v.interval_value().months : 0;
+    if (std::isnan(*n) || *n < 0 || m < 0 || (m > 0 && *n < 0))
       return SqlError(sql_, e, "invalid preceding or following size in window function");
     *out = *n;
+    *months = m;
     return Status::OK();
   };
   if (f.start == B::kPreceding || f.start == B::kFollowing)
-    SLUICE_RETURN_IF_ERROR(offset("startOffset", true, &f.start_offset));
+    SLUICE_RETURN_IF_ERROR(offset("startOffset", true, &f.start_offset, &f.start_months));
   if (f.end == B::kPreceding || f.end == B::kFollowing)
-    SLUICE_RETURN_IF_ERROR(offset("endOffset", false, &f.end_offset));
+    SLUICE_RETURN_IF_ERROR(offset("endOffset", false, &f.end_offset, &f.end_months));
   return f;
 }
 
@@ -2082,7 +2085,17 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& 
       const TypeId kt = key->type.id();
       // A key that may be NULL goes to the partition-wide operator, which
       // aggregates a NULL key with its NULL peers as PostgreSQL does.
-      if (!key->type.nullable() &&
+      // So does an offset of months, which the calendar sizes.
+      bool months = false;
+      if ((kt == TypeId::kDate || kt == TypeId::kTimestamp) && over.contains("startOffset")) {
+        Ctx none;
+        auto off = BindExpr(over["startOffset"], none);
+        Value iv;
+        months = off.ok() && (*off)->kind == ExprKind::kLiteral &&
+                 CastValue((*off)->value, (*off)->type, SqlType::Interval(), &iv).ok() &&
+                 !iv.is_null() && iv.interval_value().months != 0;
+      }
+      if (!key->type.nullable() && !months &&
           (key->type.IsInteger() || kt == TypeId::kDate || kt == TypeId::kTimestamp)) {
         SLUICE_ASSIGN_OR_RETURN(plan, BindRolling(val, *body, over, name, ctx, plan));
         continue;
@@ -2381,6 +2394,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   if (name == "date") return SqlType::Date();
   if (name == "time") return SqlType::Time();
   if (name == "timestamp") return SqlType::Timestamp();
+  if (name == "timestamptz") return SqlType::TimestampTz();
   if (name == "interval") return SqlType::Interval();
   if (name == "variant") return SqlType::Variant();
   if (IsPostgresType(name)) {

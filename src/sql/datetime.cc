@@ -1,5 +1,6 @@
 #include "sql/datetime.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -562,6 +564,140 @@ bool ParseTimestampInput(std::string_view s, int64_t* micros) {
   if (!ParseTimestampImpl(s, micros, /*allow_zone=*/false)) return false;
   *micros -= offset;
   return true;
+}
+
+namespace {
+
+// Time zone abbreviations of PostgreSQL's default set (its
+// timezone_abbreviations "Default") that name one fixed offset, in
+// seconds east of UTC; lower case, sorted.
+struct ZoneAbbreviation {
+  std::string_view name;
+  int32_t seconds;
+};
+constexpr int32_t H(int32_t h, int32_t m = 0) { return (h * 60 + (h < 0 ? -m : m)) * 60; }
+constexpr ZoneAbbreviation kZoneAbbreviations[] = {
+    {"acdt", H(10, 30)}, {"acst", H(9, 30)}, {"adt", H(-3)},   {"aedt", H(11)},
+    {"aest", H(10)},     {"akdt", H(-8)},    {"akst", H(-9)},  {"art", H(-3)},
+    {"ast", H(-4)},      {"awst", H(8)},     {"brst", H(-2)},  {"brt", H(-3)},
+    {"bst", H(1)},       {"cct", H(8)},      {"cdt", H(-5)},   {"cest", H(2)},
+    {"cet", H(1)},       {"cetdst", H(2)},   {"clst", H(-3)},  {"clt", H(-4)},
+    {"cot", H(-5)},      {"cst", H(-6)},     {"eat", H(3)},    {"edt", H(-4)},
+    {"eest", H(3)},      {"eet", H(2)},      {"eetdst", H(3)}, {"est", H(-5)},
+    {"gmt", 0},          {"hkt", H(8)},      {"hst", H(-10)},  {"ict", H(7)},
+    {"idt", H(3)},       {"irt", H(3, 30)},  {"ist", H(2)},    {"jst", H(9)},
+    {"kst", H(9)},       {"mdt", H(-6)},     {"mest", H(2)},   {"mesz", H(2)},
+    {"met", H(1)},       {"metdst", H(2)},   {"mez", H(1)},    {"msd", H(4)},
+    {"msk", H(3)},       {"mst", H(-7)},     {"myt", H(8)},    {"ndt", H(-2, 30)},
+    {"npt", H(5, 45)},   {"nst", H(-3, 30)}, {"nzdt", H(13)},  {"nzst", H(12)},
+    {"nzt", H(12)},      {"pdt", H(-7)},     {"pet", H(-5)},   {"pht", H(8)},
+    {"pkt", H(5)},       {"pst", H(-8)},     {"sast", H(2)},   {"sgt", H(8)},
+    {"uct", 0},          {"ut", 0},          {"utc", 0},       {"uyt", H(-3)},
+    {"wat", H(1)},       {"wet", 0},         {"wetdst", H(1)}, {"z", 0},
+    {"zulu", 0},
+};
+
+// A numeric zone offset without its sign: H, HH, HHMM, HH:MM or HH:MM:SS,
+// at most 15:59:59 as PostgreSQL's; in seconds.
+bool ParseOffsetDigits(std::string_view z, int32_t* seconds) {
+  int64_t h = 0, m = 0, sec = 0;
+  size_t digits = 0;
+  while (digits < z.size() && std::isdigit(static_cast<unsigned char>(z[digits]))) ++digits;
+  if (digits == 0) return false;
+  std::string_view d = z.substr(0, digits);
+  z.remove_prefix(digits);
+  if (digits <= 2) {
+    h = std::stoi(std::string(d));
+    auto field = [&](int64_t* v) {
+      if (z.size() < 3 || z[0] != ':' || !std::isdigit(static_cast<unsigned char>(z[1])) ||
+          !std::isdigit(static_cast<unsigned char>(z[2])))
+        return false;
+      *v = (z[1] - '0') * 10 + (z[2] - '0');
+      z.remove_prefix(3);
+      return *v < 60;
+    };
+    if (!z.empty() && !field(&m)) return false;
+    if (!z.empty() && !field(&sec)) return false;
+  } else if (digits == 4) {
+    h = (d[0] - '0') * 10 + (d[1] - '0');
+    m = (d[2] - '0') * 10 + (d[3] - '0');
+    if (m >= 60) return false;
+  } else {
+    return false;
+  }
+  if (!z.empty() || h > 15) return false;
+  *seconds = static_cast<int32_t>((h * 60 + m) * 60 + sec);
+  return true;
+}
+
+}  // namespace
+
+bool ParseZone(std::string_view zone, int32_t* seconds_east) {
+  zone = Trim(zone);
+  if (zone.empty()) return false;
+  if (zone[0] == '+' || zone[0] == '-') {
+    int32_t x;
+    if (!ParseOffsetDigits(zone.substr(1), &x)) return false;
+    *seconds_east = zone[0] == '-' ? -x : x;
+    return true;
+  }
+  std::string lower(zone);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto it =
+      std::lower_bound(std::begin(kZoneAbbreviations), std::end(kZoneAbbreviations), lower,
+                       [](const ZoneAbbreviation& a, const std::string& n) { return a.name < n; });
+  if (it == std::end(kZoneAbbreviations) || it->name != lower) return false;
+  *seconds_east = it->seconds;
+  return true;
+}
+
+bool ParseTimestampTz(std::string_view s, int64_t* micros) {
+  s = Trim(s);
+  if (InfinitySign(s) != 0 || IsEpoch(s) || RelativeNow(s, /*whole_days=*/false, micros)) {
+    return ParseTimestampImpl(s, micros, /*allow_zone=*/false);
+  }
+  int32_t offset = 0;
+  // BC or AD after the zone ("0044-03-15 12:00:00+02 BC") belong to the
+  // date: read the zone before them.
+  std::string era;
+  if (s.size() > 3 && s[s.size() - 3] == ' ') {
+    std::string last(s.substr(s.size() - 2));
+    for (char& c : last) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (last == "bc" || last == "ad") {
+      era = " " + last;
+      s = Trim(s.substr(0, s.size() - 3));
+    }
+  }
+  std::string_view rest = s;
+  // A zone of letters at the end ("... PST", "...Z"): not AM/PM, BC/AD.
+  size_t b = s.size();
+  while (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))) --b;
+  const size_t sep = FindFirstOf(s, ' ', 'T');
+  if (b < s.size() && b > 0) {
+    std::string word(s.substr(b));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word != "am" && word != "pm" && word != "bc" && word != "ad" && ParseZone(word, &offset))
+      rest = Trim(s.substr(0, b));
+  } else if (const size_t sign = FindLastOf(s, '+', '-');
+             sign != std::string_view::npos && s.find(':') != std::string_view::npos &&
+             sep != std::string_view::npos && sign > sep && sign > s.find(':') &&
+             ParseZone(s.substr(sign), &offset)) {
+    // A signed offset after the clock ("10:23:54+01", "10:23:54 -08:00").
+    rest = Trim(s.substr(0, sign));
+  }
+  if (!ParseTimestampImpl(era.empty() ? rest : std::string(rest) + era, micros,
+                          /*allow_zone=*/false))
+    return false;
+  *micros -= static_cast<int64_t>(offset) * 1000000;
+  return true;
+}
+
+std::string FormatTimestampTz(int64_t micros) {
+  if (IsInfiniteTimestamp(micros)) return micros > 0 ? "infinity" : "-infinity";
+  std::string ts = FormatTimestamp(micros);
+  const size_t bc = ts.find(" BC");
+  if (bc != std::string::npos) return ts.substr(0, bc) + "+00 BC";
+  return ts + "+00";
 }
 
 namespace {

@@ -59,6 +59,14 @@ bool ParseTimestamp(std::string_view s, int64_t* micros);
 // and most producers write timestamps): also a zone after the time, `Z`,
 // `+HH`, `+HH:MM` or `+HHMM` (or `-`), and the result converted to UTC.
 bool ParseTimestampInput(std::string_view s, int64_t* micros);
+// TIMESTAMP WITH TIME ZONE text as PostgreSQL reads it: a timestamp in any
+// form ParseTimestamp reads, then a zone, which converts it to UTC (the
+// session's zone, UTC, without one): a signed offset after the clock
+// (+HH, +HHMM, +HH:MM, +HH:MM:SS, or -) or an abbreviation (Z, UTC, GMT,
+// PST, CEST, ... : PostgreSQL's default set, those of one fixed offset).
+bool ParseTimestampTz(std::string_view s, int64_t* micros);
+// A zone as ParseTimestampTz reads it, alone: seconds east of UTC.
+bool ParseZone(std::string_view zone, int32_t* seconds_east);
 // An interval's typmod, as PostgreSQL keeps it: the fields it is
 // restricted to (INTERVAL DAY TO SECOND: YEAR 4, MONTH 2, DAY 8, HOUR 1024,
 // MINUTE 2048, SECOND 4096) and its seconds' precision (0-6).
@@ -80,6 +88,8 @@ Status AdjustIntervalToTypmod(Interval* iv, int range, int precision);
 std::string FormatDate(int64_t days);
 std::string FormatTime(int64_t micros);
 std::string FormatTimestamp(int64_t micros);
+// In UTC, the session's zone: "2000-10-19 09:23:54+00".
+std::string FormatTimestampTz(int64_t micros);
 // PostgreSQL's IntervalStyle: postgres ("1 year 2 mons -3 days +04:05:06"),
 // postgres_verbose ("@ 1 year 2 mons -3 days 4 hours 5 mins 6 secs"),
 // sql_standard ("+1-2 -3 +4:05:06") and iso_8601 ("P1Y2M-3DT4H5M6S").

@@ -549,7 +549,8 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
         case TypeId::kTime:
           return FormatTime(v.int_value());
         case TypeId::kTimestamp:
-          return FormatTimestamp(v.int_value());
+          return type.with_time_zone() ? FormatTimestampTz(v.int_value())
+                                       : FormatTimestamp(v.int_value());
         default:
           return std::to_string(v.int_value());
       }
@@ -771,12 +772,16 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     return Status::OK();
   }
   if (t == TypeId::kDate || t == TypeId::kTime || t == TypeId::kTimestamp) {
-    const char* name = t == TypeId::kDate ? "date" : t == TypeId::kTime ? "time" : "timestamp";
+    const char* name = t == TypeId::kDate    ? "date"
+                       : t == TypeId::kTime  ? "time"
+                       : to.with_time_zone() ? "timestamp with time zone"
+                                             : "timestamp";
     int64_t x = 0;
     if (v.kind() == K::kString) {
-      bool ok = t == TypeId::kDate   ? ParseDate(v.string_value(), &x)
-                : t == TypeId::kTime ? ParseTime(v.string_value(), &x)
-                                     : ParseTimestamp(v.string_value(), &x);
+      bool ok = t == TypeId::kDate    ? ParseDate(v.string_value(), &x)
+                : t == TypeId::kTime  ? ParseTime(v.string_value(), &x)
+                : to.with_time_zone() ? ParseTimestampTz(v.string_value(), &x)
+                                      : ParseTimestamp(v.string_value(), &x);
       if (!ok) {
         return Status::InvalidArgument(std::string("invalid input syntax for type ") + name +
                                        ": \"" + v.string_value() + "\"");
@@ -791,8 +796,9 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       x = IsInfiniteTimestamp(ts) ? (ts > 0 ? kDatePosInfinity : kDateNegInfinity)
                                   : ts / kMicrosPerDay - (ts % kMicrosPerDay < 0);
     } else if (v.kind() == K::kInt && from.id() == TypeId::kTimestamp && t == TypeId::kTime) {
-      if (IsInfiniteTimestamp(v.int_value())) {
-        return Status::InvalidArgument("cannot convert infinite timestamp to time");
+      if (IsInfiniteTimestamp(v.int_value())) {  // no time of day: NULL, as in PostgreSQL
+        *out = Value::Null();
+        return Status::OK();
       }
       int64_t r = v.int_value() % kMicrosPerDay;
       x = r < 0 ? r + kMicrosPerDay : r;
@@ -1062,7 +1068,8 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
 
 ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
   if (e->type.id() == to.id() && e->type.precision() == to.precision() &&
-      e->type.scale() == to.scale() && e->type.children() == to.children()) {
+      e->type.scale() == to.scale() && e->type.with_time_zone() == to.with_time_zone() &&
+      e->type.children() == to.children()) {
     return e;
   }
   if (e->kind == ExprKind::kLiteral) {

@@ -502,7 +502,11 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
   auto is_dt = [](const SqlType& t) {
     return t.id() == TypeId::kDate || t.id() == TypeId::kTimestamp;
   };
-  if (is_dt(a) && is_dt(b) && a.id() != b.id()) return SqlType::Timestamp();
+  // A timestamp with a timestamp with time zone is the latter, as in
+  // PostgreSQL (where it is the preferred type of its category).
+  if (is_dt(a) && is_dt(b) && (a.id() != b.id() || a.with_time_zone() != b.with_time_zone())) {
+    return a.with_time_zone() || b.with_time_zone() ? SqlType::TimestampTz() : SqlType::Timestamp();
+  }
   if (a.id() == TypeId::kArray && b.id() == TypeId::kArray) {
     auto e = CommonType(a.children()[0], b.children()[0]);
     if (!e.ok()) {

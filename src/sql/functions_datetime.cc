@@ -650,7 +650,10 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
       r->result = res;
       return true;
     };
-    const SqlType ts = SqlType::Timestamp(), iv = SqlType::Interval(), date = SqlType::Date();
+    // timestamp with time zone in, timestamp with time zone out.
+    const SqlType ts = args[0].with_time_zone() || args[1].with_time_zone() ? SqlType::TimestampTz()
+                                                                            : SqlType::Timestamp();
+    const SqlType iv = SqlType::Interval(), date = SqlType::Date();
     if ((x == TypeId::kTimestamp || x == TypeId::kDate) && y == TypeId::kInterval) {
       return dt(plus ? TsPlusInterval : TsMinusInterval, ts, iv, ts);
     }
@@ -670,16 +673,23 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
   if (name == "date_bin" && args.size() == 3 && args[0].id() == TypeId::kInterval) {
     r->fn = DateBin;
     r->name = "date_bin";
-    r->arg_types = {SqlType::Interval(), SqlType::Timestamp(), SqlType::Timestamp()};
-    r->result = SqlType::Timestamp();
+    const SqlType ts = args[1].with_time_zone() || args[2].with_time_zone() ? SqlType::TimestampTz()
+                                                                            : SqlType::Timestamp();
+    r->arg_types = {SqlType::Interval(), ts, ts};
+    r->result = ts;
     return true;
   }
   if (name == "date_trunc" && args.size() == 2 && args[0].IsString() &&
       (args[1].id() == TypeId::kTimestamp || args[1].id() == TypeId::kDate)) {
     r->fn = DateTrunc;
     r->name = "date_trunc";
-    r->arg_types = {Text(), SqlType::Timestamp()};
-    r->result = SqlType::Timestamp();
+    // A DATE is a timestamp with time zone here, as PostgreSQL resolves it
+    // (the preferred type of its category).
+    const SqlType ts = args[1].id() == TypeId::kDate || args[1].with_time_zone()
+                           ? SqlType::TimestampTz()
+                           : SqlType::Timestamp();
+    r->arg_types = {Text(), ts};
+    r->result = ts;
     return true;
   }
   if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&

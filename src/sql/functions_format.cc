@@ -693,6 +693,16 @@ Status ToCharTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
   }
   return ToCharDateTime(a[1], TimestampTm(a[0].int_value()), false, out);
 }
+// A timestamp with time zone, in the session's zone, UTC.
+Status ToCharTimestampTz(const SqlType&, const Value* a, size_t, Value* out) {
+  if (IsInfiniteTimestamp(a[0].int_value())) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  Tm tm = TimestampTm(a[0].int_value());
+  tm.zone = "UTC";
+  return ToCharDateTime(a[1], tm, false, out);
+}
 // A date is a timestamp with time zone to to_char (PostgreSQL's preferred
 // cast), at midnight in the session's zone, UTC.
 Status ToCharDate(const SqlType&, const Value* a, size_t, Value* out) {
@@ -1223,8 +1233,8 @@ Status ReadDateTime(const std::string& text, const std::string& fmt, bool for_da
   return Status::OK();
 }
 
-// to_timestamp(text, template): a timestamp with time zone in PostgreSQL;
-// here the TIMESTAMP of that moment in UTC (the session's zone there).
+// to_timestamp(text, template): a timestamp with time zone, the zone the
+// text names or else the session's (UTC).
 Status ToTimestamp(const SqlType&, const Value* a, size_t, Value* out) {
   int64_t days, clock, offset;
   int fprec = 0;
@@ -2086,7 +2096,10 @@ bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, Reso
       case TypeId::kDouble:
         return Resolve(r, ToCharFloat8, "to_char", Text(), {SqlType::Double(), Text()});
       case TypeId::kTimestamp:
-        return Resolve(r, ToCharTimestamp, "to_char", Text(), {SqlType::Timestamp(), Text()});
+        return x.with_time_zone()
+                   ? Resolve(r, ToCharTimestampTz, "to_char", Text(),
+                             {x.WithNullable(true), Text()})
+                   : Resolve(r, ToCharTimestamp, "to_char", Text(), {x.WithNullable(true), Text()});
       case TypeId::kDate:
         return Resolve(r, ToCharDate, "to_char", Text(), {SqlType::Date(), Text()});
       case TypeId::kInterval:
@@ -2105,10 +2118,11 @@ bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, Reso
     return Resolve(r, ToDate, "to_date", SqlType::Date(), {Text(), Text()});
   }
   if (name == "to_timestamp" && n == 2 && args[0].IsString() && args[1].IsString()) {
-    return Resolve(r, ToTimestamp, "to_timestamp", SqlType::Timestamp(), {Text(), Text()});
+    return Resolve(r, ToTimestamp, "to_timestamp", SqlType::TimestampTz(), {Text(), Text()});
   }
   if (name == "to_timestamp" && n == 1 && IsNumeric(args[0])) {
-    return Resolve(r, ToTimestampEpoch, "to_timestamp", SqlType::Timestamp(), {SqlType::Double()});
+    return Resolve(r, ToTimestampEpoch, "to_timestamp", SqlType::TimestampTz(),
+                   {SqlType::Double()});
   }
   return false;
 }

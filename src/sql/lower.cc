@@ -1092,6 +1092,7 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
                      std::vector<std::pair<std::string, Weight>>* out) -> Status {
     PartitionRows p;
     p.desc = desc;
+    p.range_key_days = order_exprs.size() == 1 && order_exprs[0]->type.id() == TypeId::kDate;
     std::string_view last_key;
     size_t group = 0;
     for (const auto& [stored, w] : rows) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "sql/datetime.h"
 #include "types/big_decimal.h"
 
 namespace sluice::sql {
@@ -46,8 +47,8 @@ class Partition {
 
   Frame FrameOf(const WindowFrame& f, size_t i) const {
     Frame r;
-    r.lo = Edge(f, f.start, f.start_offset, /*start=*/true, i);
-    r.hi = std::max(r.lo, Edge(f, f.end, f.end_offset, /*start=*/false, i));
+    r.lo = Edge(f, f.start, f.start_offset, f.start_months, /*start=*/true, i);
+    r.hi = std::max(r.lo, Edge(f, f.end, f.end_offset, f.end_months, /*start=*/false, i));
     switch (f.exclude) {
       case Exclude::kNoOthers:
         break;
@@ -67,7 +68,8 @@ class Partition {
  private:
   // Where a frame bound puts the frame's start (the first row in it) or its
   // end (one past the last) for row i.
-  size_t Edge(const WindowFrame& f, Bound b, long double off, bool start, size_t i) const {
+  size_t Edge(const WindowFrame& f, Bound b, long double off, int32_t months, bool start,
+              size_t i) const {
     switch (b) {
       case Bound::kUnboundedPreceding:
         return 0;
@@ -89,7 +91,7 @@ class Partition {
           if (at >= static_cast<long double>(Groups())) return n_;
           return (start ? group_start_ : group_end_)[static_cast<size_t>(at)];
         }
-        return RangeBound(i, delta, start);
+        return RangeBound(i, delta, b == Bound::kPreceding ? -months : months, start);
       }
     }
     return start ? 0 : n_;
@@ -98,15 +100,17 @@ class Partition {
   // RANGE with an offset: the frame of row i reaches the rows whose key is
   // within `delta` of its own (delta < 0: preceding). A NULL key's frame is
   // its NULL peers; non-NULL keys never reach the NULLs.
-  size_t RangeBound(size_t i, long double delta, bool start) const {
+  size_t RangeBound(size_t i, long double delta, int32_t months, bool start) const {
     if (!p_.range_key[i]) return start ? GroupStart(i) : GroupEnd(i);
     // In window order, "preceding" is toward smaller keys when ascending,
     // toward larger ones when descending. The start bound takes the rows
     // not before base -/+ offset, the end bound those not after it.
-    const long double base = *p_.range_key[i];
+    long double base = *p_.range_key[i];
+    const bool preceding = delta < 0 || months < 0;
     const long double off = delta < 0 ? -delta : delta;
-    const bool sub = (delta < 0) != p_.desc;
+    const bool sub = preceding != p_.desc;
     const bool less = start == p_.desc;
+    if (months != 0) base = AddMonths(base, sub ? -std::abs(months) : std::abs(months));
     auto in_range = [&](size_t j) { return InRange(*p_.range_key[j], base, off, sub, less); };
     // The rows in range are a run that starts at the start bound's row (the
     // ones before it are out of range) or ends at the end bound's.
@@ -120,6 +124,17 @@ class Partition {
       }
     }
     return lo;
+  }
+
+  // A date or timestamp key moved by `months` on the calendar (a date as
+  // its midnight, in days again), as PostgreSQL adds an interval.
+  long double AddMonths(long double key, int32_t months) const {
+    if (std::isinf(key) || std::abs(key) >= 9.2e18L) return key;
+    const int64_t micros = static_cast<int64_t>(p_.range_key_days ? key * 86400e6L : key);
+    int64_t moved;
+    if (!AddInterval(micros, Interval{months, 0, 0}, 1, &moved)) return key;
+    return p_.range_key_days ? static_cast<long double>(moved) / 86400e6L
+                             : static_cast<long double>(moved);
   }
 
   // PostgreSQL's in_range for floats and numerics: whether `val` is within
@@ -417,9 +432,8 @@ std::optional<long double> RangeNumber(const Value& v, const SqlType& type) {
     }
     case Value::Kind::kInterval: {
       const Interval& iv = v.interval_value();
-      long double micros = static_cast<long double>(iv.days) * 86400e6L +
-                           static_cast<long double>(iv.micros) +
-                           static_cast<long double>(iv.months) * 30 * 86400e6L;
+      long double micros =
+          static_cast<long double>(iv.days) * 86400e6L + static_cast<long double>(iv.micros);
       return type.id() == TypeId::kDate ? micros / 86400e6L : micros;
     }
     default:

@@ -18,6 +18,9 @@ struct PartitionRows {
   // nullopt for NULL; empty when no call has a RANGE frame with an offset.
   std::vector<std::optional<long double>> range_key;
   bool desc = false;  // the ORDER BY key descends
+  // The RANGE key is a date, in days (a timestamp's is in microseconds):
+  // how an offset's months move it.
+  bool range_key_days = false;
 };
 
 // Appends to out[i] the value of each call for row i.
@@ -35,7 +38,8 @@ std::optional<OverReach> WindowReach(const std::vector<WindowCall>& calls);
 
 // A RANGE key or offset as a number in the key's unit: integers and
 // decimals as they are, dates in days, times and timestamps in microseconds,
-// intervals of days and time in microseconds (or days, for a date key).
+// intervals of days and time in microseconds (or days, for a date key),
+// without their months (WindowFrame keeps those apart).
 std::optional<long double> RangeNumber(const Value& v, const SqlType& type);
 
 }  // namespace sluice::sql

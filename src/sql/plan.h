@@ -89,6 +89,10 @@ struct WindowFrame {
   // ROWS and GROUPS: counts; RANGE: a distance in the order key's unit
   // (microseconds for timestamps and times, days for dates).
   long double start_offset = 0, end_offset = 0;
+  // RANGE over a date or timestamp: the months of an interval offset,
+  // added on the calendar (PostgreSQL's timestamp + interval) before the
+  // rest of it, which is in the offsets above.
+  int32_t start_months = 0, end_months = 0;
   Exclude exclude = Exclude::kNoOthers;
 };
 

@@ -121,7 +121,7 @@ std::string SqlType::ToString() const {
       s = "TIME";
       break;
     case TypeId::kTimestamp:
-      s = "TIMESTAMP";
+      s = with_time_zone_ ? "TIMESTAMP WITH TIME ZONE" : "TIMESTAMP";
       break;
     case TypeId::kInterval:
       s = "INTERVAL";
@@ -177,7 +177,7 @@ std::string PostgresDataType(const SqlType& t) {
     case TypeId::kTime:
       return "time without time zone";
     case TypeId::kTimestamp:
-      return "timestamp without time zone";
+      return t.with_time_zone() ? "timestamp with time zone" : "timestamp without time zone";
     case TypeId::kInterval:
       return "interval";
     case TypeId::kArray:
@@ -225,6 +225,7 @@ constexpr PgBase kPgBases[] = {
     {1082, 1182, "date", "_date", "date", 4},
     {1083, 1183, "time", "_time", "time without time zone", 8},
     {1114, 1115, "timestamp", "_timestamp", "timestamp without time zone", 8},
+    {1184, 1185, "timestamptz", "_timestamptz", "timestamp with time zone", 8},
     {1186, 1187, "interval", "_interval", "interval", 16},
     {1700, 1231, "numeric", "_numeric", "numeric", -1},
     {2249, 2287, "record", "_record", "record", -1},
@@ -265,7 +266,7 @@ const PgBase& BaseOf(const SqlType& t) {
     case TypeId::kTime:
       return find(1083);
     case TypeId::kTimestamp:
-      return find(1114);
+      return find(t.with_time_zone() ? 1184 : 1114);
     case TypeId::kInterval:
       return find(1186);
     case TypeId::kRow:
@@ -362,6 +363,7 @@ char CategoryOf(uint32_t oid) {
     case 1082:
     case 1083:
     case 1114:
+    case 1184:
       return 'D';
     case 1186:
       return 'T';

@@ -27,7 +27,8 @@ enum class TypeId : uint8_t {
   kVarbinary,
   kDate,       // days since 1970-01-01
   kTime,       // microseconds since midnight
-  kTimestamp,  // microseconds since 1970-01-01 00:00:00, no time zone
+  kTimestamp,  // microseconds since 1970-01-01 00:00:00: no time zone, or,
+               // WITH TIME ZONE (with_time_zone()), since that instant in UTC
   kInterval,   // months, days and microseconds, as PostgreSQL's interval
   kArray,      // children: [element]
   kMap,        // children: [key, value]
@@ -58,6 +59,16 @@ class SqlType {
   static SqlType Date(bool nullable = true) { return Scalar(TypeId::kDate, nullable); }
   static SqlType Time(bool nullable = true) { return Scalar(TypeId::kTime, nullable); }
   static SqlType Timestamp(bool nullable = true) { return Scalar(TypeId::kTimestamp, nullable); }
+  // TIMESTAMP WITH TIME ZONE (PostgreSQL's timestamptz): an instant, kept
+  // as microseconds since 1970-01-01 00:00:00 UTC. It is a TIMESTAMP in
+  // every operation (Sluice's sessions run in UTC, where the two agree);
+  // they differ in their text (input converts a zone to UTC, output says
+  // +00), in their PostgreSQL type and in Parquet's and Delta's types.
+  static SqlType TimestampTz(bool nullable = true) {
+    SqlType t = Scalar(TypeId::kTimestamp, nullable);
+    t.with_time_zone_ = true;
+    return t;
+  }
   static SqlType Interval(bool nullable = true) { return Scalar(TypeId::kInterval, nullable); }
   // A bool where a length belongs would silently become a length.
   static SqlType Char(bool) = delete;
@@ -76,6 +87,8 @@ class SqlType {
   int precision() const { return precision_; }
   int length() const { return precision_; }
   int scale() const { return scale_; }
+  // TIMESTAMP WITH TIME ZONE.
+  bool with_time_zone() const { return with_time_zone_; }
   const std::vector<SqlType>& children() const { return children_; }
   const std::vector<std::string>& field_names() const { return field_names_; }
 
@@ -108,6 +121,7 @@ class SqlType {
   bool nullable_ = true;
   int precision_ = -1;
   int scale_ = 0;
+  bool with_time_zone_ = false;
   std::vector<SqlType> children_;
   std::vector<std::string> field_names_;
 };

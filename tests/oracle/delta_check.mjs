@@ -194,7 +194,9 @@ function canon(v, type) {
     if (type === 'boolean') return v === true || v === 'true';
     if (type === 'date') return String(v).slice(0, 10);
     if (type === 'timestamp_ntz' || type === 'timestamp') {
-      return String(v).replace('T', ' ').replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+      // A timestamp (with time zone) is an instant, read and written in UTC.
+      const s = type === 'timestamp' ? String(v).replace(/(Z|[+-]00(:?00)?)$/, '') : String(v);
+      return s.replace('T', ' ').replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
     }
     return typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
@@ -219,6 +221,7 @@ const counts = new Map();
 let rows = 0;
 const instance = await DuckDBInstance.create(':memory:');
 const conn = await instance.connect();
+await conn.run("SET TimeZone = 'UTC'");
 let deleted = 0;
 for (const [file, [step, , dv]] of live) {
   const full = path.join(dir, file);

@@ -41,3 +41,20 @@ UPDATE e SET sal = 120 WHERE id = 1;
 DELETE FROM e WHERE id = 4;
 SELECT dep, sum(sal), sum(sum(sal)) OVER (ORDER BY dep), rank() OVER (ORDER BY count(*) DESC, dep), row_number() OVER (ORDER BY dep DESC) FROM e GROUP BY dep;
 SELECT dep, count(*), sum(count(*)) OVER () FROM e GROUP BY dep HAVING count(*) > 1;
+
+-- RANGE offsets of months and years move a date or timestamp on the
+-- calendar (2002-10-19 less a year is 2001-10-19, not 360 days before).
+CREATE TABLE cal (id INT, d DATE, ts TIMESTAMP NOT NULL);
+INSERT INTO cal VALUES (1, '2000-10-19', '2000-10-19 09:23:54'), (2, '2001-10-19', '2001-10-19 18:23:54'),
+  (3, '2001-10-20', '2001-10-19 09:23:54.25'), (4, '2002-10-19', '2002-10-19 10:23:54'),
+  (5, '2004-02-29', '2004-02-29 00:00:00'), (6, '2005-02-28', '2005-03-01 00:00:00'), (7, NULL, '2005-02-28 00:00:00');
+SELECT id, count(*) OVER (ORDER BY ts RANGE BETWEEN interval '1 year' PRECEDING AND CURRENT ROW),
+  sum(id) OVER (ORDER BY ts RANGE BETWEEN CURRENT ROW AND interval '1 year 2 hours' FOLLOWING),
+  first_value(id) OVER (ORDER BY ts DESC RANGE BETWEEN interval '1 mon' PRECEDING AND interval '1 year' FOLLOWING)
+FROM cal;
+SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN interval '1 year' PRECEDING AND CURRENT ROW),
+  max(id) OVER (ORDER BY d DESC RANGE BETWEEN CURRENT ROW AND interval '1 year 1 day' FOLLOWING)
+FROM cal;
+UPDATE cal SET ts = ts + interval '1 day' WHERE id = 4;
+DELETE FROM cal WHERE id = 2;
+SELECT id, count(*) OVER (ORDER BY ts RANGE BETWEEN interval '1 year' PRECEDING AND CURRENT ROW) FROM cal;
