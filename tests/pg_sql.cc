@@ -377,6 +377,41 @@ class Runner {
     if (!PgRows("SELECT * FROM \"" + table + "\"", &rows, &error)) return;
     Status s = session_.SetContents(table, rows);
     if (!s.ok()) table_errors_[table] = s.message();
+    // A table that inherits from others is in their rows too (PostgreSQL's
+    // SELECT of a parent reads its children): they are copied again.
+    std::vector<std::vector<std::optional<std::string>>> parents;
+    if (PgRows("SELECT p.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+               "JOIN pg_class p ON p.oid = i.inhparent WHERE c.relname = '" +
+                   table + "' AND pg_table_is_visible(c.oid)",
+               &parents, &error)) {
+      for (const auto& p : parents) {
+        if (p[0] && *p[0] != table && mirrored_ddl_.count(*p[0])) Mirror(*p[0]);
+      }
+    }
+  }
+
+  // Whether PostgreSQL's `name` is a table (not a view, which a rule may
+  // make write to tables).
+  bool PgIsTable(const std::string& name) {
+    std::vector<std::vector<std::optional<std::string>>> kind;
+    std::string e;
+    return PgRows("SELECT relkind FROM pg_class WHERE oid = to_regclass('\"" + name + "\"')", &kind,
+                  &e) &&
+           !kind.empty() && kind[0][0] && (*kind[0][0] == "r" || *kind[0][0] == "p");
+  }
+
+  // Copies the tables a statement changed; a statement on a view (whose
+  // rules write to tables) copies every table again.
+  void MirrorTargets(const Json& stmt) {
+    for (const std::string& t : Targets(stmt)) {
+      if (PgIsTable(t)) {
+        Mirror(t);
+      } else {
+        std::vector<std::string> all;
+        for (const auto& [name, ddl] : mirrored_ddl_) all.push_back(name);
+        for (const std::string& n : all) Mirror(n);
+      }
+    }
   }
 
   // SET IntervalStyle and bytea_output change how values print, in the
@@ -490,7 +525,7 @@ class Runner {
             view_errors_[Targets(s["stmt"]).empty() ? "" : Targets(s["stmt"])[0]] = v.message();
           continue;
         }
-        for (const std::string& t : Targets(s["stmt"])) Mirror(t);
+        MirrorTargets(s["stmt"]);
       }
       return;
     }
@@ -567,7 +602,7 @@ class Runner {
     }
     if (o_.mirror) {
       // A SELECT whose WITH queries change tables: copy what they did.
-      for (const std::string& t : Targets(stmt)) Mirror(t);
+      MirrorTargets(stmt);
       // A table whose contents could not be copied: its queries say why.
       for (const auto& [t, e] : table_errors_) {
         if (MentionsTable(st.sql, t)) {

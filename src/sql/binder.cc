@@ -1450,11 +1450,12 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     } else {
       PlanPtr p;
       std::vector<ScopeCol> cols;
-      std::vector<std::pair<int, bool>> order;
+      std::vector<SortKey> order;
       const bool alone = s["fromClause"].size() == 1;
       SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols, alone ? &order : nullptr));
-      for (const auto& [at, desc] : order) {
-        ctx.input_order.emplace_back(MakeColumn(at, cols[static_cast<size_t>(at)].type), desc);
+      for (const SortKey& k : order) {
+        ctx.input_order.push_back({MakeColumn(k.column, cols[static_cast<size_t>(k.column)].type),
+                                   k.desc, k.nulls_first});
       }
       items.push_back(p);
       widths.push_back(cols.size());
@@ -1769,6 +1770,21 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       col = add_hidden(e, "?order?");
     }
     order.push_back(SortKeyOf(by, col));
+  }
+  // LIMIT or OFFSET without ORDER BY over one ordered subquery takes its
+  // rows in the subquery's order, as PostgreSQL's plan does
+  // (SELECT * FROM (SELECT ... ORDER BY c) s LIMIT 3).
+  if (sort_clause == nullptr && (s.contains("limitCount") || s.contains("limitOffset")) &&
+      !grouped && !distinct && !distinct_on && !ctx.input_order.empty() &&
+      ctx.pending.size() == applied) {
+    for (const Ctx::InputOrderKey& k : ctx.input_order) {
+      int col = -1;
+      for (size_t i = 0; i < outs.size(); ++i) {
+        if (Key(*outs[i]) == Key(*k.key)) col = static_cast<int>(i);
+      }
+      if (col < 0) col = add_hidden(k.key, "?order?");
+      order.push_back(SortKey{col, k.desc, k.nulls_first});
+    }
   }
   std::vector<int> on_cols;  // DISTINCT ON: the key columns
   if (distinct_on) {

@@ -1312,17 +1312,17 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
           return SqlUnsupported(sql_, by["node"],
                                 name + "() ordered with NULLs " + (call.desc ? "last" : "first"));
         }
-      } else if (!ctx.input_order.empty() && !distinct) {
+      } else if (ctx.InputOrderOneWay() && !distinct) {
         // Over a subquery with an ORDER BY, in its order (as PostgreSQL
         // takes the rows); a value's ties by the value.
         std::vector<ExprPtr> keys;
-        for (const auto& [k, desc] : ctx.input_order) keys.push_back(k);
+        for (const Ctx::InputOrderKey& k : ctx.input_order) keys.push_back(k.key);
         const ExprPtr key = keys.size() == 1 ? keys[0] : MakeRow(std::move(keys));
         if (Key(*key) != Key(*arg)) {
           arg = MakeRow({key, arg});
           call.keyed_order = true;
         }
-        call.desc = ctx.input_order[0].second;
+        call.desc = ctx.input_order[0].desc;
       }
     } else if (stat) {
       if (star) return SqlError(sql_, node, name + "(*) is not a function");

@@ -153,7 +153,7 @@ PlanPtr OuterJoinOnAnyCondition(const PlanPtr& lp, const PlanPtr& rp, JoinType t
 }  // namespace
 
 Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols,
-                            std::vector<std::pair<int, bool>>* order) {
+                            std::vector<SortKey>* order) {
   auto [kind, body] = Node(item);
   if (kind == "RangeVar") {
     std::string name = (*body)["relname"];
@@ -250,12 +250,9 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
     for (size_t i = 0; i < q.visible; ++i)
       cols->push_back({alias, p->columns[i].name, p->columns[i].type});
-    bool one_way = order != nullptr && !q.order.empty();
-    for (const SortKey& k : q.order)
-      one_way &= k.desc == q.order[0].desc && k.nulls_first == k.desc;
     std::vector<size_t> kept;
     for (size_t i = 0; i < q.visible; ++i) kept.push_back(i);
-    if (one_way) {
+    if (order != nullptr) {
       for (const SortKey& k : q.order) {
         size_t at = static_cast<size_t>(k.column);
         if (at >= q.visible) {
@@ -263,7 +260,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
           cols->push_back({"", p->columns[at].name, p->columns[at].type, false, /*hidden=*/true});
           at = kept.size() - 1;
         }
-        order->push_back({static_cast<int>(at), k.desc});
+        order->push_back({static_cast<int>(at), k.desc, k.nulls_first});
       }
     }
     if (p->columns.size() != kept.size()) {

@@ -174,9 +174,21 @@ struct Ctx {
   // and where to record them.
   const Ctx* outer = nullptr;
   std::vector<int>* outer_refs = nullptr;
-  // A query over one subquery with an ORDER BY: its sort keys and DESC, the
-  // order in which array_agg and string_agg without one take the rows.
-  std::vector<std::pair<ExprPtr, bool>> input_order;
+  // A query over one subquery with an ORDER BY: its sort keys (over this
+  // query's scope) and their direction, the order in which LIMIT without
+  // an ORDER BY, and array_agg and string_agg without one, take the rows.
+  struct InputOrderKey {
+    ExprPtr key;
+    bool desc = false, nulls_first = false;
+  };
+  std::vector<InputOrderKey> input_order;
+  // Whether input_order runs one way, with PostgreSQL's default NULLs.
+  bool InputOrderOneWay() const {
+    for (const InputOrderKey& k : input_order) {
+      if (k.desc != input_order[0].desc || k.nulls_first != k.desc) return false;
+    }
+    return !input_order.empty();
+  }
 };
 
 // Marks a placeholder for aggregate j: a column reference far past any scope.
@@ -368,7 +380,7 @@ class Binder {
   // (its hidden sort columns kept, hidden) and DESC, the order in which an
   // array_agg or string_agg over it takes its rows.
   Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols,
-                      std::vector<std::pair<int, bool>>* order = nullptr);
+                      std::vector<SortKey>* order = nullptr);
   // hop(...) or tumble(...) in FROM: windows over the time column of one
   // earlier FROM item, whose plan and scope columns it extends in place.
   // generate_series() and unnest() of constants: a constant relation.

@@ -334,6 +334,18 @@ bool ParseDateWords(std::string_view s, int64_t* days) {
   return true;
 }
 
+// The timestamp of a day and a time of day; false past the range of
+// microseconds since 1970 (about 294,247 AD; PostgreSQL's reaches 294,276)
+// or on the values that stand for infinity.
+bool TimestampOfDay(int64_t days, int64_t clock, int64_t* micros) {
+  int64_t x;
+  if (__builtin_mul_overflow(days, kMicrosPerDay, &x) || __builtin_add_overflow(x, clock, &x) ||
+      IsInfiniteTimestamp(x))
+    return false;
+  *micros = x;
+  return true;
+}
+
 // A timestamp in PostgreSQL's other forms: the date (as ParseDateWords
 // reads it) and a clock anywhere among its words, with AM/PM; a zone after
 // it is ignored, as PostgreSQL does for TIMESTAMP WITHOUT TIME ZONE.
@@ -342,8 +354,7 @@ bool ParseTimestampWords(std::string_view s, int64_t* micros, bool allow_zone = 
   if (colon == std::string_view::npos) {
     int64_t days;
     if (!ParseDateWords(s, &days)) return false;
-    *micros = days * kMicrosPerDay;
-    return true;
+    return TimestampOfDay(days, 0, micros);
   }
   size_t b = colon;
   while (b > 0 && std::isdigit(static_cast<unsigned char>(s[b - 1]))) --b;
@@ -377,8 +388,7 @@ bool ParseTimestampWords(std::string_view s, int64_t* micros, bool allow_zone = 
   }
   int64_t days;
   if (!ParseDateWords(date + tail, &days)) return false;
-  *micros = days * kMicrosPerDay + clock;
-  return true;
+  return TimestampOfDay(days, clock, micros);
 }
 
 }  // namespace
@@ -521,8 +531,7 @@ bool ParseTimestampImpl(std::string_view s, int64_t* micros, bool allow_zone) {
       return ParseTimestampWords(all, micros, allow_zone);
     }
   }
-  *micros = days * kMicrosPerDay + clock;
-  return true;
+  return TimestampOfDay(days, clock, micros);
 }
 
 }  // namespace

@@ -783,8 +783,16 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
                 : to.with_time_zone() ? ParseTimestampTz(v.string_value(), &x)
                                       : ParseTimestamp(v.string_value(), &x);
       if (!ok) {
+        // A date that reads, past the timestamps' range, is out of range.
+        const std::string& text = v.string_value();
+        int64_t days;
+        if (t == TypeId::kTimestamp &&
+            ParseDate(std::string_view(text).substr(0, text.find_first_of(" T")), &days) &&
+            !IsInfiniteDate(days) && (days > 106751990 || days < -106751990)) {
+          return Status::Overflow(std::string(name) + " out of range: \"" + text + "\"");
+        }
         return Status::InvalidArgument(std::string("invalid input syntax for type ") + name +
-                                       ": \"" + v.string_value() + "\"");
+                                       ": \"" + text + "\"");
       }
     } else if (v.kind() == K::kInt && from.id() == t) {
       x = v.int_value();

@@ -47,3 +47,13 @@ SELECT date_trunc('year', t) AS y, count(*), min(p) FROM tz GROUP BY 1;
 SELECT timestamptz '2000-10-19 10:23:54 XYZ';
 -- sluice: error invalid input syntax for type timestamp with time zone: "2000-10-19 25:00:00+01"
 SELECT '2000-10-19 25:00:00+01'::timestamptz;
+-- Past the range of microseconds since 1970 (294,247 AD; PostgreSQL's
+-- reaches 294,276 AD) a timestamp is out of range, not wrapped around.
+-- sluice: error timestamp out of range: "294270-01-01 00:00:00"
+SELECT '294270-01-01 00:00:00'::timestamp;
+-- sluice: error timestamp with time zone out of range
+SELECT '294270-01-01 00:00:00+00'::timestamptz;
+SELECT '294246-12-31 23:59:59'::timestamp, date_part('epoch', '294246-12-31 23:59:59'::timestamp);
+-- LIMIT without ORDER BY over one ordered subquery takes its order.
+SELECT * FROM (SELECT id, t FROM tz ORDER BY t DESC, id) s LIMIT 3;
+SELECT id FROM (SELECT id, t FROM tz ORDER BY t NULLS FIRST, id) s WHERE id > 1 LIMIT 2 OFFSET 1;
