@@ -37,7 +37,66 @@ bool ReadsRelation(const Json& n, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// `n` with every FROM item that reads relation `name` (a RangeVar of it,
+// not schema-qualified) replaced by `(query) AS alias(columns)`; a query
+// whose own WITH defines `name` again keeps its items.
+void InlineWith(Json* n, const std::string& name, const Json& query, const Json& colnames) {
+  if (n->is_array()) {
+    for (Json& x : *n) InlineWith(&x, name, query, colnames);
+    return;
+  }
+  if (!n->is_object()) return;
+  if (n->contains("withClause")) {
+    for (const Json& c : (*n)["withClause"].value("ctes", Json::array())) {
+      if (c["CommonTableExpr"].value("ctename", "") == name) return;
+    }
+  }
+  if (n->contains("RangeVar")) {
+    const Json& rv = (*n)["RangeVar"];
+    if (rv.value("relname", "") != name || rv.contains("schemaname")) return;
+    Json alias = rv.contains("alias") ? rv["alias"] : Json{{"aliasname", name}};
+    if (!alias.contains("colnames") && !colnames.is_null()) alias["colnames"] = colnames;
+    *n = Json{{"RangeSubselect", {{"subquery", query}, {"alias", alias}}}};
+    return;
+  }
+  for (auto it = n->begin(); it != n->end(); ++it) InlineWith(&it.value(), name, query, colnames);
+}
+
+}  // namespace
+
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
+  if (s.contains("withClause") && !s["withClause"].value("recursive", false) && !frames_.empty() &&
+      !frames_.back().taken) {
+    // WITH inside a subquery that reads enclosing queries: its queries may
+    // read them too, so each is read where it is named, as a subquery in
+    // FROM (which sees the enclosing queries), as PostgreSQL may inline
+    // them.
+    Json rest = s;
+    rest.erase("withClause");
+    Json ctes = s["withClause"]["ctes"];
+    for (size_t i = 0; i < ctes.size(); ++i) {
+      const Json cte = ctes[i]["CommonTableExpr"];
+      if (!cte["ctequery"].contains("SelectStmt")) {
+        return SqlUnsupported(sql_, ctes[i],
+                              "A WITH query that changes data (INSERT, UPDATE, DELETE)");
+      }
+      const std::string name = cte.value("ctename", "");
+      for (size_t j = 0; j < i; ++j) {
+        if (ctes[j]["CommonTableExpr"].value("ctename", "") == name) {
+          return SqlError(sql_, ctes[i],
+                          "WITH query name \"" + name + "\" specified more than once");
+        }
+      }
+      const Json colnames = cte.contains("aliascolnames") ? cte["aliascolnames"] : Json();
+      InlineWith(&rest, name, cte["ctequery"], colnames);
+      // The later WITH queries may read it too.
+      for (size_t j = i + 1; j < ctes.size(); ++j)
+        InlineWith(&ctes[j]["CommonTableExpr"]["ctequery"], name, cte["ctequery"], colnames);
+    }
+    return BindQuery(rest);
+  }
   if (s.contains("withClause")) {
     // WITH: each query is bound in order (a later one may read an earlier
     // one), visible by name in the FROM clauses of this query only.

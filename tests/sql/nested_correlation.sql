@@ -49,3 +49,20 @@ SELECT (SELECT count(*) FILTER (WHERE o.k <> 0) FROM m) FROM o;
 -- sluice: error An aggregate inside a subquery that reads only the enclosing query's columns is not supported yet
 SELECT (SELECT max(o.k) FROM m) FROM o;
 SELECT o.id, (SELECT count(*) FILTER (WHERE m.v > o.k) FROM m) FROM o;
+
+-- WITH inside a subquery that reads the enclosing query: its queries read
+-- the enclosing row too.
+CREATE TABLE wq (id INT, g INT, v INT);
+INSERT INTO wq VALUES (1, 1, 10), (2, 1, 20), (3, 2, 5), (4, NULL, 7);
+SELECT id, (WITH c AS (SELECT wq.v * 2 AS d) SELECT d FROM c) FROM wq;
+SELECT id, (WITH c(d) AS (VALUES (wq.v)) SELECT (SELECT d FROM c)) FROM wq;
+SELECT id, (WITH s AS (SELECT v FROM wq w2 WHERE w2.g = wq.g), t AS (SELECT sum(v) AS total FROM s)
+            SELECT total FROM t) FROM wq;
+SELECT id FROM wq WHERE EXISTS (WITH big AS (SELECT * FROM wq w2 WHERE w2.v > wq.v) SELECT 1 FROM big b1, big b2 WHERE b1.id < b2.id);
+SELECT id, (WITH c AS (SELECT wq.id AS i) SELECT count(*) FROM c, wq w2 WHERE w2.id >= c.i) FROM wq;
+UPDATE wq SET v = 30 WHERE id = 3;
+INSERT INTO wq VALUES (5, 2, 1);
+DELETE FROM wq WHERE id = 1;
+SELECT id, (WITH s AS (SELECT v FROM wq w2 WHERE w2.g = wq.g), t AS (SELECT sum(v) AS total FROM s)
+            SELECT total FROM t) FROM wq;
+SELECT id FROM wq WHERE EXISTS (WITH big AS (SELECT * FROM wq w2 WHERE w2.v > wq.v) SELECT 1 FROM big b1, big b2 WHERE b1.id < b2.id);
