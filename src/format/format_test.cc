@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "dataflow/operators/upsert.h"
+#include "format/json.h"
 #include "types/row_codec.h"
 
 namespace sluice::format {
@@ -173,6 +174,30 @@ TEST(JsonTest, NumbersBeyondThirtyEightDigits) {
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_NE(d.errors[0].ToString().find("column \"d\": numeric field overflow"), std::string::npos)
       << d.errors[0].ToString();
+}
+
+// A JSONB column takes the field's JSON, whatever it holds, in canonical
+// form; a JSON column keeps it as written; output writes them as JSON.
+TEST(JsonTest, DocumentColumnsTakeTheFieldsJson) {
+  Relation rel;
+  rel.name = "docs";
+  rel.columns = {"id", "j", "t"};
+  rel.schema = {SqlType::Integer(false), SqlType::Json(true), SqlType::Json(false)};
+  FormatOptions o;
+  Decoded d = Decode(o, rel,
+                     "{\"insert\": {\"id\": 1, \"j\": {\"b\": [1, 2e1], \"a\": {}, \"b\": 1.50}, "
+                     "\"t\": {\"b\":  1, \"a\": [ ]} }}\n"
+                     "{\"insert\": {\"id\": 2, \"j\": \"text\", \"t\": [1,\"x\"]}}\n"
+                     "{\"insert\": {\"id\": 3, \"j\": -0, \"t\": null}}\n");
+  ASSERT_TRUE(d.errors.empty()) << d.errors[0].ToString();
+  ASSERT_EQ(d.changes.size(), 3u);
+  EXPECT_EQ(Row(rel, d.changes.payload(0)),
+            "(1, '{\"a\": {}, \"b\": 1.50}', '{\"b\":  1, \"a\": [ ]}')");
+  EXPECT_EQ(Row(rel, d.changes.payload(1)), "(2, '\"text\"', '[1,\"x\"]')");
+  EXPECT_EQ(Row(rel, d.changes.payload(2)), "(3, '0', NULL)");
+  std::string out;
+  AppendJsonValue(Value::String("{\"a\": 1}"), SqlType::Json(true), &out);
+  EXPECT_EQ(out, "{\"a\": 1}");
 }
 
 TEST(JsonTest, TimestampsWithZonesAreUtc) {

@@ -21,6 +21,7 @@
 #include "dataflow/operators/upsert.h"
 #include "sql/datetime.h"
 #include "sql/expr.h"
+#include "sql/json_value.h"
 #include "types/row_codec.h"
 
 namespace sluice::format {
@@ -149,6 +150,34 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
     return false;
   }
   if (type.id() == TypeId::kVariant) return VariantFromJson(v, out, fail);
+  if (type.is_json()) {
+    // A JSON or JSONB column takes the field's own JSON, whatever it holds.
+    std::string_view whole = raw;
+    if (jt == od::json_type::object) {
+      od::object o;
+      if (v.get_object().get(o) != simdjson::SUCCESS ||
+          o.raw_json().get(whole) != simdjson::SUCCESS) {
+        *fail = {at, "malformed JSON object"};
+        return false;
+      }
+    } else if (jt == od::json_type::array) {
+      od::array a;
+      if (v.get_array().get(a) != simdjson::SUCCESS ||
+          a.raw_json().get(whole) != simdjson::SUCCESS) {
+        *fail = {at, "malformed JSON array"};
+        return false;
+      }
+    }
+    while (!whole.empty() && IsJsonSpace(whole.back())) whole.remove_suffix(1);
+    std::string doc;
+    Status s = sql::JsonFromText(whole, type.is_jsonb(), &doc);
+    if (!s.ok()) {
+      *fail = {at, s.message()};
+      return false;
+    }
+    *out = Value::String(std::move(doc));
+    return true;
+  }
   auto expected = [&](const std::string& what) {
     *fail = {at, "expected " + what + " for type " + type.ToString() + ", found " +
                      std::string(raw.substr(0, std::min<size_t>(raw.size(), 40)))};
@@ -896,6 +925,10 @@ Status ParseJsonValue(std::string_view text, const SqlType& type, Value* out) {
 }
 
 void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
+  if (type.is_json() && v.kind() == Value::Kind::kString) {
+    out->append(v.string_value());  // a document is JSON already
+    return;
+  }
   switch (v.kind()) {
     case Value::Kind::kNull:
     case Value::Kind::kJsonNull:

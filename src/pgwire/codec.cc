@@ -144,6 +144,7 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
     case TypeId::kVarchar:
     case TypeId::kBinary:
     case TypeId::kVarbinary:
+      if (t.is_jsonb()) out->push_back(1);  // jsonb's binary form: a version, then the text
       out->append(v.string_value());
       return Status::OK();
     case TypeId::kDate: {

@@ -2470,6 +2470,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   if (name == "time") return SqlType::Time();
   if (name == "timestamp") return SqlType::Timestamp();
   if (name == "timestamptz") return SqlType::TimestampTz();
+  if (name == "json" || name == "jsonb") return SqlType::Json(name == "jsonb");
   if (name == "interval") return SqlType::Interval();
   if (name == "variant") return SqlType::Variant();
   if (IsPostgresType(name)) {

@@ -49,8 +49,15 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
       ExprPtr& lit = args[static_cast<size_t>(i)];
       SqlType to = args[static_cast<size_t>(1 - i)]->type;
       // 'four: ' || 4 is text || anynonarray, as PostgreSQL resolves it.
-      if (name == "||" && to.id() != TypeId::kArray && !to.IsBinary() && !to.IsString()) {
+      if (name == "||" && to.id() != TypeId::kArray && !to.IsBinary() && !to.IsString() &&
+          !to.is_json()) {
         to = SqlType::Varchar();
+      }
+      // A document's key or path: text, as PostgreSQL picks jsonb -> text.
+      if (to.is_json() && i == 1) {
+        if (name == "->" || name == "->>" || name == "?" || name == "-") to = SqlType::Varchar();
+        if (name == "#>" || name == "#>>" || name == "?|" || name == "?&")
+          to = SqlType::Array(SqlType::Varchar());
       }
       Value v;
       Status st = CastValue(lit->value, lit->type, to, &v);
@@ -1137,6 +1144,67 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
                   {some, MakeNode(ExprKind::kArray, t.WithNullable(false), std::move(items))});
 }
 
+namespace {
+
+Json FuncCallOf(const std::string& name, Json args, const Json& node) {
+  return Json{{"FuncCall",
+               {{"funcname", Json::array({Json{{"String", {{"sval", name}}}}})},
+                {"args", std::move(args)},
+                {"funcformat", "COERCE_EXPLICIT_CALL"},
+                {"location", Location(node)}}}};
+}
+
+}  // namespace
+
+// The JSON functions that take values of any type, as calls of others:
+// jsonb_build_object(k, v, ...) takes its keys as text and its values as
+// to_jsonb(v); jsonb_agg(x) is to_jsonb(array_agg(x)) (a NULL is JSON's
+// null in it) and jsonb_object_agg(k, v) an object of the pairs that
+// array_agg(jsonb_build_array(k, v)) collects; the json_ forms alike.
+std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json& body,
+                                            const Json& node) {
+  if (body["funcname"].size() != 1 || body.contains("over") || body.contains("sluice_json"))
+    return std::nullopt;
+  const bool binary = name.rfind("jsonb_", 0) == 0;
+  const std::string prefix = binary ? "jsonb" : "json";
+  const std::string to = binary ? "to_jsonb" : "to_json";
+  if (name == "jsonb_build_object" || name == "json_build_object" || name == "jsonb_build_array" ||
+      name == "json_build_array") {
+    const bool object = name.find("object") != std::string::npos;
+    Json args = Json::array();
+    size_t i = 0;
+    for (const Json& a : body.value("args", Json::array())) {
+      if (object && i++ % 2 == 0) {
+        args.push_back(Json{{"TypeCast",
+                             {{"arg", a},
+                              {"typeName",
+                               {{"names", Json::array({Json{{"String", {{"sval", "text"}}}}})},
+                                {"typemod", -1},
+                                {"location", -1}}},
+                              {"location", -1}}}});
+      } else {
+        args.push_back(FuncCallOf("to_jsonb", Json::array({a}), node));
+      }
+    }
+    Json call = FuncCallOf(name, args, node);
+    call["FuncCall"]["sluice_json"] = true;
+    return call;
+  }
+  if (name == "jsonb_agg" || name == "json_agg" || name == "jsonb_object_agg" ||
+      name == "json_object_agg") {
+    Json agg = body;
+    agg["funcname"] = Json::array({Json{{"String", {{"sval", "array_agg"}}}}});
+    if (name.find("object") != std::string::npos) {
+      const Json& a = body.value("args", Json::array());
+      if (a.size() != 2) return std::nullopt;
+      agg["args"] = Json::array({FuncCallOf("jsonb_build_array", a, node)});
+      return FuncCallOf(prefix + "_object_of_pairs", Json::array({Json{{"FuncCall", agg}}}), node);
+    }
+    return FuncCallOf(to, Json::array({Json{{"FuncCall", agg}}}), node);
+  }
+  return std::nullopt;
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
   if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
@@ -1162,6 +1230,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       return BindUserFunction(*f, body, node, ctx);
     }
   }
+  if (std::optional<Json> j = RewriteJsonCall(name, body, node)) return BindExpr(*j, ctx);
   if ((name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") &&
       body.value("args", Json::array()).empty() && !body.value("agg_star", false)) {
     return BindNow(node);
@@ -1583,6 +1652,11 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       if (IsOidAlias(tname)) return BindOidCast(tname, x, n);
     }
     SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
+    // A document is read from text; other values become one by to_jsonb.
+    if (t.is_json() && !x->type.IsString() && !x->type.is_json() &&
+        !(x->kind == ExprKind::kLiteral && (x->untyped || x->value.is_null()))) {
+      return SqlError(sql_, n, "cannot cast type " + PgTypeName(x->type) + " to " + PgTypeName(t));
+    }
     // INTERVAL '1' DAY TO SECOND(2), interval(2) '...', x::INTERVAL HOUR:
     // the typmod's field restriction and precision.
     const Json& mods = body["typeName"].value("typmods", Json::array());

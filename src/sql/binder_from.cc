@@ -833,7 +833,10 @@ bool Binder::IsLateralSeries(const Json& item) {
 
 bool IsSeriesFunction(std::string_view name) {
   return name == "generate_series" || name == "unnest" || name == "regexp_matches" ||
-         name == "string_to_table" || name == "regexp_split_to_table";
+         name == "string_to_table" || name == "regexp_split_to_table" ||
+         name == "jsonb_array_elements" || name == "json_array_elements" ||
+         name == "jsonb_array_elements_text" || name == "json_array_elements_text" ||
+         name == "jsonb_object_keys" || name == "json_object_keys";
 }
 
 Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<ExprPtr> args,
@@ -901,10 +904,13 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
     type = big ? SqlType::BigInt(false) : SqlType::Integer(false);
   }
   n->exprs = std::move(args);
-  std::string qualifier = name, column = name;
+  // jsonb_array_elements' column is "value", as PostgreSQL names it.
+  std::string qualifier = name,
+              column = name.find("array_elements") != std::string::npos ? "value" : name;
   if (body.contains("alias")) {
     const Json& alias = body["alias"];
-    qualifier = column = alias.value("aliasname", name);
+    qualifier = alias.value("aliasname", name);
+    if (column == name) column = qualifier;  // "value" stays
     const Json& cn = alias.value("colnames", Json::array());
     if (cn.size() > 1) {
       return SqlError(sql_, item,
@@ -1262,7 +1268,9 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
     }
   }
   const bool ordinality = body.value("ordinality", false);
-  std::string qualifier = name, column = name;
+  // jsonb_array_elements' column is "value", as PostgreSQL names it.
+  std::string qualifier = name,
+              column = name.find("array_elements") != std::string::npos ? "value" : name;
   std::vector<std::string> names = {column};
   if (ordinality) names.push_back("ordinality");
   if (body.contains("alias")) {
@@ -1275,7 +1283,7 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
                           " columns available but " + std::to_string(cn.size()) +
                           " columns specified");
     }
-    names[0] = qualifier;  // a scalar function's column takes the alias
+    if (column == name) names[0] = qualifier;  // a scalar function's column takes the alias
     for (size_t i = 0; i < cn.size(); ++i) names[i] = Str(cn[i]);
   }
   auto n = std::make_shared<PlanNode>();

@@ -65,7 +65,8 @@ inline bool IsWithinGroupCall(const Json& func_call) {
 inline bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg" ||
          name == "string_agg" || name == "array_agg" || IsStatisticName(name) ||
-         IsBoolAggregateName(name);
+         IsBoolAggregateName(name) || name == "jsonb_agg" || name == "json_agg" ||
+         name == "jsonb_object_agg" || name == "json_object_agg";
 }
 // The aggregates a rolling (RANGE n PRECEDING) window can compute.
 inline bool IsRollingAggregateName(const std::string& name) {
@@ -440,6 +441,7 @@ class Binder {
   Result<ExprPtr> BindConst(const Json& body, const Json& node);
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
+  std::optional<Json> RewriteJsonCall(const std::string& name, const Json& body, const Json& node);
   // An aggregate call of the query: its column on the aggregate's output
   // (the same call twice is computed once).
   Result<ExprPtr> AddAggregate(AggCall call, Ctx& ctx, const Json& node);

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "sql/datetime.h"
+#include "sql/json_value.h"
 #include "types/big_decimal.h"
 #include "types/row_codec.h"
 
@@ -690,11 +691,88 @@ std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle
   return ValueText(v, type, /*pg_output=*/true, style);
 }
 
+namespace {
+
+// Casts to and from JSON and JSONB: text is read as a document; a document
+// is text, or (JSONB) a number or boolean as one of those types; any other
+// value becomes its document (to_jsonb: the casts the binder adds for
+// to_jsonb and jsonb_build_object; a user's cast from a non-text type is
+// refused before it gets here).
+Status CastJson(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
+  const char* to_name = to.is_jsonb() ? "jsonb" : "json";
+  if (to.is_json()) {
+    std::string doc;
+    if (from.is_json()) {
+      if (to.is_jsonb() && !from.is_jsonb()) {
+        SLUICE_RETURN_IF_ERROR(JsonFromText(v.string_value(), true, &doc));
+        *out = Value::String(std::move(doc));
+      } else {
+        *out = v;
+      }
+      return Status::OK();
+    }
+    if (from.IsString() && v.kind() == Value::Kind::kString) {
+      SLUICE_RETURN_IF_ERROR(JsonFromText(v.string_value(), to.is_jsonb(), &doc));
+    } else {
+      SLUICE_RETURN_IF_ERROR(ToJsonb(v, from, &doc));
+    }
+    *out = Value::String(std::move(doc));
+    return Status::OK();
+  }
+  // From a document.
+  const char* from_name = from.is_jsonb() ? "jsonb" : "json";
+  if (to.IsString()) return CastValue(v, SqlType::Varchar(), to, out);
+  JsonNode n;
+  SLUICE_RETURN_IF_ERROR(ParseJson(v.string_value(), &n));
+  auto kind_name = [&]() -> std::string {
+    switch (n.kind) {
+      case JsonNode::Kind::kNull:
+        return "null";
+      case JsonNode::Kind::kBool:
+        return "boolean";
+      case JsonNode::Kind::kNumber:
+        return "numeric";
+      case JsonNode::Kind::kString:
+        return "string";
+      case JsonNode::Kind::kArray:
+        return "array";
+      case JsonNode::Kind::kObject:
+        return "object";
+    }
+    return "value";
+  };
+  if (!from.is_jsonb() ||
+      (!to.IsInteger() && to.id() != TypeId::kDecimal && to.id() != TypeId::kReal &&
+       to.id() != TypeId::kDouble && to.id() != TypeId::kBoolean)) {
+    return Status::InvalidArgument(std::string("cannot cast type ") + from_name + " to " +
+                                   PostgresDataType(to));
+  }
+  (void)to_name;
+  if (n.kind == JsonNode::Kind::kNull) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  const bool want_bool = to.id() == TypeId::kBoolean;
+  if ((want_bool && n.kind != JsonNode::Kind::kBool) ||
+      (!want_bool && n.kind != JsonNode::Kind::kNumber)) {
+    return Status::InvalidArgument(std::string("cannot cast jsonb ") + kind_name() + " to type " +
+                                   PostgresDataType(to));
+  }
+  if (want_bool) {
+    *out = Value::Bool(n.boolean);
+    return Status::OK();
+  }
+  return CastValue(Value::String(n.text), SqlType::Varchar(), to, out);
+}
+
+}  // namespace
+
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
   if (v.is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
+  if (to.is_json() || from.is_json()) return CastJson(v, from, to, out);
   const TypeId t = to.id();
   using K = Value::Kind;
   if (t == TypeId::kArray) {

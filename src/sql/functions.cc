@@ -477,6 +477,11 @@ std::string PgTypeName(const SqlType& t) {
 }
 
 Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
+  if (a.is_json() || b.is_json()) {
+    if (a.is_json() && b.is_json() && a.is_jsonb() == b.is_jsonb()) return a.WithNullable(true);
+    return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
+                                   " cannot be matched");
+  }
   if (IsNumeric(a) && IsNumeric(b)) {
     const SqlType& w = Rank(a) >= Rank(b) ? a : b;
     if (w.id() == TypeId::kReal && (Rank(a) == 5 || Rank(b) == 5 || Rank(a) == 4 || Rank(b) == 4)) {
@@ -535,7 +540,7 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
 
 Result<ResolvedFn> ResolveSetFunction(std::string_view name, const std::vector<SqlType>& args) {
   ResolvedFn r;
-  if (ResolveStringSet(name, args, &r)) return r;
+  if (ResolveStringSet(name, args, &r) || ResolveJsonSet(name, args, &r)) return r;
   return NoOperator(name, args);
 }
 
@@ -627,7 +632,7 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
       ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r) ||
       ResolveArray(name, args, &r) || ResolveString(name, args, &r) ||
       ResolveMath(name, args, &r) || ResolveFormat(name, args, &r) ||
-      ResolveCatalog(name, args, &r)) {
+      ResolveCatalog(name, args, &r) || ResolveJson(name, args, &r)) {
     return r;
   }
   if ((name == "greatest" || name == "least") && !args.empty()) {
@@ -692,7 +697,8 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
     if (name != c.name) continue;
     if (args.size() != 2) return NoOperator(name, args);
     auto t = CommonType(args[0], args[1]);
-    if (!t.ok()) return NoOperator(name, args);
+    // json has no comparisons (jsonb's are of its canonical text).
+    if (!t.ok() || (t->is_json() && !t->is_jsonb())) return NoOperator(name, args);
     r.fn = c.fn;
     r.name = c.name;
     r.result = Bool();

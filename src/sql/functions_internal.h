@@ -74,6 +74,12 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
 bool ResolveNumeric(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // bytea's functions, and unistr() (functions_bytea.cc).
 bool ResolveBytea(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// JSON and JSONB: ->, ->>, #>, #>>, @>, <@, ?, ?|, ?&, ||, and the json*
+// and jsonb* functions (functions_json.cc).
+bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// The set-returning ones (jsonb_array_elements, ..._text, jsonb_object_keys):
+// the array of their rows.
+bool ResolveJsonSet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // to_char, to_number, to_date, to_timestamp (functions_format.cc).
 bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // The functions of pg_catalog that catalog queries call (functions_catalog.cc).

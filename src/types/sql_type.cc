@@ -106,7 +106,7 @@ std::string SqlType::ToString() const {
       s = with_length("CHAR");
       break;
     case TypeId::kVarchar:
-      s = with_length("VARCHAR");
+      s = json_ == 2 ? "JSONB" : json_ == 1 ? "JSON" : with_length("VARCHAR");
       break;
     case TypeId::kBinary:
       s = with_length("BINARY");
@@ -168,6 +168,7 @@ std::string PostgresDataType(const SqlType& t) {
     case TypeId::kChar:
       return "character";
     case TypeId::kVarchar:
+      if (t.is_json()) return t.is_jsonb() ? "jsonb" : "json";
       return t.precision() >= 0 ? "character varying" : "text";
     case TypeId::kBinary:
     case TypeId::kVarbinary:
@@ -229,6 +230,7 @@ constexpr PgBase kPgBases[] = {
     {1186, 1187, "interval", "_interval", "interval", 16},
     {1700, 1231, "numeric", "_numeric", "numeric", -1},
     {2249, 2287, "record", "_record", "record", -1},
+    {3802, 3807, "jsonb", "_jsonb", "jsonb", -1},
 };
 
 const PgBase& BaseOf(const SqlType& t) {
@@ -257,6 +259,7 @@ const PgBase& BaseOf(const SqlType& t) {
     case TypeId::kChar:
       return find(1042);
     case TypeId::kVarchar:
+      if (t.is_json()) return find(t.is_jsonb() ? 3802 : 114);
       return find(t.length() >= 0 ? 1043 : 25);
     case TypeId::kBinary:
     case TypeId::kVarbinary:

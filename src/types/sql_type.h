@@ -70,6 +70,14 @@ class SqlType {
     return t;
   }
   static SqlType Interval(bool nullable = true) { return Scalar(TypeId::kInterval, nullable); }
+  // PostgreSQL's json (`binary` false: the text as given) and jsonb (its
+  // canonical text): a VARCHAR that holds a JSON document (sql/json_value.h).
+  // Not a string to functions and operators, which take JSON's own.
+  static SqlType Json(bool binary, bool nullable = true) {
+    SqlType t = Scalar(TypeId::kVarchar, nullable);
+    t.json_ = binary ? 2 : 1;
+    return t;
+  }
   // A bool where a length belongs would silently become a length.
   static SqlType Char(bool) = delete;
   static SqlType Varchar(bool) = delete;
@@ -89,6 +97,9 @@ class SqlType {
   int scale() const { return scale_; }
   // TIMESTAMP WITH TIME ZONE.
   bool with_time_zone() const { return with_time_zone_; }
+  // JSON or JSONB; JSONB.
+  bool is_json() const { return json_ != 0; }
+  bool is_jsonb() const { return json_ == 2; }
   const std::vector<SqlType>& children() const { return children_; }
   const std::vector<std::string>& field_names() const { return field_names_; }
 
@@ -101,7 +112,7 @@ class SqlType {
   bool dynamic_scale() const { return id_ == TypeId::kDecimal && scale_ == kDynamicScale; }
   static constexpr int kDynamicScale = -1;
   bool IsInteger() const { return id_ >= TypeId::kTinyInt && id_ <= TypeId::kBigInt; }
-  bool IsString() const { return id_ == TypeId::kChar || id_ == TypeId::kVarchar; }
+  bool IsString() const { return (id_ == TypeId::kChar || id_ == TypeId::kVarchar) && json_ == 0; }
   bool IsBinary() const { return id_ == TypeId::kBinary || id_ == TypeId::kVarbinary; }
 
   // SQL spelling, e.g. "DECIMAL(10,2) NOT NULL", "ROW(a INTEGER, b VARCHAR) ARRAY".
@@ -122,6 +133,7 @@ class SqlType {
   int precision_ = -1;
   int scale_ = 0;
   bool with_time_zone_ = false;
+  uint8_t json_ = 0;  // 1: JSON, 2: JSONB
   std::vector<SqlType> children_;
   std::vector<std::string> field_names_;
 };
