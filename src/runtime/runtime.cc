@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "base/allocator.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/output.h"
@@ -27,6 +28,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Start(RuntimeOptions options, const Bu
                                    std::to_string(options.hosts) +
                                    " (many hosts need an exchange transport)");
   }
+  TuneAllocatorForBatches();
   std::unique_ptr<Runtime> rt(new Runtime(std::move(options)));
   const int n = rt->options_.workers;
   const int total = n * rt->options_.hosts;

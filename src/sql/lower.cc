@@ -657,28 +657,40 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n, JoinRangeRetain range) {
   // their own side that no row of the other side has, so outer joins still
   // pad them.
   const bool null_safe = n.null_safe;
+  // A side's columns that no reader of the join needs are NULL in its
+  // integral and in the join's output (where NULL fits the type), so wide
+  // rows do not travel through the join for the sake of a few columns.
+  const std::vector<bool> needed = needed_.Of(n);
   auto index = [&](Stream* s, const Schema& in, const Schema& as, const std::vector<ExprPtr>& keys,
-                   char null_marker) {
-    return EvalMap(s, [in, as, keys, key_types, null_marker, null_safe](
-                          std::string_view k, std::string_view, std::string* ok, std::string* ov) {
-      Row row;
-      SLUICE_RETURN_IF_ERROR(DecodeInto(in, k, &row));
-      for (size_t i = 0; i < keys.size(); ++i) {
-        Value v;
-        SLUICE_RETURN_IF_ERROR(OnRow(Eval(*keys[i], row, &v), in, k));
-        if (v.is_null() && !null_safe) {
-          ok->assign(1, null_marker);
-          break;
-        }
-        // NUMERIC values equal but for their scale (1.5, 1.50) match.
-        if (key_types[i].dynamic_scale() && !v.is_null()) v = DecimalWithoutTrailingZeros(v);
-        SLUICE_RETURN_IF_ERROR(EncodeValue(key_types[i], v, ok));
-      }
-      return EncodeRow(as, row, ov);
-    });
+                   size_t from, char null_marker) {
+    std::vector<bool> drop(as.size());
+    for (size_t i = 0; i < as.size(); ++i) drop[i] = !needed[from + i] && as[i].nullable();
+    std::vector<bool> read = UsedColumns(keys, in.size());
+    for (size_t i = 0; i < read.size(); ++i) read[i] = read[i] || !drop[i];
+    // `row` is this worker's scratch row (each worker lowers its own plan).
+    return EvalMap(
+        s, [in, as, keys, key_types, null_marker, null_safe, drop, read, row = Row()](
+               std::string_view k, std::string_view, std::string* ok, std::string* ov) mutable {
+          SLUICE_RETURN_IF_ERROR(DecodeUsed(in, read, k, &row));
+          for (size_t i = 0; i < keys.size(); ++i) {
+            Value v;
+            SLUICE_RETURN_IF_ERROR(OnRow(Eval(*keys[i], row, &v), in, k));
+            if (v.is_null() && !null_safe) {
+              ok->assign(1, null_marker);
+              break;
+            }
+            // NUMERIC values equal but for their scale (1.5, 1.50) match.
+            if (key_types[i].dynamic_scale() && !v.is_null()) v = DecimalWithoutTrailingZeros(v);
+            SLUICE_RETURN_IF_ERROR(EncodeValue(key_types[i], v, ok));
+          }
+          for (size_t i = 0; i < drop.size(); ++i) {
+            if (drop[i]) row[i] = Value();
+          }
+          return EncodeRow(as, row, ov);
+        });
   };
-  Stream* li = index(l, n.inputs[0]->schema(), lout, n.left_keys, '\xfe');
-  Stream* ri = index(r, n.inputs[1]->schema(), rout, n.right_keys, '\xfd');
+  Stream* li = index(l, n.inputs[0]->schema(), lout, n.left_keys, 0, '\xfe');
+  Stream* ri = index(r, n.inputs[1]->schema(), rout, n.right_keys, lw, '\xfd');
   JoinSpec spec;
   spec.type = n.join_type;
   spec.matched = [](std::string_view, std::string_view va, std::string_view vb, std::string* ok,

@@ -17,6 +17,7 @@
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/top_k.h"
 #include "dataflow/waterline.h"
+#include "sql/needed_columns.h"
 #include "sql/plan.h"
 
 namespace sluice::sql {
@@ -75,6 +76,10 @@ class Lowering {
   void SetInsertOnlyTables(std::set<std::string> tables) {
     insert_only_tables_ = std::move(tables);
   }
+  // Every plan that Lower() will be asked for, so that joins carry only the
+  // columns their readers need (NeededColumns); without it, joins carry
+  // whole rows. REQUIRES: called before Lower().
+  void SetPlans(const std::vector<PlanPtr>& plans) { needed_ = NeededColumns(plans); }
   // Whether `n`'s stream is insert-only: every weight it will ever carry is
   // positive, so that MIN, MAX and top-k over it may keep only their current
   // best rows. True for a scan of an insert-only table, VALUES, and filters,
@@ -147,6 +152,7 @@ class Lowering {
   std::map<const PlanNode*, std::vector<ColumnBound>> bounds_;
   std::set<std::string> insert_only_tables_;
   std::map<const PlanNode*, bool> insert_only_;
+  NeededColumns needed_;
 };
 
 }  // namespace sluice::sql

@@ -530,6 +530,11 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     if (program.catalog.FindTable(t)->append_only) append_only.insert(t);
   }
   lower.SetInsertOnlyTables(std::move(append_only));
+  std::vector<PlanPtr> plans;
+  for (const std::string& name : program.views) {
+    plans.push_back(program.catalog.FindView(name)->query.plan);
+  }
+  lower.SetPlans(plans);
   for (const std::string& name : program.views) {
     if (only_views != nullptr && only_views->count(name) == 0) continue;
     // On one host, a view whose evaluation fails fails alone (the

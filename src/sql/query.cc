@@ -28,6 +28,7 @@ Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* er
         },
         errors);
     lower.SetInsertOnlyTables(insert_only_tables);
+    lower.SetPlans({q.plan});
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
     AddOutput(c, s, "query");
     return Status::OK();
