@@ -724,23 +724,6 @@ Status CastJson(const Value& v, const SqlType& from, const SqlType& to, Value* o
   if (to.IsString()) return CastValue(v, SqlType::Varchar(), to, out);
   JsonNode n;
   SLUICE_RETURN_IF_ERROR(ParseJson(v.string_value(), &n));
-  auto kind_name = [&]() -> std::string {
-    switch (n.kind) {
-      case JsonNode::Kind::kNull:
-        return "null";
-      case JsonNode::Kind::kBool:
-        return "boolean";
-      case JsonNode::Kind::kNumber:
-        return "numeric";
-      case JsonNode::Kind::kString:
-        return "string";
-      case JsonNode::Kind::kArray:
-        return "array";
-      case JsonNode::Kind::kObject:
-        return "object";
-    }
-    return "value";
-  };
   if (!from.is_jsonb() ||
       (!to.IsInteger() && to.id() != TypeId::kDecimal && to.id() != TypeId::kReal &&
        to.id() != TypeId::kDouble && to.id() != TypeId::kBoolean)) {
@@ -755,8 +738,8 @@ Status CastJson(const Value& v, const SqlType& from, const SqlType& to, Value* o
   const bool want_bool = to.id() == TypeId::kBoolean;
   if ((want_bool && n.kind != JsonNode::Kind::kBool) ||
       (!want_bool && n.kind != JsonNode::Kind::kNumber)) {
-    return Status::InvalidArgument(std::string("cannot cast jsonb ") + kind_name() + " to type " +
-                                   PostgresDataType(to));
+    return Status::InvalidArgument(std::string("cannot cast jsonb ") + JsonKindName(n, true) +
+                                   " to type " + PostgresDataType(to));
   }
   if (want_bool) {
     *out = Value::Bool(n.boolean);

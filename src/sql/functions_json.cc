@@ -272,27 +272,10 @@ Status DeleteIndexFn(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-const char* KindName(const JsonNode& n) {
-  switch (n.kind) {
-    case JsonNode::Kind::kNull:
-      return "null";
-    case JsonNode::Kind::kBool:
-      return "boolean";
-    case JsonNode::Kind::kNumber:
-      return "number";
-    case JsonNode::Kind::kString:
-      return "string";
-    case JsonNode::Kind::kArray:
-      return "array";
-    case JsonNode::Kind::kObject:
-      return "object";
-  }
-  return "null";
-}
 Status TypeofFn(const SqlType&, const Value* a, size_t, Value* out) {
   JsonNode n;
   SLUICE_RETURN_IF_ERROR(Parse(a[0], &n));
-  *out = Value::String(KindName(n));
+  *out = Value::String(JsonKindName(n));
   return Status::OK();
 }
 Status ArrayLengthFn(const SqlType&, const Value* a, size_t, Value* out) {
@@ -380,21 +363,10 @@ Status ObjectOfPairsFn(const SqlType& type, const Value* a, size_t, Value* out) 
   return Status::OK();
 }
 
-// The rows of the set-returning functions, as arrays.
+// The rows of the set-returning functions, as arrays: the elements as
+// documents, or (kText) as ->> gives them.
+template <bool kText>
 Status ElementsFn(const SqlType&, const Value* a, size_t, Value* out) {
-  JsonNode n;
-  SLUICE_RETURN_IF_ERROR(Parse(a[0], &n));
-  if (n.kind != JsonNode::Kind::kArray) {
-    return Status::InvalidArgument(n.kind == JsonNode::Kind::kObject
-                                       ? "cannot extract elements from an object"
-                                       : "cannot extract elements from a scalar");
-  }
-  std::vector<Value> rows;
-  for (const JsonNode& x : n.items) rows.push_back(Value::String(Slice(a[0], x)));
-  *out = Value::List(std::move(rows));
-  return Status::OK();
-}
-Status ElementsTextFn(const SqlType&, const Value* a, size_t, Value* out) {
   JsonNode n;
   SLUICE_RETURN_IF_ERROR(Parse(a[0], &n));
   if (n.kind != JsonNode::Kind::kArray) {
@@ -405,7 +377,7 @@ Status ElementsTextFn(const SqlType&, const Value* a, size_t, Value* out) {
   std::vector<Value> rows;
   for (const JsonNode& x : n.items) {
     Value v;
-    AsText(a[0], &x, &v);
+    kText ? AsText(a[0], &x, &v) : AsJson(a[0], &x, &v);
     rows.push_back(std::move(v));
   }
   *out = Value::List(std::move(rows));
@@ -528,10 +500,10 @@ bool ResolveJsonSet(std::string_view name, const std::vector<SqlType>& args, Res
     return false;
   const SqlType own = SqlType::Json(binary);
   if (fn == "array_elements")
-    return Resolve(r, ElementsFn, binary ? "jsonb_array_elements" : "json_array_elements",
+    return Resolve(r, ElementsFn<false>, binary ? "jsonb_array_elements" : "json_array_elements",
                    SqlType::Array(own), {own});
   if (fn == "array_elements_text") {
-    return Resolve(r, ElementsTextFn,
+    return Resolve(r, ElementsFn<true>,
                    binary ? "jsonb_array_elements_text" : "json_array_elements_text",
                    SqlType::Array(Text()), {own});
   }

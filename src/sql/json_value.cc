@@ -302,6 +302,24 @@ void WriteJsonb(const JsonNode& n, std::string* out) {
 
 Status ParseJson(std::string_view text, JsonNode* out) { return Reader(text).Document(out); }
 
+const char* JsonKindName(const JsonNode& n, bool cast_words) {
+  switch (n.kind) {
+    case JsonNode::Kind::kNull:
+      return "null";
+    case JsonNode::Kind::kBool:
+      return "boolean";
+    case JsonNode::Kind::kNumber:
+      return cast_words ? "numeric" : "number";
+    case JsonNode::Kind::kString:
+      return "string";
+    case JsonNode::Kind::kArray:
+      return "array";
+    case JsonNode::Kind::kObject:
+      return "object";
+  }
+  return "null";
+}
+
 std::string JsonQuote(std::string_view s) {
   std::string out = "\"";
   for (char ch : s) {

@@ -27,6 +27,10 @@ struct JsonNode {
   size_t begin = 0, end = 0;                              // its span in the text
 };
 
+// The kind of a node as jsonb_typeof names it ("object", "number", ...);
+// with `cast_words`, as PostgreSQL's cast errors do ("numeric").
+const char* JsonKindName(const JsonNode& n, bool cast_words = false);
+
 // Parses `text`, or says where it is not JSON, in PostgreSQL's words.
 Status ParseJson(std::string_view text, JsonNode* out);
 // The canonical (JSONB) text of a node; a JSONB node's members are in
