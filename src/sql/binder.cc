@@ -2009,7 +2009,7 @@ Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPt
     if (!n) return SqlError(sql_, e, "the RANGE offset must be a number");
     const int32_t m =
         kt.id() == TypeId::kDate || kt.id() == TypeId::kTimestamp ? v.interval_value().months : 0;
-    if (std::isnan(*n) || *n < 0 || m < 0 || (m > 0 && *n < 0))
+    if (std::isnan(*n) || *n < 0 || m < 0)
       return SqlError(sql_, e, "invalid preceding or following size in window function");
     *out = *n;
     *months = m;

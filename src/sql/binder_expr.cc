@@ -1146,6 +1146,17 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
 
 namespace {
 
+// `arg::type` as the parser writes it, at `node`'s place.
+Json TypeCastOf(Json arg, const std::string& type, const Json& node) {
+  return Json{{"TypeCast",
+               {{"arg", std::move(arg)},
+                {"typeName",
+                 {{"names", Json::array({Json{{"String", {{"sval", type}}}}})},
+                  {"typemod", -1},
+                  {"location", Location(node)}}},
+                {"location", Location(node)}}}};
+}
+
 Json FuncCallOf(const std::string& name, Json args, const Json& node) {
   return Json{{"FuncCall",
                {{"funcname", Json::array({Json{{"String", {{"sval", name}}}}})},
@@ -1175,13 +1186,7 @@ std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json&
     size_t i = 0;
     for (const Json& a : body.value("args", Json::array())) {
       if (object && i++ % 2 == 0) {
-        args.push_back(Json{{"TypeCast",
-                             {{"arg", a},
-                              {"typeName",
-                               {{"names", Json::array({Json{{"String", {{"sval", "text"}}}}})},
-                                {"typemod", -1},
-                                {"location", -1}}},
-                              {"location", -1}}}});
+        args.push_back(TypeCastOf(a, "text", node));
       } else {
         args.push_back(FuncCallOf("to_jsonb", Json::array({a}), node));
       }
@@ -1244,14 +1249,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       !body.value("agg_star", false) && body["funcname"].size() == 1) {
     for (const char* t : kCastFunctions) {
       if (name != t) continue;
-      Json cast = {{"TypeCast",
-                    {{"arg", body["args"][0]},
-                     {"typeName",
-                      {{"names", Json::array({Json{{"String", {{"sval", t}}}}})},
-                       {"typemod", -1},
-                       {"location", Location(node)}}},
-                     {"location", Location(node)}}}};
-      return BindExpr(cast, ctx);
+      return BindExpr(TypeCastOf(body["args"][0], t, node), ctx);
     }
   }
   std::vector<ExprPtr> args;

@@ -831,6 +831,12 @@ bool Binder::IsLateralSeries(const Json& item) {
   return IsSeriesFunction(name) && ReadsColumns(call["FuncCall"].value("args", Json::array()));
 }
 
+// The column of a set-returning function's rows: its name, or, as
+// PostgreSQL names the OUT parameter of jsonb_array_elements, "value".
+std::string SeriesColumnName(const std::string& name) {
+  return name.find("array_elements") != std::string::npos ? "value" : name;
+}
+
 bool IsSeriesFunction(std::string_view name) {
   return name == "generate_series" || name == "unnest" || name == "regexp_matches" ||
          name == "string_to_table" || name == "regexp_split_to_table" ||
@@ -904,9 +910,7 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
     type = big ? SqlType::BigInt(false) : SqlType::Integer(false);
   }
   n->exprs = std::move(args);
-  // jsonb_array_elements' column is "value", as PostgreSQL names it.
-  std::string qualifier = name,
-              column = name.find("array_elements") != std::string::npos ? "value" : name;
+  std::string qualifier = name, column = SeriesColumnName(name);
   if (body.contains("alias")) {
     const Json& alias = body["alias"];
     qualifier = alias.value("aliasname", name);
@@ -1268,9 +1272,7 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
     }
   }
   const bool ordinality = body.value("ordinality", false);
-  // jsonb_array_elements' column is "value", as PostgreSQL names it.
-  std::string qualifier = name,
-              column = name.find("array_elements") != std::string::npos ? "value" : name;
+  std::string qualifier = name, column = SeriesColumnName(name);
   std::vector<std::string> names = {column};
   if (ordinality) names.push_back("ordinality");
   if (body.contains("alias")) {

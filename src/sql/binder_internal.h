@@ -40,8 +40,9 @@ inline const Json& Field(const Json& body, const char* name) {
 
 // The set-returning functions a query may call in FROM or in its select
 // list: generate_series, unnest, regexp_matches, string_to_table,
-// regexp_split_to_table.
+// regexp_split_to_table, and the JSON ones (jsonb_array_elements, ...).
 bool IsSeriesFunction(std::string_view name);
+std::string SeriesColumnName(const std::string& name);
 
 // PostgreSQL's statistical aggregates (VAR_POP, REGR_SLOPE, ...): their kind,
 // or false if `name` is not one.
