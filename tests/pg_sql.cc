@@ -477,6 +477,11 @@ class Runner {
       }
       return;
     }
+    if (!kind.empty() && sql::ChangesData((*tree)["stmts"][0]["stmt"]) &&
+        sql::ReturnsData((*tree)["stmts"][0]["stmt"])) {
+      Modify(st, (*tree)["stmts"][0]["stmt"]);
+      return;
+    }
     if (kind == "SelectStmt" && !(*tree)["stmts"][0]["stmt"]["SelectStmt"].contains("intoClause")) {
       Query(st, (*tree)["stmts"][0]["stmt"]);
       return;
@@ -591,6 +596,125 @@ class Runner {
     return true;
   }
 
+  // Rows as a message shows them: the first few.
+  static std::string Show(const std::vector<std::vector<std::string>>& rows) {
+    std::string out;
+    for (size_t i = 0; i < rows.size() && i < 6; ++i) {
+      out += i ? " | " : "";
+      for (size_t j = 0; j < rows[i].size(); ++j) {
+        out += (j ? "," : "") + (rows[i][j] == "\x01NULL" ? std::string("NULL") : rows[i][j]);
+      }
+    }
+    return out + (rows.size() > 6 ? " | ..." : "");
+  }
+
+  static std::vector<sql::Column> VisibleColumns(const sql::BoundQuery& q) {
+    return {q.plan->columns.begin(), q.plan->columns.begin() + static_cast<ptrdiff_t>(q.visible)};
+  }
+
+  // Sluice's rows as PostgreSQL prints them, sorted.
+  std::vector<std::vector<std::string>> Cells(const std::vector<sql::Column>& columns,
+                                              const std::vector<sql::Row>& rows) const {
+    std::vector<std::vector<std::string>> out;
+    for (const sql::Row& row : rows) {
+      std::vector<std::string> cells;
+      for (size_t i = 0; i < columns.size(); ++i) {
+        cells.push_back(row[i].is_null() ? "\x01NULL"
+                                         : sql::ValueToPgText(row[i], columns[i].type, style_));
+      }
+      out.push_back(std::move(cells));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  static std::vector<std::vector<std::string>> Cells(
+      const std::vector<std::vector<std::optional<std::string>>>& rows) {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& row : rows) {
+      std::vector<std::string> cells;
+      for (const auto& v : row) cells.push_back(v ? *v : "\x01NULL");
+      out.push_back(std::move(cells));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // A statement that changes tables and answers with rows (RETURNING, or
+  // a SELECT whose WITH changes tables): Sluice's rows must be
+  // PostgreSQL's, and so must the tables it changed, after. Sluice runs it
+  // first: in --mirror mode, its tables are PostgreSQL's as they were.
+  void Modify(const Statement& st, const Json& stmt) {
+    auto got = session_.Modify(st.sql);
+    std::vector<std::vector<std::optional<std::string>>> want;
+    std::string pg_error;
+    const bool pg_ok = PgRows(ForPostgres(st.sql), &want, &pg_error);
+    if (o_.mirror) {
+      if (!pg_ok) {
+        ++skipped;
+      } else {
+        CheckModify(st, stmt, got, want);
+      }
+      // Whatever Sluice did, its tables become PostgreSQL's again.
+      MirrorTargets(stmt);
+      return;
+    }
+    if (!st.expect_error.empty()) {
+      if (got.ok()) {
+        Fail(st, "Sluice answered; expected the error \"" + st.expect_error + "\"");
+      } else if (got.status().message().find(st.expect_error) == std::string::npos) {
+        Fail(st, "expected the error \"" + st.expect_error + "\", got: " + got.status().message());
+      } else {
+        ++passed;
+      }
+      return;
+    }
+    if (!pg_ok) {
+      if (got.ok()) {
+        Fail(st, "Sluice answered what PostgreSQL refused: " + FirstLine(pg_error));
+      } else {
+        ++passed;
+      }
+      return;
+    }
+    CheckModify(st, stmt, got, want);
+  }
+
+  void CheckModify(const Statement& st, const Json& stmt, const Result<sql::DmlOutcome>& got,
+                   const std::vector<std::vector<std::optional<std::string>>>& want) {
+    if (!got.ok()) {
+      Fail(st, got.status().message(),
+           got.status().message().find("not supported yet") != std::string::npos);
+      return;
+    }
+    const auto rows = Cells(got->returned.columns, got->returned.rows);
+    const auto expected = Cells(want);
+    if (rows != expected) {
+      Fail(st, "wrong answer: " + std::to_string(rows.size()) + " rows " + Show(rows) +
+                   "; PostgreSQL: " + std::to_string(expected.size()) + " rows " + Show(expected));
+      return;
+    }
+    std::set<std::string> seen;
+    for (const std::string& t : Targets(stmt)) {
+      if (!seen.insert(t).second || !session_.HasTable(t)) continue;
+      std::vector<std::vector<std::optional<std::string>>> pg_rows;
+      std::string error;
+      auto q = session_.Bind("SELECT * FROM \"" + t + "\"");
+      if (!q.ok() || !PgRows("SELECT * FROM \"" + t + "\"", &pg_rows, &error)) continue;
+      auto mine = session_.Evaluate(*q, false);
+      if (!mine.ok()) continue;
+      const auto have = Cells(VisibleColumns(*q), *mine);
+      const auto should = Cells(pg_rows);
+      if (have != should) {
+        Fail(st, "table " + t + " after the statement: " + std::to_string(have.size()) + " rows " +
+                     Show(have) + "; PostgreSQL: " + std::to_string(should.size()) + " rows " +
+                     Show(should));
+        return;
+      }
+    }
+    ++passed;
+  }
+
   // `stmt`: the statement's parse tree (one SELECT).
   void Query(const Statement& st, const Json& stmt) {
     std::vector<std::vector<std::optional<std::string>>> want;
@@ -629,16 +753,7 @@ class Runner {
         error = rows.status().message();
         break;
       }
-      for (const sql::Row& row : *rows) {
-        std::vector<std::string> cells;
-        for (size_t i = 0; i < q->visible; ++i) {
-          cells.push_back(row[i].is_null()
-                              ? "\x01NULL"
-                              : sql::ValueToPgText(row[i], q->plan->columns[i].type, style_));
-        }
-        got[incremental].push_back(std::move(cells));
-      }
-      std::sort(got[incremental].begin(), got[incremental].end());
+      got[incremental] = Cells(VisibleColumns(*q), *rows);
     }
     if (!st.expect_error.empty()) {
       if (sluice_ok) {
@@ -672,23 +787,8 @@ class Runner {
       Fail(st, error, unsup);
       return;
     }
-    std::vector<std::vector<std::string>> expected;
-    for (const auto& row : want) {
-      std::vector<std::string> cells;
-      for (const auto& v : row) cells.push_back(v ? *v : "\x01NULL");
-      expected.push_back(std::move(cells));
-    }
-    std::sort(expected.begin(), expected.end());
-    auto show = [](const std::vector<std::vector<std::string>>& rows) {
-      std::string out;
-      for (size_t i = 0; i < rows.size() && i < 6; ++i) {
-        out += i ? " | " : "";
-        for (size_t j = 0; j < rows[i].size(); ++j) {
-          out += (j ? "," : "") + (rows[i][j] == "\x01NULL" ? std::string("NULL") : rows[i][j]);
-        }
-      }
-      return out + (rows.size() > 6 ? " | ..." : "");
-    };
+    const std::vector<std::vector<std::string>> expected = Cells(want);
+    auto show = Show;
     if (o_.mirror && (got[0] != expected || got[1] != expected) && Targets(stmt).empty()) {
       // Where SQL leaves the answer to the implementation (the order of
       // peers in a ROWS frame, LIMIT without a total order), PostgreSQL's

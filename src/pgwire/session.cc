@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "base/suggest.h"
@@ -20,6 +21,7 @@
 #include "pgwire/protocol.h"
 #include "pgwire/statement.h"
 #include "pipeline/adhoc.h"
+#include "sql/dml.h"
 #include "sql/expr.h"
 #include "sql/parser.h"
 #include "types/row_codec.h"
@@ -73,6 +75,7 @@ struct Portal {
   // A SELECT's result, computed at Describe or the first Execute; Execute
   // with a row limit hands it out in pieces.
   std::optional<pipeline::QueryResult> result;
+  std::string tag;  // a statement that changes tables: its command tag
   size_t next_row = 0;
   bool done = false;
 };
@@ -260,9 +263,25 @@ struct Session::Impl {
   std::optional<PgError> RunShow(const Statement& st, bool describe);
   std::optional<PgError> RunSet(const Statement& st);
   std::optional<PgError> RunTransaction(const Statement& st);
-  std::optional<PgError> RunInsert(const std::string& text, size_t offset, std::string_view query);
-  std::optional<PgError> RunDelete(const std::string& text, size_t offset, std::string_view query);
-  std::optional<PgError> RunUpdate(const std::string& text, size_t offset, std::string_view query);
+  std::optional<PgError> RunModify(const Statement& st, const std::string& text, Portal* portal,
+                                   const std::vector<int16_t>& formats, int64_t max_rows,
+                                   bool describe, size_t offset, std::string_view query);
+  // A DELETE from a table that is not materialized, by the keys its WHERE
+  // names; nullopt if the statement is not one.
+  std::optional<std::optional<PgError>> DeleteByKey(const std::string& text, size_t offset,
+                                                    std::string_view query);
+  // The SQL layer's view of the pipeline's tables for INSERT, UPDATE and
+  // DELETE; `describe`: queries give their columns only.
+  sql::DmlEnv ModifyEnv(bool describe) const;
+  // Sends rows of `result` from `*next` on (up to `max_rows`, 0 for all),
+  // then `tag` once all are sent.
+  std::optional<PgError> SendRows(const pipeline::QueryResult& result, size_t* next,
+                                  const std::vector<int16_t>& formats, int64_t max_rows,
+                                  bool describe, Portal* portal, const std::string& tag);
+  // Changes to tables, as one: a transaction's (kept for its COMMIT), or
+  // applied now, the views seeing all of them at once.
+  std::optional<PgError> ApplyAll(
+      std::vector<std::pair<std::string, format::ChangeBuffer>> changes);
   std::optional<PgError> RunCopyFrom(const Statement& st);
   std::optional<PgError> RunCopyTo(const Statement& st);
   std::optional<PgError> RunSubscribe(const Statement& st, const std::vector<int16_t>& formats,
@@ -504,6 +523,12 @@ Result<std::vector<sql::Column>> Session::Impl::DescribeColumns(
                             pipeline::BindAdhoc(Relations(), text, api->ProgramText()));
     columns.assign(q.query.plan->columns.begin(),
                    q.query.plan->columns.begin() + static_cast<ptrdiff_t>(q.query.visible));
+  } else if (st.kind == StatementKind::kModify && st.returns_rows) {
+    // Planned over no rows: the columns, and no change.
+    const std::vector<std::optional<std::string>> nulls(oids.size());
+    SLUICE_ASSIGN_OR_RETURN(std::string text, SubstituteParams(st, nulls, oids));
+    SLUICE_ASSIGN_OR_RETURN(sql::DmlOutcome plan, sql::RunDml(text, ModifyEnv(/*describe=*/true)));
+    columns = std::move(plan.returned.columns);
   } else if (st.kind == StatementKind::kShow) {
     if (st.name == "all") columns.push_back({"name", SqlType::Varchar()});
     columns.push_back({st.name == "all" ? "setting" : st.name, SqlType::Varchar()});
@@ -672,12 +697,8 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
     case StatementKind::kCommit:
     case StatementKind::kRollback:
       return RunTransaction(st);
-    case StatementKind::kInsert:
-      return RunInsert(text, offset, query);
-    case StatementKind::kDelete:
-      return RunDelete(text, offset, query);
-    case StatementKind::kUpdate:
-      return RunUpdate(text, offset, query);
+    case StatementKind::kModify:
+      return RunModify(st, text, portal, formats, max_rows, describe, offset, query);
     case StatementKind::kCopyFrom:
       return RunCopyFrom(st);
     case StatementKind::kCopyTo:
@@ -716,21 +737,29 @@ std::optional<PgError> Session::Impl::RunSelect(const std::string& text, Portal*
     local = std::move(r).value();
     next = &local_next;
   }
-  if (describe) RowDescription(result->columns, formats);
+  return SendRows(*result, next, formats, max_rows, describe, portal,
+                  "SELECT " + std::to_string(result->rows.size()));
+}
+
+std::optional<PgError> Session::Impl::SendRows(const pipeline::QueryResult& result, size_t* next,
+                                               const std::vector<int16_t>& formats,
+                                               int64_t max_rows, bool describe, Portal* portal,
+                                               const std::string& tag) {
+  if (describe) RowDescription(result.columns, formats);
   const size_t end = max_rows > 0
-                         ? std::min(result->rows.size(), *next + static_cast<size_t>(max_rows))
-                         : result->rows.size();
+                         ? std::min(result.rows.size(), *next + static_cast<size_t>(max_rows))
+                         : result.rows.size();
   for (; *next < end; ++*next) {
-    if (auto e = DataRow(result->rows[*next], result->columns, formats)) return e;
+    if (auto e = DataRow(result.rows[*next], result.columns, formats)) return e;
     if (!FlushIfLarge()) return Error("08006", "the client went away");
   }
-  if (*next < result->rows.size()) {
+  if (*next < result.rows.size()) {
     out.Begin('s');  // PortalSuspended
     out.End();
     return std::nullopt;
   }
   if (portal != nullptr) portal->done = true;
-  CommandComplete("SELECT " + std::to_string(result->rows.size()));
+  CommandComplete(tag);
   return std::nullopt;
 }
 
@@ -878,6 +907,19 @@ std::optional<PgError> Session::Impl::RunTransaction(const Statement& st) {
     CommandComplete("ROLLBACK");
     return std::nullopt;
   }
+  if (auto e = ApplyAll(std::move(changes))) return e;
+  CommandComplete("COMMIT");
+  return std::nullopt;
+}
+
+std::optional<PgError> Session::Impl::ApplyAll(
+    std::vector<std::pair<std::string, format::ChangeBuffer>> changes) {
+  if (txn == 'T') {
+    for (auto& [table, buffer] : changes) {
+      if (auto e = Apply(table, std::move(buffer))) return e;
+    }
+    return std::nullopt;
+  }
   // One table: one request, taken by one step. Several: one pipeline
   // transaction, so that every view sees all of them at once.
   std::vector<uint64_t> tokens;
@@ -905,198 +947,158 @@ std::optional<PgError> Session::Impl::RunTransaction(const Statement& st) {
   for (uint64_t t : tokens) {
     if (auto e = WaitFor(t)) return e;
   }
-  CommandComplete("COMMIT");
   return std::nullopt;
 }
 
-// INSERT INTO t [(cols)] VALUES ... | SELECT ...: the rows come from the
-// same SQL engine (an ad hoc query of the source), cast to the columns.
-std::optional<PgError> Session::Impl::RunInsert(const std::string& text, size_t offset,
-                                                std::string_view query) {
-  if (auto e = NeedScope(ApiScope::kWrite, "INSERT")) return e;
-  auto parsed = ParseInsert(text);
-  if (!parsed.ok()) return ErrorFromStatus(parsed.status(), query, text, offset);
-  std::optional<PgError> error;
-  const pipeline::RelationInfo* info = Table(parsed->table, &error);
-  if (info == nullptr) return error;
-  const format::Relation& rel = info->rel;
-  std::vector<size_t> targets;
-  if (parsed->columns.empty()) {
-    for (size_t i = 0; i < rel.columns.size(); ++i) targets.push_back(i);
-  } else {
-    for (const std::string& c : parsed->columns) {
-      auto it = std::find(rel.columns.begin(), rel.columns.end(), c);
-      if (it == rel.columns.end()) {
-        return Error("42703",
-                     "column \"" + c + "\" of relation \"" + rel.name + "\" does not exist");
-      }
-      targets.push_back(static_cast<size_t>(it - rel.columns.begin()));
+sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
+  sql::DmlEnv env;
+  env.query = [this, describe](const std::string& text) -> Result<sql::QueryRows> {
+    sql::QueryRows out;
+    if (describe) {
+      SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q,
+                              pipeline::BindAdhoc(Relations(), text, api->ProgramText()));
+      out.columns.assign(q.query.plan->columns.begin(),
+                         q.query.plan->columns.begin() + static_cast<ptrdiff_t>(q.query.visible));
+      return out;
     }
-  }
-  auto source = api->Query(parsed->source);
-  if (!source.ok()) {
-    return ErrorFromStatus(source.status(), query, parsed->source, offset + parsed->source_offset);
-  }
-  if (source->columns.size() > targets.size()) {
-    return Error("42601", "INSERT has more expressions than target columns");
-  }
-  if (source->columns.size() < targets.size()) {
-    return Error("42601", "INSERT has more target columns than expressions");
-  }
-  format::ChangeBuffer changes;
-  std::vector<Value> values;
-  std::string row, key;
-  for (const sql::Row& r : source->rows) {
-    values.assign(rel.columns.size(), Value::Null());
-    for (size_t j = 0; j < targets.size(); ++j) {
-      const size_t c = targets[j];
-      if (r[j].is_null()) continue;
-      Status s = sql::CastValue(r[j], source->columns[j].type, rel.schema[c], &values[c]);
-      if (!s.ok()) return Error(SqlStateOf(s), "column \"" + rel.columns[c] + "\": " + s.message());
-    }
-    if (auto e = EncodeChange(rel, values, /*insert=*/true, &row, &key)) return Error("23502", *e);
-    changes.Add(format::ChangeKind::kInsert, key, row);
-  }
-  const size_t n = changes.size();
-  if (auto e = Apply(rel.name, std::move(changes))) return e;
-  CommandComplete("INSERT 0 " + std::to_string(n));
-  return std::nullopt;
+    SLUICE_ASSIGN_OR_RETURN(pipeline::QueryResult r, api->Query(text));
+    out.columns = std::move(r.columns);
+    out.rows = std::move(r.rows);
+    return out;
+  };
+  env.table = [this](const std::string& name) -> Result<sql::DmlTable> {
+    std::optional<PgError> error;
+    const pipeline::RelationInfo* info = Table(name, &error);
+    if (info == nullptr) return Status::InvalidArgument(error->message);
+    sql::DmlTable t;
+    for (size_t i = 0; i < info->rel.columns.size(); ++i)
+      t.columns.push_back({info->rel.columns[i], info->rel.schema[i]});
+    t.append_only = info->rel.append_only;
+    t.key = info->rel.key;
+    return t;
+  };
+  return env;
 }
 
-// DELETE FROM t [WHERE ...]: a materialized table's rows that match (an ad
-// hoc query); a table with a primary key that is not materialized takes
-// WHERE key = constant (or key IN (constants)).
-std::optional<PgError> Session::Impl::RunDelete(const std::string& text, size_t offset,
-                                                std::string_view query) {
-  if (auto e = NeedScope(ApiScope::kWrite, "DELETE")) return e;
-  auto parsed = ParseDelete(text);
-  if (!parsed.ok()) return ErrorFromStatus(parsed.status(), query, text, offset);
-  std::optional<PgError> error;
-  const pipeline::RelationInfo* info = Table(parsed->table, &error);
-  if (info == nullptr) return error;
+// A DELETE from a table that is not materialized names the keys of the rows
+// it deletes: WHERE key = constant (or key IN (constants)).
+std::optional<std::optional<PgError>> Session::Impl::DeleteByKey(const std::string& text,
+                                                                 size_t offset,
+                                                                 std::string_view query) {
+  auto tree = sql::ParseSql(text);
+  if (!tree.ok() || (*tree)["stmts"].size() != 1) return std::nullopt;
+  const sql::Json& stmt = (*tree)["stmts"][0]["stmt"];
+  const bool update = stmt.contains("UpdateStmt");
+  if (!stmt.contains("DeleteStmt") && !update) return std::nullopt;
+  const sql::Json& body = stmt.begin().value();
+  const pipeline::RelationInfo* info = api->FindRelation(body["relation"].value("relname", ""));
+  if (info == nullptr || !info->is_table || info->materialized) return std::nullopt;
   const format::Relation& rel = info->rel;
-  if (rel.append_only) {
-    return Error("0A000", "table " + rel.name + " is append_only: it takes no deletes");
-  }
-  format::ChangeBuffer changes;
-  std::string row, key;
-  if (info->materialized) {
-    std::string select = "SELECT * FROM " + QuoteIdentifier(rel.name);
-    if (!parsed->where.empty()) select += " WHERE " + parsed->where;
-    auto rows = api->Query(select);
-    if (!rows.ok()) {
-      // A message about the condition points into the WHERE clause as the
-      // client wrote it.
-      const size_t at = select.size() - parsed->where.size();
-      PgError e = ErrorFromStatus(rows.status(), select, select, 0);
-      if (e.position > static_cast<int>(at)) {
-        const int before = ErrorFromStatus(Status::InvalidArgument("line 1, column 1: x"), query,
-                                           text, offset + parsed->where_offset)
-                               .position;
-        e.position = before + e.position - static_cast<int>(at) - 1;
-      } else {
-        e.position = 0;
-      }
-      return e;
-    }
-    for (const sql::Row& r : rows->rows) {
-      if (auto e = EncodeChange(rel, r, /*insert=*/false, &row, &key)) return Error("XX000", *e);
-      changes.Add(format::ChangeKind::kDelete, key, rel.key.empty() ? row : std::string());
-    }
-  } else if (!rel.key.empty()) {
-    auto keys = KeysOfWhere(text, rel);
-    if (!keys.ok()) return ErrorFromStatus(keys.status(), query, text, offset);
-    for (const std::vector<Value>& values : *keys) {
-      if (auto e = EncodeChange(rel, values, /*insert=*/false, &row, &key))
-        return Error("22023", *e);
-      changes.Add(format::ChangeKind::kDelete, key, "");
-    }
-  } else {
-    return Error("0A000", "DELETE needs table " + rel.name + " materialized or with a primary key",
-                 "declare it WITH ('materialized' = 'true'), or give it a PRIMARY KEY");
-  }
-  const size_t n = changes.size();
-  if (auto e = Apply(rel.name, std::move(changes))) return e;
-  CommandComplete("DELETE " + std::to_string(n));
-  return std::nullopt;
-}
-
-// UPDATE t SET c = expr, ... [WHERE ...] of a materialized table: the
-// new rows come from an ad hoc query over the table (SET's expressions in
-// place of their columns); each replaces its old row (a table with a key:
-// an insert replaces the row of its key, and a changed key deletes the old
-// one).
-std::optional<PgError> Session::Impl::RunUpdate(const std::string& text, size_t offset,
-                                                std::string_view query) {
-  if (auto e = NeedScope(ApiScope::kWrite, "UPDATE")) return e;
-  auto parsed = ParseUpdate(text);
-  if (!parsed.ok()) return ErrorFromStatus(parsed.status(), query, text, offset);
-  std::optional<PgError> error;
-  const pipeline::RelationInfo* info = Table(parsed->table, &error);
-  if (info == nullptr) return error;
-  const format::Relation& rel = info->rel;
-  if (!info->materialized) {
+  if (update) {
     return Error(
         "0A000", "UPDATE needs table " + rel.name + " materialized, to read the rows it changes",
         "declare it WITH ('materialized' = 'true'), or INSERT whole rows into a table with a "
         "primary key (an insert replaces the row of its key)");
   }
-  if (rel.append_only)
-    return Error("0A000", "table " + rel.name + " is append_only: it takes no updates");
-  const size_t n = rel.columns.size();
-  std::vector<std::string> exprs(n);
-  for (size_t i = 0; i < n; ++i) exprs[i] = QuoteIdentifier(rel.columns[i]);
-  for (const auto& [column, expr] : parsed->sets) {
-    auto it = std::find(rel.columns.begin(), rel.columns.end(), column);
-    if (it == rel.columns.end()) {
-      return Error("42703", "column \"" + column + "\" of relation \"" + rel.name +
-                                "\" does not exist" + DidYouMean(column, rel.columns));
-    }
-    exprs[static_cast<size_t>(it - rel.columns.begin())] = "(" + expr + ")";
+  if (rel.key.empty()) {
+    return Error("0A000", "DELETE needs table " + rel.name + " materialized or with a primary key",
+                 "declare it WITH ('materialized' = 'true'), or give it a PRIMARY KEY");
   }
-  // The new row, then the old one.
-  std::string select = "SELECT ";
-  for (size_t i = 0; i < n; ++i) select += exprs[i] + ", ";
-  for (size_t i = 0; i < n; ++i)
-    select += QuoteIdentifier(rel.columns[i]) + (i + 1 < n ? ", " : "");
-  select += " FROM " + QuoteIdentifier(rel.name);
-  if (!parsed->where.empty()) select += " WHERE " + parsed->where;
-  auto rows = api->Query(select);
-  if (!rows.ok()) {
-    PgError e = ErrorFromStatus(rows.status());
-    if (const size_t nl = e.message.find('\n'); nl != std::string::npos) e.message.resize(nl);
-    static const std::regex kWhere(R"(^line \d+, column \d+: )");
-    e.message = std::regex_replace(e.message, kWhere, "");
-    return e;
-  }
-  format::ChangeBuffer deletes, inserts;
-  std::vector<Value> old_row(n), new_row(n);
-  std::string row, key, old_key;
-  for (const sql::Row& r : rows->rows) {
-    for (size_t i = 0; i < n; ++i) {
-      old_row[i] = r[n + i];
-      new_row[i] = Value::Null();
-      if (r[i].is_null()) continue;
-      Status s = sql::CastValue(r[i], rows->columns[i].type, rel.schema[i], &new_row[i]);
-      if (!s.ok()) return Error(SqlStateOf(s), "column \"" + rel.columns[i] + "\": " + s.message());
+  for (const char* clause : {"returningList", "usingClause", "withClause"}) {
+    if (body.contains(clause)) {
+      return Error("0A000",
+                   "DELETE with " +
+                       std::string(clause == std::string("returningList") ? "RETURNING"
+                                   : clause == std::string("usingClause") ? "USING"
+                                                                          : "WITH") +
+                       " needs table " + rel.name + " materialized, to read its rows",
+                   "declare it WITH ('materialized' = 'true')");
     }
-    if (auto e = EncodeChange(rel, old_row, /*insert=*/false, &row, &old_key))
-      return Error("XX000", *e);
-    const std::string old_whole = row;
-    if (auto e = EncodeChange(rel, new_row, /*insert=*/true, &row, &key)) return Error("23502", *e);
-    if (rel.key.empty()) {
-      deletes.Add(format::ChangeKind::kDelete, "", old_whole);
-    } else if (key != old_key) {
-      deletes.Add(format::ChangeKind::kDelete, old_key, "");
-    }
-    inserts.Add(format::ChangeKind::kInsert, key, row);
   }
-  // Every delete before every insert: a row may take the key another left.
-  deletes.Append(inserts);
-  const size_t count = rows->rows.size();
-  if (auto e = Apply(rel.name, std::move(deletes))) return e;
-  CommandComplete("UPDATE " + std::to_string(count));
-  return std::nullopt;
+  if (rel.append_only) {
+    return Error("0A000", "table " + rel.name + " is append_only: it takes no deletes");
+  }
+  auto keys = KeysOfWhere(text, rel);
+  if (!keys.ok()) return ErrorFromStatus(keys.status(), query, text, offset);
+  format::ChangeBuffer changes;
+  std::string row, key;
+  for (const std::vector<Value>& values : *keys) {
+    if (auto e = EncodeChange(rel, values, /*insert=*/false, &row, &key)) return Error("22023", *e);
+    changes.Add(format::ChangeKind::kDelete, key, "");
+  }
+  const size_t n = changes.size();
+  if (auto e = Apply(rel.name, std::move(changes))) return e;
+  CommandComplete("DELETE " + std::to_string(n));
+  return std::optional<PgError>();
+}
+
+// INSERT, UPDATE and DELETE, with RETURNING, and SELECTs whose WITH queries
+// change data: the SQL layer plans them as ad hoc queries over the tables
+// (materialized ones, for the rows UPDATE and DELETE read), and their
+// changes apply as one.
+std::optional<PgError> Session::Impl::RunModify(const Statement& st, const std::string& text,
+                                                Portal* portal, const std::vector<int16_t>& formats,
+                                                int64_t max_rows, bool describe, size_t offset,
+                                                std::string_view query) {
+  if (auto e = NeedScope(ApiScope::kWrite, st.tag)) return e;
+  pipeline::QueryResult local;
+  std::string local_tag;
+  if (portal == nullptr || !portal->result) {
+    if (auto by_key = DeleteByKey(text, offset, query)) return *by_key;
+    auto outcome = sql::RunDml(text, ModifyEnv(/*describe=*/false));
+    if (!outcome.ok()) return ErrorFromStatus(outcome.status(), query, text, offset);
+    std::vector<std::pair<std::string, format::ChangeBuffer>> changes;
+    for (const sql::TableChange& c : outcome->changes) {
+      const pipeline::RelationInfo* info = api->FindRelation(c.table);
+      if (info == nullptr) return Error("42P01", "relation \"" + c.table + "\" does not exist");
+      const format::Relation& rel = info->rel;
+      format::ChangeBuffer deletes, inserts;
+      std::string row, key;
+      std::set<std::string> inserted_keys;
+      for (const sql::Row& r : c.inserted) {
+        if (auto e = EncodeChange(rel, r, /*insert=*/true, &row, &key)) return Error("23502", *e);
+        inserts.Add(format::ChangeKind::kInsert, key, row);
+        if (!rel.key.empty()) inserted_keys.insert(key);
+      }
+      for (const sql::Row& r : c.deleted) {
+        if (auto e = EncodeChange(rel, r, /*insert=*/false, &row, &key)) return Error("XX000", *e);
+        // A row that keeps its key is replaced by its insert.
+        if (rel.key.empty()) {
+          deletes.Add(format::ChangeKind::kDelete, "", row);
+        } else if (!inserted_keys.count(key)) {
+          deletes.Add(format::ChangeKind::kDelete, key, "");
+        }
+      }
+      // Every delete before every insert: a row may take the key another
+      // left.
+      deletes.Append(inserts);
+      auto it = std::find_if(changes.begin(), changes.end(),
+                             [&](const auto& t) { return t.first == c.table; });
+      if (it == changes.end()) {
+        changes.emplace_back(c.table, std::move(deletes));
+      } else {
+        it->second.Append(deletes);
+      }
+    }
+    if (auto e = ApplyAll(std::move(changes))) return e;
+    local.columns = std::move(outcome->returned.columns);
+    local.rows = std::move(outcome->returned.rows);
+    local_tag = outcome->tag;
+    if (portal != nullptr) {
+      portal->result = std::move(local);
+      portal->tag = std::move(local_tag);
+    }
+  }
+  const pipeline::QueryResult& result = portal != nullptr ? *portal->result : local;
+  const std::string& tag = portal != nullptr ? portal->tag : local_tag;
+  if (!st.returns_rows) {
+    if (portal != nullptr) portal->done = true;
+    CommandComplete(tag);
+    return std::nullopt;
+  }
+  size_t local_next = 0;
+  size_t* next = portal != nullptr ? &portal->next_row : &local_next;
+  return SendRows(result, next, formats, max_rows, describe, portal, tag);
 }
 
 std::optional<PgError> Session::Impl::RunCopyFrom(const Statement& st) {
@@ -1438,6 +1440,14 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
         RowDescription(portal.result->columns, portal.formats);
         return;
       }
+      if (st.kind == StatementKind::kModify && st.returns_rows) {
+        // Planned over no rows, with the portal's parameters: the columns,
+        // and no change (Execute makes them).
+        auto plan = sql::RunDml(portal.text, ModifyEnv(/*describe=*/true));
+        if (!plan.ok()) return fail(ErrorFromStatus(plan.status(), portal.text, portal.text, 0));
+        RowDescription(plan->returned.columns, portal.formats);
+        return;
+      }
       auto columns = DescribeColumns(st, portal.prepared->param_oids);
       if (!columns.ok()) return fail(ErrorFromStatus(columns.status()));
       if (columns->empty() && !ReturnsRows(st)) {
@@ -1465,7 +1475,8 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
       std::optional<PgError> e = Execute(st, portal.text, &portal, portal.formats, max_rows,
                                          /*describe=*/false, 0, portal.text);
       if (e) return fail(*e);
-      if (st.kind != StatementKind::kSelect) portal.done = true;
+      if (st.kind != StatementKind::kSelect && st.kind != StatementKind::kModify)
+        portal.done = true;
       return;
     }
     case 'C': {  // Close

@@ -9,130 +9,25 @@
 #include <regex>
 
 #include "pgwire/codec.h"
+#include "sql/dml.h"
 #include "sql/expr.h"
 #include "sql/parser.h"
+#include "sql/sql_text.h"
 #include "types/row_codec.h"
 
 namespace sluice::pgwire {
 namespace {
 
+using sql::FindKeyword;
 using sql::Json;
+using sql::MatchingParen;
+using sql::NameEnd;
+using sql::SkipSpace;
+using sql::TokenEnd;
+using sql::TrimEnd;
+using sql::Unquote;
+using sql::WordChar;
 constexpr size_t npos = std::string::npos;
-
-// ---- a small lexer, enough to find clauses in a statement's text
-
-size_t SkipSpace(std::string_view s, size_t i) {
-  for (;;) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (s.compare(i, 2, "--") == 0) {
-      i = s.find('\n', i);
-      if (i == npos) return s.size();
-      continue;
-    }
-    if (s.compare(i, 2, "/*") == 0) {
-      i = s.find("*/", i + 2);
-      if (i == npos) return s.size();
-      i += 2;
-      continue;
-    }
-    return i;
-  }
-}
-
-bool WordChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
-         static_cast<unsigned char>(c) >= 0x80;
-}
-
-// The end of the token at `i`: a quoted identifier or string, a
-// dollar-quoted string, a word, or one character.
-size_t TokenEnd(std::string_view s, size_t i) {
-  if (i >= s.size()) return i;
-  const char c = s[i];
-  if (c == '"' || c == '\'') {
-    for (size_t j = i + 1; j < s.size(); ++j) {
-      if (s[j] != c) continue;
-      if (j + 1 < s.size() && s[j + 1] == c) {
-        ++j;
-        continue;
-      }
-      return j + 1;
-    }
-    return s.size();
-  }
-  if (c == '$') {
-    size_t j = i + 1;
-    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
-    if (j < s.size() && s[j] == '$' && !std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
-      const std::string_view tag = s.substr(i, j + 1 - i);
-      const size_t end = s.find(tag, j + 1);
-      return end == npos ? s.size() : end + tag.size();
-    }
-  }
-  if (WordChar(c)) {
-    size_t j = i;
-    while (j < s.size() && WordChar(s[j])) ++j;
-    return j;
-  }
-  return i + 1;
-}
-
-size_t MatchingParen(std::string_view s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; (i = SkipSpace(s, i)) < s.size(); i = TokenEnd(s, i)) {
-    if (s[i] == '(') ++depth;
-    if (s[i] == ')' && --depth == 0) return i;
-  }
-  return npos;
-}
-
-// Where keyword `kw` is, outside parentheses, from `i` on.
-size_t FindKeyword(std::string_view s, size_t i, std::string_view kw) {
-  int depth = 0;
-  for (; (i = SkipSpace(s, i)) < s.size(); i = TokenEnd(s, i)) {
-    if (s[i] == '(') ++depth;
-    if (s[i] == ')') --depth;
-    const size_t e = TokenEnd(s, i);
-    if (depth == 0 && e - i == kw.size() && strncasecmp(s.data() + i, kw.data(), kw.size()) == 0) {
-      return i;
-    }
-  }
-  return npos;
-}
-
-// The end of a possibly qualified, possibly quoted name at `i`.
-size_t NameEnd(std::string_view s, size_t i) {
-  for (;;) {
-    i = TokenEnd(s, i);
-    const size_t j = SkipSpace(s, i);
-    if (j < s.size() && s[j] == '.') {
-      i = SkipSpace(s, j + 1);
-      continue;
-    }
-    return i;
-  }
-}
-
-std::string TrimEnd(std::string_view s) {
-  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == ';')) {
-    s.remove_suffix(1);
-  }
-  return std::string(s);
-}
-
-std::string Unquote(std::string_view name) {
-  if (name.size() >= 2 && name.front() == '"') {
-    std::string out;
-    for (size_t i = 1; i + 1 < name.size(); ++i) {
-      out.push_back(name[i]);
-      if (name[i] == '"') ++i;
-    }
-    return out;
-  }
-  std::string out(name);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // ---- parse trees
 
@@ -145,18 +40,6 @@ void FindParams(const Json& node, std::vector<std::pair<size_t, int>>* out) {
   } else if (node.is_array()) {
     for (const Json& v : node) FindParams(v, out);
   }
-}
-
-// The table a statement names: only relations of the pipeline, which live
-// in the schema `public`.
-Result<std::string> RelationName(const Json& rel, std::string_view text) {
-  const std::string schema = rel.value("schemaname", "");
-  if (!schema.empty() && schema != "public") {
-    return Status::InvalidArgument(sql::FormatSqlError(
-        text, rel.value("location", -1),
-        "schema \"" + schema + "\" holds no tables: the pipeline's are in public"));
-  }
-  return rel.value("relname", "");
 }
 
 // A constant of a parse tree (A_Const, possibly cast or negated) as text;
@@ -299,12 +182,15 @@ Status Classify(const Json& stmt, Statement* st) {
       return Status::OK();
     }
     st->kind = StatementKind::kSelect;
-  } else if (node == "InsertStmt") {
-    st->kind = StatementKind::kInsert;
-  } else if (node == "DeleteStmt") {
-    st->kind = StatementKind::kDelete;
-  } else if (node == "UpdateStmt") {
-    st->kind = StatementKind::kUpdate;
+    if (sql::ChangesData(stmt)) {
+      st->kind = StatementKind::kModify;
+      st->tag = "SELECT";
+      st->returns_rows = true;
+    }
+  } else if (node == "InsertStmt" || node == "DeleteStmt" || node == "UpdateStmt") {
+    st->kind = StatementKind::kModify;
+    st->tag = node == "InsertStmt" ? "INSERT" : node == "DeleteStmt" ? "DELETE" : "UPDATE";
+    st->returns_rows = sql::ReturnsData(stmt);
   } else if (node == "CopyStmt") {
     if (body.contains("filename") || body.value("is_program", false)) {
       st->kind = StatementKind::kUnsupported;
@@ -317,7 +203,7 @@ Status Classify(const Json& stmt, Statement* st) {
     st->kind = from ? StatementKind::kCopyFrom : StatementKind::kCopyTo;
     CopySpec& c = st->copy;
     if (body.contains("relation")) {
-      SLUICE_ASSIGN_OR_RETURN(c.table, RelationName(body["relation"], st->text));
+      SLUICE_ASSIGN_OR_RETURN(c.table, sql::TargetTableName(body["relation"], st->text));
     }
     for (const Json& a : body.value("attlist", Json::array()))
       c.columns.push_back(a["String"].value("sval", ""));
@@ -419,15 +305,6 @@ bool ParseSubscribe(const std::string& text, Statement* st) {
 
 }  // namespace
 
-std::string QuoteIdentifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
 Status SplitStatements(const std::string& text, std::vector<Statement>* out) {
   out->clear();
   Statement sub;
@@ -460,6 +337,7 @@ Status SplitStatements(const std::string& text, std::vector<Statement>* out) {
 
 bool ReturnsRows(const Statement& st) {
   return st.kind == StatementKind::kSelect || st.kind == StatementKind::kShow ||
+         (st.kind == StatementKind::kModify && st.returns_rows) ||
          (st.kind == StatementKind::kSubscribe && !st.copy.to_stdout);
 }
 
@@ -509,132 +387,6 @@ Result<std::string> SubstituteParams(const Statement& st,
     text.replace(pos, len, literal);
   }
   return text;
-}
-
-Result<InsertParts> ParseInsert(const std::string& text) {
-  SLUICE_ASSIGN_OR_RETURN(Json tree, sql::ParseSql(text));
-  const Json& ins = tree["stmts"][0]["stmt"]["InsertStmt"];
-  auto unsupported = [&](const char* what, const Json& node) {
-    return sql::SqlUnsupported(text, node, what);
-  };
-  if (ins.contains("returningList"))
-    return unsupported("INSERT ... RETURNING", ins["returningList"][0]);
-  if (ins.contains("onConflictClause"))
-    return unsupported("INSERT ... ON CONFLICT", ins["onConflictClause"]);
-  if (ins.contains("withClause")) return unsupported("WITH before INSERT", ins["withClause"]);
-  if (!ins.contains("selectStmt")) return unsupported("INSERT ... DEFAULT VALUES", ins["relation"]);
-  InsertParts p;
-  SLUICE_ASSIGN_OR_RETURN(p.table, RelationName(ins["relation"], text));
-  for (const Json& c : ins.value("cols", Json::array()))
-    p.columns.push_back(c["ResTarget"].value("name", ""));
-  size_t pos = NameEnd(text, static_cast<size_t>(ins["relation"].value("location", 0)));
-  pos = SkipSpace(text, pos);
-  if (ins["relation"].contains("alias")) {
-    if (text.size() - pos >= 2 && strncasecmp(text.data() + pos, "as", 2) == 0 &&
-        (pos + 2 == text.size() || !WordChar(text[pos + 2]))) {
-      pos = SkipSpace(text, pos + 2);
-    }
-    pos = SkipSpace(text, TokenEnd(text, pos));
-  }
-  if (!p.columns.empty()) {
-    const size_t close = pos < text.size() && text[pos] == '(' ? MatchingParen(text, pos) : npos;
-    if (close == npos)
-      return Status::InvalidArgument("INSERT: cannot find the end of the column list");
-    pos = SkipSpace(text, close + 1);
-  }
-  if (text.size() - pos >= 8 && strncasecmp(text.data() + pos, "OVERRIDING", 10) == 0) {
-    return unsupported("INSERT ... OVERRIDING", ins["relation"]);
-  }
-  p.source_offset = pos;
-  p.source = TrimEnd(std::string_view(text).substr(pos));
-  return p;
-}
-
-Result<DeleteParts> ParseDelete(const std::string& text) {
-  SLUICE_ASSIGN_OR_RETURN(Json tree, sql::ParseSql(text));
-  const Json& del = tree["stmts"][0]["stmt"]["DeleteStmt"];
-  if (del.contains("returningList"))
-    return sql::SqlUnsupported(text, del["returningList"][0], "DELETE ... RETURNING");
-  if (del.contains("usingClause"))
-    return sql::SqlUnsupported(text, del["usingClause"][0], "DELETE ... USING");
-  if (del.contains("withClause"))
-    return sql::SqlUnsupported(text, del["withClause"], "WITH before DELETE");
-  if (del["relation"].contains("alias")) {
-    return sql::SqlUnsupported(text, del["relation"], "an alias of the table in DELETE");
-  }
-  DeleteParts p;
-  SLUICE_ASSIGN_OR_RETURN(p.table, RelationName(del["relation"], text));
-  if (del.contains("whereClause")) {
-    const size_t at =
-        FindKeyword(text, static_cast<size_t>(del["relation"].value("location", 0)), "where");
-    if (at == npos) return Status::InvalidArgument("DELETE: cannot find WHERE");
-    p.where_offset = SkipSpace(text, at + 5);
-    p.where = TrimEnd(std::string_view(text).substr(p.where_offset));
-  }
-  return p;
-}
-
-Result<UpdateParts> ParseUpdate(const std::string& text) {
-  SLUICE_ASSIGN_OR_RETURN(Json tree, sql::ParseSql(text));
-  const Json& up = tree["stmts"][0]["stmt"]["UpdateStmt"];
-  if (up.contains("returningList"))
-    return sql::SqlUnsupported(text, up["returningList"][0], "UPDATE ... RETURNING");
-  if (up.contains("fromClause"))
-    return sql::SqlUnsupported(text, up["fromClause"][0], "UPDATE ... FROM");
-  if (up.contains("withClause"))
-    return sql::SqlUnsupported(text, up["withClause"], "WITH before UPDATE");
-  if (up["relation"].contains("alias")) {
-    return sql::SqlUnsupported(text, up["relation"], "an alias of the table in UPDATE");
-  }
-  UpdateParts p;
-  SLUICE_ASSIGN_OR_RETURN(p.table, RelationName(up["relation"], text));
-  const size_t set =
-      FindKeyword(text, static_cast<size_t>(up["relation"].value("location", 0)), "set");
-  if (set == npos) return Status::InvalidArgument("UPDATE: cannot find SET");
-  size_t end = FindKeyword(text, set + 3, "where");
-  if (end != npos) {
-    p.where = TrimEnd(std::string_view(text).substr(SkipSpace(text, end + 5)));
-  } else {
-    end = text.size();
-  }
-  // The SET list, split at its commas outside parentheses; each item's
-  // expression is what follows its first '='.
-  std::vector<std::string> items;
-  size_t start = SkipSpace(text, set + 3);
-  int depth = 0;
-  for (size_t i = start; (i = SkipSpace(text, i)) < end; i = TokenEnd(text, i)) {
-    if (text[i] == '(') ++depth;
-    if (text[i] == ')') --depth;
-    if (depth == 0 && text[i] == ',') {
-      items.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  items.push_back(TrimEnd(std::string_view(text).substr(start, end - start)));
-  const Json& targets = up.value("targetList", Json::array());
-  if (targets.size() != items.size()) {
-    return sql::SqlUnsupported(text, targets.empty() ? up["relation"] : targets[0],
-                               "SET (a, b) = (...)",
-                               "set each column on its own: SET a = ..., b = ...");
-  }
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Json& t = targets[i]["ResTarget"];
-    if (t.contains("indirection"))
-      return sql::SqlUnsupported(text, targets[i], "SET of an element or a field");
-    const std::string& item = items[i];
-    size_t eq = npos;
-    for (size_t j = 0; (j = SkipSpace(item, j)) < item.size(); j = TokenEnd(item, j)) {
-      if (item[j] == '=') {
-        eq = j;
-        break;
-      }
-    }
-    if (eq == npos) return Status::InvalidArgument("UPDATE: cannot find '=' in \"" + item + "\"");
-    std::string expr = TrimEnd(std::string_view(item).substr(eq + 1));
-    const size_t lead = SkipSpace(expr, 0);
-    p.sets.emplace_back(t.value("name", ""), expr.substr(lead));
-  }
-  return p;
 }
 
 Result<std::vector<std::vector<Value>>> KeysOfWhere(const std::string& text,

@@ -12,6 +12,7 @@
 #include "format/format.h"
 #include "sql/expr.h"
 #include "sql/plan.h"
+#include "sql/sql_text.h"
 #include "types/value.h"
 
 namespace sluice::pgwire {
@@ -19,9 +20,7 @@ namespace sluice::pgwire {
 enum class StatementKind {
   kEmpty,
   kSelect,
-  kInsert,
-  kDelete,
-  kUpdate,
+  kModify,  // INSERT, UPDATE, DELETE, or a SELECT whose WITH changes tables
   kCopyFrom,
   kCopyTo,
   kSubscribe,
@@ -53,7 +52,8 @@ struct Statement {
   // $n parameters: the highest n, and each one's byte offset in `text`.
   int params = 0;
   std::vector<std::pair<size_t, int>> param_at;
-  std::string tag;          // kIgnored
+  std::string tag;            // kIgnored; kModify: its command (INSERT, ...)
+  bool returns_rows = false;  // kModify: RETURNING, or a SELECT
   std::string unsupported;  // kUnsupported: why
   std::string name;         // SET, SHOW: the parameter; SUBSCRIBE: the relation
   std::string value;        // SET
@@ -82,30 +82,7 @@ Result<std::string> SubstituteParams(const Statement& st,
                                      const std::vector<std::optional<std::string>>& params,
                                      const std::vector<uint32_t>& oids);
 
-std::string QuoteIdentifier(const std::string& name);
-
-struct InsertParts {
-  std::string table;
-  std::vector<std::string> columns;  // empty: all, in order
-  std::string source;                // VALUES ... or SELECT ...
-  size_t source_offset = 0;          // where `source` starts in the statement
-};
-Result<InsertParts> ParseInsert(const std::string& text);
-
-struct DeleteParts {
-  std::string table;
-  std::string where;  // the condition's text; empty: every row
-  size_t where_offset = 0;
-};
-Result<DeleteParts> ParseDelete(const std::string& text);
-
-struct UpdateParts {
-  std::string table;
-  // SET column = expression, in order, each expression's text.
-  std::vector<std::pair<std::string, std::string>> sets;
-  std::string where;  // the condition's text; empty: every row
-};
-Result<UpdateParts> ParseUpdate(const std::string& text);
+using sql::QuoteIdentifier;
 
 // For a DELETE from a table with a primary key: the keys its WHERE names,
 // as rows of the table with the key columns set (the rest NULL). It must

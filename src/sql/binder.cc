@@ -15,6 +15,12 @@ namespace binding {
 
 namespace {
 
+// A WITH query that changes data runs once, as its statement's own part
+// (sql/dml.h): a view or a subquery cannot hold one, as in PostgreSQL.
+constexpr const char* kChangingWithNotHere =
+    "a WITH query that changes data (INSERT, UPDATE, DELETE) must be at the top level of a "
+    "statement, not in a view or a subquery";
+
 // Whether the parse tree `n` names the relation `name` in a FROM clause.
 bool ReadsRelation(const Json& n, const std::string& name) {
   if (n.is_object()) {
@@ -79,8 +85,7 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     for (size_t i = 0; i < ctes.size(); ++i) {
       const Json cte = ctes[i]["CommonTableExpr"];
       if (!cte["ctequery"].contains("SelectStmt")) {
-        return SqlUnsupported(sql_, ctes[i],
-                              "A WITH query that changes data (INSERT, UPDATE, DELETE)");
+        return SqlError(sql_, ctes[i], kChangingWithNotHere);
       }
       const std::string name = cte.value("ctename", "");
       for (size_t j = 0; j < i; ++j) {
@@ -110,7 +115,7 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
         return SqlError(sql_, c, "WITH query name \"" + name + "\" specified more than once");
       }
       if (!cte["ctequery"].contains("SelectStmt")) {
-        return SqlUnsupported(sql_, c, "A WITH query that changes data (INSERT, UPDATE, DELETE)");
+        return SqlError(sql_, c, kChangingWithNotHere);
       }
       const Json& body = cte["ctequery"]["SelectStmt"];
       if ((cte.contains("search_clause") || cte.contains("cycle_clause")) &&

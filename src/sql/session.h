@@ -12,6 +12,7 @@
 
 #include "sql/catalog.h"
 #include "sql/datetime.h"
+#include "sql/dml.h"
 #include "sql/parser.h"
 #include "sql/plan.h"
 #include "zset/batch.h"
@@ -26,6 +27,12 @@ class SqlSession {
 
   // Runs a script of DDL and DML statements; the first error stops it.
   Status Statement(const std::string& sql);
+
+  // Runs one statement that changes tables (INSERT, UPDATE, DELETE, with
+  // RETURNING, USING, FROM, or WITH queries that change data; a SELECT
+  // whose WITH does) as a pipeline runs it (sql/dml.h): applies its changes
+  // and returns its rows.
+  Result<DmlOutcome> Modify(const std::string& sql);
 
   // Binds one SELECT over the session's tables and views.
   Result<BoundQuery> Bind(const std::string& sql) const;

@@ -267,6 +267,29 @@ try {
   check('pg: UPDATE of a table that is not materialized says why',
         notMaterialized.code === '0A000' && /materialized/.test(notMaterialized.message), notMaterialized.message);
 
+  // RETURNING, ON CONFLICT and WITH queries that change data, prepared
+  // with parameters (Parse, Bind, Describe, Execute).
+  q = await c.query('INSERT INTO person (id, name, age) VALUES ($1, $2, $3), (31, \'eve\', 40) ' +
+                    'RETURNING id, upper(name) AS shout, age + 1 AS next', [30, 'dan', 20]);
+  check('pg: INSERT ... RETURNING answers the rows it added',
+        q.command === 'INSERT' && q.rowCount === 2 && q.fields.map(f => f.name).join() === 'id,shout,next' &&
+        JSON.stringify(q.rows.map(r => [r.id, r.shout, r.next]).sort()) === '[["30","DAN",21],["31","EVE",41]]',
+        JSON.stringify(q));
+  q = await c.query('INSERT INTO person (id, name, age) VALUES (30, \'dan2\', 5), (32, \'fay\', 9) ' +
+                    'ON CONFLICT (id) DO UPDATE SET age = person.age + excluded.age RETURNING id, name, age');
+  check('pg: INSERT ... ON CONFLICT DO UPDATE changes the row of the key',
+        q.rowCount === 2 && JSON.stringify(q.rows.map(r => [r.id, r.name, r.age]).sort()) ===
+          '[["30","dan",25],["32","fay",9]]', JSON.stringify(q.rows));
+  q = await c.query('WITH gone AS (DELETE FROM person WHERE id >= $1 RETURNING id, age) ' +
+                    'SELECT count(*) AS n, sum(age) AS ages FROM gone', [30]);
+  check('pg: a WITH query that deletes answers the rows it deleted',
+        q.command === 'SELECT' && q.rows[0].n === '3' && q.rows[0].ages === '74', JSON.stringify(q.rows));
+  q = await c.query('SELECT count(*) AS n FROM person WHERE id >= 30');
+  check('pg: ... and they are gone', q.rows[0].n === '0', JSON.stringify(q.rows));
+  const badReturning = await c.query('DELETE FROM person WHERE id = $1 RETURNING nme', [1]).catch(x => x);
+  check('pg: a bad RETURNING list is an error that points at it, and deletes nothing',
+        badReturning.code === '42703' && badReturning.position === '45', `${badReturning.code} ${badReturning.message} ${badReturning.position}`);
+
   const codes = {};
   for (const [sql, code] of [['SELECT * FROM nosuch', '42P01'], ['SELECT nope FROM person', '42703'],
                              ['SELEC 1', '42601'], ['SELECT 1/0', '22012'],

@@ -20,8 +20,10 @@ SELECT x.a, y.a FROM t x JOIN t y ON x.b = y.b AND x.a < y.a;
 SELECT a FROM t WHERE a IN (SELECT a FROM t WHERE e) ORDER BY 1;
 SELECT b, CASE WHEN a > 3 THEN 'big' ELSE 'small' END FROM t;
 CREATE TABLE scratch (a INT);
--- sluice: error A WITH query that changes data (INSERT, UPDATE, DELETE) is not supported yet
-WITH x AS (INSERT INTO scratch VALUES (1) RETURNING a) SELECT * FROM x;
+-- sluice: error a WITH query that changes data (INSERT, UPDATE, DELETE) must be at the top level
+CREATE VIEW changing AS WITH x AS (INSERT INTO scratch VALUES (1) RETURNING a) SELECT * FROM x;
+-- sluice: error a WITH query that changes data (INSERT, UPDATE, DELETE) must be at the top level
+SELECT * FROM (WITH x AS (INSERT INTO scratch VALUES (1) RETURNING a) SELECT * FROM x) s;
 -- A view's column names given with it.
 CREATE VIEW named_v (a, b, v) AS VALUES (1, 1, 10), (1, 2, 12), (2, 3, 15);
 SELECT a, b, sum(v) FROM named_v GROUP BY a, b;

@@ -1,0 +1,921 @@
+#include "sql/dml.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <set>
+
+#include "sql/expr.h"
+#include "sql/sql_text.h"
+
+namespace sluice::sql {
+namespace {
+
+constexpr size_t npos = std::string::npos;
+
+// A query built from pieces of the user's statement and pieces of our own,
+// which knows where each of the user's pieces came from: an error in it
+// points into what the user wrote.
+class Built {
+ public:
+  explicit Built(std::string_view sql) : sql_(sql) {}
+
+  Built& Add(std::string_view text) {
+    text_.append(text);
+    return *this;
+  }
+  // sql[from, from + len).
+  Built& Original(size_t from, size_t len) {
+    pieces_.push_back({text_.size(), from, len});
+    text_.append(sql_.substr(from, len));
+    return *this;
+  }
+  Built& Append(const Built& other) {
+    for (Piece p : other.pieces_) {
+      p.at += text_.size();
+      pieces_.push_back(p);
+    }
+    text_.append(other.text_);
+    return *this;
+  }
+  const std::string& text() const { return text_; }
+
+  // `s` with the position its message gives in the built text moved to the
+  // user's; where the built text is our own, the message loses it.
+  Status Remap(const Status& s) const {
+    static const std::regex kAt(R"(^line (\d+), column (\d+): ([^\n]*))");
+    std::smatch m;
+    const std::string message = s.message();
+    if (s.ok() || !std::regex_search(message, m, kAt)) return s;
+    const int line = std::stoi(m[1].str());
+    const size_t column = std::stoul(m[2].str());
+    size_t at = 0;
+    for (int l = 1; l < line && at != npos; ++l) {
+      at = text_.find('\n', at);
+      if (at != npos) ++at;
+    }
+    if (at == npos) return Status(s.code(), m[3].str());
+    at += column - 1;
+    for (const Piece& p : pieces_) {
+      if (at >= p.at && at <= p.at + p.len) {
+        return Status(s.code(),
+                      FormatSqlError(sql_, static_cast<int>(p.from + at - p.at), m[3].str()));
+      }
+    }
+    return Status(s.code(), m[3].str());
+  }
+
+ private:
+  struct Piece {
+    size_t at, from, len;
+  };
+  std::string_view sql_;
+  std::string text_;
+  std::vector<Piece> pieces_;
+};
+
+bool IsChangeNode(const Json& node) {
+  return node.contains("InsertStmt") || node.contains("UpdateStmt") || node.contains("DeleteStmt");
+}
+
+const Json& Body(const Json& stmt) { return stmt.begin().value(); }
+
+// The text of sql[from, to) without its surrounding space, and where it
+// starts.
+std::pair<std::string, size_t> Clause(std::string_view sql, size_t from, size_t to) {
+  from = SkipSpace(sql.substr(0, to), from);
+  return {TrimEnd(sql.substr(from, to - from)), from};
+}
+
+// Where each of the clauses after `from` starts (a keyword at the top
+// level), in the order given; npos for a clause that is not there.
+std::vector<size_t> ClauseStarts(std::string_view sql, size_t from,
+                                 const std::vector<std::string_view>& keywords) {
+  std::vector<size_t> out;
+  for (std::string_view kw : keywords) {
+    const size_t at = FindKeyword(sql, from, kw);
+    out.push_back(at);
+    if (at != npos) from = at + kw.size();
+  }
+  return out;
+}
+
+// The end of a clause that starts at `start`: where the next clause that
+// is there starts, or the end.
+size_t ClauseEnd(const std::vector<size_t>& starts, size_t i, size_t end) {
+  for (size_t j = i + 1; j < starts.size(); ++j) {
+    if (starts[j] != npos) return starts[j];
+  }
+  return end;
+}
+
+// After the target relation (and its alias) at `rel`: where the statement
+// goes on.
+size_t AfterRelation(std::string_view sql, const Json& rel) {
+  size_t pos = SkipSpace(sql, NameEnd(sql, static_cast<size_t>(rel.value("location", 0))));
+  if (rel.contains("alias")) {
+    if (sql.size() - pos >= 2 && strncasecmp(sql.data() + pos, "as", 2) == 0 &&
+        (pos + 2 == sql.size() || !WordChar(sql[pos + 2]))) {
+      pos = SkipSpace(sql, pos + 2);
+    }
+    pos = SkipSpace(sql, TokenEnd(sql, pos));
+  }
+  return pos;
+}
+
+std::string AliasOf(const Json& rel) {
+  return rel.contains("alias") ? rel["alias"].value("aliasname", "") : "";
+}
+
+// The items of a SET list in sql[from, end): each column and its
+// expression's text. `targets` are the list's parse trees.
+Result<std::vector<std::pair<std::string, std::string>>> SetItems(std::string_view sql, size_t from,
+                                                                  size_t end, const Json& targets,
+                                                                  const Json& relation) {
+  const std::string_view text = sql.substr(0, end);
+  // Split at the commas outside parentheses; each item's expression is
+  // what follows its first '='.
+  std::vector<std::string> items;
+  size_t start = SkipSpace(text, from);
+  int depth = 0;
+  for (size_t i = start; (i = SkipSpace(text, i)) < end; i = TokenEnd(text, i)) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')') --depth;
+    if (depth == 0 && text[i] == ',') {
+      items.emplace_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  items.push_back(TrimEnd(text.substr(start, end - start)));
+  if (targets.size() != items.size()) {
+    return SqlUnsupported(sql, targets.empty() ? relation : targets[0], "SET (a, b) = (...)",
+                          "set each column on its own: SET a = ..., b = ...");
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Json& t = targets[i]["ResTarget"];
+    if (t.contains("indirection"))
+      return SqlUnsupported(sql, targets[i], "SET of an element or a field");
+    const std::string& item = items[i];
+    size_t eq = npos;
+    for (size_t j = 0; (j = SkipSpace(item, j)) < item.size(); j = TokenEnd(item, j)) {
+      if (item[j] == '=') {
+        eq = j;
+        break;
+      }
+    }
+    if (eq == npos) return Status::InvalidArgument("SET: cannot find '=' in \"" + item + "\"");
+    std::string expr = TrimEnd(std::string_view(item).substr(eq + 1));
+    out.emplace_back(t.value("name", ""), expr.substr(SkipSpace(expr, 0)));
+  }
+  return out;
+}
+
+Result<InsertParts> InsertClauses(std::string_view sql, const Json& ins, size_t end) {
+  auto unsupported = [&](const char* what, const Json& node) {
+    return SqlUnsupported(sql, node, what);
+  };
+  if (!ins.contains("selectStmt")) return unsupported("INSERT ... DEFAULT VALUES", ins["relation"]);
+  InsertParts p;
+  SLUICE_ASSIGN_OR_RETURN(p.table, TargetTableName(ins["relation"], sql));
+  p.alias = AliasOf(ins["relation"]);
+  for (const Json& c : ins.value("cols", Json::array()))
+    p.columns.push_back(c["ResTarget"].value("name", ""));
+  const std::string_view text = sql.substr(0, end);
+  size_t pos = AfterRelation(text, ins["relation"]);
+  if (!p.columns.empty()) {
+    const size_t close = pos < text.size() && text[pos] == '(' ? MatchingParen(text, pos) : npos;
+    if (close == npos)
+      return Status::InvalidArgument("INSERT: cannot find the end of the column list");
+    pos = SkipSpace(text, close + 1);
+  }
+  if (text.size() - pos >= 10 && strncasecmp(text.data() + pos, "OVERRIDING", 10) == 0)
+    return unsupported("INSERT ... OVERRIDING", ins["relation"]);
+  size_t source_end = npos;
+  if (ins.contains("onConflictClause")) {
+    const Json& oc = ins["onConflictClause"];
+    p.on_conflict = true;
+    source_end = static_cast<size_t>(oc.value("location", 0));
+    const Json& infer = oc.value("infer", Json::object());
+    if (infer.contains("conname")) return unsupported("ON CONFLICT ON CONSTRAINT", oc);
+    if (infer.contains("whereClause"))
+      return unsupported("ON CONFLICT (...) WHERE", infer["whereClause"]);
+    for (const Json& e : infer.value("indexElems", Json::array())) {
+      if (!e["IndexElem"].contains("name")) return unsupported("ON CONFLICT of an expression", oc);
+      p.conflict_columns.push_back(e["IndexElem"].value("name", ""));
+    }
+    p.do_update = oc.value("action", "") == "ONCONFLICT_UPDATE";
+  }
+  const auto starts = ClauseStarts(text, source_end == npos ? pos : source_end, {"returning"});
+  const size_t after_source = source_end != npos ? source_end : ClauseEnd({pos, starts[0]}, 0, end);
+  std::tie(p.source, p.source_offset) = Clause(text, pos, after_source);
+  if (starts[0] != npos) {
+    std::tie(p.returning, p.returning_offset) = Clause(text, starts[0] + 9, end);
+  }
+  if (p.do_update) {
+    const Json& oc = ins["onConflictClause"];
+    const size_t update = FindKeyword(text, source_end, "update");
+    const size_t set = update == npos ? npos : FindKeyword(text, update + 6, "set");
+    if (set == npos) return Status::InvalidArgument("ON CONFLICT: cannot find DO UPDATE SET");
+    const size_t where = oc.contains("whereClause") ? FindKeyword(text, set + 3, "where") : npos;
+    const size_t set_end = where != npos ? where : starts[0] != npos ? starts[0] : end;
+    SLUICE_ASSIGN_OR_RETURN(p.conflict_sets, SetItems(sql, set + 3, set_end,
+                                                      oc.value("targetList", Json::array()), oc));
+    if (where != npos) {
+      std::tie(p.conflict_where, p.conflict_where_offset) =
+          Clause(text, where + 5, starts[0] != npos ? starts[0] : end);
+    }
+  }
+  return p;
+}
+
+Result<DeleteParts> DeleteClauses(std::string_view sql, const Json& del, size_t end) {
+  DeleteParts p;
+  SLUICE_ASSIGN_OR_RETURN(p.table, TargetTableName(del["relation"], sql));
+  p.alias = AliasOf(del["relation"]);
+  const std::string_view text = sql.substr(0, end);
+  const size_t pos = AfterRelation(text, del["relation"]);
+  const auto s = ClauseStarts(text, pos, {"using", "where", "returning"});
+  if (s[0] != npos)
+    std::tie(p.using_, p.using_offset) = Clause(text, s[0] + 5, ClauseEnd(s, 0, end));
+  if (s[1] != npos)
+    std::tie(p.where, p.where_offset) = Clause(text, s[1] + 5, ClauseEnd(s, 1, end));
+  if (s[2] != npos) std::tie(p.returning, p.returning_offset) = Clause(text, s[2] + 9, end);
+  if (del.contains("whereClause") && p.where.empty())
+    return Status::InvalidArgument("DELETE: cannot find WHERE");
+  return p;
+}
+
+Result<UpdateParts> UpdateClauses(std::string_view sql, const Json& up, size_t end) {
+  UpdateParts p;
+  SLUICE_ASSIGN_OR_RETURN(p.table, TargetTableName(up["relation"], sql));
+  p.alias = AliasOf(up["relation"]);
+  const std::string_view text = sql.substr(0, end);
+  const size_t pos = AfterRelation(text, up["relation"]);
+  std::vector<size_t> s = ClauseStarts(text, pos, {"set"});
+  if (s[0] == npos) return Status::InvalidArgument("UPDATE: cannot find SET");
+  // FROM can also be in a SET expression (IS DISTINCT FROM): the clause is
+  // the last FROM at the top level before its first item.
+  size_t from = npos;
+  if (up.contains("fromClause")) {
+    const size_t first = static_cast<size_t>(Location(up["fromClause"][0]));
+    for (size_t at = s[0]; (at = FindKeyword(text, at, "from")) != npos && at < first; at += 4)
+      from = at;
+    if (from == npos) return Status::InvalidArgument("UPDATE: cannot find FROM");
+  }
+  const size_t after_set = from != npos ? from + 4 : s[0] + 3;
+  const auto rest = ClauseStarts(text, after_set, {"where", "returning"});
+  s.push_back(from);
+  s.insert(s.end(), rest.begin(), rest.end());
+  const size_t set_end = ClauseEnd(s, 0, end);
+  if (from != npos) std::tie(p.from, p.from_offset) = Clause(text, from + 4, ClauseEnd(s, 1, end));
+  if (s[2] != npos)
+    std::tie(p.where, p.where_offset) = Clause(text, s[2] + 5, ClauseEnd(s, 2, end));
+  if (s[3] != npos) std::tie(p.returning, p.returning_offset) = Clause(text, s[3] + 9, end);
+  SLUICE_ASSIGN_OR_RETURN(p.sets, SetItems(sql, s[0] + 3, set_end,
+                                           up.value("targetList", Json::array()), up["relation"]));
+  return p;
+}
+
+template <typename Parts, typename Clauses>
+Result<Parts> ParseOne(const std::string& text, const char* node, Clauses clauses) {
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(text));
+  const Json& stmts = tree["stmts"];
+  if (stmts.size() != 1 || !stmts[0]["stmt"].contains(node))
+    return Status::InvalidArgument(std::string("not one ") + node);
+  const Json& body = stmts[0]["stmt"][node];
+  if (body.contains("withClause")) return SqlUnsupported(text, body["withClause"], "WITH here");
+  return clauses(text, body, TrimEnd(text).size());
+}
+
+// A value as a literal of its type.
+std::string Literal(const Value& v, const SqlType& type) {
+  const std::string name = type.WithNullable(true).ToString();
+  if (v.is_null()) return "CAST(NULL AS " + name + ")";
+  std::string out = "CAST('";
+  for (char c : ValueToPgText(v, type)) {
+    if (c == '\'') out.push_back('\'');
+    out.push_back(c);
+  }
+  return out + "' AS " + name + ")";
+}
+
+// Rows as a query of constants: VALUES, or a SELECT of no rows.
+std::string ConstantRows(const std::vector<Column>& columns, const std::vector<Row>& rows) {
+  std::string out;
+  if (rows.empty()) {
+    out = "SELECT ";
+    for (size_t i = 0; i < columns.size(); ++i)
+      out += (i ? ", " : "") + Literal(Value::Null(), columns[i].type);
+    return out + " WHERE false";
+  }
+  out = "VALUES ";
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out += r ? ", (" : "(";
+    for (size_t i = 0; i < columns.size(); ++i)
+      out += (i ? ", " : "") + Literal(rows[r][i], columns[i].type);
+    out += ")";
+  }
+  return out;
+}
+
+std::string ColumnList(const std::vector<std::string>& names) {
+  std::string out = "(";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + QuoteIdentifier(names[i]);
+  return out + ")";
+}
+
+std::string RowKey(const Row& row) {
+  std::string key;
+  for (const Value& v : row)
+    key += v.is_null() ? std::string("\x01") : "\x02" + v.ToString() + "\x1f";
+  return key;
+}
+
+// One part of a statement: the statement itself, or a WITH query that
+// changes data.
+struct Part {
+  std::vector<TableChange> changes;
+  bool returns = false;
+  QueryRows returned;
+  std::string tag;
+};
+
+class Planner {
+ public:
+  Planner(const std::string& sql, const DmlEnv& env) : sql_(sql), env_(env) {}
+
+  // The WITH queries in effect: each one's `name AS (...)`, the ones that
+  // change data as constants of the rows they return.
+  struct Scope {
+    bool recursive = false;
+    std::vector<Built> ctes;
+  };
+
+  // The part `stmt` (a parse tree's statement), whose text ends at `end`.
+  Result<Part> Run(const Json& stmt, size_t begin, size_t end, Scope scope) {
+    const Json& body = Body(stmt);
+    size_t main = begin;
+    if (body.contains("withClause")) {
+      SLUICE_ASSIGN_OR_RETURN(main, With(body["withClause"], end, &scope));
+    }
+    const std::string kind = stmt.begin().key();
+    if (kind == "SelectStmt") {
+      Part part;
+      part.returns = true;
+      SLUICE_ASSIGN_OR_RETURN(part.returned, Query(scope, Built(sql_).Original(main, end - main)));
+      part.tag = "SELECT " + std::to_string(part.returned.rows.size());
+      return part;
+    }
+    if (kind == "InsertStmt") {
+      SLUICE_ASSIGN_OR_RETURN(InsertParts p, InsertClauses(sql_, body, end));
+      return Insert(p, body, scope);
+    }
+    if (kind == "DeleteStmt") {
+      SLUICE_ASSIGN_OR_RETURN(DeleteParts p, DeleteClauses(sql_, body, end));
+      return Delete(p, body, scope);
+    }
+    if (kind == "UpdateStmt") {
+      SLUICE_ASSIGN_OR_RETURN(UpdateParts p, UpdateClauses(sql_, body, end));
+      return Update(p, body, scope);
+    }
+    return SqlUnsupported(sql_, body, kind + " in WITH");
+  }
+
+  std::vector<TableChange> changes;  // of the WITH queries, in order
+
+ private:
+  // Adds a WITH clause's queries to `scope`, running the ones that change
+  // data; returns where the statement after the clause starts.
+  Result<size_t> With(const Json& with, size_t end, Scope* scope) {
+    const bool recursive = with.value("recursive", false);
+    scope->recursive = scope->recursive || recursive;
+    const std::string_view text = std::string_view(sql_).substr(0, end);
+    const Json& ctes = with["ctes"];
+    struct Span {
+      size_t at, open, close, stop;
+    };
+    std::vector<Span> spans;
+    size_t after = 0;
+    for (size_t i = 0; i < ctes.size(); ++i) {
+      const Json& cte = ctes[i]["CommonTableExpr"];
+      const size_t at = static_cast<size_t>(cte.value("location", 0));
+      // name [(columns)] AS [[NOT] MATERIALIZED] (query)
+      size_t open = SkipSpace(text, TokenEnd(text, at));
+      if (open < text.size() && text[open] == '(')
+        open = SkipSpace(text, MatchingParen(text, open) + 1);
+      while (open < text.size() && text[open] != '(') open = SkipSpace(text, TokenEnd(text, open));
+      const size_t close = open < text.size() ? MatchingParen(text, open) : npos;
+      if (close == npos) return Status::InvalidArgument("WITH: cannot find the end of a query");
+      // SEARCH and CYCLE clauses follow the query; the next query, or the
+      // statement, ends them.
+      size_t stop = close + 1;
+      if (i + 1 < ctes.size()) {
+        const size_t next =
+            static_cast<size_t>(ctes[i + 1]["CommonTableExpr"].value("location", 0));
+        for (size_t j = stop; (j = SkipSpace(text, j)) < next; j = TokenEnd(text, j))
+          if (text[j] == ',') stop = j;
+      } else {
+        size_t j = close + 1;
+        for (; (j = SkipSpace(text, j)) < text.size(); j = TokenEnd(text, j)) {
+          const size_t e = TokenEnd(text, j);
+          static const char* kStarts[] = {"select", "values", "insert",
+                                          "update", "delete", "table"};
+          bool starts = text[j] == '(';
+          for (const char* w : kStarts)
+            starts = starts || (e - j == strlen(w) && strncasecmp(text.data() + j, w, e - j) == 0);
+          if (starts) break;
+        }
+        stop = j;
+        after = j;
+      }
+      spans.push_back({at, open, close, stop});
+    }
+    for (size_t i : Order(ctes, recursive)) {
+      const Json& cte = ctes[i]["CommonTableExpr"];
+      const Span& sp = spans[i];
+      const Json& query = cte["ctequery"];
+      Built entry(sql_);
+      if (!IsChangeNode(query)) {
+        entry.Original(sp.at, TrimEnd(text.substr(sp.at, sp.stop - sp.at)).size());
+        scope->ctes.push_back(std::move(entry));
+        continue;
+      }
+      SLUICE_ASSIGN_OR_RETURN(Part part, Run(query, sp.open + 1, sp.close, *scope));
+      for (TableChange& c : part.changes) changes.push_back(std::move(c));
+      if (!part.returns) continue;
+      std::vector<std::string> names;
+      for (const Json& a : cte.value("aliascolnames", Json::array()))
+        names.push_back(a["String"].value("sval", ""));
+      if (names.size() > part.returned.columns.size()) {
+        return SqlError(sql_, cte,
+                        "WITH query \"" + cte.value("ctename", std::string()) + "\" has " +
+                            std::to_string(part.returned.columns.size()) +
+                            " columns available but " + std::to_string(names.size()) +
+                            " columns specified");
+      }
+      for (size_t c = names.size(); c < part.returned.columns.size(); ++c)
+        names.push_back(part.returned.columns[c].name);
+      entry.Add(QuoteIdentifier(cte.value("ctename", std::string())) + ColumnList(names) + " AS (" +
+                ConstantRows(part.returned.columns, part.returned.rows) + ")");
+      scope->ctes.push_back(std::move(entry));
+    }
+    return after;
+  }
+
+  // The order to run a WITH clause's queries in: as written, or, under
+  // RECURSIVE (where a query may read one written after it), each after
+  // the ones it reads (as written where they read each other).
+  static std::vector<size_t> Order(const Json& ctes, bool recursive) {
+    std::vector<size_t> order;
+    const size_t n = ctes.size();
+    if (!recursive) {
+      for (size_t i = 0; i < n; ++i) order.push_back(i);
+      return order;
+    }
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < n; ++i) index[ctes[i]["CommonTableExpr"].value("ctename", "")] = i;
+    std::vector<std::set<size_t>> reads(n);
+    std::function<void(const Json&, size_t)> walk = [&](const Json& node, size_t i) {
+      if (node.is_object()) {
+        if (node.contains("relname") && !node.contains("schemaname")) {
+          auto it = index.find(node.value("relname", ""));
+          if (it != index.end() && it->second != i) reads[i].insert(it->second);
+        }
+        for (const auto& [k, v] : node.items()) walk(v, i);
+      } else if (node.is_array()) {
+        for (const Json& v : node) walk(v, i);
+      }
+    };
+    for (size_t i = 0; i < n; ++i) walk(ctes[i]["CommonTableExpr"]["ctequery"], i);
+    std::vector<bool> done(n, false);
+    while (order.size() < n) {
+      size_t pick = n;
+      for (size_t i = 0; i < n && pick == n; ++i) {
+        if (done[i]) continue;
+        bool ready = true;
+        for (size_t r : reads[i]) ready = ready && done[r];
+        if (ready) pick = i;
+      }
+      if (pick == n) {  // they read each other: the first left
+        for (size_t i = 0; i < n && pick == n; ++i)
+          if (!done[i]) pick = i;
+      }
+      done[pick] = true;
+      order.push_back(pick);
+    }
+    return order;
+  }
+
+  // `body` (a query) under the WITH queries of `scope`.
+  Result<QueryRows> Query(const Scope& scope, const Built& body, bool wrap = false) {
+    Built q(sql_);
+    if (!scope.ctes.empty()) {
+      q.Add(scope.recursive ? "WITH RECURSIVE " : "WITH ");
+      for (size_t i = 0; i < scope.ctes.size(); ++i) {
+        if (i) q.Add(", ");
+        q.Append(scope.ctes[i]);
+      }
+      q.Add(" ");
+    }
+    // A query with a WITH of its own goes in a subquery under ours.
+    if (wrap && !scope.ctes.empty()) {
+      q.Add("SELECT * FROM (").Append(body).Add(") AS sluice_rows");
+    } else {
+      q.Append(body);
+    }
+    auto rows = env_.query(q.text());
+    if (!rows.ok()) return q.Remap(rows.status());
+    return rows;
+  }
+
+  Result<DmlTable> Table(const std::string& name, const Json& rel) {
+    auto t = env_.table(name);
+    if (!t.ok()) {
+      return Status(t.status().code(),
+                    FormatSqlError(sql_, rel.value("location", -1), t.status().message()));
+    }
+    return t;
+  }
+
+  // RETURNING's rows over `rows` of the table.
+  Status Returning(const std::string& list, size_t offset, const std::string& name,
+                   const DmlTable& table, const std::vector<Row>& rows, const Scope& scope,
+                   Part* part) {
+    if (list.empty()) return Status::OK();
+    part->returns = true;
+    if (list == "*") {
+      part->returned.columns = table.columns;
+      part->returned.rows = rows;
+      return Status::OK();
+    }
+    std::vector<std::string> names;
+    for (const Column& c : table.columns) names.push_back(c.name);
+    Built q(sql_);
+    q.Add("SELECT ").Original(offset, list.size());
+    q.Add(" FROM (" + ConstantRows(table.columns, rows) + ") AS " + QuoteIdentifier(name) +
+          ColumnList(names));
+    SLUICE_ASSIGN_OR_RETURN(part->returned, Query(scope, q));
+    return Status::OK();
+  }
+
+  // INSERT's rows. Under ON CONFLICT, where the first of two rows with one
+  // key wins, a VALUES list keeps its order: each row numbered, sorted.
+  Result<QueryRows> Source(const InsertParts& p, const Scope& scope) {
+    const std::string_view text =
+        std::string_view(sql_).substr(0, p.source_offset + p.source.size());
+    size_t at = p.source_offset;
+    const size_t word = TokenEnd(text, at);
+    if (!p.on_conflict || word - at != 6 || strncasecmp(text.data() + at, "values", 6) != 0)
+      return Query(scope, Built(sql_).Original(p.source_offset, p.source.size()), /*wrap=*/true);
+    Built q(sql_);
+    q.Add("SELECT * FROM (VALUES ");
+    at = SkipSpace(text, word);
+    for (size_t n = 0; at < text.size() && text[at] == '('; ++n) {
+      const size_t close = MatchingParen(text, at);
+      if (close == npos) return Status::InvalidArgument("VALUES: cannot find the end of a row");
+      q.Add(std::string(n ? ", (" : "(") + std::to_string(n) + ", ");
+      q.Original(at + 1, close - at - 1).Add(")");
+      at = SkipSpace(text, close + 1);
+      if (at < text.size() && text[at] == ',') at = SkipSpace(text, at + 1);
+    }
+    q.Add(") AS sluice_values ORDER BY 1");
+    SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, q, /*wrap=*/true));
+    rows.columns.erase(rows.columns.begin());
+    for (Row& r : rows.rows) r.erase(r.begin());
+    return rows;
+  }
+
+  Result<Part> Insert(const InsertParts& p, const Json& body, const Scope& scope) {
+    SLUICE_ASSIGN_OR_RETURN(DmlTable table, Table(p.table, body["relation"]));
+    const auto& cols = table.columns;
+    std::vector<size_t> targets;
+    for (size_t i = 0; i < p.columns.size(); ++i) {
+      auto it = std::find_if(cols.begin(), cols.end(),
+                             [&](const Column& c) { return c.name == p.columns[i]; });
+      if (it == cols.end()) {
+        return SqlError(
+            sql_, body["cols"][i],
+            "column \"" + p.columns[i] + "\" of relation \"" + p.table + "\" does not exist");
+      }
+      targets.push_back(static_cast<size_t>(it - cols.begin()));
+    }
+    if (targets.empty()) {
+      for (size_t i = 0; i < cols.size(); ++i) targets.push_back(i);
+    }
+    SLUICE_ASSIGN_OR_RETURN(QueryRows source, Source(p, scope));
+    if (source.columns.size() != targets.size()) {
+      return Status::InvalidArgument(
+          FormatSqlError(sql_, static_cast<int>(p.source_offset),
+                         source.columns.size() > targets.size()
+                             ? "INSERT has more expressions than target columns"
+                             : "INSERT has more target columns than expressions"));
+    }
+    Part part;
+    TableChange change{p.table, {}, {}};
+    for (const Row& r : source.rows) {
+      Row row(cols.size(), Value::Null());
+      for (size_t j = 0; j < targets.size(); ++j) {
+        const size_t c = targets[j];
+        if (r[j].is_null()) continue;
+        Status s = CastValue(r[j], source.columns[j].type, cols[c].type, &row[c]);
+        if (!s.ok()) return Status(s.code(), "column \"" + cols[c].name + "\": " + s.message());
+      }
+      change.inserted.push_back(std::move(row));
+    }
+    if (p.on_conflict) SLUICE_RETURN_IF_ERROR(Conflicts(p, body, table, scope, &change));
+    part.tag = "INSERT 0 " + std::to_string(change.inserted.size());
+    SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset,
+                                     p.alias.empty() ? p.table : p.alias, table, change.inserted,
+                                     scope, &part));
+    part.changes.push_back(std::move(change));
+    return part;
+  }
+
+  // INSERT ... ON CONFLICT: the proposed rows in `change` whose key a row
+  // of the table (or an earlier proposed row) has are left out (DO
+  // NOTHING), or change that row instead (DO UPDATE, `excluded` naming the
+  // proposed row).
+  Status Conflicts(const InsertParts& p, const Json& body, const DmlTable& table,
+                   const Scope& scope, TableChange* change) {
+    const auto& cols = table.columns;
+    const Json& at = body["onConflictClause"];
+    std::vector<size_t> key;
+    for (const std::string& c : p.conflict_columns) {
+      auto it =
+          std::find_if(cols.begin(), cols.end(), [&](const Column& x) { return x.name == c; });
+      if (it == cols.end()) {
+        return SqlError(sql_, at,
+                        "column \"" + c + "\" of relation \"" + p.table + "\" does not exist");
+      }
+      key.push_back(static_cast<size_t>(it - cols.begin()));
+    }
+    std::vector<size_t> primary(table.key.begin(), table.key.end());
+    if (key.empty()) {
+      if (p.do_update) {
+        return SqlError(sql_, at,
+                        "ON CONFLICT DO UPDATE requires inference specification or constraint "
+                        "name");
+      }
+      key = primary;
+      if (key.empty()) return Status::OK();  // nothing is unique: no conflict
+    }
+    if (!primary.empty() && std::set<size_t>(key.begin(), key.end()) !=
+                                std::set<size_t>(primary.begin(), primary.end())) {
+      return SqlError(sql_, at,
+                      "there is no unique or exclusion constraint matching the ON CONFLICT "
+                      "specification (the primary key of " +
+                          p.table + " is the only one)");
+    }
+    auto key_of = [&](const Row& r) -> std::optional<std::string> {
+      Row k;
+      for (size_t c : key) {
+        if (r[c].is_null()) return std::nullopt;  // NULLs never conflict
+        k.push_back(r[c]);
+      }
+      return RowKey(k);
+    };
+    std::vector<Row> proposed = std::move(change->inserted);
+    change->inserted.clear();
+    if (proposed.empty()) return Status::OK();
+    const std::string name = p.alias.empty() ? p.table : p.alias;
+    const std::string q_name = QuoteIdentifier(name);
+    std::vector<std::string> names;
+    for (const Column& c : cols) names.push_back(c.name);
+    std::string on;
+    for (size_t c : key) {
+      on += std::string(on.empty() ? "" : " AND ") + q_name + "." + QuoteIdentifier(cols[c].name) +
+            " = \"excluded\"." + QuoteIdentifier(cols[c].name);
+    }
+    // The table's rows that have a proposed key.
+    Built q(sql_);
+    q.Add("SELECT " + q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name +
+          " WHERE EXISTS (SELECT 1 FROM (" + ConstantRows(cols, proposed) + ") AS \"excluded\"" +
+          ColumnList(names) + " WHERE " + on + ")");
+    SLUICE_ASSIGN_OR_RETURN(QueryRows existing, Query(scope, q));
+    std::set<std::string> taken;
+    for (const Row& r : existing.rows) taken.insert(*key_of(r));
+    std::set<std::string> proposed_keys;
+    std::vector<Row> updating;
+    for (Row& r : proposed) {
+      const auto k = key_of(r);
+      if (!k) {
+        change->inserted.push_back(std::move(r));
+        continue;
+      }
+      if (p.do_update && (proposed_keys.count(*k) > 0)) {
+        return Status::InvalidArgument(FormatSqlError(
+            sql_, at.value("location", -1),
+            "ON CONFLICT DO UPDATE command cannot affect row a second time (two proposed rows "
+            "have one key)"));
+      }
+      const bool conflict = taken.count(*k) > 0 || proposed_keys.count(*k) > 0;
+      proposed_keys.insert(*k);
+      if (!conflict) {
+        change->inserted.push_back(std::move(r));
+      } else if (p.do_update) {
+        updating.push_back(std::move(r));
+      }
+    }
+    if (updating.empty()) return Status::OK();
+    // DO UPDATE: the new row, then the old one, of each row a proposed row
+    // meets.
+    std::vector<std::string> exprs(cols.size());
+    for (size_t i = 0; i < cols.size(); ++i)
+      exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
+    for (size_t k = 0; k < p.conflict_sets.size(); ++k) {
+      const auto& [column, expr] = p.conflict_sets[k];
+      auto it =
+          std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == column; });
+      if (it == cols.end()) {
+        return SqlError(sql_, at["targetList"][k],
+                        "column \"" + column + "\" of relation \"" + p.table + "\" does not exist");
+      }
+      exprs[static_cast<size_t>(it - cols.begin())] = "(" + expr + ")";
+    }
+    Built u(sql_);
+    u.Add("SELECT ");
+    for (const std::string& e : exprs) u.Add(e + ", ");
+    u.Add(q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name + " JOIN (" +
+          ConstantRows(cols, updating) + ") AS \"excluded\"" + ColumnList(names) + " ON " + on);
+    if (!p.conflict_where.empty())
+      u.Add(" WHERE ").Original(p.conflict_where_offset, p.conflict_where.size());
+    SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, u));
+    const size_t n = cols.size();
+    for (const Row& r : rows.rows) {
+      Row new_row(n, Value::Null());
+      for (size_t i = 0; i < n; ++i) {
+        if (r[i].is_null()) continue;
+        Status st = CastValue(r[i], rows.columns[i].type, cols[i].type, &new_row[i]);
+        if (!st.ok()) return Status(st.code(), "column \"" + cols[i].name + "\": " + st.message());
+      }
+      change->deleted.emplace_back(r.begin() + static_cast<ptrdiff_t>(n), r.end());
+      change->inserted.push_back(std::move(new_row));
+    }
+    return Status::OK();
+  }
+
+  Result<Part> Delete(const DeleteParts& p, const Json& body, const Scope& scope) {
+    SLUICE_ASSIGN_OR_RETURN(DmlTable table, Table(p.table, body["relation"]));
+    if (table.append_only) {
+      return Status::InvalidArgument(
+          FormatSqlError(sql_, body["relation"].value("location", -1),
+                         "table " + p.table + " is append_only: it takes no deletes"));
+    }
+    const std::string name = p.alias.empty() ? p.table : p.alias;
+    Built q(sql_);
+    q.Add("SELECT " + QuoteIdentifier(name) + ".* FROM " + QuoteIdentifier(p.table) + " AS " +
+          QuoteIdentifier(name));
+    if (!p.using_.empty()) {
+      // Each row once, however many rows of USING it meets.
+      q.Add(" WHERE EXISTS (SELECT 1 FROM ").Original(p.using_offset, p.using_.size());
+      if (!p.where.empty()) q.Add(" WHERE ").Original(p.where_offset, p.where.size());
+      q.Add(")");
+    } else if (!p.where.empty()) {
+      q.Add(" WHERE ").Original(p.where_offset, p.where.size());
+    }
+    SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, q));
+    Part part;
+    part.tag = "DELETE " + std::to_string(rows.rows.size());
+    SLUICE_RETURN_IF_ERROR(
+        Returning(p.returning, p.returning_offset, name, table, rows.rows, scope, &part));
+    part.changes.push_back({p.table, std::move(rows.rows), {}});
+    return part;
+  }
+
+  Result<Part> Update(const UpdateParts& p, const Json& body, const Scope& scope) {
+    SLUICE_ASSIGN_OR_RETURN(DmlTable table, Table(p.table, body["relation"]));
+    if (table.append_only) {
+      return Status::InvalidArgument(
+          FormatSqlError(sql_, body["relation"].value("location", -1),
+                         "table " + p.table + " is append_only: it takes no updates"));
+    }
+    const auto& cols = table.columns;
+    const size_t n = cols.size();
+    const std::string name = p.alias.empty() ? p.table : p.alias;
+    const std::string q_name = QuoteIdentifier(name);
+    std::vector<std::string> exprs(n);
+    for (size_t i = 0; i < n; ++i) exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
+    for (size_t k = 0; k < p.sets.size(); ++k) {
+      const auto& [column, expr] = p.sets[k];
+      auto it =
+          std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == column; });
+      if (it == cols.end()) {
+        return SqlError(sql_, body["targetList"][k],
+                        "column \"" + column + "\" of relation \"" + p.table + "\" does not exist");
+      }
+      exprs[static_cast<size_t>(it - cols.begin())] = "(" + expr + ")";
+    }
+    // The new row, then the old one.
+    Built q(sql_);
+    q.Add("SELECT ");
+    for (size_t i = 0; i < n; ++i) q.Add(exprs[i] + ", ");
+    q.Add(q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name);
+    if (!p.from.empty()) q.Add(", ").Original(p.from_offset, p.from.size());
+    if (!p.where.empty()) q.Add(" WHERE ").Original(p.where_offset, p.where.size());
+    SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, q));
+    std::vector<const Row*> chosen;
+    if (p.from.empty()) {
+      for (const Row& r : rows.rows) chosen.push_back(&r);
+    } else {
+      // A row that meets several rows of FROM changes once, by the first;
+      // every copy of it changes.
+      Built m(sql_);
+      m.Add("SELECT " + q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name +
+            " WHERE EXISTS (SELECT 1 FROM ");
+      m.Original(p.from_offset, p.from.size());
+      if (!p.where.empty()) m.Add(" WHERE ").Original(p.where_offset, p.where.size());
+      m.Add(")");
+      SLUICE_ASSIGN_OR_RETURN(QueryRows matched, Query(scope, m));
+      std::map<std::string, const Row*> first;
+      for (const Row& r : rows.rows)
+        first.emplace(RowKey(Row(r.begin() + static_cast<ptrdiff_t>(n), r.end())), &r);
+      for (const Row& r : matched.rows) {
+        auto it = first.find(RowKey(r));
+        if (it != first.end()) chosen.push_back(it->second);
+      }
+    }
+    TableChange change{p.table, {}, {}};
+    for (const Row* r : chosen) {
+      Row new_row(n, Value::Null());
+      for (size_t i = 0; i < n; ++i) {
+        if ((*r)[i].is_null()) continue;
+        Status s = CastValue((*r)[i], rows.columns[i].type, cols[i].type, &new_row[i]);
+        if (!s.ok()) return Status(s.code(), "column \"" + cols[i].name + "\": " + s.message());
+      }
+      change.deleted.emplace_back(r->begin() + static_cast<ptrdiff_t>(n), r->end());
+      change.inserted.push_back(std::move(new_row));
+    }
+    Part part;
+    part.tag = "UPDATE " + std::to_string(change.inserted.size());
+    SLUICE_RETURN_IF_ERROR(
+        Returning(p.returning, p.returning_offset, name, table, change.inserted, scope, &part));
+    part.changes.push_back(std::move(change));
+    return part;
+  }
+
+  const std::string& sql_;
+  const DmlEnv& env_;
+};
+
+}  // namespace
+
+Result<std::string> TargetTableName(const Json& rel, std::string_view sql) {
+  const std::string schema = rel.value("schemaname", "");
+  if (!schema.empty() && schema != "public") {
+    return Status::InvalidArgument(
+        FormatSqlError(sql, rel.value("location", -1),
+                       "schema \"" + schema + "\" holds no tables: the pipeline's are in public"));
+  }
+  return rel.value("relname", "");
+}
+
+Result<InsertParts> ParseInsert(const std::string& text) {
+  return ParseOne<InsertParts>(text, "InsertStmt", InsertClauses);
+}
+Result<DeleteParts> ParseDelete(const std::string& text) {
+  return ParseOne<DeleteParts>(text, "DeleteStmt", DeleteClauses);
+}
+Result<UpdateParts> ParseUpdate(const std::string& text) {
+  return ParseOne<UpdateParts>(text, "UpdateStmt", UpdateClauses);
+}
+
+bool ChangesData(const Json& stmt) {
+  if (stmt.is_null() || stmt.empty()) return false;
+  if (IsChangeNode(stmt)) return true;
+  if (!stmt.contains("SelectStmt")) return false;
+  const Json& with = stmt["SelectStmt"].value("withClause", Json::object());
+  for (const Json& cte : with.value("ctes", Json::array())) {
+    if (IsChangeNode(cte["CommonTableExpr"]["ctequery"])) return true;
+  }
+  return false;
+}
+
+bool ReturnsData(const Json& stmt) {
+  return stmt.contains("SelectStmt") || Body(stmt).contains("returningList");
+}
+
+Result<DmlOutcome> RunDml(const std::string& sql, const DmlEnv& env) {
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
+  const Json& stmts = tree["stmts"];
+  if (stmts.size() != 1) return Status::InvalidArgument("one statement at a time");
+  const Json& stmt = stmts[0]["stmt"];
+  const size_t begin = SkipSpace(sql, static_cast<size_t>(stmts[0].value("stmt_location", 0)));
+  Planner planner(sql, env);
+  SLUICE_ASSIGN_OR_RETURN(Part part, planner.Run(stmt, begin, TrimEnd(sql).size(), {}));
+  DmlOutcome out;
+  out.changes = std::move(planner.changes);
+  for (TableChange& c : part.changes) out.changes.push_back(std::move(c));
+  out.returns_rows = part.returns;
+  out.returned = std::move(part.returned);
+  out.tag = std::move(part.tag);
+  return out;
+}
+
+}  // namespace sluice::sql

@@ -1,0 +1,118 @@
+// Statements that change tables: INSERT, UPDATE and DELETE, with their
+// RETURNING lists, and WITH queries that change data (`WITH t AS (DELETE
+// ... RETURNING *) INSERT INTO log SELECT * FROM t`).
+//
+// A statement becomes ad hoc queries over the tables as they were before
+// it: every part of one statement sees the same snapshot and none sees
+// another's changes, as in PostgreSQL. The rows a data-changing WITH query
+// returns are given to the queries after it as a constant table. The
+// outcome is each table's rows that go and rows that come, and the rows the
+// statement returns; the caller applies the changes its own way (a
+// pipeline's input, a test session's tables).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "sql/parser.h"
+#include "sql/plan.h"
+
+namespace sluice::sql {
+
+// The table a statement names (a RangeVar): tables live in the schema
+// public, which a name may spell out.
+Result<std::string> TargetTableName(const Json& range_var, std::string_view sql);
+
+// What the statement says, clause by clause, as text. Each `*_offset` is
+// where that text starts in the statement's.
+struct InsertParts {
+  std::string table;
+  std::string alias;                 // empty: none
+  std::vector<std::string> columns;  // empty: all, in order
+  std::string source;                // VALUES ... or SELECT ...
+  size_t source_offset = 0;
+  std::string returning;  // the RETURNING list; empty: none
+  size_t returning_offset = 0;
+  // ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]
+  bool on_conflict = false;
+  bool do_update = false;
+  std::vector<std::string> conflict_columns;  // empty: the primary key
+  std::vector<std::pair<std::string, std::string>> conflict_sets;
+  std::string conflict_where;
+  size_t conflict_where_offset = 0;
+};
+Result<InsertParts> ParseInsert(const std::string& text);
+
+struct DeleteParts {
+  std::string table;
+  std::string alias;   // empty: none
+  std::string using_;  // USING's FROM items; empty: none
+  size_t using_offset = 0;
+  std::string where;  // the condition; empty: every row
+  size_t where_offset = 0;
+  std::string returning;
+  size_t returning_offset = 0;
+};
+Result<DeleteParts> ParseDelete(const std::string& text);
+
+struct UpdateParts {
+  std::string table;
+  std::string alias;
+  // SET column = expression, in order, each expression's text.
+  std::vector<std::pair<std::string, std::string>> sets;
+  std::string from;  // FROM's items; empty: none
+  size_t from_offset = 0;
+  std::string where;
+  size_t where_offset = 0;
+  std::string returning;
+  size_t returning_offset = 0;
+};
+Result<UpdateParts> ParseUpdate(const std::string& text);
+
+// A table a statement changes, as its owner keeps it.
+struct DmlTable {
+  std::vector<Column> columns;
+  bool append_only = false;  // takes no deletes or updates
+  std::vector<int> key;      // the primary key's columns; empty: none
+};
+
+// The rows of a query: its visible columns, and its rows.
+struct QueryRows {
+  std::vector<Column> columns;
+  std::vector<Row> rows;
+};
+
+struct DmlEnv {
+  // Runs a query over the tables as they were before the statement.
+  std::function<Result<QueryRows>(const std::string& query)> query;
+  // The table `name`, which the statement changes; an error if it cannot
+  // (no such table, a view).
+  std::function<Result<DmlTable>(const std::string& name)> table;
+};
+
+struct TableChange {
+  std::string table;
+  std::vector<Row> deleted;   // whole rows that go, one per row
+  std::vector<Row> inserted;  // whole rows that come, in the table's types
+};
+
+struct DmlOutcome {
+  std::vector<TableChange> changes;  // in the order the statement makes them
+  bool returns_rows = false;         // a RETURNING list, or a SELECT
+  QueryRows returned;
+  std::string tag;  // PostgreSQL's command tag: "INSERT 0 2", "UPDATE 1", ...
+};
+
+// Whether a statement (a parse tree's "stmt") changes tables: INSERT,
+// UPDATE, DELETE, or a SELECT with a WITH query that does.
+bool ChangesData(const Json& stmt);
+// Whether such a statement answers with rows: RETURNING, or a SELECT.
+bool ReturnsData(const Json& stmt);
+
+// Plans and runs the one statement `sql`. Errors point into `sql`.
+Result<DmlOutcome> RunDml(const std::string& sql, const DmlEnv& env);
+
+}  // namespace sluice::sql
