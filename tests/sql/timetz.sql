@@ -61,6 +61,16 @@ DELETE FROM tt WHERE id = 3;
 INSERT INTO tt VALUES (11, '03:00+08', '03:00', 'x', 1), (12, '19:00+00', '19:00', 'y', 2);
 SELECT t, count(*), sum(id) FROM tt GROUP BY t;
 SELECT g, min(t), max(t) FROM tt GROUP BY g;
+-- 24:00:00 is a time of its own, after 00:00:00; arrays, JSON, DISTINCT.
+CREATE TABLE ta (id INT, t TIMETZ, a TIMETZ[]);
+INSERT INTO ta VALUES (1, '11:00-08', '{11:00-08,"12:00:00+05:30"}'), (2, '24:00+00', NULL),
+  (3, '00:00+00', '{}'), (4, NULL, '{NULL,1:00 PST}');
+SELECT id, t, a, to_json(t), to_jsonb(t), jsonb_build_object('t', t) FROM ta;
+SELECT DISTINCT t FROM ta;
+SELECT x.id, y.id FROM ta x LEFT JOIN ta y ON x.t > y.t;
+SELECT id, max(t) OVER (ORDER BY id ROWS 1 PRECEDING), min(t) OVER () FROM ta;
+SELECT array_agg(t ORDER BY t) FROM ta;
+SELECT t::varchar, cast(t AS text) || '!', CAST('11:00+01' AS time(3) with time zone) FROM ta;
 -- Bad input says what it could not read.
 -- sluice: error invalid input syntax for type time with time zone: "11:00 XYZ"
 SELECT '11:00 XYZ'::timetz;
