@@ -648,6 +648,30 @@ CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake",
   EXPECT_NE(start("", "CREATE INDEX a ON v (tm);").find("type TIME"), std::string::npos);
 }
 
+// Parquet has no time with a zone: a Delta sink or source of a TIME WITH
+// TIME ZONE column is refused when the pipeline starts, and says why.
+TEST(DeltaTest, ATimeWithTimeZoneIsRefusedAtStart) {
+  Pipeline out(R"(
+CREATE TABLE t (id BIGINT NOT NULL, tz TIMETZ);
+CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "lake",
+  "transport": {"name": "delta_table_output", "config": {"uri": "lake/v"}}}]')
+  AS SELECT id, tz FROM t;
+)");
+  EXPECT_EQ(out.exit_code(), 1) << out.log();
+  EXPECT_NE(out.log().find("connector \"lake\": column tz of type TIME WITH TIME ZONE"),
+            std::string::npos)
+      << out.log();
+  EXPECT_NE(out.log().find("not supported yet"), std::string::npos) << out.log();
+  Pipeline in(R"(
+CREATE TABLE t (id BIGINT NOT NULL, tz TIME WITH TIME ZONE) WITH (connectors = '[{"name": "src",
+  "transport": {"name": "delta_table_input", "config": {"uri": "lake/t"}}}]');
+)");
+  EXPECT_EQ(in.exit_code(), 1) << in.log();
+  EXPECT_NE(in.log().find("connector \"src\": column tz of type TIME WITH TIME ZONE"),
+            std::string::npos)
+      << in.log();
+}
+
 // These start their own hosts: the multihost runs of the suite skip them.
 #define SKIP_IN_MULTIHOST_RUNS()                     \
   if (std::getenv("SLUICE_TEST_HOSTS") != nullptr) { \

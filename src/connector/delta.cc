@@ -1263,9 +1263,18 @@ class DeltaOutput final : public OutputConnector {
 
 }  // namespace
 
-std::unique_ptr<OutputConnector> MakeDeltaOutput(const ConnectorSpec& spec,
-                                                 const format::Relation& rel) {
-  return std::make_unique<DeltaOutput>(spec, rel);
+Status CheckDeltaColumns(const ConnectorSpec& spec, const format::Relation& rel) {
+  for (size_t i = 0; i < rel.schema.size() && i < rel.columns.size(); ++i) {
+    Status s = format::CheckParquetType(rel.columns[i], rel.schema[i]);
+    if (!s.ok()) return s.WithContext("connector \"" + spec.name + "\"");
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<OutputConnector>> MakeDeltaOutput(const ConnectorSpec& spec,
+                                                         const format::Relation& rel) {
+  SLUICE_RETURN_IF_ERROR(CheckDeltaColumns(spec, rel));
+  return std::unique_ptr<OutputConnector>(std::make_unique<DeltaOutput>(spec, rel));
 }
 
 }  // namespace sluice::connector

@@ -53,7 +53,12 @@ namespace sluice::connector {
 // __sluice_step).
 std::string DeltaSchemaString(const format::Relation& rel, bool cdc);
 
-std::unique_ptr<OutputConnector> MakeDeltaOutput(const ConnectorSpec& spec,
-                                                 const format::Relation& rel);
+// Refuses, when the pipeline starts, a column that Delta's Parquet files
+// cannot hold (format::CheckParquetType).
+Result<std::unique_ptr<OutputConnector>> MakeDeltaOutput(const ConnectorSpec& spec,
+                                                         const format::Relation& rel);
+// OK if a Delta table can hold every column of `rel`; else the error,
+// naming the connector.
+Status CheckDeltaColumns(const ConnectorSpec& spec, const format::Relation& rel);
 
 }  // namespace sluice::connector

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "base/mutex.h"
+#include "connector/delta.h"
 #include "connector/delta_filter.h"
 #include "connector/delta_log.h"
 #include "format/parquet_reader.h"
@@ -605,6 +606,7 @@ class DeltaInput final : public InputConnector {
 
 Result<std::unique_ptr<InputConnector>> MakeDeltaInput(const ConnectorSpec& spec,
                                                        const format::Relation& rel) {
+  SLUICE_RETURN_IF_ERROR(CheckDeltaColumns(spec, rel));
   Json config = Json::parse(spec.transport_config);
   std::shared_ptr<const DeltaFilter> filter;
   if (config.contains("filter")) {

@@ -5,6 +5,7 @@
 #include "dataflow/operators/upsert.h"
 #include "format/json.h"
 #include "types/row_codec.h"
+#include "types/time_tz.h"
 
 namespace sluice::format {
 namespace {
@@ -347,6 +348,66 @@ TEST(JsonTest, EncodesRecordsThatDecodeBack) {
   ASSERT_EQ(d.changes.size(), 3u);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(d.changes.payload(i), row);
   EXPECT_EQ(d.changes.kind(2), ChangeKind::kDelete);
+}
+
+// A TIME WITH TIME ZONE is its text in JSON and CSV alike: read with its
+// zone (or in UTC without one), written as PostgreSQL prints it, and read
+// back as it was.
+TEST(FormatTest, TimesWithZonesAreTheirText) {
+  Relation rel;
+  rel.name = "t";
+  rel.columns = {"id", "tz"};
+  rel.schema = {SqlType::Integer(), SqlType::TimeTz()};
+  const auto tz = [](int64_t micros, int32_t zone_west) {
+    return std::to_string(TimeTz{micros, zone_west}.Encode());
+  };
+  FormatOptions json;
+  Decoded d = Decode(json, rel,
+                     R"({"insert": {"id": 1, "tz": "11:00-08"}}
+{"insert": {"id": 2, "tz": "11:00:00.5+05:30"}}
+{"insert": {"id": 3, "tz": "1:00 PST"}}
+{"insert": {"id": 4, "tz": "11:00"}}
+{"insert": {"id": 5, "tz": "11:00 XYZ"}}
+{"insert": {"id": 6, "tz": 11}}
+)");
+  ASSERT_EQ(d.errors.size(), 2u);
+  EXPECT_NE(d.errors[0].reason.find("time with time zone"), std::string::npos)
+      << d.errors[0].reason;
+  ASSERT_EQ(d.changes.size(), 4u);
+  const int64_t h = 3600000000;
+  EXPECT_EQ(Row(rel, d.changes.payload(0)), "(1, " + tz(11 * h, 8 * 3600) + ")");
+  EXPECT_EQ(Row(rel, d.changes.payload(1)), "(2, " + tz(11 * h + 500000, -19800) + ")");
+  EXPECT_EQ(Row(rel, d.changes.payload(2)), "(3, " + tz(1 * h, 8 * 3600) + ")");
+  EXPECT_EQ(Row(rel, d.changes.payload(3)), "(4, " + tz(11 * h, 0) + ")");
+  std::string rows;
+  for (size_t i = 0; i < 4; ++i) {
+    auto enc = MakeEncoder(json, rel);
+    ASSERT_TRUE(enc.ok());
+    std::string out;
+    ASSERT_TRUE((*enc)->Encode(std::string(d.changes.payload(i)), 1, &out).ok());
+    rows += out;
+  }
+  EXPECT_EQ(rows,
+            "{\"insert\":{\"id\":1,\"tz\":\"11:00:00-08\"}}\n"
+            "{\"insert\":{\"id\":2,\"tz\":\"11:00:00.5+05:30\"}}\n"
+            "{\"insert\":{\"id\":3,\"tz\":\"01:00:00-08\"}}\n"
+            "{\"insert\":{\"id\":4,\"tz\":\"11:00:00+00\"}}\n");
+  Decoded back = Decode(json, rel, rows);
+  ASSERT_TRUE(back.errors.empty()) << back.errors[0].ToString();
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(back.changes.payload(i), d.changes.payload(i));
+
+  FormatOptions csv;
+  csv.name = "csv";
+  Decoded c = Decode(csv, rel, "1,11:00-08\n2,10:00:00+05:30:15\n");
+  ASSERT_TRUE(c.errors.empty()) << c.errors[0].ToString();
+  ASSERT_EQ(c.changes.size(), 2u);
+  EXPECT_EQ(Row(rel, c.changes.payload(1)), "(2, " + tz(10 * h, -(5 * 3600 + 30 * 60 + 15)) + ")");
+  auto enc = MakeEncoder(csv, rel);
+  ASSERT_TRUE(enc.ok());
+  std::string out;
+  ASSERT_TRUE((*enc)->Encode(std::string(c.changes.payload(0)), 1, &out).ok());
+  ASSERT_TRUE((*enc)->Encode(std::string(c.changes.payload(1)), 1, &out).ok());
+  EXPECT_EQ(out, "1,11:00:00-08,1\n2,10:00:00+05:30:15,1\n");
 }
 
 // An INT[] or DATE[] value of two dimensions is a JSON array of arrays, each

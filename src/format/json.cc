@@ -204,7 +204,7 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
     int64_t x;
     if ((id == TypeId::kTimestamp && sql::ParseTimestampInput(s, &x)) ||
         (id == TypeId::kDate && sql::ParseDate(s, &x)) ||
-        (id == TypeId::kTime && sql::ParseTime(s, &x))) {
+        (id == TypeId::kTime && !type.IsTimeTz() && sql::ParseTime(s, &x))) {
       *out = Value::Int(x);
       return true;
     }
@@ -407,7 +407,9 @@ bool FastField(od::value v, od::json_type jt, std::string_view raw, const SqlTyp
     return AppendDecimalField(type, u, enc) || misfit(Value::Decimal(u, type.scale()));
   }
   if (jt != od::json_type::string) return false;
-  const bool time = id == TypeId::kTimestamp || id == TypeId::kDate || id == TypeId::kTime;
+  // A TIME WITH TIME ZONE is read as a cast reads it, by the slow path.
+  const bool time =
+      id == TypeId::kTimestamp || id == TypeId::kDate || (id == TypeId::kTime && !type.IsTimeTz());
   if (!time && !type.IsString()) return false;
   std::string_view s;
   if (v.get_string().get(s) != simdjson::SUCCESS) {

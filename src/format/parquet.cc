@@ -35,6 +35,8 @@
 //   TIME                    INT64 with TIME(MICROS, not UTC-adjusted)
 //   TIMESTAMP               INT64 with TIMESTAMP(MICROS, not UTC-adjusted)
 //   TIMESTAMP WITH TIME ZONE  INT64 with TIMESTAMP(MICROS, UTC-adjusted)
+//   TIME WITH TIME ZONE     refused (CheckParquetType): no Parquet type
+//                           keeps a time's zone
 //   INTERVAL                BYTE_ARRAY with STRING: PostgreSQL's text form
 //                           ("1 year 2 mons 3 days 04:05:06"), since
 //                           Parquet's own INTERVAL holds no microseconds and
@@ -1014,6 +1016,17 @@ ParquetWriter::~ParquetWriter() {
   }
 }
 
+Status CheckParquetType(const std::string& name, const SqlType& t) {
+  if (t.IsTimeTz()) {
+    return Status::Unimplemented(
+        "column " + name +
+        " of type TIME WITH TIME ZONE is not supported yet in Parquet files and Delta tables, "
+        "which have no time with a zone (cast it to TEXT to keep the zone)");
+  }
+  for (const SqlType& c : t.children()) SLUICE_RETURN_IF_ERROR(CheckParquetType(name, c));
+  return Status::OK();
+}
+
 Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Create(const std::string& path,
                                                              std::vector<ParquetColumn> columns,
                                                              ParquetOptions options) {
@@ -1035,6 +1048,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Create(const std::string& 
     return false;
   };
   for (const ParquetColumn& c : m.columns) {
+    SLUICE_RETURN_IF_ERROR(CheckParquetType(c.name, c.type));
     if (too_wide(c.type)) {
       return Status::Unimplemented("column " + c.name + " of type " + c.type.ToString() +
                                    ": Parquet DECIMAL of more than 38 digits is not supported yet");

@@ -31,6 +31,13 @@ inline SqlType FileType(const SqlType& t) {
   return t.dynamic_scale() ? SqlType::Decimal(38, kNumericFileScale, t.nullable()) : t;
 }
 
+// OK if Parquet can hold column `name` of type `t` (at any depth); else
+// Unimplemented, saying what it cannot hold, so that a sink refuses the
+// column when it starts rather than writing values a reader would misread.
+// TIME WITH TIME ZONE is refused: Parquet's TIME keeps no zone, and one
+// adjusted to UTC would lose it.
+Status CheckParquetType(const std::string& name, const SqlType& t);
+
 Result<ParquetCompression> ParseParquetCompression(const std::string& name);
 const char* ParquetCompressionName(ParquetCompression c);
 

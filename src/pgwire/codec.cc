@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "sql/expr.h"
+#include "types/time_tz.h"
 
 namespace sluice::pgwire {
 namespace {
@@ -156,6 +157,12 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       return Status::OK();
     }
     case TypeId::kTime:
+      if (t.IsTimeTz()) {  // timetz: microseconds since midnight, then seconds west of UTC
+        const TimeTz tz = TimeTz::Decode(v.int_value());
+        Put64(tz.micros, out);
+        Put32(tz.zone_west, out);
+        return Status::OK();
+      }
       Put64(v.int_value(), out);
       return Status::OK();
     case TypeId::kTimestamp: {
@@ -297,6 +304,17 @@ Result<std::string> BinaryParamToText(uint32_t oid, std::string_view b) {
     case 1083:
       SLUICE_RETURN_IF_ERROR(need(8));
       return sql::ValueToPgText(Value::Int(static_cast<int64_t>(Get(b, 0, 8))), SqlType::Time());
+    case 1266: {
+      SLUICE_RETURN_IF_ERROR(need(12));
+      TimeTz tz;
+      tz.micros = static_cast<int64_t>(Get(b, 0, 8));
+      tz.zone_west = static_cast<int32_t>(Get(b, 8, 4));
+      if (tz.micros < 0 || tz.micros > TimeTz::kMicrosPerDay ||
+          tz.zone_west < -TimeTz::kMaxZoneSeconds || tz.zone_west > TimeTz::kMaxZoneSeconds) {
+        return Status::InvalidArgument("time with time zone out of range");
+      }
+      return sql::ValueToPgText(Value::Int(tz.Encode()), SqlType::TimeTz());
+    }
     case 1114:
     case 1184: {
       SLUICE_RETURN_IF_ERROR(need(8));

@@ -15,8 +15,10 @@ namespace sluice::pgwire {
 
 // Appends `v` (not NULL) of type `t` in PostgreSQL's binary format (without
 // the length word). Booleans, integers, REAL and DOUBLE, NUMERIC, strings,
-// bytea, DATE, TIME, TIMESTAMP, INTERVAL, json (MAP, VARIANT) and arrays of
-// those; ROW has no binary form here (ask for text).
+// bytea, DATE, TIME, TIME WITH TIME ZONE (an int64 of microseconds since
+// midnight, then an int32 of the zone's seconds west of UTC, both big
+// endian), TIMESTAMP, INTERVAL, json (MAP, VARIANT) and arrays of those; ROW
+// has no binary form here (ask for text).
 Status EncodeBinary(const Value& v, const SqlType& t, std::string* out);
 
 // A parameter sent in binary format, as the text PostgreSQL would read for

@@ -4,6 +4,7 @@
 #include "pgwire/protocol.h"
 #include "pgwire/scram.h"
 #include "pgwire/statement.h"
+#include "types/time_tz.h"
 
 namespace sluice::pgwire {
 namespace {
@@ -126,6 +127,19 @@ TEST(CodecTest, BinaryParametersBecomeText) {
             "0.0005");
   EXPECT_FALSE(BinaryParamToText(23, "abc").ok());
   EXPECT_FALSE(BinaryParamToText(600, "abcd").ok());  // point
+}
+
+// timetz: microseconds since midnight, then the zone's seconds west of UTC.
+TEST(CodecTest, TimeWithTimeZoneIsTimeThenZoneWest) {
+  std::string out;
+  const int64_t eleven = 11LL * 3600 * 1000000;
+  ASSERT_TRUE(
+      EncodeBinary(Value::Int(TimeTz{eleven, -19800}.Encode()), SqlType::TimeTz(), &out).ok());
+  EXPECT_EQ(out, std::string("\x00\x00\x00\x09\x38\x58\x0c\x00\xff\xff\xb2\xa8", 12));
+  EXPECT_EQ(*BinaryParamToText(1266, out), "11:00:00+05:30");
+  EXPECT_FALSE(BinaryParamToText(1266, out.substr(0, 8)).ok());
+  EXPECT_EQ(PgTypeOf(SqlType::TimeTz()).oid, 1266u);
+  EXPECT_EQ(PgTypeOf(SqlType::TimeTz()).name, "time with time zone");
 }
 
 TEST(CodecTest, CopyTextLines) {

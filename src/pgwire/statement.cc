@@ -355,7 +355,7 @@ Result<std::string> SubstituteParams(const Statement& st,
       {21, "smallint"},          {23, "integer"},       {700, "real"},
       {701, "double precision"}, {1082, "date"},        {1083, "time"},
       {1114, "timestamp"},       {1184, "timestamptz"}, {1186, "interval"},
-      {1700, "numeric"}};
+      {1266, "timetz"},          {1700, "numeric"}};
   std::string text = st.text;
   auto at = st.param_at;
   std::sort(at.begin(), at.end());

@@ -2473,6 +2473,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   }
   if (name == "date") return SqlType::Date();
   if (name == "time") return SqlType::Time();
+  if (name == "timetz") return SqlType::TimeTz();
   if (name == "timestamp") return SqlType::Timestamp();
   if (name == "timestamptz") return SqlType::TimestampTz();
   if (name == "json" || name == "jsonb") return SqlType::Json(name == "jsonb");

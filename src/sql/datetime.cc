@@ -701,6 +701,52 @@ bool ParseTimestampTz(std::string_view s, int64_t* micros) {
   return true;
 }
 
+bool ParseTimeTz(std::string_view s, TimeTz* out) {
+  s = Trim(s);
+  int32_t east = 0;
+  std::string_view rest = s;
+  // A zone of letters at the end ("1:00 PST", "11:00Z"), not AM or PM; or
+  // a signed offset after the clock ("11:00-08", "2001-10-19 10:23:54+01").
+  size_t b = s.size();
+  while (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))) --b;
+  const size_t colon = s.find(':');
+  if (b < s.size() && b > 0) {
+    std::string word(s.substr(b));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word != "am" && word != "pm") {
+      if (!ParseZone(word, &east)) return false;
+      rest = Trim(s.substr(0, b));
+    }
+  } else if (const size_t sign = FindLastOf(s, '+', '-');
+             sign != std::string_view::npos && colon != std::string_view::npos && sign > colon) {
+    if (!ParseZone(s.substr(sign), &east)) return false;
+    rest = Trim(s.substr(0, sign));
+  }
+  int64_t micros;
+  if (!ParseTime(rest, &micros)) return false;
+  out->micros = micros;
+  out->zone_west = -east;
+  return true;
+}
+
+std::string FormatTimeTz(const TimeTz& t) {
+  std::string out = FormatTime(t.micros);
+  const int32_t east = -t.zone_west;
+  const int32_t a = east < 0 ? -east : east;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%c%02d", east < 0 ? '-' : '+', a / 3600);
+  out += buf;
+  if (a % 3600 != 0) {
+    std::snprintf(buf, sizeof buf, ":%02d", a / 60 % 60);
+    out += buf;
+  }
+  if (a % 60 != 0) {
+    std::snprintf(buf, sizeof buf, ":%02d", a % 60);
+    out += buf;
+  }
+  return out;
+}
+
 std::string FormatTimestampTz(int64_t micros) {
   if (IsInfiniteTimestamp(micros)) return micros > 0 ? "infinity" : "-infinity";
   std::string ts = FormatTimestamp(micros);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "types/time_tz.h"
 #include "types/value.h"
 
 namespace sluice::sql {
@@ -67,6 +68,11 @@ bool ParseTimestampInput(std::string_view s, int64_t* micros);
 bool ParseTimestampTz(std::string_view s, int64_t* micros);
 // A zone as ParseTimestampTz reads it, alone: seconds east of UTC.
 bool ParseZone(std::string_view zone, int32_t* seconds_east);
+// TIME WITH TIME ZONE text as PostgreSQL reads it: a time in any form
+// ParseTime reads (a date before it is ignored), then a zone as
+// ParseTimestampTz reads one ("11:00-08", "11:00:00+05:30", "1:00 PST",
+// "11:00Z"); without one, the session's zone, UTC.
+bool ParseTimeTz(std::string_view s, TimeTz* out);
 // An interval's typmod, as PostgreSQL keeps it: the fields it is
 // restricted to (INTERVAL DAY TO SECOND: YEAR 4, MONTH 2, DAY 8, HOUR 1024,
 // MINUTE 2048, SECOND 4096) and its seconds' precision (0-6).
@@ -90,6 +96,9 @@ std::string FormatTime(int64_t micros);
 std::string FormatTimestamp(int64_t micros);
 // In UTC, the session's zone: "2000-10-19 09:23:54+00".
 std::string FormatTimestampTz(int64_t micros);
+// The time as FormatTime prints it, then its own zone as PostgreSQL prints
+// it: "11:00:00-08", "11:00:00.5+05:30", "10:00:00+05:30:15".
+std::string FormatTimeTz(const TimeTz& t);
 // PostgreSQL's IntervalStyle: postgres ("1 year 2 mons -3 days +04:05:06"),
 // postgres_verbose ("@ 1 year 2 mons -3 days 4 hours 5 mins 6 secs"),
 // sql_standard ("+1-2 -3 +4:05:06") and iso_8601 ("P1Y2M-3DT4H5M6S").

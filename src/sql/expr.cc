@@ -548,7 +548,8 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
         case TypeId::kDate:
           return FormatDate(v.int_value());
         case TypeId::kTime:
-          return FormatTime(v.int_value());
+          return type.with_time_zone() ? FormatTimeTz(TimeTz::Decode(v.int_value()))
+                                       : FormatTime(v.int_value());
         case TypeId::kTimestamp:
           return type.with_time_zone() ? FormatTimestampTz(v.int_value())
                                        : FormatTimestamp(v.int_value());
@@ -830,6 +831,34 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       fields.push_back(std::move(y));
     }
     *out = Value::List(std::move(fields));
+    return Status::OK();
+  }
+  if (to.IsTimeTz() || (t == TypeId::kTime && from.IsTimeTz())) {
+    // TIME WITH TIME ZONE: from text, a TIME (in the session's zone, UTC)
+    // or a timestamp with time zone (its time of day in UTC); to a TIME,
+    // its time of day, the zone dropped, as PostgreSQL casts them.
+    TimeTz x;
+    if (v.kind() == K::kString && to.IsTimeTz()) {
+      if (!ParseTimeTz(v.string_value(), &x)) {
+        return Status::InvalidArgument("invalid input syntax for type time with time zone: \"" +
+                                       v.string_value() + "\"");
+      }
+    } else if (v.kind() == K::kInt && from.IsTimeTz()) {
+      x = TimeTz::Decode(v.int_value());
+    } else if (v.kind() == K::kInt && from.id() == TypeId::kTime) {
+      x.micros = v.int_value();
+    } else if (v.kind() == K::kInt && from.id() == TypeId::kTimestamp && from.with_time_zone()) {
+      if (IsInfiniteTimestamp(v.int_value())) {  // no time of day: NULL, as in PostgreSQL
+        *out = Value::Null();
+        return Status::OK();
+      }
+      const int64_t r = v.int_value() % kMicrosPerDay;
+      x.micros = r < 0 ? r + kMicrosPerDay : r;
+    } else {
+      return Status::InvalidArgument("cannot cast type " + PostgresDataType(from) + " to " +
+                                     PostgresDataType(to));
+    }
+    *out = Value::Int(to.IsTimeTz() ? x.Encode() : x.micros);
     return Status::OK();
   }
   if (t == TypeId::kDate || t == TypeId::kTime || t == TypeId::kTimestamp) {

@@ -512,6 +512,12 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
   if (is_dt(a) && is_dt(b) && (a.id() != b.id() || a.with_time_zone() != b.with_time_zone())) {
     return a.with_time_zone() || b.with_time_zone() ? SqlType::TimestampTz() : SqlType::Timestamp();
   }
+  // A time with a time with time zone is the latter (the time in the
+  // session's zone, UTC), as in PostgreSQL.
+  if (a.id() == TypeId::kTime && b.id() == TypeId::kTime &&
+      a.with_time_zone() != b.with_time_zone()) {
+    return SqlType::TimeTz();
+  }
   if (a.id() == TypeId::kArray && b.id() == TypeId::kArray) {
     auto e = CommonType(a.children()[0], b.children()[0]);
     if (!e.ok()) {

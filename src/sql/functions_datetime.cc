@@ -30,6 +30,20 @@ Status TsMinusInterval(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(r);
   return Status::OK();
 }
+// time +/- interval and time with time zone +/- interval: the interval's
+// time (its months and days ignored, as PostgreSQL's time_pl_interval
+// ignores them) moves the time of day around the clock; a zone stays.
+// `type` is the result's: TIME or TIME WITH TIME ZONE.
+template <int kSign, bool kIntervalFirst>
+Status ShiftTime(const SqlType& type, const Value* a, size_t, Value* out) {
+  const Value& time = a[kIntervalFirst ? 1 : 0];
+  const int64_t by = a[kIntervalFirst ? 0 : 1].interval_value().micros;
+  TimeTz t = type.IsTimeTz() ? TimeTz::Decode(time.int_value()) : TimeTz{time.int_value(), 0};
+  int64_t r = (t.micros + kSign * (by % kMicrosPerDay)) % kMicrosPerDay;
+  t.micros = r < 0 ? r + kMicrosPerDay : r;
+  *out = Value::Int(type.IsTimeTz() ? t.Encode() : t.micros);
+  return Status::OK();
+}
 Status IntervalPlusTs(const SqlType& t, const Value* a, size_t n, Value* out) {
   Value swapped[2] = {a[1], a[0]};
   return TsPlusInterval(t, swapped, n, out);
@@ -561,6 +575,39 @@ Status ExtractTime(const SqlType& t, const Value* a, size_t n, Value* out) {
   return ExtractInterval(t, as_interval, n, out);
 }
 
+// A TIME WITH TIME ZONE's fields: those of its time of day, but the epoch
+// is of its UTC time (seconds since midnight UTC, not wrapped around the
+// day), and the zone's own: timezone (seconds east of UTC), timezone_hour
+// and timezone_minute, as PostgreSQL's timetz_part gives them.
+Status ExtractTimeTz(const SqlType& t, const Value* a, size_t n, Value* out) {
+  const std::string field = TruncUnit(LowerCase(a[0].string_value()));
+  const TimeTz tz = TimeTz::Decode(a[1].int_value());
+  const int64_t east = -static_cast<int64_t>(tz.zone_west);
+  if (field == "timezone" || field == "timezone_hour" || field == "timezone_minute") {
+    const int64_t x = field == "timezone"        ? east
+                      : field == "timezone_hour" ? east / 3600
+                                                 : east / 60 % 60;
+    *out = Value::Decimal(static_cast<int128>(x) * 1000000, 6);
+    return Status::OK();
+  }
+  if (field != "hour" && field != "minute" && field != "second" && field != "milliseconds" &&
+      field != "millisecond" && field != "microseconds" && field != "microsecond" &&
+      field != "epoch") {
+    return Status::InvalidArgument("unit \"" + LowerCase(a[0].string_value()) +
+                                   "\" not supported for type time with time zone");
+  }
+  const int64_t micros =
+      field == "epoch" ? tz.micros + static_cast<int64_t>(tz.zone_west) * 1000000 : tz.micros;
+  const Value as_interval[2] = {a[0], Value::MakeInterval(0, 0, micros)};
+  return ExtractInterval(t, as_interval, n, out);
+}
+
+Status DatePartTimeTz(const SqlType& t, const Value* a, size_t n, Value* out) {
+  SLUICE_RETURN_IF_ERROR(ExtractTimeTz(t, a, n, out));
+  *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
+  return Status::OK();
+}
+
 Status DatePartTime(const SqlType& t, const Value* a, size_t n, Value* out) {
   SLUICE_RETURN_IF_ERROR(ExtractTime(t, a, n, out));
   *out = Value::Double(static_cast<double>(out->decimal_unscaled()) / 1e6);
@@ -669,6 +716,14 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
       return dt(DateMinusDate, date, date, SqlType::Integer());
     if (x == TypeId::kInterval && y == TypeId::kInterval)
       return dt(plus ? IntervalAdd : IntervalSub, iv, iv, iv);
+    if (x == TypeId::kTime && y == TypeId::kInterval) {
+      const SqlType time = args[0].IsTimeTz() ? SqlType::TimeTz() : SqlType::Time();
+      return dt(plus ? ShiftTime<+1, false> : ShiftTime<-1, false>, time, iv, time);
+    }
+    if (plus && x == TypeId::kInterval && y == TypeId::kTime) {
+      const SqlType time = args[1].IsTimeTz() ? SqlType::TimeTz() : SqlType::Time();
+      return dt(ShiftTime<+1, true>, iv, time, time);
+    }
   }
   if (name == "date_bin" && args.size() == 3 && args[0].id() == TypeId::kInterval) {
     r->fn = DateBin;
@@ -704,6 +759,12 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
       r->result = SqlType::Double();
     }
     return true;
+  }
+  if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
+      args[1].IsTimeTz()) {
+    const bool part = name == "date_part";
+    return fn(part ? DatePartTimeTz : ExtractTimeTz, part ? "date_part" : "extract",
+              {Text(), SqlType::TimeTz()}, part ? SqlType::Double() : SqlType::Decimal(38, 6));
   }
   if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
       args[1].id() == TypeId::kTime) {

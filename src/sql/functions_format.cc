@@ -2105,6 +2105,8 @@ bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, Reso
       case TypeId::kInterval:
         return Resolve(r, ToCharInterval, "to_char", Text(), {SqlType::Interval(), Text()});
       case TypeId::kTime:
+        // PostgreSQL has no to_char of a time with time zone.
+        if (x.IsTimeTz()) return false;
         return Resolve(r, ToCharTime, "to_char", Text(), {SqlType::Time(), Text()});
       default:
         return false;

@@ -174,7 +174,9 @@ Status ApplyLateness(std::string_view text, const LatenessClause& clause, int co
                      TableDef* table) {
   const Column& col = table->columns[static_cast<size_t>(column)];
   const TypeId id = col.type.id();
-  const bool temporal = id == TypeId::kTimestamp || id == TypeId::kDate || id == TypeId::kTime;
+  // A TIME WITH TIME ZONE's value is not its microseconds (types/time_tz.h).
+  const bool temporal = id == TypeId::kTimestamp || id == TypeId::kDate ||
+                        (id == TypeId::kTime && !col.type.IsTimeTz());
   if (!temporal && !col.type.IsInteger()) {
     return Status::Unimplemented(FormatSqlError(
         text, static_cast<int>(clause.at),

@@ -75,6 +75,9 @@ TEST(LatenessTest, WhatIsRefusedSaysWhereAndWhy) {
   EXPECT_NE(Message("CREATE TABLE t (s VARCHAR LATENESS 1);")
                 .find("column 27: LATENESS on a column of type VARCHAR is not supported yet"),
             std::string::npos);
+  EXPECT_NE(Message("CREATE TABLE t (tz TIMETZ LATENESS INTERVAL 1 HOURS);")
+                .find("LATENESS on a column of type TIME WITH TIME ZONE is not supported yet"),
+            std::string::npos);
   EXPECT_NE(Message("CREATE TABLE t (ts TIMESTAMP LATENESS 'soon');").find("LATENESS of ts must"),
             std::string::npos);
   EXPECT_NE(Message("CREATE TABLE t (n INT LATENESS -1);").find("it is negative"),

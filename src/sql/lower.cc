@@ -167,11 +167,12 @@ Stream* Lowering::EvalFilter(Stream* in, FilterFn fn) {
 namespace {
 
 // The input column that `e` passes through unchanged (a column, or a cast
-// that changes only nullability), or -1.
+// that changes only nullability), or -1. A TIME cast to TIME WITH TIME ZONE
+// (or back) changes the value's encoding (types/time_tz.h): not passed.
 int PassedColumn(const Expr& e) {
   if (e.kind == ExprKind::kColumn) return e.column;
   if (e.kind == ExprKind::kCast && e.args.size() == 1 && e.args[0]->type.id() == e.type.id() &&
-      HasIntegerOrder(e.type)) {
+      e.args[0]->type.IsTimeTz() == e.type.IsTimeTz() && HasIntegerOrder(e.type)) {
     return PassedColumn(*e.args[0]);
   }
   return -1;

@@ -7,6 +7,7 @@
 
 #include "sql/datetime.h"
 #include "types/big_decimal.h"
+#include "types/time_tz.h"
 
 namespace sluice::sql {
 namespace {
@@ -432,6 +433,14 @@ std::optional<long double> RangeNumber(const Value& v, const SqlType& type) {
     }
     case Value::Kind::kInterval: {
       const Interval& iv = v.interval_value();
+      // A time's offset is its interval's time alone, the months and days
+      // ignored, as PostgreSQL's in_range for time and timetz ignores them;
+      // a time with time zone's key counts microseconds in units of
+      // 2^kZoneBits (types/time_tz.h), so that key + offset keeps the zone.
+      if (type.id() == TypeId::kTime) {
+        const long double m = static_cast<long double>(iv.micros);
+        return type.IsTimeTz() ? m * static_cast<long double>(int64_t{1} << TimeTz::kZoneBits) : m;
+      }
       long double micros =
           static_cast<long double>(iv.days) * 86400e6L + static_cast<long double>(iv.micros);
       return type.id() == TypeId::kDate ? micros / 86400e6L : micros;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "types/big_decimal.h"
+#include "types/time_tz.h"
 
 namespace sluice {
 namespace {
@@ -808,8 +809,12 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         int64_t lim = int64_t{1} << (8 * width - 1);
         if (i < -lim || i >= lim) return Misfit(type, v, "out of range");
       }
-      // 24:00:00 is a TIME, as in PostgreSQL.
-      if (type.id() == TypeId::kTime && (i < 0 || i > kMicrosPerDay)) {
+      if (type.IsTimeTz()) {
+        if (!TimeTz::IsValidEncoding(i)) {
+          return Misfit(type, v, "not a time of day with a zone within 15:59:59 of UTC");
+        }
+      } else if (type.id() == TypeId::kTime && (i < 0 || i > kMicrosPerDay)) {
+        // 24:00:00 is a TIME, as in PostgreSQL.
         return Misfit(type, v, "a TIME must lie within one day (00:00:00 to 24:00:00)");
       }
       PutSigned(i, width, out);
@@ -1099,7 +1104,11 @@ bool AppendIntField(const SqlType& type, int64_t v, std::string* out) {
     const int64_t lim = int64_t{1} << (8 * width - 1);
     if (v < -lim || v >= lim) return false;
   }
-  if (type.id() == TypeId::kTime && (v < 0 || v >= kMicrosPerDay)) return false;
+  if (type.IsTimeTz()) {
+    if (!TimeTz::IsValidEncoding(v)) return false;
+  } else if (type.id() == TypeId::kTime && (v < 0 || v >= kMicrosPerDay)) {
+    return false;
+  }
   if (type.nullable()) out->push_back(kPresent);
   PutSigned(v, width, out);
   return true;

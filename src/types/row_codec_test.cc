@@ -8,6 +8,7 @@
 #include <random>
 
 #include "types/big_decimal.h"
+#include "types/time_tz.h"
 
 namespace sluice {
 namespace {
@@ -395,6 +396,53 @@ TEST(RowCodecTest, DatesTimesIntervals) {
   // Ordered as PostgreSQL orders intervals: 1 month (30 days) < 31 days.
   EXPECT_LT(Encode(iv, Value::MakeInterval(1, 0, 0)), Encode(iv, Value::MakeInterval(0, 31, 0)));
   EXPECT_GT(Encode(iv, Value::MakeInterval(1, 0, 0)), Encode(iv, Value::MakeInterval(0, 29, 0)));
+}
+
+// A TIME WITH TIME ZONE's bytes sort as PostgreSQL's timetz_cmp: by the
+// UTC-adjusted time (not wrapped around the day), then by the zone (seconds
+// west of UTC), on random times and zones against that comparison itself.
+TEST(RowCodecTest, TimeWithTimeZoneOrderIsPostgresqls) {
+  const SqlType tz = SqlType::TimeTz();
+  const int64_t day = TimeTz::kMicrosPerDay;
+  const int32_t lim = TimeTz::kMaxZoneSeconds;
+  std::mt19937_64 rng(7);
+  std::vector<TimeTz> values = {{0, -lim}, {0, lim}, {day, -lim}, {day, lim}, {0, 0}, {day, 0}};
+  for (int i = 0; i < 3000; ++i) {
+    TimeTz t;
+    // Whole hours and zones often, so that equal UTC times meet.
+    t.micros = rng() % 2 ? static_cast<int64_t>(rng() % 25) * 3600000000
+                         : static_cast<int64_t>(rng() % static_cast<uint64_t>(day + 1));
+    t.zone_west = rng() % 2 ? static_cast<int32_t>(rng() % 31) * 3600 - 15 * 3600
+                            : static_cast<int32_t>(rng() % (2 * lim + 1)) - lim;
+    values.push_back(t);
+  }
+  auto cmp = [](const TimeTz& a, const TimeTz& b) {  // PostgreSQL's timetz_cmp_internal
+    const int64_t x = a.micros + a.zone_west * int64_t{1000000};
+    const int64_t y = b.micros + b.zone_west * int64_t{1000000};
+    if (x != y) return x < y ? -1 : 1;
+    if (a.zone_west != b.zone_west) return a.zone_west < b.zone_west ? -1 : 1;
+    return 0;
+  };
+  std::vector<std::string> bytes;
+  for (const TimeTz& t : values) {
+    const TimeTz back = TimeTz::Decode(t.Encode());
+    ASSERT_EQ(back.micros, t.micros);
+    ASSERT_EQ(back.zone_west, t.zone_west);
+    ExpectRoundTrip(tz, Value::Int(t.Encode()));
+    bytes.push_back(Encode(tz, Value::Int(t.Encode())));
+  }
+  for (size_t i = 0; i + 1 < values.size(); ++i) {
+    const int c = cmp(values[i], values[i + 1]);
+    EXPECT_EQ(c < 0, bytes[i] < bytes[i + 1]) << i;
+    EXPECT_EQ(c == 0, bytes[i] == bytes[i + 1]) << i;
+  }
+  // '00:00+01' is before '23:00-00': 23:00 UTC of the day before.
+  EXPECT_LT(TimeTz({0, -3600}).Encode(), TimeTz({23 * 3600000000LL, 0}).Encode());
+  // Neither a time past 24:00:00 nor a zone past 15:59:59 is a value.
+  std::string out;
+  EXPECT_FALSE(EncodeValue(tz, Value::Int(TimeTz{day + 1, 0}.Encode()), &out).ok());
+  EXPECT_FALSE(EncodeValue(tz, Value::Int(TimeTz{-1, 0}.Encode()), &out).ok());
+  EXPECT_FALSE(EncodeValue(tz, Value::Int(TimeTz{0, lim + 1}.Encode()), &out).ok());
 }
 
 TEST(RowCodecTest, Composites) {

@@ -118,7 +118,7 @@ std::string SqlType::ToString() const {
       s = "DATE";
       break;
     case TypeId::kTime:
-      s = "TIME";
+      s = with_time_zone_ ? "TIME WITH TIME ZONE" : "TIME";
       break;
     case TypeId::kTimestamp:
       s = with_time_zone_ ? "TIMESTAMP WITH TIME ZONE" : "TIMESTAMP";
@@ -176,7 +176,7 @@ std::string PostgresDataType(const SqlType& t) {
     case TypeId::kDate:
       return "date";
     case TypeId::kTime:
-      return "time without time zone";
+      return t.with_time_zone() ? "time with time zone" : "time without time zone";
     case TypeId::kTimestamp:
       return t.with_time_zone() ? "timestamp with time zone" : "timestamp without time zone";
     case TypeId::kInterval:
@@ -228,6 +228,7 @@ constexpr PgBase kPgBases[] = {
     {1114, 1115, "timestamp", "_timestamp", "timestamp without time zone", 8},
     {1184, 1185, "timestamptz", "_timestamptz", "timestamp with time zone", 8},
     {1186, 1187, "interval", "_interval", "interval", 16},
+    {1266, 1270, "timetz", "_timetz", "time with time zone", 12},
     {1700, 1231, "numeric", "_numeric", "numeric", -1},
     {2249, 2287, "record", "_record", "record", -1},
     {3802, 3807, "jsonb", "_jsonb", "jsonb", -1},
@@ -267,7 +268,7 @@ const PgBase& BaseOf(const SqlType& t) {
     case TypeId::kDate:
       return find(1082);
     case TypeId::kTime:
-      return find(1083);
+      return find(t.with_time_zone() ? 1266 : 1083);
     case TypeId::kTimestamp:
       return find(t.with_time_zone() ? 1184 : 1114);
     case TypeId::kInterval:
@@ -367,6 +368,7 @@ char CategoryOf(uint32_t oid) {
     case 1083:
     case 1114:
     case 1184:
+    case 1266:
       return 'D';
     case 1186:
       return 'T';

@@ -26,7 +26,8 @@ enum class TypeId : uint8_t {
   kBinary,
   kVarbinary,
   kDate,       // days since 1970-01-01
-  kTime,       // microseconds since midnight
+  kTime,       // microseconds since midnight; WITH TIME ZONE (with_time_zone()),
+               // a time and its zone as types/time_tz.h encodes them
   kTimestamp,  // microseconds since 1970-01-01 00:00:00: no time zone, or,
                // WITH TIME ZONE (with_time_zone()), since that instant in UTC
   kInterval,   // months, days and microseconds, as PostgreSQL's interval
@@ -69,6 +70,16 @@ class SqlType {
     t.with_time_zone_ = true;
     return t;
   }
+  // TIME WITH TIME ZONE (PostgreSQL's timetz): a time of day and its UTC
+  // offset, one int64 as TimeTz encodes it (types/time_tz.h). Unlike
+  // timestamptz it is not the same value as its type without a zone: it
+  // differs in order, equality, text and arithmetic, so code that reads a
+  // TIME's microseconds must check with_time_zone() first.
+  static SqlType TimeTz(bool nullable = true) {
+    SqlType t = Scalar(TypeId::kTime, nullable);
+    t.with_time_zone_ = true;
+    return t;
+  }
   static SqlType Interval(bool nullable = true) { return Scalar(TypeId::kInterval, nullable); }
   // PostgreSQL's json (`binary` false: the text as given) and jsonb (its
   // canonical text): a VARCHAR that holds a JSON document (sql/json_value.h).
@@ -95,7 +106,7 @@ class SqlType {
   int precision() const { return precision_; }
   int length() const { return precision_; }
   int scale() const { return scale_; }
-  // TIMESTAMP WITH TIME ZONE.
+  // TIMESTAMP WITH TIME ZONE or TIME WITH TIME ZONE.
   bool with_time_zone() const { return with_time_zone_; }
   // JSON or JSONB; JSONB.
   bool is_json() const { return json_ != 0; }
@@ -114,6 +125,8 @@ class SqlType {
   bool IsInteger() const { return id_ >= TypeId::kTinyInt && id_ <= TypeId::kBigInt; }
   bool IsString() const { return (id_ == TypeId::kChar || id_ == TypeId::kVarchar) && json_ == 0; }
   bool IsBinary() const { return id_ == TypeId::kBinary || id_ == TypeId::kVarbinary; }
+  // TIME WITH TIME ZONE.
+  bool IsTimeTz() const { return id_ == TypeId::kTime && with_time_zone_; }
 
   // SQL spelling, e.g. "DECIMAL(10,2) NOT NULL", "ROW(a INTEGER, b VARCHAR) ARRAY".
   std::string ToString() const;
