@@ -1171,7 +1171,8 @@ Json FuncCallOf(const std::string& name, Json args, const Json& node) {
 // jsonb_build_object(k, v, ...) takes its keys as text and its values as
 // to_jsonb(v); jsonb_agg(x) is to_jsonb(array_agg(x)) (a NULL is JSON's
 // null in it) and jsonb_object_agg(k, v) an object of the pairs that
-// array_agg(jsonb_build_array(k, v)) collects; the json_ forms alike.
+// array_agg(jsonb_build_array(k, v)) collects; the json_ forms alike, with
+// to_json, and json_agg(x) the array of array_agg(to_json(x)).
 std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json& body,
                                             const Json& node) {
   if (body["funcname"].size() != 1 || body.contains("over") || body.contains("sluice_json"))
@@ -1188,7 +1189,7 @@ std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json&
       if (object && i++ % 2 == 0) {
         args.push_back(TypeCastOf(a, "text", node));
       } else {
-        args.push_back(FuncCallOf("to_jsonb", Json::array({a}), node));
+        args.push_back(FuncCallOf(to, Json::array({a}), node));
       }
     }
     Json call = FuncCallOf(name, args, node);
@@ -1202,8 +1203,13 @@ std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json&
     if (name.find("object") != std::string::npos) {
       const Json& a = body.value("args", Json::array());
       if (a.size() != 2) return std::nullopt;
-      agg["args"] = Json::array({FuncCallOf("jsonb_build_array", a, node)});
+      agg["args"] = Json::array({FuncCallOf(prefix + "_build_array", a, node)});
       return FuncCallOf(prefix + "_object_of_pairs", Json::array({Json{{"FuncCall", agg}}}), node);
+    }
+    if (!binary) {
+      // json_agg writes its elements as to_json does, joined by ", ".
+      agg["args"] = Json::array({FuncCallOf(to, body.value("args", Json::array()), node)});
+      return FuncCallOf("json_array_of_elements", Json::array({Json{{"FuncCall", agg}}}), node);
     }
     return FuncCallOf(to, Json::array({Json{{"FuncCall", agg}}}), node);
   }

@@ -714,8 +714,10 @@ Status CastJson(const Value& v, const SqlType& from, const SqlType& to, Value* o
     }
     if (from.IsString() && v.kind() == Value::Kind::kString) {
       SLUICE_RETURN_IF_ERROR(JsonFromText(v.string_value(), to.is_jsonb(), &doc));
-    } else {
+    } else if (to.is_jsonb()) {
       SLUICE_RETURN_IF_ERROR(ToJsonb(v, from, &doc));
+    } else {
+      SLUICE_RETURN_IF_ERROR(ToJson(v, from, &doc));
     }
     *out = Value::String(std::move(doc));
     return Status::OK();

@@ -316,7 +316,8 @@ Status BuildObjectFn(const SqlType& type, const Value* a, size_t n, Value* out) 
                                      ": key must not be null");
     }
     if (i) s += ", ";
-    s += JsonQuote(a[i].string_value()) + ": " +
+    // PostgreSQL's json_build_object puts spaces around the colon.
+    s += JsonQuote(a[i].string_value()) + (type.is_jsonb() ? ": " : " : ") +
          (a[i + 1].is_null() ? "null" : a[i + 1].string_value());
   }
   s += "}";
@@ -341,7 +342,9 @@ Status BuildArrayFn(const SqlType& type, const Value* a, size_t n, Value* out) {
 // jsonb_object_agg's last step: an array of [key, value] pairs as an object
 // (a NULL key is an error, as in PostgreSQL).
 Status ObjectOfPairsFn(const SqlType& type, const Value* a, size_t, Value* out) {
-  std::string s = "{";
+  // PostgreSQL's json_object_agg writes { "k" : v, ... }.
+  const bool binary = type.is_jsonb();
+  std::string s = binary ? "{" : "{ ";
   bool first = true;
   for (const Value& p : a[0].list()) {
     JsonNode pair;
@@ -354,12 +357,26 @@ Status ObjectOfPairsFn(const SqlType& type, const Value* a, size_t, Value* out) 
     first = false;
     s += JsonQuote(pair.items[0].kind == JsonNode::Kind::kString ? pair.items[0].text
                                                                  : Slice(p, pair.items[0]));
-    s += ": " + Slice(p, pair.items[1]);
+    s += (binary ? ": " : " : ") + Slice(p, pair.items[1]);
   }
-  s += "}";
+  s += binary ? "}" : first ? "}" : " }";
   std::string doc;
   SLUICE_RETURN_IF_ERROR(JsonFromText(s, type.is_jsonb(), &doc));
   *out = Value::String(std::move(doc));
+  return Status::OK();
+}
+
+// json_agg's last step: the documents of array_agg(to_json(x)) as one
+// array, as PostgreSQL writes it ([a, b]; a NULL is null).
+Status ArrayOfElementsFn(const SqlType&, const Value* a, size_t, Value* out) {
+  std::string s = "[";
+  bool first = true;
+  for (const Value& e : a[0].list()) {
+    if (!first) s += ", ";
+    first = false;
+    s += e.is_null() ? "null" : e.string_value();
+  }
+  *out = Value::String(s + "]");
   return Status::OK();
 }
 
@@ -472,12 +489,14 @@ bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, Resolv
                    SqlType::Integer(), {own});
   }
   if (fn == "build_object" || fn == "build_array") {
-    // The binder hands the values over as JSONB already (to_jsonb of each).
+    // The binder hands the values over as documents already (to_jsonb or
+    // to_json of each).
     std::vector<SqlType> types;
     for (size_t i = 0; i < n; ++i) {
       const bool key = fn == "build_object" && i % 2 == 0;
-      if (key ? !(args[i].IsString()) : !args[i].is_jsonb()) return false;
-      types.push_back(key ? Text() : jb);
+      if (key ? !(args[i].IsString()) : !(args[i].is_json() && args[i].is_jsonb() == binary))
+        return false;
+      types.push_back(key ? Text() : own);
     }
     r->strict = false;
     if (fn == "build_object")
@@ -487,7 +506,10 @@ bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, Resolv
   }
   if (fn == "object_of_pairs" && n == 1 && args[0].id() == TypeId::kArray) {
     return Resolve(r, ObjectOfPairsFn, binary ? "jsonb_object_agg" : "json_object_agg", own,
-                   {SqlType::Array(jb)});
+                   {SqlType::Array(own)});
+  }
+  if (fn == "array_of_elements" && !binary && n == 1 && args[0].id() == TypeId::kArray) {
+    return Resolve(r, ArrayOfElementsFn, "json_agg", own, {SqlType::Array(own)});
   }
   return false;
 }

@@ -423,13 +423,15 @@ Status JsonFromText(std::string_view text, bool binary, std::string* out) {
   return Status::OK();
 }
 
-Status ToJsonb(const Value& v, const SqlType& from, std::string* out) {
+namespace {
+
+Status ToDocument(const Value& v, const SqlType& from, bool binary, std::string* out) {
   if (v.is_null() || v.kind() == Value::Kind::kJsonNull) {
     *out = "null";
     return Status::OK();
   }
   if (from.is_json()) {
-    if (from.is_jsonb()) {
+    if (from.is_jsonb() || !binary) {
       *out = v.string_value();
       return Status::OK();
     }
@@ -475,10 +477,10 @@ Status ToJsonb(const Value& v, const SqlType& from, std::string* out) {
       std::string s = "[";
       const auto& items = v.list();
       for (size_t i = 0; i < items.size(); ++i) {
-        if (i) s += ", ";
+        if (i) s += binary ? ", " : ",";
         std::string x;
-        SLUICE_RETURN_IF_ERROR(
-            ToJsonb(items[i], nested && items[i].kind() == Value::Kind::kList ? from : elem, &x));
+        SLUICE_RETURN_IF_ERROR(ToDocument(
+            items[i], nested && items[i].kind() == Value::Kind::kList ? from : elem, binary, &x));
         s += x;
       }
       *out = s + "]";
@@ -491,10 +493,14 @@ Status ToJsonb(const Value& v, const SqlType& from, std::string* out) {
       const auto& fields = v.list();
       // Built as text, then put in JSONB's order.
       for (size_t i = 0; i < fields.size() && i < from.children().size(); ++i) {
-        if (i) s += ", ";
+        if (i) s += binary ? ", " : ",";
         std::string x;
-        SLUICE_RETURN_IF_ERROR(ToJsonb(fields[i], from.children()[i], &x));
-        s += JsonQuote(from.field_names()[i]) + ": " + x;
+        SLUICE_RETURN_IF_ERROR(ToDocument(fields[i], from.children()[i], binary, &x));
+        s += JsonQuote(from.field_names()[i]) + (binary ? ": " : ":") + x;
+      }
+      if (!binary) {
+        *out = s + "}";
+        return Status::OK();
       }
       return JsonFromText(s + "}", true, out);
     }
@@ -504,6 +510,16 @@ Status ToJsonb(const Value& v, const SqlType& from, std::string* out) {
       *out = JsonQuote(ValueToText(v, from));
       return Status::OK();
   }
+}
+
+}  // namespace
+
+Status ToJsonb(const Value& v, const SqlType& from, std::string* out) {
+  return ToDocument(v, from, true, out);
+}
+
+Status ToJson(const Value& v, const SqlType& from, std::string* out) {
+  return ToDocument(v, from, false, out);
 }
 
 }  // namespace sluice::sql

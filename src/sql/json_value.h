@@ -46,6 +46,9 @@ Status JsonFromText(std::string_view text, bool binary, std::string* out);
 // of jsonb_build_object): numbers, booleans, strings, dates and times as
 // strings in ISO form, arrays as arrays, rows as objects, JSON as itself.
 Status ToJsonb(const Value& v, const SqlType& from, std::string* out);
+// The same as JSON (to_json): as PostgreSQL writes it, without spaces in
+// arrays and rows, keys in their order, a JSON value as it is.
+Status ToJson(const Value& v, const SqlType& from, std::string* out);
 
 // A JSON string literal for `s`, escaped as PostgreSQL escapes it.
 std::string JsonQuote(std::string_view s);

@@ -55,3 +55,11 @@ SELECT 1::jsonb;
 SELECT ('"x"'::jsonb)::int;
 -- sluice: error operator does not exist: json = json
 SELECT t = t FROM docs;
+-- The json forms write their documents as PostgreSQL's json functions do.
+CREATE TABLE kv (k TEXT, v INT);
+INSERT INTO kv VALUES ('a', 1), ('b', 2), ('c', NULL);
+SELECT json_build_object('a', 1, 'b', 'x', 'n', json_build_object('x', 1.50)), json_build_array(1, 'x', NULL, ARRAY[1,2]);
+SELECT json_agg(v ORDER BY k), json_agg(k ORDER BY k), json_object_agg(k, v ORDER BY k) FROM kv;
+SELECT to_json(ARRAY[1,2]), to_json(kv), to_json(ROW(1, ARRAY['a', NULL], 2.50)) FROM kv;
+SELECT json_build_object('r', ROW(1, 'x')), json_build_array(ARRAY[1,2], '{"a":1}'::json);
+SELECT jsonb_build_object('a', 1, 'b', 'x'), jsonb_agg(v ORDER BY v), jsonb_object_agg(k, v ORDER BY k) FROM kv;
