@@ -2105,7 +2105,8 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
   } else if (IsWindowAggregateName(name)) {
     const bool star = body.value("agg_star", false);
     if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
-    if ((name == "sum" || name == "avg") && !IsNumeric(c.args[0]->type))
+    if ((name == "sum" || name == "avg") && !IsNumeric(c.args[0]->type) &&
+        c.args[0]->type.id() != TypeId::kInterval)
       return SqlError(sql_, node, signature());
     if (IsBoolAggregateName(name) && c.args[0]->type.id() != TypeId::kBoolean)
       return SqlError(sql_, node, signature());

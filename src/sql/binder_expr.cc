@@ -1416,7 +1416,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         arg = MakeLiteral(Value::Null(), SqlType::Boolean());
       }
       if ((BaseKind(call.kind) == AggKind::kSum || BaseKind(call.kind) == AggKind::kAvg) &&
-          !IsNumeric(arg->type)) {
+          !IsNumeric(arg->type) && arg->type.id() != TypeId::kInterval) {
         return SqlError(sql_, node,
                         "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
       }

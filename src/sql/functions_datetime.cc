@@ -79,45 +79,14 @@ Status IntervalAdd(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::MakeInterval(x.months + y.months, x.days + y.days, x.micros + y.micros);
   return Status::OK();
 }
-// interval * factor and interval / factor as PostgreSQL computes them: the
-// whole months and days scaled, their fractions carried down (a month is 30
-// days, a day 86400 s, each rounded to the microsecond), the time scaled and
-// rounded to the microsecond.
-Status IntervalScale(const Interval& x, double factor, bool divide, Value* out) {
-  if (divide && factor == 0) return Status::InvalidArgument("division by zero");
-  auto scaled = [&](double v) { return divide ? v / factor : v * factor; };
-  auto fits32 = [](double v) { return !std::isnan(v) && v >= -2147483648.0 && v < 2147483648.0; };
-  auto ts_round = [](double v) { return std::rint(v * 1e6) / 1e6; };
-  const Status range = Status::InvalidArgument("interval out of range");
-  const double m = scaled(x.months), d = scaled(x.days);
-  if (!fits32(m) || !fits32(d)) return range;
-  int64_t months = static_cast<int32_t>(m), days = static_cast<int32_t>(d);
-  const double month_days = ts_round((m - static_cast<double>(months)) * 30);
-  double secs = ts_round((d - static_cast<double>(days) + month_days -
-                          static_cast<double>(static_cast<int>(month_days))) *
-                         86400);
-  if (std::fabs(secs) >= 86400) {
-    days += static_cast<int>(secs / 86400);
-    secs -= static_cast<double>(static_cast<int>(secs / 86400)) * 86400;
-  }
-  days += static_cast<int32_t>(month_days);
-  const double micros = std::rint(scaled(static_cast<double>(x.micros)) + secs * 1e6);
-  if (std::isnan(micros) || std::fabs(micros) >= 9.2233720368547758e18 ||
-      days != static_cast<int32_t>(days)) {
-    return range;
-  }
-  *out = Value::MakeInterval(static_cast<int32_t>(months), static_cast<int32_t>(days),
-                             static_cast<int64_t>(micros));
-  return Status::OK();
-}
 Status IntervalMul(const SqlType&, const Value* a, size_t, Value* out) {
-  return IntervalScale(a[0].interval_value(), a[1].double_value(), false, out);
+  return ScaleInterval(a[0].interval_value(), a[1].double_value(), false, out);
 }
 Status MulIntervalRight(const SqlType&, const Value* a, size_t, Value* out) {
-  return IntervalScale(a[1].interval_value(), a[0].double_value(), false, out);
+  return ScaleInterval(a[1].interval_value(), a[0].double_value(), false, out);
 }
 Status IntervalDiv(const SqlType&, const Value* a, size_t, Value* out) {
-  return IntervalScale(a[0].interval_value(), a[1].double_value(), true, out);
+  return ScaleInterval(a[0].interval_value(), a[1].double_value(), true, out);
 }
 Status IntervalNeg(const SqlType&, const Value* a, size_t, Value* out) {
   const Interval& x = a[0].interval_value();

@@ -199,6 +199,9 @@ class FrameAgg {
       case AggKind::kAvg:
         if (v.kind() == Value::Kind::kInt) {
           isum_ += sign * static_cast<int128>(v.int_value());
+        } else if (arg_type_.id() == TypeId::kInterval) {
+          SLUICE_RETURN_IF_ERROR(AccAddInterval(v.interval_value(), sign, &dec_));
+          dec_.count += sign;
         } else if (v.kind() == Value::Kind::kDecimal) {
           SLUICE_RETURN_IF_ERROR(AddDecimal(arg_type_, v, sign, &dec_));
           dec_.count += sign;
@@ -224,7 +227,8 @@ class FrameAgg {
     // Exact sums of integers and decimals; doubles accumulate in the frame's
     // order as PostgreSQL does, which has no inverse.
     if (IsStatistical(c_.agg)) return !Floats();
-    return arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal;
+    return arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal ||
+           arg_type_.id() == TypeId::kInterval;
   }
   Status Result(Value* out) const {
     if (IsStatistical(c_.agg) && Floats()) {
@@ -247,6 +251,8 @@ class FrameAgg {
       case AggKind::kSum:
         if (count_ == 0) {
           *out = Value::Null();
+        } else if (arg_type_.id() == TypeId::kInterval) {
+          SLUICE_ASSIGN_OR_RETURN(*out, IntervalSum(dec_));
         } else if (arg_type_.id() == TypeId::kBigInt) {  // NUMERIC, as in PostgreSQL
           *out = BigDecimal::FromInt128(isum_, 0).ToValue();
         } else if (arg_type_.IsInteger()) {
@@ -262,6 +268,8 @@ class FrameAgg {
       case AggKind::kAvg:
         if (count_ == 0) {
           *out = Value::Null();
+        } else if (arg_type_.id() == TypeId::kInterval) {
+          SLUICE_ASSIGN_OR_RETURN(*out, IntervalAvg(dec_));
         } else if (arg_type_.IsInteger()) {
           SLUICE_ASSIGN_OR_RETURN(*out, AvgNumeric(isum_, 0, count_));
         } else if (arg_type_.id() == TypeId::kDecimal) {
@@ -289,7 +297,7 @@ class FrameAgg {
   const WindowCall& c_;
   SqlType arg_type_;
   LinearAcc stats_;   // the statistics of integers and decimals
-  LinearAcc dec_;     // SUM and AVG of decimals
+  LinearAcc dec_;     // SUM and AVG of decimals and intervals
   YoungsCramer yc_;  // of doubles
   int64_t count_ = 0;
   int128 isum_ = 0;

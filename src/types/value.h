@@ -27,6 +27,8 @@
 #include <variant>
 #include <vector>
 
+#include "base/status.h"
+
 namespace sluice {
 
 using int128 = __int128;
@@ -237,5 +239,12 @@ int CompareDecimalSpecials(const Value& a, const Value& b);
 
 // PostgreSQL's text of a decimal value, special or finite.
 std::string DecimalValueToString(const Value& v);
+
+// interval * factor (or / factor, `divide`) as PostgreSQL computes it: the
+// whole months and days scaled, their fractions carried down (a month is 30
+// days, a day 86400 s, each rounded to the microsecond), the time scaled
+// and rounded to the microsecond. "interval out of range" past int32 months
+// or days or int64 microseconds.
+Status ScaleInterval(const Interval& x, double factor, bool divide, Value* out);
 
 }  // namespace sluice

@@ -86,3 +86,16 @@ SET IntervalStyle TO postgres_verbose;
 SELECT id, f, f * -1 FROM styles;
 RESET IntervalStyle;
 SELECT id, f FROM styles;
+-- SUM and AVG of intervals: months, days and time summed apart; the
+-- average carries fractions of months and days down, as PostgreSQL does.
+CREATE TABLE spans (g INT, i INT, d INTERVAL);
+INSERT INTO spans VALUES (1, 1, '1 mon 2 days 03:00'), (1, 2, '-2 days 1 hour'), (1, 3, '1 year 11 mons 1 sec'),
+  (2, 1, '10 days'), (2, 2, NULL), (3, 1, NULL), (4, 1, '1 mon'), (4, 2, '1 day'), (4, 3, '00:00:00.000001');
+SELECT g, sum(d), avg(d), count(d) FROM spans GROUP BY g;
+SELECT sum(d), avg(d) FROM spans;
+SELECT sum(d) FILTER (WHERE i > 1), avg(d) FILTER (WHERE g = 4) FROM spans;
+SELECT g, i, sum(d) OVER (PARTITION BY g ORDER BY i), avg(d) OVER (PARTITION BY g ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM spans;
+UPDATE spans SET d = d * 3 WHERE i = 2;
+DELETE FROM spans WHERE g = 1 AND i = 1;
+INSERT INTO spans VALUES (5, 1, '1 mon'), (5, 2, '1 mon'), (5, 3, '2 mon');
+SELECT g, sum(d), avg(d) FROM spans GROUP BY g;

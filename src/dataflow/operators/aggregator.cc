@@ -185,6 +185,7 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kAvgDistinct:  // BaseKind() above maps these away
     case AggKind::kSum:
     case AggKind::kAvg:
+      if (col.id() == TypeId::kInterval) return SqlType::Interval();
       switch (ArithOf(col)) {
         case Arith::kInt:
           return spec.kind == AggKind::kSum && col.id() != TypeId::kBigInt ? SqlType::BigInt()
@@ -224,6 +225,11 @@ Status AccAdd(const AggSpec& distinct_spec, const SqlType& col, std::string_view
   if (spec.kind == AggKind::kCount) return add_count();
   SLUICE_RETURN_IF_ERROR(add_count());
   std::string_view in = field;
+  if (col.id() == TypeId::kInterval) {
+    Value v;
+    SLUICE_RETURN_IF_ERROR(DecodeValue(col, &in, &v));
+    return AccAddInterval(v.interval_value(), w, acc);
+  }
   switch (ArithOf(col)) {
     case Arith::kInt: {
       int64_t v = 0;
@@ -276,6 +282,11 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
   AggSpec own = spec;
   own.column = 0;  // `col` alone is the schema here
   SLUICE_ASSIGN_OR_RETURN(SqlType type, AggOutputType(own, {col}));
+  if (col.id() == TypeId::kInterval) {
+    SLUICE_ASSIGN_OR_RETURN(Value v,
+                            spec.kind == AggKind::kSum ? IntervalSum(acc) : IntervalAvg(acc));
+    return EncodeValue(type, v, out);
+  }
   Arith a = ArithOf(col);
   if (spec.kind == AggKind::kSum) {
     if (a == Arith::kInt && col.id() == TypeId::kBigInt) {
@@ -297,6 +308,37 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
   }
   SLUICE_ASSIGN_OR_RETURN(Value avg, DecimalAvg(col, acc));
   return EncodeValue(type, avg, out);
+}
+
+Status AccAddInterval(const Interval& v, Weight w, LinearAcc* acc) {
+  const int128 micros = static_cast<int128>(v.micros) * w;
+  int64_t months = 0, days = 0;
+  if (__builtin_mul_overflow(static_cast<int64_t>(v.months), static_cast<int64_t>(w), &months) ||
+      __builtin_mul_overflow(static_cast<int64_t>(v.days), static_cast<int64_t>(w), &days) ||
+      __builtin_add_overflow(acc->specials[0], months, &acc->specials[0]) ||
+      __builtin_add_overflow(acc->specials[1], days, &acc->specials[1]) ||
+      __builtin_add_overflow(acc->isum, micros, &acc->isum)) {
+    return Status::Overflow("interval out of range in SUM");
+  }
+  return Status::OK();
+}
+
+Result<Value> IntervalSum(const LinearAcc& acc) {
+  const int64_t months = acc.specials[0], days = acc.specials[1];
+  if (months != static_cast<int32_t>(months) || days != static_cast<int32_t>(days) ||
+      acc.isum > INT64_MAX || acc.isum < INT64_MIN) {
+    return Status::Overflow("interval out of range");
+  }
+  return Value::MakeInterval(static_cast<int32_t>(months), static_cast<int32_t>(days),
+                             static_cast<int64_t>(acc.isum));
+}
+
+Result<Value> IntervalAvg(const LinearAcc& acc) {
+  SLUICE_ASSIGN_OR_RETURN(Value sum, IntervalSum(acc));
+  Value out;
+  SLUICE_RETURN_IF_ERROR(
+      ScaleInterval(sum.interval_value(), static_cast<double>(acc.count), /*divide=*/true, &out));
+  return out;
 }
 
 Status AddDecimal(const SqlType& col, const Value& v, Weight w, LinearAcc* acc) {

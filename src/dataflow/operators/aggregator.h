@@ -129,6 +129,8 @@ struct LinearAcc {
   // DECIMAL: weighted counts of NaN, Infinity and -Infinity, which `count`
   // includes and `isum` does not (PostgreSQL's numeric accumulators keep
   // the same counts).
+  // INTERVAL: specials[0] and [1] are the sums of the months and the days,
+  // `isum` of the microseconds (AccAddInterval).
   int64_t specials[3] = {0, 0, 0};
   bool HasSpecials() const { return specials[0] != 0 || specials[1] != 0 || specials[2] != 0; }
   // NUMERIC of dynamic scale: the weighted count of the values of each
@@ -138,6 +140,13 @@ struct LinearAcc {
   // The largest scale with values; -1 if none.
   int Scale() const;
 };
+
+// SUM and AVG of INTERVAL, as PostgreSQL's: months, days and microseconds
+// summed apart (an out-of-range sum is an error), the average the sum
+// divided as interval / count divides.
+Status AccAddInterval(const Interval& v, Weight w, LinearAcc* acc);
+Result<Value> IntervalSum(const LinearAcc& acc);
+Result<Value> IntervalAvg(const LinearAcc& acc);
 
 // The statistics of NUMERIC: adds `w` copies of the finite `v` to acc->isum
 // and its square to acc->isum2, at the scale of the values present; not
