@@ -1018,6 +1018,31 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
   return Call("/", {MakeCast(p1, dbl), MakeCast(n1, dbl)}, node);
 }
 
+// The group's non-NULL values of `x` as an ARRAY_AGG in the order `by`
+// gives them.
+Result<ExprPtr> Binder::OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx) {
+  if (by.contains("useOp")) return SqlUnsupported(sql_, by, "ORDER BY ... USING");
+  AggCall values;
+  values.kind = AggKind::kArrayAgg;
+  values.arg = x;
+  values.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+  values.filter = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, true);
+  return AddAggregate(std::move(values), ctx, node);
+}
+
+// mode() WITHIN GROUP (ORDER BY x): the most frequent value, the first in
+// that order on ties.
+Result<ExprPtr> Binder::BindMode(const Json& by, const Json& node, Ctx& ctx) {
+  ctx.in_aggregate = true;
+  auto bx = BindExpr(by["node"], ctx);
+  ctx.in_aggregate = false;
+  SLUICE_RETURN_IF_ERROR(bx.status());
+  ExprPtr x = *bx;
+  if (x->kind == ExprKind::kLiteral && x->untyped) x = MakeLiteral(x->value, SqlType::Varchar());
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, OrderedValues(x, by, node, ctx));
+  return Call("sluice_array_mode", {arr}, node);
+}
+
 // PostgreSQL's percentile_disc_final and percentile_cont_final over the
 // group's N non-NULL values v[1..N] in order: percentile_disc(p) is
 // v[max(ceil(p * N), 1)]; percentile_cont(p), with pos = p * (N - 1), is
@@ -1029,10 +1054,14 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
   SLUICE_RETURN_IF_ERROR(CheckOrderedSetCall(body, node, ctx));
   const Json& order = body.value("agg_order", Json::array());
   const Json& direct = body.value("args", Json::array());
-  if (direct.size() != 1 || order.size() != 1) {
-    return SqlError(sql_, node, "function " + name + " takes one argument and one ORDER BY key");
+  const bool mode = name == "mode";
+  if (direct.size() != (mode ? 0 : 1) || order.size() != 1) {
+    return SqlError(
+        sql_, node,
+        "function " + name + " takes " + (mode ? "no" : "one") + " argument and one ORDER BY key");
   }
   const Json& by = order[0]["SortBy"];
+  if (mode) return BindMode(by, node, ctx);
   SLUICE_ASSIGN_OR_RETURN(ExprPtr direct_arg, BindExpr(direct[0], ctx));
   // One fraction, or a constant array of them (the result is then the
   // array of the percentiles, NULL for a NULL fraction).
@@ -1087,13 +1116,7 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
   } else if (x->kind == ExprKind::kLiteral && x->untyped) {
     x = MakeLiteral(x->value, SqlType::Varchar());
   }
-  if (by.contains("useOp")) return SqlUnsupported(sql_, by, "ORDER BY ... USING");
-  AggCall values;
-  values.kind = AggKind::kArrayAgg;
-  values.arg = x;
-  values.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
-  values.filter = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, true);
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, AddAggregate(std::move(values), ctx, node));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, OrderedValues(x, by, node, ctx));
   SLUICE_ASSIGN_OR_RETURN(ExprPtr n, Call("cardinality", {arr}, node));
   const SqlType idx_type = SqlType::BigInt();
   auto at = [&](ExprPtr i) { return Call("[]", {arr, MakeCast(i, idx_type)}, node); };
@@ -1261,7 +1284,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
   std::vector<ExprPtr> args;
   if (IsWithinGroupCall(body)) {
     if (IsHypotheticalSetName(name)) return BindHypotheticalSet(name, body, node, ctx);
-    if (name == "percentile_disc" || name == "percentile_cont") {
+    if (name == "percentile_disc" || name == "percentile_cont" || name == "mode") {
       return BindPercentile(name, body, node, ctx);
     }
     return SqlUnsupported(sql_, node, "The ordered-set aggregate " + name + "()");

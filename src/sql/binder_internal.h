@@ -456,6 +456,8 @@ class Binder {
                                       Ctx& ctx);
   // percentile_disc(p) and percentile_cont(p) WITHIN GROUP (ORDER BY x):
   // picked from the group's non-NULL values in order (an ARRAY_AGG).
+  Result<ExprPtr> OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx);
+  Result<ExprPtr> BindMode(const Json& by, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindPercentile(const std::string& name, const Json& body, const Json& node,
                                  Ctx& ctx);
   // Casts to oid, regclass, regtype, regnamespace and regrole.

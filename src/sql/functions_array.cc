@@ -182,6 +182,25 @@ Status Cardinality(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// mode()'s last step, over the group's values in their ORDER BY (NULLs
+// left out): the value of the longest run of equal values, the first such
+// run on ties, as PostgreSQL's mode_final; NULL over none.
+Status ArrayMode(const SqlType&, const Value* a, size_t, Value* out) {
+  const auto& items = a[0].list();
+  *out = Value::Null();
+  size_t best = 0;
+  for (size_t i = 0; i < items.size();) {
+    size_t j = i + 1;
+    while (j < items.size() && CompareValues(items[j], items[i]) == 0) ++j;
+    if (j - i > best) {
+      best = j - i;
+      *out = items[i];
+    }
+    i = j;
+  }
+  return Status::OK();
+}
+
 // array_upper(a, d): the last subscript of dimension d, NULL for an empty
 // array or a dimension it does not have.
 Status ArrayUpper(const SqlType&, const Value* a, size_t, Value* out) {
@@ -598,6 +617,13 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     r->name = "[]";
     r->result = elem.WithNullable(true);
     r->arg_types = {array, SqlType::BigInt()};
+    return true;
+  }
+  if (name == "sluice_array_mode" && args.size() == 1) {
+    r->fn = ArrayMode;
+    r->name = "mode";
+    r->result = elem.WithNullable(true);
+    r->arg_types = {array};
     return true;
   }
   if (name == "cardinality" && args.size() == 1) {

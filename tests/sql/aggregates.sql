@@ -36,8 +36,9 @@ SELECT rank('b') WITHIN GROUP (ORDER BY s), rank(2, 'b') WITHIN GROUP (ORDER BY 
 SELECT percent_rank(0) WITHIN GROUP (ORDER BY x), cume_dist(0) WITHIN GROUP (ORDER BY x), rank(0) WITHIN GROUP (ORDER BY x), dense_rank(0) WITHIN GROUP (ORDER BY x) FROM h WHERE k < 0;
 -- sluice: error function rank(integer, integer) does not exist
 SELECT rank(1, 2) WITHIN GROUP (ORDER BY x) FROM h;
--- sluice: error The ordered-set aggregate mode() is not supported yet
 SELECT mode() WITHIN GROUP (ORDER BY x) FROM h;
+-- sluice: error function mode takes no argument and one ORDER BY key
+SELECT mode(1) WITHIN GROUP (ORDER BY x) FROM h;
 -- STRING_AGG of bytea, with a bytea separator.
 CREATE TABLE bt (k INT, v BYTEA);
 SELECT string_agg(v, '') FROM bt;
@@ -66,3 +67,12 @@ SELECT percentile_disc(array[0.5]) WITHIN GROUP (ORDER BY x), percentile_cont(ar
 SELECT g, percentile_cont(array[0.5, 0.75]) WITHIN GROUP (ORDER BY f) FROM pc GROUP BY g;
 -- sluice: error percentile_disc() of an array of fractions that is not a constant one-dimensional array is not supported yet
 SELECT percentile_disc(array[x::float8]) WITHIN GROUP (ORDER BY x) FROM pc;
+-- mode(): the most frequent value, the first in the ORDER BY on ties.
+CREATE TABLE modes (g INT, x INT, t TEXT);
+INSERT INTO modes VALUES (1, 3, 'b'), (1, 3, 'a'), (1, 1, 'a'), (1, NULL, NULL), (2, 5, 'z'), (2, 4, 'y'), (3, NULL, NULL);
+SELECT g, mode() WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY t DESC), mode() WITHIN GROUP (ORDER BY x DESC) FROM modes GROUP BY g;
+SELECT mode() WITHIN GROUP (ORDER BY x) FROM modes;
+SELECT mode() WITHIN GROUP (ORDER BY t) FROM modes WHERE g > 5;
+DELETE FROM modes WHERE x = 3 AND t = 'b';
+INSERT INTO modes VALUES (2, 4, 'q');
+SELECT g, mode() WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY t) FROM modes GROUP BY g;
