@@ -1454,6 +1454,18 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     }
     SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(item, left, nullptr));
     if (!lat) return false;
+    // A JOIN bound as LATERAL (SELECT * FROM join): its columns keep the
+    // names and qualifiers they have in the join.
+    auto named = join_star_cols_.find(&item["RangeSubselect"]["subquery"]["SelectStmt"]);
+    if (named != join_star_cols_.end() && named->second.size() == lat->cols.size()) {
+      for (size_t i = 0; i < lat->cols.size(); ++i) {
+        ScopeCol c = named->second[i];
+        c.type = lat->cols[i].type;
+        c.correlated = false;
+        c.domain = -1;
+        lat->cols[i] = c;
+      }
+    }
     Extension x;
     x.sub = lat->plan;
     x.type = JoinType::kInner;
@@ -1504,6 +1516,36 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
         if (joined) continue;
       }
     }
+    if (item.contains("JoinExpr") && !s.contains(kJoinAsLateral) &&
+        ((frame && frame->domain != nullptr) || HasLateralItem(item))) {
+      // A JOIN whose LATERAL items read earlier items, or (over a domain)
+      // whose items or conditions read the enclosing query: LATERAL (SELECT
+      // * FROM join), joined on the columns it reads.
+      Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
+      Json sel = {{"targetList", Json::array({Json{{"ResTarget", {{"val", star}}}}})},
+                  {"fromClause", Json::array({item})},
+                  {"limitOption", "LIMIT_OPTION_DEFAULT"},
+                  {"op", "SETOP_NONE"},
+                  {kJoinAsLateral, true}};
+      const Json wrapped = {
+          {"RangeSubselect", {{"lateral", true}, {"subquery", {{"SelectStmt", std::move(sel)}}}}}};
+      SLUICE_ASSIGN_OR_RETURN(bool joined, bind_lateral(wrapped, false, item_no));
+      join_star_cols_.erase(&wrapped["RangeSubselect"]["subquery"]["SelectStmt"]);
+      if (joined) continue;
+    }
+    if (item.contains("JoinExpr") && s.contains(kJoinAsLateral) && frame &&
+        frame->domain != nullptr) {
+      // That SELECT over its domain: the join carries the domain's columns.
+      JoinDomain d{frame->domain, frame->domain_cols, frame->outer, frame->refs};
+      PlanPtr p;
+      std::vector<ScopeCol> cols;
+      SLUICE_RETURN_IF_ERROR(BindItemOverDomain(item, d, &p, &cols));
+      items.push_back(p);
+      widths.push_back(cols.size());
+      ctx.scope.insert(ctx.scope.end(), cols.begin(), cols.end());
+      for (size_t i = first; i < ctx.scope.size(); ++i) ctx.scope[i].from_item = item_no;
+      continue;
+    }
     if (item.contains("RangeFunction")) {
       SLUICE_RETURN_IF_ERROR(BindTableFunction(item, &items, &widths, &ctx.scope));
     } else {
@@ -1528,16 +1570,30 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   }
   // Over a domain, the outer columns are one more FROM item, and they lead
   // the output (and the GROUP BY) so that the enclosing query can join on them.
+  // (A join that reads the domain carries its columns already.)
   std::vector<ExprPtr> domain_refs;
   const bool over_domain = frame && frame->domain != nullptr;
-  const int domain_base = static_cast<int>(ctx.scope.size());
+  std::vector<int> domain_at;
   if (over_domain) {
-    items.push_back(frame->domain);
-    widths.push_back(frame->domain_cols.size());
     for (size_t i = 0; i < frame->domain_cols.size(); ++i) {
-      ctx.scope.push_back(frame->domain_cols[i]);
+      for (size_t c = 0; c < ctx.scope.size(); ++c) {
+        if (ctx.scope[c].domain == static_cast<int>(i) && !ctx.scope[c].hidden)
+          domain_at.push_back(static_cast<int>(c));
+      }
+    }
+    if (domain_at.size() != frame->domain_cols.size()) {
+      domain_at.clear();
+      const int base = static_cast<int>(ctx.scope.size());
+      items.push_back(frame->domain);
+      widths.push_back(frame->domain_cols.size());
+      for (size_t i = 0; i < frame->domain_cols.size(); ++i) {
+        ctx.scope.push_back(frame->domain_cols[i]);
+        domain_at.push_back(base + static_cast<int>(i));
+      }
+    }
+    for (size_t i = 0; i < domain_at.size(); ++i) {
       domain_refs.push_back(
-          MakeColumn(domain_base + static_cast<int>(i), frame->domain_cols[i].type));
+          MakeColumn(domain_at[i], ctx.scope[static_cast<size_t>(domain_at[i])].type));
     }
   }
   // The LATERAL items' references, from their views onto the final columns.
@@ -1548,7 +1604,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       const LeftCol& c = view[static_cast<size_t>(x.domain_cols[i])];
       x.domain_cols[i] = c.from == LeftCol::kItem      ? c.at
                          : c.from == LeftCol::kLateral ? lateral_base + c.at
-                                                       : domain_base + c.at;
+                                                       : domain_at[static_cast<size_t>(c.at)];
       x.left_keys[i] = MakeColumn(x.domain_cols[i], x.left_keys[i]->type);
     }
   }
@@ -1617,10 +1673,31 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     *is_star = true;
     std::string qual = fields.size() == 2 ? Str(fields[0]) : "";
     // * shows neither outer columns nor those that subqueries added.
-    const std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/false);
+    std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/false);
+    // t.* of a table of an enclosing query: its columns, read as outer
+    // references (over a domain, they are the domain's columns).
+    if (cols.empty() && !qual.empty()) cols = StarColumns(qual, ctx, /*outer=*/true);
+    if (cols.empty() && !qual.empty()) {
+      for (const Ctx* level = &ctx; level->outer != nullptr; level = level->outer) {
+        const std::vector<int> outer_cols = StarColumns(qual, *level->outer, /*outer=*/true);
+        for (int i : outer_cols) {
+          const ScopeCol& c = level->outer->scope[static_cast<size_t>(i)];
+          level->outer_refs->push_back(i);
+          ++reads_.outer;
+          outs.push_back(MakeLiteral(Value::Null(), c.type));
+          names.push_back(c.name);
+        }
+        if (!outer_cols.empty()) return Status::OK();
+      }
+    }
     for (int i : cols) {
       outs.push_back(MakeColumn(i, ctx.scope[static_cast<size_t>(i)].type));
       names.push_back(ctx.scope[static_cast<size_t>(i)].name);
+    }
+    if (s.contains(kJoinAsLateral)) {
+      std::vector<ScopeCol>& shown = join_star_cols_[&s];
+      shown.clear();
+      for (int i : cols) shown.push_back(ctx.scope[static_cast<size_t>(i)]);
     }
     const bool any = !cols.empty();
     if (!any && !qual.empty())
