@@ -238,10 +238,119 @@ Result<GroupingSetList> ExpandGroupItem(std::string_view sql, const Json& item) 
   return out;
 }
 
+// GROUPING(args) for a grouping set: a bit per argument, 1 where the
+// argument is not in the set.
+Json GroupingBits(const Json& call, const std::set<std::string>& in_set) {
+  int64_t bits = 0;
+  for (const Json& a : call.value("args", Json::array()))
+    bits = bits * 2 + (in_set.count(Canonical(a)) ? 0 : 1);
+  Json c;
+  c["A_Const"]["ival"]["ival"] = bits;
+  c["A_Const"]["location"] = call.value("location", -1);
+  return c;
+}
+
+// The expressions a GROUP BY item groups by, in any of its sets.
+void CollectGroupExprs(const Json& item, std::set<std::string>* out) {
+  if (item.contains("GroupingSet")) {
+    for (const Json& c : item["GroupingSet"].value("content", Json::array()))
+      CollectGroupExprs(c, out);
+    return;
+  }
+  if (item.contains("RowExpr")) {
+    for (const Json& a : item["RowExpr"].value("args", Json::array())) CollectGroupExprs(a, out);
+  }
+  out->insert(Canonical(item));
+}
+
+// A subquery of a query being expanded into grouping sets: its GROUPING()
+// calls of that query's grouping expressions (outer references, constant
+// per group, as in PostgreSQL) become their bits for the set. A call of
+// expressions that a subquery's own GROUP BY has (`shadowed`) is its own.
+Json ForGroupingSetInSubquery(const Json& n, const std::set<std::string>& all,
+                              const std::set<std::string>& in_set,
+                              const std::set<std::string>& shadowed) {
+  if (n.is_array()) {
+    Json out = Json::array();
+    for (const Json& x : n) out.push_back(ForGroupingSetInSubquery(x, all, in_set, shadowed));
+    return out;
+  }
+  if (!n.is_object()) return n;
+  if (n.contains("GroupingFunc")) {
+    const Json& args = n["GroupingFunc"].value("args", Json::array());
+    bool outer = !args.empty();
+    for (const Json& a : args) {
+      const std::string key = Canonical(a);
+      outer &= all.count(key) > 0 && shadowed.count(key) == 0;
+    }
+    if (outer) return GroupingBits(n["GroupingFunc"], in_set);
+    return n;
+  }
+  if (n.contains("SelectStmt") && n["SelectStmt"].contains("groupClause")) {
+    std::set<std::string> inner = shadowed;
+    for (const Json& g : n["SelectStmt"]["groupClause"]) CollectGroupExprs(g, &inner);
+    Json out = Json::object();
+    for (auto it = n.begin(); it != n.end(); ++it)
+      out[it.key()] = ForGroupingSetInSubquery(it.value(), all, in_set, inner);
+    return out;
+  }
+  Json out = Json::object();
+  for (auto it = n.begin(); it != n.end(); ++it)
+    out[it.key()] = ForGroupingSetInSubquery(it.value(), all, in_set, shadowed);
+  return out;
+}
+
+// A GROUPING() call in the arguments of an aggregate call in `n` (outside
+// subqueries), or null.
+const Json* GroupingInAggregate(const Json& n, bool in_aggregate = false) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (const Json* g = GroupingInAggregate(x, in_aggregate)) return g;
+    }
+    return nullptr;
+  }
+  if (!n.is_object() || n.contains("SubLink")) return nullptr;
+  if (in_aggregate && n.contains("GroupingFunc")) return &n;
+  if (n.contains("FuncCall") && !n["FuncCall"].contains("over")) {
+    const Json& names = n["FuncCall"]["funcname"];
+    in_aggregate |=
+        IsWithinGroupCall(n["FuncCall"]) || (!names.empty() && IsAggregateName(Str(names.back())));
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (const Json* g = GroupingInAggregate(it.value(), in_aggregate)) return g;
+  }
+  return nullptr;
+}
+
+// Whether a subquery in `n` calls GROUPING() of grouping expressions of
+// the query (`all`), which ForGroupingSetInSubquery replaces.
+bool HasOuterGroupingFunc(const Json& n, const std::set<std::string>& all,
+                          const std::set<std::string>& shadowed) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (HasOuterGroupingFunc(x, all, shadowed)) return true;
+    }
+    return false;
+  }
+  if (!n.is_object()) return false;
+  if (n.contains("GroupingFunc")) {
+    return ForGroupingSetInSubquery(n, all, {}, shadowed) != n;
+  }
+  std::set<std::string> inner = shadowed;
+  if (n.contains("SelectStmt") && n["SelectStmt"].contains("groupClause")) {
+    for (const Json& g : n["SelectStmt"]["groupClause"]) CollectGroupExprs(g, &inner);
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (HasOuterGroupingFunc(it.value(), all, inner)) return true;
+  }
+  return false;
+}
+
 // Rewrites `n` for one grouping set: a grouping expression outside the set
 // becomes a NULL of its type (MIN(NULLIF(e, e)): an aggregate, so the query
-// stays grouped), GROUPING(...) its bits; aggregates' arguments and
-// subqueries stay as they are.
+// stays grouped), GROUPING(...) its bits; aggregates' arguments stay as they
+// are, and so do subqueries but for their GROUPING() of this query's
+// grouping expressions.
 Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
                     const std::set<std::string>& in_set) {
   if (n.is_array()) {
@@ -250,7 +359,8 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
     return out;
   }
   if (!n.is_object()) return n;
-  if (n.contains("SubLink") || n.contains("SortBy")) return n;
+  if (n.contains("SortBy")) return n;
+  if (n.contains("SubLink")) return ForGroupingSetInSubquery(n, all, in_set, {});
   if (n.contains("FuncCall")) {
     const Json& names = n["FuncCall"]["funcname"];
     if (!names.empty() &&
@@ -258,15 +368,7 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
         !n["FuncCall"].contains("over"))
       return n;
   }
-  if (n.contains("GroupingFunc")) {
-    int64_t bits = 0;
-    for (const Json& a : n["GroupingFunc"].value("args", Json::array()))
-      bits = bits * 2 + (in_set.count(Canonical(a)) ? 0 : 1);
-    Json c;
-    c["A_Const"]["ival"]["ival"] = bits;
-    c["A_Const"]["location"] = n["GroupingFunc"].value("location", -1);
-    return c;
-  }
+  if (n.contains("GroupingFunc")) return GroupingBits(n["GroupingFunc"], in_set);
   std::string key = Canonical(n);
   if (all.count(key) && !in_set.count(key) && !n.contains("A_Const")) {
     Json expr;
@@ -313,10 +415,18 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   bool any = false;
   for (const Json& g : group) any |= g.contains("GroupingSet");
   // GROUPING() over a plain GROUP BY: one set, of every key.
+  std::set<std::string> group_exprs;
+  for (const Json& g : group) CollectGroupExprs(g, &group_exprs);
   for (const char* k : {"targetList", "havingClause", "sortClause"}) {
-    any |= !group.empty() && s.contains(k) && ContainsGroupingFunc(s[k]);
+    any |= !group.empty() && s.contains(k) &&
+           (ContainsGroupingFunc(s[k]) || HasOuterGroupingFunc(s[k], group_exprs, {}));
   }
   if (!any) return std::optional<Json>();
+  for (const char* k : {"targetList", "havingClause", "sortClause"}) {
+    if (const Json* g = s.contains(k) ? GroupingInAggregate(s[k]) : nullptr) {
+      return SqlUnsupported(sql_, *g, "GROUPING() in an aggregate's arguments");
+    }
+  }
   // The cross product of the items' sets.
   GroupingSetList sets = {{}};
   for (const Json& g : group) {
@@ -392,8 +502,13 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
       if (kind == "ColumnRef" && (*body)["fields"].back().contains("A_Star")) continue;
       b["targetList"][i]["ResTarget"]["name"] = OutputName(original["ResTarget"]);
     }
-    if (s.contains("havingClause"))
+    if (s.contains("havingClause")) {
       b["havingClause"] = ForGroupingSet(s["havingClause"], all, in_set);
+    } else if (clause.empty()) {
+      // The empty set is one group, also for a select list without
+      // aggregates (HAVING TRUE keeps the branch grouped).
+      b["havingClause"] = Json{{"A_Const", {{"boolval", {{"boolval", true}}}, {"location", -1}}}};
+    }
     if (!tree) {
       tree = b;
       continue;
@@ -560,6 +675,10 @@ Json OverGroupedTable(const Json& s, const std::vector<Json>& keys, GroupedTable
   }
   inner["limitOption"] = "LIMIT_OPTION_DEFAULT";
   inner["targetList"] = inner_targets;
+  if (!inner.contains("groupClause") && g->aggs.empty()) {
+    // One group of all rows (HAVING without aggregates): still one group.
+    inner["havingClause"] = Json{{"A_Const", {{"boolval", {{"boolval", true}}}, {"location", -1}}}};
+  }
   outer["fromClause"] = Json::array(
       {Json{{"RangeSubselect",
              {{"subquery", {{"SelectStmt", inner}}}, {"alias", {{"aliasname", g->table}}}}}}});
@@ -586,7 +705,7 @@ Json Binder::WindowsOverGroupingSets(const Json& s, const std::vector<Json>& key
 std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   const Json& targets = s.contains("targetList") ? s["targetList"] : Json::array();
   const Json& having = s.contains("havingClause") ? s["havingClause"] : Json();
-  if (!s.contains("groupClause") && !ContainsAggregate(targets) && !ContainsAggregate(having)) {
+  if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets)) {
     return std::nullopt;
   }
   if (!SubqueryOutsideAggregates(targets) && !SubqueryOutsideAggregates(having)) {
