@@ -1318,6 +1318,10 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   constexpr size_t kMaxRows = 10000000;
   std::vector<Value> out;
   SqlType type;
+  // unnest(a, b, ...): the arrays side by side, the shorter ones padded
+  // with NULLs (a column each, after `out`'s).
+  std::vector<std::vector<Value>> more;
+  std::vector<SqlType> more_types;
   if (name != "unnest" && name != "generate_series") {
     // The rows of the array that the set function's scalar form returns.
     SLUICE_ASSIGN_OR_RETURN(ExprPtr rows, CallSetFunction(name, vals, call));
@@ -1327,15 +1331,26 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
     type = rows->type.children()[0].WithNullable(true);
     if (!list.is_null()) out = list.list();
   } else if (name == "unnest") {
-    if (vals.size() != 1 || (vals[0]->type.id() != TypeId::kArray && !vals[0]->untyped)) {
-      return SqlError(sql_, call, "unnest() takes one array");
+    if (vals.empty()) return SqlError(sql_, call, "unnest() takes one array or more");
+    for (size_t i = 0; i < vals.size(); ++i) {
+      if (vals[i]->type.id() != TypeId::kArray && !vals[i]->untyped) {
+        return SqlError(sql_, call, "unnest() takes arrays");
+      }
+      if (vals[i]->untyped) {
+        return SqlError(sql_, call,
+                        "could not determine polymorphic type because input has type unknown");
+      }
+      const SqlType t = vals[i]->type.children()[0].WithNullable(true);
+      std::vector<Value> rows;
+      if (!vals[i]->value.is_null()) rows = vals[i]->value.list();
+      if (i == 0) {
+        type = t;
+        out = std::move(rows);
+      } else {
+        more_types.push_back(t);
+        more.push_back(std::move(rows));
+      }
     }
-    if (vals[0]->untyped) {
-      return SqlError(sql_, call,
-                      "could not determine polymorphic type because input has type unknown");
-    }
-    type = vals[0]->type.children()[0].WithNullable(true);
-    if (!vals[0]->value.is_null()) out = vals[0]->value.list();
   } else {
     if (vals.size() != 2 && vals.size() != 3) {
       return SqlError(sql_, call, "generate_series() takes (start, stop) or (start, stop, step)");
@@ -1453,6 +1468,7 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   const bool ordinality = body.value("ordinality", false);
   std::string qualifier = name, column = SeriesColumnName(name);
   std::vector<std::string> names = {column};
+  for (size_t i = 0; i < more.size(); ++i) names.push_back(column);
   if (ordinality) names.push_back("ordinality");
   if (body.contains("alias")) {
     const Json& alias = body["alias"];
@@ -1464,15 +1480,22 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
                           " columns available but " + std::to_string(cn.size()) +
                           " columns specified");
     }
-    if (column == name) names[0] = qualifier;  // a scalar function's column takes the alias
+    // A scalar function's one column takes the alias.
+    if (column == name && more.empty()) names[0] = qualifier;
     for (size_t i = 0; i < cn.size(); ++i) names[i] = Str(cn[i]);
   }
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kValues;
   n->columns.push_back({names[0], type});
-  if (ordinality) n->columns.push_back({names[1], SqlType::BigInt(false)});
-  for (size_t i = 0; i < out.size(); ++i) {
-    Row r = {out[i]};
+  size_t count = out.size();
+  for (size_t c = 0; c < more.size(); ++c) {
+    n->columns.push_back({names[c + 1], more_types[c]});
+    count = std::max(count, more[c].size());
+  }
+  if (ordinality) n->columns.push_back({names.back(), SqlType::BigInt(false)});
+  for (size_t i = 0; i < count; ++i) {
+    Row r = {i < out.size() ? out[i] : Value::Null()};
+    for (const std::vector<Value>& m : more) r.push_back(i < m.size() ? m[i] : Value::Null());
     if (ordinality) r.push_back(Value::Int(static_cast<int64_t>(i + 1)));
     n->rows.push_back(std::move(r));
   }
