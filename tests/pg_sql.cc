@@ -362,6 +362,20 @@ class Runner {
     for (size_t i = 0; i < cols.size(); ++i) {
       ddl += (i ? ", \"" : "\"") + *cols[i][0] + "\" " + *cols[i][1];
     }
+    // Its primary key: a query grouped by it may read the other columns.
+    std::vector<std::vector<std::optional<std::string>>> key;
+    if (PgRows("SELECT a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
+               "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey) "
+               "WHERE c.relname = '" +
+                   table +
+                   "' AND pg_table_is_visible(c.oid) AND i.indisprimary "
+                   "ORDER BY array_position(i.indkey::int2[], a.attnum)",
+               &key, &error) &&
+        !key.empty()) {
+      ddl += ", PRIMARY KEY (";
+      for (size_t i = 0; i < key.size(); ++i) ddl += (i ? ", \"" : "\"") + *key[i][0] + "\"";
+      ddl += ")";
+    }
     ddl += ")";
     if (ddl != mirrored_ddl_[table]) {
       if (session_.HasTable(table)) (void)session_.Statement("DROP TABLE \"" + table + "\"");

@@ -243,10 +243,119 @@ Result<GroupingSetList> ExpandGroupItem(std::string_view sql, const Json& item) 
   return out;
 }
 
+// GROUPING(args) for a grouping set: a bit per argument, 1 where the
+// argument is not in the set.
+Json GroupingBits(const Json& call, const std::set<std::string>& in_set) {
+  int64_t bits = 0;
+  for (const Json& a : call.value("args", Json::array()))
+    bits = bits * 2 + (in_set.count(Canonical(a)) ? 0 : 1);
+  Json c;
+  c["A_Const"]["ival"]["ival"] = bits;
+  c["A_Const"]["location"] = call.value("location", -1);
+  return c;
+}
+
+// The expressions a GROUP BY item groups by, in any of its sets.
+void CollectGroupExprs(const Json& item, std::set<std::string>* out) {
+  if (item.contains("GroupingSet")) {
+    for (const Json& c : item["GroupingSet"].value("content", Json::array()))
+      CollectGroupExprs(c, out);
+    return;
+  }
+  if (item.contains("RowExpr")) {
+    for (const Json& a : item["RowExpr"].value("args", Json::array())) CollectGroupExprs(a, out);
+  }
+  out->insert(Canonical(item));
+}
+
+// A subquery of a query being expanded into grouping sets: its GROUPING()
+// calls of that query's grouping expressions (outer references, constant
+// per group, as in PostgreSQL) become their bits for the set. A call of
+// expressions that a subquery's own GROUP BY has (`shadowed`) is its own.
+Json ForGroupingSetInSubquery(const Json& n, const std::set<std::string>& all,
+                              const std::set<std::string>& in_set,
+                              const std::set<std::string>& shadowed) {
+  if (n.is_array()) {
+    Json out = Json::array();
+    for (const Json& x : n) out.push_back(ForGroupingSetInSubquery(x, all, in_set, shadowed));
+    return out;
+  }
+  if (!n.is_object()) return n;
+  if (n.contains("GroupingFunc")) {
+    const Json& args = n["GroupingFunc"].value("args", Json::array());
+    bool outer = !args.empty();
+    for (const Json& a : args) {
+      const std::string key = Canonical(a);
+      outer &= all.count(key) > 0 && shadowed.count(key) == 0;
+    }
+    if (outer) return GroupingBits(n["GroupingFunc"], in_set);
+    return n;
+  }
+  if (n.contains("SelectStmt") && n["SelectStmt"].contains("groupClause")) {
+    std::set<std::string> inner = shadowed;
+    for (const Json& g : n["SelectStmt"]["groupClause"]) CollectGroupExprs(g, &inner);
+    Json out = Json::object();
+    for (auto it = n.begin(); it != n.end(); ++it)
+      out[it.key()] = ForGroupingSetInSubquery(it.value(), all, in_set, inner);
+    return out;
+  }
+  Json out = Json::object();
+  for (auto it = n.begin(); it != n.end(); ++it)
+    out[it.key()] = ForGroupingSetInSubquery(it.value(), all, in_set, shadowed);
+  return out;
+}
+
+// A GROUPING() call in the arguments of an aggregate call in `n` (outside
+// subqueries), or null.
+const Json* GroupingInAggregate(const Json& n, bool in_aggregate = false) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (const Json* g = GroupingInAggregate(x, in_aggregate)) return g;
+    }
+    return nullptr;
+  }
+  if (!n.is_object() || n.contains("SubLink")) return nullptr;
+  if (in_aggregate && n.contains("GroupingFunc")) return &n;
+  if (n.contains("FuncCall") && !n["FuncCall"].contains("over")) {
+    const Json& names = n["FuncCall"]["funcname"];
+    in_aggregate |=
+        IsWithinGroupCall(n["FuncCall"]) || (!names.empty() && IsAggregateName(Str(names.back())));
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (const Json* g = GroupingInAggregate(it.value(), in_aggregate)) return g;
+  }
+  return nullptr;
+}
+
+// Whether a subquery in `n` calls GROUPING() of grouping expressions of
+// the query (`all`), which ForGroupingSetInSubquery replaces.
+bool HasOuterGroupingFunc(const Json& n, const std::set<std::string>& all,
+                          const std::set<std::string>& shadowed) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (HasOuterGroupingFunc(x, all, shadowed)) return true;
+    }
+    return false;
+  }
+  if (!n.is_object()) return false;
+  if (n.contains("GroupingFunc")) {
+    return ForGroupingSetInSubquery(n, all, {}, shadowed) != n;
+  }
+  std::set<std::string> inner = shadowed;
+  if (n.contains("SelectStmt") && n["SelectStmt"].contains("groupClause")) {
+    for (const Json& g : n["SelectStmt"]["groupClause"]) CollectGroupExprs(g, &inner);
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (HasOuterGroupingFunc(it.value(), all, inner)) return true;
+  }
+  return false;
+}
+
 // Rewrites `n` for one grouping set: a grouping expression outside the set
 // becomes a NULL of its type (MIN(NULLIF(e, e)): an aggregate, so the query
-// stays grouped), GROUPING(...) its bits; aggregates' arguments and
-// subqueries stay as they are.
+// stays grouped), GROUPING(...) its bits; aggregates' arguments stay as they
+// are, and so do subqueries but for their GROUPING() of this query's
+// grouping expressions.
 Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
                     const std::set<std::string>& in_set) {
   if (n.is_array()) {
@@ -255,7 +364,8 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
     return out;
   }
   if (!n.is_object()) return n;
-  if (n.contains("SubLink") || n.contains("SortBy")) return n;
+  if (n.contains("SortBy")) return n;
+  if (n.contains("SubLink")) return ForGroupingSetInSubquery(n, all, in_set, {});
   if (n.contains("FuncCall")) {
     const Json& names = n["FuncCall"]["funcname"];
     if (!names.empty() &&
@@ -263,15 +373,7 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
         !n["FuncCall"].contains("over"))
       return n;
   }
-  if (n.contains("GroupingFunc")) {
-    int64_t bits = 0;
-    for (const Json& a : n["GroupingFunc"].value("args", Json::array()))
-      bits = bits * 2 + (in_set.count(Canonical(a)) ? 0 : 1);
-    Json c;
-    c["A_Const"]["ival"]["ival"] = bits;
-    c["A_Const"]["location"] = n["GroupingFunc"].value("location", -1);
-    return c;
-  }
+  if (n.contains("GroupingFunc")) return GroupingBits(n["GroupingFunc"], in_set);
   std::string key = Canonical(n);
   if (all.count(key) && !in_set.count(key) && !n.contains("A_Const")) {
     Json expr;
@@ -318,10 +420,18 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   bool any = false;
   for (const Json& g : group) any |= g.contains("GroupingSet");
   // GROUPING() over a plain GROUP BY: one set, of every key.
+  std::set<std::string> group_exprs;
+  for (const Json& g : group) CollectGroupExprs(g, &group_exprs);
   for (const char* k : {"targetList", "havingClause", "sortClause"}) {
-    any |= !group.empty() && s.contains(k) && ContainsGroupingFunc(s[k]);
+    any |= !group.empty() && s.contains(k) &&
+           (ContainsGroupingFunc(s[k]) || HasOuterGroupingFunc(s[k], group_exprs, {}));
   }
   if (!any) return std::optional<Json>();
+  for (const char* k : {"targetList", "havingClause", "sortClause"}) {
+    if (const Json* g = s.contains(k) ? GroupingInAggregate(s[k]) : nullptr) {
+      return SqlUnsupported(sql_, *g, "GROUPING() in an aggregate's arguments");
+    }
+  }
   // The cross product of the items' sets.
   GroupingSetList sets = {{}};
   for (const Json& g : group) {
@@ -397,8 +507,13 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
       if (kind == "ColumnRef" && (*body)["fields"].back().contains("A_Star")) continue;
       b["targetList"][i]["ResTarget"]["name"] = OutputName(original["ResTarget"]);
     }
-    if (s.contains("havingClause"))
+    if (s.contains("havingClause")) {
       b["havingClause"] = ForGroupingSet(s["havingClause"], all, in_set);
+    } else if (clause.empty()) {
+      // The empty set is one group, also for a select list without
+      // aggregates (HAVING TRUE keeps the branch grouped).
+      b["havingClause"] = Json{{"A_Const", {{"boolval", {{"boolval", true}}}, {"location", -1}}}};
+    }
     if (!tree) {
       tree = b;
       continue;
@@ -565,6 +680,10 @@ Json OverGroupedTable(const Json& s, const std::vector<Json>& keys, GroupedTable
   }
   inner["limitOption"] = "LIMIT_OPTION_DEFAULT";
   inner["targetList"] = inner_targets;
+  if (!inner.contains("groupClause") && g->aggs.empty()) {
+    // One group of all rows (HAVING without aggregates): still one group.
+    inner["havingClause"] = Json{{"A_Const", {{"boolval", {{"boolval", true}}}, {"location", -1}}}};
+  }
   outer["fromClause"] = Json::array(
       {Json{{"RangeSubselect",
              {{"subquery", {{"SelectStmt", inner}}}, {"alias", {{"aliasname", g->table}}}}}}});
@@ -591,7 +710,7 @@ Json Binder::WindowsOverGroupingSets(const Json& s, const std::vector<Json>& key
 std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   const Json& targets = s.contains("targetList") ? s["targetList"] : Json::array();
   const Json& having = s.contains("havingClause") ? s["havingClause"] : Json();
-  if (!s.contains("groupClause") && !ContainsAggregate(targets) && !ContainsAggregate(having)) {
+  if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets)) {
     return std::nullopt;
   }
   if (!SubqueryOutsideAggregates(targets) && !SubqueryOutsideAggregates(having)) {
@@ -1459,6 +1578,18 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     }
     SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(item, left, nullptr));
     if (!lat) return false;
+    // A JOIN bound as LATERAL (SELECT * FROM join): its columns keep the
+    // names and qualifiers they have in the join.
+    auto named = join_star_cols_.find(&item["RangeSubselect"]["subquery"]["SelectStmt"]);
+    if (named != join_star_cols_.end() && named->second.size() == lat->cols.size()) {
+      for (size_t i = 0; i < lat->cols.size(); ++i) {
+        ScopeCol c = named->second[i];
+        c.type = lat->cols[i].type;
+        c.correlated = false;
+        c.domain = -1;
+        lat->cols[i] = c;
+      }
+    }
     Extension x;
     x.sub = lat->plan;
     x.type = JoinType::kInner;
@@ -1509,6 +1640,36 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
         if (joined) continue;
       }
     }
+    if (item.contains("JoinExpr") && !s.contains(kJoinAsLateral) &&
+        ((frame && frame->domain != nullptr) || HasLateralItem(item))) {
+      // A JOIN whose LATERAL items read earlier items, or (over a domain)
+      // whose items or conditions read the enclosing query: LATERAL (SELECT
+      // * FROM join), joined on the columns it reads.
+      Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
+      Json sel = {{"targetList", Json::array({Json{{"ResTarget", {{"val", star}}}}})},
+                  {"fromClause", Json::array({item})},
+                  {"limitOption", "LIMIT_OPTION_DEFAULT"},
+                  {"op", "SETOP_NONE"},
+                  {kJoinAsLateral, true}};
+      const Json wrapped = {
+          {"RangeSubselect", {{"lateral", true}, {"subquery", {{"SelectStmt", std::move(sel)}}}}}};
+      SLUICE_ASSIGN_OR_RETURN(bool joined, bind_lateral(wrapped, false, item_no));
+      join_star_cols_.erase(&wrapped["RangeSubselect"]["subquery"]["SelectStmt"]);
+      if (joined) continue;
+    }
+    if (item.contains("JoinExpr") && s.contains(kJoinAsLateral) && frame &&
+        frame->domain != nullptr) {
+      // That SELECT over its domain: the join carries the domain's columns.
+      JoinDomain d{frame->domain, frame->domain_cols, frame->outer, frame->refs};
+      PlanPtr p;
+      std::vector<ScopeCol> cols;
+      SLUICE_RETURN_IF_ERROR(BindItemOverDomain(item, d, &p, &cols));
+      items.push_back(p);
+      widths.push_back(cols.size());
+      ctx.scope.insert(ctx.scope.end(), cols.begin(), cols.end());
+      for (size_t i = first; i < ctx.scope.size(); ++i) ctx.scope[i].from_item = item_no;
+      continue;
+    }
     if (item.contains("RangeFunction")) {
       SLUICE_RETURN_IF_ERROR(BindTableFunction(item, &items, &widths, &ctx.scope));
     } else {
@@ -1533,16 +1694,30 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   }
   // Over a domain, the outer columns are one more FROM item, and they lead
   // the output (and the GROUP BY) so that the enclosing query can join on them.
+  // (A join that reads the domain carries its columns already.)
   std::vector<ExprPtr> domain_refs;
   const bool over_domain = frame && frame->domain != nullptr;
-  const int domain_base = static_cast<int>(ctx.scope.size());
+  std::vector<int> domain_at;
   if (over_domain) {
-    items.push_back(frame->domain);
-    widths.push_back(frame->domain_cols.size());
     for (size_t i = 0; i < frame->domain_cols.size(); ++i) {
-      ctx.scope.push_back(frame->domain_cols[i]);
+      for (size_t c = 0; c < ctx.scope.size(); ++c) {
+        if (ctx.scope[c].domain == static_cast<int>(i) && !ctx.scope[c].hidden)
+          domain_at.push_back(static_cast<int>(c));
+      }
+    }
+    if (domain_at.size() != frame->domain_cols.size()) {
+      domain_at.clear();
+      const int base = static_cast<int>(ctx.scope.size());
+      items.push_back(frame->domain);
+      widths.push_back(frame->domain_cols.size());
+      for (size_t i = 0; i < frame->domain_cols.size(); ++i) {
+        ctx.scope.push_back(frame->domain_cols[i]);
+        domain_at.push_back(base + static_cast<int>(i));
+      }
+    }
+    for (size_t i = 0; i < domain_at.size(); ++i) {
       domain_refs.push_back(
-          MakeColumn(domain_base + static_cast<int>(i), frame->domain_cols[i].type));
+          MakeColumn(domain_at[i], ctx.scope[static_cast<size_t>(domain_at[i])].type));
     }
   }
   // The LATERAL items' references, from their views onto the final columns.
@@ -1553,7 +1728,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       const LeftCol& c = view[static_cast<size_t>(x.domain_cols[i])];
       x.domain_cols[i] = c.from == LeftCol::kItem      ? c.at
                          : c.from == LeftCol::kLateral ? lateral_base + c.at
-                                                       : domain_base + c.at;
+                                                       : domain_at[static_cast<size_t>(c.at)];
       x.left_keys[i] = MakeColumn(x.domain_cols[i], x.left_keys[i]->type);
     }
   }
@@ -1622,10 +1797,31 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     *is_star = true;
     std::string qual = fields.size() == 2 ? Str(fields[0]) : "";
     // * shows neither outer columns nor those that subqueries added.
-    const std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/false);
+    std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/false);
+    // t.* of a table of an enclosing query: its columns, read as outer
+    // references (over a domain, they are the domain's columns).
+    if (cols.empty() && !qual.empty()) cols = StarColumns(qual, ctx, /*outer=*/true);
+    if (cols.empty() && !qual.empty()) {
+      for (const Ctx* level = &ctx; level->outer != nullptr; level = level->outer) {
+        const std::vector<int> outer_cols = StarColumns(qual, *level->outer, /*outer=*/true);
+        for (int i : outer_cols) {
+          const ScopeCol& c = level->outer->scope[static_cast<size_t>(i)];
+          level->outer_refs->push_back(i);
+          ++reads_.outer;
+          outs.push_back(MakeLiteral(Value::Null(), c.type));
+          names.push_back(c.name);
+        }
+        if (!outer_cols.empty()) return Status::OK();
+      }
+    }
     for (int i : cols) {
       outs.push_back(MakeColumn(i, ctx.scope[static_cast<size_t>(i)].type));
       names.push_back(ctx.scope[static_cast<size_t>(i)].name);
+    }
+    if (s.contains(kJoinAsLateral)) {
+      std::vector<ScopeCol>& shown = join_star_cols_[&s];
+      shown.clear();
+      for (int i : cols) shown.push_back(ctx.scope[static_cast<size_t>(i)]);
     }
     const bool any = !cols.empty();
     if (!any && !qual.empty())

@@ -279,209 +279,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
     *plan = p;
     return Status::OK();
   }
-  if (kind == "JoinExpr") {
-    PlanPtr lp, rp;
-    std::vector<ScopeCol> lc, rc;
-    SLUICE_RETURN_IF_ERROR(BindFromItem((*body)["larg"], &lp, &lc));
-    std::string jt = body->value("jointype", "JOIN_INNER");
-    const Json& rarg = (*body)["rarg"];
-    if (rarg.contains("RangeSubselect") && rarg["RangeSubselect"].value("lateral", false)) {
-      Ctx left;
-      left.scope = lc;
-      if (from_outer_ != nullptr) {
-        left.outer = from_outer_->outer;
-        left.outer_refs = from_outer_->outer_refs;
-      }
-      const Json* on = body->contains("quals") ? &(*body)["quals"] : nullptr;
-      SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(rarg, left, on));
-      if (lat) return JoinLateral(item, jt, lp, lc, *lat, plan, cols);
-    }
-    SLUICE_RETURN_IF_ERROR(BindFromItem(rarg, &rp, &rc));
-    JoinType type = jt == "JOIN_LEFT"    ? JoinType::kLeft
-                    : jt == "JOIN_RIGHT" ? JoinType::kRight
-                    : jt == "JOIN_FULL"  ? JoinType::kFull
-                                         : JoinType::kInner;
-    if (jt != "JOIN_INNER" && jt != "JOIN_LEFT" && jt != "JOIN_RIGHT" && jt != "JOIN_FULL") {
-      return SqlUnsupported(sql_, item, jt);
-    }
-    Ctx ctx;
-    ctx.scope = lc;
-    ctx.scope.insert(ctx.scope.end(), rc.begin(), rc.end());
-    if (from_outer_ != nullptr) {
-      ctx.outer = from_outer_->outer;
-      ctx.outer_refs = from_outer_->outer_refs;
-    }
-    const int lw = static_cast<int>(lc.size());
-    std::vector<ExprPtr> conjuncts;
-    // USING (or NATURAL: the names both sides have): each pair equal, and
-    // one merged column for each name.
-    std::vector<std::string> using_names;
-    if (body->value("isNatural", false)) {
-      for (const ScopeCol& l : lc) {
-        if (l.hidden || l.qualified_only) continue;
-        for (const ScopeCol& r : rc) {
-          if (!r.hidden && !r.qualified_only && r.name == l.name &&
-              std::find(using_names.begin(), using_names.end(), l.name) == using_names.end()) {
-            using_names.push_back(l.name);
-          }
-        }
-      }
-    }
-    for (const Json& u : body->value("usingClause", Json::array())) using_names.push_back(Str(u));
-    std::vector<std::pair<int, int>> using_pairs;  // (left, right) in the join's columns
-    {
-      for (const std::string& name : using_names) {
-        int li = -1, ri = -1;
-        for (int i = 0; i < lw; ++i) {
-          const ScopeCol& c = lc[static_cast<size_t>(i)];
-          if (c.name == name && !c.hidden && !c.qualified_only) li = i;
-        }
-        for (size_t i = 0; i < rc.size(); ++i) {
-          if (rc[i].name == name && !rc[i].hidden && !rc[i].qualified_only)
-            ri = static_cast<int>(i);
-        }
-        if (li < 0 || ri < 0) {
-          return SqlError(sql_, item,
-                          "column \"" + name + "\" specified in USING clause does not exist in " +
-                              (li < 0 ? "left" : "right") + " table");
-        }
-        using_pairs.emplace_back(li, lw + ri);
-        SLUICE_ASSIGN_OR_RETURN(ExprPtr eq,
-                                Call("=",
-                                     {MakeColumn(li, lc[static_cast<size_t>(li)].type),
-                                      MakeColumn(lw + ri, rc[static_cast<size_t>(ri)].type)},
-                                     item));
-        conjuncts.push_back(eq);
-      }
-    }
-    if (body->contains("quals")) {
-      SLUICE_ASSIGN_OR_RETURN(ExprPtr q, BindExpr((*body)["quals"], ctx));
-      if (!ctx.pending.empty())
-        return SqlUnsupported(sql_, (*body)["quals"], "a subquery in a JOIN condition");
-      if (q->type.id() != TypeId::kBoolean) {
-        return SqlError(sql_, (*body)["quals"], "argument of JOIN/ON must be type boolean");
-      }
-      SplitConjuncts(q, &conjuncts);
-    }
-    // Equalities between the two sides become keys; the rest is a residual
-    // predicate (for outer joins it decides matching, so it stays in the join).
-    std::vector<ExprPtr> lk, rk, rest;
-    for (const ExprPtr& c : conjuncts) {
-      if (c->kind == ExprKind::kCall && std::string(c->fn_name) == "=") {
-        std::vector<int> a, b;
-        CollectColumns(*c->args[0], &a);
-        CollectColumns(*c->args[1], &b);
-        auto all_left = [&](const std::vector<int>& v) {
-          return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x < lw; });
-        };
-        auto all_right = [&](const std::vector<int>& v) {
-          return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x >= lw; });
-        };
-        if (all_left(a) && all_right(b)) {
-          lk.push_back(c->args[0]);
-          rk.push_back(Shift(c->args[1], -lw));
-          continue;
-        }
-        if (all_left(b) && all_right(a)) {
-          lk.push_back(c->args[1]);
-          rk.push_back(Shift(c->args[0], -lw));
-          continue;
-        }
-      }
-      rest.push_back(c);
-    }
-    if (type != JoinType::kInner) {
-      // A condition on the inner side alone (or on no side) of a LEFT or
-      // RIGHT join only decides which of its rows can match: it filters that
-      // side before the join.
-      std::vector<ExprPtr> left_only, right_only, other;
-      for (const ExprPtr& c : rest) {
-        std::vector<int> cols;
-        CollectColumns(*c, &cols);
-        bool on_left = std::all_of(cols.begin(), cols.end(), [&](int x) { return x < lw; });
-        bool on_right = std::all_of(cols.begin(), cols.end(), [&](int x) { return x >= lw; });
-        if (type == JoinType::kLeft && on_right) {
-          right_only.push_back(Shift(c, -lw));
-        } else if (type == JoinType::kRight && on_left) {
-          left_only.push_back(c);
-        } else {
-          other.push_back(c);
-        }
-      }
-      if (!right_only.empty()) rp = MakeFilter(rp, AndAll(right_only));
-      if (!left_only.empty()) lp = MakeFilter(lp, AndAll(left_only));
-      rest = std::move(other);
-    }
-    std::optional<PlanPtr> ors;
-    if (lk.empty() && !rest.empty()) ors = UnionOfKeyedJoins(lp, rp, lw, rest);
-    PlanPtr j;
-    if (type != JoinType::kInner && !rest.empty()) {
-      j = OuterJoinOnAnyCondition(lp, rp, type,
-                                  ors ? *ors : MakeJoin(lp, rp, JoinType::kInner, lk, rk, nullptr),
-                                  ors ? std::vector<ExprPtr>{} : rest);
-    } else {
-      j = ors ? *ors : MakeJoin(lp, rp, type, lk, rk, nullptr);
-      if (!ors && !rest.empty()) j = MakeFilter(j, AndAll(rest));
-    }
-    *plan = j;
-    *cols = ctx.scope;
-    for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = j->columns[i].type;
-    const bool aliased = body->contains("alias");
-    const std::string alias = aliased ? (*body)["alias"].value("aliasname", "") : "";
-    if (!using_pairs.empty()) {
-      // The merged columns lead: the left side's value (the right's for a
-      // RIGHT join, the first non-NULL for FULL), then every column of both.
-      std::vector<ExprPtr> ex;
-      std::vector<std::string> names;
-      std::vector<ScopeCol> merged;
-      for (const auto& [l, r] : using_pairs) {
-        const SqlType& lt = j->columns[static_cast<size_t>(l)].type;
-        const SqlType& rt = j->columns[static_cast<size_t>(r)].type;
-        auto t = CommonType(lt, rt);
-        if (!t.ok()) return SqlError(sql_, item, "JOIN/USING " + t.status().message());
-        ExprPtr le = MakeCast(MakeColumn(l, lt), t->WithNullable(lt.nullable()));
-        ExprPtr re = MakeCast(MakeColumn(r, rt), t->WithNullable(rt.nullable()));
-        ExprPtr m = type == JoinType::kRight ? re
-                    : type == JoinType::kFull
-                        ? MakeNode(ExprKind::kCoalesce,
-                                   t->WithNullable(lt.nullable() && rt.nullable()), {le, re})
-                        : le;
-        ex.push_back(m);
-        names.push_back((*cols)[static_cast<size_t>(l)].name);
-        ScopeCol c{aliased ? alias : "", (*cols)[static_cast<size_t>(l)].name, m->type};
-        c.unqualified_only = !aliased;
-        merged.push_back(c);
-        (*cols)[static_cast<size_t>(l)].qualified_only = true;
-        (*cols)[static_cast<size_t>(r)].qualified_only = true;
-      }
-      for (size_t i = 0; i < j->columns.size(); ++i) {
-        ex.push_back(MakeColumn(static_cast<int>(i), j->columns[i].type));
-        names.push_back(j->columns[i].name);
-      }
-      const size_t merged_count = merged.size();
-      cols->insert(cols->begin(), merged.begin(), merged.end());
-      if (body->contains("join_using_alias") && !aliased) {
-        // USING (...) AS x: x names the merged columns only (x.a, x.*).
-        const std::string using_alias = (*body)["join_using_alias"].value("aliasname", "");
-        for (size_t i = 0; i < merged_count; ++i) {
-          ex.push_back(ex[i]);
-          names.push_back(names[i]);
-          ScopeCol c{using_alias, (*cols)[i].name, (*cols)[i].type};
-          c.qualified_only = true;
-          cols->push_back(c);
-        }
-      }
-      *plan = MakeProject(j, ex, names);
-    }
-    if (aliased) {
-      // Behind an alias, the sides' own copies of USING columns are gone.
-      for (ScopeCol& c : *cols) {
-        c.qualifier = alias;
-        if (c.qualified_only) c.hidden = true;
-      }
-    }
-    return Status::OK();
-  }
+  if (kind == "JoinExpr") return BindJoin(item, nullptr, plan, cols);
   if (kind == "RangeFunction" && (*body)["functions"].size() == 1 &&
       (*body)["functions"][0]["List"]["items"][0].contains("FuncCall")) {
     const Json& call = (*body)["functions"][0]["List"]["items"][0];
@@ -502,6 +300,385 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
                           "comma)");
   }
   return SqlUnsupported(sql_, item, kind.empty() ? "this FROM item" : kind);
+}
+
+Status Binder::BindJoin(const Json& item, const JoinDomain* d, PlanPtr* plan,
+                        std::vector<ScopeCol>* cols) {
+  const Json* body = &item["JoinExpr"];
+  PlanPtr lp, rp;
+  std::vector<ScopeCol> lc, rc;
+  auto bind_side = [&](const Json& side, PlanPtr* p, std::vector<ScopeCol>* c) {
+    return d != nullptr ? BindItemOverDomain(side, *d, p, c) : BindFromItem(side, p, c);
+  };
+  auto carries_domain = [](const std::vector<ScopeCol>& c) {
+    return std::any_of(c.begin(), c.end(),
+                       [](const ScopeCol& x) { return x.domain >= 0 && !x.hidden; });
+  };
+  SLUICE_RETURN_IF_ERROR(bind_side((*body)["larg"], &lp, &lc));
+  std::string jt = body->value("jointype", "JOIN_INNER");
+  const Json& rarg = (*body)["rarg"];
+  bool rarg_bound = false;
+  if (rarg.contains("RangeSubselect") && rarg["RangeSubselect"].value("lateral", false)) {
+    if (d != nullptr && !carries_domain(lc)) {
+      // A LATERAL subquery that reads the domain: over the domain alone if
+      // it reads nothing of the left side; else the left side first takes
+      // the domain's columns, which it then reads as the left side's.
+      Ctx dctx;
+      dctx.scope = d->cols;
+      dctx.outer = d->outer;
+      dctx.outer_refs = d->outer_refs;
+      std::vector<int> drefs, lrefs;
+      Ctx probe_left;
+      probe_left.scope = lc;
+      probe_left.outer = &dctx;
+      probe_left.outer_refs = &drefs;
+      SLUICE_RETURN_IF_ERROR(
+          BindFindingOuter(rarg["RangeSubselect"]["subquery"]["SelectStmt"], probe_left, &lrefs)
+              .status());
+      if (!drefs.empty() && jt != "JOIN_INNER" && jt != "JOIN_LEFT") {
+        return SqlError(sql_, rarg,
+                        "The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
+      }
+      if (!drefs.empty() && lrefs.empty()) {
+        SLUICE_RETURN_IF_ERROR(BindItemOverDomain(rarg, *d, &rp, &rc));
+        rarg_bound = true;
+      } else if (!drefs.empty()) {
+        CrossWithDomain(*d, &lp, &lc);
+      }
+    }
+    if (!rarg_bound) {
+      Ctx left;
+      left.scope = lc;
+      if (from_outer_ != nullptr) {
+        left.outer = from_outer_->outer;
+        left.outer_refs = from_outer_->outer_refs;
+      }
+      const Json* on = body->contains("quals") ? &(*body)["quals"] : nullptr;
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Lateral> lat, BindLateral(rarg, left, on));
+      if (lat) return JoinLateral(item, jt, lp, lc, *lat, plan, cols);
+    }
+  }
+  if (!rarg_bound) SLUICE_RETURN_IF_ERROR(bind_side(rarg, &rp, &rc));
+  JoinType type = jt == "JOIN_LEFT"    ? JoinType::kLeft
+                  : jt == "JOIN_RIGHT" ? JoinType::kRight
+                  : jt == "JOIN_FULL"  ? JoinType::kFull
+                                       : JoinType::kInner;
+  if (jt != "JOIN_INNER" && jt != "JOIN_LEFT" && jt != "JOIN_RIGHT" && jt != "JOIN_FULL") {
+    return SqlUnsupported(sql_, item, jt);
+  }
+  // Over a domain, the sides whose rows an outer join keeps must carry it
+  // (each of its values has its own join), and the condition reads it from
+  // the left side if neither reads it itself. Sides that both carry it are
+  // joined on it too, NULL equal to NULL as it is a value like any other.
+  std::vector<std::pair<int, int>> domain_pairs;  // (left, right) in the sides' columns
+  if (d != nullptr) {
+    bool ld = carries_domain(lc), rd = carries_domain(rc);
+    if ((!ld && !rd) || (rd && !ld && (type == JoinType::kLeft || type == JoinType::kFull))) {
+      CrossWithDomain(*d, &lp, &lc);
+      ld = true;
+    }
+    if (ld && !rd && (type == JoinType::kRight || type == JoinType::kFull)) {
+      CrossWithDomain(*d, &rp, &rc);
+      rd = true;
+    }
+    if (ld && rd) {
+      for (size_t i = 0; i < d->cols.size(); ++i) {
+        int l = -1, r = -1;
+        for (size_t c = 0; c < lc.size(); ++c) {
+          if (lc[c].domain == static_cast<int>(i) && !lc[c].hidden) l = static_cast<int>(c);
+        }
+        for (size_t c = 0; c < rc.size(); ++c) {
+          if (rc[c].domain == static_cast<int>(i) && !rc[c].hidden) r = static_cast<int>(c);
+        }
+        domain_pairs.emplace_back(l, r);
+      }
+      for (ScopeCol& c : rc) c.hidden |= c.domain >= 0;
+    }
+  }
+  const bool null_safe = !domain_pairs.empty();
+  Ctx ctx;
+  ctx.scope = lc;
+  ctx.scope.insert(ctx.scope.end(), rc.begin(), rc.end());
+  if (from_outer_ != nullptr) {
+    ctx.outer = from_outer_->outer;
+    ctx.outer_refs = from_outer_->outer_refs;
+  }
+  const int lw = static_cast<int>(lc.size());
+  std::vector<ExprPtr> conjuncts;
+  // USING (or NATURAL: the names both sides have): each pair equal, and
+  // one merged column for each name.
+  std::vector<std::string> using_names;
+  if (body->value("isNatural", false)) {
+    for (const ScopeCol& l : lc) {
+      if (l.hidden || l.qualified_only || l.domain >= 0) continue;
+      for (const ScopeCol& r : rc) {
+        if (!r.hidden && !r.qualified_only && r.domain < 0 && r.name == l.name &&
+            std::find(using_names.begin(), using_names.end(), l.name) == using_names.end()) {
+          using_names.push_back(l.name);
+        }
+      }
+    }
+  }
+  for (const Json& u : body->value("usingClause", Json::array())) using_names.push_back(Str(u));
+  std::vector<std::pair<int, int>> using_pairs;  // (left, right) in the join's columns
+  {
+    for (const std::string& name : using_names) {
+      int li = -1, ri = -1;
+      for (int i = 0; i < lw; ++i) {
+        const ScopeCol& c = lc[static_cast<size_t>(i)];
+        if (c.name == name && !c.hidden && !c.qualified_only && c.domain < 0) li = i;
+      }
+      for (size_t i = 0; i < rc.size(); ++i) {
+        if (rc[i].name == name && !rc[i].hidden && !rc[i].qualified_only && rc[i].domain < 0)
+          ri = static_cast<int>(i);
+      }
+      if (li < 0 || ri < 0) {
+        return SqlError(sql_, item,
+                        "column \"" + name + "\" specified in USING clause does not exist in " +
+                            (li < 0 ? "left" : "right") + " table");
+      }
+      using_pairs.emplace_back(li, lw + ri);
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr eq,
+                              Call("=",
+                                   {MakeColumn(li, lc[static_cast<size_t>(li)].type),
+                                    MakeColumn(lw + ri, rc[static_cast<size_t>(ri)].type)},
+                                   item));
+      conjuncts.push_back(eq);
+    }
+  }
+  if (body->contains("quals")) {
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr q, BindExpr((*body)["quals"], ctx));
+    if (!ctx.pending.empty())
+      return SqlUnsupported(sql_, (*body)["quals"], "a subquery in a JOIN condition");
+    if (q->type.id() != TypeId::kBoolean) {
+      return SqlError(sql_, (*body)["quals"], "argument of JOIN/ON must be type boolean");
+    }
+    SplitConjuncts(q, &conjuncts);
+  }
+  // Equalities between the two sides become keys; the rest is a residual
+  // predicate (for outer joins it decides matching, so it stays in the join).
+  std::vector<ExprPtr> lk, rk, rest;
+  for (const auto& [l, r] : domain_pairs) {
+    lk.push_back(MakeColumn(l, lc[static_cast<size_t>(l)].type));
+    rk.push_back(MakeColumn(r, rc[static_cast<size_t>(r)].type));
+  }
+  for (const ExprPtr& c : conjuncts) {
+    if (!null_safe && c->kind == ExprKind::kCall && std::string(c->fn_name) == "=") {
+      std::vector<int> a, b;
+      CollectColumns(*c->args[0], &a);
+      CollectColumns(*c->args[1], &b);
+      auto all_left = [&](const std::vector<int>& v) {
+        return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x < lw; });
+      };
+      auto all_right = [&](const std::vector<int>& v) {
+        return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x >= lw; });
+      };
+      if (all_left(a) && all_right(b)) {
+        lk.push_back(c->args[0]);
+        rk.push_back(Shift(c->args[1], -lw));
+        continue;
+      }
+      if (all_left(b) && all_right(a)) {
+        lk.push_back(c->args[1]);
+        rk.push_back(Shift(c->args[0], -lw));
+        continue;
+      }
+    }
+    rest.push_back(c);
+  }
+  if (type != JoinType::kInner) {
+    // A condition on the inner side alone (or on no side) of a LEFT or
+    // RIGHT join only decides which of its rows can match: it filters that
+    // side before the join.
+    std::vector<ExprPtr> left_only, right_only, other;
+    for (const ExprPtr& c : rest) {
+      std::vector<int> cols;
+      CollectColumns(*c, &cols);
+      bool on_left = std::all_of(cols.begin(), cols.end(), [&](int x) { return x < lw; });
+      bool on_right = std::all_of(cols.begin(), cols.end(), [&](int x) { return x >= lw; });
+      if (type == JoinType::kLeft && on_right) {
+        right_only.push_back(Shift(c, -lw));
+      } else if (type == JoinType::kRight && on_left) {
+        left_only.push_back(c);
+      } else {
+        other.push_back(c);
+      }
+    }
+    if (!right_only.empty()) rp = MakeFilter(rp, AndAll(right_only));
+    if (!left_only.empty()) lp = MakeFilter(lp, AndAll(left_only));
+    rest = std::move(other);
+  }
+  std::optional<PlanPtr> ors;
+  if (lk.empty() && !rest.empty()) ors = UnionOfKeyedJoins(lp, rp, lw, rest);
+  PlanPtr j;
+  if (type != JoinType::kInner && !rest.empty()) {
+    j = OuterJoinOnAnyCondition(
+        lp, rp, type, ors ? *ors : MakeJoin(lp, rp, JoinType::kInner, lk, rk, nullptr, null_safe),
+        ors ? std::vector<ExprPtr>{} : rest);
+  } else {
+    j = ors ? *ors : MakeJoin(lp, rp, type, lk, rk, nullptr, null_safe);
+    if (!ors && !rest.empty()) j = MakeFilter(j, AndAll(rest));
+  }
+  if (null_safe && (type == JoinType::kRight || type == JoinType::kFull)) {
+    // The domain's value of a row that only the right side has.
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < j->columns.size(); ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(i), j->columns[i].type));
+      names.push_back(j->columns[i].name);
+    }
+    for (const auto& [l, r] : domain_pairs) {
+      const SqlType t = j->columns[static_cast<size_t>(l)].type;
+      ExprPtr rv = MakeColumn(lw + r, j->columns[static_cast<size_t>(lw + r)].type);
+      ex[static_cast<size_t>(l)] = type == JoinType::kRight
+                                       ? rv
+                                       : MakeNode(ExprKind::kCoalesce, t.WithNullable(true),
+                                                  {ex[static_cast<size_t>(l)], rv});
+    }
+    j = MakeProject(j, ex, names);
+  }
+  *plan = j;
+  *cols = ctx.scope;
+  for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = j->columns[i].type;
+  const bool aliased = body->contains("alias");
+  const std::string alias = aliased ? (*body)["alias"].value("aliasname", "") : "";
+  if (!using_pairs.empty()) {
+    // The merged columns lead: the left side's value (the right's for a
+    // RIGHT join, the first non-NULL for FULL), then every column of both.
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> names;
+    std::vector<ScopeCol> merged;
+    for (const auto& [l, r] : using_pairs) {
+      const SqlType& lt = j->columns[static_cast<size_t>(l)].type;
+      const SqlType& rt = j->columns[static_cast<size_t>(r)].type;
+      auto t = CommonType(lt, rt);
+      if (!t.ok()) return SqlError(sql_, item, "JOIN/USING " + t.status().message());
+      ExprPtr le = MakeCast(MakeColumn(l, lt), t->WithNullable(lt.nullable()));
+      ExprPtr re = MakeCast(MakeColumn(r, rt), t->WithNullable(rt.nullable()));
+      ExprPtr m = type == JoinType::kRight ? re
+                  : type == JoinType::kFull
+                      ? MakeNode(ExprKind::kCoalesce,
+                                 t->WithNullable(lt.nullable() && rt.nullable()), {le, re})
+                      : le;
+      ex.push_back(m);
+      names.push_back((*cols)[static_cast<size_t>(l)].name);
+      ScopeCol c{aliased ? alias : "", (*cols)[static_cast<size_t>(l)].name, m->type};
+      c.unqualified_only = !aliased;
+      merged.push_back(c);
+      (*cols)[static_cast<size_t>(l)].qualified_only = true;
+      (*cols)[static_cast<size_t>(r)].qualified_only = true;
+    }
+    for (size_t i = 0; i < j->columns.size(); ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(i), j->columns[i].type));
+      names.push_back(j->columns[i].name);
+    }
+    const size_t merged_count = merged.size();
+    cols->insert(cols->begin(), merged.begin(), merged.end());
+    if (body->contains("join_using_alias") && !aliased) {
+      // USING (...) AS x: x names the merged columns only (x.a, x.*).
+      const std::string using_alias = (*body)["join_using_alias"].value("aliasname", "");
+      for (size_t i = 0; i < merged_count; ++i) {
+        ex.push_back(ex[i]);
+        names.push_back(names[i]);
+        ScopeCol c{using_alias, (*cols)[i].name, (*cols)[i].type};
+        c.qualified_only = true;
+        cols->push_back(c);
+      }
+    }
+    *plan = MakeProject(j, ex, names);
+  }
+  if (aliased) {
+    // Behind an alias, the sides' own copies of USING columns are gone.
+    for (ScopeCol& c : *cols) {
+      if (c.domain >= 0) continue;  // still the enclosing query's column
+      c.qualifier = alias;
+      if (c.qualified_only) c.hidden = true;
+    }
+  }
+  return Status::OK();
+}
+
+void FillDomain(PlanNode* domain, const std::vector<int>& cols, const PlanPtr& plan);
+
+Result<bool> Binder::ReadsDomain(const Json& item, const JoinDomain& d) {
+  Ctx dctx;
+  dctx.scope = d.cols;
+  dctx.outer = d.outer;
+  dctx.outer_refs = d.outer_refs;
+  // As when finding which outer columns a subquery reads: the item's
+  // references beyond itself are recorded, here those to the domain.
+  std::vector<int> refs;
+  Ctx probe;
+  probe.outer = &dctx;
+  probe.outer_refs = &refs;
+  const Ctx* was = from_outer_;
+  from_outer_ = &probe;
+  PlanPtr p;
+  std::vector<ScopeCol> cols;
+  Status st = BindFromItem(item, &p, &cols);
+  from_outer_ = was;
+  SLUICE_RETURN_IF_ERROR(st);
+  return !refs.empty();
+}
+
+void Binder::CrossWithDomain(const JoinDomain& d, PlanPtr* plan, std::vector<ScopeCol>* cols) {
+  *plan = MakeJoin(d.plan, *plan, JoinType::kInner, {}, {}, nullptr);
+  std::vector<ScopeCol> with = d.cols;
+  for (size_t i = 0; i < with.size(); ++i) with[i].domain = static_cast<int>(i);
+  with.insert(with.end(), cols->begin(), cols->end());
+  *cols = std::move(with);
+}
+
+Status Binder::BindItemOverDomain(const Json& item, const JoinDomain& d, PlanPtr* plan,
+                                  std::vector<ScopeCol>* cols) {
+  SLUICE_ASSIGN_OR_RETURN(bool reads, ReadsDomain(item, d));
+  if (!reads) return BindFromItem(item, plan, cols);
+  auto [kind, body] = Node(item);
+  if (kind == "JoinExpr") return BindJoin(item, &d, plan, cols);
+  if (kind != "RangeSubselect") {
+    return SqlUnsupported(sql_, item,
+                          "A table function inside JOIN that reads the enclosing query's columns");
+  }
+  // Bound over the whole domain, whose columns then lead its rows.
+  Ctx dctx;
+  dctx.scope = d.cols;
+  dctx.outer = d.outer;
+  dctx.outer_refs = d.outer_refs;
+  std::vector<int> all;
+  for (size_t i = 0; i < d.cols.size(); ++i) all.push_back(static_cast<int>(i));
+  std::shared_ptr<PlanNode> domain;
+  SLUICE_ASSIGN_OR_RETURN(BoundQuery q,
+                          BindOverDomain((*body)["subquery"]["SelectStmt"], dctx, all, &domain));
+  FillDomain(domain.get(), all, d.plan);
+  PlanPtr p = q.plan;
+  if (p->columns.size() != q.visible) {
+    std::vector<ExprPtr> ex;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < q.visible; ++i) {
+      ex.push_back(MakeColumn(static_cast<int>(i), p->columns[i].type));
+      names.push_back(p->columns[i].name);
+    }
+    p = MakeProject(p, ex, names);
+  }
+  *plan = p;
+  cols->clear();
+  for (size_t i = 0; i < d.cols.size(); ++i) {
+    ScopeCol c = d.cols[i];
+    c.type = p->columns[i].type;
+    c.domain = static_cast<int>(i);
+    cols->push_back(c);
+  }
+  const std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
+  const Json* names = body->contains("alias") && (*body)["alias"].contains("colnames")
+                          ? &(*body)["alias"]["colnames"]
+                          : nullptr;
+  for (size_t i = d.cols.size(); i < q.visible; ++i) {
+    const size_t at = i - d.cols.size();
+    cols->push_back(
+        {alias, names != nullptr && at < names->size() ? Str((*names)[at]) : p->columns[i].name,
+         p->columns[i].type});
+  }
+  return Status::OK();
 }
 
 Result<PlanPtr> Binder::BuildJoins(std::vector<PlanPtr> items, std::vector<size_t> widths,
@@ -721,7 +898,9 @@ Status Binder::JoinLateral(const Json& item, const std::string& jt, const PlanPt
   cols->insert(cols->end(), lat.cols.begin(), lat.cols.end());
   for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = (*plan)->columns[i].type;
   if (body.contains("alias")) {
-    for (ScopeCol& c : *cols) c.qualifier = body["alias"].value("aliasname", "");
+    for (ScopeCol& c : *cols) {
+      if (c.domain < 0) c.qualifier = body["alias"].value("aliasname", "");
+    }
   }
   return Status::OK();
 }
@@ -1139,6 +1318,10 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   constexpr size_t kMaxRows = 10000000;
   std::vector<Value> out;
   SqlType type;
+  // unnest(a, b, ...): the arrays side by side, the shorter ones padded
+  // with NULLs (a column each, after `out`'s).
+  std::vector<std::vector<Value>> more;
+  std::vector<SqlType> more_types;
   if (name != "unnest" && name != "generate_series") {
     // The rows of the array that the set function's scalar form returns.
     SLUICE_ASSIGN_OR_RETURN(ExprPtr rows, CallSetFunction(name, vals, call));
@@ -1148,15 +1331,26 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
     type = rows->type.children()[0].WithNullable(true);
     if (!list.is_null()) out = list.list();
   } else if (name == "unnest") {
-    if (vals.size() != 1 || (vals[0]->type.id() != TypeId::kArray && !vals[0]->untyped)) {
-      return SqlError(sql_, call, "unnest() takes one array");
+    if (vals.empty()) return SqlError(sql_, call, "unnest() takes one array or more");
+    for (size_t i = 0; i < vals.size(); ++i) {
+      if (vals[i]->type.id() != TypeId::kArray && !vals[i]->untyped) {
+        return SqlError(sql_, call, "unnest() takes arrays");
+      }
+      if (vals[i]->untyped) {
+        return SqlError(sql_, call,
+                        "could not determine polymorphic type because input has type unknown");
+      }
+      const SqlType t = vals[i]->type.children()[0].WithNullable(true);
+      std::vector<Value> rows;
+      if (!vals[i]->value.is_null()) rows = vals[i]->value.list();
+      if (i == 0) {
+        type = t;
+        out = std::move(rows);
+      } else {
+        more_types.push_back(t);
+        more.push_back(std::move(rows));
+      }
     }
-    if (vals[0]->untyped) {
-      return SqlError(sql_, call,
-                      "could not determine polymorphic type because input has type unknown");
-    }
-    type = vals[0]->type.children()[0].WithNullable(true);
-    if (!vals[0]->value.is_null()) out = vals[0]->value.list();
   } else {
     if (vals.size() != 2 && vals.size() != 3) {
       return SqlError(sql_, call, "generate_series() takes (start, stop) or (start, stop, step)");
@@ -1274,6 +1468,7 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   const bool ordinality = body.value("ordinality", false);
   std::string qualifier = name, column = SeriesColumnName(name);
   std::vector<std::string> names = {column};
+  for (size_t i = 0; i < more.size(); ++i) names.push_back(column);
   if (ordinality) names.push_back("ordinality");
   if (body.contains("alias")) {
     const Json& alias = body["alias"];
@@ -1285,15 +1480,22 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
                           " columns available but " + std::to_string(cn.size()) +
                           " columns specified");
     }
-    if (column == name) names[0] = qualifier;  // a scalar function's column takes the alias
+    // A scalar function's one column takes the alias.
+    if (column == name && more.empty()) names[0] = qualifier;
     for (size_t i = 0; i < cn.size(); ++i) names[i] = Str(cn[i]);
   }
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kValues;
   n->columns.push_back({names[0], type});
-  if (ordinality) n->columns.push_back({names[1], SqlType::BigInt(false)});
-  for (size_t i = 0; i < out.size(); ++i) {
-    Row r = {out[i]};
+  size_t count = out.size();
+  for (size_t c = 0; c < more.size(); ++c) {
+    n->columns.push_back({names[c + 1], more_types[c]});
+    count = std::max(count, more[c].size());
+  }
+  if (ordinality) n->columns.push_back({names.back(), SqlType::BigInt(false)});
+  for (size_t i = 0; i < count; ++i) {
+    Row r = {i < out.size() ? out[i] : Value::Null()};
+    for (const std::vector<Value>& m : more) r.push_back(i < m.size() ? m[i] : Value::Null());
     if (ordinality) r.push_back(Value::Int(static_cast<int64_t>(i + 1)));
     n->rows.push_back(std::move(r));
   }

@@ -121,6 +121,17 @@ inline bool ContainsAggregate(const Json& n) {
 std::optional<PlanPtr> UnionOfKeyedJoins(const PlanPtr& l, const PlanPtr& r, int lw,
                                          const std::vector<ExprPtr>& conds);
 
+// Marks the SELECT * FROM join as which a JOIN in FROM that reads earlier
+// items (or an enclosing query) is bound, as a LATERAL subquery.
+constexpr const char* kJoinAsLateral = "?join_as_lateral";
+
+// Whether a JOIN in FROM has a LATERAL item in its tree.
+inline bool HasLateralItem(const Json& item) {
+  auto [kind, body] = Node(item);
+  if (kind == "JoinExpr") return HasLateralItem((*body)["larg"]) || HasLateralItem((*body)["rarg"]);
+  return (kind == "RangeSubselect" || kind == "RangeFunction") && body->value("lateral", false);
+}
+
 struct ScopeCol {
   std::string qualifier;
   std::string name;
@@ -145,6 +156,23 @@ struct ScopeCol {
   // Which item of a SELECT's FROM list the column comes from, for the order
   // in which * shows the columns (LATERAL items are joined after the others).
   int from_item = std::numeric_limits<int>::max();
+  // A column of a correlated subquery's domain that a join in its FROM
+  // carries (JoinDomain): which one. The subquery's output leads with them.
+  int domain = -1;
+};
+
+struct Ctx;
+
+// The domain of a correlated subquery (the distinct values of the outer
+// columns it reads), while a join in its FROM that reads those columns is
+// bound: each side that reads them is bound over the domain too, and the
+// sides are joined on the domain's columns as well as on their condition.
+struct JoinDomain {
+  PlanPtr plan;                // the domain's node
+  std::vector<ScopeCol> cols;  // its columns (correlated ones)
+  // The queries around the domain, as the subquery's frame sees them.
+  const Ctx* outer = nullptr;
+  std::vector<int>* outer_refs = nullptr;
 };
 
 // A join that binding an expression asked for: the current plan is joined
@@ -383,6 +411,18 @@ class Binder {
   // array_agg or string_agg over it takes its rows.
   Status BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols,
                       std::vector<SortKey>* order = nullptr);
+  // A JOIN in FROM; with `d`, inside a correlated subquery whose domain the
+  // join reads: its columns then carry the domain's (ScopeCol::domain).
+  Status BindJoin(const Json& item, const JoinDomain* d, PlanPtr* plan,
+                  std::vector<ScopeCol>* cols);
+  // Whether binding `item` reads a column of the domain `d`.
+  Result<bool> ReadsDomain(const Json& item, const JoinDomain& d);
+  // A side of a join inside a subquery with the domain `d`: bound over the
+  // domain (its columns leading) if it reads it, else as it is.
+  Status BindItemOverDomain(const Json& item, const JoinDomain& d, PlanPtr* plan,
+                            std::vector<ScopeCol>* cols);
+  // `d`'s columns joined to every row of `plan` (whose scope is `cols`).
+  static void CrossWithDomain(const JoinDomain& d, PlanPtr* plan, std::vector<ScopeCol>* cols);
   // hop(...) or tumble(...) in FROM: windows over the time column of one
   // earlier FROM item, whose plan and scope columns it extends in place.
   // generate_series() and unnest() of constants: a constant relation.
@@ -571,6 +611,10 @@ class Binder {
   // The working tables of recursive queries with SEARCH or CYCLE: how many
   // of their columns * shows (the ones before the added columns).
   std::map<const PlanNode*, size_t> star_width_;
+  // A JOIN in FROM that reads earlier items is bound as LATERAL (SELECT *
+  // FROM join): that SELECT -> the scope columns its * showed (their
+  // qualifiers, which the join's columns keep).
+  std::map<const Json*, std::vector<ScopeCol>> join_star_cols_;
   // WITH RECURSIVE queries being bound: names a misspelling may have meant.
   std::vector<std::string> defining_;
   // ROW_NUMBER() calls already computed: their FuncCall body -> column.

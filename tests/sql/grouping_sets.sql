@@ -24,3 +24,16 @@ select a, sum(c), rank() over (order by sum(c) desc), grouping(a) from gw group 
 select a, b, count(*), row_number() over w from gw group by grouping sets ((a), (b)) window w as (partition by grouping(a, b) order by count(*), a, b);
 DELETE FROM gw WHERE c = 2;
 INSERT INTO gw VALUES (3, 3, 3);
+-- GROUPING() in a subquery of a grouped query, of that query's grouping
+-- expressions: an outer reference, constant per group; a subquery's own
+-- GROUP BY keeps its GROUPING() of its own columns.
+SELECT a, b, (SELECT grouping(a, b)), (SELECT grouping(b) + count(*) FROM (VALUES (1), (2)) v(z) WHERE z > 1) FROM g GROUP BY ROLLUP(a, b);
+SELECT (SELECT 0) FROM g GROUP BY ROLLUP(a, b);
+SELECT (SELECT 1) FROM g WHERE false GROUP BY GROUPING SETS ((a), ());
+SELECT a, (SELECT grouping(a)) FROM g GROUP BY a;
+SELECT (SELECT (SELECT grouping(x, y) FROM (VALUES (1)) v2(z)) FROM (VALUES (1, 2)) v1(x, y) GROUP BY (x, y)) FROM g GROUP BY ROLLUP(a, b);
+SELECT a, (SELECT (SELECT grouping(a, b) FROM (VALUES (1)) v2(z)) FROM (VALUES (1, 2)) v1(x, y) GROUP BY (x, y)) FROM g GROUP BY CUBE(a, b);
+SELECT a, (SELECT sum(c) + grouping(c) FROM gw GROUP BY ROLLUP(c) ORDER BY 1 LIMIT 1) FROM g GROUP BY ROLLUP(a);
+SELECT a, sum(c) FROM g GROUP BY ROLLUP(a) HAVING (SELECT grouping(a)) = 0 OR sum(c) > 50;
+INSERT INTO g VALUES (4, 'w', 5, '2020-01-04');
+UPDATE gw SET c = 9 WHERE a = 1;

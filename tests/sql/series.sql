@@ -8,6 +8,11 @@ SELECT * FROM generate_series(0.5, 2.0, 0.5);
 SELECT * FROM generate_series(5, 1);
 SELECT * FROM unnest(ARRAY[1,2,NULL]) WITH ORDINALITY;
 SELECT * FROM unnest(ARRAY['a','b']) AS u(x);
+-- unnest of several arrays: side by side, the shorter ones padded with NULLs
+SELECT * FROM unnest(ARRAY[1, 2, 3], ARRAY['a', 'b']) u(i, v);
+SELECT * FROM unnest(ARRAY[1, 2], ARRAY['a', 'b', NULL], ARRAY[true]);
+SELECT * FROM unnest(ARRAY[1], NULL::int[]) WITH ORDINALITY u;
+SELECT v || 'a', count(*) FROM unnest(ARRAY[1, 1], ARRAY['a', 'b']) u(i, v) GROUP BY ROLLUP(i, v || 'a');
 SELECT x, y FROM generate_series(1,3) x, generate_series(1,2) y WHERE x > y;
 SELECT * FROM (VALUES (1+1, 'a'), (3, 'b' || 'c')) AS v(a, b);
 SELECT 1 UNION SELECT NULL;
@@ -21,6 +26,7 @@ SELECT a, g FROM t JOIN generate_series(1, 3) g ON a = g;
 SELECT a, count(*) FROM t, generate_series(1, a) GROUP BY a;
 SELECT a, g FROM t, LATERAL generate_series(a, 4, 2) g WHERE g > 1;
 SELECT t.a, u.x FROM t, unnest(ARRAY[t.a, t.a * 10, NULL]) AS u(x);
+SELECT u.*, t.a FROM t, unnest(ARRAY[1, 1, 2], ARRAY['a', 'b']) WITH ORDINALITY u(i, v, n) WHERE u.i = t.a;
 
 -- sluice: error step size cannot equal zero
 SELECT * FROM generate_series(1, 5, 0);
