@@ -629,7 +629,10 @@ class Planner {
       }
       change.inserted.push_back(std::move(row));
     }
-    if (p.on_conflict) SLUICE_RETURN_IF_ERROR(Conflicts(p, body, table, scope, &change));
+    if (p.on_conflict) {
+      SLUICE_RETURN_IF_ERROR(
+          Conflicts(p, body, table, targets, source.columns.size(), scope, &change));
+    }
     part.tag = "INSERT 0 " + std::to_string(change.inserted.size());
     SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset,
                                      p.alias.empty() ? p.table : p.alias, table, change.inserted,
@@ -638,12 +641,51 @@ class Planner {
     return part;
   }
 
+  // A new row's expressions over the row `q_name` of `table`: its columns,
+  // the SET items' expressions in place of theirs (`targets`: their parse
+  // trees, for errors).
+  Result<std::vector<std::string>> NewRow(
+      const std::string& q_name, const std::string& table, const std::vector<Column>& cols,
+      const std::vector<std::pair<std::string, std::string>>& sets, const Json& targets) {
+    std::vector<std::string> exprs(cols.size());
+    for (size_t i = 0; i < cols.size(); ++i)
+      exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
+    for (size_t k = 0; k < sets.size(); ++k) {
+      const auto& [column, expr] = sets[k];
+      auto it =
+          std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == column; });
+      if (it == cols.end()) {
+        return SqlError(sql_, targets[k],
+                        "column \"" + column + "\" of relation \"" + table + "\" does not exist");
+      }
+      exprs[static_cast<size_t>(it - cols.begin())] = "(" + expr + ")";
+    }
+    return exprs;
+  }
+
+  // `r` (a query's row: the new row, then the old one) as a change: the old
+  // row goes, the new one, cast to the table's types, comes.
+  static Status Replace(const Row& r, const std::vector<Column>& types,
+                        const std::vector<Column>& cols, TableChange* change) {
+    const size_t n = cols.size();
+    Row new_row(n, Value::Null());
+    for (size_t i = 0; i < n; ++i) {
+      if (r[i].is_null()) continue;
+      Status s = CastValue(r[i], types[i].type, cols[i].type, &new_row[i]);
+      if (!s.ok()) return Status(s.code(), "column \"" + cols[i].name + "\": " + s.message());
+    }
+    change->deleted.emplace_back(r.begin() + static_cast<ptrdiff_t>(n), r.end());
+    change->inserted.push_back(std::move(new_row));
+    return Status::OK();
+  }
+
   // INSERT ... ON CONFLICT: the proposed rows in `change` whose key a row
   // of the table (or an earlier proposed row) has are left out (DO
   // NOTHING), or change that row instead (DO UPDATE, `excluded` naming the
   // proposed row).
   Status Conflicts(const InsertParts& p, const Json& body, const DmlTable& table,
-                   const Scope& scope, TableChange* change) {
+                   const std::vector<size_t>& targets, size_t width, const Scope& scope,
+                   TableChange* change) {
     const auto& cols = table.columns;
     const Json& at = body["onConflictClause"];
     std::vector<size_t> key;
@@ -693,11 +735,29 @@ class Planner {
       on += std::string(on.empty() ? "" : " AND ") + q_name + "." + QuoteIdentifier(cols[c].name) +
             " = \"excluded\"." + QuoteIdentifier(cols[c].name);
     }
+    // The proposed rows as a relation "excluded": the source again, its
+    // columns cast to the table's (a query, not a constant of its rows, so
+    // that a large INSERT stays cheap to plan).
+    Built excluded(sql_);
+    excluded.Add("(SELECT ");
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const auto j = std::find(targets.begin(), targets.end(), c);
+      const std::string type = cols[c].type.WithNullable(true).ToString();
+      excluded.Add(std::string(c ? ", " : "") + "CAST(" +
+                   (j == targets.end() ? std::string("NULL")
+                                       : "sluice_source.s" + std::to_string(j - targets.begin())) +
+                   " AS " + type + ")");
+    }
+    std::vector<std::string> source_names;
+    for (size_t j = 0; j < width; ++j) source_names.push_back("s" + std::to_string(j));
+    excluded.Add(" FROM (").Original(p.source_offset, p.source.size());
+    excluded.Add(") AS sluice_source" + ColumnList(source_names) + ") AS \"excluded\"" +
+                 ColumnList(names));
     // The table's rows that have a proposed key.
     Built q(sql_);
     q.Add("SELECT " + q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name +
-          " WHERE EXISTS (SELECT 1 FROM (" + ConstantRows(cols, proposed) + ") AS \"excluded\"" +
-          ColumnList(names) + " WHERE " + on + ")");
+          " WHERE EXISTS (SELECT 1 FROM ");
+    q.Append(excluded).Add(" WHERE " + on + ")");
     SLUICE_ASSIGN_OR_RETURN(QueryRows existing, Query(scope, q));
     std::set<std::string> taken;
     for (const Row& r : existing.rows) taken.insert(*key_of(r));
@@ -726,38 +786,19 @@ class Planner {
     if (updating.empty()) return Status::OK();
     // DO UPDATE: the new row, then the old one, of each row a proposed row
     // meets.
-    std::vector<std::string> exprs(cols.size());
-    for (size_t i = 0; i < cols.size(); ++i)
-      exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
-    for (size_t k = 0; k < p.conflict_sets.size(); ++k) {
-      const auto& [column, expr] = p.conflict_sets[k];
-      auto it =
-          std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == column; });
-      if (it == cols.end()) {
-        return SqlError(sql_, at["targetList"][k],
-                        "column \"" + column + "\" of relation \"" + p.table + "\" does not exist");
-      }
-      exprs[static_cast<size_t>(it - cols.begin())] = "(" + expr + ")";
-    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> exprs,
+                            NewRow(q_name, p.table, cols, p.conflict_sets, at["targetList"]));
     Built u(sql_);
     u.Add("SELECT ");
     for (const std::string& e : exprs) u.Add(e + ", ");
-    u.Add(q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name + " JOIN (" +
-          ConstantRows(cols, updating) + ") AS \"excluded\"" + ColumnList(names) + " ON " + on);
+    // Each proposed row that meets a row is one of `updating` (two with one
+    // key were an error above).
+    u.Add(q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name + " JOIN ");
+    u.Append(excluded).Add(" ON " + on);
     if (!p.conflict_where.empty())
       u.Add(" WHERE ").Original(p.conflict_where_offset, p.conflict_where.size());
     SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, u));
-    const size_t n = cols.size();
-    for (const Row& r : rows.rows) {
-      Row new_row(n, Value::Null());
-      for (size_t i = 0; i < n; ++i) {
-        if (r[i].is_null()) continue;
-        Status st = CastValue(r[i], rows.columns[i].type, cols[i].type, &new_row[i]);
-        if (!st.ok()) return Status(st.code(), "column \"" + cols[i].name + "\": " + st.message());
-      }
-      change->deleted.emplace_back(r.begin() + static_cast<ptrdiff_t>(n), r.end());
-      change->inserted.push_back(std::move(new_row));
-    }
+    for (const Row& r : rows.rows) SLUICE_RETURN_IF_ERROR(Replace(r, rows.columns, cols, change));
     return Status::OK();
   }
 
@@ -800,22 +841,12 @@ class Planner {
     const size_t n = cols.size();
     const std::string name = p.alias.empty() ? p.table : p.alias;
     const std::string q_name = QuoteIdentifier(name);
-    std::vector<std::string> exprs(n);
-    for (size_t i = 0; i < n; ++i) exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
-    for (size_t k = 0; k < p.sets.size(); ++k) {
-      const auto& [column, expr] = p.sets[k];
-      auto it =
-          std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == column; });
-      if (it == cols.end()) {
-        return SqlError(sql_, body["targetList"][k],
-                        "column \"" + column + "\" of relation \"" + p.table + "\" does not exist");
-      }
-      exprs[static_cast<size_t>(it - cols.begin())] = "(" + expr + ")";
-    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> exprs,
+                            NewRow(q_name, p.table, cols, p.sets, body["targetList"]));
     // The new row, then the old one.
     Built q(sql_);
     q.Add("SELECT ");
-    for (size_t i = 0; i < n; ++i) q.Add(exprs[i] + ", ");
+    for (const std::string& e : exprs) q.Add(e + ", ");
     q.Add(q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name);
     if (!p.from.empty()) q.Add(", ").Original(p.from_offset, p.from.size());
     if (!p.where.empty()) q.Add(" WHERE ").Original(p.where_offset, p.where.size());
@@ -842,16 +873,7 @@ class Planner {
       }
     }
     TableChange change{p.table, {}, {}};
-    for (const Row* r : chosen) {
-      Row new_row(n, Value::Null());
-      for (size_t i = 0; i < n; ++i) {
-        if ((*r)[i].is_null()) continue;
-        Status s = CastValue((*r)[i], rows.columns[i].type, cols[i].type, &new_row[i]);
-        if (!s.ok()) return Status(s.code(), "column \"" + cols[i].name + "\": " + s.message());
-      }
-      change.deleted.emplace_back(r->begin() + static_cast<ptrdiff_t>(n), r->end());
-      change.inserted.push_back(std::move(new_row));
-    }
+    for (const Row* r : chosen) SLUICE_RETURN_IF_ERROR(Replace(*r, rows.columns, cols, &change));
     Part part;
     part.tag = "UPDATE " + std::to_string(change.inserted.size());
     SLUICE_RETURN_IF_ERROR(

@@ -55,5 +55,7 @@ INSERT INTO kv VALUES (1, 'one'), (2, 'two'), (NULL, 'none');
 INSERT INTO kv VALUES (1, 'uno'), (3, 'tres'), (NULL, 'nada') ON CONFLICT (k) DO UPDATE SET v = kv.v || '/' || excluded.v RETURNING k, v;
 WITH up AS (INSERT INTO kv VALUES (2, 'dos') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING *)
 SELECT u.k, u.v, (SELECT v FROM kv WHERE kv.k = u.k) AS before FROM up u;
+INSERT INTO kv (k) SELECT g FROM generate_series(0, 4) g ON CONFLICT (k) DO UPDATE SET v = coalesce(excluded.v, 'k only') || '/' || kv.v RETURNING *;
+WITH src(k, v) AS (VALUES (1, 'w1'), (7, 'w7')) INSERT INTO kv SELECT * FROM src ON CONFLICT (k) DO NOTHING RETURNING k, v;
 SELECT * FROM items;
 SELECT * FROM kv;
