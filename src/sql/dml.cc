@@ -344,6 +344,11 @@ struct Part {
   std::vector<TableChange> changes;
   bool returns = false;
   QueryRows returned;
+  // A query whose rows are `returned` (over the tables as they were): what
+  // the WITH queries after it read, rather than a constant of the rows,
+  // which is slow to plan when there are many. None where the rows come
+  // from more than a query (ON CONFLICT, UPDATE ... FROM).
+  std::optional<Built> query;
   std::string tag;
 };
 
@@ -373,19 +378,21 @@ class Planner {
       part.tag = "SELECT " + std::to_string(part.returned.rows.size());
       return part;
     }
+    Result<Part> part = SqlUnsupported(sql_, body, kind + " in WITH");
     if (kind == "InsertStmt") {
       SLUICE_ASSIGN_OR_RETURN(InsertParts p, InsertClauses(sql_, body, end));
-      return Insert(p, body, scope);
-    }
-    if (kind == "DeleteStmt") {
+      part = Insert(p, body, scope);
+    } else if (kind == "DeleteStmt") {
       SLUICE_ASSIGN_OR_RETURN(DeleteParts p, DeleteClauses(sql_, body, end));
-      return Delete(p, body, scope);
-    }
-    if (kind == "UpdateStmt") {
+      part = Delete(p, body, scope);
+    } else if (kind == "UpdateStmt") {
       SLUICE_ASSIGN_OR_RETURN(UpdateParts p, UpdateClauses(sql_, body, end));
-      return Update(p, body, scope);
+      part = Update(p, body, scope);
     }
-    return SqlUnsupported(sql_, body, kind + " in WITH");
+    // Its query may read WITH queries of its own, which the parts after it
+    // do not see: they read its rows as a constant.
+    if (part.ok() && body.contains("withClause")) part->query.reset();
+    return part;
   }
 
   std::vector<TableChange> changes;  // of the WITH queries, in order
@@ -462,8 +469,13 @@ class Planner {
       }
       for (size_t c = names.size(); c < part.returned.columns.size(); ++c)
         names.push_back(part.returned.columns[c].name);
-      entry.Add(QuoteIdentifier(cte.value("ctename", std::string())) + ColumnList(names) + " AS (" +
-                ConstantRows(part.returned.columns, part.returned.rows) + ")");
+      entry.Add(QuoteIdentifier(cte.value("ctename", std::string())) + ColumnList(names) + " AS (");
+      if (part.query) {
+        entry.Append(*part.query);
+      } else {
+        entry.Add(ConstantRows(part.returned.columns, part.returned.rows));
+      }
+      entry.Add(")");
       scope->ctes.push_back(std::move(entry));
     }
     return after;
@@ -545,24 +557,53 @@ class Planner {
   }
 
   // RETURNING's rows over `rows` of the table.
+  // RETURNING's rows over `rows` of the table, which `rows_query` (if
+  // any) also gives.
   Status Returning(const std::string& list, size_t offset, const std::string& name,
-                   const DmlTable& table, const std::vector<Row>& rows, const Scope& scope,
-                   Part* part) {
+                   const DmlTable& table, const std::vector<Row>& rows,
+                   const std::optional<Built>& rows_query, const Scope& scope, Part* part) {
     if (list.empty()) return Status::OK();
     part->returns = true;
     if (list == "*") {
       part->returned.columns = table.columns;
       part->returned.rows = rows;
+      part->query = rows_query;
       return Status::OK();
     }
     std::vector<std::string> names;
     for (const Column& c : table.columns) names.push_back(c.name);
     Built q(sql_);
-    q.Add("SELECT ").Original(offset, list.size());
-    q.Add(" FROM (" + ConstantRows(table.columns, rows) + ") AS " + QuoteIdentifier(name) +
-          ColumnList(names));
+    q.Add("SELECT ").Original(offset, list.size()).Add(" FROM (");
+    if (rows_query) {
+      q.Append(*rows_query);
+    } else {
+      q.Add(ConstantRows(table.columns, rows));
+    }
+    q.Add(") AS " + QuoteIdentifier(name) + ColumnList(names));
     SLUICE_ASSIGN_OR_RETURN(part->returned, Query(scope, q));
+    if (rows_query) part->query = std::move(q);
     return Status::OK();
+  }
+
+  // INSERT's source as rows of the table: its columns cast to the table's,
+  // NULL for the ones it does not name.
+  Built SourceRows(const InsertParts& p, const std::vector<Column>& cols,
+                   const std::vector<size_t>& targets, size_t width) {
+    Built rows(sql_);
+    rows.Add("SELECT ");
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const auto j = std::find(targets.begin(), targets.end(), c);
+      const std::string type = cols[c].type.WithNullable(true).ToString();
+      rows.Add(std::string(c ? ", " : "") + "CAST(" +
+               (j == targets.end() ? std::string("NULL")
+                                   : "sluice_source.s" + std::to_string(j - targets.begin())) +
+               " AS " + type + ")");
+    }
+    std::vector<std::string> source_names;
+    for (size_t j = 0; j < width; ++j) source_names.push_back("s" + std::to_string(j));
+    rows.Add(" FROM (").Original(p.source_offset, p.source.size());
+    rows.Add(") AS sluice_source" + ColumnList(source_names));
+    return rows;
   }
 
   // INSERT's rows. Under ON CONFLICT, where the first of two rows with one
@@ -634,9 +675,11 @@ class Planner {
           Conflicts(p, body, table, targets, source.columns.size(), scope, &change));
     }
     part.tag = "INSERT 0 " + std::to_string(change.inserted.size());
+    std::optional<Built> rows_query;
+    if (!p.on_conflict) rows_query = SourceRows(p, cols, targets, source.columns.size());
     SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset,
                                      p.alias.empty() ? p.table : p.alias, table, change.inserted,
-                                     scope, &part));
+                                     rows_query, scope, &part));
     part.changes.push_back(std::move(change));
     return part;
   }
@@ -739,20 +782,8 @@ class Planner {
     // columns cast to the table's (a query, not a constant of its rows, so
     // that a large INSERT stays cheap to plan).
     Built excluded(sql_);
-    excluded.Add("(SELECT ");
-    for (size_t c = 0; c < cols.size(); ++c) {
-      const auto j = std::find(targets.begin(), targets.end(), c);
-      const std::string type = cols[c].type.WithNullable(true).ToString();
-      excluded.Add(std::string(c ? ", " : "") + "CAST(" +
-                   (j == targets.end() ? std::string("NULL")
-                                       : "sluice_source.s" + std::to_string(j - targets.begin())) +
-                   " AS " + type + ")");
-    }
-    std::vector<std::string> source_names;
-    for (size_t j = 0; j < width; ++j) source_names.push_back("s" + std::to_string(j));
-    excluded.Add(" FROM (").Original(p.source_offset, p.source.size());
-    excluded.Add(") AS sluice_source" + ColumnList(source_names) + ") AS \"excluded\"" +
-                 ColumnList(names));
+    excluded.Add("(").Append(SourceRows(p, cols, targets, width));
+    excluded.Add(") AS \"excluded\"" + ColumnList(names));
     // The table's rows that have a proposed key.
     Built q(sql_);
     q.Add("SELECT " + q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name +
@@ -825,7 +856,7 @@ class Planner {
     Part part;
     part.tag = "DELETE " + std::to_string(rows.rows.size());
     SLUICE_RETURN_IF_ERROR(
-        Returning(p.returning, p.returning_offset, name, table, rows.rows, scope, &part));
+        Returning(p.returning, p.returning_offset, name, table, rows.rows, q, scope, &part));
     part.changes.push_back({p.table, std::move(rows.rows), {}});
     return part;
   }
@@ -851,6 +882,19 @@ class Planner {
     if (!p.from.empty()) q.Add(", ").Original(p.from_offset, p.from.size());
     if (!p.where.empty()) q.Add(" WHERE ").Original(p.where_offset, p.where.size());
     SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, q));
+    // The new rows as a query of their own (without FROM, whose rows
+    // choose among matches here).
+    std::optional<Built> new_rows;
+    if (p.from.empty()) {
+      new_rows.emplace(sql_);
+      new_rows->Add("SELECT ");
+      for (size_t i = 0; i < exprs.size(); ++i) {
+        new_rows->Add(std::string(i ? ", " : "") + "CAST(" + exprs[i] + " AS " +
+                      cols[i].type.WithNullable(true).ToString() + ")");
+      }
+      new_rows->Add(" FROM " + QuoteIdentifier(p.table) + " AS " + q_name);
+      if (!p.where.empty()) new_rows->Add(" WHERE ").Original(p.where_offset, p.where.size());
+    }
     std::vector<const Row*> chosen;
     if (p.from.empty()) {
       for (const Row& r : rows.rows) chosen.push_back(&r);
@@ -876,8 +920,8 @@ class Planner {
     for (const Row* r : chosen) SLUICE_RETURN_IF_ERROR(Replace(*r, rows.columns, cols, &change));
     Part part;
     part.tag = "UPDATE " + std::to_string(change.inserted.size());
-    SLUICE_RETURN_IF_ERROR(
-        Returning(p.returning, p.returning_offset, name, table, change.inserted, scope, &part));
+    SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset, name, table, change.inserted,
+                                     new_rows, scope, &part));
     part.changes.push_back(std::move(change));
     return part;
   }

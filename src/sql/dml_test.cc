@@ -100,15 +100,28 @@ TEST(DmlTest, WithQueriesSeeWhatTheOnesBeforeReturned) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   ASSERT_EQ(fake.asked.size(), 2u);
   EXPECT_EQ(fake.asked[0], "SELECT \"y\".* FROM \"y\" AS \"y\" WHERE y.a < 3");
+  // The rows it deleted, as the query that found them (over the same
+  // snapshot).
   EXPECT_EQ(fake.asked[1],
-            "WITH \"d\"(\"a\", \"b\") AS (VALUES (CAST('1' AS INTEGER), CAST('it''s' AS VARCHAR)), "
-            "(CAST('2' AS INTEGER), CAST(NULL AS VARCHAR))) SELECT a FROM d");
+            "WITH \"d\"(\"a\", \"b\") AS (SELECT \"y\".* FROM \"y\" AS \"y\" WHERE y.a < 3) "
+            "SELECT a FROM d");
   ASSERT_EQ(out->changes.size(), 1u);
   EXPECT_EQ(out->changes[0].table, "y");
   EXPECT_EQ(out->changes[0].deleted.size(), 2u);
   EXPECT_TRUE(out->returns_rows);
   EXPECT_EQ(out->returned.rows.size(), 2u);
   EXPECT_EQ(out->tag, "SELECT 2");
+
+  // A part with a WITH of its own: its rows as a constant.
+  fake.asked.clear();
+  out = RunDml(
+      "WITH d AS (WITH k AS (SELECT 3) DELETE FROM y WHERE y.a < 3 RETURNING *) SELECT a FROM d",
+      fake.env());
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(fake.asked.size(), 2u);
+  EXPECT_EQ(fake.asked[1],
+            "WITH \"d\"(\"a\", \"b\") AS (VALUES (CAST('1' AS INTEGER), CAST('it''s' AS VARCHAR)), "
+            "(CAST('2' AS INTEGER), CAST(NULL AS VARCHAR))) SELECT a FROM d");
 }
 
 TEST(DmlTest, ErrorsPointIntoTheStatement) {
