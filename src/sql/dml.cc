@@ -793,7 +793,7 @@ class Planner {
     std::set<std::string> taken;
     for (const Row& r : existing.rows) taken.insert(*key_of(r));
     std::set<std::string> proposed_keys;
-    std::vector<Row> updating;
+    bool updates = false;  // a proposed row meets a row of the table
     for (Row& r : proposed) {
       const auto k = key_of(r);
       if (!k) {
@@ -808,13 +808,10 @@ class Planner {
       }
       const bool conflict = taken.count(*k) > 0 || proposed_keys.count(*k) > 0;
       proposed_keys.insert(*k);
-      if (!conflict) {
-        change->inserted.push_back(std::move(r));
-      } else if (p.do_update) {
-        updating.push_back(std::move(r));
-      }
+      if (!conflict) change->inserted.push_back(std::move(r));
+      updates = updates || (conflict && p.do_update);
     }
-    if (updating.empty()) return Status::OK();
+    if (!updates) return Status::OK();
     // DO UPDATE: the new row, then the old one, of each row a proposed row
     // meets.
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> exprs,
@@ -822,8 +819,8 @@ class Planner {
     Built u(sql_);
     u.Add("SELECT ");
     for (const std::string& e : exprs) u.Add(e + ", ");
-    // Each proposed row that meets a row is one of `updating` (two with one
-    // key were an error above).
+    // A proposed row changes each row it meets: one, under a primary key
+    // (two proposed rows with one key were an error above).
     u.Add(q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name + " JOIN ");
     u.Append(excluded).Add(" ON " + on);
     if (!p.conflict_where.empty())
