@@ -1017,8 +1017,8 @@ std::string SeriesColumnName(const std::string& name) {
 }
 
 bool IsSeriesFunction(std::string_view name) {
-  return name == "generate_series" || name == "unnest" || name == "regexp_matches" ||
-         name == "string_to_table" || name == "regexp_split_to_table" ||
+  return name == "generate_series" || name == "unnest" || name == "generate_subscripts" ||
+         name == "regexp_matches" || name == "string_to_table" || name == "regexp_split_to_table" ||
          name == "jsonb_array_elements" || name == "json_array_elements" ||
          name == "jsonb_array_elements_text" || name == "json_array_elements_text" ||
          name == "jsonb_object_keys" || name == "json_object_keys";

@@ -546,7 +546,10 @@ Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
 
 Result<ResolvedFn> ResolveSetFunction(std::string_view name, const std::vector<SqlType>& args) {
   ResolvedFn r;
-  if (ResolveStringSet(name, args, &r) || ResolveJsonSet(name, args, &r)) return r;
+  if (ResolveStringSet(name, args, &r) || ResolveJsonSet(name, args, &r) ||
+      ResolveArraySet(name, args, &r)) {
+    return r;
+  }
   return NoOperator(name, args);
 }
 

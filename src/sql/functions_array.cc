@@ -213,6 +213,24 @@ Status ArrayUpper(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// generate_subscripts(a, d [, reverse]): the subscripts of dimension d,
+// first to last (last to first if reverse), as an array for unnest; none
+// for a dimension the array does not have.
+Status GenerateSubscripts(const SqlType&, const Value* a, size_t n, Value* out) {
+  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const int64_t d = a[1].int_value();
+  std::vector<Value> subscripts;
+  if (d >= 1 && d <= static_cast<int64_t>(dims.size())) {
+    const int64_t lo = LowerBound(a[0], static_cast<size_t>(d - 1));
+    const int64_t len = dims[static_cast<size_t>(d - 1)];
+    const bool reverse = n > 2 && !a[2].is_null() && a[2].bool_value();
+    for (int64_t i = 0; i < len; ++i)
+      subscripts.push_back(Value::Int(reverse ? lo + len - 1 - i : lo + i));
+  }
+  *out = Value::List(std::move(subscripts));
+  return Status::OK();
+}
+
 // array_length(a, d): the length of dimension d, NULL for an empty array
 // or a dimension it does not have.
 Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
@@ -543,6 +561,20 @@ SqlType WithInnermost(const SqlType& array, const SqlType& t) {
 }
 
 }  // namespace
+
+bool ResolveArraySet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  if (name != "generate_subscripts" || args.size() < 2 || args.size() > 3 ||
+      args[0].id() != TypeId::kArray || !args[1].IsInteger() ||
+      (args.size() == 3 && args[2].id() != TypeId::kBoolean)) {
+    return false;
+  }
+  r->fn = GenerateSubscripts;
+  r->name = "generate_subscripts";
+  r->result = SqlType::Array(SqlType::Integer(false));
+  r->arg_types = {args[0], SqlType::BigInt()};
+  if (args.size() == 3) r->arg_types.push_back(SqlType::Boolean());
+  return true;
+}
 
 bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
   if (name == "array_fill" && (args.size() == 2 || args.size() == 3) &&

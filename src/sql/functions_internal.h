@@ -69,6 +69,8 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
 bool ResolveString(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // The set-returning functions of strings (see ResolveSetFunction).
 bool ResolveStringSet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// The set-returning functions over arrays (generate_subscripts), as arrays.
+bool ResolveArraySet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // sqrt, exp, ln, log and power of NUMERIC values (functions_numeric.cc).
 bool ResolveNumeric(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);

@@ -67,3 +67,15 @@ SELECT k, array_position(a, 2), trim_array(a, 1), width_bucket(k, a) FROM ar WHE
 SELECT trim_array(ARRAY[1, 2, 3], 4);
 -- sluice: error thresholds array must not contain NULLs
 SELECT width_bucket(1, ARRAY[1, NULL]);
+-- generate_subscripts(): the subscripts of a dimension, in FROM and in the select list.
+CREATE TABLE subs (id INT, a INT[], m INT[][]);
+INSERT INTO subs VALUES (1, ARRAY[10, 20, 30], ARRAY[[1,2],[3,4],[5,6]]), (2, '{}', NULL), (3, '[3:5]={7,8,9}', '{{1},{2}}'), (4, NULL, NULL);
+SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1);
+SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1, true) AS g(s);
+SELECT id, s, a[s] FROM subs, generate_subscripts(a, 1) AS s;
+SELECT id, generate_subscripts(m, 2) FROM subs;
+SELECT id, generate_subscripts(a, 1, true) AS s FROM subs;
+SELECT id, i, j, m[i][j] FROM subs, generate_subscripts(m, 1) i, generate_subscripts(m, 2) j;
+UPDATE subs SET a = a || 40 WHERE id = 1;
+DELETE FROM subs WHERE id = 3;
+SELECT id, s, a[s] FROM subs, generate_subscripts(a, 1) AS s;
