@@ -1391,7 +1391,21 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         auto k = BindExpr(by["node"], oc);
         oc.in_aggregate = false;
         if (!k.ok()) return k.status();
-        if (Key(**k) != Key(*arg)) {
+        call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+        const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+        ExprPtr key = *k;
+        if (nulls != "SORTBY_NULLS_DEFAULT" && (nulls == "SORTBY_NULLS_FIRST") != call.desc) {
+          // NULLs the other way than the value's order puts them: ordered
+          // by (key IS NOT NULL, key), whose first field puts the NULLs
+          // first ascending and last descending.
+          if (distinct) {
+            return SqlUnsupported(
+                sql_, by["node"],
+                name + "(DISTINCT ...) ordered with NULLs " + (call.desc ? "last" : "first"));
+          }
+          key = MakeRow({MakeNode(ExprKind::kIsNull, SqlType::Boolean(false), {key}, true), key});
+        }
+        if (Key(*key) != Key(*arg)) {
           if (distinct) {
             return SqlError(sql_, by["node"],
                             "in an aggregate with DISTINCT, ORDER BY expressions must appear in "
@@ -1399,14 +1413,8 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
           }
           // Ordered by another key: aggregate ROW(key, value), sorted by key
           // then value, and keep the value.
-          arg = MakeRow({*k, arg});
+          arg = MakeRow({key, arg});
           call.keyed_order = true;
-        }
-        call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
-        const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
-        if (nulls != "SORTBY_NULLS_DEFAULT" && (nulls == "SORTBY_NULLS_FIRST") != call.desc) {
-          return SqlUnsupported(sql_, by["node"],
-                                name + "() ordered with NULLs " + (call.desc ? "last" : "first"));
         }
       } else if (ctx.InputOrderOneWay() && !distinct) {
         // Over a subquery with an ORDER BY, in its order (as PostgreSQL

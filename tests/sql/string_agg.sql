@@ -15,7 +15,7 @@ CREATE TABLE d (k INT, a INT, s TEXT);
 INSERT INTO d VALUES (1, 3, 'x'), (1, 1, 'y'), (1, 3, 'x'), (1, NULL, NULL), (2, 5, 'z'), (2, 5, 'z'), (3, NULL, NULL);
 SELECT k, array_agg(DISTINCT a), array_agg(DISTINCT a ORDER BY a DESC), array_agg(a ORDER BY a), string_agg(DISTINCT s, ','), count(DISTINCT a) FROM d GROUP BY k;
 SELECT array_agg(DISTINCT a), string_agg(DISTINCT s, '-' ORDER BY s DESC) FROM d;
--- sluice: error array_agg() ordered with NULLs last is not supported yet
+-- sluice: error array_agg(DISTINCT ...) ordered with NULLs last is not supported yet
 SELECT array_agg(DISTINCT a ORDER BY a DESC NULLS LAST) FROM d;
 UPDATE d SET a = 7 WHERE a = 1;
 DELETE FROM d WHERE k = 2 AND s = 'z';
@@ -44,3 +44,12 @@ SELECT array_agg(name) FROM (SELECT name FROM ranked ORDER BY score DESC) s;
 SELECT g, string_agg(name, '/'), array_agg(score) FROM (SELECT g, name, score FROM ranked ORDER BY score) s GROUP BY g;
 SELECT array_agg(id) FROM (SELECT id FROM ranked WHERE score > 5 ORDER BY g, score) s;
 SELECT string_agg(name, ',') FROM (SELECT name FROM ranked ORDER BY name DESC) s;
+-- ARRAY_AGG and STRING_AGG ordered with NULLs the other way.
+CREATE TABLE nulls_order (g INT, x INT, s TEXT, o INT);
+INSERT INTO nulls_order VALUES (1, 3, 'c', 1), (1, NULL, NULL, 2), (1, 1, 'a', NULL), (2, NULL, NULL, 5), (2, 2, 'b', 4), (3, NULL, NULL, NULL);
+SELECT g, array_agg(x ORDER BY x NULLS FIRST), array_agg(x ORDER BY x DESC NULLS LAST), array_agg(x ORDER BY x NULLS LAST), array_agg(x ORDER BY x DESC NULLS FIRST) FROM nulls_order GROUP BY g;
+SELECT g, array_agg(x ORDER BY o NULLS FIRST), array_agg(x ORDER BY o DESC NULLS LAST), string_agg(s, ',' ORDER BY o NULLS FIRST) FROM nulls_order GROUP BY g;
+SELECT array_agg(s ORDER BY s NULLS FIRST), string_agg(s, '-' ORDER BY s DESC NULLS LAST) FROM nulls_order;
+UPDATE nulls_order SET o = 0 WHERE x = 3;
+INSERT INTO nulls_order VALUES (2, NULL, 'z', NULL);
+SELECT g, array_agg(x ORDER BY o NULLS FIRST), array_agg(s ORDER BY o DESC NULLS LAST) FROM nulls_order GROUP BY g;
