@@ -11,7 +11,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <regex>
 #include <set>
 #include <thread>
 
@@ -273,6 +272,9 @@ struct Session::Impl {
   // The SQL layer's view of the pipeline's tables for INSERT, UPDATE and
   // DELETE; `describe`: queries give their columns only.
   sql::DmlEnv ModifyEnv(bool describe) const;
+  // The columns a statement that changes tables answers with, planned over
+  // no rows: no change is made.
+  Result<std::vector<sql::Column>> ModifyColumns(const std::string& text) const;
   // Sends rows of `result` from `*next` on (up to `max_rows`, 0 for all),
   // then `tag` once all are sent.
   std::optional<PgError> SendRows(const pipeline::QueryResult& result, size_t* next,
@@ -527,8 +529,7 @@ Result<std::vector<sql::Column>> Session::Impl::DescribeColumns(
     // Planned over no rows: the columns, and no change.
     const std::vector<std::optional<std::string>> nulls(oids.size());
     SLUICE_ASSIGN_OR_RETURN(std::string text, SubstituteParams(st, nulls, oids));
-    SLUICE_ASSIGN_OR_RETURN(sql::DmlOutcome plan, sql::RunDml(text, ModifyEnv(/*describe=*/true)));
-    columns = std::move(plan.returned.columns);
+    SLUICE_ASSIGN_OR_RETURN(columns, ModifyColumns(text));
   } else if (st.kind == StatementKind::kShow) {
     if (st.name == "all") columns.push_back({"name", SqlType::Varchar()});
     columns.push_back({st.name == "all" ? "setting" : st.name, SqlType::Varchar()});
@@ -980,6 +981,11 @@ sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
   return env;
 }
 
+Result<std::vector<sql::Column>> Session::Impl::ModifyColumns(const std::string& text) const {
+  SLUICE_ASSIGN_OR_RETURN(sql::DmlOutcome plan, sql::RunDml(text, ModifyEnv(/*describe=*/true)));
+  return std::move(plan.returned.columns);
+}
+
 // A DELETE from a table that is not materialized names the keys of the rows
 // it deletes: WHERE key = constant (or key IN (constants)).
 std::optional<std::optional<PgError>> Session::Impl::DeleteByKey(const std::string& text,
@@ -1004,14 +1010,13 @@ std::optional<std::optional<PgError>> Session::Impl::DeleteByKey(const std::stri
     return Error("0A000", "DELETE needs table " + rel.name + " materialized or with a primary key",
                  "declare it WITH ('materialized' = 'true'), or give it a PRIMARY KEY");
   }
-  for (const char* clause : {"returningList", "usingClause", "withClause"}) {
+  static const std::pair<const char*, const char*> kReads[] = {
+      {"returningList", "RETURNING"}, {"usingClause", "USING"}, {"withClause", "WITH"}};
+  for (const auto& [clause, keyword] : kReads) {
     if (body.contains(clause)) {
       return Error("0A000",
-                   "DELETE with " +
-                       std::string(clause == std::string("returningList") ? "RETURNING"
-                                   : clause == std::string("usingClause") ? "USING"
-                                                                          : "WITH") +
-                       " needs table " + rel.name + " materialized, to read its rows",
+                   "DELETE with " + std::string(keyword) + " needs table " + rel.name +
+                       " materialized, to read its rows",
                    "declare it WITH ('materialized' = 'true')");
     }
   }
@@ -1443,9 +1448,10 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
       if (st.kind == StatementKind::kModify && st.returns_rows) {
         // Planned over no rows, with the portal's parameters: the columns,
         // and no change (Execute makes them).
-        auto plan = sql::RunDml(portal.text, ModifyEnv(/*describe=*/true));
-        if (!plan.ok()) return fail(ErrorFromStatus(plan.status(), portal.text, portal.text, 0));
-        RowDescription(plan->returned.columns, portal.formats);
+        auto columns = ModifyColumns(portal.text);
+        if (!columns.ok())
+          return fail(ErrorFromStatus(columns.status(), portal.text, portal.text, 0));
+        RowDescription(*columns, portal.formats);
         return;
       }
       auto columns = DescribeColumns(st, portal.prepared->param_oids);

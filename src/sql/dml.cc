@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "base/suggest.h"
 #include "sql/expr.h"
 #include "sql/sql_text.h"
 
@@ -356,8 +357,9 @@ class Planner {
  public:
   Planner(const std::string& sql, const DmlEnv& env) : sql_(sql), env_(env) {}
 
-  // The WITH queries in effect: each one's `name AS (...)`, the ones that
-  // change data as constants of the rows they return.
+  // The WITH queries in effect: each one's `name AS (...)`; one that
+  // changes data gives the query of the rows it returns, or a constant of
+  // them (Part::query).
   struct Scope {
     bool recursive = false;
     std::vector<Built> ctes;
@@ -556,7 +558,20 @@ class Planner {
     return t;
   }
 
-  // RETURNING's rows over `rows` of the table.
+  // The index of column `name` of `table`; an error at `node` if there is
+  // none.
+  Result<size_t> ColumnOf(const std::vector<Column>& cols, const std::string& table,
+                          const std::string& name, const Json& node) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (cols[i].name == name) return i;
+      names.push_back(cols[i].name);
+    }
+    return SqlError(sql_, node,
+                    "column \"" + name + "\" of relation \"" + table + "\" does not exist" +
+                        DidYouMean(name, names));
+  }
+
   // RETURNING's rows over `rows` of the table, which `rows_query` (if
   // any) also gives.
   Status Returning(const std::string& list, size_t offset, const std::string& name,
@@ -638,14 +653,8 @@ class Planner {
     const auto& cols = table.columns;
     std::vector<size_t> targets;
     for (size_t i = 0; i < p.columns.size(); ++i) {
-      auto it = std::find_if(cols.begin(), cols.end(),
-                             [&](const Column& c) { return c.name == p.columns[i]; });
-      if (it == cols.end()) {
-        return SqlError(
-            sql_, body["cols"][i],
-            "column \"" + p.columns[i] + "\" of relation \"" + p.table + "\" does not exist");
-      }
-      targets.push_back(static_cast<size_t>(it - cols.begin()));
+      SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, p.table, p.columns[i], body["cols"][i]));
+      targets.push_back(c);
     }
     if (targets.empty()) {
       for (size_t i = 0; i < cols.size(); ++i) targets.push_back(i);
@@ -694,14 +703,8 @@ class Planner {
     for (size_t i = 0; i < cols.size(); ++i)
       exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
     for (size_t k = 0; k < sets.size(); ++k) {
-      const auto& [column, expr] = sets[k];
-      auto it =
-          std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == column; });
-      if (it == cols.end()) {
-        return SqlError(sql_, targets[k],
-                        "column \"" + column + "\" of relation \"" + table + "\" does not exist");
-      }
-      exprs[static_cast<size_t>(it - cols.begin())] = "(" + expr + ")";
+      SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, table, sets[k].first, targets[k]));
+      exprs[c] = "(" + sets[k].second + ")";
     }
     return exprs;
   }
@@ -733,13 +736,8 @@ class Planner {
     const Json& at = body["onConflictClause"];
     std::vector<size_t> key;
     for (const std::string& c : p.conflict_columns) {
-      auto it =
-          std::find_if(cols.begin(), cols.end(), [&](const Column& x) { return x.name == c; });
-      if (it == cols.end()) {
-        return SqlError(sql_, at,
-                        "column \"" + c + "\" of relation \"" + p.table + "\" does not exist");
-      }
-      key.push_back(static_cast<size_t>(it - cols.begin()));
+      SLUICE_ASSIGN_OR_RETURN(size_t k, ColumnOf(cols, p.table, c, at));
+      key.push_back(k);
     }
     std::vector<size_t> primary(table.key.begin(), table.key.end());
     if (key.empty()) {

@@ -367,17 +367,10 @@ Status ObjectOfPairsFn(const SqlType& type, const Value* a, size_t, Value* out) 
 }
 
 // json_agg's last step: the documents of array_agg(to_json(x)) as one
-// array, as PostgreSQL writes it ([a, b]; a NULL is null).
-Status ArrayOfElementsFn(const SqlType&, const Value* a, size_t, Value* out) {
-  std::string s = "[";
-  bool first = true;
-  for (const Value& e : a[0].list()) {
-    if (!first) s += ", ";
-    first = false;
-    s += e.is_null() ? "null" : e.string_value();
-  }
-  *out = Value::String(s + "]");
-  return Status::OK();
+// array, as json_build_array writes its arguments ([a, b]; a NULL is null).
+Status ArrayOfElementsFn(const SqlType& type, const Value* a, size_t, Value* out) {
+  const auto& items = a[0].list();
+  return BuildArrayFn(type, items.data(), items.size(), out);
 }
 
 // The rows of the set-returning functions, as arrays: the elements as

@@ -36,6 +36,8 @@ SELECT * FROM items;
 SELECT * FROM bag;
 -- sluice: error column "nope" does not exist
 INSERT INTO items VALUES (99, 'x', 1, 1) RETURNING nope;
+-- sluice: error column "qtyy" of relation "items" does not exist (did you mean qty?)
+UPDATE items SET qtyy = 1 WHERE id = 1 RETURNING id;
 -- sluice: error relation "nothere" does not exist
 WITH d AS (DELETE FROM nothere RETURNING *) SELECT * FROM d;
 -- INSERT ... ON CONFLICT: on the primary key, or on the columns named.
