@@ -594,6 +594,27 @@ Status Binder::BindJoin(const Json& item, const JoinDomain* d, PlanPtr* plan,
       c.qualifier = alias;
       if (c.qualified_only) c.hidden = true;
     }
+    return RenameJoinColumns(*body, cols);
+  }
+  return Status::OK();
+}
+
+// `(a JOIN b) AS x (c1, c2, ...)`: the names apply, in order, to the join's
+// columns that x.* shows; the rest keep theirs.
+Status Binder::RenameJoinColumns(const Json& body, std::vector<ScopeCol>* cols) {
+  if (!body.contains("alias") || !body["alias"].contains("colnames")) return Status::OK();
+  const Json& names = body["alias"]["colnames"];
+  size_t at = 0, shown = 0;
+  for (ScopeCol& c : *cols) {
+    if (c.domain >= 0 || c.hidden) continue;
+    ++shown;
+    if (at < names.size()) c.name = Str(names[at++]);
+  }
+  if (names.size() > shown) {
+    return SqlError(sql_, body["alias"],
+                    "table \"" + body["alias"].value("aliasname", "") + "\" has " +
+                        std::to_string(shown) + " columns available but " +
+                        std::to_string(names.size()) + " columns specified");
   }
   return Status::OK();
 }
@@ -902,7 +923,7 @@ Status Binder::JoinLateral(const Json& item, const std::string& jt, const PlanPt
       if (c.domain < 0) c.qualifier = body["alias"].value("aliasname", "");
     }
   }
-  return Status::OK();
+  return RenameJoinColumns(body, cols);
 }
 
 Result<std::optional<Binder::Lateral>> Binder::BindLateral(const Json& item, const Ctx& left,

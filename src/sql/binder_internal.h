@@ -473,6 +473,7 @@ class Binder {
   Status JoinLateral(const Json& item, const std::string& jt, const PlanPtr& lp,
                      const std::vector<ScopeCol>& lc, const Lateral& lat, PlanPtr* plan,
                      std::vector<ScopeCol>* cols);
+  Status RenameJoinColumns(const Json& body, std::vector<ScopeCol>* cols);
   Result<ExprPtr> BindColumnRef(const Json& body, const Json& node, Ctx& ctx);
   // NULL when the row cannot be compared to a correlated subquery's rows.
   static Json RowInSubquery(const Json& sublink, bool correlated, const std::string& op);

@@ -20,3 +20,10 @@ SELECT * FROM l JOIN r USING (id) JOIN l AS l2 USING (id);
 SELECT id, count(*) FROM l FULL JOIN r USING (id) GROUP BY id;
 -- sluice: error column "w" specified in USING clause does not exist in left table
 SELECT * FROM l JOIN r USING (w);
+-- a join behind an alias with column names: they name its columns in order
+SELECT * FROM (l CROSS JOIN r) AS x (a, b, c);
+SELECT x.a, x.c FROM (l t1 (p, q) JOIN r t2 (s, u) ON t1.p = t2.s) AS x (a, b, c);
+SELECT * FROM (l JOIN r USING (id)) AS j (k, v1);
+SELECT j.* FROM (l LEFT JOIN r USING (id)) AS j (k);
+-- sluice: error table "j" has 5 columns available but 6 columns specified
+SELECT * FROM (l JOIN r USING (id)) AS j (a, b, c, d, e, f);
