@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "types/sql_type.h"
+#include "types/value.h"
 
 namespace sluice::format {
 
@@ -26,6 +27,9 @@ struct Relation {
   Schema schema;
   std::vector<int> key;      // primary key columns; empty: the table takes row changes
   bool append_only = false;  // a table that takes no deletes
+  // Per column (or empty: none): what a record that leaves the column out
+  // inserts, the column's DEFAULT (NULL when it has none).
+  std::vector<Value> defaults;
 };
 
 enum class ChangeKind : uint8_t { kInsert, kDelete, kUpdate };

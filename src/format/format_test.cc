@@ -63,6 +63,35 @@ TEST(JsonTest, InsertsAndDeletesEveryType) {
   EXPECT_EQ(d.end.line, 5u);
 }
 
+// A column a record leaves out takes its DEFAULT, in order or not, keyed or
+// not; a NOT NULL column with a default may be left out, one without not.
+TEST(JsonTest, MissingColumnsTakeTheirDefaults) {
+  for (bool keyed : {false, true}) {
+    Relation rel = People(keyed);
+    rel.schema[6] = SqlType::Boolean(false);
+    rel.defaults.assign(rel.columns.size(), Value::Null());
+    rel.defaults[1] = Value::String("anon");
+    rel.defaults[6] = Value::Bool(true);
+    FormatOptions o;
+    Decoded d = Decode(o, rel,
+                       R"({"insert": {"id": 1}}
+{"insert": {"id": 2, "name": null, "ok": false}}
+{"insert": {"ok": false, "id": 3}}
+)");
+    ASSERT_TRUE(d.errors.empty()) << d.errors[0].ToString();
+    ASSERT_EQ(d.changes.size(), 3u);
+    EXPECT_EQ(Row(rel, d.changes.payload(0)), "(1, 'anon', NULL, NULL, NULL, NULL, true)");
+    EXPECT_EQ(Row(rel, d.changes.payload(1)), "(2, NULL, NULL, NULL, NULL, NULL, false)");
+    EXPECT_EQ(Row(rel, d.changes.payload(2)), "(3, 'anon', NULL, NULL, NULL, NULL, false)");
+    rel.defaults[6] = Value::Null();
+    Decoded bad = Decode(o, rel, R"({"insert": {"id": 4}})");
+    ASSERT_EQ(bad.errors.size(), 1u);
+    EXPECT_NE(bad.errors[0].reason.find("column \"ok\": NOT NULL column is missing"),
+              std::string::npos)
+        << bad.errors[0].reason;
+  }
+}
+
 // Every shape of value the decoder takes, escapes and errors included,
 // fields in and out of column order, read through Decode and DecodePadded
 // alike.

@@ -4,7 +4,8 @@
 // object: with update_format insert_delete, {"insert": ROW}, {"delete": ROW}
 // or (tables with a primary key) {"update": ROW with the key and the changed
 // columns}; with raw, ROW itself is an insert. ROW maps column names (case
-// insensitive, as unquoted SQL names) to values; a missing column is NULL.
+// insensitive, as unquoted SQL names) to values; a missing column takes its
+// DEFAULT, or is NULL.
 //
 // Values by type: numbers for numeric types (DECIMAL keeps every digit of
 // the number's text; NaN, Infinity and -Infinity are strings, as for
@@ -447,6 +448,12 @@ class JsonDecoder final : public Decoder {
   JsonDecoder(const FormatOptions& o, const Relation& rel) : opts_(o), rel_(rel) {
     for (const std::string& c : rel_.columns) lower_.push_back(Lower(c));
     for (int k : rel_.key) key_schema_.push_back(rel_.schema[static_cast<size_t>(k)]);
+    // A column left out takes its DEFAULT; with none, it is NULL.
+    defaults_.resize(rel_.columns.size());
+    for (size_t i = 0; i < rel_.defaults.size() && i < defaults_.size(); ++i) {
+      if (rel_.defaults[i].is_null()) continue;
+      if (!EncodeValue(rel_.schema[i], rel_.defaults[i], &defaults_[i]).ok()) defaults_[i].clear();
+    }
   }
 
   Position Decode(std::string_view data, Position at, ChangeBuffer* out,
@@ -739,8 +746,12 @@ class JsonDecoder final : public Decoder {
   bool Encode(ChangeKind kind, uint64_t record, const char* at, ChangeBuffer* out) {
     const size_t n = rel_.columns.size();
     if (in_place_ != nullptr) {
-      // Columns [0, in_order_) are written; the others are missing: NULL.
+      // Columns [0, in_order_) are written; the others are missing.
       for (size_t i = in_order_; i < n; ++i) {
+        if (!defaults_[i].empty()) {
+          in_place_->append(defaults_[i]);
+          continue;
+        }
         if (!rel_.schema[i].nullable()) {
           Error(record, at, "column \"" + rel_.columns[i] + "\": NOT NULL column is missing");
           return false;
@@ -771,10 +782,12 @@ class JsonDecoder final : public Decoder {
       out->Add(kind, key_, "");
       return true;
     }
-    // A missing column is NULL.
+    // A missing column takes its DEFAULT, or is NULL.
     for (size_t i = 0; i < n; ++i) {
       if (present_[i]) {
         row_.append(enc_[i]);
+      } else if (!defaults_[i].empty()) {
+        row_.append(defaults_[i]);
       } else if (rel_.schema[i].nullable()) {
         AppendNull(&row_);
       } else {
@@ -801,6 +814,7 @@ class JsonDecoder final : public Decoder {
   const Relation rel_;
   const bool raw_ = opts_.update_format == "raw";
   std::vector<std::string> lower_;
+  std::vector<std::string> defaults_;  // encoded; empty: none
   Schema key_schema_;
   od::parser parser_;
   std::vector<RecordError>* errors_ = nullptr;

@@ -976,6 +976,7 @@ sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
       t.columns.push_back({info->rel.columns[i], info->rel.schema[i]});
     t.append_only = info->rel.append_only;
     t.key = info->rel.key;
+    t.defaults = info->rel.defaults;
     return t;
   };
   return env;

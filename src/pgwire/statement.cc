@@ -515,6 +515,12 @@ Status CopyReader::Init() {
       target_.push_back(index);
     }
   }
+  // A column the COPY leaves out takes its DEFAULT, or is NULL.
+  left_out_.assign(rel_.columns.size(), CopyField{"", true});
+  for (size_t i = 0; i < rel_.defaults.size() && i < left_out_.size(); ++i) {
+    if (!rel_.defaults[i].is_null())
+      left_out_[i] = CopyField{sql::ValueToPgText(rel_.defaults[i], rel_.schema[i]), false};
+  }
   format::FormatOptions o;
   o.name = "csv";
   bool in_order = true;
@@ -683,7 +689,7 @@ Status CopyReader::Records(bool at_end) {
                ": extra data after last expected column";
       break;
     }
-    for (CopyField& f : row) f = CopyField{"", true};
+    row = left_out_;
     for (size_t i = 0; i < fields.size(); ++i)
       row[static_cast<size_t>(target_[i])] = std::move(fields[i]);
     for (size_t i = 0; i < row.size(); ++i) {

@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "format/format.h"
+#include "pgwire/codec.h"
 #include "sql/expr.h"
 #include "sql/plan.h"
 #include "sql/sql_text.h"
@@ -118,6 +119,7 @@ class CopyReader {
   CopySpec spec_;
   format::Relation rel_;
   std::vector<int> target_;  // copy field i goes to column target_[i]
+  std::vector<CopyField> left_out_;  // what each column not in target_ gets
   std::unique_ptr<format::Decoder> decoder_;
   std::string pending_;          // bytes not yet a whole record
   std::string canonical_;        // whole records as CSV in the table's column order

@@ -196,6 +196,7 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
     const sql::TableDef& def = *program.catalog.FindTable(t);
     p.relations[t] = {MakeRelation(t, def.columns, def.primary_key), true, def.materialized};
     p.relations[t].rel.append_only = def.append_only;
+    p.relations[t].rel.defaults = def.defaults;
     p.output_names.push_back(t);
     SLUICE_ASSIGN_OR_RETURN(auto cs, connector::ParseConnectors(t, true, def.connectors, base_dir));
     p.connectors.insert(p.connectors.end(), cs.begin(), cs.end());

@@ -14,6 +14,10 @@ struct TableDef {
   std::string name;
   std::vector<Column> columns;
   std::vector<int> primary_key;  // column indices; empty: no key
+  // Per column (or empty: none has one), the value a row gets when an
+  // INSERT or an input record leaves the column out: its DEFAULT, NULL
+  // when it has none.
+  std::vector<Value> defaults;
   bool materialized = false;
   // WITH ('append_only' = 'true'): rows are only ever inserted, so no
   // state is kept to check deletes against (the ingest refuses them).

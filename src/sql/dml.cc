@@ -182,8 +182,18 @@ Result<InsertParts> InsertClauses(std::string_view sql, const Json& ins, size_t 
   auto unsupported = [&](const char* what, const Json& node) {
     return SqlUnsupported(sql, node, what);
   };
-  if (!ins.contains("selectStmt")) return unsupported("INSERT ... DEFAULT VALUES", ins["relation"]);
   InsertParts p;
+  p.default_values = !ins.contains("selectStmt");
+  if (!p.default_values) {
+    const Json& sel = ins["selectStmt"]["SelectStmt"];
+    for (const Json& list : sel.value("valuesLists", Json::array())) {
+      const Json& items = list["List"]["items"];
+      for (size_t j = 0; j < items.size(); ++j) {
+        if (items[j].contains("SetToDefault"))
+          p.defaults.emplace_back(items[j]["SetToDefault"].value("location", 0), j);
+      }
+    }
+  }
   SLUICE_ASSIGN_OR_RETURN(p.table, TargetTableName(ins["relation"], sql));
   p.alias = AliasOf(ins["relation"]);
   for (const Json& c : ins.value("cols", Json::array()))
@@ -602,34 +612,68 @@ class Planner {
 
   // INSERT's source as rows of the table: its columns cast to the table's,
   // NULL for the ones it does not name.
-  Built SourceRows(const InsertParts& p, const std::vector<Column>& cols,
-                   const std::vector<size_t>& targets, size_t width) {
+  Built SourceRows(const InsertParts& p, const DmlTable& table, const std::vector<size_t>& targets,
+                   size_t width) {
+    const std::vector<Column>& cols = table.columns;
     Built rows(sql_);
     rows.Add("SELECT ");
     for (size_t c = 0; c < cols.size(); ++c) {
       const auto j = std::find(targets.begin(), targets.end(), c);
-      const std::string type = cols[c].type.WithNullable(true).ToString();
-      rows.Add(std::string(c ? ", " : "") + "CAST(" +
-               (j == targets.end() ? std::string("NULL")
-                                   : "sluice_source.s" + std::to_string(j - targets.begin())) +
-               " AS " + type + ")");
+      const SqlType type = cols[c].type.WithNullable(true);
+      rows.Add(c ? ", " : "");
+      if (j == targets.end() || p.default_values) {
+        rows.Add(Literal(DefaultOf(table, c), type));
+      } else {
+        rows.Add("CAST(sluice_source.s" + std::to_string(j - targets.begin()) + " AS " +
+                 type.ToString() + ")");
+      }
     }
+    if (p.default_values) return rows;
     std::vector<std::string> source_names;
     for (size_t j = 0; j < width; ++j) source_names.push_back("s" + std::to_string(j));
-    rows.Add(" FROM (").Original(p.source_offset, p.source.size());
+    rows.Add(" FROM (");
+    CopySource(p, table, targets, p.source_offset, p.source.size(), &rows);
     rows.Add(") AS sluice_source" + ColumnList(source_names));
     return rows;
   }
 
+  static Value DefaultOf(const DmlTable& table, size_t column) {
+    return column < table.defaults.size() ? table.defaults[column] : Value::Null();
+  }
+
+  // sql[from, from + len) of an INSERT's source, each DEFAULT in its VALUES
+  // rows replaced by the column's default.
+  static void CopySource(const InsertParts& p, const DmlTable& table,
+                         const std::vector<size_t>& targets, size_t from, size_t len, Built* out) {
+    size_t at = from;
+    for (const auto& [offset, j] : p.defaults) {
+      if (offset < at || offset >= from + len) continue;
+      out->Original(at, offset - at);
+      const size_t c = j < targets.size() ? targets[j] : j;
+      out->Add(Literal(DefaultOf(table, c), table.columns[c].type.WithNullable(true)));
+      at = offset + 7;  // DEFAULT
+    }
+    out->Original(at, from + len - at);
+  }
+
   // INSERT's rows. Under ON CONFLICT, where the first of two rows with one
   // key wins, a VALUES list keeps its order: each row numbered, sorted.
-  Result<QueryRows> Source(const InsertParts& p, const Scope& scope) {
+  Result<QueryRows> Source(const InsertParts& p, const DmlTable& table,
+                           const std::vector<size_t>& targets, const Scope& scope) {
+    if (p.default_values) {
+      QueryRows one;
+      one.rows.emplace_back();
+      return one;
+    }
     const std::string_view text =
         std::string_view(sql_).substr(0, p.source_offset + p.source.size());
     size_t at = p.source_offset;
     const size_t word = TokenEnd(text, at);
-    if (!p.on_conflict || word - at != 6 || strncasecmp(text.data() + at, "values", 6) != 0)
-      return Query(scope, Built(sql_).Original(p.source_offset, p.source.size()), /*wrap=*/true);
+    if (!p.on_conflict || word - at != 6 || strncasecmp(text.data() + at, "values", 6) != 0) {
+      Built q(sql_);
+      CopySource(p, table, targets, p.source_offset, p.source.size(), &q);
+      return Query(scope, q, /*wrap=*/true);
+    }
     Built q(sql_);
     q.Add("SELECT * FROM (VALUES ");
     at = SkipSpace(text, word);
@@ -637,7 +681,8 @@ class Planner {
       const size_t close = MatchingParen(text, at);
       if (close == npos) return Status::InvalidArgument("VALUES: cannot find the end of a row");
       q.Add(std::string(n ? ", (" : "(") + std::to_string(n) + ", ");
-      q.Original(at + 1, close - at - 1).Add(")");
+      CopySource(p, table, targets, at + 1, close - at - 1, &q);
+      q.Add(")");
       at = SkipSpace(text, close + 1);
       if (at < text.size() && text[at] == ',') at = SkipSpace(text, at + 1);
     }
@@ -656,10 +701,13 @@ class Planner {
       SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, p.table, p.columns[i], body["cols"][i]));
       targets.push_back(c);
     }
-    if (targets.empty()) {
+    if (targets.empty() && !p.default_values) {
       for (size_t i = 0; i < cols.size(); ++i) targets.push_back(i);
     }
-    SLUICE_ASSIGN_OR_RETURN(QueryRows source, Source(p, scope));
+    SLUICE_ASSIGN_OR_RETURN(QueryRows source, Source(p, table, targets, scope));
+    // Without a column list, fewer values fill the first columns.
+    if (p.columns.empty() && source.columns.size() < targets.size())
+      targets.resize(source.columns.size());
     if (source.columns.size() != targets.size()) {
       return Status::InvalidArgument(
           FormatSqlError(sql_, static_cast<int>(p.source_offset),
@@ -671,9 +719,14 @@ class Planner {
     TableChange change{p.table, {}, {}};
     for (const Row& r : source.rows) {
       Row row(cols.size(), Value::Null());
+      for (size_t c = 0; c < table.defaults.size() && c < row.size(); ++c)
+        row[c] = table.defaults[c];
       for (size_t j = 0; j < targets.size(); ++j) {
         const size_t c = targets[j];
-        if (r[j].is_null()) continue;
+        if (r[j].is_null()) {
+          row[c] = Value::Null();
+          continue;
+        }
         Status s = CastValue(r[j], source.columns[j].type, cols[c].type, &row[c]);
         if (!s.ok()) return Status(s.code(), "column \"" + cols[c].name + "\": " + s.message());
       }
@@ -685,7 +738,7 @@ class Planner {
     }
     part.tag = "INSERT 0 " + std::to_string(change.inserted.size());
     std::optional<Built> rows_query;
-    if (!p.on_conflict) rows_query = SourceRows(p, cols, targets, source.columns.size());
+    if (!p.on_conflict) rows_query = SourceRows(p, table, targets, source.columns.size());
     SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset,
                                      p.alias.empty() ? p.table : p.alias, table, change.inserted,
                                      rows_query, scope, &part));
@@ -697,14 +750,17 @@ class Planner {
   // the SET items' expressions in place of theirs (`targets`: their parse
   // trees, for errors).
   Result<std::vector<std::string>> NewRow(
-      const std::string& q_name, const std::string& table, const std::vector<Column>& cols,
+      const std::string& q_name, const std::string& table, const DmlTable& def,
       const std::vector<std::pair<std::string, std::string>>& sets, const Json& targets) {
+    const std::vector<Column>& cols = def.columns;
     std::vector<std::string> exprs(cols.size());
     for (size_t i = 0; i < cols.size(); ++i)
       exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
     for (size_t k = 0; k < sets.size(); ++k) {
       SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, table, sets[k].first, targets[k]));
-      exprs[c] = "(" + sets[k].second + ")";
+      const bool to_default = targets[k]["ResTarget"].value("val", Json()).contains("SetToDefault");
+      exprs[c] = to_default ? Literal(DefaultOf(def, c), cols[c].type.WithNullable(true))
+                            : "(" + sets[k].second + ")";
     }
     return exprs;
   }
@@ -780,7 +836,7 @@ class Planner {
     // columns cast to the table's (a query, not a constant of its rows, so
     // that a large INSERT stays cheap to plan).
     Built excluded(sql_);
-    excluded.Add("(").Append(SourceRows(p, cols, targets, width));
+    excluded.Add("(").Append(SourceRows(p, table, targets, width));
     excluded.Add(") AS \"excluded\"" + ColumnList(names));
     // The table's rows that have a proposed key.
     Built q(sql_);
@@ -813,7 +869,7 @@ class Planner {
     // DO UPDATE: the new row, then the old one, of each row a proposed row
     // meets.
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> exprs,
-                            NewRow(q_name, p.table, cols, p.conflict_sets, at["targetList"]));
+                            NewRow(q_name, p.table, table, p.conflict_sets, at["targetList"]));
     Built u(sql_);
     u.Add("SELECT ");
     for (const std::string& e : exprs) u.Add(e + ", ");
@@ -868,7 +924,7 @@ class Planner {
     const std::string name = p.alias.empty() ? p.table : p.alias;
     const std::string q_name = QuoteIdentifier(name);
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> exprs,
-                            NewRow(q_name, p.table, cols, p.sets, body["targetList"]));
+                            NewRow(q_name, p.table, table, p.sets, body["targetList"]));
     // The new row, then the old one.
     Built q(sql_);
     q.Add("SELECT ");

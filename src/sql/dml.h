@@ -34,6 +34,10 @@ struct InsertParts {
   std::vector<std::string> columns;  // empty: all, in order
   std::string source;                // VALUES ... or SELECT ...
   size_t source_offset = 0;
+  bool default_values = false;  // DEFAULT VALUES: no source
+  // Each DEFAULT in the source's VALUES rows: its offset in the statement,
+  // and which of the listed columns it stands for.
+  std::vector<std::pair<size_t, size_t>> defaults;
   std::string returning;  // the RETURNING list; empty: none
   size_t returning_offset = 0;
   // ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]
@@ -77,6 +81,8 @@ struct DmlTable {
   std::vector<Column> columns;
   bool append_only = false;  // takes no deletes or updates
   std::vector<int> key;      // the primary key's columns; empty: none
+  // Per column (or empty: none has one): its DEFAULT, NULL when it has none.
+  std::vector<Value> defaults;
 };
 
 // The rows of a query: its visible columns, and its rows.

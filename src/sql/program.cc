@@ -98,6 +98,46 @@ void CollectInputs(const Catalog& catalog, const Json& j, std::vector<std::strin
 
 }  // namespace
 
+namespace {
+
+// A column's DEFAULT: a constant, evaluated once, in the column's type.
+Result<Value> BindDefault(std::string_view sql, const std::string& column, const Json& expr,
+                          const SqlType& type) {
+  // What changes from row to row or with time is not a constant.
+  std::function<const Json*(const Json&)> varying = [&](const Json& n) -> const Json* {
+    if (n.is_object()) {
+      if (n.contains("ColumnRef") || n.contains("SQLValueFunction") || n.contains("SubLink"))
+        return &n;
+      if (n.contains("FuncCall")) {
+        static const std::set<std::string> kVolatile = {
+            "now",          "random",           "clock_timestamp", "statement_timestamp",
+            "timeofday",    "nextval",          "gen_random_uuid", "transaction_timestamp",
+            "current_date", "current_timestamp"};
+        const std::string f = n["FuncCall"]["funcname"].back()["String"].value("sval", "");
+        if (kVolatile.count(f)) return &n;
+      }
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        if (const Json* v = varying(it.value())) return v;
+      }
+    } else if (n.is_array()) {
+      for (const Json& x : n) {
+        if (const Json* v = varying(x)) return v;
+      }
+    }
+    return nullptr;
+  };
+  if (const Json* v = varying(expr)) {
+    if (v->contains("ColumnRef"))
+      return SqlError(sql, *v, "cannot use column reference in DEFAULT expression");
+    return SqlUnsupported(sql, *v, "a DEFAULT that is not a constant (column \"" + column + "\")",
+                          "Give the column a constant DEFAULT, or send its value with each row");
+  }
+  Catalog none;
+  return EvalConstant(none, sql, expr, type);
+}
+
+}  // namespace
+
 Result<TableDef> BindCreateTable(std::string_view sql, const Json& body) {
   TableDef t;
   t.name = body["relation"]["relname"];
@@ -105,15 +145,26 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body) {
     if (elt.contains("ColumnDef")) {
       const Json& cd = elt["ColumnDef"];
       SLUICE_ASSIGN_OR_RETURN(SqlType type, BindTypeName(sql, cd["typeName"]));
-      for (const Json& c : cd.value("constraints", Json::array())) {
+      const Json* default_expr = nullptr;
+      static const Json kNone = Json::array();
+      for (const Json& c : cd.contains("constraints") ? cd["constraints"] : kNone) {
         std::string ct = c["Constraint"].value("contype", "");
         if (ct == "CONSTR_NOTNULL") type = type.WithNullable(false);
         if (ct == "CONSTR_PRIMARY") {
           type = type.WithNullable(false);
           t.primary_key.push_back(static_cast<int>(t.columns.size()));
         }
+        if (ct == "CONSTR_DEFAULT" && c["Constraint"].contains("raw_expr")) {
+          default_expr = &c["Constraint"]["raw_expr"];
+        }
       }
-      t.columns.push_back({cd["colname"], type});
+      const std::string name = cd["colname"];
+      if (default_expr != nullptr) {
+        SLUICE_ASSIGN_OR_RETURN(Value v, BindDefault(sql, name, *default_expr, type));
+        t.defaults.resize(t.columns.size(), Value::Null());
+        t.defaults.push_back(std::move(v));
+      }
+      t.columns.push_back({name, type});
     } else if (elt.contains("Constraint")) {
       const Json& c = elt["Constraint"];
       if (c.value("contype", "") != "CONSTR_PRIMARY") continue;
@@ -133,6 +184,7 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body) {
       }
     }
   }
+  if (!t.defaults.empty()) t.defaults.resize(t.columns.size(), Value::Null());
   SLUICE_RETURN_IF_ERROR(ReadOptions(sql, body.value("options", Json::array()), &t.materialized,
                                      &t.connectors, &t.append_only));
   if (t.append_only && !t.primary_key.empty()) {

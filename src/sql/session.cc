@@ -79,9 +79,17 @@ Status SqlSession::Insert(const std::string& sql, const Json& body) {
   Schema schema;
   for (const Column& c : cols) schema.push_back(c.type);
   std::vector<std::pair<std::string, Weight>> changes;
-  const Json& sel = body["selectStmt"]["SelectStmt"];
+  // What a column the statement leaves out gets.
+  const Row defaults = t->def.defaults.empty() ? Row(cols.size(), Value::Null()) : t->def.defaults;
+  static const Json kNone = Json::object();
+  const Json& sel = body.contains("selectStmt") ? body["selectStmt"]["SelectStmt"] : kNone;
   std::vector<Row> rows;
-  if (sel.contains("valuesLists")) {
+  if (!body.contains("selectStmt")) {  // DEFAULT VALUES
+    rows.push_back(defaults);
+  } else if (sel.contains("valuesLists")) {
+    // Without a column list, fewer values fill the first columns.
+    const size_t width = sel["valuesLists"][0]["List"]["items"].size();
+    if (!body.contains("cols") && width < target.size()) target.resize(width);
     for (const Json& list : sel["valuesLists"]) {
       const Json& items = list["List"]["items"];
       if (items.size() != target.size()) {
@@ -90,8 +98,9 @@ Status SqlSession::Insert(const std::string& sql, const Json& body) {
                             std::string(items.size() > target.size() ? "more" : "fewer") +
                             " expressions than target columns");
       }
-      Row row(cols.size());
+      Row row = defaults;
       for (size_t i = 0; i < items.size(); ++i) {
+        if (items[i].contains("SetToDefault")) continue;
         const SqlType& ty = cols[static_cast<size_t>(target[i])].type;
         SLUICE_ASSIGN_OR_RETURN(row[static_cast<size_t>(target[i])],
                                 EvalConstant(catalog_, sql, items[i], ty));
@@ -100,11 +109,12 @@ Status SqlSession::Insert(const std::string& sql, const Json& body) {
     }
   } else {
     SLUICE_ASSIGN_OR_RETURN(BoundQuery q, BindSelect(catalog_, sql, sel));
+    if (!body.contains("cols") && q.visible < target.size()) target.resize(q.visible);
     if (q.visible != target.size())
       return SqlError(sql, sel, "INSERT has a different number of expressions than target columns");
     SLUICE_ASSIGN_OR_RETURN(std::vector<Row> got, Evaluate(q, false));
     for (const Row& g : got) {
-      Row row(cols.size());
+      Row row = defaults;
       for (size_t i = 0; i < target.size(); ++i) {
         SLUICE_RETURN_IF_ERROR(CastValue(g[i], q.plan->columns[i].type,
                                          cols[static_cast<size_t>(target[i])].type,
@@ -171,8 +181,14 @@ Status SqlSession::Update(const std::string& sql, const Json& body) {
     if (it == cols.end())
       return SqlError(sql, tgt,
                       "column \"" + cn + "\" of relation \"" + name + "\" does not exist");
+    const size_t c = static_cast<size_t>(it - cols.begin());
+    if (rt["val"].contains("SetToDefault")) {
+      const Value v = t->def.defaults.empty() ? Value::Null() : t->def.defaults[c];
+      sets.emplace_back(static_cast<int>(c), MakeLiteral(v, cols[c].type.WithNullable(true)));
+      continue;
+    }
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindOverColumns(catalog_, sql, cols, name, rt["val"]));
-    sets.emplace_back(static_cast<int>(it - cols.begin()), e);
+    sets.emplace_back(static_cast<int>(c), e);
   }
   std::vector<std::pair<std::string, Weight>> dels, ins;
   for (const auto& [row, w] : t->rows) {
@@ -314,7 +330,7 @@ Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
     if (t == nullptr) {
       return Status::InvalidArgument("relation \"" + name + "\" does not exist");
     }
-    return DmlTable{t->def.columns, t->def.append_only, t->def.primary_key};
+    return DmlTable{t->def.columns, t->def.append_only, t->def.primary_key, t->def.defaults};
   };
   SLUICE_ASSIGN_OR_RETURN(DmlOutcome out, RunDml(sql, env));
   for (const TableChange& c : out.changes) {
