@@ -586,7 +586,8 @@ Result<ResolvedFn> ResolveFunction(std::string_view name, const std::vector<SqlT
       "<=",       ">",      ">=",        "sign",      "ceil",      "ceiling",
       "floor",    "round",  "trunc",     "scale",     "min_scale", "trim_scale",
       "div",      "concat", "concat_ws", "pg_typeof", "num_nulls", "num_nonnulls",
-      "greatest", "least",  "coalesce",  "nullif",    "to_char",
+      "greatest", "least",  "coalesce",  "nullif",    "to_char",   "gcd",
+      "lcm",
   };
   for (std::string_view k : kKnowSpecials) {
     if (name == k) r.numeric_specials = true;

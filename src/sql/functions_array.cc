@@ -2,6 +2,7 @@
 // array_position and the containment operators @>, <@ and &&, with
 // PostgreSQL's one-based, NULL-when-absent rules.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "sql/functions_internal.h"
@@ -179,6 +180,126 @@ Status Cardinality(const SqlType&, const Value* a, size_t, Value* out) {
   int64_t n = dims.empty() ? 0 : 1;
   for (int64_t d : dims) n *= d;
   *out = Value::Int(n);
+  return Status::OK();
+}
+
+// PostgreSQL's transition functions of the float statistics aggregates,
+// which it lets a query call: the state is {N, Sx, Sxx} (float8_accum,
+// float8_combine) or {N, Sx, Sxx, Sy, Syy, Sxy} (float8_regr_*), updated by
+// Youngs and Cramer's method, as PostgreSQL's float.c does, so that the
+// same state gives the same digits.
+Result<std::vector<double>> Float8State(const Value& v, size_t n, const char* fn) {
+  const std::vector<int64_t> dims = ArrayDims(v);
+  std::vector<double> out;
+  if (dims.size() == 1 && static_cast<size_t>(dims[0]) == n) {
+    for (const Value& x : v.list()) {
+      if (x.is_null()) break;
+      out.push_back(x.double_value());
+    }
+  }
+  if (out.size() != n) {
+    return Status::InvalidArgument(std::string(fn) + ": expected " + std::to_string(n) +
+                                   "-element float8 array");
+  }
+  return out;
+}
+
+Value Float8Array(const std::vector<double>& s) {
+  std::vector<Value> items;
+  for (double x : s) items.push_back(Value::Double(x));
+  return Value::List(std::move(items));
+}
+
+Status Float8Overflow() { return Status::Overflow("value out of range: overflow"); }
+
+Status Float8Accum(const SqlType&, const Value* a, size_t, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<double> t, Float8State(a[0], 3, "float8_accum"));
+  const double x = a[1].double_value();
+  const double n0 = t[0], sx0 = t[1];
+  double n = n0 + 1.0, sx = sx0 + x, sxx = t[2];
+  if (n0 > 0.0) {
+    const double tmp = x * n - sx;
+    sxx += tmp * tmp / (n * n0);
+    if (std::isinf(sx) || std::isinf(sxx)) {
+      if (!std::isinf(sx0) && !std::isinf(x)) return Float8Overflow();
+      sxx = std::nan("");
+    }
+  } else if (std::isnan(x) || std::isinf(x)) {
+    sxx = std::nan("");
+  }
+  *out = Float8Array({n, sx, sxx});
+  return Status::OK();
+}
+
+Status Float8Combine(const SqlType&, const Value* a, size_t, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<double> p, Float8State(a[0], 3, "float8_combine"));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<double> q, Float8State(a[1], 3, "float8_combine"));
+  if (p[0] == 0.0 || q[0] == 0.0) {
+    *out = Float8Array(p[0] == 0.0 ? q : p);
+    return Status::OK();
+  }
+  const double n = p[0] + q[0];
+  const double sx = p[1] + q[1];
+  if (std::isinf(sx) && !std::isinf(p[1]) && !std::isinf(q[1])) return Float8Overflow();
+  const double tmp = p[1] / p[0] - q[1] / q[0];
+  const double sxx = p[2] + q[2] + p[0] * q[0] * tmp * tmp / n;
+  if (std::isinf(sxx) && !std::isinf(p[2]) && !std::isinf(q[2])) return Float8Overflow();
+  *out = Float8Array({n, sx, sxx});
+  return Status::OK();
+}
+
+Status Float8RegrAccum(const SqlType&, const Value* a, size_t, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<double> t, Float8State(a[0], 6, "float8_regr_accum"));
+  const double y = a[1].double_value(), x = a[2].double_value();
+  const double n0 = t[0];
+  double n = n0 + 1.0, sx = t[1] + x, sxx = t[2], sy = t[3] + y, syy = t[4], sxy = t[5];
+  if (n0 > 0.0) {
+    const double tx = x * n - sx, ty = y * n - sy, scale = 1.0 / (n * n0);
+    sxx += tx * tx * scale;
+    syy += ty * ty * scale;
+    sxy += tx * ty * scale;
+    if (std::isinf(sx) || std::isinf(sxx) || std::isinf(sy) || std::isinf(syy) || std::isinf(sxy)) {
+      if (((std::isinf(sx) || std::isinf(sxx)) && !std::isinf(t[1]) && !std::isinf(x)) ||
+          ((std::isinf(sy) || std::isinf(syy)) && !std::isinf(t[3]) && !std::isinf(y)) ||
+          (std::isinf(sxy) && !std::isinf(t[1]) && !std::isinf(x) && !std::isinf(t[3]) &&
+           !std::isinf(y))) {
+        return Float8Overflow();
+      }
+      if (std::isinf(sxx)) sxx = std::nan("");
+      if (std::isinf(syy)) syy = std::nan("");
+      if (std::isinf(sxy)) sxy = std::nan("");
+    }
+  } else {
+    if (std::isnan(x) || std::isinf(x)) sxx = sxy = std::nan("");
+    if (std::isnan(y) || std::isinf(y)) syy = sxy = std::nan("");
+  }
+  *out = Float8Array({n, sx, sxx, sy, syy, sxy});
+  return Status::OK();
+}
+
+Status Float8RegrCombine(const SqlType&, const Value* a, size_t, Value* out) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<double> p, Float8State(a[0], 6, "float8_regr_combine"));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<double> q, Float8State(a[1], 6, "float8_regr_combine"));
+  if (p[0] == 0.0 || q[0] == 0.0) {
+    *out = Float8Array(p[0] == 0.0 ? q : p);
+    return Status::OK();
+  }
+  const double n = p[0] + q[0];
+  const double sx = p[1] + q[1];
+  const double t1 = p[1] / p[0] - q[1] / q[0];
+  const double sxx = p[2] + q[2] + p[0] * q[0] * t1 * t1 / n;
+  const double sy = p[3] + q[3];
+  const double t2 = p[3] / p[0] - q[3] / q[0];
+  const double syy = p[4] + q[4] + p[0] * q[0] * t2 * t2 / n;
+  const double sxy = p[5] + q[5] + p[0] * q[0] * t1 * t2 / n;
+  if ((std::isinf(sx) && !std::isinf(p[1]) && !std::isinf(q[1])) ||
+      (std::isinf(sxx) && !std::isinf(p[2]) && !std::isinf(q[2])) ||
+      (std::isinf(sy) && !std::isinf(p[3]) && !std::isinf(q[3])) ||
+      (std::isinf(syy) && !std::isinf(p[4]) && !std::isinf(q[4])) ||
+      (std::isinf(sxy) && !std::isinf(p[5]) && !std::isinf(q[5]))) {
+    return Float8Overflow();
+  }
+  *out = Float8Array({n, sx, sxx, sy, syy, sxy});
   return Status::OK();
 }
 
@@ -620,6 +741,22 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
   }
   if (args.empty() || args[0].id() != TypeId::kArray) return false;
   const SqlType elem = args[0].children()[0];
+  const SqlType doubles = SqlType::Array(SqlType::Double());
+  auto number = [&](size_t i) {
+    return i < args.size() && (IsNumeric(args[i]) || args[i].IsString());
+  };
+  if (name == "float8_accum" && args.size() == 2 && number(1))
+    return Resolve(r, Float8Accum, "float8_accum", doubles, {doubles, SqlType::Double()});
+  if (name == "float8_regr_accum" && args.size() == 3 && number(1) && number(2)) {
+    return Resolve(r, Float8RegrAccum, "float8_regr_accum", doubles,
+                   {doubles, SqlType::Double(), SqlType::Double()});
+  }
+  if ((name == "float8_combine" || name == "float8_regr_combine") && args.size() == 2 &&
+      args[1].id() == TypeId::kArray) {
+    return Resolve(r, name == "float8_combine" ? Float8Combine : Float8RegrCombine,
+                   name == "float8_combine" ? "float8_combine" : "float8_regr_combine", doubles,
+                   {doubles, doubles});
+  }
   if (name == "trim_array" && args.size() == 2 && args[1].IsInteger()) {
     return Resolve(r, TrimArray, "trim_array", args[0].WithNullable(true),
                    {args[0].WithNullable(true), SqlType::BigInt()});

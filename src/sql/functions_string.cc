@@ -1353,6 +1353,48 @@ Status Lcm(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(static_cast<int64_t>(r));
   return Status::OK();
 }
+// gcd and lcm of NUMERIC values, as PostgreSQL's: of their digits at the
+// larger of their scales, never negative; NaN when either is NaN or
+// infinite.
+Status GcdLcmDecimal(bool lcm, const Value* a, Value* out) {
+  if (a[0].decimal_is_special() || a[1].decimal_is_special()) {
+    *out = Value::DecimalNaN();
+    return Status::OK();
+  }
+  if (a[0].decimal_wide() != nullptr || a[1].decimal_wide() != nullptr)
+    return Status::Unimplemented(std::string(lcm ? "lcm" : "gcd") +
+                                 " of numeric values of more than 38 digits is not supported yet");
+  const int scale = std::max(a[0].decimal_scale(), a[1].decimal_scale());
+  bool overflow = false;
+  int128 x = RescaleDecimal(a[0].decimal_unscaled(), a[0].decimal_scale(), scale, &overflow);
+  int128 y = RescaleDecimal(a[1].decimal_unscaled(), a[1].decimal_scale(), scale, &overflow);
+  if (overflow) return Status::Overflow("value overflows numeric format");
+  if (x < 0) x = -x;
+  if (y < 0) y = -y;
+  int128 g = x, h = y;
+  while (h != 0) {
+    const int128 t = g % h;
+    g = h;
+    h = t;
+  }
+  int128 r = g;
+  if (lcm) {
+    if (x == 0 || y == 0) {
+      r = 0;
+    } else if (__builtin_mul_overflow(x / g, y, &r) || r >= Pow10(kMaxDecimalDigits)) {
+      return Status::Overflow("value overflows numeric format");
+    }
+  }
+  *out = Value::Decimal(r, scale);
+  return Status::OK();
+}
+Status GcdDecimal(const SqlType&, const Value* a, size_t, Value* out) {
+  return GcdLcmDecimal(false, a, out);
+}
+Status LcmDecimal(const SqlType&, const Value* a, size_t, Value* out) {
+  return GcdLcmDecimal(true, a, out);
+}
+
 // The integer bitwise operators, of the result type's width: & | # (xor),
 // ~ (not), and the shifts by an INTEGER count, which wrap as PostgreSQL's
 // do (a count taken modulo the width of a C int or long).
@@ -1814,6 +1856,11 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
                     : SqlType::Integer();
     return Resolve(r, name == "gcd" ? Gcd : Lcm, name == "gcd" ? "gcd" : "lcm", t, {t, t});
   }
+  if ((name == "gcd" || name == "lcm") && n == 2 && exact(0) && exact(1)) {
+    const SqlType t = SqlType::Numeric();
+    return Resolve(r, name == "gcd" ? GcdDecimal : LcmDecimal, name == "gcd" ? "gcd" : "lcm", t,
+                   {t, t});
+  }
   if ((name == "&" || name == "|" || name == "#") && n == 2 && args[0].IsInteger() &&
       args[1].IsInteger()) {
     const SqlType& t = args[0].id() >= args[1].id() ? args[0] : args[1];
@@ -1851,12 +1898,16 @@ bool ResolveMath(std::string_view name, const std::vector<SqlType>& args, Resolv
     return Resolve(r, WidthBucket, "width_bucket", SqlType::Integer(),
                    {d, d, d, SqlType::Integer()});
   }
-  if ((name == "scale" || name == "min_scale") && n == 1 && args[0].id() == TypeId::kDecimal) {
+  // Of an integer, as of the numeric it casts to.
+  const bool numeric_arg = n == 1 && (args[0].id() == TypeId::kDecimal || args[0].IsInteger());
+  const SqlType as_numeric =
+      n == 1 && args[0].IsInteger() ? SqlType::Decimal(38, 0) : (n == 1 ? args[0] : d);
+  if ((name == "scale" || name == "min_scale") && numeric_arg) {
     return Resolve(r, name == "scale" ? ScaleFn : MinScale, name == "scale" ? "scale" : "min_scale",
-                   SqlType::Integer(), {args[0]});
+                   SqlType::Integer(), {as_numeric});
   }
-  if (name == "trim_scale" && n == 1 && args[0].id() == TypeId::kDecimal)
-    return Resolve(r, TrimScale, "trim_scale", SqlType::Numeric(), {args[0]});
+  if (name == "trim_scale" && numeric_arg)
+    return Resolve(r, TrimScale, "trim_scale", SqlType::Numeric(), {as_numeric});
   if (name == "trunc" && (n == 1 || n == 2) && args[0].id() == TypeId::kDecimal &&
       (n == 1 || args[1].IsInteger())) {
     std::vector<SqlType> at = {args[0]};

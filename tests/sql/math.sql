@@ -42,3 +42,25 @@ DELETE FROM bits WHERE id = 1;
 SELECT 1::int2 << 15, 7 & 3, 5 | 2, 5 # 1, ~5, -8 >> 1, 1 << 33, 1::int8 << 63;
 -- Casts called as functions of their types' names.
 SELECT float8(count(*)) / 3, int4(7.6), int8('12'), numeric(1.5::float8), text(12), bool('t'), int2(3.5), float4(1) FROM bits;
+-- PostgreSQL's float statistics transition functions, callable by name
+SELECT float8_accum('{4,140,2900}'::float8[], 100);
+SELECT float8_regr_accum('{4,140,2900,1290,83075,15050}'::float8[], 200, 100);
+SELECT float8_combine('{3,60,200}'::float8[], '{0,0,0}'::float8[]);
+SELECT float8_combine('{0,0,0}'::float8[], '{2,180,200}'::float8[]);
+SELECT float8_combine('{3,60,200}'::float8[], '{2,180,200}'::float8[]);
+SELECT float8_regr_combine('{3,60,200,750,20000,2000}'::float8[], '{0,0,0,0,0,0}'::float8[]);
+SELECT float8_regr_combine('{0,0,0,0,0,0}'::float8[], '{2,180,200,740,57800,-3400}'::float8[]);
+SELECT float8_regr_combine('{3,60,200,750,20000,2000}'::float8[], '{2,180,200,740,57800,-3400}'::float8[]);
+SELECT float8_accum('{4,140}'::float8[], 100);
+SELECT float8_accum('{0,0,0}'::float8[], 'inf');
+-- scale functions of integers; gcd and lcm of numerics
+SELECT scale(0), min_scale(10), trim_scale(42);
+SELECT a, b, gcd(a, b), gcd(a, -b), gcd(-b, a), gcd(-b, -a)
+FROM (VALUES (0::numeric, 0::numeric), (0::numeric, numeric 'NaN'), (0::numeric, 46375::numeric),
+             (433125::numeric, 46375::numeric), (43312.5::numeric, 4637.5::numeric),
+             (4331.250::numeric, 463.75000::numeric), ('inf', '0'), ('inf', '42'), ('inf', 'inf')) AS v(a, b);
+SELECT a,b, lcm(a, b), lcm(a, -b), lcm(-b, a), lcm(-b, -a)
+FROM (VALUES (0::numeric, 0::numeric), (0::numeric, numeric 'NaN'), (0::numeric, 13272::numeric),
+             (13272::numeric, 13272::numeric), (423282::numeric, 13272::numeric), (42328.2::numeric, 1327.2::numeric),
+             (4232.820::numeric, 132.72000::numeric), ('inf', '0'), ('inf', '42'), ('inf', 'inf')) AS v(a, b);
+SELECT gcd(12, 18.5), lcm(4::bigint, 0.5);
