@@ -23,6 +23,7 @@
 #include "sql/dml.h"
 #include "sql/expr.h"
 #include "sql/parser.h"
+#include "sql/program.h"
 #include "types/row_codec.h"
 #include "zset/cursor.h"
 
@@ -966,6 +967,12 @@ sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
     out.columns = std::move(r.columns);
     out.rows = std::move(r.rows);
     return out;
+  };
+  env.type_name = [this](const SqlType& row) {
+    // The program's composite types (ad hoc queries know them).
+    sql::Catalog types;
+    if (!sql::AddProgramDefinitions(api->ProgramText(), &types).ok()) return std::string();
+    return types.RowTypeName(row);
   };
   env.table = [this](const std::string& name) -> Result<sql::DmlTable> {
     std::optional<PgError> error;

@@ -35,7 +35,7 @@ Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relation
     SLUICE_RETURN_IF_ERROR(catalog.AddTable(std::move(t)));
   }
   SLUICE_RETURN_IF_ERROR(AddCatalogRelations(relations, &catalog));
-  SLUICE_RETURN_IF_ERROR(sql::AddProgramFunctions(program_text, &catalog));
+  SLUICE_RETURN_IF_ERROR(sql::AddProgramDefinitions(program_text, &catalog));
   AdhocQuery out;
   SLUICE_ASSIGN_OR_RETURN(out.query,
                           sql::BindSelect(catalog, text, stmts[0]["stmt"]["SelectStmt"]));

@@ -763,17 +763,30 @@ Result<int64_t> Binder::ConstInt(const Json& n, const char* what) {
 
 std::string Binder::OutputName(const Json& target) {
   if (target.contains("name")) return target["name"].get<std::string>();
-  const Json& val = Field(target, "val");
+  return ExprName(Field(target, "val"));
+}
+
+// The name PostgreSQL gives a select list item without AS (its
+// FigureColname), for the forms that have one.
+std::string Binder::ExprName(const Json& val) {
   auto [kind, body] = Node(val);
   if (kind == "ColumnRef") {
     const Json& fields = (*body)["fields"];
     return Str(fields.back());
   }
+  if (kind == "A_Indirection") {
+    // (row).field is the field's name; a[1] the array's.
+    const Json& ind = (*body)["indirection"];
+    if (!ind.empty() && Node(ind.back()).first == "String") return Str(ind.back());
+    return ExprName((*body)["arg"]);
+  }
   if (kind == "FuncCall") return Str((*body)["funcname"].back());
   if (kind == "TypeCast") {
     auto [k2, b2] = Node((*body)["arg"]);
-    if (k2 == "ColumnRef") return Str((*b2)["fields"].back());
+    if (k2 == "ColumnRef" || k2 == "A_Indirection" || k2 == "RowExpr")
+      return ExprName((*body)["arg"]);
   }
+  if (kind == "RowExpr") return "row";
   if (kind == "CaseExpr") return "case";
   if (kind == "CoalesceExpr") return "coalesce";
   return "?column?";
@@ -2610,7 +2623,7 @@ using binding::Ctx;
 using binding::Node;
 using binding::Str;
 
-Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
+Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const Catalog* catalog) {
   const Json& tn = type_name.contains("TypeName") ? type_name["TypeName"] : type_name;
   std::string name = Str(tn["names"].back());
   std::vector<int64_t> mods;
@@ -2626,7 +2639,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
     // (ArrayHoldsSubArrays).
     Json elem = tn;
     elem.erase("arrayBounds");
-    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql, elem));
+    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql, elem, catalog));
     t = SqlType::Array(t);
     if (ArrayHoldsSubArrays(t)) return t;
     for (size_t i = 1; i < tn["arrayBounds"].size(); ++i) t = SqlType::Array(t);
@@ -2636,7 +2649,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
     // _int4, _text: pg_type's names of the array types.
     Json elem = tn;
     elem["names"] = Json::array({Json{{"String", {{"sval", name.substr(1)}}}}});
-    auto t = BindTypeName(sql, elem);
+    auto t = BindTypeName(sql, elem, catalog);
     if (t.ok() && t->id() != TypeId::kArray) return SqlType::Array(*t);
   }
   if (name == "int4" || name == "integer" || name == "int") return SqlType::Integer();
@@ -2676,6 +2689,19 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name) {
   if (name == "json" || name == "jsonb") return SqlType::Json(name == "jsonb");
   if (name == "interval") return SqlType::Interval();
   if (name == "variant") return SqlType::Variant();
+  if (catalog != nullptr) {
+    if (const SqlType* t = catalog->FindType(name)) return *t;
+    if (const TableDef* t = catalog->FindTable(name)) {
+      // A table's name is also its rows' type, as in PostgreSQL.
+      std::vector<std::string> names;
+      std::vector<SqlType> fields;
+      for (const Column& c : t->columns) {
+        names.push_back(c.name);
+        fields.push_back(c.type.WithNullable(true));
+      }
+      return SqlType::Row(std::move(names), std::move(fields));
+    }
+  }
   if (IsPostgresType(name)) {
     return SqlError(sql, type_name, "type " + name + " is not supported yet");
   }

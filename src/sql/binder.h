@@ -18,7 +18,10 @@ namespace sluice::sql {
 Result<BoundQuery> BindSelect(const Catalog& catalog, std::string_view sql, const Json& select);
 
 // The SQL type that a TypeName node names (INTEGER, VARCHAR(10), ...).
-Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name);
+// A type's name: a built-in type, or, given a catalog, a type it defines
+// (CREATE TYPE) or a table's row type.
+Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name,
+                             const Catalog* catalog = nullptr);
 
 // Binds an expression over the columns of one table (DELETE and UPDATE).
 Result<ExprPtr> BindOverColumns(const Catalog& catalog, std::string_view sql,

@@ -73,6 +73,25 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
   return r;
 }
 
+// Field `name` of the ROW value `x`: (row).name.
+Result<ExprPtr> Binder::RowField(const ExprPtr& x, const std::string& name, const Json& node) {
+  if (x->type.id() != TypeId::kRow) {
+    return SqlError(sql_, node,
+                    "column notation ." + name + " applied to type " + PgTypeName(x->type) +
+                        ", which is not a composite type");
+  }
+  const auto& names = x->type.field_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] != name) continue;
+    auto f = std::make_shared<Expr>(
+        *MakeNode(ExprKind::kField, SqlType(x->type.children()[i]).WithNullable(true), {x}));
+    f->column = static_cast<int>(i);
+    return ExprPtr(f);
+  }
+  return SqlError(sql_, node,
+                  "column \"" + name + "\" not found in data type " + PgTypeName(x->type));
+}
+
 Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
   SLUICE_ASSIGN_OR_RETURN(ResolvedFn r, Coerce(name, &args, node));
   return MakeCall(r.fn, r.name, r.result, std::move(args), r.strict, r.numeric_specials);
@@ -1677,7 +1696,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     if (body["arg"].contains("A_ArrayExpr") &&
         body["arg"]["A_ArrayExpr"].value("elements", Json::array()).empty()) {
       // ARRAY[]::T[]: the empty array of the type it is cast to.
-      SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
+      SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"], &catalog_));
       if (t.id() == TypeId::kArray) return MakeLiteral(Value::List({}), t);
     }
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
@@ -1686,7 +1705,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       const std::string tname = Str(type_name["names"].back());
       if (IsOidAlias(tname)) return BindOidCast(tname, x, n);
     }
-    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"]));
+    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"], &catalog_));
     // A document is read from text; other values become one by to_jsonb.
     if (t.is_json() && !x->type.IsString() && !x->type.is_json() &&
         !(x->kind == ExprKind::kLiteral && (x->untyped || x->value.is_null()))) {
@@ -1856,18 +1875,33 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       // One call with every subscript: the value says how many dimensions
       // it has.
       std::vector<ExprPtr> args{x};
-      for (const Json& ind : indirection) {
-        auto [ikind, ibody] = Node(ind);
-        if (ikind != "A_Indices") return SqlUnsupported(sql_, n, "field selection");
+      size_t k = 0;
+      for (; k < indirection.size(); ++k) {
+        auto [ikind, ibody] = Node(indirection[k]);
+        if (ikind != "A_Indices") break;
         SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindSubscript((*ibody)["uidx"], ctx));
         args.push_back(i);
       }
-      return Call("[]", std::move(args), n);
+      SLUICE_ASSIGN_OR_RETURN(x, Call("[]", std::move(args), n));
+      // Then fields of the element: a[2].f
+      for (; k < indirection.size(); ++k) {
+        auto [ikind, ibody] = Node(indirection[k]);
+        if (ikind != "String") return SqlUnsupported(sql_, n, "this indirection");
+        SLUICE_ASSIGN_OR_RETURN(x, RowField(x, ibody->value("sval", ""), n));
+      }
+      return x;
     }
-    int dims = 0;
+    int dims = 0, subscripts = 0;
+    bool fields = false;
     for (const SqlType* e = &x->type; e->id() == TypeId::kArray; e = &e->children()[0]) ++dims;
     for (const Json& ind : indirection) {
       auto [ikind, ibody] = Node(ind);
+      if (ikind == "String") {
+        // (row).field
+        SLUICE_ASSIGN_OR_RETURN(x, RowField(x, ibody->value("sval", ""), n));
+        fields = true;
+        continue;
+      }
       if (ikind != "A_Indices" || ibody->value("is_slice", false)) {
         return SqlUnsupported(sql_, n, ikind == "A_Indices" ? "array slices" : "field selection");
       }
@@ -1879,8 +1913,9 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
                             "array");
       }
       SLUICE_ASSIGN_OR_RETURN(x, Call("[]", {x, i}, n));
+      ++subscripts;
     }
-    if (static_cast<int>(indirection.size()) < dims) {
+    if (!fields && subscripts < dims) {
       // Fewer subscripts than dimensions pick no element: NULL, as in
       // PostgreSQL (a slice would take a sub-array).
       SqlType elem = x->type;

@@ -394,6 +394,7 @@ class Binder {
 
   // The output column name of a select-list item, as PostgreSQL names it.
   static std::string OutputName(const Json& target);
+  static std::string ExprName(const Json& val);
 
  private:
   Result<BoundQuery> BindSetOp(const Json& s);
@@ -563,6 +564,7 @@ class Binder {
   Result<PlanPtr> BindRolling(const Json& node, const Json& body, const Json& over,
                               const std::string& name, Ctx& ctx, PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
+  Result<ExprPtr> RowField(const ExprPtr& x, const std::string& name, const Json& node);
   // The arguments of a call to `name`, in order; named ones (`days => 10`)
   // put in their places, and the defaults of the others added.
   Result<std::vector<ExprPtr>> BindCallArgs(const std::string& name, const Json& call_args,

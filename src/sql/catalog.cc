@@ -55,6 +55,40 @@ Status Catalog::DropFunction(const std::string& name) {
   return Status::OK();
 }
 
+Status Catalog::AddType(const std::string& name, SqlType type) {
+  if (types_.count(name) || tables_.count(name) || views_.count(name))
+    return Status::InvalidArgument("type \"" + name + "\" already exists");
+  types_.emplace(name, std::move(type));
+  return Status::OK();
+}
+
+const SqlType* Catalog::FindType(const std::string& name) const {
+  auto it = types_.find(name);
+  return it == types_.end() ? nullptr : &it->second;
+}
+
+std::string Catalog::RowTypeName(const SqlType& row) const {
+  const SqlType want = row.WithNullable(true);
+  for (const auto& [name, t] : types_) {
+    if (t.WithNullable(true) == want) return name;
+  }
+  for (const auto& [name, t] : tables_) {
+    std::vector<std::string> names;
+    std::vector<SqlType> fields;
+    for (const Column& c : t.columns) {
+      names.push_back(c.name);
+      fields.push_back(c.type.WithNullable(true));
+    }
+    if (SqlType::Row(std::move(names), std::move(fields)) == want) return name;
+  }
+  return "";
+}
+
+Status Catalog::DropType(const std::string& name) {
+  if (types_.erase(name) == 0) return Status::NotFound("type \"" + name + "\" does not exist");
+  return Status::OK();
+}
+
 Status Catalog::DropTable(const std::string& name) {
   if (tables_.erase(name) == 0) {
     return Status::NotFound("table \"" + name + "\" does not exist");

@@ -98,6 +98,13 @@ class Catalog {
   Status AddFunction(FunctionDef f, bool replace);
   const FunctionDef* FindFunction(const std::string& name) const;
   Status DropFunction(const std::string& name);
+  // CREATE TYPE name AS (field type, ...): a named ROW type.
+  Status AddType(const std::string& name, SqlType type);
+  const SqlType* FindType(const std::string& name) const;
+  Status DropType(const std::string& name);
+  // The name of a type it defines, or else of a table, whose rows have the
+  // fields of `row` (names and types); "" when none.
+  std::string RowTypeName(const SqlType& row) const;
 
   // The text that pg_get_viewdef, pg_get_indexdef and pg_get_constraintdef
   // give for an object's OID (PgOids), by function name. Ad hoc queries set
@@ -118,6 +125,7 @@ class Catalog {
   std::map<std::string, ViewDef> views_;
   std::map<std::string, IndexDef> indexes_;
   std::map<std::string, FunctionDef> functions_;
+  std::map<std::string, SqlType> types_;
   PgDefinitions pg_definitions_;
   std::optional<int64_t> now_;
 };

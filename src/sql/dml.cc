@@ -305,32 +305,70 @@ Result<Parts> ParseOne(const std::string& text, const char* node, Clauses clause
   return clauses(text, body, TrimEnd(text).size());
 }
 
+// What SQL text calls a type: its own spelling, or for a ROW type the name
+// of a composite type (or table) with those fields, which the queries'
+// catalog knows (DmlEnv::type_name); "" when nothing names it (a MAP).
+std::string TypeSql(const SqlType& type, const TypeNamer& name) {
+  if (type.id() == TypeId::kMap) return "";
+  if (type.id() == TypeId::kRow) return name ? name(type.WithNullable(true)) : "";
+  if (type.id() == TypeId::kArray) {
+    const std::string elem = TypeSql(SqlType(type.children()[0]), name);
+    if (elem.empty()) return "";
+    if (SqlType(type.children()[0]).id() == TypeId::kRow) return QuoteIdentifier(elem) + "[]";
+  }
+  return type.WithNullable(true).ToString();
+}
+
+// `expr` cast to `type`, where SQL can name it; as it is where not (the
+// rows are cast to the table's types when they are applied).
+std::string CastTo(const std::string& expr, const SqlType& type, const TypeNamer& name) {
+  std::string t = TypeSql(type, name);
+  if (t.empty()) return "(" + expr + ")";
+  if (type.id() == TypeId::kRow) t = QuoteIdentifier(t);
+  return "CAST(" + expr + " AS " + t + ")";
+}
+
 // A value as a literal of its type.
-std::string Literal(const Value& v, const SqlType& type) {
-  const std::string name = type.WithNullable(true).ToString();
-  if (v.is_null()) return "CAST(NULL AS " + name + ")";
+std::string Literal(const Value& v, const SqlType& type, const TypeNamer& name) {
+  if (type.id() == TypeId::kRow || type.id() == TypeId::kMap ||
+      (type.id() == TypeId::kArray && TypeSql(type, name).empty())) {
+    if (v.is_null()) return CastTo("NULL", type, name);
+    if (type.id() == TypeId::kMap) return "NULL";
+    const bool row = type.id() == TypeId::kRow;
+    std::string out = row ? "ROW(" : "ARRAY[";
+    const auto& items = v.list();
+    for (size_t i = 0; i < items.size(); ++i) {
+      out += i ? ", " : "";
+      out += Literal(items[i], SqlType(type.children()[row ? i : 0]), name);
+    }
+    out += row ? ")" : "]";
+    return row ? CastTo(out, type, name) : out;
+  }
+  const std::string t = TypeSql(type, name);
+  if (v.is_null()) return "CAST(NULL AS " + t + ")";
   std::string out = "CAST('";
   for (char c : ValueToPgText(v, type)) {
     if (c == '\'') out.push_back('\'');
     out.push_back(c);
   }
-  return out + "' AS " + name + ")";
+  return out + "' AS " + t + ")";
 }
 
 // Rows as a query of constants: VALUES, or a SELECT of no rows.
-std::string ConstantRows(const std::vector<Column>& columns, const std::vector<Row>& rows) {
+std::string ConstantRows(const std::vector<Column>& columns, const std::vector<Row>& rows,
+                         const TypeNamer& name) {
   std::string out;
   if (rows.empty()) {
     out = "SELECT ";
     for (size_t i = 0; i < columns.size(); ++i)
-      out += (i ? ", " : "") + Literal(Value::Null(), columns[i].type);
+      out += (i ? ", " : "") + Literal(Value::Null(), columns[i].type, name);
     return out + " WHERE false";
   }
   out = "VALUES ";
   for (size_t r = 0; r < rows.size(); ++r) {
     out += r ? ", (" : "(";
     for (size_t i = 0; i < columns.size(); ++i)
-      out += (i ? ", " : "") + Literal(rows[r][i], columns[i].type);
+      out += (i ? ", " : "") + Literal(rows[r][i], columns[i].type, name);
     out += ")";
   }
   return out;
@@ -485,7 +523,7 @@ class Planner {
       if (part.query) {
         entry.Append(*part.query);
       } else {
-        entry.Add(ConstantRows(part.returned.columns, part.returned.rows));
+        entry.Add(ConstantRows(part.returned.columns, part.returned.rows, env_.type_name));
       }
       entry.Add(")");
       scope->ctes.push_back(std::move(entry));
@@ -602,7 +640,7 @@ class Planner {
     if (rows_query) {
       q.Append(*rows_query);
     } else {
-      q.Add(ConstantRows(table.columns, rows));
+      q.Add(ConstantRows(table.columns, rows, env_.type_name));
     }
     q.Add(") AS " + QuoteIdentifier(name) + ColumnList(names));
     SLUICE_ASSIGN_OR_RETURN(part->returned, Query(scope, q));
@@ -622,10 +660,10 @@ class Planner {
       const SqlType type = cols[c].type.WithNullable(true);
       rows.Add(c ? ", " : "");
       if (j == targets.end() || p.default_values) {
-        rows.Add(Literal(DefaultOf(table, c), type));
+        rows.Add(Literal(DefaultOf(table, c), type, env_.type_name));
       } else {
-        rows.Add("CAST(sluice_source.s" + std::to_string(j - targets.begin()) + " AS " +
-                 type.ToString() + ")");
+        rows.Add(
+            CastTo("sluice_source.s" + std::to_string(j - targets.begin()), type, env_.type_name));
       }
     }
     if (p.default_values) return rows;
@@ -643,14 +681,15 @@ class Planner {
 
   // sql[from, from + len) of an INSERT's source, each DEFAULT in its VALUES
   // rows replaced by the column's default.
-  static void CopySource(const InsertParts& p, const DmlTable& table,
-                         const std::vector<size_t>& targets, size_t from, size_t len, Built* out) {
+  void CopySource(const InsertParts& p, const DmlTable& table, const std::vector<size_t>& targets,
+                  size_t from, size_t len, Built* out) {
     size_t at = from;
     for (const auto& [offset, j] : p.defaults) {
       if (offset < at || offset >= from + len) continue;
       out->Original(at, offset - at);
       const size_t c = j < targets.size() ? targets[j] : j;
-      out->Add(Literal(DefaultOf(table, c), table.columns[c].type.WithNullable(true)));
+      out->Add(
+          Literal(DefaultOf(table, c), table.columns[c].type.WithNullable(true), env_.type_name));
       at = offset + 7;  // DEFAULT
     }
     out->Original(at, from + len - at);
@@ -759,8 +798,9 @@ class Planner {
     for (size_t k = 0; k < sets.size(); ++k) {
       SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, table, sets[k].first, targets[k]));
       const bool to_default = targets[k]["ResTarget"].value("val", Json()).contains("SetToDefault");
-      exprs[c] = to_default ? Literal(DefaultOf(def, c), cols[c].type.WithNullable(true))
-                            : "(" + sets[k].second + ")";
+      exprs[c] = to_default
+                     ? Literal(DefaultOf(def, c), cols[c].type.WithNullable(true), env_.type_name)
+                     : "(" + sets[k].second + ")";
     }
     return exprs;
   }
@@ -940,8 +980,7 @@ class Planner {
       new_rows.emplace(sql_);
       new_rows->Add("SELECT ");
       for (size_t i = 0; i < exprs.size(); ++i) {
-        new_rows->Add(std::string(i ? ", " : "") + "CAST(" + exprs[i] + " AS " +
-                      cols[i].type.WithNullable(true).ToString() + ")");
+        new_rows->Add(std::string(i ? ", " : "") + CastTo(exprs[i], cols[i].type, env_.type_name));
       }
       new_rows->Add(" FROM " + QuoteIdentifier(p.table) + " AS " + q_name);
       if (!p.where.empty()) new_rows->Add(" WHERE ").Original(p.where_offset, p.where.size());

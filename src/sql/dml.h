@@ -91,12 +91,18 @@ struct QueryRows {
   std::vector<Row> rows;
 };
 
+// The name a query can call a ROW type by (a composite type's or a
+// table's), or "" when none.
+using TypeNamer = std::function<std::string(const SqlType& row_type)>;
+
 struct DmlEnv {
   // Runs a query over the tables as they were before the statement.
   std::function<Result<QueryRows>(const std::string& query)> query;
   // The table `name`, which the statement changes; an error if it cannot
   // (no such table, a view).
   std::function<Result<DmlTable>(const std::string& name)> table;
+  // May be empty: then columns of ROW types are not cast in the queries.
+  TypeNamer type_name;
 };
 
 struct TableChange {

@@ -1170,7 +1170,12 @@ ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
   if (e->type.id() == to.id() && e->type.precision() == to.precision() &&
       e->type.scale() == to.scale() && e->type.with_time_zone() == to.with_time_zone() &&
       e->type.children() == to.children()) {
-    return e;
+    if (e->type.field_names() == to.field_names()) return e;
+    // A ROW cast to a composite type with the same fields' types: the same
+    // values, the type's field names.
+    auto renamed = std::make_shared<Expr>(*e);
+    renamed->type = to;
+    return renamed;
   }
   if (e->kind == ExprKind::kLiteral) {
     Value v;

@@ -138,13 +138,46 @@ Result<Value> BindDefault(std::string_view sql, const std::string& column, const
 
 }  // namespace
 
-Result<TableDef> BindCreateTable(std::string_view sql, const Json& body) {
+bool IsCreateType(const std::string& kind) {
+  return kind == "CompositeTypeStmt" || kind == "CreateEnumStmt" || kind == "CreateRangeStmt" ||
+         kind == "CreateDomainStmt";
+}
+
+Status AddCreateType(std::string_view sql, const std::string& kind, const Json& body,
+                     Catalog* catalog) {
+  if (kind != "CompositeTypeStmt") {
+    const char* what = kind == "CreateEnumStmt"    ? "CREATE TYPE ... AS ENUM"
+                       : kind == "CreateRangeStmt" ? "CREATE TYPE ... AS RANGE"
+                                                   : "CREATE DOMAIN";
+    return SqlUnsupported(sql, body, what);
+  }
+  const Json& rel = body["typevar"];
+  const std::string name = rel.value("relname", "");
+  std::vector<std::string> names;
+  std::vector<SqlType> fields;
+  static const Json kNone = Json::array();
+  for (const Json& elt : body.contains("coldeflist") ? body["coldeflist"] : kNone) {
+    if (!elt.contains("ColumnDef")) continue;
+    const Json& cd = elt["ColumnDef"];
+    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql, cd["typeName"], catalog));
+    const std::string field = cd.value("colname", "");
+    if (std::find(names.begin(), names.end(), field) != names.end())
+      return SqlError(sql, elt, "column \"" + field + "\" specified more than once");
+    names.push_back(field);
+    fields.push_back(t.WithNullable(true));
+  }
+  Status s = catalog->AddType(name, SqlType::Row(std::move(names), std::move(fields)));
+  if (!s.ok()) return SqlError(sql, rel, s.message());
+  return Status::OK();
+}
+
+Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const Catalog* catalog) {
   TableDef t;
   t.name = body["relation"]["relname"];
   for (const Json& elt : body.value("tableElts", Json::array())) {
     if (elt.contains("ColumnDef")) {
       const Json& cd = elt["ColumnDef"];
-      SLUICE_ASSIGN_OR_RETURN(SqlType type, BindTypeName(sql, cd["typeName"]));
+      SLUICE_ASSIGN_OR_RETURN(SqlType type, BindTypeName(sql, cd["typeName"], catalog));
       const Json* default_expr = nullptr;
       static const Json kNone = Json::array();
       for (const Json& c : cd.contains("constraints") ? cd["constraints"] : kNone) {
@@ -392,17 +425,22 @@ std::string UnquoteOptionKeys(std::string_view text) {
 
 }  // namespace
 
-Status AddProgramFunctions(std::string_view text, Catalog* catalog) {
+Status AddProgramDefinitions(std::string_view text, Catalog* catalog) {
   // Most programs declare none: no parse for them.
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.find("function") == std::string::npos) return Status::OK();
+  if (lower.find("function") == std::string::npos && lower.find("type") == std::string::npos)
+    return Status::OK();
   std::string stripped;
   std::vector<LatenessClause> lateness;
   StripLateness(UnquoteOptionKeys(text), &stripped, &lateness);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(stripped, text));
   for (const Json& st : tree["stmts"]) {
     const Json& stmt = st["stmt"];
+    if (stmt.contains("CompositeTypeStmt")) {
+      SLUICE_RETURN_IF_ERROR(
+          AddCreateType(text, "CompositeTypeStmt", stmt["CompositeTypeStmt"], catalog));
+    }
     if (!stmt.contains("CreateFunctionStmt")) continue;
     SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(text, stmt["CreateFunctionStmt"]));
     SLUICE_RETURN_IF_ERROR(catalog->AddFunction(std::move(f), /*replace=*/true));
@@ -420,8 +458,10 @@ Result<Program> CompileProgram(std::string_view text) {
     const Json& stmt = st["stmt"];
     std::string kind = stmt.begin().key();
     const Json& body = stmt.begin().value();
-    if (kind == "CreateStmt") {
-      SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(text, body));
+    if (IsCreateType(kind)) {
+      SLUICE_RETURN_IF_ERROR(AddCreateType(text, kind, body, &p.catalog));
+    } else if (kind == "CreateStmt") {
+      SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(text, body, &p.catalog));
       const size_t at = st.value("stmt_location", size_t{0});
       const size_t end = at + st.value("stmt_len", text.size() - std::min(at, text.size()));
       // A column's LATENESS belongs to the last column that starts before it.
@@ -497,7 +537,7 @@ Result<Program> CompileProgram(std::string_view text) {
       return SqlError(text, body,
                       kind +
                           " is not allowed in a program (CREATE TABLE, CREATE VIEW, CREATE "
-                          "FUNCTION and CREATE INDEX are)");
+                          "FUNCTION, CREATE TYPE and CREATE INDEX are)");
     }
   }
   // LATENESS relation.column statements.

@@ -88,8 +88,17 @@ bool ReadsStepClock(const Program& program);
 inline std::string TableOwner(const std::string& t) { return "table:" + t; }
 inline std::string ViewOwner(const std::string& v) { return "view:" + v; }
 
-// The table that a CREATE TABLE statement (the CreateStmt body) declares.
-Result<TableDef> BindCreateTable(std::string_view sql, const Json& body);
+// The table that a CREATE TABLE statement (the CreateStmt body) declares;
+// its columns may have the types `catalog` defines.
+Result<TableDef> BindCreateTable(std::string_view sql, const Json& body,
+                                 const Catalog* catalog = nullptr);
+
+// The named ROW type of a CREATE TYPE name AS (field type, ...) statement
+// (the CompositeTypeStmt body), added to `catalog`. Other kinds of CREATE
+// TYPE (enums, ranges) are refused as not supported yet.
+Status AddCreateType(std::string_view sql, const std::string& kind, const Json& body,
+                     Catalog* catalog);
+bool IsCreateType(const std::string& kind);
 
 // CREATE [MATERIALIZED] VIEW: a ViewStmt, or a CreateTableAsStmt of a
 // materialized view; `kind` is the statement's node name.
@@ -103,9 +112,10 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
 // the reason (FunctionDef::unsupported), which its calls report.
 Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body);
 
-// Adds the SQL functions that the program `text` declares to `catalog`
-// (for queries outside the program: ad hoc ones). Nothing for an empty text.
-Status AddProgramFunctions(std::string_view text, Catalog* catalog);
+// Adds the SQL functions and types that the program `text` declares to
+// `catalog` (for queries outside the program: ad hoc ones). Nothing for an
+// empty text.
+Status AddProgramDefinitions(std::string_view text, Catalog* catalog);
 
 // The index that a CREATE INDEX statement (the IndexStmt body) declares.
 IndexDef BindCreateIndex(const Json& body);

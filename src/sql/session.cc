@@ -21,7 +21,7 @@ SqlSession::TableData* SqlSession::Find(const std::string& name) {
 }
 
 Status SqlSession::CreateTable(const std::string& sql, const Json& body) {
-  SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(sql, body));
+  SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(sql, body, &catalog_));
   SLUICE_RETURN_IF_ERROR(catalog_.AddTable(t));
   TableData data;
   data.def = t;
@@ -266,6 +266,8 @@ Status SqlSession::Statement(const std::string& sql) {
       SLUICE_RETURN_IF_ERROR(catalog_.AddView(std::move(v)));
     } else if (kind == "IndexStmt") {
       SLUICE_RETURN_IF_ERROR(catalog_.AddIndex(BindCreateIndex(body)));
+    } else if (IsCreateType(kind)) {
+      SLUICE_RETURN_IF_ERROR(AddCreateType(sql, kind, body, &catalog_));
     } else if (kind == "CreateFunctionStmt") {
       // Kept even when Sluice cannot run it: its calls then say why.
       SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(sql, body));
@@ -281,6 +283,12 @@ Status SqlSession::Statement(const std::string& sql) {
           if (!s.ok() && !missing_ok) return s;
           continue;
         }
+        if (type == "OBJECT_TYPE" && obj.contains("TypeName")) {
+          Status s = catalog_.DropType(obj["TypeName"]["names"].back()["String"].value("sval", ""));
+          if (!s.ok() && !missing_ok) return s;
+          continue;
+        }
+        if (!obj.contains("List")) return SqlUnsupported(sql, body, "DROP of this kind of object");
         std::string name = obj["List"]["items"].back()["String"].value("sval", "");
         Status s;
         if (type == "OBJECT_TABLE") {
@@ -325,6 +333,7 @@ Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
     }
     return out;
   };
+  env.type_name = [this](const SqlType& row) { return catalog_.RowTypeName(row); };
   env.table = [this](const std::string& name) -> Result<DmlTable> {
     const TableData* t = Find(name);
     if (t == nullptr) {
