@@ -518,7 +518,7 @@ class Runner {
       if (!pg_ok || !tree.ok()) return;
       for (const Json& s : (*tree)["stmts"]) {
         std::string k = Kind(s);
-        if (k == "CreateFunctionStmt" ||
+        if (k == "CreateFunctionStmt" || k == "CompositeTypeStmt" ||
             (k == "DefineStmt" &&
              s["stmt"]["DefineStmt"].value("kind", "") == "OBJECT_AGGREGATE")) {
           // Sluice keeps it, or why it cannot run it (its calls say so).
@@ -527,6 +527,10 @@ class Runner {
         }
         if (k == "DropStmt") {
           for (const Json& obj : s["stmt"]["DropStmt"]["objects"]) {
+            if (obj.contains("TypeName")) {
+              const std::string t = obj["TypeName"]["names"].back()["String"].value("sval", "");
+              (void)session_.Statement("DROP TYPE IF EXISTS \"" + t + "\"");
+            }
             if (obj.contains("ObjectWithArgs")) {
               const std::string f =
                   obj["ObjectWithArgs"]["objname"].back()["String"].value("sval", "");

@@ -375,7 +375,10 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
   }
   if (n.contains("GroupingFunc")) return GroupingBits(n["GroupingFunc"], in_set);
   std::string key = Canonical(n);
-  if (all.count(key) && !in_set.count(key) && !n.contains("A_Const")) {
+  // A grouping expression of this set is grouped whole: (x + y) stays
+  // when x is not in the set.
+  if (in_set.count(key)) return n;
+  if (all.count(key) && !n.contains("A_Const")) {
     Json expr;
     expr["A_Expr"]["kind"] = "AEXPR_NULLIF";
     expr["A_Expr"]["name"] = Json::array({Json{{"String", {{"sval", "="}}}}});
@@ -415,7 +418,55 @@ bool ContainsGroupingFunc(const Json& n) {
 
 }  // namespace
 
+// GROUP BY GROUPING SETS (1, 2): each integer constant in `item` is the
+// select list's expression at that position, as in a plain GROUP BY.
+Status ResolveGroupOrdinals(std::string_view sql, const Json& targets, Json* item, bool* changed) {
+  if (item->is_array()) {
+    for (Json& x : *item) SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, &x, changed));
+    return Status::OK();
+  }
+  if (!item->is_object()) return Status::OK();
+  if (item->contains("A_Const") && (*item)["A_Const"].contains("ival")) {
+    const int64_t n = (*item)["A_Const"]["ival"].value("ival", int64_t{0});
+    if (n < 1 || n > static_cast<int64_t>(targets.size())) {
+      return SqlError(sql, *item,
+                      "GROUP BY position " + std::to_string(n) + " is not in select list");
+    }
+    const Json& val = targets[static_cast<size_t>(n - 1)]["ResTarget"]["val"];
+    // A set without a constant would show it as NULL; here grouping
+    // expressions are matched by their text, and a constant's would match
+    // every other copy of it.
+    if (val.contains("A_Const"))
+      return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
+    *item = val;
+    *changed = true;
+    return Status::OK();
+  }
+  for (const char* k : {"GroupingSet", "RowExpr"}) {
+    if (!item->contains(k)) continue;
+    Json& body = (*item)[k];
+    for (const char* list : {"content", "args"}) {
+      if (body.contains(list))
+        SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, &body[list], changed));
+    }
+  }
+  return Status::OK();
+}
+
 Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
+  bool sets = false;
+  for (const Json& g : s.value("groupClause", Json::array())) sets |= g.contains("GroupingSet");
+  if (sets && s.contains("targetList")) {
+    Json resolved = s;
+    bool changed = false;
+    SLUICE_RETURN_IF_ERROR(
+        ResolveGroupOrdinals(sql_, s["targetList"], &resolved["groupClause"], &changed));
+    if (changed) return ExpandResolvedGroupingSets(resolved);
+  }
+  return ExpandResolvedGroupingSets(s);
+}
+
+Result<std::optional<Json>> Binder::ExpandResolvedGroupingSets(const Json& s) {
   const Json& group = s.value("groupClause", Json::array());
   bool any = false;
   for (const Json& g : group) any |= g.contains("GroupingSet");

@@ -535,6 +535,7 @@ class Binder {
   // GROUP BY with GROUPING SETS, ROLLUP or CUBE: the query as a UNION ALL of
   // one grouped query per set (nullopt if it has none).
   Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
+  Result<std::optional<Json>> ExpandResolvedGroupingSets(const Json& s);
   Json WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys);
   std::optional<Json> SubqueriesOverGroups(const Json& s);
   // SQL functions (binder_function.cc): a call's inlined body; a call in an

@@ -753,6 +753,61 @@ Status CastJson(const Value& v, const SqlType& from, const SqlType& to, Value* o
 
 }  // namespace
 
+// A ROW value from PostgreSQL's text of a record, "(1,foo,,"a ""b"" c")":
+// fields between commas, an empty one NULL, double quotes around a field
+// that holds commas, parentheses, quotes or spaces ("" and \ escape
+// within), each field's text cast to its type.
+Status RecordFromText(const std::string& text, const SqlType& to, Value* out) {
+  auto malformed = [&](const char* why) {
+    return Status::InvalidArgument("malformed record literal: \"" + text + "\" (" + why + ")");
+  };
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i >= text.size() || text[i] != '(') return malformed("Missing left parenthesis.");
+  ++i;
+  const size_t n = to.children().size();
+  std::vector<Value> fields;
+  for (size_t f = 0;; ++f) {
+    if (f >= n) return malformed("Too many columns.");
+    std::string field;
+    bool quoted_any = false, in_quotes = false;
+    while (i < text.size()) {
+      const char c = text[i];
+      if (!in_quotes && (c == ',' || c == ')')) break;
+      if (c == '\\' && i + 1 < text.size()) {
+        field.push_back(text[i + 1]);
+        i += 2;
+      } else if (c == '"' && in_quotes && i + 1 < text.size() && text[i + 1] == '"') {
+        field.push_back('"');
+        i += 2;
+      } else if (c == '"') {
+        in_quotes = !in_quotes;
+        quoted_any = true;
+        ++i;
+      } else {
+        field.push_back(c);
+        ++i;
+      }
+    }
+    if (i >= text.size()) return malformed("Unexpected end of input.");
+    const SqlType& type = to.children()[f];
+    if (field.empty() && !quoted_any) {
+      fields.push_back(Value::Null());
+    } else {
+      Value x;
+      SLUICE_RETURN_IF_ERROR(
+          CastValue(Value::String(std::move(field)), SqlType::Varchar(), type, &x));
+      fields.push_back(std::move(x));
+    }
+    if (text[i++] == ')') break;
+  }
+  if (fields.size() < n) return malformed("Too few columns.");
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i != text.size()) return malformed("Junk after right parenthesis.");
+  *out = Value::List(std::move(fields));
+  return Status::OK();
+}
+
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
   if (v.is_null()) {
     *out = Value::Null();
@@ -823,6 +878,7 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     }
     return Status::InvalidArgument("cannot cast type " + from.ToString() + " to " + to.ToString());
   }
+  if (t == TypeId::kRow && v.kind() == K::kString) return RecordFromText(v.string_value(), to, out);
   if (t == TypeId::kRow && from.id() == TypeId::kRow && v.kind() == K::kList &&
       from.children().size() == to.children().size()) {
     std::vector<Value> fields;

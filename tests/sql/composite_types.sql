@@ -38,6 +38,15 @@ INSERT INTO person VALUES (4, 'dee', row('S', 'Rome'), array[row('T', 'Pisa')::a
 INSERT INTO person (id, home) VALUES (5, NULL), (6, row(NULL, 'Oslo'));
 UPDATE person SET home = row('N', 'Oslo') WHERE id = 4 RETURNING (home).city, past[1].street;
 SELECT (home).city, count(*) FROM person GROUP BY (home).city;
+-- from PostgreSQL's text of a record
+SELECT ('(Elm 2,Oslo)'::address).city, ('(,"a, b ""c""")'::address).city, ('( x ,)'::address).street IS NULL;
+SELECT '{"(A,B)","(C,)"}'::address[];
+INSERT INTO person (id, home) VALUES (7, '(Q,Lima)');
+SELECT id, (home).city FROM person WHERE id = 7;
+-- sluice: error malformed record literal
+SELECT '(1,2,3)'::address;
+-- sluice: error malformed record literal
+SELECT '(1'::address;
 DROP TABLE person;
 DROP TYPE address;
 DROP TABLE comptable;

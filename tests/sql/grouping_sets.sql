@@ -37,3 +37,9 @@ SELECT a, (SELECT sum(c) + grouping(c) FROM gw GROUP BY ROLLUP(c) ORDER BY 1 LIM
 SELECT a, sum(c) FROM g GROUP BY ROLLUP(a) HAVING (SELECT grouping(a)) = 0 OR sum(c) > 50;
 INSERT INTO g VALUES (4, 'w', 5, '2020-01-04');
 UPDATE gw SET c = 9 WHERE a = 1;
+-- select list positions in grouping sets; a grouping expression grouped
+-- whole where a part of it is another set's
+SELECT a, b, sum(c) FROM g GROUP BY GROUPING SETS ((1, 2), 1, ()) ORDER BY 1, 2;
+SELECT a + 1, sum(c) FROM g GROUP BY ROLLUP (1);
+SELECT (a + c) * 2, count(*) FROM g GROUP BY GROUPING SETS (a + c, a);
+SELECT (a + c) * 2, a, count(*) FROM g GROUP BY CUBE (a + c, a);
