@@ -357,7 +357,14 @@ class Runner {
         "WHERE c.relname = '" +
         table + "' AND c.relkind IN ('r', 'p') AND pg_table_is_visible(c.oid) AND a.attnum > 0 " +
         "AND NOT a.attisdropped ORDER BY a.attnum";
-    if (!PgRows(q, &cols, &error) || cols.empty()) return;  // gone, or not a table
+    std::vector<std::vector<std::optional<std::string>>> found;
+    if (!PgRows("SELECT 1 FROM pg_class c WHERE c.relname = '" + table +
+                    "' AND c.relkind IN ('r', 'p') AND pg_table_is_visible(c.oid)",
+                &found, &error) ||
+        found.empty()) {
+      return;  // gone, or not a table
+    }
+    if (!PgRows(q, &cols, &error)) return;  // a table may have no columns
     std::string ddl = "CREATE TABLE \"" + table + "\" (";
     for (size_t i = 0; i < cols.size(); ++i) {
       ddl += (i ? ", \"" : "\"") + *cols[i][0] + "\" " + *cols[i][1];
