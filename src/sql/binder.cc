@@ -2464,6 +2464,7 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& 
         order_clause.size() == 1 &&
         order_clause[0]["SortBy"].value("sortby_dir", "") != "SORTBY_DESC" &&
         !body->value("agg_distinct", false) && !body->contains("agg_filter")) {
+      const size_t before = ctx.pending.size();
       SLUICE_ASSIGN_OR_RETURN(ExprPtr key, BindExpr(order_clause[0]["SortBy"]["node"], ctx));
       const TypeId kt = key->type.id();
       // A key that may be NULL goes to the partition-wide operator, which
@@ -2479,9 +2480,14 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& 
         months = CastValue((*off)->value, (*off)->type, SqlType::Interval(), &iv).ok() &&
                  !iv.is_null() && iv.interval_value().months != 0;
       }
-      if (!key->type.nullable() && !months && literal &&
+      if (!key->type.nullable() && !months && literal && ctx.pending.size() == before &&
           (key->type.IsInteger() || kt == TypeId::kDate || kt == TypeId::kTimestamp)) {
         SLUICE_ASSIGN_OR_RETURN(plan, BindRolling(val, *body, over, name, ctx, plan));
+        // Its node is on the plan already: a subquery would join above it.
+        if (ctx.pending.size() != before) {
+          return SqlUnsupported(sql_, val, "A subquery in a rolling window aggregate",
+                                "Compute it in a subquery in FROM.");
+        }
         ++others;
         continue;
       }
@@ -2607,7 +2613,9 @@ Result<PlanPtr> Binder::BindRankTopK(const Json& val, const Json* body, const Js
                     : name == "dense_rank" ? RankKind::kDenseRank
                                            : RankKind::kRowNumber;
   // An enclosing filter may set a bound (a top-k); without one, lowering
-  // numbers the whole partition.
+  // numbers the whole partition. The plan has every subquery bound so far
+  // joined (BindWindows); one in the partition or order would join above.
+  const size_t applied = ctx.pending.size();
   for (const Json& p : over.value("partitionClause", Json::array())) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
     rank->partition.push_back(e);
@@ -2618,9 +2626,8 @@ Result<PlanPtr> Binder::BindRankTopK(const Json& val, const Json* body, const Js
     rank->order_exprs.push_back(e);
     rank->order.push_back(SortKeyOf(by, 0));
   }
-  size_t applied = ctx.pending.size();
-  if (applied != 0) {
-    return SqlUnsupported(sql_, val, "A subquery in a query with window functions",
+  if (ctx.pending.size() != applied) {
+    return SqlUnsupported(sql_, val, "A subquery in a window's partition or order",
                           "Compute the window functions in a view or a subquery in FROM, and "
                           "use the subquery outside it.");
   }

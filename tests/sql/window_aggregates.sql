@@ -127,3 +127,19 @@ SELECT u, string_agg(ten::text, ',') OVER () FROM (SELECT * FROM so ORDER BY u D
 INSERT INTO so VALUES (0, 12, 11), (2, -1, 12);
 DELETE FROM so WHERE u IN (2, 6);
 UPDATE so SET ten = ten + 10 WHERE u = 4;
+
+-- Subqueries beside window functions: in the select list, in WHERE (under a
+-- top-k of ranks, too), in a partition; one in a rolling aggregate is
+-- refused.
+CREATE TABLE sw (p TEXT, id INT, v INT);
+INSERT INTO sw VALUES ('a', 1, 10), ('a', 2, NULL), ('b', 3, 30), ('b', 4, 40), ('b', 5, 35);
+SELECT id, (SELECT max(n) FROM k) AS m, sum(v) OVER (PARTITION BY p ORDER BY id), (SELECT count(*) FROM k WHERE n < sw.id) FROM sw;
+SELECT id, sum(v) OVER (PARTITION BY p ORDER BY id) + (SELECT min(n) FROM k), row_number() OVER (ORDER BY id) FROM sw WHERE id > (SELECT min(n) FROM k);
+SELECT * FROM (SELECT id, row_number() OVER (PARTITION BY p ORDER BY v DESC NULLS LAST) AS r FROM sw WHERE id > (SELECT min(n) FROM k)) s WHERE r <= 1;
+SELECT id, count(*) OVER (PARTITION BY (SELECT max(n) FROM k) > id ORDER BY id) FROM sw;
+-- sluice: error A subquery in a rolling window aggregate is not supported yet
+SELECT k, sum(v + (SELECT min(n) FROM k)) OVER (ORDER BY k RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM rk;
+INSERT INTO k VALUES (2);
+DELETE FROM sw WHERE id = 1;
+UPDATE k SET n = 0 WHERE n = 1;
+UPDATE sw SET v = 50 WHERE id = 3;
