@@ -2390,6 +2390,9 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
     if (c.kind != WindowFnKind::kAggregate) {
       return SqlError(sql_, node, "FILTER is not implemented for non-aggregate window functions");
     }
+    if (ContainsAggregate(body["agg_filter"])) {
+      return SqlError(sql_, body["agg_filter"], "aggregate functions are not allowed in FILTER");
+    }
     SLUICE_ASSIGN_OR_RETURN(c.filter, BindExpr(body["agg_filter"], ctx));
     if (c.filter->kind == ExprKind::kLiteral && c.filter->untyped) {
       Value b;

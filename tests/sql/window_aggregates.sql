@@ -30,7 +30,13 @@ SELECT id, json_agg(s) OVER w, jsonb_agg(v) OVER w, json_object_agg(id, s) OVER 
 FROM w WINDOW w AS (PARTITION BY p ORDER BY id GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING);
 -- Over the groups of a grouped query.
 SELECT p, sum(v), sum(sum(v)) FILTER (WHERE p <> 'b') OVER (ORDER BY p DESC), array_agg(p) OVER (ORDER BY p) FROM w GROUP BY p;
+SELECT p, count(*), json_agg(p) OVER (ORDER BY p),
+  jsonb_object_agg(coalesce(p, '-'), sum(v)) OVER (ORDER BY p ROWS 1 PRECEDING),
+  string_agg(p, '/') FILTER (WHERE p > 'a') OVER ()
+FROM w GROUP BY p;
 -- PostgreSQL's refusals.
+-- sluice: error aggregate functions are not allowed in FILTER
+SELECT p, string_agg(p, '/') FILTER (WHERE count(*) > 1) OVER () FROM w GROUP BY p;
 -- sluice: error DISTINCT is not implemented for window functions
 SELECT count(DISTINCT v) OVER (PARTITION BY p) FROM w;
 -- sluice: error DISTINCT is not implemented for window functions
