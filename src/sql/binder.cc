@@ -2036,6 +2036,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   } else {
     window_clause_ = s.contains("windowClause") ? &s["windowClause"] : nullptr;
     SLUICE_ASSIGN_OR_RETURN(plan, BindWindows(targets, sort_clause, ctx, plan));
+    applied = ctx.pending.size();  // BindWindows joined its calls' subqueries
     for (const Json& t : targets) {
       const Json& val = t["ResTarget"]["val"];
       bool is_star = false;
@@ -2196,7 +2197,7 @@ Result<Json> Binder::ResolveWindow(const Json& over, const Json& node, int depth
 }
 
 Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPtr>& order_exprs,
-                                      const Json& node) {
+                                      const Json& node, Ctx& ctx) {
   using B = WindowFrame::Bound;
   WindowFrame f;
   const int o = over.value("frameOptions", 0);
@@ -2222,12 +2223,34 @@ Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPt
   (void)kStartUnboundedPreceding;
   if (f.unit == WindowFrame::Unit::kGroups && order_exprs.empty())
     return SqlError(sql_, node, "GROUPS mode requires an ORDER BY clause");
-  auto offset = [&](const char* field, bool start, long double* out, int32_t* months) -> Status {
+  auto offset = [&](const char* field, bool start, long double* out, int32_t* months,
+                    ExprPtr* over_rows) -> Status {
     const Json& e = over[field];
     Ctx none;
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(e, none));
+    if (x->kind != ExprKind::kLiteral && none.pending.empty()) {
+      // An expression of constants: its value.
+      Value v;
+      Status st = Eval(*x, Row{}, &v);
+      if (!st.ok()) return SqlError(sql_, e, st.message());
+      x = MakeLiteral(std::move(v), x->type);
+    }
     if (x->kind != ExprKind::kLiteral) {
-      return SqlUnsupported(sql_, e, "A window frame offset that is not a constant");
+      // Of uncorrelated subqueries (bound above without the query's
+      // columns): joined to every row of the query, so the offset is a
+      // value of the row, the same in every row, and a change of a
+      // subquery's answer changes every row.
+      if (f.unit == WindowFrame::Unit::kRange) {
+        return SqlUnsupported(sql_, e, "A RANGE frame offset that is not a constant");
+      }
+      if (!x->type.IsInteger()) {
+        return SqlError(sql_, e,
+                        "argument of " +
+                            std::string(f.unit == WindowFrame::Unit::kRows ? "ROWS" : "GROUPS") +
+                            " must be type bigint, not type " + PgTypeName(x->type));
+      }
+      SLUICE_ASSIGN_OR_RETURN(*over_rows, BindExpr(e, ctx));
+      return Status::OK();
     }
     if (x->value.is_null()) {
       return SqlError(
@@ -2254,8 +2277,8 @@ Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPt
                       "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
     }
     const SqlType& kt = order_exprs[0]->type;
-    const bool timeish =
-        kt.id() == TypeId::kDate || kt.id() == TypeId::kTimestamp || kt.id() == TypeId::kTime;
+    const bool timeish = kt.id() == TypeId::kDate || kt.id() == TypeId::kTimestamp ||
+                         kt.id() == TypeId::kTime || kt.id() == TypeId::kInterval;
     Value v;
     if (timeish) {
       if (!CastValue(x->value, x->type, SqlType::Interval(), &v).ok()) {
@@ -2280,10 +2303,12 @@ Result<WindowFrame> Binder::BindFrame(const Json& over, const std::vector<ExprPt
     *months = m;
     return Status::OK();
   };
-  if (f.start == B::kPreceding || f.start == B::kFollowing)
-    SLUICE_RETURN_IF_ERROR(offset("startOffset", true, &f.start_offset, &f.start_months));
+  if (f.start == B::kPreceding || f.start == B::kFollowing) {
+    SLUICE_RETURN_IF_ERROR(
+        offset("startOffset", true, &f.start_offset, &f.start_months, &f.start_expr));
+  }
   if (f.end == B::kPreceding || f.end == B::kFollowing)
-    SLUICE_RETURN_IF_ERROR(offset("endOffset", false, &f.end_offset, &f.end_months));
+    SLUICE_RETURN_IF_ERROR(offset("endOffset", false, &f.end_offset, &f.end_months, &f.end_expr));
   return f;
 }
 
@@ -2291,8 +2316,33 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
                                           const std::string& name, const Json& over,
                                           const std::vector<ExprPtr>& order_exprs, Ctx& ctx) {
   WindowCall c;
-  if (body.value("agg_distinct", false) || body.contains("agg_filter")) {
-    return SqlUnsupported(sql_, node, "DISTINCT or FILTER in a window function");
+  // PostgreSQL's refusals, in its order.
+  if (body.value("agg_distinct", false)) {
+    return SqlError(sql_, node, "DISTINCT is not implemented for window functions");
+  }
+  if (!body.value("agg_order", Json::array()).empty()) {
+    return SqlError(sql_, node, "aggregate ORDER BY is not implemented for window functions");
+  }
+  if (name == "json_agg" || name == "jsonb_agg" || name == "json_object_agg" ||
+      name == "jsonb_object_agg") {
+    // As grouped: the ARRAY_AGG of the elements (RewriteJsonCall), then the
+    // function that makes them one JSON value, applied to each row's array.
+    Json plain = body;
+    plain.erase("over");
+    std::optional<Json> call = RewriteJsonCall(name, plain, node);
+    if (!call) return SqlError(sql_, node, "function " + name + " takes two arguments");
+    Json& outer = (*call)["FuncCall"];
+    const Json agg = outer["args"][0]["FuncCall"];
+    SLUICE_ASSIGN_OR_RETURN(c, BindWindowCall(node, agg, "array_agg", over, order_exprs, ctx));
+    static const char kValue[] = "window aggregate's value";
+    outer["args"][0] =
+        Json{{"ColumnRef",
+              {{"fields", Json::array({Json{{"String", {{"sval", kValue}}}}})}, {"location", -1}}}};
+    Ctx one;
+    one.scope.push_back({"", kValue, c.type});
+    SLUICE_ASSIGN_OR_RETURN(c.finish, BindExpr(*call, one));
+    c.type = c.finish->type.WithNullable(true);
+    return c;
   }
   std::vector<bool> untyped_null;  // an untyped NULL takes the type the function wants
   for (const Json& a : body.value("args", Json::array())) {
@@ -2362,6 +2412,21 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
     auto t = AggOutputType(spec, types);
     if (!t.ok()) return SqlError(sql_, node, t.status().message());
     c.type = *t;
+  } else if (name == "array_agg" || name == "string_agg") {
+    const bool strings = name == "string_agg";
+    if (body.value("agg_star", false)) return SqlError(sql_, node, name + "(*) is not a function");
+    if (n != (strings ? 2u : 1u)) return SqlError(sql_, node, signature());
+    if (strings && !c.args[0]->type.IsString() && c.args[0]->type.id() != TypeId::kVarbinary)
+      return SqlError(sql_, node, signature());
+    c.kind = WindowFnKind::kAggregate;
+    c.agg = strings ? AggKind::kStringAgg : AggKind::kArrayAgg;
+    if (strings) {
+      SLUICE_ASSIGN_OR_RETURN(c.separator, StringAggSeparator(body["args"][1], c.args[0]));
+      c.args.resize(1);
+    }
+    auto t = AggOutputType(AggSpec{c.agg, 0}, {c.args[0]->type.WithNullable(true)});
+    if (!t.ok()) return SqlError(sql_, node, t.status().message());
+    c.type = *t;
   } else if (IsWindowAggregateName(name)) {
     const bool star = body.value("agg_star", false);
     if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
@@ -2385,7 +2450,27 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
   } else {
     return SqlError(sql_, node, signature());
   }
-  SLUICE_ASSIGN_OR_RETURN(c.frame, BindFrame(over, order_exprs, node));
+  if (body.contains("agg_filter")) {
+    if (c.kind != WindowFnKind::kAggregate) {
+      return SqlError(sql_, node, "FILTER is not implemented for non-aggregate window functions");
+    }
+    if (ContainsAggregate(body["agg_filter"])) {
+      return SqlError(sql_, body["agg_filter"], "aggregate functions are not allowed in FILTER");
+    }
+    SLUICE_ASSIGN_OR_RETURN(c.filter, BindExpr(body["agg_filter"], ctx));
+    if (c.filter->kind == ExprKind::kLiteral && c.filter->untyped) {
+      Value b;
+      if (!CastValue(c.filter->value, SqlType::Varchar(), SqlType::Boolean(), &b).ok())
+        return SqlError(sql_, body["agg_filter"], "argument of FILTER must be type boolean");
+      c.filter = MakeLiteral(std::move(b), SqlType::Boolean());
+    }
+    if (c.filter->type.id() != TypeId::kBoolean) {
+      return SqlError(
+          sql_, body["agg_filter"],
+          "argument of FILTER must be type boolean, not type " + PgTypeName(c.filter->type));
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(c.frame, BindFrame(over, order_exprs, node, ctx));
   return c;
 }
 
@@ -2405,16 +2490,40 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& 
   // operator; ranks kept by a filter and rolling aggregates have their own.
   using Group = WindowGroup;
   std::vector<Group> groups;
+  // Subqueries in the calls (their arguments, partitions, orders and frame
+  // offsets) join the plan under the windows, in the order their columns
+  // joined the scope.
+  size_t applied = ctx.pending.size();
+  int others = 0;  // ranks kept by a filter and rolling aggregates
   for (const Json* valp : calls) {
+    if (grouped == nullptr) {
+      SLUICE_ASSIGN_OR_RETURN(plan, ApplyExtensions(plan, ctx, &applied));
+    }
     const Json& val = *valp;
     auto [kind, body] = Node(val);
-    const std::string name = Str((*body)["funcname"].back());
+    std::string name = Str((*body)["funcname"].back());
+    // A built-in window function under a user's name (CREATE FUNCTION ...
+    // LANGUAGE internal WINDOW): called by its own, its arguments in order.
+    // `body` stays the key the call is known by.
+    const Json* call = body;
+    Json builtin;
+    const FunctionDef* user =
+        (*body)["funcname"].size() == 1 ? catalog_.FindFunction(name) : nullptr;
+    if (user != nullptr && !user->window_builtin.empty()) {
+      builtin = *body;
+      builtin["funcname"] = Json::array({Json{{"String", {{"sval", user->window_builtin}}}}});
+      SLUICE_ASSIGN_OR_RETURN(builtin["args"], FunctionCallArgs(*user, *body, val));
+      if (builtin["args"].empty()) builtin.erase("args");
+      name = user->window_builtin;
+      call = &builtin;
+    }
     SLUICE_ASSIGN_OR_RETURN(Json over, ResolveWindow((*body)["over"], val));
     const Json& order_clause = over.value("orderClause", Json::array());
     const int frame = over.value("frameOptions", 0);
     if (grouped == nullptr && (name == "row_number" || name == "rank" || name == "dense_rank") &&
-        !body->contains("args") && top.count(valp)) {
+        !call->contains("args") && top.count(valp)) {
       SLUICE_ASSIGN_OR_RETURN(plan, BindRankTopK(val, body, over, name, ctx, plan));
+      ++others;
       continue;
     }
     if (grouped == nullptr && IsRollingAggregateName(name) &&
@@ -2422,23 +2531,31 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& 
         order_clause.size() == 1 &&
         order_clause[0]["SortBy"].value("sortby_dir", "") != "SORTBY_DESC" &&
         !body->value("agg_distinct", false) && !body->contains("agg_filter")) {
+      const size_t before = ctx.pending.size();
       SLUICE_ASSIGN_OR_RETURN(ExprPtr key, BindExpr(order_clause[0]["SortBy"]["node"], ctx));
       const TypeId kt = key->type.id();
       // A key that may be NULL goes to the partition-wide operator, which
       // aggregates a NULL key with its NULL peers as PostgreSQL does.
-      // So does an offset of months, which the calendar sizes.
+      // So does an offset of months, which the calendar sizes, and one that
+      // is not a literal (of subqueries, or constants to compute).
+      Ctx none;
+      auto off = BindExpr(over["startOffset"], none);
+      const bool literal = off.ok() && (*off)->kind == ExprKind::kLiteral;
       bool months = false;
-      if ((kt == TypeId::kDate || kt == TypeId::kTimestamp) && over.contains("startOffset")) {
-        Ctx none;
-        auto off = BindExpr(over["startOffset"], none);
+      if ((kt == TypeId::kDate || kt == TypeId::kTimestamp) && literal) {
         Value iv;
-        months = off.ok() && (*off)->kind == ExprKind::kLiteral &&
-                 CastValue((*off)->value, (*off)->type, SqlType::Interval(), &iv).ok() &&
+        months = CastValue((*off)->value, (*off)->type, SqlType::Interval(), &iv).ok() &&
                  !iv.is_null() && iv.interval_value().months != 0;
       }
-      if (!key->type.nullable() && !months &&
+      if (!key->type.nullable() && !months && literal && ctx.pending.size() == before &&
           (key->type.IsInteger() || kt == TypeId::kDate || kt == TypeId::kTimestamp)) {
         SLUICE_ASSIGN_OR_RETURN(plan, BindRolling(val, *body, over, name, ctx, plan));
+        // Its node is on the plan already: a subquery would join above it.
+        if (ctx.pending.size() != before) {
+          return SqlUnsupported(sql_, val, "A subquery in a rolling window aggregate",
+                                "Compute it in a subquery in FROM.");
+        }
+        ++others;
         continue;
       }
     }
@@ -2463,10 +2580,42 @@ Result<PlanPtr> Binder::BindWindows(const Json& targets, const Json* sort, Ctx& 
       g = groups.end() - 1;
     }
     SLUICE_ASSIGN_OR_RETURN(WindowCall c,
-                            BindWindowCall(val, *body, name, over, g->order_exprs, ctx));
+                            BindWindowCall(val, *call, name, over, g->order_exprs, ctx));
     g->calls.emplace_back(body, std::move(c));
   }
-  if (!calls.empty() && !ctx.pending.empty()) {
+  if (grouped == nullptr) {
+    SLUICE_ASSIGN_OR_RETURN(plan, ApplyExtensions(plan, ctx, &applied));
+  }
+  // Rows that come sorted from a subquery's ORDER BY that starts with the
+  // windows' partition (ascending, NULLs last) and order are not sorted
+  // again by PostgreSQL's plan: peers (and with no ORDER BY, all of a
+  // partition's rows) keep the rest of the subquery's order. So when every
+  // window of the query has that partition and order.
+  auto sorted_by = [&](const Group& g) {
+    const size_t np = g.partition.size(), m = np + g.order_exprs.size();
+    bool prefix = m <= ctx.input_order.size();
+    for (size_t i = 0; prefix && i < m; ++i) {
+      const Ctx::InputOrderKey& k = ctx.input_order[i];
+      const ExprPtr& e = i < np ? g.partition[i] : g.order_exprs[i - np];
+      const bool desc = i < np ? false : g.order[i - np].desc;
+      const bool nulls_first = i < np ? false : g.order[i - np].nulls_first;
+      prefix = Key(*k.key) == Key(*e) && k.desc == desc && k.nulls_first == nulls_first;
+    }
+    return prefix ? m : SIZE_MAX;
+  };
+  const size_t sorted = groups.empty() ? SIZE_MAX : sorted_by(groups.front());
+  if (grouped == nullptr && others == 0 && sorted != SIZE_MAX &&
+      std::all_of(groups.begin(), groups.end(),
+                  [&](const Group& g) { return sorted_by(g) == sorted; })) {
+    for (Group& g : groups) {
+      for (size_t i = sorted; i < ctx.input_order.size(); ++i) {
+        const Ctx::InputOrderKey& k = ctx.input_order[i];
+        g.tie_exprs.push_back(k.key);
+        g.tie_order.push_back(SortKey{0, k.desc, k.nulls_first});
+      }
+    }
+  }
+  if (grouped != nullptr && !calls.empty() && !ctx.pending.empty()) {
     return SqlUnsupported(sql_, *calls.front(), "A subquery in a query with window functions",
                           "Compute the window functions in a view or a subquery in FROM, and "
                           "use the subquery outside it.");
@@ -2511,6 +2660,7 @@ Result<PlanPtr> Binder::WindowsOverAggregate(std::vector<WindowGroup> groups,
     auto n = MakeOver(plan, g);
     for (auto& [body, call] : g.calls) {
       for (ExprPtr& a : call.args) SLUICE_RETURN_IF_ERROR(onto(&a, body));
+      if (call.filter != nullptr) SLUICE_RETURN_IF_ERROR(onto(&call.filter, body));
       n->columns.push_back({Str((*body)["funcname"].back()), call.type});
       n->window_calls.push_back(std::move(call));
     }
@@ -2530,7 +2680,9 @@ Result<PlanPtr> Binder::BindRankTopK(const Json& val, const Json* body, const Js
                     : name == "dense_rank" ? RankKind::kDenseRank
                                            : RankKind::kRowNumber;
   // An enclosing filter may set a bound (a top-k); without one, lowering
-  // numbers the whole partition.
+  // numbers the whole partition. The plan has every subquery bound so far
+  // joined (BindWindows); one in the partition or order would join above.
+  const size_t applied = ctx.pending.size();
   for (const Json& p : over.value("partitionClause", Json::array())) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, ctx));
     rank->partition.push_back(e);
@@ -2541,9 +2693,8 @@ Result<PlanPtr> Binder::BindRankTopK(const Json& val, const Json* body, const Js
     rank->order_exprs.push_back(e);
     rank->order.push_back(SortKeyOf(by, 0));
   }
-  size_t applied = ctx.pending.size();
-  if (applied != 0) {
-    return SqlUnsupported(sql_, val, "A subquery in a query with window functions",
+  if (ctx.pending.size() != applied) {
+    return SqlUnsupported(sql_, val, "A subquery in a window's partition or order",
                           "Compute the window functions in a view or a subquery in FROM, and "
                           "use the subquery outside it.");
   }

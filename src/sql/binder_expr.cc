@@ -1258,6 +1258,26 @@ std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json&
   return std::nullopt;
 }
 
+Result<std::string> Binder::StringAggSeparator(const Json& sep_node, const ExprPtr& value) {
+  // A constant, of the value's type (text or bytea).
+  Ctx none;
+  auto sep = BindExpr(sep_node, none);
+  const bool bytes = value->type.id() == TypeId::kVarbinary;
+  if (sep.ok() && (*sep)->kind == ExprKind::kLiteral && (*sep)->untyped && bytes &&
+      !(*sep)->value.is_null()) {
+    Value b;
+    Status cs = CastValue((*sep)->value, SqlType::Varchar(), SqlType::Varbinary(), &b);
+    if (!cs.ok()) return SqlError(sql_, sep_node, cs.message());
+    sep = MakeLiteral(std::move(b), SqlType::Varbinary());
+  }
+  if (!sep.ok() || (*sep)->kind != ExprKind::kLiteral ||
+      (!((*sep)->type.id() == TypeId::kVarbinary ? bytes : (*sep)->type.IsString()) &&
+       !(*sep)->untyped)) {
+    return SqlUnsupported(sql_, sep_node, "A string_agg() separator that is not a constant string");
+  }
+  return (*sep)->value.is_null() ? std::string() : (*sep)->value.string_value();
+}
+
 Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ctx) {
   std::string name = Str(body["funcname"].back());
   if (auto it = set_cols_.find(&body); it != set_cols_.end()) {
@@ -1346,28 +1366,12 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       }
       arg = *r;
       if (string_agg) {
-        // The separator: a constant, of the value's type (text or bytea).
-        Ctx none;
-        auto sep = BindExpr(a[1], none);
-        const bool bytes = arg->type.id() == TypeId::kVarbinary;
-        if (sep.ok() && (*sep)->kind == ExprKind::kLiteral && (*sep)->untyped && bytes &&
-            !(*sep)->value.is_null()) {
-          Value b;
-          Status cs = CastValue((*sep)->value, SqlType::Varchar(), SqlType::Varbinary(), &b);
-          if (!cs.ok()) {
-            ctx.in_aggregate = false;
-            return SqlError(sql_, a[1], cs.message());
-          }
-          sep = MakeLiteral(std::move(b), SqlType::Varbinary());
-        }
-        if (!sep.ok() || (*sep)->kind != ExprKind::kLiteral ||
-            (!((*sep)->type.id() == TypeId::kVarbinary ? bytes : (*sep)->type.IsString()) &&
-             !(*sep)->untyped)) {
+        auto sep = StringAggSeparator(a[1], arg);
+        if (!sep.ok()) {
           ctx.in_aggregate = false;
-          return SqlUnsupported(sql_, a[1],
-                                "A string_agg() separator that is not a constant string");
+          return sep.status();
         }
-        call.separator = (*sep)->value.is_null() ? "" : (*sep)->value.string_value();
+        call.separator = *sep;
       }
       if (arg->kind == ExprKind::kLiteral && arg->untyped)
         arg = MakeLiteral(arg->value, SqlType::Varchar());

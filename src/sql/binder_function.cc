@@ -48,6 +48,7 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
   }
   std::string language = "sql";
   std::vector<std::string> as;
+  bool window = false;
   for (const Json& o : body.value("options", Json::array())) {
     const Json& d = o["DefElem"];
     const std::string name = d.value("defname", "");
@@ -58,13 +59,39 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
     } else if (name == "strict") {
       f.strict = d["arg"].contains("Boolean") && d["arg"]["Boolean"].value("boolval", false);
     } else if (name == "window") {
-      f.unsupported = "window functions written by users";
+      window = d["arg"].contains("Boolean") && d["arg"]["Boolean"].value("boolval", false);
     }
   }
   for (char& c : language) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (language != "sql") {
-    f.unsupported = "functions in language " + language;
-    return f;
+  if (window && language == "internal" && as.size() == 1) {
+    // PostgreSQL's own window functions under another name (and parameter
+    // names and defaults of the user's).
+    static const std::pair<const char*, const char*> kWindowFunctions[] = {
+        {"window_row_number", "row_number"},
+        {"window_rank", "rank"},
+        {"window_dense_rank", "dense_rank"},
+        {"window_percent_rank", "percent_rank"},
+        {"window_cume_dist", "cume_dist"},
+        {"window_ntile", "ntile"},
+        {"window_lag", "lag"},
+        {"window_lag_with_offset", "lag"},
+        {"window_lag_with_offset_and_default", "lag"},
+        {"window_lead", "lead"},
+        {"window_lead_with_offset", "lead"},
+        {"window_lead_with_offset_and_default", "lead"},
+        {"window_first_value", "first_value"},
+        {"window_last_value", "last_value"},
+        {"window_nth_value", "nth_value"}};
+    for (const auto& [internal, builtin] : kWindowFunctions) {
+      if (as[0] == internal) f.window_builtin = builtin;
+    }
+  }
+  if (f.window_builtin.empty()) {
+    if (window) {
+      f.unsupported = "window functions written by users";
+    } else if (language != "sql") {
+      f.unsupported = "functions in language " + language;
+    }
   }
   if (!f.unsupported.empty()) return f;
   for (const Json& p : body.value("parameters", Json::array())) {
@@ -78,15 +105,22 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
       f.unsupported = "OUT, INOUT and VARIADIC parameters";
       return f;
     }
+    std::string def;
     if (fp.contains("defexpr")) {
-      f.unsupported = "parameter defaults";
-      return f;
+      Json e = fp["defexpr"];
+      DropLocations(&e);
+      def = e.dump();
+    } else if (!f.arg_defaults.empty() && !f.arg_defaults.back().empty()) {
+      return SqlError(sql, p,
+                      "input parameters after one with a default value must also have defaults");
     }
     Json type = fp["argType"];
     DropLocations(&type);
     f.arg_names.push_back(fp.value("name", ""));
     f.arg_types.push_back(type.dump());
+    f.arg_defaults.push_back(std::move(def));
   }
+  if (!f.window_builtin.empty()) return f;
   if (body.contains("returnType")) {
     Json type = body["returnType"];
     f.returns_set = type.value("setof", false) || !f.columns.empty();
@@ -232,22 +266,67 @@ bool ReadsTables(const Json& select) {
 
 }  // namespace
 
+Result<Json> Binder::FunctionCallArgs(const FunctionDef& f, const Json& call, const Json& node) {
+  const Json& given = call.value("args", Json::array());
+  std::vector<Json> args(f.arg_types.size());
+  std::vector<bool> set(args.size(), false);
+  size_t positional = 0;
+  bool named = false;
+  auto no_such = [&]() {
+    return SqlError(sql_, node,
+                    "function " + f.name + " takes " + std::to_string(f.arg_types.size()) +
+                        " argument" + (f.arg_types.size() == 1 ? "" : "s") + ", not " +
+                        std::to_string(given.size()));
+  };
+  for (const Json& a : given) {
+    if (!a.contains("NamedArgExpr")) {
+      if (named) return SqlError(sql_, a, "positional argument cannot follow named argument");
+      if (positional == args.size()) return no_such();
+      args[positional] = a;
+      set[positional++] = true;
+      continue;
+    }
+    named = true;
+    const std::string name = a["NamedArgExpr"].value("name", "");
+    size_t i = 0;
+    while (i < args.size() && f.arg_names[i] != name) ++i;
+    if (i == args.size()) {
+      return SqlError(sql_, a, "function " + f.name + " has no parameter named \"" + name + "\"");
+    }
+    if (set[i]) return SqlError(sql_, a, "argument name \"" + name + "\" used more than once");
+    args[i] = a["NamedArgExpr"]["arg"];
+    set[i] = true;
+  }
+  Json out = Json::array();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!set[i]) {
+      if (f.arg_defaults[i].empty()) {
+        const std::string param =
+            f.arg_names[i].empty() ? "$" + std::to_string(i + 1) : "\"" + f.arg_names[i] + "\"";
+        return SqlError(sql_, node,
+                        "function " + f.name + "(...) does not exist: no argument for parameter " +
+                            param + ", which has no default");
+      }
+      args[i] = Json::parse(f.arg_defaults[i]);
+    }
+    out.push_back(std::move(args[i]));
+  }
+  return out;
+}
+
 Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, const Json& node,
                                         const Ctx* ctx) {
   if (!f.unsupported.empty()) {
     return SqlUnsupported(sql_, node, f.unsupported + " (function " + f.name + ")");
   }
-  const Json args_in = call.value("args", Json::array());
+  if (!f.window_builtin.empty()) {
+    return SqlError(sql_, node, "window function " + f.name + " requires an OVER clause");
+  }
   if (call.value("agg_star", false) || call.contains("agg_distinct") ||
       call.contains("agg_order") || call.contains("agg_filter")) {
     return SqlError(sql_, node, f.name + " is not an aggregate function");
   }
-  if (args_in.size() != f.arg_types.size()) {
-    return SqlError(sql_, node,
-                    "function " + f.name + " takes " + std::to_string(f.arg_types.size()) +
-                        " argument" + (f.arg_types.size() == 1 ? "" : "s") + ", not " +
-                        std::to_string(args_in.size()));
-  }
+  SLUICE_ASSIGN_OR_RETURN(const Json args_in, FunctionCallArgs(f, call, node));
   // Each inlined body is bound with inline_depth_ one higher (BindUserFunction,
   // BindQuery): a function that calls itself stops here.
   if (inline_depth_ >= 32) {
@@ -299,6 +378,7 @@ Result<ExprPtr> Binder::BindUserFunction(const FunctionDef& f, const Json& call,
                           "Call it in FROM.");
   }
   SLUICE_ASSIGN_OR_RETURN(Json select, InlineFunctionBody(f, call, node, &ctx));
+  SLUICE_ASSIGN_OR_RETURN(const Json args, FunctionCallArgs(f, call, node));
   Json expr;
   bool simple = !ReadsTables(select) && select.value("targetList", Json::array()).size() == 1;
   for (const char* k : {"whereClause", "groupClause", "havingClause", "sortClause", "limitCount",
@@ -321,10 +401,10 @@ Result<ExprPtr> Binder::BindUserFunction(const FunctionDef& f, const Json& call,
                   {"location", Location(node)}}}};
   }
   expr = Cast(std::move(expr), f.return_type);
-  if (f.strict && !call.value("args", Json::array()).empty()) {
+  if (f.strict && !args.empty()) {
     // STRICT: NULL if any argument is NULL.
     Json any_null = Json::array();
-    for (const Json& a : call["args"]) {
+    for (const Json& a : args) {
       any_null.push_back(
           Json{{"NullTest", {{"arg", a}, {"nulltesttype", "IS_NULL"}, {"location", -1}}}});
     }

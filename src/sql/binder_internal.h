@@ -232,6 +232,8 @@ struct WindowGroup {
   std::string key;
   std::vector<ExprPtr> partition, order_exprs;
   std::vector<SortKey> order;
+  std::vector<ExprPtr> tie_exprs;  // kOver's
+  std::vector<SortKey> tie_order;
   std::vector<std::pair<const Json*, WindowCall>> calls;
 };
 
@@ -245,6 +247,8 @@ inline std::shared_ptr<PlanNode> MakeOver(PlanPtr in, const WindowGroup& g) {
   n->partition = g.partition;
   n->order_exprs = g.order_exprs;
   n->order = g.order;
+  n->tie_exprs = g.tie_exprs;
+  n->tie_order = g.tie_order;
   return n;
 }
 
@@ -485,6 +489,9 @@ class Binder {
   Result<ExprPtr> BindAExpr(const Json& body, const Json& node, Ctx& ctx);
   Result<ExprPtr> BindFuncCall(const Json& body, const Json& node, Ctx& ctx);
   std::optional<Json> RewriteJsonCall(const std::string& name, const Json& body, const Json& node);
+  // STRING_AGG's separator for values `value`: a constant string (bytea for
+  // bytea values).
+  Result<std::string> StringAggSeparator(const Json& sep, const ExprPtr& value);
   // An aggregate call of the query: its column on the aggregate's output
   // (the same call twice is computed once).
   Result<ExprPtr> AddAggregate(AggCall call, Ctx& ctx, const Json& node);
@@ -555,7 +562,7 @@ class Binder {
   // ORDER BY ...)) merged in, from the query's WINDOW clause.
   Result<Json> ResolveWindow(const Json& over, const Json& node, int depth = 0);
   Result<WindowFrame> BindFrame(const Json& over, const std::vector<ExprPtr>& order_exprs,
-                                const Json& node);
+                                const Json& node, Ctx& ctx);
   // A window function that the partition-wide operator computes.
   Result<WindowCall> BindWindowCall(const Json& node, const Json& body, const std::string& name,
                                     const Json& over, const std::vector<ExprPtr>& order_exprs,
@@ -568,6 +575,10 @@ class Binder {
   Result<ExprPtr> RowField(const ExprPtr& x, const std::string& name, const Json& node);
   // The arguments of a call to `name`, in order; named ones (`days => 10`)
   // put in their places, and the defaults of the others added.
+  // The arguments of a call of `f`, one per parameter in order: the
+  // positional ones, then the named ones (`name => value`) where their
+  // names say, then the parameters' defaults.
+  Result<Json> FunctionCallArgs(const FunctionDef& f, const Json& call, const Json& node);
   Result<std::vector<ExprPtr>> BindCallArgs(const std::string& name, const Json& call_args,
                                             const Json& node, Ctx& ctx);
   // Checks a statistic's arguments: the variance family takes a number; the

@@ -57,11 +57,18 @@ struct FunctionDef {
   std::string name;
   std::vector<std::string> arg_names;  // "" for an unnamed parameter
   std::vector<std::string> arg_types;  // each a TypeName parse tree
+  // Each parameter's DEFAULT, a parse tree; "" for none. The parameters
+  // after one with a default have one too.
+  std::vector<std::string> arg_defaults;
   std::string return_type;             // a TypeName parse tree
   bool returns_set = false;            // SETOF or TABLE: a FROM item
   std::vector<std::string> columns;    // RETURNS TABLE (...): the columns' names
   bool strict = false;                 // NULL if an argument is NULL
   std::string body;                    // a SelectStmt parse tree
+  // LANGUAGE internal WINDOW AS 'window_nth_value': the built-in window
+  // function it names (nth_value), called with the arguments in the order
+  // of its parameters.
+  std::string window_builtin;
   // Not empty for a function Sluice cannot run (another language than SQL,
   // or a body it does not take): calls are refused with this reason.
   std::string unsupported;

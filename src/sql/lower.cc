@@ -1087,7 +1087,12 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
   const Schema out_schema = n.schema();
   const std::vector<ExprPtr>& order_exprs = n.order_exprs;
   const std::vector<SortKey>& order = n.order;
-  Stream* keyed = InSortOrder(in, schema, n.partition, order_exprs, order);
+  // Sorted by the order keys, then the tie keys, which do not make peers.
+  std::vector<ExprPtr> sort_exprs = order_exprs;
+  std::vector<SortKey> sort_order = order;
+  sort_exprs.insert(sort_exprs.end(), n.tie_exprs.begin(), n.tie_exprs.end());
+  sort_order.insert(sort_order.end(), n.tie_order.begin(), n.tie_order.end());
+  Stream* keyed = InSortOrder(in, schema, n.partition, sort_exprs, sort_order);
   bool range_keys = false;
   for (const WindowCall& c : n.window_calls) {
     const auto& f = c.frame;
@@ -1100,9 +1105,16 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
   std::vector<WindowCall> calls = n.window_calls;
   OverSpec spec;
   spec.reach = WindowReach(calls);
-  spec.compute = [schema, out_schema, order_exprs, order, calls, range_keys, desc](
-                     const OverSpec::Rows& rows, size_t from, size_t to,
-                     std::vector<std::pair<std::string, Weight>>* out) -> Status {
+  // Whole partitions: a partition whose functions fail to evaluate (a NULL
+  // frame offset of a subquery, ntile(0)) has no output rows, and the
+  // error is counted, as a row that fails a projection is. Its contents
+  // decide its output alone, so the change stays the difference of two
+  // states. (With a reach, a run's outputs are not a partition's: an error
+  // stops the step.)
+  EvalErrors* errors = spec.reach ? nullptr : errors_;
+  spec.compute = [schema, out_schema, order_exprs, order, sort_exprs, sort_order, calls, range_keys,
+                  desc, errors](const OverSpec::Rows& rows, size_t from, size_t to,
+                                std::vector<std::pair<std::string, Weight>>* out) -> Status {
     PartitionRows p;
     p.desc = desc;
     p.range_key_days = order_exprs.size() == 1 && order_exprs[0]->type.id() == TypeId::kDate;
@@ -1117,6 +1129,9 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
       std::string_view key = val.substr(0, val.size() - rest.size());
       if (!p.rows.empty() && key != last_key) ++group;
       last_key = key;
+      for (size_t i = order_exprs.size(); i < sort_exprs.size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(SkipSortField(sort_exprs[i]->type, sort_order[i], &rest));
+      }
       Row row;
       SLUICE_RETURN_IF_ERROR(DecodeInto(schema, rest, &row));
       std::optional<long double> rk;
@@ -1132,7 +1147,12 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
       }
     }
     std::vector<Row> values;
-    SLUICE_RETURN_IF_ERROR(EvalWindowCalls(calls, p, &values));
+    Status evaluated = EvalWindowCalls(calls, p, &values);
+    if (!evaluated.ok()) {
+      if (errors == nullptr || !IsEvalError(evaluated)) return evaluated;
+      errors->Add(evaluated);
+      return Status::OK();
+    }
     for (size_t i = from; i < to && i < p.rows.size(); ++i) {
       Row r = p.rows[i];
       for (Value& v : values[i]) r.push_back(std::move(v));

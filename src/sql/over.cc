@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <limits>
 
 #include "sql/datetime.h"
@@ -175,8 +176,32 @@ class FrameAgg {
     stats_ = LinearAcc();
     dec_ = LinearAcc();
     yc_ = YoungsCramer();
+    items_.clear();
   }
+  // REQUIRES: a row leaves (sign -1) only after it entered, and rows leave
+  // in the order they entered (a frame slides forward).
   Status Add(const Row& row, int sign) {
+    bool passes = true;
+    if (c_.filter != nullptr) {
+      Value pass;
+      SLUICE_RETURN_IF_ERROR(Eval(*c_.filter, row, &pass));
+      passes = !pass.is_null() && pass.bool_value();
+    }
+    if (Collects()) {
+      if (sign < 0) {
+        items_.pop_front();
+        return Status::OK();
+      }
+      std::optional<Value> item;
+      if (passes) {
+        Value v;
+        SLUICE_RETURN_IF_ERROR(EvalArg(c_, 0, row, &v));
+        if (!v.is_null() || c_.agg == AggKind::kArrayAgg) item = std::move(v);
+      }
+      items_.push_back(std::move(item));
+      return Status::OK();
+    }
+    if (!passes) return Status::OK();
     if (IsStatistical(c_.agg)) {
       Value y, x;
       SLUICE_RETURN_IF_ERROR(EvalArg(c_, 0, row, &y));
@@ -222,7 +247,7 @@ class FrameAgg {
   }
   // Whether Add(row, -1) undoes an Add(row, +1) exactly.
   bool Invertible() const {
-    if (c_.agg == AggKind::kCountStar || c_.agg == AggKind::kCount) return true;
+    if (c_.agg == AggKind::kCountStar || c_.agg == AggKind::kCount || Collects()) return true;
     if (c_.agg == AggKind::kMin || c_.agg == AggKind::kMax) return false;
     // Exact sums of integers and decimals; doubles accumulate in the frame's
     // order as PostgreSQL does, which has no inverse.
@@ -230,7 +255,28 @@ class FrameAgg {
     return arg_type_.IsInteger() || arg_type_.id() == TypeId::kDecimal ||
            arg_type_.id() == TypeId::kInterval;
   }
+  // The aggregate's value, then `finish` applied to it if the call has one.
   Status Result(Value* out) const {
+    SLUICE_RETURN_IF_ERROR(Aggregated(out));
+    if (c_.finish == nullptr) return Status::OK();
+    Row one = {std::move(*out)};
+    return Eval(*c_.finish, one, out);
+  }
+
+ private:
+  Status Aggregated(Value* out) const {
+    if (Collects()) {
+      std::vector<Value> values;
+      for (const std::optional<Value>& v : items_) {
+        if (v.has_value()) values.push_back(*v);
+      }
+      AggSpec spec{c_.agg, 0};
+      spec.separator = c_.separator;
+      const SqlType vt = arg_type_.WithNullable(true);
+      SLUICE_ASSIGN_OR_RETURN(SqlType out_type, AggOutputType(spec, {vt}));
+      SLUICE_ASSIGN_OR_RETURN(*out, CollectedResult(spec, out_type, vt, std::move(values)));
+      return Status::OK();
+    }
     if (IsStatistical(c_.agg) && Floats()) {
       *out = yc_.Result(c_.agg);
       return Status::OK();
@@ -283,7 +329,7 @@ class FrameAgg {
     }
   }
 
- private:
+  bool Collects() const { return c_.agg == AggKind::kArrayAgg || c_.agg == AggKind::kStringAgg; }
   bool Floats() const {
     return c_.args.size() > 1 || arg_type_.id() == TypeId::kDouble ||
            arg_type_.id() == TypeId::kReal;
@@ -303,6 +349,9 @@ class FrameAgg {
   int128 isum_ = 0;
   double dsum_ = 0;
   Value best_;
+  // ARRAY_AGG, STRING_AGG: the values of the frame's rows in order, nullopt
+  // for a row left out (by FILTER, or a NULL of STRING_AGG).
+  std::deque<std::optional<Value>> items_;
 };
 
 Status EvalAggregate(const WindowCall& c, const Partition& part, const PartitionRows& p,
@@ -369,6 +418,26 @@ std::optional<long double> RowsEdge(Bound b, long double off) {
   return std::nullopt;
 }
 
+// Sets a frame's offsets that are expressions (of subqueries) to their
+// values, the same in every row: here, `row`'s.
+Status ResolveOffsets(const Row& row, WindowFrame* f) {
+  auto resolve = [&](ExprPtr* e, long double* out, const char* which) -> Status {
+    if (*e == nullptr) return Status::OK();
+    Value v;
+    SLUICE_RETURN_IF_ERROR(Eval(**e, row, &v));
+    if (v.is_null())
+      return Status::InvalidArgument(std::string("frame ") + which + " offset must not be null");
+    if (v.int_value() < 0)
+      return Status::InvalidArgument(std::string("frame ") + which +
+                                     " offset must not be negative");
+    *out = static_cast<long double>(v.int_value());
+    *e = nullptr;
+    return Status::OK();
+  };
+  SLUICE_RETURN_IF_ERROR(resolve(&f->start_expr, &f->start_offset, "starting"));
+  return resolve(&f->end_expr, &f->end_offset, "ending");
+}
+
 }  // namespace
 
 std::optional<OverReach> WindowReach(const std::vector<WindowCall>& calls) {
@@ -398,7 +467,8 @@ std::optional<OverReach> WindowReach(const std::vector<WindowCall>& calls) {
       case WindowFnKind::kNthValue:
       case WindowFnKind::kAggregate: {
         const WindowFrame& f = c.frame;
-        if (f.unit != Unit::kRows) return std::nullopt;
+        if (f.unit != Unit::kRows || f.start_expr != nullptr || f.end_expr != nullptr)
+          return std::nullopt;
         std::optional<long double> lo = RowsEdge(f.start, f.start_offset);
         std::optional<long double> hi = RowsEdge(f.end, f.end_offset);
         if (!lo || !hi) return std::nullopt;
@@ -445,6 +515,13 @@ std::optional<long double> RangeNumber(const Value& v, const SqlType& type) {
       // ignored, as PostgreSQL's in_range for time and timetz ignores them;
       // a time with time zone's key counts microseconds in units of
       // 2^kZoneBits (types/time_tz.h), so that key + offset keeps the zone.
+      // An interval key's is its span, a month as 30 days, as PostgreSQL
+      // compares intervals (interval_cmp_value).
+      if (type.id() == TypeId::kInterval) {
+        return (static_cast<long double>(iv.months) * 30 + static_cast<long double>(iv.days)) *
+                   86400e6L +
+               static_cast<long double>(iv.micros);
+      }
       if (type.id() == TypeId::kTime) {
         const long double m = static_cast<long double>(iv.micros);
         return type.IsTimeTz() ? m * static_cast<long double>(int64_t{1} << TimeTz::kZoneBits) : m;
@@ -463,7 +540,15 @@ Status EvalWindowCalls(const std::vector<WindowCall>& calls, const PartitionRows
   Partition part(p);
   const size_t n = part.size();
   out->resize(n);
-  for (const WindowCall& c : calls) {
+  for (const WindowCall& given : calls) {
+    WindowCall with_offsets;
+    const bool resolve =
+        n > 0 && (given.frame.start_expr != nullptr || given.frame.end_expr != nullptr);
+    if (resolve) {
+      with_offsets = given;
+      SLUICE_RETURN_IF_ERROR(ResolveOffsets(p.rows[0], &with_offsets.frame));
+    }
+    const WindowCall& c = resolve ? with_offsets : given;
     if (c.kind == WindowFnKind::kAggregate) {
       SLUICE_RETURN_IF_ERROR(EvalAggregate(c, part, p, out));
       continue;

@@ -39,7 +39,8 @@ std::optional<OverReach> WindowReach(const std::vector<WindowCall>& calls);
 // A RANGE key or offset as a number in the key's unit: integers and
 // decimals as they are, dates in days, times and timestamps in microseconds,
 // intervals of days and time in microseconds (or days, for a date key),
-// without their months (WindowFrame keeps those apart).
+// without their months (WindowFrame keeps those apart); over an interval key,
+// intervals as their span in microseconds, a month as 30 days.
 std::optional<long double> RangeNumber(const Value& v, const SqlType& type);
 
 }  // namespace sluice::sql

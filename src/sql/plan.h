@@ -93,6 +93,10 @@ struct WindowFrame {
   // added on the calendar (PostgreSQL's timestamp + interval) before the
   // rest of it, which is in the offsets above.
   int32_t start_months = 0, end_months = 0;
+  // ROWS and GROUPS: an offset of subqueries, over the row (the subqueries'
+  // answers joined to every row, so it is the same in every row); set, it
+  // stands for the constant offset above.
+  ExprPtr start_expr, end_expr;
   Exclude exclude = Exclude::kNoOthers;
 };
 
@@ -117,6 +121,12 @@ struct WindowCall {
   std::vector<ExprPtr> args;          // over input 0's row
   SqlType type;
   WindowFrame frame;
+  ExprPtr filter;         // kAggregate ... FILTER (WHERE filter): only its TRUE rows count
+  std::string separator;  // STRING_AGG
+  // Applied to the aggregate's value (column 0 of a one-column row), as
+  // JSON_AGG(x) is JSON_ARRAY_OF_ELEMENTS(ARRAY_AGG(TO_JSON(x))); `type` is
+  // its type.
+  ExprPtr finish;
 };
 
 // A temporal filter's condition on NOW(): `at`, a TIMESTAMP over the row, is
@@ -158,6 +168,11 @@ struct PlanNode {
   AggCall rolling;                            // kRolling
   WindowSpec window;                          // kWindow
   std::vector<WindowCall> window_calls;       // kOver (with partition, order_exprs, order)
+  // kOver: the order of rows with equal order keys, which are still peers
+  // (the ORDER BY of the subquery the rows come from, as PostgreSQL's plan
+  // keeps it when the window's order is its start).
+  std::vector<ExprPtr> tie_exprs;
+  std::vector<SortKey> tie_order;
   PlanPtr working;                            // kRecursive: its kWorkingTable
   bool set_union = false;                     // kRecursive: UNION, not UNION ALL
   SeriesFn series = SeriesFn::kGenerateSeries;  // kSeries (with exprs)

@@ -41,3 +41,50 @@ INSERT INTO agg_t VALUES (1), (2);
 CREATE AGGREGATE my_sum (int4) (stype = int4, sfunc = int4pl);
 -- sluice: error aggregates written by users (CREATE AGGREGATE) (function my_sum) is not supported yet
 SELECT my_sum(a) FROM agg_t;
+
+-- Named arguments and parameter defaults, in the select list, in WHERE, in
+-- FROM and in a window function's argument.
+CREATE TABLE na (a INT, b INT);
+INSERT INTO na VALUES (1, 10), (2, NULL), (3, 30);
+CREATE FUNCTION addn(a INT, b INT = 10, c INT DEFAULT 100) RETURNS INT LANGUAGE SQL AS 'SELECT a + b * 2 + c * 3';
+CREATE FUNCTION stricter(x INT, y INT = NULL) RETURNS INT LANGUAGE SQL STRICT RETURN x + coalesce(y, 0);
+CREATE FUNCTION upton(lo INT, hi INT = 3) RETURNS SETOF INT AS 'select g from generate_series(lo, hi) g' LANGUAGE SQL;
+SELECT a, addn(a), addn(a, b), addn(c => b, a => a), addn(a, c := 1), addn(b := a, a := 0, c := a) FROM na;
+SELECT a, stricter(a), stricter(a, b), stricter(y => 1, x => b) FROM na;
+SELECT a FROM na WHERE addn(a, c => 0) > 5;
+SELECT na.a, u FROM na, upton(na.a) u;
+SELECT * FROM upton(hi => 2, lo => 0);
+SELECT a, sum(addn(a, c => 0)) OVER (ORDER BY a) FROM na;
+-- sluice: error argument name "a" used more than once
+SELECT addn(a => 1, a => 2);
+-- sluice: error positional argument cannot follow named argument
+SELECT addn(a => 1, 2);
+-- sluice: error no argument for parameter "a"
+SELECT addn(b => 1);
+-- sluice: error has no parameter named "z"
+SELECT addn(1, z => 1);
+-- sluice: error function addn takes 3 arguments, not 4
+SELECT addn(1, 2, 3, 4);
+-- sluice: error input parameters after one with a default value must also have defaults
+CREATE FUNCTION baddef(a INT = 1, b INT) RETURNS INT LANGUAGE SQL RETURN a + b;
+INSERT INTO na VALUES (4, 40);
+UPDATE na SET b = NULL WHERE a = 1;
+DELETE FROM na WHERE a = 3;
+
+-- A built-in window function under a user's name, with named arguments
+-- and defaults.
+CREATE TABLE wt (four INT, ten INT);
+INSERT INTO wt VALUES (0, 0), (0, 4), (1, 1), (1, 5), (1, 9), (2, NULL), (3, 3);
+CREATE FUNCTION nth_value_def(val anyelement, n integer = 1) RETURNS anyelement
+  LANGUAGE internal WINDOW IMMUTABLE STRICT AS 'window_nth_value';
+CREATE FUNCTION lag_def(val anyelement, off integer = 2) RETURNS anyelement
+  LANGUAGE internal WINDOW AS 'window_lag_with_offset';
+SELECT ten, four, nth_value_def(n := 2, val := ten) OVER (PARTITION BY four ORDER BY ten) FROM wt;
+SELECT ten, four, nth_value_def(ten) OVER (PARTITION BY four ORDER BY ten ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING),
+  lag_def(ten) OVER (ORDER BY ten, four), lag_def(off => 1, val => four) OVER (ORDER BY ten, four)
+FROM wt;
+-- sluice: error window function nth_value_def requires an OVER clause
+SELECT nth_value_def(ten) FROM wt;
+INSERT INTO wt VALUES (0, 8), (3, NULL);
+DELETE FROM wt WHERE ten = 4;
+UPDATE wt SET four = 1 WHERE ten = 3;

@@ -186,33 +186,8 @@ Status AggregateOp::Render(std::string_view group, const State& st,
       }
       SLUICE_RETURN_IF_ERROR(c.status());
       SLUICE_ASSIGN_OR_RETURN(SqlType out_type, AggOutputType(a, val_schema_));
-      if (values.empty()) {
-        AppendNull(out);
-      } else if (a.kind == AggKind::kArrayAgg) {
-        // Of arrays (ArrayHoldsSubArrays): each is a sub-array, and the
-        // lower bounds of the first that has some are the result's below
-        // its first dimension, as PostgreSQL's array_agg gives them.
-        std::vector<int32_t> lower;
-        if (ArrayHoldsSubArrays(out_type) && vt.id() == TypeId::kArray) {
-          for (Value& x : values) {
-            if (x.is_null() || x.lower_bounds().empty()) continue;
-            if (lower.empty()) {
-              lower.push_back(1);
-              lower.insert(lower.end(), x.lower_bounds().begin(), x.lower_bounds().end());
-            }
-            x = Value::List(std::vector<Value>(x.list()));
-          }
-        }
-        SLUICE_RETURN_IF_ERROR(
-            EncodeValue(out_type, Value::BoundedList(std::move(values), std::move(lower)), out));
-      } else {
-        std::string joined;
-        for (size_t k = 0; k < values.size(); ++k) {
-          if (k > 0) joined += a.separator;
-          joined += values[k].string_value();
-        }
-        SLUICE_RETURN_IF_ERROR(EncodeValue(out_type, Value::String(std::move(joined)), out));
-      }
+      SLUICE_ASSIGN_OR_RETURN(Value result, CollectedResult(a, out_type, vt, std::move(values)));
+      SLUICE_RETURN_IF_ERROR(EncodeValue(out_type, result, out));
       continue;
     }
     if (c.KeyValid() && c.key() == group && c.ValValid()) {

@@ -988,4 +988,32 @@ Status DecodeStats(std::string_view* in, LinearAcc* acc) {
   return Status::OK();
 }
 
+Result<Value> CollectedResult(const AggSpec& spec, const SqlType& out_type, const SqlType& vt,
+                              std::vector<Value> values) {
+  if (values.empty()) return Value::Null();
+  if (spec.kind == AggKind::kArrayAgg) {
+    // Of arrays (ArrayHoldsSubArrays): each is a sub-array, and the lower
+    // bounds of the first that has some are the result's below its first
+    // dimension, as PostgreSQL's array_agg gives them.
+    std::vector<int32_t> lower;
+    if (ArrayHoldsSubArrays(out_type) && vt.id() == TypeId::kArray) {
+      for (Value& x : values) {
+        if (x.is_null() || x.lower_bounds().empty()) continue;
+        if (lower.empty()) {
+          lower.push_back(1);
+          lower.insert(lower.end(), x.lower_bounds().begin(), x.lower_bounds().end());
+        }
+        x = Value::List(std::vector<Value>(x.list()));
+      }
+    }
+    return Value::BoundedList(std::move(values), std::move(lower));
+  }
+  std::string joined;
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (k > 0) joined += spec.separator;
+    joined += values[k].string_value();
+  }
+  return Value::String(std::move(joined));
+}
+
 }  // namespace sluice

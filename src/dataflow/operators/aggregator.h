@@ -224,4 +224,12 @@ void AppendAsNullable(const SqlType& col, std::string_view field, std::string* o
 
 bool IsLinear(AggKind kind);
 
+// The result of STRING_AGG or ARRAY_AGG (`spec.kind`) over `values`, the
+// aggregated values of type `vt` in their order (STRING_AGG's without its
+// NULLs): NULL if there are none; else the array (of arrays: each a
+// sub-array, as PostgreSQL's array_agg gives them) or the strings joined by
+// the separator. `out_type` is AggOutputType's.
+Result<Value> CollectedResult(const AggSpec& spec, const SqlType& out_type, const SqlType& vt,
+                              std::vector<Value> values);
+
 }  // namespace sluice
