@@ -440,13 +440,18 @@ CREATE VIEW v AS SELECT a.id, a.ts, b.price FROM auc a JOIN bid b ON a.id = b.au
   WHERE b.ts BETWEEN a.ts AND a.expires;
 )";
   for (uint64_t seed : {6, 7}) {
-    RangeRun one = RunRangeJoins(std::string(kRangeTables) + one_filter, {"v"}, seed, false);
-    RangeRun two = RunRangeJoins(std::string(kRangeTables) + stacked, {"v"}, seed, false);
-    EXPECT_EQ(two.got["v"], two.want["v"]) << "seed " << seed;
-    EXPECT_EQ(two.got["v"], one.got["v"]) << "seed " << seed;
-    EXPECT_FALSE(two.want["v"].empty());
-    EXPECT_LT(two.held, one.held + one.held / 4)
-        << "stacked filters hold " << two.held << " bytes, one filter " << one.held;
+    for (bool deletes : {false, true}) {
+      RangeRun one = RunRangeJoins(std::string(kRangeTables) + one_filter, {"v"}, seed, deletes);
+      RangeRun two = RunRangeJoins(std::string(kRangeTables) + stacked, {"v"}, seed, deletes);
+      EXPECT_EQ(two.got["v"], two.want["v"]) << "seed " << seed;
+      EXPECT_EQ(two.got["v"], one.got["v"]) << "seed " << seed;
+      EXPECT_FALSE(two.want["v"].empty());
+      // (Tables that take deletes keep their rows, which hides the joins'.)
+      if (!deletes) {
+        EXPECT_LT(two.held, one.held + one.held / 4)
+            << "stacked filters hold " << two.held << " bytes, one filter " << one.held;
+      }
+    }
   }
 }
 
