@@ -26,7 +26,7 @@ const std::vector<TransportInfo>& Transports() {
   static const std::vector<TransportInfo> kTransports = {
       {"file_input", true, {"path", "follow"}, {"path"}},
       {"http_input", true, {}, {}},
-      {"nexmark", true, {"events", "rate", "table", "threads", "seed"}, {}},
+      {"nexmark", true, {"events", "rate", "table", "threads", "seed", "stream"}, {}},
       {"delta_table_input",
        true,
        {"uri", "mode", "version", "timestamp", "filter", "poll_interval_ms"},

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "connector/nexmark.h"
 #include "zset/batch_builder.h"
 
 namespace sluice::connector {
@@ -100,6 +102,76 @@ TEST(ConnectorSpecTest, FieldsAndErrorsNameWhatIsWrong) {
                            {"name": "a", "transport": {"name": "null_output"}}])")
                 .find("two connectors"),
             std::string::npos);
+}
+
+// Takes one table's changes, each after `delay`, and records how many chunks
+// of events the table's generator has handed over.
+class ChunkCountingSink final : public InputSink {
+ public:
+  ChunkCountingSink(std::atomic<uint64_t>* chunks, std::chrono::milliseconds delay,
+                    std::function<void()> after = nullptr)
+      : chunks_(chunks), delay_(delay), after_(std::move(after)) {}
+  bool Enqueue(format::ChangeBuffer, std::string position) override {
+    std::this_thread::sleep_for(delay_);
+    *chunks_ = nlohmann::json::parse(position)["next_chunk"][0].get<uint64_t>();
+    if (after_) after_();
+    return true;
+  }
+  bool stopping() const override { return false; }
+
+ private:
+  std::atomic<uint64_t>* const chunks_;
+  const std::chrono::milliseconds delay_;
+  const std::function<void()> after_;
+};
+
+// Auctions are 3 events in 50 and bids 46: alone, the auctions' generator
+// runs ahead of a slow bids' table in event time; in one stream it waits.
+TEST(NexmarkTest, TablesOfOneStreamAdvanceTogether) {
+  const Schema auction = {SqlType::BigInt(),    SqlType::Varchar(), SqlType::Varchar(),
+                          SqlType::BigInt(),    SqlType::BigInt(),  SqlType::Timestamp(),
+                          SqlType::Timestamp(), SqlType::BigInt(),  SqlType::BigInt(),
+                          SqlType::Varchar()};
+  const Schema bid = {SqlType::BigInt(),  SqlType::BigInt(),  SqlType::BigInt(),
+                      SqlType::Varchar(), SqlType::Varchar(), SqlType::Timestamp(),
+                      SqlType::Varchar()};
+  const format::Relation auctions{"auction",
+                                  {"id", "item_name", "description", "initial_bid", "reserve",
+                                   "date_time", "expires", "seller", "category", "extra"},
+                                  auction};
+  const format::Relation bids{
+      "bid", {"auction", "bidder", "price", "channel", "url", "date_time", "extra"}, bid};
+  constexpr uint64_t kChunks = 30;
+  for (bool one_stream : {false, true}) {
+    ConnectorSpec spec;
+    spec.transport = "nexmark";
+    spec.transport_config = std::string(R"({"events": )") + std::to_string(kChunks * 10000) +
+                            R"(, "threads": 1)" +
+                            (one_stream ? R"(, "stream": "connector_test"})" : "}");
+    auto a = MakeNexmarkInput(spec, auctions);
+    auto b = MakeNexmarkInput(spec, bids);
+    ASSERT_TRUE(a.ok() && b.ok());
+    std::atomic<uint64_t> a_chunks{0}, b_chunks{0}, lead{0};
+    ChunkCountingSink a_sink(&a_chunks, std::chrono::milliseconds(0), [&] {
+      const uint64_t ahead = a_chunks - std::min<uint64_t>(a_chunks, b_chunks);
+      if (ahead > lead) lead = ahead;
+    });
+    ChunkCountingSink b_sink(&b_chunks, std::chrono::milliseconds(5));
+    ASSERT_TRUE((*a)->Start(&a_sink).ok());
+    ASSERT_TRUE((*b)->Start(&b_sink).ok());
+    for (int i = 0; i < 1000 && (a_chunks < kChunks || b_chunks < kChunks); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    (*a)->Stop();
+    (*b)->Stop();
+    EXPECT_EQ(a_chunks, kChunks);
+    EXPECT_EQ(b_chunks, kChunks);
+    if (one_stream) {
+      EXPECT_LE(lead, 3u);  // 2 chunks ahead of the slowest, and the one made
+    } else {
+      EXPECT_GT(lead, 10u);
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -165,12 +168,83 @@ const std::vector<TableShape>& Shapes() {
   return kShapes;
 }
 
+// The connectors of one Nexmark stream (the tables whose configs name the
+// same `stream`) in this process: each table's generator goes through every
+// event number and makes only its own kind, so the auctions' generator (3
+// events in 50) would run far ahead of the bids' (46 in 50) in event time,
+// as far as its queue lets it. Generators that share a clock advance
+// together instead, as Nexmark's single generator does: none starts a chunk
+// more than kLeadChunks ahead of the slowest of the others.
+//
+// Thread safety: `mu_` guards the members; the generator threads of every
+// member call in.
+class StreamClock {
+ public:
+  static constexpr uint64_t kLeadChunks = 2;
+  static constexpr uint64_t kDone = UINT64_MAX;
+
+  // The clock of stream `name`, shared by every connector that names it.
+  static std::shared_ptr<StreamClock> Named(const std::string& name) {
+    static Mutex registry_mu;
+    static std::map<std::string, std::weak_ptr<StreamClock>> registry;
+    MutexLock l(&registry_mu);
+    std::shared_ptr<StreamClock> clock = registry[name].lock();
+    if (!clock) {
+      clock = std::make_shared<StreamClock>();
+      registry[name] = clock;
+    }
+    return clock;
+  }
+
+  // `member` takes part from chunk `first` on, until Leave().
+  void Join(const void* member, uint64_t first) {
+    MutexLock l(&mu_);
+    next_[member] = first;
+  }
+  void Leave(const void* member) {
+    MutexLock l(&mu_);
+    next_.erase(member);
+    cv_.SignalAll();
+  }
+  // `member` has handed over every chunk before `next` (kDone: all of them).
+  void Advance(const void* member, uint64_t next) {
+    MutexLock l(&mu_);
+    next_[member] = next;
+    cv_.SignalAll();
+  }
+  // Waits until `member` may make chunk `chunk`; false if `stop` said so
+  // first (asked every 20 ms).
+  bool WaitToMake(const void* member, uint64_t chunk, const std::function<bool()>& stop) {
+    MutexLock l(&mu_);
+    while (true) {
+      uint64_t slowest = kDone;
+      for (const auto& [m, next] : next_) {
+        if (m != member) slowest = std::min(slowest, next);
+      }
+      if (slowest == kDone || chunk <= slowest + kLeadChunks) return true;
+      l.Unlock();
+      const bool stopped = stop();
+      l.Lock();
+      if (stopped) return false;
+      cv_.WaitFor(&mu_, std::chrono::milliseconds(20));
+    }
+  }
+
+ private:
+  Mutex mu_;
+  CondVar cv_;
+  std::map<const void*, uint64_t> next_ GUARDED_BY(mu_);  // per member, its next chunk
+};
+
 class NexmarkInput final : public InputConnector {
  public:
   NexmarkInput(const ConnectorSpec& spec, const format::Relation& rel) : spec_(spec), rel_(rel) {
     stats_.paused = spec.paused;
   }
-  ~NexmarkInput() override { Stop(); }
+  ~NexmarkInput() override {
+    Stop();
+    if (clock_) clock_->Leave(this);
+  }
 
   Status Init() {
     Json c = Json::parse(spec_.transport_config);
@@ -180,6 +254,10 @@ class NexmarkInput final : public InputConnector {
     delay_us_ = 1e6 / rate;
     seed_ = c.value("seed", uint64_t{0});
     threads_ = std::max(1, c.value("threads", spec_.workers));
+    if (c.contains("stream")) {
+      if (!c["stream"].is_string()) return Fail("\"stream\" must be a string");
+      clock_ = StreamClock::Named(c["stream"].get<std::string>());
+    }
     std::string table = c.value("table", rel_.name);
     for (const TableShape& s : Shapes()) {
       if (table == s.name) shape_ = &s;
@@ -205,6 +283,9 @@ class NexmarkInput final : public InputConnector {
     MutexLock l(&mu_);
     next_.assign(static_cast<size_t>(threads_), 0);
     for (int t = 0; t < threads_; ++t) next_[static_cast<size_t>(t)] = static_cast<uint64_t>(t);
+    // From now on, not at Start(): the other tables' connectors are made
+    // before any starts, so none runs ahead while the others start.
+    if (clock_) clock_->Join(this, 0);
     return Status::OK();
   }
 
@@ -217,6 +298,7 @@ class NexmarkInput final : public InputConnector {
                   std::to_string(threads_) + " threads");
     }
     for (size_t t = 0; t < next_.size(); ++t) next_[t] = p["next_chunk"][t].get<uint64_t>();
+    if (clock_) clock_->Advance(this, *std::min_element(next_.begin(), next_.end()));
     return Status::OK();
   }
 
@@ -253,6 +335,10 @@ class NexmarkInput final : public InputConnector {
       while (stats_.paused && !stop_ && !sink_->stopping()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
+      if (clock_ &&
+          !clock_->WaitToMake(this, chunk, [this] { return stop_ || sink_->stopping(); })) {
+        return;
+      }
       format::ChangeBuffer changes;
       const uint64_t end = std::min(events_, (chunk + 1) * kChunk);
       uint64_t bytes = 0;
@@ -268,10 +354,15 @@ class NexmarkInput final : public InputConnector {
       Json pos = {{"next_chunk", next_}};
       const uint64_t records = changes.size();
       if (!sink_->Enqueue(std::move(changes), pos.dump())) return;
+      // Handed over: the others may go on.
+      if (clock_) clock_->Advance(this, *std::min_element(next_.begin(), next_.end()));
       stats_.records += records;
       stats_.bytes += bytes;
     }
-    if (++finished_ == threads_) stats_.end_of_input = true;
+    if (++finished_ == threads_) {
+      stats_.end_of_input = true;
+      if (clock_) clock_->Advance(this, StreamClock::kDone);
+    }
   }
 
   // The row of event `n` (of this table's kind).
@@ -289,6 +380,7 @@ class NexmarkInput final : public InputConnector {
   Mutex mu_;
   std::vector<uint64_t> next_ GUARDED_BY(mu_);  // per thread, its next chunk
   std::vector<std::thread> threads_list_;
+  std::shared_ptr<StreamClock> clock_;  // null unless the config names a `stream`
   std::atomic<bool> stop_{false};
   std::atomic<int> finished_{0};
 };

@@ -13,8 +13,17 @@
 // `rate` (events per second of event time: event n happens at
 // 2026-01-01 00:00:00 + n / rate seconds; default 10^7), `table` (person,
 // auction or bid; default the table's name), `threads` (generator threads,
-// default the pipeline's workers), `seed`. Events are generated as fast as
-// the pipeline takes them.
+// default the pipeline's workers), `seed`, `stream` (a name: the tables
+// whose connectors name the same stream advance together in event time, no
+// table's generator more than 2 chunks of 10,000 events ahead of the
+// slowest of the others; a paused or full one holds the others back).
+// Events are generated as fast as the pipeline takes them.
+//
+// Without a `stream`, each table's generator runs as far ahead as its queue
+// lets it: the auctions' (3 events in 50) some 16 times as far in event
+// time as the bids', so that a join of the two holds every auction whose
+// bids have not come yet. Nexmark's own generator makes one stream of all
+// three kinds, in order of time.
 //
 // Every event is a function of its number (its random draws come from a
 // generator seeded by it), so the three tables' connectors agree without

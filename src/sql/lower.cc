@@ -353,6 +353,18 @@ bool Lowering::InsertOnly(const PlanNode& n) {
   return insert_only_[&n] = out;
 }
 
+Stream* Lowering::Filtered(Stream* in, const PlanNode& filter) {
+  Schema schema = filter.inputs[0]->schema();
+  ExprPtr pred = filter.predicate;
+  std::vector<bool> used = UsedColumns({pred}, schema.size());
+  // `row` is this worker's scratch row (each worker lowers its own plan).
+  return EvalFilter(in, [schema, pred, used, row = Row()](std::string_view k, std::string_view,
+                                                          bool* keep) mutable {
+    SLUICE_RETURN_IF_ERROR(DecodeUsed(schema, used, k, &row));
+    return OnRow(EvalPredicate(*pred, row, keep), schema, k);
+  });
+}
+
 Result<Stream*> Lowering::Lower(const PlanPtr& plan) {
   auto it = memo_.find(plan.get());
   if (it != memo_.end()) return it->second;
@@ -377,24 +389,27 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return Constant(c_, std::move(batch));
     }
     case PlanKind::kFilter: {
-      Stream* in = nullptr;
-      JoinRangeRetain range = JoinRangeRetains(*n.inputs[0], *n.predicate);
-      if (range.a || range.b) {
-        // This join is the filter's own (not the shared node's stream): it
-        // forgets pairs that the filter removes anyway.
-        SLUICE_ASSIGN_OR_RETURN(in, LowerJoin(*n.inputs[0], std::move(range)));
-      } else {
-        SLUICE_ASSIGN_OR_RETURN(in, Lower(n.inputs[0]));
+      // A WHERE over one FROM item (`a JOIN b ON ... WHERE c1 AND c2`)
+      // becomes a filter per conjunct, stacked: together they may bound an
+      // inner join's sides by each other, as one filter would.
+      std::vector<const PlanNode*> filters = {&n};
+      while (filters.back()->inputs[0]->kind == PlanKind::kFilter) {
+        filters.push_back(filters.back()->inputs[0].get());
       }
-      Schema schema = n.inputs[0]->schema();
-      ExprPtr pred = n.predicate;
-      std::vector<bool> used = UsedColumns({pred}, schema.size());
-      // `row` is this worker's scratch row (each worker lowers its own plan).
-      return EvalFilter(in, [schema, pred, used, row = Row()](std::string_view k, std::string_view,
-                                                              bool* keep) mutable {
-        SLUICE_RETURN_IF_ERROR(DecodeUsed(schema, used, k, &row));
-        return OnRow(EvalPredicate(*pred, row, keep), schema, k);
-      });
+      const PlanNode& below = *filters.back()->inputs[0];
+      std::vector<const Expr*> predicates;
+      for (const PlanNode* f : filters) predicates.push_back(f->predicate.get());
+      JoinRangeRetain range = JoinRangeRetains(below, predicates);
+      if (!range.a && !range.b) {
+        SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+        return Filtered(in, n);
+      }
+      // This join is the filters' own (not the shared node's stream): it
+      // forgets pairs that the filters remove anyway. The filters apply
+      // over it in their order, innermost first.
+      SLUICE_ASSIGN_OR_RETURN(Stream * in, LowerJoin(below, std::move(range)));
+      for (auto f = filters.rbegin(); f != filters.rend(); ++f) in = Filtered(in, **f);
+      return in;
     }
     case PlanKind::kProject: {
       SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
@@ -589,7 +604,8 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
   });
 }
 
-Lowering::JoinRangeRetain Lowering::JoinRangeRetains(const PlanNode& join, const Expr& filter) {
+Lowering::JoinRangeRetain Lowering::JoinRangeRetains(const PlanNode& join,
+                                                     const std::vector<const Expr*>& filters) {
   JoinRangeRetain out;
   if (waterlines_ == nullptr || join.kind != PlanKind::kJoin ||
       join.join_type != JoinType::kInner) {
@@ -601,7 +617,7 @@ Lowering::JoinRangeRetain Lowering::JoinRangeRetains(const PlanNode& join, const
                            Schema(schema.begin() + lw, schema.end())};
   std::vector<std::function<bool(std::string_view)>> keep[2];
   std::vector<const Expr*> conjuncts;
-  Conjuncts(filter, &conjuncts);
+  for (const Expr* f : filters) Conjuncts(*f, &conjuncts);
   for (const Expr* c : conjuncts) {
     if (c->kind != ExprKind::kCall || c->args.size() != 2) continue;
     const std::string op = c->fn_name;

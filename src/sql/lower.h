@@ -100,10 +100,13 @@ class Lowering {
   struct JoinRangeRetain {
     std::function<bool(std::string_view key, std::string_view val)> a, b;
   };
-  // Empty unless `join` is an inner join, `filter` has conjuncts
-  // `x op y + constant` (op among <, <=, >, >=; x and y columns of either
-  // side) and the side of y has a bound on y (Bounds).
-  JoinRangeRetain JoinRangeRetains(const PlanNode& join, const Expr& filter);
+  // Empty unless `join` is an inner join, the predicates of the filters
+  // over it have conjuncts `x op y + constant` (op among <, <=, >, >=; x
+  // and y columns of either side) and the side of y has a bound on y
+  // (Bounds).
+  JoinRangeRetain JoinRangeRetains(const PlanNode& join, const std::vector<const Expr*>& filters);
+  // `in` (the stream of filter.inputs[0]) through the predicate of `filter`.
+  Stream* Filtered(Stream* in, const PlanNode& filter);
   Result<Stream*> LowerJoin(const PlanNode& n, JoinRangeRetain range = {});
   Result<Stream*> LowerSeries(const PlanNode& n);
   Result<Stream*> LowerAggregate(const PlanNode& n);

@@ -75,26 +75,7 @@ Status Spine::Insert(BatchPtr batch) {
         slots_[i].inserted_at = inserted_;
       }
     }
-    if (merge_.forgets()) {
-      // As the background rewrites (ScheduleMergesLocked), in line.
-      for (size_t j = 0; j < slots_.size();) {
-        Slot& slot = slots_[j];
-        if (inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024)) {
-          ++j;
-          continue;
-        }
-        SLUICE_ASSIGN_OR_RETURN(BatchPtr rewritten, MergeBatches({slot.batch}, merge_));
-        AccountLocked(*slot.batch, -1);
-        if (rewritten->empty()) {
-          slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(j));
-          continue;
-        }
-        AccountLocked(*rewritten, +1);
-        slot.batch = std::move(rewritten);
-        slot.inserted_at = inserted_;
-        ++j;
-      }
-    }
+    SLUICE_RETURN_IF_ERROR(RewriteInlineLocked());
     MergeOptions to_file = merge_;
     to_file.spill_threshold_bytes = 0;
     for (Slot& slot : slots_) {
@@ -113,6 +94,42 @@ Status Spine::Insert(BatchPtr batch) {
   Status s = bg_error_;
   bg_error_ = Status::OK();
   return s;
+}
+
+Status Spine::RewriteInlineLocked() {
+  if (!merge_.forgets()) return Status::OK();
+  for (size_t j = 0; j < slots_.size();) {
+    Slot& slot = slots_[j];
+    if (inserted_ - slot.inserted_at < std::max<uint64_t>(slot.batch->len(), 1024)) {
+      ++j;
+      continue;
+    }
+    SLUICE_ASSIGN_OR_RETURN(BatchPtr rewritten, MergeBatches({slot.batch}, merge_));
+    AccountLocked(*slot.batch, -1);
+    if (rewritten->empty()) {
+      slots_.erase(slots_.begin() + static_cast<ptrdiff_t>(j));
+      continue;
+    }
+    AccountLocked(*rewritten, +1);
+    slot.batch = std::move(rewritten);
+    slot.inserted_at = inserted_;
+    ++j;
+  }
+  return Status::OK();
+}
+
+Status Spine::Tick(uint64_t pairs) {
+  MutexLock l(&mu_);
+  if (pairs == 0 || !merge_.forgets()) return Status::OK();
+  inserted_ += pairs;
+  if (!options_.background) return RewriteInlineLocked();
+  if (!bg_error_.ok()) {
+    Status s = bg_error_;
+    bg_error_ = Status::OK();
+    return s;
+  }
+  ScheduleMergesLocked();
+  return Status::OK();
 }
 
 size_t Spine::MaxBatchesLocked() const {

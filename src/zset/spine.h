@@ -76,6 +76,13 @@ class Spine {
   // which `retain` returns false (rows of a join's side that no later row
   // of the other side can match, whatever their key).
   void SetRetainValues(std::function<bool(std::string_view key, std::string_view val)> retain);
+  // Counts `pairs` changes elsewhere that move what the retain functions
+  // reject (changes to the other side of a join, which move the waterline
+  // that decides this side's rows) towards the rewrites above, as inserted
+  // pairs count: a side that takes no more rows still drops the ones behind
+  // the other side's waterline. Returns the error of a failed merge, as
+  // Insert() does.
+  Status Tick(uint64_t pairs);
   // Blocks until no merge is running or wanted.
   Status WaitForMerges();
   // The whole integral as one batch.
@@ -94,6 +101,9 @@ class Spine {
   void ScheduleMergesLocked() REQUIRES(mu_);
   // Whether slot j would merge with a neighbour now (which rewrites it anyway).
   bool MergesWithNeighbourLocked(size_t j) const REQUIRES(mu_);
+  // Without background merges: rewrites, in line, each batch that as many
+  // pairs as it holds came after (as ScheduleMergesLocked does).
+  Status RewriteInlineLocked() REQUIRES(mu_);
   // Rewrites slot j's batch alone with `options`, on the pool.
   void RewriteAloneLocked(size_t j, MergeOptions options) REQUIRES(mu_);
   // Replaces the adjacent slots holding `inputs` by `merged`.

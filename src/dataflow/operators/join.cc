@@ -157,6 +157,11 @@ Status JoinOp::Eval() {
   // Semi and anti joins read only A's integral, but keep B's to know presence.
   SLUICE_RETURN_IF_ERROR(ia_.Insert(da));
   SLUICE_RETURN_IF_ERROR(ib_.Insert(db));
+  // Each side's changes move the waterline that decides what the other
+  // side keeps: they count towards its rewrites too, so that a side that
+  // takes no more rows still drops the ones no later row can match.
+  SLUICE_RETURN_IF_ERROR(ia_.Tick(db->len()));
+  SLUICE_RETURN_IF_ERROR(ib_.Tick(da->len()));
   SLUICE_ASSIGN_OR_RETURN(MemBatchPtr result, out.builder_.Finish());
   output_.set(std::move(result));
   return Status::OK();
