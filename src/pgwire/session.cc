@@ -968,11 +968,15 @@ sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
     out.rows = std::move(r.rows);
     return out;
   };
-  env.type_name = [this](const SqlType& row) {
-    // The program's composite types (ad hoc queries know them).
-    sql::Catalog types;
-    if (!sql::AddProgramDefinitions(api->ProgramText(), &types).ok()) return std::string();
-    return types.RowTypeName(row);
+  // The program's composite types (ad hoc queries know them), read from
+  // its text once per statement, and only by a statement that needs them.
+  auto types = std::make_shared<std::optional<sql::Catalog>>();
+  env.type_name = [this, types](const SqlType& row) {
+    if (!types->has_value()) {
+      types->emplace();
+      if (!sql::AddProgramDefinitions(api->ProgramText(), &**types).ok()) types->emplace();
+    }
+    return (*types)->RowTypeName(row);
   };
   env.table = [this](const std::string& name) -> Result<sql::DmlTable> {
     std::optional<PgError> error;
