@@ -447,8 +447,11 @@ CREATE VIEW v AS SELECT a.id, a.ts, b.price FROM auc a JOIN bid b ON a.id = b.au
       EXPECT_EQ(two.got["v"], one.got["v"]) << "seed " << seed;
       EXPECT_FALSE(two.want["v"].empty());
       // (Tables that take deletes keep their rows, which hides the joins'.)
+      // The bytes a checkpoint holds depend on which background merges
+      // have run (33,188 against 24,278 in one run); a side that forgets
+      // nothing holds some 5 times as much.
       if (!deletes) {
-        EXPECT_LT(two.held, one.held + one.held / 4)
+        EXPECT_LT(two.held, 2 * one.held)
             << "stacked filters hold " << two.held << " bytes, one filter " << one.held;
       }
     }
