@@ -920,6 +920,9 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
       }
     }
     if (!have) types[c] = SqlType::Varchar();
+    for (auto& r : rows) {
+      if (r[c]->value.is_null()) types[c] = types[c].WithNullable(true);
+    }
     n->columns.push_back({"column" + std::to_string(c + 1), types[c]});
   }
   for (auto& r : rows) {

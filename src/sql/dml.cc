@@ -13,6 +13,7 @@
 
 #include "base/suggest.h"
 #include "sql/expr.h"
+#include "sql/functions.h"
 #include "sql/sql_text.h"
 
 namespace sluice::sql {
@@ -134,36 +135,90 @@ std::string AliasOf(const Json& rel) {
   return rel.contains("alias") ? rel["alias"].value("aliasname", "") : "";
 }
 
-// The items of a SET list in sql[from, end): each column and its
-// expression's text. `targets` are the list's parse trees.
-Result<std::vector<std::pair<std::string, std::string>>> SetItems(std::string_view sql, size_t from,
-                                                                  size_t end, const Json& targets,
-                                                                  const Json& relation) {
-  const std::string_view text = sql.substr(0, end);
-  // Split at the commas outside parentheses; each item's expression is
-  // what follows its first '='.
-  std::vector<std::string> items;
-  size_t start = SkipSpace(text, from);
+std::string Trim(std::string_view s) { return TrimEnd(s.substr(SkipSpace(s, 0))); }
+
+// `text` split at the commas outside parentheses and brackets, each piece
+// trimmed.
+std::vector<std::string> SplitTopLevel(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
   int depth = 0;
-  for (size_t i = start; (i = SkipSpace(text, i)) < end; i = TokenEnd(text, i)) {
-    if (text[i] == '(') ++depth;
-    if (text[i] == ')') --depth;
+  for (size_t i = 0; (i = SkipSpace(text, i)) < text.size(); i = TokenEnd(text, i)) {
+    if (text[i] == '(' || text[i] == '[') ++depth;
+    if (text[i] == ')' || text[i] == ']') --depth;
     if (depth == 0 && text[i] == ',') {
-      items.emplace_back(text.substr(start, i - start));
+      out.push_back(Trim(text.substr(start, i - start)));
       start = i + 1;
     }
   }
-  items.push_back(TrimEnd(text.substr(start, end - start)));
-  if (targets.size() != items.size()) {
-    return SqlUnsupported(sql, targets.empty() ? relation : targets[0], "SET (a, b) = (...)",
-                          "set each column on its own: SET a = ..., b = ...");
+  out.push_back(Trim(text.substr(start)));
+  return out;
+}
+
+// Where a SET target's column name ends and what follows it: the path into
+// the column (c[i], c[l:u][j], c.f), from the target's text and its parse
+// tree's indirection.
+Result<std::vector<SetItem::Step>> SetPath(std::string_view sql, std::string_view target,
+                                           const Json& node) {
+  std::vector<SetItem::Step> path;
+  const Json& indirection = node["ResTarget"].value("indirection", Json::array());
+  if (indirection.empty()) return path;
+  size_t i = SkipSpace(target, TokenEnd(target, SkipSpace(target, 0)));
+  auto bad = [&] { return SqlError(sql, node, "cannot read this SET target"); };
+  for (const Json& ind : indirection) {
+    i = SkipSpace(target, i);
+    if (ind.contains("String")) {
+      if (i >= target.size() || target[i] != '.') return bad();
+      i = SkipSpace(target, TokenEnd(target, SkipSpace(target, i + 1)));
+      path.push_back({ind["String"].value("sval", ""), {}, false});
+      continue;
+    }
+    if (!ind.contains("A_Indices") || i >= target.size() || target[i] != '[') return bad();
+    // [upper] or [lower:upper], either bound left out in a slice.
+    const size_t open = i;
+    size_t colon = npos;
+    int depth = 0;
+    for (; (i = SkipSpace(target, i)) < target.size(); i = TokenEnd(target, i)) {
+      const char c = target[i];
+      if (c == '(' || c == '[') ++depth;
+      if ((c == ')' || c == ']') && --depth == 0) break;
+      if (c == ':' && depth == 1) {
+        if (i + 1 < target.size() && target[i + 1] == ':') {
+          ++i;  // a cast, ::
+        } else if (colon == npos) {
+          colon = i;
+        }
+      }
+    }
+    if (i >= target.size()) return bad();
+    std::pair<std::string, std::string> bounds;
+    if (colon == npos) {
+      bounds.first = "1";  // in a slice, [u] is [1:u]
+      bounds.second = Trim(target.substr(open + 1, i - open - 1));
+    } else {
+      bounds.first = Trim(target.substr(open + 1, colon - open - 1));
+      bounds.second = Trim(target.substr(colon + 1, i - colon - 1));
+    }
+    ++i;
+    if (path.empty() || !path.back().field.empty()) path.push_back({});
+    path.back().subscripts.push_back(std::move(bounds));
+    path.back().slice = path.back().slice || colon != npos;
   }
-  std::vector<std::pair<std::string, std::string>> out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Json& t = targets[i]["ResTarget"];
-    if (t.contains("indirection"))
-      return SqlUnsupported(sql, targets[i], "SET of an element or a field");
-    const std::string& item = items[i];
+  return path;
+}
+
+// The items of a SET list in sql[from, end): one per column named, with
+// its value's text. `targets` are the list's parse trees.
+Result<std::vector<SetItem>> SetItems(std::string_view sql, size_t from, size_t end,
+                                      const Json& targets, const Json& relation) {
+  const std::vector<std::string> items = SplitTopLevel(sql.substr(from, end - from));
+  std::vector<SetItem> out;
+  auto mismatch = [&](const Json& node) {
+    return SqlError(sql, node, "number of columns does not match number of values");
+  };
+  for (const std::string& item : items) {
+    if (out.size() >= targets.size()) return SqlError(sql, relation, "cannot read this SET list");
+    const Json& first = targets[out.size()];
     size_t eq = npos;
     for (size_t j = 0; (j = SkipSpace(item, j)) < item.size(); j = TokenEnd(item, j)) {
       if (item[j] == '=') {
@@ -172,9 +227,76 @@ Result<std::vector<std::pair<std::string, std::string>>> SetItems(std::string_vi
       }
     }
     if (eq == npos) return Status::InvalidArgument("SET: cannot find '=' in \"" + item + "\"");
-    std::string expr = TrimEnd(std::string_view(item).substr(eq + 1));
-    out.emplace_back(t.value("name", ""), expr.substr(SkipSpace(expr, 0)));
+    const std::string_view left = std::string_view(item).substr(0, eq);
+    const std::string value = Trim(std::string_view(item).substr(eq + 1));
+    const Json& val = first["ResTarget"].value("val", Json::object());
+    if (!val.contains("MultiAssignRef")) {
+      SetItem s;
+      s.column = first["ResTarget"].value("name", "");
+      SLUICE_ASSIGN_OR_RETURN(s.path, SetPath(sql, left, first));
+      s.expr = value;
+      s.to_default = val.contains("SetToDefault");
+      out.push_back(std::move(s));
+      continue;
+    }
+    // (a, b) = ROW(x, y) | (x, y) | (SELECT x, y ...)
+    const Json& multi = val["MultiAssignRef"];
+    const size_t n = static_cast<size_t>(multi.value("ncolumns", 0));
+    if (n == 0 || out.size() + n > targets.size()) return mismatch(first);
+    const size_t lopen = SkipSpace(left, 0);
+    const size_t lclose =
+        lopen < left.size() && left[lopen] == '(' ? MatchingParen(left, lopen) : npos;
+    if (lclose == npos) return SqlError(sql, first, "cannot read this SET target");
+    const std::vector<std::string> columns =
+        SplitTopLevel(left.substr(lopen + 1, lclose - lopen - 1));
+    if (columns.size() != n) return mismatch(first);
+    const Json& source = multi["source"];
+    std::string_view rhs = value;
+    if (rhs.size() >= 3 && strncasecmp(rhs.data(), "row", 3) == 0 &&
+        (rhs.size() == 3 || !WordChar(rhs[3]))) {
+      rhs = rhs.substr(SkipSpace(rhs, 3));
+    }
+    const size_t close = !rhs.empty() && rhs[0] == '(' ? MatchingParen(rhs, 0) : npos;
+    if (close == npos || SkipSpace(rhs, close + 1) != rhs.size() ||
+        !(source.contains("RowExpr") || source.contains("SubLink"))) {
+      return SqlError(sql, source,
+                      "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() "
+                      "expression");
+    }
+    const std::string_view inner = rhs.substr(1, close - 1);
+    std::vector<std::string> values;
+    std::vector<bool> defaults(n, false);
+    if (source.contains("SubLink")) {
+      // Each column takes its column of the sub-SELECT's one row (NULL
+      // when it has none).
+      const Json& select = source["SubLink"]["subselect"]["SelectStmt"];
+      const Json& list = select.value("targetList", Json::array());
+      bool star = select.contains("valuesLists") || select.contains("larg");
+      for (const Json& t : list) star = star || t.dump().find("A_Star") != std::string::npos;
+      if (!star && list.size() != n) return mismatch(source);
+      std::string names;
+      for (size_t k = 0; k < n; ++k) names += (k ? ", c" : "c") + std::to_string(k + 1);
+      for (size_t k = 0; k < n; ++k) {
+        values.push_back("(SELECT sluice_set.c" + std::to_string(k + 1) + " FROM (" +
+                         std::string(inner) + ") AS sluice_set (" + names + "))");
+      }
+    } else {
+      values = SplitTopLevel(inner);
+      const Json& args = source["RowExpr"].value("args", Json::array());
+      if (values.size() != n || args.size() != n) return mismatch(source);
+      for (size_t k = 0; k < n; ++k) defaults[k] = args[k].contains("SetToDefault");
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const Json& target = targets[out.size()];
+      SetItem s;
+      s.column = target["ResTarget"].value("name", "");
+      SLUICE_ASSIGN_OR_RETURN(s.path, SetPath(sql, columns[k], target));
+      s.expr = values[k];
+      s.to_default = defaults[k];
+      out.push_back(std::move(s));
+    }
   }
+  if (out.size() != targets.size()) return SqlError(sql, relation, "cannot read this SET list");
   return out;
 }
 
@@ -204,6 +326,15 @@ Result<InsertParts> InsertClauses(std::string_view sql, const Json& ins, size_t 
     const size_t close = pos < text.size() && text[pos] == '(' ? MatchingParen(text, pos) : npos;
     if (close == npos)
       return Status::InvalidArgument("INSERT: cannot find the end of the column list");
+    const std::vector<std::string> columns = SplitTopLevel(text.substr(pos + 1, close - pos - 1));
+    if (columns.size() != p.columns.size())
+      return Status::InvalidArgument("INSERT: cannot read the column list");
+    for (size_t i = 0; i < columns.size(); ++i) {
+      SLUICE_ASSIGN_OR_RETURN(std::vector<SetItem::Step> path,
+                              SetPath(sql, columns[i], ins["cols"][i]));
+      if (!path.empty()) p.column_paths.resize(columns.size());
+      if (!path.empty()) p.column_paths[i] = std::move(path);
+    }
     pos = SkipSpace(text, close + 1);
   }
   if (text.size() - pos >= 10 && strncasecmp(text.data() + pos, "OVERRIDING", 10) == 0)
@@ -648,10 +779,16 @@ class Planner {
     return Status::OK();
   }
 
+  static const std::vector<SetItem::Step>& PathOf(const InsertParts& p, size_t i) {
+    static const std::vector<SetItem::Step> kNone;
+    return i < p.column_paths.size() ? p.column_paths[i] : kNone;
+  }
+
   // INSERT's source as rows of the table: its columns cast to the table's,
-  // NULL for the ones it does not name.
-  Built SourceRows(const InsertParts& p, const DmlTable& table, const std::vector<size_t>& targets,
-                   size_t width) {
+  // NULL for the ones it does not name. A column named by parts (c[1:2],
+  // c.f) is NULL with those parts set.
+  Result<Built> SourceRows(const InsertParts& p, const DmlTable& table,
+                           const std::vector<size_t>& targets, size_t width, const Json& body) {
     const std::vector<Column>& cols = table.columns;
     Built rows(sql_);
     rows.Add("SELECT ");
@@ -661,10 +798,21 @@ class Planner {
       rows.Add(c ? ", " : "");
       if (j == targets.end() || p.default_values) {
         rows.Add(Literal(DefaultOf(table, c), type, env_.type_name));
-      } else {
-        rows.Add(
-            CastTo("sluice_source.s" + std::to_string(j - targets.begin()), type, env_.type_name));
+        continue;
       }
+      const size_t first = static_cast<size_t>(j - targets.begin());
+      if (PathOf(p, first).empty()) {
+        rows.Add(CastTo("sluice_source.s" + std::to_string(first), type, env_.type_name));
+        continue;
+      }
+      std::string value = CastTo("NULL", type, env_.type_name);
+      for (size_t k = first; k < targets.size(); ++k) {
+        if (targets[k] != c) continue;
+        SetItem item{cols[c].name, PathOf(p, k), "sluice_source.s" + std::to_string(k), false};
+        SLUICE_ASSIGN_OR_RETURN(
+            value, Assign(value, type, item, 0, "\"" + cols[c].name + "\"", body["cols"][k]));
+      }
+      rows.Add(value);
     }
     if (p.default_values) return rows;
     std::vector<std::string> source_names;
@@ -738,6 +886,14 @@ class Planner {
     std::vector<size_t> targets;
     for (size_t i = 0; i < p.columns.size(); ++i) {
       SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, p.table, p.columns[i], body["cols"][i]));
+      // A column may be named twice only for parts of it (c[1], c[2]).
+      const auto twice = std::find(targets.begin(), targets.end(), c);
+      if (twice != targets.end() &&
+          (PathOf(p, i).empty() ||
+           PathOf(p, static_cast<size_t>(twice - targets.begin())).empty())) {
+        return SqlError(sql_, body["cols"][i],
+                        "column \"" + p.columns[i] + "\" specified more than once");
+      }
       targets.push_back(c);
     }
     if (targets.empty() && !p.default_values) {
@@ -756,6 +912,22 @@ class Planner {
     }
     Part part;
     TableChange change{p.table, {}, {}};
+    if (!p.column_paths.empty()) {
+      // Values for parts of columns: the rows are the table's, built by
+      // the query that sets those parts.
+      SLUICE_ASSIGN_OR_RETURN(Built q, SourceRows(p, table, targets, source.columns.size(), body));
+      SLUICE_ASSIGN_OR_RETURN(QueryRows built, Query(scope, q));
+      source.rows.clear();
+      for (const Row& r : built.rows) {
+        Row row(cols.size(), Value::Null());
+        for (size_t c = 0; c < cols.size(); ++c) {
+          if (r[c].is_null()) continue;
+          Status s = CastValue(r[c], built.columns[c].type, cols[c].type, &row[c]);
+          if (!s.ok()) return Status(s.code(), "column \"" + cols[c].name + "\": " + s.message());
+        }
+        change.inserted.push_back(std::move(row));
+      }
+    }
     for (const Row& r : source.rows) {
       Row row(cols.size(), Value::Null());
       for (size_t c = 0; c < table.defaults.size() && c < row.size(); ++c)
@@ -777,7 +949,10 @@ class Planner {
     }
     part.tag = "INSERT 0 " + std::to_string(change.inserted.size());
     std::optional<Built> rows_query;
-    if (!p.on_conflict) rows_query = SourceRows(p, table, targets, source.columns.size());
+    if (!p.on_conflict) {
+      SLUICE_ASSIGN_OR_RETURN(rows_query,
+                              SourceRows(p, table, targets, source.columns.size(), body));
+    }
     SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset,
                                      p.alias.empty() ? p.table : p.alias, table, change.inserted,
                                      rows_query, scope, &part));
@@ -787,22 +962,116 @@ class Planner {
 
   // A new row's expressions over the row `q_name` of `table`: its columns,
   // the SET items' expressions in place of theirs (`targets`: their parse
-  // trees, for errors).
-  Result<std::vector<std::string>> NewRow(
-      const std::string& q_name, const std::string& table, const DmlTable& def,
-      const std::vector<std::pair<std::string, std::string>>& sets, const Json& targets) {
+  // trees, for errors). Items that set parts of one column (c[1], c.f)
+  // apply in order.
+  Result<std::vector<std::string>> NewRow(const std::string& q_name, const std::string& table,
+                                          const DmlTable& def, const std::vector<SetItem>& sets,
+                                          const Json& targets) {
     const std::vector<Column>& cols = def.columns;
     std::vector<std::string> exprs(cols.size());
     for (size_t i = 0; i < cols.size(); ++i)
       exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
+    std::vector<int> set(cols.size(), 0);  // 1: whole, 2: in parts
     for (size_t k = 0; k < sets.size(); ++k) {
-      SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, table, sets[k].first, targets[k]));
-      const bool to_default = targets[k]["ResTarget"].value("val", Json()).contains("SetToDefault");
-      exprs[c] = to_default
-                     ? Literal(DefaultOf(def, c), cols[c].type.WithNullable(true), env_.type_name)
-                     : "(" + sets[k].second + ")";
+      const SetItem& item = sets[k];
+      SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, table, item.column, targets[k]));
+      const int how = item.path.empty() ? 1 : 2;
+      if (set[c] == 1 || (set[c] == 2 && how == 1)) {
+        return SqlError(sql_, targets[k],
+                        "multiple assignments to same column \"" + item.column + "\"");
+      }
+      set[c] = how;
+      if (item.to_default) {
+        if (!item.path.empty()) {
+          return SqlUnsupported(sql_, targets[k], "DEFAULT for an element or a field");
+        }
+        exprs[c] = Literal(DefaultOf(def, c), cols[c].type.WithNullable(true), env_.type_name);
+        continue;
+      }
+      SLUICE_ASSIGN_OR_RETURN(
+          exprs[c], Assign(exprs[c], cols[c].type, item, 0, "\"" + item.column + "\"", targets[k]));
     }
     return exprs;
+  }
+
+  // What PostgreSQL calls `type` in messages (a composite type by name).
+  std::string TypeText(const SqlType& type) const {
+    if (type.id() == TypeId::kRow && env_.type_name) {
+      std::string name = env_.type_name(type.WithNullable(true));
+      if (!name.empty()) return name;
+    }
+    return PgTypeName(type);
+  }
+
+  // `base` (of `type`) with item.path[step...] in it set to item.expr, as an
+  // expression; `what` names the place for errors.
+  Result<std::string> Assign(const std::string& base, const SqlType& type, const SetItem& item,
+                             size_t step, const std::string& what, const Json& node) {
+    if (step == item.path.size()) return CastTo("(" + item.expr + ")", type, env_.type_name);
+    const SetItem::Step& s = item.path[step];
+    if (!s.field.empty()) {
+      // ROW(the other fields, the new one), of the type.
+      const auto& names = type.field_names();
+      const auto it = std::find(names.begin(), names.end(), s.field);
+      if (type.id() != TypeId::kRow || it == names.end()) {
+        return SqlError(
+            sql_, node,
+            "cannot assign to field \"" + s.field + "\" of column " + what +
+                (type.id() == TypeId::kRow
+                     ? " because there is no such column in data type " + TypeText(type)
+                     : " because its type " + TypeText(type) + " is not a composite type"));
+      }
+      std::string row = "ROW(";
+      for (size_t f = 0; f < names.size(); ++f) {
+        const std::string field = "(" + base + ")." + QuoteIdentifier(names[f]);
+        const SqlType ft = SqlType(type.children()[f]).WithNullable(true);
+        std::string e;
+        if (names.begin() + static_cast<ptrdiff_t>(f) == it) {
+          SLUICE_ASSIGN_OR_RETURN(e, Assign(field, ft, item, step + 1, what, node));
+        } else {
+          e = CastTo(field, ft, env_.type_name);
+        }
+        row += (f ? ", " : "") + e;
+      }
+      return CastTo(row + ")", type, env_.type_name);
+    }
+    if (type.id() != TypeId::kArray) {
+      return SqlError(
+          sql_, node,
+          "cannot subscript type " + TypeText(type) + " because it does not support subscripting");
+    }
+    if (!ArrayHoldsSubArrays(type) && s.subscripts.size() > 1) {
+      return SqlUnsupported(sql_, node, "several subscripts of an array of arrays or rows");
+    }
+    const SqlType elem = SqlType(type.children()[0]).WithNullable(true);
+    auto subscript = [](const std::string& text) { return "CAST((" + text + ") AS INTEGER)"; };
+    if (s.slice) {
+      // sluice_array_assign_slice(a, v, omitted, l1, u1, ...): bit 2k of
+      // `omitted` for lower bound k left out, 2k + 1 for upper bound k.
+      if (step + 1 != item.path.size()) {
+        return SqlUnsupported(sql_, node, "a field or subscript after an array slice");
+      }
+      int64_t omitted = 0;
+      std::string bounds;
+      for (size_t k = 0; k < s.subscripts.size(); ++k) {
+        const auto& [lower, upper] = s.subscripts[k];
+        if (lower.empty()) omitted |= int64_t{1} << (2 * k);
+        if (upper.empty()) omitted |= int64_t{1} << (2 * k + 1);
+        bounds += ", " + (lower.empty() ? std::string("0") : subscript(lower));
+        bounds += ", " + (upper.empty() ? std::string("0") : subscript(upper));
+      }
+      return "sluice_array_assign_slice(" + base + ", " +
+             CastTo("(" + item.expr + ")", type, env_.type_name) + ", " + std::to_string(omitted) +
+             bounds + ")";
+    }
+    std::string subscripts, read = "(" + base + ")";
+    for (const auto& [lower, upper] : s.subscripts) {
+      subscripts += ", " + subscript(upper);
+      read += "[" + upper + "]";
+    }
+    std::string value;
+    SLUICE_ASSIGN_OR_RETURN(value, Assign(read, elem, item, step + 1, what, node));
+    return "sluice_array_assign(" + base + ", " + value + subscripts + ")";
   }
 
   // `r` (a query's row: the new row, then the old one) as a change: the old
@@ -876,7 +1145,8 @@ class Planner {
     // columns cast to the table's (a query, not a constant of its rows, so
     // that a large INSERT stays cheap to plan).
     Built excluded(sql_);
-    excluded.Add("(").Append(SourceRows(p, table, targets, width));
+    SLUICE_ASSIGN_OR_RETURN(Built source_rows, SourceRows(p, table, targets, width, body));
+    excluded.Add("(").Append(source_rows);
     excluded.Add(") AS \"excluded\"" + ColumnList(names));
     // The table's rows that have a proposed key.
     Built q(sql_);

@@ -26,12 +26,34 @@ namespace sluice::sql {
 // public, which a name may spell out.
 Result<std::string> TargetTableName(const Json& range_var, std::string_view sql);
 
+// One item of a SET list (UPDATE, ON CONFLICT DO UPDATE): `SET c = e`,
+// `SET c[i] = e`, `SET c.f = e`, or one column of `SET (a, b) = (...)`.
+struct SetItem {
+  std::string column;
+  // Where in the column the value goes, as written after its name: each
+  // step a field (c.f) or subscripts (c[i][j], c[l:u]); empty: the column.
+  struct Step {
+    std::string field;  // empty: subscripts
+    // Each subscript's lower and upper bound, as text; "" for a bound
+    // left out (c[:u]). A subscript without a colon has the lower bound
+    // "1" (in a slice, c[u] is c[1:u]).
+    std::vector<std::pair<std::string, std::string>> subscripts;
+    bool slice = false;  // one of the subscripts has a colon
+  };
+  std::vector<Step> path;
+  std::string expr;  // the value's text
+  bool to_default = false;
+};
+
 // What the statement says, clause by clause, as text. Each `*_offset` is
 // where that text starts in the statement's.
 struct InsertParts {
   std::string table;
   std::string alias;                 // empty: none
   std::vector<std::string> columns;  // empty: all, in order
+  // Per column, the part of it the value goes to (INSERT INTO t (c[1:2]));
+  // empty when every value goes to its whole column.
+  std::vector<std::vector<SetItem::Step>> column_paths;
   std::string source;                // VALUES ... or SELECT ...
   size_t source_offset = 0;
   bool default_values = false;  // DEFAULT VALUES: no source
@@ -44,7 +66,7 @@ struct InsertParts {
   bool on_conflict = false;
   bool do_update = false;
   std::vector<std::string> conflict_columns;  // empty: the primary key
-  std::vector<std::pair<std::string, std::string>> conflict_sets;
+  std::vector<SetItem> conflict_sets;
   std::string conflict_where;
   size_t conflict_where_offset = 0;
 };
@@ -65,8 +87,7 @@ Result<DeleteParts> ParseDelete(const std::string& text);
 struct UpdateParts {
   std::string table;
   std::string alias;
-  // SET column = expression, in order, each expression's text.
-  std::vector<std::pair<std::string, std::string>> sets;
+  std::vector<SetItem> sets;  // one per column a SET item names, in order
   std::string from;  // FROM's items; empty: none
   size_t from_offset = 0;
   std::string where;

@@ -28,7 +28,7 @@ TEST(DmlTest, ClausesOfEachStatement) {
   EXPECT_TRUE(upsert->do_update);
   EXPECT_EQ(upsert->conflict_columns, (std::vector<std::string>{"k"}));
   ASSERT_EQ(upsert->conflict_sets.size(), 2u);
-  EXPECT_EQ(upsert->conflict_sets[1].second, "t.w + 1");
+  EXPECT_EQ(upsert->conflict_sets[1].expr, "t.w + 1");
   EXPECT_EQ(upsert->conflict_where, "t.v <> excluded.v");
   EXPECT_EQ(upsert->returning, "k");
   EXPECT_EQ(ParseInsert("INSERT INTO t VALUES (1) ON CONFLICT ON CONSTRAINT c DO NOTHING")
@@ -50,16 +50,34 @@ TEST(DmlTest, ClausesOfEachStatement) {
   ASSERT_TRUE(up.ok()) << up.status().ToString();
   EXPECT_EQ(up->table, "t");
   ASSERT_EQ(up->sets.size(), 2u);
-  EXPECT_EQ(up->sets[0], (std::pair<std::string, std::string>{"a", "f(1, 2)"}));
-  EXPECT_EQ(up->sets[1], (std::pair<std::string, std::string>{"B", "'x, y' || (SELECT 1)"}));
+  EXPECT_EQ(up->sets[0].column, "a");
+  EXPECT_EQ(up->sets[0].expr, "f(1, 2)");
+  EXPECT_EQ(up->sets[1].column, "B");
+  EXPECT_EQ(up->sets[1].expr, "'x, y' || (SELECT 1)");
   EXPECT_EQ(up->where, "a = (1)");
   EXPECT_EQ(ParseUpdate("UPDATE t SET a = 1")->where, "");
-  EXPECT_FALSE(ParseUpdate("UPDATE t SET (a, b) = (1, 2)").ok());
+  // SET (a, b) = (...) is one item per column; a[i] and c.f name a place
+  // in the column.
+  auto multi = ParseUpdate(
+      "UPDATE t SET (a, b) = (1, ARRAY[2, 3]), c[1:2][3] = '{4}', d.f = 5, (e) = (SELECT 6)");
+  ASSERT_TRUE(multi.ok()) << multi.status().ToString();
+  ASSERT_EQ(multi->sets.size(), 5u);
+  EXPECT_EQ(multi->sets[1].column, "b");
+  EXPECT_EQ(multi->sets[1].expr, "ARRAY[2, 3]");
+  ASSERT_EQ(multi->sets[2].path.size(), 1u);
+  EXPECT_TRUE(multi->sets[2].path[0].slice);
+  EXPECT_EQ(multi->sets[2].path[0].subscripts,
+            (std::vector<std::pair<std::string, std::string>>{{"1", "2"}, {"1", "3"}}));
+  ASSERT_EQ(multi->sets[3].path.size(), 1u);
+  EXPECT_EQ(multi->sets[3].path[0].field, "f");
+  EXPECT_NE(multi->sets[4].expr.find("SELECT 6"), std::string::npos);
+  EXPECT_FALSE(ParseUpdate("UPDATE t SET (a, b) = (1, 2, 3)").ok());
+  EXPECT_FALSE(ParseUpdate("UPDATE t SET (a, b) = (SELECT 1)").ok());
   // FROM in a SET expression is not the FROM clause.
   auto from =
       ParseUpdate("UPDATE y SET a = y.a IS DISTINCT FROM t.a FROM t WHERE y.a > 20 RETURNING y.a");
   ASSERT_TRUE(from.ok()) << from.status().ToString();
-  EXPECT_EQ(from->sets[0].second, "y.a IS DISTINCT FROM t.a");
+  EXPECT_EQ(from->sets[0].expr, "y.a IS DISTINCT FROM t.a");
   EXPECT_EQ(from->from, "t");
   EXPECT_EQ(from->where, "y.a > 20");
   EXPECT_EQ(from->returning, "y.a");

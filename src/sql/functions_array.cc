@@ -87,6 +87,194 @@ Status ArraySlice(const SqlType& type, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 
+// The array `a` (NULL: empty) as nested lists with its lengths and lower
+// bounds, for assignments.
+struct ArrayShape {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> lower;
+};
+ArrayShape ShapeOf(const Value& a) {
+  ArrayShape s;
+  if (a.is_null()) return s;
+  s.dims = ArrayDims(a);
+  for (size_t d = 0; d < s.dims.size(); ++d) s.lower.push_back(LowerBound(a, d));
+  return s;
+}
+
+// Every element of `v` in row-major order.
+void Elements(const Value& v, size_t depth, size_t dims, std::vector<Value>* out) {
+  if (depth == dims) {
+    out->push_back(v);
+    return;
+  }
+  for (const Value& x : v.list()) Elements(x, depth + 1, dims, out);
+}
+
+// An array of the given shape, its elements from `next` in row-major order.
+Value Build(const ArrayShape& s, size_t d, const std::function<Value()>& next) {
+  if (d == s.dims.size()) return next();
+  std::vector<Value> items;
+  for (int64_t i = 0; i < s.dims[d]; ++i) items.push_back(Build(s, d + 1, next));
+  return Value::List(std::move(items));
+}
+
+Value WithBounds(Value v, const std::vector<int64_t>& lower) {
+  std::vector<int32_t> lb;
+  bool ones = true;
+  for (int64_t l : lower) {
+    lb.push_back(static_cast<int32_t>(l));
+    ones = ones && l == 1;
+  }
+  if (ones) return v;
+  return Value::BoundedList(std::vector<Value>(v.list()), std::move(lb));
+}
+
+Status NullSubscript() {
+  return Status::InvalidArgument("array subscript in assignment must not be null");
+}
+
+// sluice_array_assign(a, v, i1, ..., ik): `UPDATE ... SET a[i1]...[ik] =
+// v`, as PostgreSQL assigns an element: a NULL or empty array becomes one
+// of that element (its lower bounds the subscripts); a one-dimensional
+// array grows to take a subscript outside it, NULLs filling the gap; one
+// of more dimensions takes only subscripts inside it.
+Status ArrayAssign(const SqlType& type, const Value* a, size_t n, Value* out) {
+  std::vector<int64_t> at;
+  for (size_t k = 2; k < n; ++k) {
+    if (a[k].is_null()) return NullSubscript();
+    at.push_back(a[k].int_value());
+  }
+  const size_t k = at.size();
+  ArrayShape s = ShapeOf(a[0]);
+  if (!ArrayHoldsSubArrays(type) && !s.dims.empty()) s.dims.resize(1), s.lower.resize(1);
+  if (s.dims.empty()) {
+    ArrayShape one{std::vector<int64_t>(k, 1), at};
+    *out = WithBounds(Build(one, 0, [&] { return a[1]; }), at);
+    return Status::OK();
+  }
+  if (s.dims.size() != k) return Status::InvalidArgument("wrong number of array subscripts");
+  if (k == 1) {
+    std::vector<Value> items = a[0].list();
+    int64_t lb = s.lower[0];
+    const int64_t i = at[0];
+    if (i < lb) {
+      items.insert(items.begin(), static_cast<size_t>(lb - i), Value::Null());
+      lb = i;
+    } else if (i >= lb + static_cast<int64_t>(items.size())) {
+      items.resize(static_cast<size_t>(i - lb + 1), Value::Null());
+    }
+    items[static_cast<size_t>(i - lb)] = a[1];
+    *out = WithBounds(Value::List(std::move(items)), {lb});
+    return Status::OK();
+  }
+  for (size_t d = 0; d < k; ++d) {
+    if (at[d] < s.lower[d] || at[d] >= s.lower[d] + s.dims[d])
+      return Status::InvalidArgument("array subscript out of range");
+  }
+  std::function<Value(const Value&, size_t)> put = [&](const Value& x, size_t d) -> Value {
+    if (d == k) return a[1];
+    std::vector<Value> items = x.list();
+    const size_t i = static_cast<size_t>(at[d] - s.lower[d]);
+    items[i] = put(items[i], d + 1);
+    return Value::List(std::move(items));
+  };
+  *out = WithBounds(put(a[0], 0), s.lower);
+  return Status::OK();
+}
+
+// sluice_array_assign_slice(a, v, omitted, l1, u1, ...): `UPDATE ... SET
+// a[l1:u1]... = v`, as PostgreSQL assigns a slice: v's elements in order
+// fill it (v must have enough); bit 2k of `omitted` says lower bound k was
+// left out (the array's own stands), bit 2k + 1 upper bound k. A NULL v
+// leaves the array as it was; a NULL or empty array needs every bound; a
+// one-dimensional array grows to take the slice, NULLs filling a gap.
+Status ArrayAssignSlice(const SqlType& type, const Value* a, size_t n, Value* out) {
+  if (a[1].is_null()) {
+    *out = a[0];
+    return Status::OK();
+  }
+  const int64_t omitted = a[2].int_value();
+  const size_t k = (n - 3) / 2;
+  ArrayShape s = ShapeOf(a[0]);
+  if (!ArrayHoldsSubArrays(type) && !s.dims.empty()) s.dims.resize(1), s.lower.resize(1);
+  std::vector<int64_t> lo(k), hi(k);
+  for (size_t d = 0; d < k; ++d) {
+    const bool no_lo = (omitted >> (2 * d)) & 1, no_hi = (omitted >> (2 * d + 1)) & 1;
+    if ((!no_lo && a[3 + 2 * d].is_null()) || (!no_hi && a[4 + 2 * d].is_null()))
+      return NullSubscript();
+    if (s.dims.empty() && (no_lo || no_hi)) {
+      return Status::InvalidArgument(
+          "array slice subscript must provide both boundaries (when assigning to a slice of an "
+          "empty array value, slice boundaries must be fully specified)");
+    }
+    lo[d] = no_lo ? (d < s.lower.size() ? s.lower[d] : 1) : a[3 + 2 * d].int_value();
+    hi[d] = no_hi ? (d < s.dims.size() ? s.lower[d] + s.dims[d] - 1 : 0) : a[4 + 2 * d].int_value();
+    if (hi[d] < lo[d])
+      return Status::InvalidArgument("upper bound cannot be less than lower bound");
+  }
+  std::vector<Value> source;
+  const ArrayShape vs = ShapeOf(a[1]);
+  if (!vs.dims.empty()) {
+    Elements(a[1], 0, ArrayHoldsSubArrays(type) ? vs.dims.size() : 1, &source);
+  }
+  size_t next = 0;
+  auto take = [&]() -> Value { return source[next++]; };
+  auto too_small = [&](int64_t need) {
+    return need > static_cast<int64_t>(source.size())
+               ? Status::InvalidArgument("source array too small")
+               : Status::OK();
+  };
+  if (s.dims.empty()) {
+    ArrayShape fresh;
+    int64_t need = 1;
+    for (size_t d = 0; d < k; ++d) {
+      fresh.dims.push_back(hi[d] - lo[d] + 1);
+      fresh.lower.push_back(lo[d]);
+      need *= fresh.dims.back();
+    }
+    SLUICE_RETURN_IF_ERROR(too_small(need));
+    *out = WithBounds(Build(fresh, 0, take), fresh.lower);
+    return Status::OK();
+  }
+  if (k > s.dims.size()) return Status::InvalidArgument("wrong number of array subscripts");
+  if (s.dims.size() == 1) {
+    std::vector<Value> items = a[0].list();
+    int64_t lb = s.lower[0];
+    if (lo[0] < lb) {
+      items.insert(items.begin(), static_cast<size_t>(lb - lo[0]), Value::Null());
+      lb = lo[0];
+    }
+    if (hi[0] >= lb + static_cast<int64_t>(items.size()))
+      items.resize(static_cast<size_t>(hi[0] - lb + 1), Value::Null());
+    SLUICE_RETURN_IF_ERROR(too_small(hi[0] - lo[0] + 1));
+    for (int64_t i = lo[0]; i <= hi[0]; ++i) items[static_cast<size_t>(i - lb)] = take();
+    *out = WithBounds(Value::List(std::move(items)), {lb});
+    return Status::OK();
+  }
+  int64_t need = 1;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    if (d >= k) {
+      lo.push_back(s.lower[d]);
+      hi.push_back(s.lower[d] + s.dims[d] - 1);
+    }
+    if (lo[d] < s.lower[d] || hi[d] >= s.lower[d] + s.dims[d])
+      return Status::InvalidArgument("array subscript out of range");
+    need *= hi[d] - lo[d] + 1;
+  }
+  SLUICE_RETURN_IF_ERROR(too_small(need));
+  std::function<Value(const Value&, size_t)> put = [&](const Value& x, size_t d) -> Value {
+    if (d == s.dims.size()) return take();
+    std::vector<Value> items = x.list();
+    for (int64_t i = lo[d]; i <= hi[d]; ++i) {
+      const size_t j = static_cast<size_t>(i - s.lower[d]);
+      items[j] = put(items[j], d + 1);
+    }
+    return Value::List(std::move(items));
+  };
+  *out = WithBounds(put(a[0], 0), s.lower);
+  return Status::OK();
+}
+
 // array_fill(x, dims [, lower]): an array of the given lengths (and lower
 // bounds), every element x.
 Status ArrayFill(const SqlType&, const Value* a, size_t n, Value* out) {
@@ -786,6 +974,26 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     r->name = "[]";
     r->result = elem.WithNullable(true);
     r->arg_types = {array, SqlType::BigInt()};
+    return true;
+  }
+  if (name == "sluice_array_assign" && args.size() >= 3) {
+    std::vector<SqlType> types{array, args[1].WithNullable(true)};
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (!args[i].IsInteger()) return false;
+      types.push_back(SqlType::BigInt());
+    }
+    Resolve(r, ArrayAssign, "array assignment", array, types);
+    r->strict = false;
+    return true;
+  }
+  if (name == "sluice_array_assign_slice" && args.size() >= 5 && args.size() % 2 == 1) {
+    std::vector<SqlType> types{array, array};
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (!args[i].IsInteger()) return false;
+      types.push_back(SqlType::BigInt());
+    }
+    Resolve(r, ArrayAssignSlice, "array slice assignment", array, types);
+    r->strict = false;
     return true;
   }
   if (name == "sluice_array_mode" && args.size() == 1) {

@@ -235,6 +235,23 @@ Status SqlSession::ReplaceableView(const ViewDef& v) {
   return catalog_.DropView(v.name);
 }
 
+namespace {
+
+// Whether an UPDATE or INSERT sets part of a column (c[i], c.f), several
+// columns at once (SET (a, b) = ...) or one column twice (an error).
+bool SetsParts(const Json& body) {
+  std::set<std::string> names;
+  for (const Json& t : body.value(body.contains("cols") ? "cols" : "targetList", Json::array())) {
+    const Json& rt = t["ResTarget"];
+    if (rt.contains("indirection") || rt.value("val", Json::object()).contains("MultiAssignRef") ||
+        !names.insert(rt.value("name", "")).second)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status SqlSession::Statement(const std::string& sql) {
   DateOrderScope order(date_order_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
@@ -248,7 +265,7 @@ Status SqlSession::Statement(const std::string& sql) {
                (kind == "SelectStmt" || body.contains("returningList") ||
                 body.contains("withClause") || body.contains("usingClause") ||
                 body.contains("fromClause") || body.contains("onConflictClause") ||
-                body["relation"].contains("alias"))) {
+                body["relation"].contains("alias") || SetsParts(body))) {
       // As the pipeline runs them (sql/dml.h); the plain ones below are
       // this session's own, faster for scripts of many small changes.
       const size_t at = st.value("stmt_location", 0);
