@@ -222,9 +222,10 @@ bool Binder::HasWholeRow(const std::string& name, const Ctx& ctx) {
   return false;
 }
 
-// `t.*` as a value: the record of t's columns, NULL when every column is
-// (as the whole row of an outer join's missing side is NULL), so that
-// count(t.*) counts the rows that t has.
+// `t.*` as a value: the record of t's columns. On the side of an outer join
+// that it may fill with NULLs, it is NULL when every column is (as the whole
+// row of the missing side is NULL), so that count(t.*) counts the rows that
+// t has; elsewhere a row of NULLs is a record, (,) as PostgreSQL prints it.
 Result<ExprPtr> Binder::BindWholeRow(const std::string& qual, const Json& node, Ctx& ctx) {
   const std::vector<int> cols = StarColumns(qual, ctx, /*outer=*/true);
   if (cols.empty()) {
@@ -257,6 +258,10 @@ Result<ExprPtr> Binder::BindWholeRow(const std::string& qual, const Json& node, 
   }
   SqlType record = SqlType::Row(std::move(names), std::move(types), true);
   ExprPtr row = MakeNode(ExprKind::kRow, record.WithNullable(false), std::move(fields));
+  const bool nullable = std::any_of(cols.begin(), cols.end(), [&](int i) {
+    return ctx.scope[static_cast<size_t>(i)].outer_nullable;
+  });
+  if (!nullable) return row;
   ExprPtr all_null =
       nulls.size() == 1 ? nulls[0] : MakeNode(ExprKind::kAnd, SqlType::Boolean(), nulls);
   auto e = std::make_shared<Expr>(
@@ -1661,8 +1666,23 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   }
   if (kind == "NullTest") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
-    return MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x},
-                    body.value("nulltesttype", "") == "IS_NOT_NULL");
+    const bool is_not = body.value("nulltesttype", "") == "IS_NOT_NULL";
+    if (x->type.id() == TypeId::kRow && !x->type.field_names().empty()) {
+      // A row IS NULL when it is or every field is; IS NOT NULL when no
+      // field is (so a row of some NULLs is neither).
+      std::vector<ExprPtr> tests{MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, is_not)};
+      for (const std::string& f : x->type.field_names()) {
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr field, RowField(x, f, n));
+        tests.push_back(MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {field}, is_not));
+      }
+      if (!is_not) {
+        ExprPtr fields = MakeNode(ExprKind::kAnd, SqlType::Boolean(),
+                                  std::vector<ExprPtr>(tests.begin() + 1, tests.end()));
+        return MakeNode(ExprKind::kOr, SqlType::Boolean(), {tests[0], fields});
+      }
+      return MakeNode(ExprKind::kAnd, SqlType::Boolean(), std::move(tests));
+    }
+    return MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, is_not);
   }
   if (kind == "BooleanTest") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));

@@ -539,7 +539,14 @@ Status Binder::BindJoin(const Json& item, const JoinDomain* d, PlanPtr* plan,
   }
   *plan = j;
   *cols = ctx.scope;
-  for (size_t i = 0; i < cols->size(); ++i) (*cols)[i].type = j->columns[i].type;
+  for (size_t i = 0; i < cols->size(); ++i) {
+    (*cols)[i].type = j->columns[i].type;
+    const bool left = static_cast<int>(i) < lw;
+    if ((left && (type == JoinType::kRight || type == JoinType::kFull)) ||
+        (!left && (type == JoinType::kLeft || type == JoinType::kFull))) {
+      (*cols)[i].outer_nullable = true;
+    }
+  }
   const bool aliased = body->contains("alias");
   const std::string alias = aliased ? (*body)["alias"].value("aliasname", "") : "";
   if (!using_pairs.empty()) {

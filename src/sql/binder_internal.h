@@ -148,6 +148,9 @@ struct ScopeCol {
   // A recursive query's SEARCH and CYCLE columns, read in its recursive
   // term: found by name, but not shown by * (PostgreSQL's expansion).
   bool no_star = false;
+  // A column of the side of an outer join whose rows it may fill with
+  // NULLs: that side's whole row (t.*) is then NULL.
+  bool outer_nullable = false;
   // A column of a table read in FROM: which reading of a table (one number
   // per FROM item of this binder) and whether it is in the table's primary
   // key. A query grouped by a table's whole key may read its other columns.

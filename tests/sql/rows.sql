@@ -73,3 +73,19 @@ INSERT INTO ri VALUES (0, 100);
 UPDATE ro SET f1 = 0 WHERE id = 4;
 -- sluice: error LIKE ANY (subquery) is not supported yet
 SELECT 'a' LIKE ANY (SELECT 'b');
+
+-- A subquery's whole row is a record even when its columns are NULL; on
+-- the missing side of an outer join it is NULL. IS NULL of a row is true
+-- when every field is NULL, IS NOT NULL when none is.
+SELECT foo FROM (SELECT NULL) AS foo;
+SELECT foo FROM (SELECT NULL::int AS x, NULL::text AS y) AS foo;
+SELECT foo IS NULL AS n, foo IS NOT NULL AS nn FROM (SELECT NULL::int AS x) AS foo;
+SELECT r IS NULL AS n, r IS NOT NULL AS nn
+  FROM (VALUES (ROW(1, 2)), (ROW(NULL, 2)), (ROW(NULL, NULL))) AS v (r);
+CREATE TABLE whole_l (a int);
+CREATE TABLE whole_r (a int, b text);
+INSERT INTO whole_l VALUES (1), (2), (3);
+INSERT INTO whole_r VALUES (1, 'x'), (2, NULL), (NULL, NULL);
+SELECT whole_l.a, whole_r, whole_r IS NULL AS n, count(whole_r.*) OVER () AS c
+  FROM whole_l LEFT JOIN whole_r ON whole_l.a = whole_r.a;
+SELECT whole_r, whole_r IS NULL AS n FROM whole_r;
