@@ -1087,8 +1087,12 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
       return SqlError(sql_, call, "unnest() takes one array");
     }
     type = args[0]->type.children()[0].WithNullable(true);
-  } else if (name != "generate_series") {
-    // The rows as an array, spread by unnest().
+  } else if (name != "generate_series" ||
+             std::any_of(args.begin(), args.end(), [](const ExprPtr& a) {
+               return !a->type.IsInteger() && !(a->kind == ExprKind::kLiteral && a->untyped);
+             })) {
+    // The rows as an array, spread by unnest() (generate_series over
+    // numeric or timestamps too).
     SLUICE_ASSIGN_OR_RETURN(ExprPtr rows, CallSetFunction(name, std::move(args), call));
     n->series = SeriesFn::kUnnest;
     type = rows->type.children()[0].WithNullable(true);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "sql/datetime.h"
 #include "sql/functions_internal.h"
 
 namespace sluice::sql {
@@ -540,6 +541,68 @@ Status GenerateSubscripts(const SqlType&, const Value* a, size_t n, Value* out) 
   return Status::OK();
 }
 
+constexpr size_t kMaxSeriesRows = 10000000;
+
+Status TooManySeriesRows() {
+  return Status::InvalidArgument("generate_series() of more than 10000000 rows");
+}
+
+// generate_series(start, stop [, step]) of NUMERIC, for a call over columns:
+// its rows as an array. As PostgreSQL's, the first value has the start's
+// scale and the others the larger of the start's and the step's.
+Status NumericSeries(const SqlType&, const Value* a, size_t n, Value* out) {
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i].decimal_is_special()) {
+      return Status::InvalidArgument(a[i].decimal_special() == DecimalSpecial::kNaN
+                                         ? "generate_series of numeric NaN is not allowed"
+                                         : "generate_series of numeric infinity is not allowed");
+    }
+    if (a[i].decimal_wide() != nullptr) {
+      return Status::Unimplemented(
+          "generate_series of numeric values of more than 38 digits is not supported yet");
+    }
+  }
+  const int start_scale = a[0].decimal_scale();
+  const int scale = std::max(start_scale, n == 3 ? a[2].decimal_scale() : 0);
+  auto at = [&](const Value& v, int128* u) {
+    return !__builtin_mul_overflow(v.decimal_unscaled(), Pow10(scale - v.decimal_scale()), u);
+  };
+  int128 cur, stop, step = Pow10(scale);
+  if (!at(a[0], &cur) || !at(a[1], &stop) || (n == 3 && !at(a[2], &step))) {
+    return Status::Unimplemented(
+        "generate_series of numeric values of more than 38 digits is not supported yet");
+  }
+  if (step == 0) return Status::InvalidArgument("step size cannot equal zero");
+  std::vector<Value> rows;
+  for (bool first = true; step > 0 ? cur <= stop : cur >= stop; first = false) {
+    if (rows.size() >= kMaxSeriesRows) return TooManySeriesRows();
+    rows.push_back(first && start_scale < scale
+                       ? Value::Decimal(cur / Pow10(scale - start_scale), start_scale)
+                       : Value::Decimal(cur, scale));
+    if (__builtin_add_overflow(cur, step, &cur)) break;
+  }
+  *out = Value::List(std::move(rows));
+  return Status::OK();
+}
+
+// generate_series(start, stop, step) of TIMESTAMP by an INTERVAL, for a call
+// over columns: each row the previous one plus the step, as PostgreSQL adds.
+Status TimestampSeries(const SqlType&, const Value* a, size_t, Value* out) {
+  const Interval& step = a[2].interval_value();
+  if (step.months == 0 && step.days == 0 && step.micros == 0)
+    return Status::InvalidArgument("step size cannot equal zero");
+  const bool up = step.months > 0 || step.days > 0 || step.micros > 0;
+  const int64_t stop = a[1].int_value();
+  std::vector<Value> rows;
+  for (int64_t cur = a[0].int_value(); up ? cur <= stop : cur >= stop;) {
+    if (rows.size() >= kMaxSeriesRows) return TooManySeriesRows();
+    rows.push_back(Value::Int(cur));
+    if (!AddInterval(cur, step, 1, &cur)) break;
+  }
+  *out = Value::List(std::move(rows));
+  return Status::OK();
+}
+
 // array_length(a, d): the length of dimension d, NULL for an empty array
 // or a dimension it does not have.
 Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
@@ -872,6 +935,25 @@ SqlType WithInnermost(const SqlType& array, const SqlType& t) {
 }  // namespace
 
 bool ResolveArraySet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  if (name == "generate_series" && (args.size() == 2 || args.size() == 3)) {
+    auto decimal = [&](const SqlType& t) { return t.IsInteger() || t.id() == TypeId::kDecimal; };
+    auto time = [&](const SqlType& t) {
+      return t.id() == TypeId::kTimestamp || t.id() == TypeId::kDate || t.IsString();
+    };
+    if (std::all_of(args.begin(), args.end(), decimal)) {
+      const std::vector<SqlType> types(args.size(), SqlType::Numeric());
+      return Resolve(r, NumericSeries, "generate_series", SqlType::Array(SqlType::Numeric(false)),
+                     types);
+    }
+    if (args.size() == 3 && time(args[0]) && time(args[1]) &&
+        (args[2].id() == TypeId::kInterval || args[2].IsString()) &&
+        !(args[0].IsString() && args[1].IsString())) {
+      return Resolve(r, TimestampSeries, "generate_series",
+                     SqlType::Array(SqlType::Timestamp(false)),
+                     {SqlType::Timestamp(), SqlType::Timestamp(), SqlType::Interval()});
+    }
+    return false;
+  }
   if (name != "generate_subscripts" || args.size() < 2 || args.size() > 3 ||
       args[0].id() != TypeId::kArray || !args[1].IsInteger() ||
       (args.size() == 3 && args[2].id() != TypeId::kBoolean)) {

@@ -54,3 +54,21 @@ SELECT k, unnest(array_agg(k)) FROM arr GROUP BY k;
 INSERT INTO arr VALUES (5, ARRAY[7, 8, 9], 'zz9');
 UPDATE arr SET a = ARRAY[4, 4] WHERE k = 2;
 DELETE FROM arr WHERE k = 1;
+
+-- generate_series over columns of NUMERIC and TIMESTAMP (by an INTERVAL),
+-- maintained as the columns change.
+CREATE TABLE spans (id int, lo numeric, hi numeric, st numeric, t0 timestamp, t1 timestamp);
+INSERT INTO spans VALUES (1, 1, 3, 1, '2024-01-30', '2024-03-01'), (2, 0.5, 2, 0.75, '2024-02-28 12:00', '2024-03-02'), (3, 5, 1, -2.5, NULL, '2024-01-01');
+SELECT id, g FROM spans, generate_series(lo, hi) g;
+SELECT id, g FROM spans, generate_series(lo, hi, st) g;
+SELECT id, g FROM spans, generate_series(1, 5, st) g;
+SELECT id, g FROM spans, generate_series(t0, t1, interval '1 month') g;
+SELECT id, g FROM spans, generate_series(t0, t1, '1 day') AS g WHERE g >= '2024-02-28';
+SELECT * FROM generate_series(1::numeric, 3::numeric) i, generate_series(i, 3) j;
+SELECT * FROM generate_series(1::numeric, 3::numeric) i, generate_series(1, i) j;
+SELECT * FROM generate_series(1::numeric, 3::numeric) i, generate_series(1, 5, i) j;
+UPDATE spans SET hi = 4 WHERE id = 1;
+DELETE FROM spans WHERE id = 2;
+SELECT id, g FROM spans, generate_series(lo, hi, st) g;
+-- sluice: error step size cannot equal zero
+SELECT id, g FROM spans, generate_series(lo, hi, 0.0) g;
