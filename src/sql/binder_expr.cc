@@ -1723,6 +1723,23 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"], &catalog_));
       if (t.id() == TypeId::kArray) return MakeLiteral(Value::List({}), t);
     }
+    if (body["arg"].contains("A_ArrayExpr") &&
+        !body["typeName"].value("arrayBounds", Json::array()).empty()) {
+      // ARRAY[x, ...]::T[]: each element cast to T (a sub-array to T[]), as
+      // PostgreSQL types the constructor from the cast: ARRAY[1,
+      // 'NaN']::float8[] holds two doubles.
+      Json element_type = body["typeName"];
+      element_type.erase("arrayBounds");
+      Json array = body["arg"];
+      for (Json& e : array["A_ArrayExpr"]["elements"]) {
+        const bool sub = e.contains("A_ArrayExpr");
+        e = Json{{"TypeCast",
+                  {{"arg", e},
+                   {"typeName", sub ? body["typeName"] : element_type},
+                   {"location", body.value("location", -1)}}}};
+      }
+      return BindExpr(array, ctx);
+    }
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
     const Json& type_name = body["typeName"];
     if (!type_name.contains("arrayBounds") && !type_name.value("names", Json::array()).empty()) {

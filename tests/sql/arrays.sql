@@ -79,3 +79,11 @@ SELECT id, i, j, m[i][j] FROM subs, generate_subscripts(m, 1) i, generate_subscr
 UPDATE subs SET a = a || 40 WHERE id = 1;
 DELETE FROM subs WHERE id = 3;
 SELECT id, s, a[s] FROM subs, generate_subscripts(a, 1) AS s;
+
+-- A cast of ARRAY[...] types its elements: each is cast to the element type.
+SELECT ARRAY[1, 3, 9, 'NaN', 'NaN']::float8[] AS a;
+SELECT ARRAY[1, '2.5']::numeric[] AS a, ARRAY[ARRAY[1, 2], ARRAY['3', 4]]::text[] AS b;
+SELECT pg_typeof(ARRAY['1', '2']::int[]) AS t, ARRAY['a', 'bcd']::varchar(2)[] AS v;
+SELECT width_bucket(5, ARRAY[1, 3, 9, 'NaN']::float8[]) AS wb;
+-- sluice: error invalid input syntax
+SELECT ARRAY[1, 'x']::int[];
