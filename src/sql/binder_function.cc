@@ -448,8 +448,35 @@ Result<std::optional<Json>> Binder::InlineTableFunctions(const Json& s) {
     const FunctionDef* f = catalog_.FindFunction(Str(call["FuncCall"]["funcname"].back()));
     if (f == nullptr) return item;
     if (f->unsupported.empty() && !f->returns_set) {
-      return SqlUnsupported(sql_, item, "a SQL function that returns one value in FROM",
-                            "Call it in the select list.");
+      // One row: the call's value, or a composite value's fields.
+      if (body->value("ordinality", false)) {
+        return SqlUnsupported(sql_, item, "WITH ORDINALITY over a SQL function");
+      }
+      SLUICE_ASSIGN_OR_RETURN(SqlType type,
+                              BindTypeName(sql_, Json::parse(f->return_type), &catalog_));
+      Json alias = body->contains("alias") ? (*body)["alias"] : Json{{"aliasname", f->name}};
+      Json targets = Json::array(), names = Json::array();
+      if (type.id() == TypeId::kRow) {
+        for (const std::string& field : type.field_names()) {
+          targets.push_back(
+              Json{{"ResTarget",
+                    {{"val",
+                      {{"A_Indirection",
+                        {{"arg", call},
+                         {"indirection", Json::array({Json{{"String", {{"sval", field}}}}})}}}}},
+                     {"location", -1}}}});
+          names.push_back(Json{{"String", {{"sval", field}}}});
+        }
+      } else {
+        targets.push_back(Json{{"ResTarget", {{"val", call}, {"location", -1}}}});
+        names.push_back(Json{{"String", {{"sval", alias["aliasname"]}}}});
+      }
+      if (!alias.contains("colnames")) alias["colnames"] = names;
+      Json select = {
+          {"targetList", targets}, {"op", "SETOP_NONE"}, {"limitOption", "LIMIT_OPTION_DEFAULT"}};
+      any = true;
+      return Json{{"RangeSubselect",
+                   {{"lateral", true}, {"subquery", {{"SelectStmt", select}}}, {"alias", alias}}}};
     }
     if (body->value("ordinality", false)) {
       return SqlUnsupported(sql_, item, "WITH ORDINALITY over a SQL function");

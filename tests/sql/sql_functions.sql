@@ -88,3 +88,19 @@ SELECT nth_value_def(ten) FROM wt;
 INSERT INTO wt VALUES (0, 8), (3, NULL);
 DELETE FROM wt WHERE ten = 4;
 UPDATE wt SET four = 1 WHERE ten = 3;
+
+-- A SQL function that returns one value, in FROM: one row, its value or
+-- a composite value's fields.
+CREATE TYPE pr AS (q1 bigint, q2 bigint);
+CREATE FUNCTION mkpr(bigint, bigint) RETURNS pr AS $$ SELECT ROW($1, $2)::pr $$ LANGUAGE sql;
+CREATE FUNCTION twice(x int) RETURNS int AS $$ SELECT 2 * x $$ LANGUAGE sql;
+SELECT * FROM mkpr(1, 2);
+SELECT * FROM twice(21);
+SELECT t FROM twice(4) AS t;
+SELECT * FROM twice(4) AS t (v);
+CREATE TABLE nums (n int);
+INSERT INTO nums VALUES (1), (2), (NULL);
+SELECT n, d, p.q2 FROM nums, twice(n) AS d, mkpr(n, n * 10) AS p;
+INSERT INTO nums VALUES (5);
+DELETE FROM nums WHERE n = 1;
+SELECT n, d, p.q2 FROM nums, twice(n) AS d, mkpr(n, n * 10) AS p;
