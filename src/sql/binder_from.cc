@@ -316,6 +316,34 @@ Status Binder::BindJoin(const Json& item, const JoinDomain* d, PlanPtr* plan,
   };
   SLUICE_RETURN_IF_ERROR(bind_side((*body)["larg"], &lp, &lc));
   std::string jt = body->value("jointype", "JOIN_INNER");
+  Json wrapped;
+  if ((*body)["rarg"].contains("RangeFunction") &&
+      (*body)["rarg"]["RangeFunction"]["functions"].dump().find("ColumnRef") != std::string::npos) {
+    // A function of the left side's columns (JOIN unnest(t.a) AS u ON ...)
+    // is a LATERAL subquery that calls it.
+    const Json& rf = (*body)["rarg"]["RangeFunction"];
+    Json inner = (*body)["rarg"];
+    const std::string name =
+        rf.contains("alias")
+            ? rf["alias"].value("aliasname", "")
+            : Str(rf["functions"][0]["List"]["items"][0]["FuncCall"]["funcname"].back());
+    Json star = {
+        {"ResTarget",
+         {{"val", {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}}},
+          {"location", -1}}}};
+    Json select = {{"targetList", Json::array({star})},
+                   {"fromClause", Json::array({inner})},
+                   {"op", "SETOP_NONE"},
+                   {"limitOption", "LIMIT_OPTION_DEFAULT"}};
+    wrapped = Json{{"RangeSubselect",
+                    {{"lateral", true},
+                     {"subquery", {{"SelectStmt", select}}},
+                     {"alias", {{"aliasname", name}}}}}};
+    Json copy = *body;
+    copy["rarg"] = wrapped;
+    wrapped = Json{{"JoinExpr", copy}};
+    body = &wrapped["JoinExpr"];
+  }
   const Json& rarg = (*body)["rarg"];
   bool rarg_bound = false;
   if (rarg.contains("RangeSubselect") && rarg["RangeSubselect"].value("lateral", false)) {

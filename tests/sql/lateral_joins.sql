@@ -38,3 +38,8 @@ UPDATE c SET w = 7 WHERE id = 3;
 DELETE FROM a WHERE id = 1;
 INSERT INTO a VALUES (5, NULL, NULL), (6, 10, 'z');
 INSERT INTO c VALUES (5, 0);
+
+-- A function of the left side's columns joined with ON (LEFT JOIN unnest(t.a)).
+select * from (values (1, array[10,20]), (2, array[20,30])) as v1(v1x,v1ys) left join unnest(v1ys) as u1(u1y) on u1y = v1x * 10;
+select * from (values (1, array[10,20]), (2, array[20,30])) as v1(v1x,v1ys) left join (values (1, 10), (2, 20)) as v2(v2x,v2y) on v2x = v1x left join unnest(v1ys) as u1(u1y) on u1y = v2y;
+select * from (values (1, array[10,20]), (2, array[20,30])) as v1(v1x,v1ys) join (values (1, 10), (2, 20)) as v2(v2x,v2y) on v2x = v1x join unnest(v1ys) as u1(u1y) on u1y = v2y;
