@@ -300,6 +300,38 @@ Status IdentityFn(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// row_to_json(record, pretty): the record as json; with `pretty`, a line
+// feed and a space after each comma between its fields, as PostgreSQL
+// prints it.
+Status RowToJsonFn(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (n < 2 || a[1].is_null() || !a[1].bool_value()) {
+    *out = a[0];
+    return Status::OK();
+  }
+  const std::string& text = a[0].string_value();
+  std::string pretty;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    pretty.push_back(c);
+    if (in_string) {
+      if (c == '\\' && i + 1 < text.size()) {
+        pretty.push_back(text[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    if (c == ',' && depth == 1) pretty += "\n ";
+  }
+  *out = Value::String(std::move(pretty));
+  return Status::OK();
+}
+
 // jsonb_build_object(key, value, ...) over text keys and JSONB values (the
 // binder makes them so; a NULL value is JSON's null).
 Status BuildObjectFn(const SqlType& type, const Value* a, size_t n, Value* out) {
@@ -470,6 +502,13 @@ bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, Resolv
     if (args[0].IsString())
       return Resolve(r, QuoteFn, name == "to_jsonb" ? "to_jsonb" : "to_json", out, {Text()});
     return Resolve(r, IdentityFn, name == "to_jsonb" ? "to_jsonb" : "to_json", out, {out});
+  }
+  if (name == "row_to_json" && (n == 1 || n == 2) && args[0].id() == TypeId::kRow &&
+      (n == 1 || args[1].id() == TypeId::kBoolean)) {
+    const SqlType json = SqlType::Json(false);
+    std::vector<SqlType> types{json};
+    if (n == 2) types.push_back(SqlType::Boolean());
+    return Resolve(r, RowToJsonFn, "row_to_json", json, types);
   }
   if (!Split(name, &binary, &fn)) return false;
   const SqlType own = SqlType::Json(binary);

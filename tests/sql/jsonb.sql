@@ -63,3 +63,11 @@ SELECT json_agg(v ORDER BY k), json_agg(k ORDER BY k), json_object_agg(k, v ORDE
 SELECT to_json(ARRAY[1,2]), to_json(kv), to_json(ROW(1, ARRAY['a', NULL], 2.50)) FROM kv;
 SELECT json_build_object('r', ROW(1, 'x')), json_build_array(ARRAY[1,2], '{"a":1}'::json);
 SELECT jsonb_build_object('a', 1, 'b', 'x'), jsonb_agg(v ORDER BY v), jsonb_object_agg(k, v ORDER BY k) FROM kv;
+
+-- row_to_json(record [, pretty]).
+CREATE TABLE rj (a int, b text, c int[]);
+INSERT INTO rj VALUES (1, 'x,"y"', '{1,2}'), (2, NULL, NULL);
+SELECT row_to_json(rj) FROM rj;
+SELECT row_to_json(rj, true) AS p FROM rj;
+SELECT row_to_json(ROW(1, 'a')) AS r, row_to_json(x.*) AS x FROM (SELECT a, b FROM rj) AS x;
+SELECT row_to_json(rj.*, false) AS f FROM rj;
