@@ -984,7 +984,10 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     return true;
   }
   if ((name == "||" || name == "array_prepend") && args.size() == 2 &&
-      args[0].id() != TypeId::kArray && ArrayHoldsSubArrays(args[1])) {
+      args[0].id() != TypeId::kArray &&
+      (ArrayHoldsSubArrays(args[1]) ||
+       (args[0].id() == TypeId::kRow && args[1].id() == TypeId::kArray &&
+        args[1].children()[0].id() == TypeId::kRow))) {
     auto t = CommonType(args[0], args[1].children()[0]);
     if (!t.ok()) return false;
     const SqlType a = SqlType::Array(t->WithNullable(true));

@@ -87,3 +87,7 @@ SELECT pg_typeof(ARRAY['1', '2']::int[]) AS t, ARRAY['a', 'bcd']::varchar(2)[] A
 SELECT width_bucket(5, ARRAY[1, 3, 9, 'NaN']::float8[]) AS wb;
 -- sluice: error invalid input syntax
 SELECT ARRAY[1, 'x']::int[];
+
+-- A row prepended or appended to an array of rows.
+SELECT ROW(1,2) || array_agg(x) AS a FROM (VALUES (ROW(3,4)), (ROW(5,6))) v(x);
+SELECT array_agg(x) || ROW(7,8) AS a FROM (VALUES (ROW(3,4))) v(x);
