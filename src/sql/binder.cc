@@ -108,7 +108,33 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     const Json& with = s["withClause"];
     const bool recursive = with.value("recursive", false);
     std::map<std::string, BoundQuery> scope;
-    for (const Json& c : with["ctes"]) {
+    std::vector<Json> ordered(with["ctes"].begin(), with["ctes"].end());
+    if (recursive) {
+      // WITH RECURSIVE: every query sees the others, whatever their order;
+      // each is bound after the ones it reads.
+      std::vector<Json> pending = std::move(ordered);
+      ordered.clear();
+      std::set<std::string> done;
+      while (!pending.empty()) {
+        size_t pick = 0;
+        for (size_t i = 0; i < pending.size(); ++i) {
+          const Json& cte = pending[i]["CommonTableExpr"];
+          if (!cte["ctequery"].contains("SelectStmt")) break;
+          const std::string self = cte.value("ctename", "");
+          const bool ready = std::none_of(pending.begin(), pending.end(), [&](const Json& o) {
+            const std::string other = o["CommonTableExpr"].value("ctename", "");
+            return other != self && ReadsRelation(cte["ctequery"]["SelectStmt"], other);
+          });
+          if (ready) {
+            pick = i;
+            break;
+          }
+        }
+        ordered.push_back(pending[pick]);
+        pending.erase(pending.begin() + static_cast<ptrdiff_t>(pick));
+      }
+    }
+    for (const Json& c : ordered) {
       const Json& cte = c["CommonTableExpr"];
       std::string name = cte["ctename"];
       if (scope.count(name)) {
@@ -990,6 +1016,20 @@ Json StringNode(const std::string& s) { return Json{{"String", {{"sval", s}}}}; 
 
 Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& cte,
                                          const Json& node) {
+  if (cte["ctequery"]["SelectStmt"].contains("withClause") &&
+      cte["ctequery"]["SelectStmt"].value("op", "") == "SETOP_UNION") {
+    // WITH w AS (...) term UNION term: w is seen by both terms.
+    Json moved = cte;
+    Json& u = moved["ctequery"]["SelectStmt"];
+    for (const char* term : {"larg", "rarg"}) {
+      if (u[term].contains("withClause")) {
+        return SqlUnsupported(sql_, node, "WITH in a term of a recursive query that has its own");
+      }
+      u[term]["withClause"] = u["withClause"];
+    }
+    u.erase("withClause");
+    return BindRecursive(name, moved, node);
+  }
   const Json& u = cte["ctequery"]["SelectStmt"];
   // The clauses, with or without their node's name around them.
   auto clause = [&](const char* key, const char* kind) -> const Json* {

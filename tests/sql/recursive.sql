@@ -124,3 +124,21 @@ INSERT INTO edges VALUES (2, 3);
 WITH RECURSIVE reach(a) AS (SELECT src FROM edges UNION SELECT a + 1 FROM reahc WHERE a < 3) SELECT * FROM reach;
 -- sluice: error relation "totals2" does not exist (did you mean totals?)
 WITH totals AS (SELECT src, count(*) AS n FROM edges GROUP BY src) SELECT * FROM totals2;
+
+-- WITH RECURSIVE queries see each other whatever their order, and a
+-- recursive query's own WITH is seen by both of its terms.
+WITH RECURSIVE
+    x(id) AS (SELECT * FROM y UNION ALL SELECT id+1 FROM x WHERE id < 5),
+    y(id) AS (values (1))
+ SELECT * FROM x;
+WITH RECURSIVE t(j) AS (
+    WITH RECURSIVE s(i) AS (
+        VALUES (1)
+        UNION ALL
+        SELECT i+1 FROM s WHERE i < 10
+    )
+    SELECT i FROM s
+    UNION ALL
+    SELECT j+1 FROM t WHERE j < 10
+)
+SELECT * FROM t;
