@@ -829,6 +829,16 @@ std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
 }
 
 Result<int64_t> Binder::ConstInt(const Json& n, const char* what) {
+  if (n.dump().find("\"ColumnRef\"") != std::string::npos) {
+    // A column here is the enclosing query's (PostgreSQL refuses this
+    // query's own): the count would change row by row.
+    if (frames_.empty()) {
+      return SqlError(sql_, n, std::string("argument of ") + what + " must not contain variables");
+    }
+    return SqlUnsupported(sql_, n,
+                          std::string(what[0] == 'O' ? "an " : "a ") + what +
+                              " that reads the enclosing query's columns");
+  }
   Ctx empty;
   SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(n, empty));
   if (e->kind != ExprKind::kLiteral || !e->type.IsInteger()) {

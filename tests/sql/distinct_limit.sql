@@ -14,3 +14,12 @@ SELECT g, v FROM t ORDER BY v DESC FETCH FIRST 1 ROW WITH TIES;
 SELECT n, v FROM t ORDER BY n NULLS FIRST FETCH FIRST 3 ROWS WITH TIES;
 -- sluice: error SELECT DISTINCT ON expressions must match initial ORDER BY expressions
 SELECT DISTINCT ON (g) g, n FROM t ORDER BY n;
+
+-- LIMIT and OFFSET are constants: a column of the query is refused, and
+-- one of an enclosing query is not supported yet.
+CREATE TABLE lt (a int);
+INSERT INTO lt VALUES (1), (2), (3);
+-- sluice: error must not contain variables
+SELECT a FROM lt LIMIT a;
+-- sluice: error an OFFSET that reads the enclosing query's columns is not supported yet
+SELECT a, (SELECT b.a FROM lt b ORDER BY b.a LIMIT 1 OFFSET lt.a - 1) AS x FROM lt;
