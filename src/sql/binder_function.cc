@@ -211,6 +211,8 @@ void Substitute(Json* n, const FunctionDef& f, const std::vector<Json>& args,
 }
 
 Json Cast(Json arg, const std::string& type) {
+  // anyelement, anyarray, ...: the argument's own type.
+  if (IsPolymorphicType(Str(Json::parse(type)["names"].back()))) return arg;
   return Json{
       {"TypeCast", {{"arg", std::move(arg)}, {"typeName", Json::parse(type)}, {"location", -1}}}};
 }
