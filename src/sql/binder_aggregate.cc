@@ -330,8 +330,9 @@ Result<ExprPtr> Binder::BindAggregateFunction(const std::string& fname,
   const ColumnReads reads = reads_;
   Result<ExprPtr> e = [&]() -> Result<ExprPtr> {
     if (const FunctionDef* f = catalog_.FindFunction(fname)) {
+      // Called as a query calls it.
       *strict = f->strict;
-      return BindUserFunction(*f, call, node, ctx);
+      return BindExpr(Json{{"FuncCall", call}}, ctx);
     }
     if (std::optional<FunctionDef> builtin = BuiltinTransitionDef(fname)) {
       *strict = builtin->strict;
@@ -403,18 +404,18 @@ Result<ExprPtr> Binder::UserAggregateFold(const AggregateDef& a, const std::vect
   fold->args = {MakeLiteral(init, stype), std::move(list)};
   fold->transition = transition;
   fold->fold_from_first = strict && !a.initcond;
+  // A STRICT transition's rows with a NULL argument are not in the list at
+  // all (the caller filters them out), so only its first state is left to
+  // the fold.
   if (strict_out != nullptr) *strict_out = strict;
-  // The aggregate's rows are the elements of the list; a STRICT
-  // transition's rows with a NULL argument are left out of it (the caller's
-  // FILTER), so here only the first state is PostgreSQL's rule.
   if (a.final_func.empty()) return ExprPtr(fold);
   Ctx f;
   f.scope.push_back({"", kStateColumn, stype});
   bool final_strict = false;
   SLUICE_ASSIGN_OR_RETURN(
       ExprPtr final, BindAggregateFunction(a.final_func, {kStateColumn}, f, node, &final_strict));
-  // The final function reads the last state; as the fold's part, it is
-  // folded once however often the function reads its argument.
+  // The final function, part of the fold: the fold is computed once
+  // however often the function reads the state.
   auto finished = std::make_shared<Expr>(*fold);
   finished->type = final->type.WithNullable(true);
   finished->finish = final;

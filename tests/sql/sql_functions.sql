@@ -34,6 +34,13 @@ SELECT * FROM forever(1);
 -- sluice: error more than 32 deep
 SELECT again(1);
 
+-- A composite parameter's fields, as name.field; a FROM item of the same
+-- name hides the parameter.
+CREATE TYPE pt AS (x INT, y INT);
+CREATE FUNCTION psum(p pt) RETURNS INT AS $$ SELECT p.x + p.y $$ LANGUAGE SQL;
+CREATE FUNCTION pfirst(t pt) RETURNS INT AS $$ SELECT t.a FROM t WHERE t.a > 1 ORDER BY t.a LIMIT 1 $$ LANGUAGE SQL;
+SELECT a, psum(ROW(a, b)::pt), pfirst(ROW(a, b)::pt) FROM t AS o;
+
 -- A user's aggregate over PostgreSQL's own transition function (more in
 -- user_aggregates.sql).
 CREATE TABLE agg_t (a INT);

@@ -26,7 +26,7 @@ SELECT g, fold_strict(x ORDER BY x), fold_strict_init(x ORDER BY x) FROM t GROUP
 -- FINALFUNC, and a composite state with INITCOND read as its text.
 CREATE TYPE avg_state AS (total BIGINT, cnt BIGINT);
 CREATE FUNCTION avg_step(st avg_state, v INT) RETURNS avg_state
-  AS $$ SELECT ROW((st).total + v, (st).cnt + 1)::avg_state $$ LANGUAGE SQL STRICT;
+  AS $$ SELECT ROW(st.total + v, st.cnt + 1)::avg_state $$ LANGUAGE SQL STRICT;
 CREATE FUNCTION avg_final(st avg_state) RETURNS NUMERIC
   AS $$ SELECT CASE WHEN (st).cnt = 0 THEN NULL ELSE (st).total::numeric / (st).cnt END $$ LANGUAGE SQL;
 CREATE AGGREGATE my_avg (INT) (SFUNC = avg_step, STYPE = avg_state, FINALFUNC = avg_final,
