@@ -105,7 +105,9 @@ Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_vie
       a.arg_types.push_back(type.dump());
     }
     // The number of direct arguments of an ordered-set aggregate (name(x
-    // ORDER BY y)); -1 for the others.
+    // ORDER BY y)). The parse tree gives the same for name(ORDER BY y) as
+    // for name(y): that one is taken as name(y), and a call of it WITHIN
+    // GROUP is refused.
     if (args.size() > 1 && args[1].contains("Integer") &&
         args[1]["Integer"].value("ival", -1) > 0) {
       a.unsupported = "ordered-set aggregates (CREATE AGGREGATE ... ORDER BY)";
@@ -145,15 +147,13 @@ Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_vie
     } else if (name == "finalfunc_modify" || name == "mfinalfunc_modify") {
       const std::string how = Lower(DefName(arg));
       if (how != "read_only" && how != "shareable" && how != "read_write") {
-        return SqlError(
-            sql, def,
-            "parameter \"" + name + "\" must be READ_ONLY, SHAREABLE, or " + "READ_WRITE");
+        return SqlError(sql, def,
+                        "parameter \"" + name + "\" must be READ_ONLY, SHAREABLE, or READ_WRITE");
       }
     }
-    // COMBINEFUNC, SERIALFUNC, DESERIALFUNC, PARALLEL, SSPACE, SORTOP and
-    // the moving-aggregate MSFUNC, MINVFUNC, MSTYPE, MSSPACE, MFINALFUNC and
-    // MINITCOND are hints that give the same results: every state here is
-    // folded from a group's (or frame's) first row.
+    // COMBINEFUNC, SERIALFUNC, DESERIALFUNC, PARALLEL, SSPACE, MSSPACE,
+    // SORTOP and MINVFUNC change how PostgreSQL computes the same result:
+    // every state here is folded from a group's (or frame's) first row.
   }
   if (!has_stype) return SqlError(sql, body, "aggregate stype must be specified");
   if (!has_sfunc) return SqlError(sql, body, "aggregate sfunc must be specified");
