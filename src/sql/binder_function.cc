@@ -350,6 +350,7 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
   std::vector<Json> args;
   for (size_t i = 0; i < args_in.size(); ++i) args.push_back(Cast(args_in[i], f.arg_types[i]));
   Json select = Json::parse(f.body);
+  if (catalog_.has_aggregates()) select = MarkUserAggregates(catalog_, select);
   if (ReadsTables(select)) {
     // The arguments go where the body's own columns are in scope: each of
     // their columns is qualified by its table, which must not be a name

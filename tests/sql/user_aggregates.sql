@@ -126,3 +126,8 @@ SELECT sum_any(imax(x)) FROM t;
 SELECT g FROM t WHERE sum_any(x) > 0;
 -- sluice: error an aggregate ordered by keys in different directions
 SELECT cat_all(s ORDER BY g, s DESC) FROM t;
+
+-- A SQL function's body may call an aggregate.
+CREATE FUNCTION strings_of(k INT) RETURNS TEXT AS $$ SELECT cat_all(s ORDER BY s) FROM t WHERE g = k $$ LANGUAGE SQL;
+CREATE FUNCTION all_strings() RETURNS TEXT AS $$ SELECT cat_from(s ORDER BY s) FROM t $$ LANGUAGE SQL;
+SELECT o.g, strings_of(o.g), all_strings() FROM t AS o;
