@@ -271,9 +271,10 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
                                            f->returns_set, f->columns, f->body}));
           called(Json::parse(f->body));
         }
-        // An aggregate's definition, and the functions it calls.
+        // An aggregate's definition, and the functions it calls (`seen`
+        // holds it apart from a function of the same name).
         const AggregateDef* a = catalog.FindAggregate(fname);
-        if (a != nullptr && seen.insert("?aggregate " + fname).second) {
+        if (a != nullptr && seen.insert("aggregate " + fname).second) {
           functions.push_back(
               Json::array({a->name, a->arg_types, a->sfunc, a->state_type, a->final_func,
                            a->initcond.value_or(""), a->initcond.has_value()}));
@@ -433,10 +434,6 @@ std::string UnquoteOptionKeys(std::string_view text) {
   }
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 bool IsCreateAggregate(const Json& stmt) {
   return stmt.contains("DefineStmt") && stmt["DefineStmt"].value("kind", "") == "OBJECT_AGGREGATE";

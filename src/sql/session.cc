@@ -312,7 +312,8 @@ Status SqlSession::Statement(const std::string& sql) {
     } else if (kind == "DefineStmt" && body.value("kind", "") == "OBJECT_AGGREGATE") {
       // Kept even when Sluice cannot compute it: its calls then say why.
       SLUICE_ASSIGN_OR_RETURN(AggregateDef a, BindCreateAggregate(catalog_, sql, body));
-      const std::string unsupported = a.unsupported;
+      const std::string unsupported =
+          a.unsupported.empty() ? "" : a.unsupported + " (aggregate " + a.name + ")";
       // One that was refused may be defined again.
       const AggregateDef* was = catalog_.FindAggregate(a.name);
       const bool replace =
