@@ -867,7 +867,7 @@ std::string Binder::ExprName(const Json& val) {
     if (!ind.empty() && Node(ind.back()).first == "String") return Str(ind.back());
     return ExprName((*body)["arg"]);
   }
-  if (kind == "FuncCall") return Str((*body)["funcname"].back());
+  if (kind == "FuncCall") return UserAggregateName(Str((*body)["funcname"].back()));
   if (kind == "TypeCast") {
     auto [k2, b2] = Node((*body)["arg"]);
     if (k2 == "ColumnRef" || k2 == "A_Indirection" || k2 == "RowExpr")
@@ -2376,6 +2376,9 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
   if (!body.value("agg_order", Json::array()).empty()) {
     return SqlError(sql_, node, "aggregate ORDER BY is not implemented for window functions");
   }
+  if (IsUserAggregateName(name)) {
+    return BindUserWindowAggregate(node, body, name, over, order_exprs, ctx);
+  }
   if (name == "json_agg" || name == "jsonb_agg" || name == "json_object_agg" ||
       name == "jsonb_object_agg") {
     // As grouped: the ARRAY_AGG of the elements (RewriteJsonCall), then the
@@ -2965,6 +2968,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
 
 Result<BoundQuery> BindSelect(const Catalog& catalog, std::string_view sql, const Json& select) {
   Binder b(catalog, sql);
+  if (catalog.has_aggregates()) return b.BindQuery(binding::MarkUserAggregates(catalog, select));
   return b.BindQuery(select);
 }
 

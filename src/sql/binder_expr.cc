@@ -1303,6 +1303,15 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
     return MakeColumn(it->second, ctx.scope[static_cast<size_t>(it->second)].type);
   }
+  if (IsUserAggregateName(name)) {
+    if (IsWithinGroupCall(body)) {
+      return SqlError(sql_, node,
+                      UserAggregateName(name) +
+                          " is not an ordered-set aggregate, so it cannot "
+                          "have WITHIN GROUP");
+    }
+    return BindUserAggregate(name, body, node, ctx);
+  }
   if (body["funcname"].size() == 1) {
     if (const FunctionDef* f = catalog_.FindFunction(name)) {
       return BindUserFunction(*f, body, node, ctx);

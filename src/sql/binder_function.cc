@@ -178,13 +178,15 @@ namespace binding {
 namespace {
 
 // `n` with each of the function's parameters ($1, its name, or
-// function.name) replaced by the matching argument. A bare name that is a
-// column of a relation the body reads is that column (PostgreSQL lets a
-// column hide a parameter).
+// function.name) replaced by the matching argument, and name.field by the
+// argument's field. A bare name that is a column of a relation the body
+// reads is that column, and a qualifier that names one of the body's FROM
+// items (`from_names`) is that item (PostgreSQL lets a column or a table
+// hide a parameter).
 void Substitute(Json* n, const FunctionDef& f, const std::vector<Json>& args,
-                const std::set<std::string>& columns) {
+                const std::set<std::string>& columns, const std::set<std::string>& from_names) {
   if (n->is_array()) {
-    for (Json& x : *n) Substitute(&x, f, args, columns);
+    for (Json& x : *n) Substitute(&x, f, args, columns, from_names);
     return;
   }
   if (!n->is_object()) return;
@@ -198,6 +200,15 @@ void Substitute(Json* n, const FunctionDef& f, const std::vector<Json>& args,
     std::string name;
     if (fields.size() == 1 && columns.count(Str(fields[0])) == 0) name = Str(fields[0]);
     if (fields.size() == 2 && Str(fields[0]) == f.name) name = Str(fields[1]);
+    if (name.empty() && fields.size() >= 2 && from_names.count(Str(fields[0])) == 0) {
+      for (size_t i = 0; i < f.arg_names.size(); ++i) {
+        if (f.arg_names[i].empty() || f.arg_names[i] != Str(fields[0])) continue;
+        // A composite parameter's field: (argument).field.
+        Json indirection(fields.begin() + 1, fields.end());
+        *n = Json{{"A_Indirection", {{"arg", args[i]}, {"indirection", std::move(indirection)}}}};
+        return;
+      }
+    }
     if (name.empty()) return;
     for (size_t i = 0; i < f.arg_names.size(); ++i) {
       if (f.arg_names[i] == name) {
@@ -207,10 +218,14 @@ void Substitute(Json* n, const FunctionDef& f, const std::vector<Json>& args,
     }
     return;
   }
-  for (auto it = n->begin(); it != n->end(); ++it) Substitute(&it.value(), f, args, columns);
+  for (auto it = n->begin(); it != n->end(); ++it) {
+    Substitute(&it.value(), f, args, columns, from_names);
+  }
 }
 
 Json Cast(Json arg, const std::string& type) {
+  // anyelement, anyarray, ...: the argument's own type.
+  if (IsPolymorphicType(Str(Json::parse(type)["names"].back()))) return arg;
   return Json{
       {"TypeCast", {{"arg", std::move(arg)}, {"typeName", Json::parse(type)}, {"location", -1}}}};
 }
@@ -335,6 +350,7 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
   std::vector<Json> args;
   for (size_t i = 0; i < args_in.size(); ++i) args.push_back(Cast(args_in[i], f.arg_types[i]));
   Json select = Json::parse(f.body);
+  if (catalog_.has_aggregates()) select = MarkUserAggregates(catalog_, select);
   if (ReadsTables(select)) {
     // The arguments go where the body's own columns are in scope: each of
     // their columns is qualified by its table, which must not be a name
@@ -367,7 +383,9 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
   }
   std::set<std::string> columns;
   RelationColumns(select, catalog_, &columns);
-  Substitute(&select, f, args, columns);
+  std::set<std::string> from_names;
+  FromNames(select, &from_names);
+  Substitute(&select, f, args, columns, from_names);
   return select;
 }
 

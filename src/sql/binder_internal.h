@@ -63,11 +63,28 @@ inline bool IsHypotheticalSetName(const std::string& name) {
 inline bool IsWithinGroupCall(const Json& func_call) {
   return func_call.value("agg_within_group", false);
 }
+// A call of an aggregate that a user defined (CREATE AGGREGATE) is known by
+// this prefix to its name (MarkUserAggregates), so that whatever asks
+// whether a call is an aggregate knows it is one.
+inline constexpr const char* kUserAggregatePrefix = "?aggregate ";
+inline bool IsUserAggregateName(const std::string& name) {
+  return name.rfind(kUserAggregatePrefix, 0) == 0;
+}
+// The aggregate's own name, without the prefix.
+inline std::string UserAggregateName(const std::string& name) {
+  return IsUserAggregateName(name) ? name.substr(std::string(kUserAggregatePrefix).size()) : name;
+}
+// `n` (a parse tree) with the prefix on the calls of the catalog's
+// aggregates (binder_aggregate.cc).
+Json MarkUserAggregates(const Catalog& catalog, const Json& n);
+// anyelement, anyarray, "any", ...: a parameter whose type is its argument's.
+bool IsPolymorphicType(const std::string& name);
+
 inline bool IsAggregateName(const std::string& name) {
-  return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg" ||
-         name == "string_agg" || name == "array_agg" || IsStatisticName(name) ||
-         IsBoolAggregateName(name) || name == "jsonb_agg" || name == "json_agg" ||
-         name == "jsonb_object_agg" || name == "json_object_agg";
+  return IsUserAggregateName(name) || name == "count" || name == "sum" || name == "min" ||
+         name == "max" || name == "avg" || name == "string_agg" || name == "array_agg" ||
+         IsStatisticName(name) || IsBoolAggregateName(name) || name == "jsonb_agg" ||
+         name == "json_agg" || name == "jsonb_object_agg" || name == "json_object_agg";
 }
 // The aggregates a rolling (RANGE n PRECEDING) window can compute.
 inline bool IsRollingAggregateName(const std::string& name) {
@@ -396,6 +413,9 @@ class Binder {
 
   Result<BoundQuery> BindQuery(const Json& select);
   Result<ExprPtr> BindExpr(const Json& n, Ctx& ctx);
+  // Whether the aggregate's transition and final functions exist and take
+  // its state and arguments (for CREATE AGGREGATE); `node` is the statement.
+  Status CheckUserAggregate(const AggregateDef& a, const Json& node);
   // An array subscript (an untyped constant in it is an integer).
   Result<ExprPtr> BindSubscript(const Json& n, Ctx& ctx);
 
@@ -557,6 +577,27 @@ class Binder {
   Result<ExprPtr> BindUserFunction(const FunctionDef& f, const Json& call, const Json& node,
                                    Ctx& ctx);
   Result<std::optional<Json>> InlineTableFunctions(const Json& s);
+  // Aggregates written by users (binder_aggregate.cc). A call in a grouped
+  // query, as a fold over the ARRAY_AGG of its rows; one over a window.
+  Result<ExprPtr> BindUserAggregate(const std::string& name, const Json& body, const Json& node,
+                                    Ctx& ctx);
+  Result<WindowCall> BindUserWindowAggregate(const Json& node, const Json& body,
+                                             const std::string& name, const Json& over,
+                                             const std::vector<ExprPtr>& order_exprs, Ctx& ctx);
+  // The call's arguments, cast to the aggregate's parameter types.
+  Result<std::vector<ExprPtr>> UserAggregateArgs(const AggregateDef& a, const Json& body,
+                                                 const Json& node, Ctx& ctx);
+  // The kFold that computes `a` over `list`, an array of ROW(args...) of
+  // types `inputs`; `*strict` says whether its transition function is.
+  Result<ExprPtr> UserAggregateFold(const AggregateDef& a, const std::vector<SqlType>& inputs,
+                                    ExprPtr list, const Json& node, bool* strict);
+  // A call of transition or final function `fname` with the columns named
+  // `params` of `ctx` as its arguments.
+  Result<ExprPtr> BindAggregateFunction(const std::string& fname,
+                                        const std::vector<std::string>& params, Ctx& ctx,
+                                        const Json& node, bool* strict);
+  // An aggregate's FILTER (WHERE ...) condition.
+  Result<ExprPtr> BindBooleanFilter(const Json& filter, Ctx& ctx);
   // ROW_NUMBER(), RANK() or DENSE_RANK() as a top-k per partition, bounded by
   // a filter of the enclosing query (else computed per whole partition).
   Result<PlanPtr> BindRankTopK(const Json& val, const Json* body, const Json& over,

@@ -55,6 +55,27 @@ Status Catalog::DropFunction(const std::string& name) {
   return Status::OK();
 }
 
+Status Catalog::AddAggregate(AggregateDef a, bool replace) {
+  if (!replace && aggregates_.count(a.name)) {
+    return Status::InvalidArgument("function \"" + a.name + "\" already exists");
+  }
+  std::string name = a.name;
+  aggregates_[name] = std::move(a);
+  return Status::OK();
+}
+
+const AggregateDef* Catalog::FindAggregate(const std::string& name) const {
+  auto it = aggregates_.find(name);
+  return it == aggregates_.end() ? nullptr : &it->second;
+}
+
+Status Catalog::DropAggregate(const std::string& name) {
+  if (aggregates_.erase(name) == 0) {
+    return Status::NotFound("aggregate " + name + " does not exist");
+  }
+  return Status::OK();
+}
+
 Status Catalog::AddType(const std::string& name, SqlType type) {
   if (types_.count(name) || tables_.count(name) || views_.count(name))
     return Status::InvalidArgument("type \"" + name + "\" already exists");

@@ -74,6 +74,29 @@ struct FunctionDef {
   std::string unsupported;
 };
 
+// CREATE AGGREGATE name (argtypes) (SFUNC = f, STYPE = t, ...): an aggregate
+// that folds its transition function `sfunc` over a group's rows, from
+// INITCOND (cast to STYPE; NULL if there is none), then applies FINALFUNC to
+// the last state (binder_aggregate.cc says how it is computed and
+// maintained). Types are kept as TypeName parse trees in JSON text.
+struct AggregateDef {
+  std::string name;
+  // One per argument; empty for name(*), which takes no value per row.
+  std::vector<std::string> arg_types;
+  std::string sfunc;       // a SQL function's name, or a built-in function's
+  std::string state_type;  // STYPE
+  std::string final_func;  // FINALFUNC; "" for none
+  std::optional<std::string> initcond;
+  // MSFUNC, MSTYPE, MFINALFUNC and MINITCOND ("" and nullopt: none): what
+  // PostgreSQL computes a window aggregate with when its frame's start
+  // moves. Its MINVFUNC is not needed: each frame is folded from its start.
+  std::string msfunc, mstate_type, mfinal_func;
+  std::optional<std::string> minitcond;
+  // Not empty for an aggregate Sluice cannot compute (FINALFUNC_EXTRA, an
+  // ordered-set aggregate): calls are refused with this reason.
+  std::string unsupported;
+};
+
 // CREATE INDEX name ON relation(columns): gives a view (or table) a key, for
 // sinks that need one.
 struct IndexDef {
@@ -105,6 +128,11 @@ class Catalog {
   Status AddFunction(FunctionDef f, bool replace);
   const FunctionDef* FindFunction(const std::string& name) const;
   Status DropFunction(const std::string& name);
+  // CREATE [OR REPLACE] AGGREGATE; one aggregate per name.
+  Status AddAggregate(AggregateDef a, bool replace);
+  const AggregateDef* FindAggregate(const std::string& name) const;
+  Status DropAggregate(const std::string& name);
+  bool has_aggregates() const { return !aggregates_.empty(); }
   // CREATE TYPE name AS (field type, ...): a named ROW type.
   Status AddType(const std::string& name, SqlType type);
   const SqlType* FindType(const std::string& name) const;
@@ -132,6 +160,7 @@ class Catalog {
   std::map<std::string, ViewDef> views_;
   std::map<std::string, IndexDef> indexes_;
   std::map<std::string, FunctionDef> functions_;
+  std::map<std::string, AggregateDef> aggregates_;
   std::map<std::string, SqlType> types_;
   PgDefinitions pg_definitions_;
   std::optional<int64_t> now_;

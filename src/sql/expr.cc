@@ -287,6 +287,11 @@ std::string Expr::ToString() const {
           kind == ExprKind::kCall ? fn_name : "op" + std::to_string(static_cast<int>(kind));
       s += "(";
       for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i]->ToString();
+      if (transition) {
+        s += std::string(fold_from_first ? "; first, " : "; ") + transition->ToString() + ":" +
+             transition->type.ToString();
+      }
+      if (finish) s += "; " + finish->ToString() + ":" + finish->type.ToString();
       return s + ")";
     }
   }
@@ -1240,6 +1245,36 @@ ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
   return MakeNode(ExprKind::kCast, to, {std::move(e)});
 }
 
+namespace {
+
+Status EvalFold(const Expr& e, const Row& row, Value* out) {
+  Value state, list;
+  SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &state));
+  SLUICE_RETURN_IF_ERROR(Eval(*e.args[1], row, &list));
+  static const std::vector<Value> kNone;
+  const std::vector<Value>& elements = list.is_null() ? kNone : list.list();
+  size_t i = 0;
+  if (e.fold_from_first && state.is_null() && !elements.empty()) {
+    const SqlType& element = e.args[1]->type.children()[0];
+    SLUICE_RETURN_IF_ERROR(CastValue(elements[0].list()[0], element.children()[0], e.type, &state));
+    i = 1;
+  }
+  // One row for every call: the state, then the element's fields.
+  Row call;
+  for (; i < elements.size(); ++i) {
+    const std::vector<Value>& fields = elements[i].list();
+    call.resize(fields.size() + 1);
+    call[0] = std::move(state);
+    std::copy(fields.begin(), fields.end(), call.begin() + 1);
+    SLUICE_RETURN_IF_ERROR(Eval(*e.transition, call, &state));
+  }
+  if (e.finish) return Eval(*e.finish, Row{std::move(state)}, out);
+  *out = std::move(state);
+  return Status::OK();
+}
+
+}  // namespace
+
 Status Eval(const Expr& e, const Row& row, Value* out) {
   switch (e.kind) {
     case ExprKind::kColumn:
@@ -1426,6 +1461,8 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
       *out = Value::Bool(distinct != e.negated);
       return Status::OK();
     }
+    case ExprKind::kFold:
+      return EvalFold(e, row, out);
   }
   return Status::Internal("unknown expression kind");
 }

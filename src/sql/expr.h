@@ -45,6 +45,7 @@ enum class ExprKind {
   kArray,       // ARRAY[args...]
   kRow,         // ROW(args...): a value of a ROW type, never NULL itself
   kField,       // field `column` of the row args[0] (NULL if the row is NULL)
+  kFold,        // `transition` folded over the list args[1], from the state args[0]
 };
 
 struct Expr;
@@ -66,6 +67,22 @@ struct Expr {
   // cast was bound).
   DateOrder date_order = DateOrder::kMDY;
   std::vector<ExprPtr> args;
+  // kFold: a user-defined aggregate's transition function, bound over a row
+  // of its own: the state (column 0), then the fields of one element of the
+  // list (each a ROW of the aggregate's arguments). Evaluation folds it over
+  // the elements in their order: state = transition(state, element...);
+  // a NULL list is an empty one. It is not among `args`, so what walks an
+  // expression's columns (shifts, needed columns) never mistakes its
+  // columns for the outer row's.
+  ExprPtr transition;
+  // kFold: a NULL initial state is replaced by the first element's first
+  // field (cast to the state's type), and the fold goes on from the second:
+  // PostgreSQL's rule for a STRICT transition function without INITCOND.
+  bool fold_from_first = false;
+  // kFold: the final function, over a row of the last state alone; null: the
+  // state is the result. Part of the fold, so the fold is computed once
+  // however often the function reads the state.
+  ExprPtr finish;
 
   std::string ToString() const;
 };

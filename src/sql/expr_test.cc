@@ -104,5 +104,48 @@ TEST(ExprTest, CastsAndLike) {
                   ->bool_value());
 }
 
+// kFold: state = state * 10 + the element's first field, over the list
+// column 0 (an array of ROW(int)), from `init`.
+Result<Value> Fold(Value init, Value list, bool from_first, ExprPtr finish = nullptr) {
+  const SqlType row = SqlType::Row({"f1"}, {kBig}, false);
+  auto ten = MakeLiteral(Value::Int(10), kBig);
+  SLUICE_ASSIGN_OR_RETURN(ResolvedFn mul, ResolveFunction("*", {kBig, kBig}));
+  SLUICE_ASSIGN_OR_RETURN(ResolvedFn add, ResolveFunction("+", {kBig, kBig}));
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kFold;
+  e->type = finish ? finish->type : kBig;
+  e->args = {MakeLiteral(init, kBig), MakeColumn(0, SqlType::Array(row))};
+  e->transition =
+      MakeCall(add.fn, add.name, kBig,
+               {MakeCall(mul.fn, mul.name, kBig, {MakeColumn(0, kBig), ten}), MakeColumn(1, kBig)});
+  e->fold_from_first = from_first;
+  e->finish = std::move(finish);
+  Value out;
+  SLUICE_RETURN_IF_ERROR(Eval(*e, Row{std::move(list)}, &out));
+  return out;
+}
+
+Value Rows(std::vector<int64_t> xs) {
+  std::vector<Value> items;
+  for (int64_t x : xs) items.push_back(Value::List({Value::Int(x)}));
+  return Value::List(std::move(items));
+}
+
+TEST(ExprTest, FoldAppliesTheTransitionInOrder) {
+  EXPECT_EQ(Fold(Value::Int(1), Rows({2, 3}), false)->int_value(), 123);
+  // A NULL list is an empty one: the initial state.
+  EXPECT_EQ(Fold(Value::Int(7), Value::Null(), false)->int_value(), 7);
+  // A strict transition's NULL state stays NULL (the + and * are strict).
+  EXPECT_TRUE(Fold(Value::Null(), Rows({2, 3}), false)->is_null());
+  // Without an initial state, the first element is the first state.
+  EXPECT_EQ(Fold(Value::Null(), Rows({2, 3, 4}), true)->int_value(), 234);
+  EXPECT_TRUE(Fold(Value::Null(), Rows({}), true)->is_null());
+  EXPECT_EQ(Fold(Value::Int(5), Rows({2}), true)->int_value(), 52);
+  // The final function reads the last state once, as column 0.
+  auto finish = MakeNode(ExprKind::kIsNull, SqlType::Boolean(false), {MakeColumn(0, kBig)});
+  EXPECT_FALSE(Fold(Value::Int(1), Rows({2}), false, finish)->bool_value());
+  EXPECT_TRUE(Fold(Value::Null(), Value::Null(), false, finish)->bool_value());
+}
+
 }  // namespace
 }  // namespace sluice::sql

@@ -271,6 +271,18 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
                                            f->returns_set, f->columns, f->body}));
           called(Json::parse(f->body));
         }
+        // An aggregate's definition, and the functions it calls (`seen`
+        // holds it apart from a function of the same name).
+        const AggregateDef* a = catalog.FindAggregate(fname);
+        if (a != nullptr && seen.insert("aggregate " + fname).second) {
+          functions.push_back(
+              Json::array({a->name, a->arg_types, a->sfunc, a->state_type, a->final_func,
+                           a->initcond.value_or(""), a->initcond.has_value()}));
+          for (const std::string& g : {a->sfunc, a->final_func}) {
+            called(
+                Json{{"FuncCall", {{"funcname", Json::array({Json{{"String", {{"sval", g}}}}})}}}});
+          }
+        }
       }
       for (auto it = n.begin(); it != n.end(); ++it) called(it.value());
     } else if (n.is_array()) {
@@ -423,13 +435,18 @@ std::string UnquoteOptionKeys(std::string_view text) {
   return out;
 }
 
+bool IsCreateAggregate(const Json& stmt) {
+  return stmt.contains("DefineStmt") && stmt["DefineStmt"].value("kind", "") == "OBJECT_AGGREGATE";
+}
+
 }  // namespace
 
 Status AddProgramDefinitions(std::string_view text, Catalog* catalog) {
   // Most programs declare none: no parse for them.
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.find("function") == std::string::npos && lower.find("type") == std::string::npos)
+  if (lower.find("function") == std::string::npos && lower.find("type") == std::string::npos &&
+      lower.find("aggregate") == std::string::npos)
     return Status::OK();
   std::string stripped;
   std::vector<LatenessClause> lateness;
@@ -440,6 +457,11 @@ Status AddProgramDefinitions(std::string_view text, Catalog* catalog) {
     if (stmt.contains("CompositeTypeStmt")) {
       SLUICE_RETURN_IF_ERROR(
           AddCreateType(text, "CompositeTypeStmt", stmt["CompositeTypeStmt"], catalog));
+    }
+    if (IsCreateAggregate(stmt)) {
+      SLUICE_ASSIGN_OR_RETURN(AggregateDef a,
+                              BindCreateAggregate(*catalog, text, stmt["DefineStmt"]));
+      SLUICE_RETURN_IF_ERROR(catalog->AddAggregate(std::move(a), /*replace=*/true));
     }
     if (!stmt.contains("CreateFunctionStmt")) continue;
     SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(text, stmt["CreateFunctionStmt"]));
@@ -533,11 +555,18 @@ Result<Program> CompileProgram(std::string_view text) {
       Status s = p.catalog.AddFunction(std::move(f), body.value("replace", false));
       if (!s.ok()) return SqlError(text, body, s.message());
       p.functions.push_back(name);
+    } else if (IsCreateAggregate(stmt)) {
+      SLUICE_ASSIGN_OR_RETURN(AggregateDef a, BindCreateAggregate(p.catalog, text, body));
+      if (!a.unsupported.empty()) {
+        return SqlUnsupported(text, body, a.unsupported + " (aggregate " + a.name + ")");
+      }
+      Status s = p.catalog.AddAggregate(std::move(a), body.value("replace", false));
+      if (!s.ok()) return SqlError(text, body, s.message());
     } else {
       return SqlError(text, body,
                       kind +
                           " is not allowed in a program (CREATE TABLE, CREATE VIEW, CREATE "
-                          "FUNCTION, CREATE TYPE and CREATE INDEX are)");
+                          "FUNCTION, CREATE AGGREGATE, CREATE TYPE and CREATE INDEX are)");
     }
   }
   // LATENESS relation.column statements.

@@ -112,6 +112,13 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
 // the reason (FunctionDef::unsupported), which its calls report.
 Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body);
 
+// The aggregate that a CREATE AGGREGATE statement (the DefineStmt body)
+// declares, its functions checked against `catalog` (binder_aggregate.cc).
+// One Sluice cannot compute is kept with the reason
+// (AggregateDef::unsupported), which its calls report.
+Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_view sql,
+                                         const Json& body);
+
 // Adds the SQL functions and types that the program `text` declares to
 // `catalog` (for queries outside the program: ad hoc ones). Nothing for an
 // empty text.

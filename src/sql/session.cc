@@ -293,6 +293,12 @@ Status SqlSession::Statement(const std::string& sql) {
       std::string type = body.value("removeType", "");
       bool missing_ok = body.value("missing_ok", false);
       for (const Json& obj : body["objects"]) {
+        if (type == "OBJECT_AGGREGATE") {
+          Status s = catalog_.DropAggregate(
+              obj["ObjectWithArgs"]["objname"].back()["String"].value("sval", ""));
+          if (!s.ok() && !missing_ok) return s;
+          continue;
+        }
         if (type == "OBJECT_FUNCTION") {
           const std::string fname =
               obj["ObjectWithArgs"]["objname"].back()["String"].value("sval", "");
@@ -321,13 +327,16 @@ Status SqlSession::Statement(const std::string& sql) {
         if (!s.ok() && !missing_ok) return s;
       }
     } else if (kind == "DefineStmt" && body.value("kind", "") == "OBJECT_AGGREGATE") {
-      // Refused, and remembered, so that its calls say why instead of that
-      // no such function exists.
-      FunctionDef f;
-      f.name = body["defnames"].back()["String"].value("sval", "");
-      f.unsupported = "aggregates written by users (CREATE AGGREGATE)";
-      SLUICE_RETURN_IF_ERROR(catalog_.AddFunction(f, body.value("replace", false)));
-      return SqlUnsupported(sql, stmt, "CREATE AGGREGATE");
+      // Kept even when Sluice cannot compute it: its calls then say why.
+      SLUICE_ASSIGN_OR_RETURN(AggregateDef a, BindCreateAggregate(catalog_, sql, body));
+      const std::string unsupported =
+          a.unsupported.empty() ? "" : a.unsupported + " (aggregate " + a.name + ")";
+      // One that was refused may be defined again.
+      const AggregateDef* was = catalog_.FindAggregate(a.name);
+      const bool replace =
+          body.value("replace", false) || (was != nullptr && !was->unsupported.empty());
+      SLUICE_RETURN_IF_ERROR(catalog_.AddAggregate(std::move(a), replace));
+      if (!unsupported.empty()) return SqlUnsupported(sql, stmt, unsupported);
     } else {
       return Status::Unimplemented(kind + " is not supported yet");
     }

@@ -34,12 +34,18 @@ SELECT * FROM forever(1);
 -- sluice: error more than 32 deep
 SELECT again(1);
 
--- User aggregates are refused, and their calls say so.
+-- A composite parameter's fields, as name.field; a FROM item of the same
+-- name hides the parameter.
+CREATE TYPE pt AS (x INT, y INT);
+CREATE FUNCTION psum(p pt) RETURNS INT AS $$ SELECT p.x + p.y $$ LANGUAGE SQL;
+CREATE FUNCTION pfirst(t pt) RETURNS INT AS $$ SELECT t.a FROM t WHERE t.a > 1 ORDER BY t.a LIMIT 1 $$ LANGUAGE SQL;
+SELECT a, psum(ROW(a, b)::pt), pfirst(ROW(a, b)::pt) FROM t AS o;
+
+-- A user's aggregate over PostgreSQL's own transition function (more in
+-- user_aggregates.sql).
 CREATE TABLE agg_t (a INT);
 INSERT INTO agg_t VALUES (1), (2);
--- sluice: error CREATE AGGREGATE is not supported yet
 CREATE AGGREGATE my_sum (int4) (stype = int4, sfunc = int4pl);
--- sluice: error aggregates written by users (CREATE AGGREGATE) (function my_sum) is not supported yet
 SELECT my_sum(a) FROM agg_t;
 
 -- Named arguments and parameter defaults, in the select list, in WHERE, in
