@@ -285,6 +285,21 @@ bool ReadsTables(const Json& select) {
   return select.contains("fromClause") || select.value("op", "SETOP_NONE") != "SETOP_NONE";
 }
 
+// Whether a query anywhere in `n` (a subquery too) reads tables.
+bool ReadsTablesAnywhere(const Json& n) {
+  if (n.is_object()) {
+    if (n.contains("fromClause")) return true;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (ReadsTablesAnywhere(it.value())) return true;
+    }
+  } else if (n.is_array()) {
+    for (const Json& x : n) {
+      if (ReadsTablesAnywhere(x)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<Json> Binder::FunctionCallArgs(const FunctionDef& f, const Json& call, const Json& node) {
@@ -368,10 +383,10 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
   } else {
     select = Json::parse(f.body);
   }
-  if (ReadsTables(select)) {
-    // The arguments go where the body's own columns are in scope: each of
-    // their columns is qualified by its table, which must not be a name
-    // the body uses too.
+  if (ReadsTables(select) || ReadsTablesAnywhere(select)) {
+    // The arguments go where the body's own columns are in scope (of its
+    // FROM, or of a subquery's): each of their columns is qualified by its
+    // table, which must not be a name the body uses too.
     std::set<std::string> inside;
     FromNames(select, &inside);
     for (Json& a : args) {

@@ -156,6 +156,12 @@ BEGIN
   IF n >= 4 THEN RETURN NEXT 4; END IF;
 END $$;
 SELECT o.a, e FROM t AS o, evens(o.a) e;
+CREATE FUNCTION strict_rows(n int) RETURNS SETOF int STRICT LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NEXT 1;
+  RETURN NEXT coalesce(n, 5);
+END $$;
+SELECT o.a, r FROM t AS o, strict_rows(o.a) r;
 
 -- A function that calls another, and a query inside an expression.
 CREATE FUNCTION total_b() RETURNS bigint LANGUAGE plpgsql AS $$
@@ -182,6 +188,14 @@ SELECT a, checked(a) FROM t;
 SELECT o.b, r.k, r.label FROM t AS o, rows_upto(o.b) r;
 -- sluice: error negative value
 SELECT a, checked(a - 3) FROM t;
+
+-- An argument that reads the caller's column, passed into a subquery of
+-- the body over a table with a column of the same name.
+CREATE FUNCTION count_b(x int) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT count(*) FROM t WHERE t.b = x);
+END $$;
+SELECT o.a, count_b(a) FROM t AS o;
 
 -- A name that is both a variable and a column of the query is ambiguous.
 CREATE FUNCTION ambiguous(a int) RETURNS bigint LANGUAGE plpgsql AS $$
