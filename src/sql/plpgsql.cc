@@ -151,6 +151,12 @@ std::string RewriteFieldAssignments(std::string_view body, const std::string& fu
 
 // ------------------------------------------------------------ parse phase
 
+// Checks the statements of a body, as libpg_query's PL/pgSQL parser gives
+// them, and parses each expression's text (a PLpgSQL_expr's "query") into
+// its parse tree, kept beside the text as "tree". ParseFunction uses one
+// per CREATE FUNCTION; the first statement Sluice does not compile is
+// recorded (unsupported()), a syntax error is returned.
+// Thread safety: none needed, it lives on one thread.
 class BodyParser {
  public:
   BodyParser(std::string_view sql, const Json& create, const std::string& name)

@@ -20,6 +20,13 @@ constexpr int kErrorLevel = 21;
 // Each IF runs the rest of the body once per branch: a bound on the paths.
 constexpr int kMaxPaths = 4096;
 
+// Executes one function's body (FunctionDef::body, as ParseFunction wrote
+// it) symbolically, from the parameters as $1, $2, ..., into a SelectStmt:
+// the binder makes one for each call it inlines (CompilePlpgsqlFunction).
+// Invariants: a variable's value never mentions another variable, only
+// parameters; a set-returning function's rows_ each hold only where the
+// conditions of the path that added them hold.
+// Thread safety: none needed, it lives on one thread for one call.
 class Compiler {
  public:
   Compiler(const FunctionDef& f, const Catalog& catalog)
