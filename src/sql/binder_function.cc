@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sql/binder_internal.h"
+#include "sql/plpgsql.h"
 #include "sql/program.h"
 
 namespace sluice::sql {
@@ -89,15 +90,19 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
   if (f.window_builtin.empty()) {
     if (window) {
       f.unsupported = "window functions written by users";
-    } else if (language != "sql") {
+    } else if (language != "sql" && language != "plpgsql") {
       f.unsupported = "functions in language " + language;
     }
   }
   if (!f.unsupported.empty()) return f;
+  bool table = false, out = false;
   for (const Json& p : body.value("parameters", Json::array())) {
     const Json& fp = p["FunctionParameter"];
     const std::string mode = fp.value("mode", "FUNC_PARAM_DEFAULT");
-    if (mode == "FUNC_PARAM_TABLE") {
+    if (mode == "FUNC_PARAM_TABLE" || mode == "FUNC_PARAM_OUT") {
+      // RETURNS TABLE (a, b), or SETOF record with OUT a, OUT b: the
+      // columns' names.
+      (mode == "FUNC_PARAM_OUT" ? out : table) = true;
       f.columns.push_back(fp.value("name", ""));
       continue;
     }
@@ -108,6 +113,7 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
     std::string def;
     if (fp.contains("defexpr")) {
       Json e = fp["defexpr"];
+      FillNegativeConstants(&e, sql);
       DropLocations(&e);
       def = e.dump();
     } else if (!f.arg_defaults.empty() && !f.arg_defaults.back().empty()) {
@@ -123,7 +129,7 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
   if (!f.window_builtin.empty()) return f;
   if (body.contains("returnType")) {
     Json type = body["returnType"];
-    f.returns_set = type.value("setof", false) || !f.columns.empty();
+    f.returns_set = type.value("setof", false) || table;
     type.erase("setof");
     DropLocations(&type);
     f.return_type = type.dump();
@@ -131,10 +137,22 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
     f.unsupported = "functions without RETURNS";
     return f;
   }
+  if (out && !f.returns_set) {
+    f.unsupported = "OUT parameters of a function that returns one row";
+    return f;
+  }
   // RETURNS TABLE (a, b) names its columns; SETOF record does not.
   if (f.returns_set && f.columns.empty() &&
       Str(Json::parse(f.return_type)["names"].back()) == "record") {
     f.unsupported = "functions returning SETOF record";
+    return f;
+  }
+  if (language == "plpgsql") {
+    if (as.size() != 1) {
+      f.unsupported = "functions without a body";
+      return f;
+    }
+    SLUICE_RETURN_IF_ERROR(ParsePlpgsqlFunction(sql, body, as[0], &f));
     return f;
   }
   Json select;
@@ -148,6 +166,7 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
           {"targetList",
            Json::array(
                {Json{{"ResTarget", {{"val", sb["ReturnStmt"]["returnval"]}, {"location", -1}}}}})}};
+      FillNegativeConstants(&select, sql);
     } else {
       f.unsupported = "BEGIN ATOMIC function bodies";
       return f;
@@ -167,6 +186,7 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body) {
       return f;
     }
     select = stmts[0]["stmt"]["SelectStmt"];
+    FillNegativeConstants(&select, as[0]);
   }
   DropLocations(&select);
   f.body = select.dump();
@@ -200,6 +220,8 @@ void Substitute(Json* n, const FunctionDef& f, const std::vector<Json>& args,
     std::string name;
     if (fields.size() == 1 && columns.count(Str(fields[0])) == 0) name = Str(fields[0]);
     if (fields.size() == 2 && Str(fields[0]) == f.name) name = Str(fields[1]);
+    // A plpgsql function's body names its parameters $1, $2, ... only.
+    if (f.plpgsql) return;
     if (name.empty() && fields.size() >= 2 && from_names.count(Str(fields[0])) == 0) {
       for (size_t i = 0; i < f.arg_names.size(); ++i) {
         if (f.arg_names[i].empty() || f.arg_names[i] != Str(fields[0])) continue;
@@ -279,6 +301,21 @@ bool ReadsTables(const Json& select) {
   return select.contains("fromClause") || select.value("op", "SETOP_NONE") != "SETOP_NONE";
 }
 
+// Whether a query anywhere in `n` (a subquery too) reads tables.
+bool ReadsTablesAnywhere(const Json& n) {
+  if (n.is_object()) {
+    if (n.contains("fromClause")) return true;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (ReadsTablesAnywhere(it.value())) return true;
+    }
+  } else if (n.is_array()) {
+    for (const Json& x : n) {
+      if (ReadsTablesAnywhere(x)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<Json> Binder::FunctionCallArgs(const FunctionDef& f, const Json& call, const Json& node) {
@@ -349,12 +386,24 @@ Result<Json> Binder::InlineFunctionBody(const FunctionDef& f, const Json& call, 
   }
   std::vector<Json> args;
   for (size_t i = 0; i < args_in.size(); ++i) args.push_back(Cast(args_in[i], f.arg_types[i]));
-  Json select = Json::parse(f.body);
+  Json select;
+  if (f.plpgsql) {
+    auto compiled = CompilePlpgsqlFunction(f, catalog_);
+    if (!compiled.ok()) {
+      const std::string message = compiled.status().message() + " (function " + f.name + ")";
+      return compiled.status().code() == StatusCode::kUnimplemented
+                 ? SqlUnsupported(sql_, node, message)
+                 : SqlError(sql_, node, message);
+    }
+    select = std::move(*compiled);
+  } else {
+    select = Json::parse(f.body);
+  }
   if (catalog_.has_aggregates()) select = MarkUserAggregates(catalog_, select);
-  if (ReadsTables(select)) {
-    // The arguments go where the body's own columns are in scope: each of
-    // their columns is qualified by its table, which must not be a name
-    // the body uses too.
+  if (ReadsTables(select) || ReadsTablesAnywhere(select)) {
+    // The arguments go where the body's own columns are in scope (of its
+    // FROM, or of a subquery's): each of their columns is qualified by its
+    // table, which must not be a name the body uses too.
     std::set<std::string> inside;
     FromNames(select, &inside);
     for (Json& a : args) {

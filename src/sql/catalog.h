@@ -64,7 +64,10 @@ struct FunctionDef {
   bool returns_set = false;            // SETOF or TABLE: a FROM item
   std::vector<std::string> columns;    // RETURNS TABLE (...): the columns' names
   bool strict = false;                 // NULL if an argument is NULL
-  std::string body;                    // a SelectStmt parse tree
+  // A SelectStmt parse tree; for LANGUAGE plpgsql, the PL/pgSQL body with
+  // its expressions' parse trees, compiled where it is called (plpgsql.h).
+  std::string body;
+  bool plpgsql = false;
   // LANGUAGE internal WINDOW AS 'window_nth_value': the built-in window
   // function it names (nth_value), called with the arguments in the order
   // of its parameters.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sql/functions_internal.h"
+#include "sql/plpgsql.h"
 
 namespace sluice::sql {
 namespace {
@@ -38,6 +39,11 @@ Status Substr(const SqlType&, const Value* a, size_t n, Value* out) {
   size_t e = end == INT64_MAX ? s.size() : Utf8Offset(s, end - 1);
   *out = Value::String(s.substr(b, e > b ? e - b : 0));
   return Status::OK();
+}
+// sluice_raise_error(message, NULL::t): the error `message`, where it is
+// evaluated (a plpgsql function's RAISE EXCEPTION, sql/plpgsql.h).
+Status RaiseError(const SqlType&, const Value* a, size_t, Value*) {
+  return Status::InvalidArgument(a[0].is_null() ? std::string() : a[0].string_value());
 }
 Status TrimBoth(const SqlType&, const Value* a, size_t, Value* out) {
   const std::string& s = a[0].string_value();
@@ -273,6 +279,11 @@ bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args,
     }
     return true;
   };
+  if (name == kRaiseErrorFunction && args.size() == 2 && args[0].IsString()) {
+    Resolve(r, RaiseError, kRaiseErrorFunction, args[1], {Text(), args[1]});
+    r->strict = false;
+    return true;
+  }
   if ((name == "substr" || name == "substring") && (args.size() == 2 || args.size() == 3) &&
       args[0].IsString() && args[1].IsInteger() && (args.size() == 2 || args[2].IsInteger())) {
     r->fn = Substr;

@@ -140,6 +140,35 @@ std::string FelderaSyntax(std::string_view sql, size_t at) {
 
 }  // namespace
 
+void FillNegativeConstants(Json* tree, std::string_view sql) {
+  if (tree->is_array()) {
+    for (Json& x : *tree) FillNegativeConstants(&x, sql);
+    return;
+  }
+  if (!tree->is_object()) return;
+  if (tree->contains("A_Const")) {
+    Json& c = (*tree)["A_Const"];
+    const int loc = c.value("location", -1);
+    if (c.contains("ival") && !c["ival"].contains("ival") && loc >= 0 &&
+        static_cast<size_t>(loc) < sql.size() && sql[static_cast<size_t>(loc)] == '-') {
+      // The parser folds minus signs into the constant ("- - ( - 6 )").
+      size_t i = static_cast<size_t>(loc);
+      int minus = 0;
+      while (i < sql.size() &&
+             (sql[i] == '-' || sql[i] == '(' || std::isspace(static_cast<unsigned char>(sql[i])))) {
+        minus += sql[i++] == '-';
+      }
+      int64_t mag = 0;
+      while (i < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i]))) {
+        mag = mag * 10 + (sql[i++] - '0');
+      }
+      c["ival"]["ival"] = minus % 2 ? -mag : mag;
+    }
+    return;
+  }
+  for (auto it = tree->begin(); it != tree->end(); ++it) FillNegativeConstants(&it.value(), sql);
+}
+
 Result<Json> ParseSql(std::string_view sql, std::string_view shown) {
   if (shown.size() != sql.size()) shown = sql;
   std::string text(sql);

@@ -30,6 +30,12 @@ Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view f
 Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view feature,
                       std::string_view instead);
 
+// Writes the value of every negative integer constant of `tree`, parsed from
+// `sql`, into the tree: libpg_query 15-4's JSON leaves them out (as it
+// leaves out zero), and the binder reads them from the text, which a tree
+// without locations (a function's body, inlined) no longer has.
+void FillNegativeConstants(Json* tree, std::string_view sql);
+
 // The node's "location" field; for a node without one (a cast, a JOIN),
 // where its text starts; -1 if nothing in it has a location.
 int Location(const Json& node);

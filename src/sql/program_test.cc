@@ -725,12 +725,19 @@ TEST(ProgramTest, ErrorsNameTheSpot) {
       e14.status().message().find("function lenght(text) does not exist (did you mean length?)"),
       std::string::npos)
       << e14.status().message();
-  auto e10 = CompileProgram(
-      "CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN x; END $$;");
+  auto e10 =
+      CompileProgram("CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpythonu AS $$ return x $$;");
   EXPECT_EQ(e10.status().message(),
-            "line 1, column 38: functions in language plpgsql (function f) is not supported yet\n"
-            "  CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN x; END "
-            "$$;\n                                       ^");
+            "line 1, column 38: functions in language plpythonu (function f) is not supported "
+            "yet\n"
+            "  CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpythonu AS $$ return x $$;\n"
+            "                                       ^");
+  auto e15 = CompileProgram(
+      "CREATE FUNCTION f(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN LOOP END LOOP; END $$;");
+  EXPECT_NE(
+      e15.status().message().find("LOOP in a plpgsql function (function f) is not supported yet"),
+      std::string::npos)
+      << e15.status().message();
   auto e9 = CompileProgram("CREATE TABLE t (a blorb);");
   EXPECT_NE(e9.status().message().find("type \"blorb\" does not exist"), std::string::npos)
       << e9.status().message();

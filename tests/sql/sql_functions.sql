@@ -15,6 +15,10 @@ SELECT o.a, u FROM t AS o, upto(o.a) u;
 SELECT * FROM pairs(2);
 SELECT o.a, p.j FROM t AS o JOIN LATERAL pairs(o.a) p ON p.i = o.a;
 SELECT a FROM t WHERE nonneg(b) AND add1(a) > 2;
+-- An argument passed into a subquery of the body whose table has a column
+-- of the argument's name: the caller's column, not the subquery's.
+CREATE FUNCTION count_b(x int) RETURNS bigint AS $$ SELECT (SELECT count(*) FROM t WHERE t.b = x * 10) $$ LANGUAGE SQL;
+SELECT o.a, count_b(a) FROM t AS o;
 SELECT add1(a), count(*) FROM t GROUP BY add1(a);
 -- sluice: error could hide
 SELECT a, bval(a) FROM t;
