@@ -37,15 +37,6 @@ using binding::Field;
 using binding::Node;
 using binding::Str;
 
-void WithoutLocations(Json* n) {
-  if (n->is_object()) {
-    if (n->contains("location")) (*n)["location"] = -1;
-    for (auto it = n->begin(); it != n->end(); ++it) WithoutLocations(&it.value());
-  } else if (n->is_array()) {
-    for (Json& x : *n) WithoutLocations(&x);
-  }
-}
-
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -73,7 +64,7 @@ Result<std::string> DefType(std::string_view sql, const Json& def) {
   } else {
     return SqlError(sql, def, "aggregate " + def.value("defname", "") + " must be a type");
   }
-  WithoutLocations(&type);
+  DropLocations(&type);
   return type.dump();
 }
 
@@ -101,7 +92,7 @@ Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_vie
         a.unsupported = "aggregates with VARIADIC arguments";
       }
       Json type = fp["argType"];
-      WithoutLocations(&type);
+      DropLocations(&type);
       a.arg_types.push_back(type.dump());
     }
     // The number of direct arguments of an ordered-set aggregate (name(x
@@ -238,7 +229,7 @@ std::optional<FunctionDef> BuiltinTransitionDef(const std::string& name) {
       auto tree = ParseSql("SELECT NULL::" + type);
       Json n = (*tree)["stmts"][0]["stmt"]["SelectStmt"]["targetList"][0]["ResTarget"]["val"]
                       ["TypeCast"]["typeName"];
-      WithoutLocations(&n);
+      DropLocations(&n);
       return n.dump();
     };
     FunctionDef f;
@@ -258,7 +249,7 @@ std::optional<FunctionDef> BuiltinTransitionDef(const std::string& name) {
     f.strict = t.strict;
     auto body = ParseSql(std::string("SELECT ") + t.body);
     Json select = (*body)["stmts"][0]["stmt"]["SelectStmt"];
-    WithoutLocations(&select);
+    DropLocations(&select);
     f.body = select.dump();
     return f;
   }

@@ -20,17 +20,6 @@ using binding::Field;
 using binding::Node;
 using binding::Str;
 
-// The parse tree without positions: a function's body is not in the text of
-// the query that calls it, so an error there points at the call.
-void DropLocations(Json* n) {
-  if (n->is_object()) {
-    if (n->contains("location")) (*n)["location"] = -1;
-    for (auto it = n->begin(); it != n->end(); ++it) DropLocations(&it.value());
-  } else if (n->is_array()) {
-    for (Json& x : *n) DropLocations(&x);
-  }
-}
-
 std::string DefString(const Json& arg) {
   auto [kind, body] = Node(arg);
   if (kind == "String") return body->value("sval", "");

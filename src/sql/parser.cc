@@ -188,4 +188,13 @@ Result<Json> ParseSql(std::string_view sql, std::string_view shown) {
   return tree;
 }
 
+void DropLocations(Json* tree) {
+  if (tree->is_object()) {
+    if (tree->contains("location")) (*tree)["location"] = -1;
+    for (auto it = tree->begin(); it != tree->end(); ++it) DropLocations(&it.value());
+  } else if (tree->is_array()) {
+    for (Json& x : *tree) DropLocations(&x);
+  }
+}
+
 }  // namespace sluice::sql

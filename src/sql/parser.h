@@ -36,6 +36,11 @@ Status SqlUnsupported(std::string_view sql, const Json& node, std::string_view f
 // without locations (a function's body, inlined) no longer has.
 void FillNegativeConstants(Json* tree, std::string_view sql);
 
+// Sets every "location" of `tree` to -1: a tree that is no longer read
+// against its text (a function's body, inlined where it is called), so
+// that an error in it points at the call.
+void DropLocations(Json* tree);
+
 // The node's "location" field; for a node without one (a cast, a JOIN),
 // where its text starts; -1 if nothing in it has a location.
 int Location(const Json& node);

@@ -18,15 +18,6 @@ inline std::string StrOf(const Json& n) {
   return "";
 }
 
-inline void DropLocations(Json* n) {
-  if (n->is_object()) {
-    if (n->contains("location")) (*n)["location"] = -1;
-    for (auto it = n->begin(); it != n->end(); ++it) DropLocations(&it.value());
-  } else if (n->is_array()) {
-    for (Json& x : *n) DropLocations(&x);
-  }
-}
-
 inline Json Cast(Json arg, const Json& type) {
   return Json{{"TypeCast", {{"arg", std::move(arg)}, {"typeName", type}, {"location", -1}}}};
 }
