@@ -962,8 +962,9 @@ class Planner {
 
   // A new row's expressions over the row `q_name` of `table`: its columns,
   // the SET items' expressions in place of theirs (`targets`: their parse
-  // trees, for errors). Items that set parts of one column (c[1], c.f)
-  // apply in order.
+  // trees, for errors). Items that name one column apply in order: parts
+  // of it (c[1], c.f) compose, and a whole value replaces what came before
+  // (SET x = 3, x = 4 sets 4, as SQLite does; PostgreSQL refuses it).
   Result<std::vector<std::string>> NewRow(const std::string& q_name, const std::string& table,
                                           const DmlTable& def, const std::vector<SetItem>& sets,
                                           const Json& targets) {
@@ -971,16 +972,9 @@ class Planner {
     std::vector<std::string> exprs(cols.size());
     for (size_t i = 0; i < cols.size(); ++i)
       exprs[i] = q_name + "." + QuoteIdentifier(cols[i].name);
-    std::vector<int> set(cols.size(), 0);  // 1: whole, 2: in parts
     for (size_t k = 0; k < sets.size(); ++k) {
       const SetItem& item = sets[k];
       SLUICE_ASSIGN_OR_RETURN(size_t c, ColumnOf(cols, table, item.column, targets[k]));
-      const int how = item.path.empty() ? 1 : 2;
-      if (set[c] == 1 || (set[c] == 2 && how == 1)) {
-        return SqlError(sql_, targets[k],
-                        "multiple assignments to same column \"" + item.column + "\"");
-      }
-      set[c] = how;
       if (item.to_default) {
         if (!item.path.empty()) {
           return SqlUnsupported(sql_, targets[k], "DEFAULT for an element or a field");

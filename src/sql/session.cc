@@ -237,14 +237,12 @@ Status SqlSession::ReplaceableView(const ViewDef& v) {
 
 namespace {
 
-// Whether an UPDATE or INSERT sets part of a column (c[i], c.f), several
-// columns at once (SET (a, b) = ...) or one column twice (an error).
+// Whether an UPDATE or INSERT sets part of a column (c[i], c.f) or
+// several columns at once (SET (a, b) = ...).
 bool SetsParts(const Json& body) {
-  std::set<std::string> names;
   for (const Json& t : body.value(body.contains("cols") ? "cols" : "targetList", Json::array())) {
     const Json& rt = t["ResTarget"];
-    if (rt.contains("indirection") || rt.value("val", Json::object()).contains("MultiAssignRef") ||
-        !names.insert(rt.value("name", "")).second)
+    if (rt.contains("indirection") || rt.value("val", Json::object()).contains("MultiAssignRef"))
       return true;
   }
   return false;

@@ -63,8 +63,6 @@ SELECT id, p, (p).x AS x, (p).y AS y FROM arr;
 UPDATE arr SET p.z = 1;
 -- sluice: error is not a composite type
 UPDATE arr SET n.z = 1;
--- sluice: error multiple assignments to same column
-UPDATE arr SET n = 1, n = 2;
 
 -- Several columns at once: from a row, and from a sub-SELECT's one row
 -- (NULLs when it has none).
