@@ -332,8 +332,9 @@ Result<InsertParts> InsertClauses(std::string_view sql, const Json& ins, size_t 
     for (size_t i = 0; i < columns.size(); ++i) {
       SLUICE_ASSIGN_OR_RETURN(std::vector<SetItem::Step> path,
                               SetPath(sql, columns[i], ins["cols"][i]));
-      if (!path.empty()) p.column_paths.resize(columns.size());
-      if (!path.empty()) p.column_paths[i] = std::move(path);
+      if (path.empty()) continue;
+      p.column_paths.resize(columns.size());
+      p.column_paths[i] = std::move(path);
     }
     pos = SkipSpace(text, close + 1);
   }
@@ -912,11 +913,14 @@ class Planner {
     }
     Part part;
     TableChange change{p.table, {}, {}};
+    // The source as rows of the table: for RETURNING and ON CONFLICT, and
+    // the rows themselves when values go to parts of columns.
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Built> table_rows,
+                            SourceRows(p, table, targets, source.columns.size(), body));
     if (!p.column_paths.empty()) {
       // Values for parts of columns: the rows are the table's, built by
       // the query that sets those parts.
-      SLUICE_ASSIGN_OR_RETURN(Built q, SourceRows(p, table, targets, source.columns.size(), body));
-      SLUICE_ASSIGN_OR_RETURN(QueryRows built, Query(scope, q));
+      SLUICE_ASSIGN_OR_RETURN(QueryRows built, Query(scope, *table_rows));
       source.rows.clear();
       for (const Row& r : built.rows) {
         Row row(cols.size(), Value::Null());
@@ -944,18 +948,13 @@ class Planner {
       change.inserted.push_back(std::move(row));
     }
     if (p.on_conflict) {
-      SLUICE_RETURN_IF_ERROR(
-          Conflicts(p, body, table, targets, source.columns.size(), scope, &change));
+      SLUICE_RETURN_IF_ERROR(Conflicts(p, body, table, *table_rows, scope, &change));
     }
     part.tag = "INSERT 0 " + std::to_string(change.inserted.size());
-    std::optional<Built> rows_query;
-    if (!p.on_conflict) {
-      SLUICE_ASSIGN_OR_RETURN(rows_query,
-                              SourceRows(p, table, targets, source.columns.size(), body));
-    }
+    if (p.on_conflict) table_rows.reset();  // RETURNING reads the rows that went in
     SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset,
                                      p.alias.empty() ? p.table : p.alias, table, change.inserted,
-                                     rows_query, scope, &part));
+                                     table_rows, scope, &part));
     part.changes.push_back(std::move(change));
     return part;
   }
@@ -1087,10 +1086,9 @@ class Planner {
   // INSERT ... ON CONFLICT: the proposed rows in `change` whose key a row
   // of the table (or an earlier proposed row) has are left out (DO
   // NOTHING), or change that row instead (DO UPDATE, `excluded` naming the
-  // proposed row).
+  // proposed row; `source_rows`, the proposed rows as SourceRows gives them).
   Status Conflicts(const InsertParts& p, const Json& body, const DmlTable& table,
-                   const std::vector<size_t>& targets, size_t width, const Scope& scope,
-                   TableChange* change) {
+                   const Built& source_rows, const Scope& scope, TableChange* change) {
     const auto& cols = table.columns;
     const Json& at = body["onConflictClause"];
     std::vector<size_t> key;
@@ -1139,7 +1137,6 @@ class Planner {
     // columns cast to the table's (a query, not a constant of its rows, so
     // that a large INSERT stays cheap to plan).
     Built excluded(sql_);
-    SLUICE_ASSIGN_OR_RETURN(Built source_rows, SourceRows(p, table, targets, width, body));
     excluded.Add("(").Append(source_rows);
     excluded.Add(") AS \"excluded\"" + ColumnList(names));
     // The table's rows that have a proposed key.
