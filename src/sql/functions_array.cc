@@ -88,16 +88,19 @@ Status ArraySlice(const SqlType& type, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 
-// The array `a` (NULL: empty) as nested lists with its lengths and lower
-// bounds, for assignments.
+// The lengths and lower bounds of an array (none for NULL or empty), for
+// assignments.
 struct ArrayShape {
   std::vector<int64_t> dims;
   std::vector<int64_t> lower;
 };
-ArrayShape ShapeOf(const Value& a) {
+// The shape of `a`, of array type `type`: an array of arrays or rows has
+// one dimension, whatever its elements hold.
+ArrayShape ShapeOf(const Value& a, const SqlType& type) {
   ArrayShape s;
   if (a.is_null()) return s;
   s.dims = ArrayDims(a);
+  if (!ArrayHoldsSubArrays(type) && !s.dims.empty()) s.dims.resize(1);
   for (size_t d = 0; d < s.dims.size(); ++d) s.lower.push_back(LowerBound(a, d));
   return s;
 }
@@ -119,15 +122,8 @@ Value Build(const ArrayShape& s, size_t d, const std::function<Value()>& next) {
   return Value::List(std::move(items));
 }
 
-Value WithBounds(Value v, const std::vector<int64_t>& lower) {
-  std::vector<int32_t> lb;
-  bool ones = true;
-  for (int64_t l : lower) {
-    lb.push_back(static_cast<int32_t>(l));
-    ones = ones && l == 1;
-  }
-  if (ones) return v;
-  return Value::BoundedList(std::vector<Value>(v.list()), std::move(lb));
+Value WithBounds(const Value& v, const std::vector<int64_t>& lower) {
+  return Value::BoundedList(v.list(), std::vector<int32_t>(lower.begin(), lower.end()));
 }
 
 Status NullSubscript() {
@@ -146,8 +142,7 @@ Status ArrayAssign(const SqlType& type, const Value* a, size_t n, Value* out) {
     at.push_back(a[k].int_value());
   }
   const size_t k = at.size();
-  ArrayShape s = ShapeOf(a[0]);
-  if (!ArrayHoldsSubArrays(type) && !s.dims.empty()) s.dims.resize(1), s.lower.resize(1);
+  const ArrayShape s = ShapeOf(a[0], type);
   if (s.dims.empty()) {
     ArrayShape one{std::vector<int64_t>(k, 1), at};
     *out = WithBounds(Build(one, 0, [&] { return a[1]; }), at);
@@ -196,8 +191,7 @@ Status ArrayAssignSlice(const SqlType& type, const Value* a, size_t n, Value* ou
   }
   const int64_t omitted = a[2].int_value();
   const size_t k = (n - 3) / 2;
-  ArrayShape s = ShapeOf(a[0]);
-  if (!ArrayHoldsSubArrays(type) && !s.dims.empty()) s.dims.resize(1), s.lower.resize(1);
+  const ArrayShape s = ShapeOf(a[0], type);
   std::vector<int64_t> lo(k), hi(k);
   for (size_t d = 0; d < k; ++d) {
     const bool no_lo = (omitted >> (2 * d)) & 1, no_hi = (omitted >> (2 * d + 1)) & 1;
@@ -214,10 +208,8 @@ Status ArrayAssignSlice(const SqlType& type, const Value* a, size_t n, Value* ou
       return Status::InvalidArgument("upper bound cannot be less than lower bound");
   }
   std::vector<Value> source;
-  const ArrayShape vs = ShapeOf(a[1]);
-  if (!vs.dims.empty()) {
-    Elements(a[1], 0, ArrayHoldsSubArrays(type) ? vs.dims.size() : 1, &source);
-  }
+  const ArrayShape vs = ShapeOf(a[1], type);
+  if (!vs.dims.empty()) Elements(a[1], 0, vs.dims.size(), &source);
   size_t next = 0;
   auto take = [&]() -> Value { return source[next++]; };
   auto too_small = [&](int64_t need) {
@@ -317,13 +309,8 @@ Status ArrayFill(const SqlType&, const Value* a, size_t n, Value* out) {
     *out = Value::List({});
     return Status::OK();
   }
-  std::function<Value(size_t)> build = [&](size_t d) -> Value {
-    if (d == dims.size()) return a[0];
-    std::vector<Value> items(static_cast<size_t>(dims[d]), build(d + 1));
-    return Value::List(std::move(items));
-  };
-  Value v = build(0);
-  *out = Value::BoundedList(std::vector<Value>(v.list()), std::move(lower));
+  const ArrayShape shape{dims, std::vector<int64_t>(lower.begin(), lower.end())};
+  *out = WithBounds(Build(shape, 0, [&] { return a[0]; }), shape.lower);
   return Status::OK();
 }
 
@@ -1035,12 +1022,18 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
                    {args[0].WithNullable(true), SqlType::BigInt()});
   }
   const SqlType array = args[0].WithNullable(true);
+  // `head`, then a BIGINT for each argument from `from` on (subscripts and
+  // bounds); false if one of them is not an integer.
+  auto subscripts = [&](size_t from, std::vector<SqlType>* head) {
+    for (size_t i = from; i < args.size(); ++i) {
+      if (!args[i].IsInteger()) return false;
+      head->push_back(SqlType::BigInt());
+    }
+    return true;
+  };
   if (name == "[]" && args.size() >= 2 && ArrayHoldsSubArrays(array)) {
     std::vector<SqlType> types{array};
-    for (size_t i = 1; i < args.size(); ++i) {
-      if (!args[i].IsInteger()) return false;
-      types.push_back(SqlType::BigInt());
-    }
+    if (!subscripts(1, &types)) return false;
     Resolve(r, SubscriptDims, "[]", elem.WithNullable(true), types);
     r->strict = false;  // a NULL subscript picks nothing
     return true;
@@ -1048,10 +1041,7 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
   if (name == "[:]" && args.size() >= 4 && args.size() % 2 == 0 &&
       (args.size() == 4 || ArrayHoldsSubArrays(array))) {
     std::vector<SqlType> types{array};
-    for (size_t i = 1; i < args.size(); ++i) {
-      if (!args[i].IsInteger()) return false;
-      types.push_back(SqlType::BigInt());
-    }
+    if (!subscripts(1, &types)) return false;
     return Resolve(r, ArraySlice, "array_slice", array, types);
   }
   if (name == "[]" && args.size() == 2 && args[1].IsInteger()) {
@@ -1063,20 +1053,14 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
   }
   if (name == "sluice_array_assign" && args.size() >= 3) {
     std::vector<SqlType> types{array, args[1].WithNullable(true)};
-    for (size_t i = 2; i < args.size(); ++i) {
-      if (!args[i].IsInteger()) return false;
-      types.push_back(SqlType::BigInt());
-    }
+    if (!subscripts(2, &types)) return false;
     Resolve(r, ArrayAssign, "array assignment", array, types);
     r->strict = false;
     return true;
   }
   if (name == "sluice_array_assign_slice" && args.size() >= 5 && args.size() % 2 == 1) {
     std::vector<SqlType> types{array, array};
-    for (size_t i = 2; i < args.size(); ++i) {
-      if (!args[i].IsInteger()) return false;
-      types.push_back(SqlType::BigInt());
-    }
+    if (!subscripts(2, &types)) return false;
     Resolve(r, ArrayAssignSlice, "array slice assignment", array, types);
     r->strict = false;
     return true;
