@@ -28,6 +28,7 @@
 
 #include "sql/binder_internal.h"
 #include "sql/program.h"
+#include "sql/sql_text.h"
 
 namespace sluice::sql {
 
@@ -36,11 +37,6 @@ namespace {
 using binding::Field;
 using binding::Node;
 using binding::Str;
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The name a DefElem's argument gives: a function (sfunc = f, or
 // f(int8, int4): the argument types are not needed), a type, a word.
@@ -107,7 +103,7 @@ Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_vie
   bool has_sfunc = false, has_stype = false;
   for (const Json& d : body.value("definition", Json::array())) {
     const Json& def = d["DefElem"];
-    const std::string name = Lower(def.value("defname", ""));
+    const std::string name = AsciiLower(def.value("defname", ""));
     const Json& arg = Field(def, "arg");
     if (name == "sfunc" || name == "sfunc1") {
       a.sfunc = DefName(arg);
@@ -130,13 +126,13 @@ Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_vie
     } else if (name == "basetype") {
       // The old syntax's one argument type; 'ANY' for none (as name(*)).
       SLUICE_ASSIGN_OR_RETURN(std::string type, DefType(sql, def));
-      if (Lower(DefName(arg)) != "any") a.arg_types.push_back(type);
+      if (AsciiLower(DefName(arg)) != "any") a.arg_types.push_back(type);
     } else if (name == "finalfunc_extra" || name == "mfinalfunc_extra") {
       a.unsupported = "aggregates with FINALFUNC_EXTRA";
     } else if (name == "hypothetical") {
       a.unsupported = "hypothetical-set aggregates";
     } else if (name == "finalfunc_modify" || name == "mfinalfunc_modify") {
-      const std::string how = Lower(DefName(arg));
+      const std::string how = AsciiLower(DefName(arg));
       if (how != "read_only" && how != "shareable" && how != "read_write") {
         return SqlError(sql, def,
                         "parameter \"" + name + "\" must be READ_ONLY, SHAREABLE, or READ_WRITE");

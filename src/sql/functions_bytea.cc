@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sql/functions_internal.h"
+#include "sql/sql_text.h"
 
 namespace sluice::sql {
 namespace {
@@ -152,18 +153,13 @@ Status LikeEscapeBytes(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 // encode(bytes, format): hex, base64 (lines of 76 characters, as
 // PostgreSQL writes them) or escape (NUL, high bytes and backslash escaped).
 Status Encode(const SqlType&, const Value* a, size_t, Value* out) {
   const std::string& s = a[0].string_value();
-  const std::string fmt = Lower(a[1].string_value());
+  const std::string fmt = AsciiLower(a[1].string_value());
   std::string r;
   if (fmt == "hex") {
     static const char kHex[] = "0123456789abcdef";
@@ -210,7 +206,7 @@ Status Encode(const SqlType&, const Value* a, size_t, Value* out) {
 // decode(text, format): the inverse of encode.
 Status Decode(const SqlType&, const Value* a, size_t, Value* out) {
   const std::string& s = a[0].string_value();
-  const std::string fmt = Lower(a[1].string_value());
+  const std::string fmt = AsciiLower(a[1].string_value());
   std::string r;
   if (fmt == "hex") {
     auto digit = [](char c) {

@@ -18,6 +18,7 @@
 
 #include "sql/datetime.h"
 #include "sql/functions_internal.h"
+#include "sql/sql_text.h"
 
 namespace sluice::sql {
 namespace {
@@ -99,10 +100,6 @@ const char* const kAdBcLong[] = {"a.d.", "b.c.", "A.D.", "B.C.", nullptr};
 
 std::string Upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -507,7 +504,7 @@ Status FormatDateTime(const std::vector<FormatNode>& nodes, const Tm& tm, bool i
       case ktz:
       case kTZ:
         if (interval) return NotForInterval();
-        if (tm.zone) s += id == ktz ? Lower(tm.zone) : std::string(tm.zone);
+        if (tm.zone) s += id == ktz ? AsciiLower(tm.zone) : std::string(tm.zone);
         break;
       case kTZH:
         if (interval) return NotForInterval();
@@ -552,7 +549,7 @@ Status FormatDateTime(const std::vector<FormatNode>& nodes, const Tm& tm, bool i
         const bool full = id == kMONTH || id == kMonth || id == kmonth;
         std::string v = (full ? kMonthsFull : kMonths)[tm.mon - 1];
         if (id == kMONTH || id == kMON) v = Upper(v);
-        if (id == kmonth || id == kmon) v = Lower(v);
+        if (id == kmonth || id == kmon) v = AsciiLower(v);
         if (full) {
           name(v);
         } else {
@@ -573,7 +570,7 @@ Status FormatDateTime(const std::vector<FormatNode>& nodes, const Tm& tm, bool i
         const bool full = id == kDAY || id == kDay || id == kday;
         std::string v = (full ? kDaysFull : kDays)[tm.wday];
         if (id == kDAY || id == kDY) v = Upper(v);
-        if (id == kday || id == kdy) v = Lower(v);
+        if (id == kday || id == kdy) v = AsciiLower(v);
         if (full) {
           name(v);
         } else {
@@ -1567,7 +1564,7 @@ Status NumberWriter::Write(std::string* out) {
         break;
       case kRN:
       case krn: {
-        std::string r = n.key->id == krn ? Lower(number_) : number_;
+        std::string r = n.key->id == krn ? AsciiLower(number_) : number_;
         if (!fill && r.size() < 15) r.insert(0, 15 - r.size(), ' ');
         out_ += r;
         break;

@@ -7,17 +7,12 @@
 
 #include "sql/binder.h"
 #include "sql/parser.h"
+#include "sql/sql_text.h"
 
 namespace sluice::sql {
 namespace {
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Feldera writes INTERVAL 1 HOURS; PostgreSQL, INTERVAL '1' HOUR or
 // INTERVAL '1 hour'. The unquoted number gets quotes, and plural units lose
@@ -109,7 +104,7 @@ void StripLateness(std::string_view text, std::string* out, std::vector<Lateness
     if (IsWordChar(c)) {
       size_t end = i;
       while (end < n && IsWordChar(s[end])) ++end;
-      const bool lateness = Lower(std::string_view(s).substr(i, end - i)) == "lateness";
+      const bool lateness = AsciiLower(std::string_view(s).substr(i, end - i)) == "lateness";
       if (lateness && depth == 0 && statement_start) {
         // LATENESS relation.column expression;
         LatenessClause cl;
@@ -117,13 +112,13 @@ void StripLateness(std::string_view text, std::string* out, std::vector<Lateness
         size_t k = skip_space(end);
         size_t w = k;
         while (w < n && IsWordChar(s[w])) ++w;
-        cl.relation = Lower(std::string_view(s).substr(k, w - k));
+        cl.relation = AsciiLower(std::string_view(s).substr(k, w - k));
         k = skip_space(w);
         if (k < n && s[k] == '.') {
           k = skip_space(k + 1);
           w = k;
           while (w < n && IsWordChar(s[w])) ++w;
-          cl.column = Lower(std::string_view(s).substr(k, w - k));
+          cl.column = AsciiLower(std::string_view(s).substr(k, w - k));
           k = w;
         }
         cl.expr_at = skip_space(k);
@@ -155,7 +150,7 @@ void StripLateness(std::string_view text, std::string* out, std::vector<Lateness
       }
       if (statement_start) head.clear();
       if (std::count(head.begin(), head.end(), ' ') < 1 && head.size() < 20) {
-        head += (head.empty() ? "" : " ") + Lower(std::string_view(s).substr(i, end - i));
+        head += (head.empty() ? "" : " ") + AsciiLower(std::string_view(s).substr(i, end - i));
       }
       statement_start = false;
       after_open = false;

@@ -117,7 +117,11 @@ std::string Unquote(std::string_view name) {
     }
     return out;
   }
-  std::string out(name);
+  return AsciiLower(name);
+}
+
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }

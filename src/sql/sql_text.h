@@ -31,6 +31,9 @@ size_t NameEnd(std::string_view s, size_t i);
 // `s` without its trailing space and semicolons.
 std::string TrimEnd(std::string_view s);
 
+// `s` in lower case (ASCII letters only, as SQL folds keywords and names).
+std::string AsciiLower(std::string_view s);
+
 // A name as SQL reads it: a quoted one as written, others in lower case.
 std::string Unquote(std::string_view name);
 
