@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -135,7 +136,10 @@ CREATE MATERIALIZED VIEW taxed AS
 TEST(PipelineTest, TemporalFiltersFollowTheStepClock) {
   Pipeline p(R"(
 CREATE TABLE events (id INT NOT NULL PRIMARY KEY, ts TIMESTAMP) WITH (materialized = true);
-CREATE MATERIALIZED VIEW recent AS SELECT id FROM events WHERE ts > NOW() - INTERVAL '4 seconds';
+CREATE MATERIALIZED VIEW recent WITH (connectors = '[{"name": "file",
+  "transport": {"name": "file_output", "config": {"path": "recent.json"}},
+  "format": {"name": "json"}}]')
+  AS SELECT id FROM events WHERE ts > NOW() - INTERVAL '4 seconds';
 CREATE MATERIALIZED VIEW due AS SELECT id FROM events WHERE ts <= NOW();
 CREATE MATERIALIZED VIEW young AS
   SELECT COUNT(*) AS n FROM events WHERE NOW() - ts < INTERVAL '4 seconds';
@@ -161,11 +165,30 @@ CREATE MATERIALIZED VIEW young AS
     }
     return p.Query(query, "csv");
   };
-  // With no input at all, 2 comes due, then 1 leaves, then 2 does.
+  // With no input at all, 2 comes due, then 1 leaves, then 2 does. A loaded
+  // machine may read the view too late to see 2 alone, so the order of the
+  // leaving is read from the view's sink, which holds every step.
   EXPECT_EQ(wait_for("SELECT id FROM due ORDER BY id", "1\n2\n3\n"), "1\n2\n3\n");
-  EXPECT_EQ(wait_for("SELECT id FROM recent ORDER BY id", "2\n"), "2\n");
   EXPECT_EQ(wait_for("SELECT id FROM recent ORDER BY id", ""), "");
   EXPECT_EQ(p.Query("SELECT n FROM young", "csv"), "0\n");
+  std::vector<std::string> changes;
+  for (int i = 0; i < 200 && changes.size() < 4; ++i) {
+    if (i > 0) std::this_thread::sleep_for(50ms);
+    changes.clear();
+    std::istringstream in(Slurp(p.dir() + "/recent.json"));
+    for (std::string line; std::getline(in, line);) {
+      Json j = Json::parse(line, nullptr, false);
+      if (!j.is_discarded()) changes.push_back(j.dump());
+    }
+  }
+  auto at = [&](const std::string& change) {
+    return std::find(changes.begin(), changes.end(), change) - changes.begin();
+  };
+  const std::string del1 = R"({"delete":{"id":1}})", del2 = R"({"delete":{"id":2}})";
+  EXPECT_EQ(changes.size(), 4u) << Slurp(p.dir() + "/recent.json");
+  EXPECT_LT(at(R"({"insert":{"id":1}})"), at(del1));
+  EXPECT_LT(at(R"({"insert":{"id":2}})"), at(del2));
+  EXPECT_LT(at(del1), at(del2)) << Slurp(p.dir() + "/recent.json");
   // A row a second old (due at once, recent for three seconds), and a delete of
   // a row that had left.
   tok = p.Ingest("events", "{\"insert\": {\"id\": 5, \"ts\": \"" + WallClockPlus(-1000) +
@@ -205,6 +228,18 @@ CREATE MATERIALIZED VIEW due WITH (connectors = '[{"name": "file",
   }
   ASSERT_TRUE(p.WaitComplete(p.Ingest("events", rows)));
   std::this_thread::sleep_for(1500ms);
+  // What came due before the crash. A slow restart may let the clock pass the
+  // whole window of the last rows: they never were in the view, and the sink
+  // rightly never holds them.
+  std::set<std::string> due_before;
+  {
+    std::istringstream in(Slurp(p.dir() + "/due.json"));
+    for (std::string line; std::getline(in, line);) {
+      Json j = Json::parse(line, nullptr, false);  // the last line may be half written
+      if (!j.is_discarded() && j.contains("insert")) due_before.insert(j["insert"].dump());
+    }
+  }
+  EXPECT_FALSE(due_before.empty());
   p.Kill9();
   p.Spawn();
   ASSERT_GT(p.port(), 0) << p.log();
@@ -225,15 +260,18 @@ CREATE MATERIALIZED VIEW due WITH (connectors = '[{"name": "file",
   }
   EXPECT_EQ(p.Query("SELECT id FROM due", "csv"), "");
   EXPECT_TRUE(sink().empty());
-  // Every row came due and left, once each.
-  int inserts = 0, deletes = 0;
+  // Every row that came due left, once each, and the replay wrote none twice.
+  std::map<std::string, int> inserts, deletes;
   std::istringstream in(Slurp(p.dir() + "/due.json"));
   for (std::string line; std::getline(in, line);) {
-    inserts += line.find("\"insert\"") != std::string::npos;
-    deletes += line.find("\"delete\"") != std::string::npos;
+    Json j = Json::parse(line);
+    if (j.contains("insert")) ++inserts[j["insert"].dump()];
+    if (j.contains("delete")) ++deletes[j["delete"].dump()];
   }
-  EXPECT_EQ(inserts, 20) << Slurp(p.dir() + "/due.json");
-  EXPECT_EQ(deletes, 20);
+  EXPECT_EQ(inserts, deletes) << Slurp(p.dir() + "/due.json");
+  for (const auto& [row, n] : inserts) EXPECT_EQ(n, 1) << row;
+  for (const std::string& row : due_before) EXPECT_EQ(inserts.count(row), 1u) << row;
+  EXPECT_LE(inserts.size(), 20u);
 }
 
 // A view whose evaluation fails (here, statistics of a value of more than 38
