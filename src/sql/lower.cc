@@ -140,17 +140,22 @@ std::vector<std::string> EvalErrors::samples() const {
 
 Stream* Lowering::EvalMap(Stream* in, MapFn fn) {
   EvalErrors* errors = errors_;
-  return FlatMap(c_, in, [fn, errors](std::string_view k, std::string_view v, const EmitFn& emit) {
-    std::string ok, ov;
-    Status s = fn(k, v, &ok, &ov);
-    if (s.ok()) {
-      emit(ok, ov);
-      return s;
-    }
-    if (errors == nullptr || !IsEvalError(s)) return s;
-    errors->Add(s);
-    return Status::OK();
-  });
+  // `ok` and `ov` are this worker's scratch buffers (each worker lowers its
+  // own plan): a row's output does not allocate once they have grown.
+  return FlatMap(c_, in,
+                 [fn, errors, ok = std::string(), ov = std::string()](
+                     std::string_view k, std::string_view v, const EmitFn& emit) mutable {
+                   ok.clear();
+                   ov.clear();
+                   Status s = fn(k, v, &ok, &ov);
+                   if (s.ok()) {
+                     emit(ok, ov);
+                     return s;
+                   }
+                   if (errors == nullptr || !IsEvalError(s)) return s;
+                   errors->Add(s);
+                   return Status::OK();
+                 });
 }
 
 Stream* Lowering::EvalFilter(Stream* in, FilterFn fn) {
@@ -784,11 +789,13 @@ Result<Stream*> Lowering::LowerAggregate(const PlanNode& n) {
     specs.push_back(spec);
   }
   std::vector<ExprPtr> keys = n.group_keys;
-  Stream* indexed =
-      EvalMap(in, [in_schema, keys, key_types, args, arg_types](
-                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
-        Row row;
-        SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+  std::vector<ExprPtr> read = keys;
+  read.insert(read.end(), args.begin(), args.end());
+  const std::vector<bool> used = UsedColumns(read, in_schema.size());
+  Stream* indexed = EvalMap(
+      in, [in_schema, keys, key_types, args, arg_types, used, row = Row()](
+              std::string_view k, std::string_view, std::string* ok, std::string* ov) mutable {
+        SLUICE_RETURN_IF_ERROR(DecodeUsed(in_schema, used, k, &row));
         SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(keys, key_types, row, ok), in_schema, k));
         return OnRow(EncodeExprs(args, arg_types, row, ov), in_schema, k);
       });
@@ -938,11 +945,14 @@ Result<Stream*> Lowering::LowerRolling(const PlanNode& n) {
                        arg ? arg->type.WithNullable(true) : SqlType::BigInt()};
   val_schema.insert(val_schema.end(), schema.begin(), schema.end());
   std::vector<ExprPtr> partition = n.partition;
-  Stream* keyed =
-      EvalMap(in, [schema, partition, part_types, key, arg, val_schema](
-                      std::string_view k, std::string_view, std::string* ok, std::string* ov) {
-        Row row;
-        SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
+  std::vector<ExprPtr> read = partition;
+  read.push_back(key);
+  if (arg) read.push_back(arg);
+  const std::vector<bool> used = UsedColumns(read, schema.size());
+  Stream* keyed = EvalMap(
+      in, [schema, partition, part_types, key, arg, val_schema, used, row = Row()](
+              std::string_view k, std::string_view, std::string* ok, std::string* ov) mutable {
+        SLUICE_RETURN_IF_ERROR(DecodeUsed(schema, used, k, &row));
         SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
         Value kv, av;
         SLUICE_RETURN_IF_ERROR(OnRow(Eval(*key, row, &kv), schema, k));
@@ -1014,19 +1024,22 @@ Stream* Lowering::InSortOrder(Stream* in, const Schema& schema,
                               const std::vector<SortKey>& order) {
   Schema part_types;
   for (const ExprPtr& e : partition) part_types.push_back(e->type.WithNullable(true));
-  return EvalMap(in, [schema, partition, part_types, order_exprs, order](
-                         std::string_view k, std::string_view, std::string* ok, std::string* ov) {
-    Row row;
-    SLUICE_RETURN_IF_ERROR(DecodeInto(schema, k, &row));
-    SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
-    for (size_t i = 0; i < order_exprs.size(); ++i) {
-      Value v;
-      SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
-      AppendSortField(order_exprs[i]->type, v, order[i], ov);
-    }
-    ov->append(k);
-    return Status::OK();
-  });
+  std::vector<ExprPtr> read = partition;
+  read.insert(read.end(), order_exprs.begin(), order_exprs.end());
+  const std::vector<bool> used = UsedColumns(read, schema.size());
+  return EvalMap(
+      in, [schema, partition, part_types, order_exprs, order, used, row = Row()](
+              std::string_view k, std::string_view, std::string* ok, std::string* ov) mutable {
+        SLUICE_RETURN_IF_ERROR(DecodeUsed(schema, used, k, &row));
+        SLUICE_RETURN_IF_ERROR(OnRow(EncodeExprs(partition, part_types, row, ok), schema, k));
+        for (size_t i = 0; i < order_exprs.size(); ++i) {
+          Value v;
+          SLUICE_RETURN_IF_ERROR(OnRow(Eval(*order_exprs[i], row, &v), schema, k));
+          AppendSortField(order_exprs[i]->type, v, order[i], ov);
+        }
+        ov->append(k);
+        return Status::OK();
+      });
 }
 
 namespace {
