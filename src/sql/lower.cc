@@ -61,6 +61,27 @@ Status DecodeUsed(const Schema& schema, const std::vector<bool>& used, std::stri
   return Status::OK();
 }
 
+// Walks a row's fields up to the last one that `decode` or `slice` marks:
+// decodes those `decode` marks into `row` (the others are left as they
+// are) and keeps the bytes of those `slice` marks in `slices` (the row
+// encoding is self-delimiting, so a field's bytes are its encoding, and a
+// column passed on with its type is copied without decoding it).
+Status DecodeAndSlice(const Schema& schema, const std::vector<bool>& decode,
+                      const std::vector<bool>& slice, std::string_view bytes, Row* row,
+                      std::vector<std::string_view>* slices) {
+  row->resize(schema.size());
+  slices->resize(schema.size());
+  size_t last = schema.size();
+  while (last > 0 && !decode[last - 1] && !slice[last - 1]) --last;
+  for (size_t i = 0; i < last; ++i) {
+    const std::string_view before = bytes;
+    SLUICE_RETURN_IF_ERROR(decode[i] ? DecodeValue(schema[i], &bytes, &(*row)[i])
+                                     : SkipValue(schema[i], &bytes));
+    if (slice[i]) (*slices)[i] = before.substr(0, before.size() - bytes.size());
+  }
+  return Status::OK();
+}
+
 // Evaluates `exprs` over `row` and appends their encodings as `types`.
 Status EncodeExprs(const std::vector<ExprPtr>& exprs, const Schema& types, const Row& row,
                    std::string* out) {
@@ -421,12 +442,40 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       Schema in_schema = n.inputs[0]->schema();
       Schema out_schema = n.schema();
       std::vector<ExprPtr> exprs = n.exprs;
-      std::vector<bool> used = UsedColumns(exprs, in_schema.size());
+      // A column passed on with its type is copied as bytes; the others
+      // are evaluated over the columns they read.
+      std::vector<int> passed(exprs.size(), -1);
+      std::vector<ExprPtr> evaluated;
+      std::vector<bool> slice(in_schema.size(), false);
+      for (size_t i = 0; i < exprs.size(); ++i) {
+        const Expr& e = *exprs[i];
+        if (e.kind == ExprKind::kColumn && e.column >= 0 &&
+            static_cast<size_t>(e.column) < in_schema.size() &&
+            in_schema[static_cast<size_t>(e.column)] == out_schema[i]) {
+          passed[i] = e.column;
+          slice[static_cast<size_t>(e.column)] = true;
+        } else {
+          evaluated.push_back(exprs[i]);
+        }
+      }
+      std::vector<bool> used = UsedColumns(evaluated, in_schema.size());
       return EvalMap(
-          in, [in_schema, out_schema, exprs, used, row = Row()](
-                  std::string_view k, std::string_view, std::string* ok, std::string*) mutable {
-            SLUICE_RETURN_IF_ERROR(DecodeUsed(in_schema, used, k, &row));
-            return OnRow(EncodeExprs(exprs, out_schema, row, ok), in_schema, k);
+          in, [in_schema, out_schema, exprs, passed, used, slice, row = Row(),
+               slices = std::vector<std::string_view>()](std::string_view k, std::string_view,
+                                                         std::string* ok, std::string*) mutable {
+            SLUICE_RETURN_IF_ERROR(DecodeAndSlice(in_schema, used, slice, k, &row, &slices));
+            for (size_t i = 0; i < exprs.size(); ++i) {
+              if (passed[i] >= 0) {
+                ok->append(slices[static_cast<size_t>(passed[i])]);
+                continue;
+              }
+              Value v;
+              SLUICE_RETURN_IF_ERROR(OnRow(Eval(*exprs[i], row, &v), in_schema, k));
+              Status s = EncodeValue(out_schema[i], v, ok);
+              if (!s.ok())
+                return OnRow(s.WithContext("column " + std::to_string(i + 1)), in_schema, k);
+            }
+            return Status::OK();
           });
     }
     case PlanKind::kJoin:
@@ -687,13 +736,21 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n, JoinRangeRetain range) {
                    size_t from, char null_marker) {
     std::vector<bool> drop(as.size());
     for (size_t i = 0; i < as.size(); ++i) drop[i] = !needed[from + i] && as[i].nullable();
+    // The keys' columns are decoded; a kept column of the same type is
+    // copied as bytes, one whose type changes (nullable on an outer
+    // join's side) decoded and encoded again.
     std::vector<bool> read = UsedColumns(keys, in.size());
-    for (size_t i = 0; i < read.size(); ++i) read[i] = read[i] || !drop[i];
+    std::vector<bool> slice(in.size(), false);
+    for (size_t i = 0; i < read.size(); ++i) {
+      slice[i] = !drop[i] && in[i] == as[i];
+      read[i] = read[i] || (!drop[i] && !slice[i]);
+    }
     // `row` is this worker's scratch row (each worker lowers its own plan).
     return EvalMap(
-        s, [in, as, keys, key_types, null_marker, null_safe, drop, read, row = Row()](
-               std::string_view k, std::string_view, std::string* ok, std::string* ov) mutable {
-          SLUICE_RETURN_IF_ERROR(DecodeUsed(in, read, k, &row));
+        s, [in, as, keys, key_types, null_marker, null_safe, drop, read, slice, row = Row(),
+            slices = std::vector<std::string_view>()](std::string_view k, std::string_view,
+                                                      std::string* ok, std::string* ov) mutable {
+          SLUICE_RETURN_IF_ERROR(DecodeAndSlice(in, read, slice, k, &row, &slices));
           for (size_t i = 0; i < keys.size(); ++i) {
             Value v;
             SLUICE_RETURN_IF_ERROR(OnRow(Eval(*keys[i], row, &v), in, k));
@@ -705,10 +762,16 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n, JoinRangeRetain range) {
             if (key_types[i].dynamic_scale() && !v.is_null()) v = DecimalWithoutTrailingZeros(v);
             SLUICE_RETURN_IF_ERROR(EncodeValue(key_types[i], v, ok));
           }
-          for (size_t i = 0; i < drop.size(); ++i) {
-            if (drop[i]) row[i] = Value();
+          for (size_t i = 0; i < as.size(); ++i) {
+            if (slice[i]) {
+              ov->append(slices[i]);
+            } else {
+              static const Value kNull;
+              Status st = EncodeValue(as[i], drop[i] ? kNull : row[i], ov);
+              if (!st.ok()) return OnRow(st.WithContext("column " + std::to_string(i + 1)), in, k);
+            }
           }
-          return EncodeRow(as, row, ov);
+          return Status::OK();
         });
   };
   Stream* li = index(l, n.inputs[0]->schema(), lout, n.left_keys, 0, '\xfe');
