@@ -445,13 +445,33 @@ bool ContainsGroupingFunc(const Json& n) {
 }  // namespace
 
 // GROUP BY GROUPING SETS (1, 2): each integer constant in `item` is the
-// select list's expression at that position, as in a plain GROUP BY.
-Status ResolveGroupOrdinals(std::string_view sql, const Json& targets, Json* item, bool* changed) {
+// select list's expression at that position, as in a plain GROUP BY; and
+// a bare name that no FROM item's column has (`inputs`, when known) is the
+// select list's expression of that name.
+Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
+                            const std::optional<std::set<std::string>>& inputs, Json* item,
+                            bool* changed) {
   if (item->is_array()) {
-    for (Json& x : *item) SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, &x, changed));
+    for (Json& x : *item)
+      SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &x, changed));
     return Status::OK();
   }
   if (!item->is_object()) return Status::OK();
+  if (inputs && item->contains("ColumnRef") && (*item)["ColumnRef"]["fields"].size() == 1 &&
+      (*item)["ColumnRef"]["fields"][0].contains("String")) {
+    const std::string name = Str((*item)["ColumnRef"]["fields"][0]);
+    if (inputs->count(name)) return Status::OK();
+    for (const Json& t : targets) {
+      if (!t.contains("ResTarget") || t["ResTarget"].value("name", "") != name) continue;
+      const Json& val = t["ResTarget"]["val"];
+      if (val.contains("A_Const"))
+        return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
+      *item = val;
+      *changed = true;
+      return Status::OK();
+    }
+    return Status::OK();
+  }
   if (item->contains("A_Const") && (*item)["A_Const"].contains("ival")) {
     const int64_t n = (*item)["A_Const"]["ival"].value("ival", int64_t{0});
     if (n < 1 || n > static_cast<int64_t>(targets.size())) {
@@ -473,10 +493,79 @@ Status ResolveGroupOrdinals(std::string_view sql, const Json& targets, Json* ite
     Json& body = (*item)[k];
     for (const char* list : {"content", "args"}) {
       if (body.contains(list))
-        SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, &body[list], changed));
+        SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &body[list], changed));
     }
   }
   return Status::OK();
+}
+
+std::optional<std::set<std::string>> Binder::FromColumnNames(const Json& from) const {
+  std::set<std::string> names;
+  auto aliased = [&](const Json& item) {
+    if (!item.contains("alias") || !item["alias"].contains("colnames")) return false;
+    for (const Json& c : item["alias"]["colnames"]) names.insert(Str(c));
+    return true;
+  };
+  for (const Json& f : from) {
+    auto [kind, item] = Node(f);
+    if (kind == "RangeVar") {
+      if (aliased(*item)) continue;
+      const std::string rel = item->value("relname", "");
+      const PlanNode* plan = nullptr;
+      for (auto it = ctes_.rbegin(); it != ctes_.rend() && plan == nullptr; ++it) {
+        if (it->first == rel) plan = it->second.plan.get();
+      }
+      if (plan == nullptr) {
+        if (const ViewDef* v = catalog_.FindView(rel)) plan = v->query.plan.get();
+      }
+      if (plan != nullptr) {
+        for (const Column& c : plan->columns) names.insert(c.name);
+      } else if (const TableDef* t = catalog_.FindTable(rel)) {
+        for (const auto& c : t->columns) names.insert(c.name);
+      } else {
+        return std::nullopt;
+      }
+    } else if (kind == "RangeSubselect") {
+      if (aliased(*item)) continue;
+      const Json& sub = (*item)["subquery"]["SelectStmt"];
+      if (!sub.contains("targetList")) return std::nullopt;
+      for (const Json& t : sub["targetList"]) {
+        const Json& r = t["ResTarget"];
+        if (r.contains("name")) {
+          names.insert(Str(r["name"]));
+          continue;
+        }
+        auto [vk, v] = Node(r["val"]);
+        if (vk != "ColumnRef" || !(*v)["fields"].back().contains("String")) return std::nullopt;
+        names.insert(Str((*v)["fields"].back()));
+      }
+    } else if (kind == "RangeFunction") {
+      if (aliased(*item)) continue;
+      // Functions of one column, named by the alias or the function.
+      const Json& fns = item->value("functions", Json::array());
+      if (fns.size() != 1 || item->value("ordinality", false)) return std::nullopt;
+      if (!fns[0].is_object() || !fns[0].contains("List")) return std::nullopt;
+      const Json items = fns[0]["List"].value("items", Json::array());
+      if (items.empty() || !items[0].is_object() || !items[0].contains("FuncCall"))
+        return std::nullopt;
+      const Json& call = items[0];
+      const std::string fn = Str(call["FuncCall"]["funcname"].back());
+      if (fn != "generate_series" && fn != "unnest") return std::nullopt;
+      if (fn == "unnest" && call["FuncCall"].value("args", Json::array()).size() != 1)
+        return std::nullopt;
+      names.insert(item->contains("alias") ? (*item)["alias"].value("aliasname", fn) : fn);
+    } else if (kind == "JoinExpr") {
+      if (aliased(*item)) continue;
+      for (const char* side : {"larg", "rarg"}) {
+        std::optional<std::set<std::string>> sub = FromColumnNames(Json::array({(*item)[side]}));
+        if (!sub) return std::nullopt;
+        names.insert(sub->begin(), sub->end());
+      }
+    } else {
+      return std::nullopt;
+    }
+  }
+  return names;
 }
 
 Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
@@ -485,8 +574,9 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   if (sets && s.contains("targetList")) {
     Json resolved = s;
     bool changed = false;
-    SLUICE_RETURN_IF_ERROR(
-        ResolveGroupOrdinals(sql_, s["targetList"], &resolved["groupClause"], &changed));
+    SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(
+        sql_, s["targetList"], FromColumnNames(s.value("fromClause", Json::array())),
+        &resolved["groupClause"], &changed));
     if (changed) return ExpandResolvedGroupingSets(resolved);
   }
   return ExpandResolvedGroupingSets(s);

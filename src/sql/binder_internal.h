@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -565,6 +566,10 @@ class Binder {
   // GROUP BY with GROUPING SETS, ROLLUP or CUBE: the query as a UNION ALL of
   // one grouped query per set (nullopt if it has none).
   Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
+  // The names of the columns the FROM clause's items show (for a GROUP BY
+  // name, which is an input column before it is an output one), or nullopt
+  // when an item's are not known before binding it.
+  std::optional<std::set<std::string>> FromColumnNames(const Json& from) const;
   Result<std::optional<Json>> ExpandResolvedGroupingSets(const Json& s);
   Json WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys);
   std::optional<Json> SubqueriesOverGroups(const Json& s);

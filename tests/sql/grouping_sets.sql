@@ -43,3 +43,14 @@ SELECT a, b, sum(c) FROM g GROUP BY GROUPING SETS ((1, 2), 1, ()) ORDER BY 1, 2;
 SELECT a + 1, sum(c) FROM g GROUP BY ROLLUP (1);
 SELECT (a + c) * 2, count(*) FROM g GROUP BY GROUPING SETS (a + c, a);
 SELECT (a + c) * 2, a, count(*) FROM g GROUP BY CUBE (a + c, a);
+-- select list names in grouping sets, where no FROM item has a column of
+-- that name (a FROM column of the name wins, as in a plain GROUP BY)
+SELECT a + 1 AS x, sum(c) FROM g GROUP BY ROLLUP (x);
+SELECT a AS x, b AS y, count(*) FROM g GROUP BY CUBE (x, y);
+SELECT c AS a, count(*) FROM g GROUP BY ROLLUP (a);
+SELECT g.a * 10 AS k, count(*) FROM g JOIN gw ON g.a = gw.a GROUP BY ROLLUP (k);
+SELECT s AS n, count(*) FROM generate_series(1, 4) s GROUP BY GROUPING SETS ((n), ());
+SELECT v.a + 1 AS z, sum(v.c) FROM (SELECT a, c FROM g) v GROUP BY ROLLUP (z);
+-- sluice: error GROUPING SETS of a select list item that is a constant is not supported yet
+SELECT 1 AS one, count(*) FROM g GROUP BY ROLLUP (one);
+DELETE FROM g WHERE a = 4;
