@@ -193,8 +193,10 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
     return true;
   };
   const TypeId id = type.id();
-  if (jt == od::json_type::string && id != TypeId::kArray && id != TypeId::kMap &&
-      id != TypeId::kRow && !type.IsBinary()) {
+  // int2vector, oidvector and point take their text ('1 2', '(1,2)').
+  if (jt == od::json_type::string &&
+      ((id != TypeId::kArray && id != TypeId::kMap && id != TypeId::kRow && !type.IsBinary()) ||
+       type.IsPgArrayKind())) {
     std::string_view s;
     if (v.get_string().get(s) != simdjson::SUCCESS) return expected("a string");
     if (type.IsString()) {
@@ -299,6 +301,16 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
         const bool sub = ArrayHoldsSubArrays(type) && ev.type().get(et) == simdjson::SUCCESS &&
                          et == od::json_type::array;
         if (!JsonToValue(ev, sub ? type : type.children()[0], &items.back(), fail)) return false;
+      }
+      if (type.IsPgArrayKind()) {
+        // An int2vector or oidvector as the array of its elements; a point
+        // only as its text, as PostgreSQL's to_json writes it.
+        if (type.pg_kind() == PgKind::kPoint) return expected("a point's text, \"(x,y)\"");
+        for (const Value& x : items) {
+          if (x.is_null()) return expected("an array without nulls");
+        }
+        *out = items.empty() ? Value::List({}) : Value::BoundedList(std::move(items), {0});
+        return true;
       }
       *out = Value::List(std::move(items));
       return true;
@@ -992,6 +1004,10 @@ void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
       AppendJsonString(sql::ValueToText(v, type), out);
       return;
     case Value::Kind::kList: {
+      if (type.pg_kind() == PgKind::kPoint) {  // its text, as PostgreSQL's to_json
+        AppendJsonString(sql::ValueToText(v, type), out);
+        return;
+      }
       if (type.id() == TypeId::kRow) {
         out->push_back('{');
         for (size_t i = 0; i < v.list().size(); ++i) {

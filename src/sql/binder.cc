@@ -2947,6 +2947,10 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
   if (name == "json" || name == "jsonb") return SqlType::Json(name == "jsonb");
   if (name == "interval") return SqlType::Interval();
   if (name == "variant") return SqlType::Variant();
+  if (name == "int2vector") return SqlType::Int2Vector();
+  if (name == "oidvector") return SqlType::OidVector();
+  if (name == "oid") return SqlType::Oid();
+  if (name == "point") return SqlType::Point();
   if (catalog != nullptr) {
     if (const SqlType* t = catalog->FindType(name)) return *t;
     if (const TableDef* t = catalog->FindTable(name)) {
