@@ -224,6 +224,20 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
     case TypeId::kSmallInt:
     case TypeId::kInteger:
     case TypeId::kBigInt: {
+      if (type.pg_kind() == PgKind::kMoney && jt == od::json_type::number) {
+        // An amount of money as a number of dollars (12.5 is $12.50).
+        size_t end = raw.size();
+        while (end > 0 && IsJsonSpace(raw[end - 1])) --end;
+        Value amount;
+        Status st = sql::CastValue(Value::String(std::string(raw.substr(0, end))),
+                                   SqlType::Varchar(), SqlType::Numeric(), &amount);
+        if (st.ok()) st = sql::CastValue(amount, SqlType::Numeric(), type, out);
+        if (!st.ok()) {
+          *fail = {at, st.message()};
+          return false;
+        }
+        return true;
+      }
       int64_t i;
       if (jt != od::json_type::number || v.get_int64().get(i) != simdjson::SUCCESS) {
         return expected("an integer");
@@ -966,7 +980,7 @@ void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
       out->append(v.bool_value() ? "true" : "false");
       return;
     case Value::Kind::kInt:
-      if (type.IsInteger() || type.id() == TypeId::kVariant) {
+      if ((type.IsInteger() && type.pg_kind() != PgKind::kMoney) || type.id() == TypeId::kVariant) {
         out->append(std::to_string(v.int_value()));
       } else {
         AppendJsonString(sql::ValueToText(v, type), out);

@@ -1483,8 +1483,11 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         }
         arg = MakeLiteral(Value::Null(), SqlType::Boolean());
       }
+      // money sums (to money), and has no average.
+      const bool money_sum =
+          BaseKind(call.kind) == AggKind::kSum && arg->type.pg_kind() == PgKind::kMoney;
       if ((BaseKind(call.kind) == AggKind::kSum || BaseKind(call.kind) == AggKind::kAvg) &&
-          !IsNumeric(arg->type) && arg->type.id() != TypeId::kInterval) {
+          !IsNumeric(arg->type) && arg->type.id() != TypeId::kInterval && !money_sum) {
         return SqlError(sql_, node,
                         "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
       }
@@ -1781,6 +1784,17 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
         x->type.pg_kind() != t.pg_kind() && !t.IsString() &&
         !(x->kind == ExprKind::kLiteral && (x->untyped || x->value.is_null())) &&
         !(x->type.IsPgArrayKind() && x->type.pg_kind() != PgKind::kPoint && t.IsSqlArray())) {
+      return SqlError(sql_, n, "cannot cast type " + PgTypeName(x->type) + " to " + PgTypeName(t));
+    }
+    // money is read from text, integers and numeric, and is text or
+    // numeric again.
+    const bool money_in = t.pg_kind() == PgKind::kMoney && x->type.pg_kind() != PgKind::kMoney &&
+                          !x->type.IsString() && !x->type.IsInteger() &&
+                          x->type.id() != TypeId::kDecimal &&
+                          !(x->kind == ExprKind::kLiteral && (x->untyped || x->value.is_null()));
+    const bool money_out = x->type.pg_kind() == PgKind::kMoney && t.pg_kind() != PgKind::kMoney &&
+                           !t.IsString() && t.id() != TypeId::kDecimal;
+    if (money_in || money_out) {
       return SqlError(sql_, n, "cannot cast type " + PgTypeName(x->type) + " to " + PgTypeName(t));
     }
     // A document is read from text; other values become one by to_jsonb.

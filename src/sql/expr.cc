@@ -561,6 +561,7 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
           return type.with_time_zone() ? FormatTimestampTz(v.int_value())
                                        : FormatTimestamp(v.int_value());
         default:
+          if (type.pg_kind() == PgKind::kMoney) return MoneyText(v.int_value());
           return std::to_string(v.int_value());
       }
     case Value::Kind::kInterval:
@@ -821,6 +822,59 @@ Status RecordFromText(const std::string& text, const SqlType& to, Value* out) {
   return Status::OK();
 }
 
+namespace {
+
+// Casts to and from money (a BIGINT of cents), as PostgreSQL has them:
+// from text, integers and numeric (rounded to the cent, half away from
+// zero); to text and numeric. No others: not from floats, not to integers.
+Status CastMoney(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
+  auto no_cast = [&] {
+    return Status::InvalidArgument("cannot cast type " + PgTypeOf(from).name + " to " +
+                                   PgTypeOf(to).name);
+  };
+  if (to.pg_kind() == from.pg_kind()) {
+    *out = v;
+    return Status::OK();
+  }
+  if (to.pg_kind() == PgKind::kMoney) {
+    if (v.kind() == Value::Kind::kString) return MoneyFromText(v.string_value(), out);
+    if (v.kind() == Value::Kind::kInt && from.IsInteger()) {
+      int64_t cents;
+      if (__builtin_mul_overflow(v.int_value(), int64_t{100}, &cents)) {
+        return Status::Overflow("money out of range");
+      }
+      *out = Value::Int(cents);
+      return Status::OK();
+    }
+    if (v.kind() == Value::Kind::kDecimal) {
+      if (v.decimal_is_special()) {
+        return Status::InvalidArgument(
+            std::string("cannot convert ") +
+            (v.decimal_special() == DecimalSpecial::kNaN ? "NaN" : "infinity") + " to bigint");
+      }
+      Value at_cents;
+      const Status st = CastValue(v, from, SqlType::Decimal(38, 2), &at_cents);
+      if (!st.ok() || at_cents.decimal_unscaled() > INT64_MAX ||
+          at_cents.decimal_unscaled() < INT64_MIN) {
+        return Status::Overflow("bigint out of range");
+      }
+      *out = Value::Int(static_cast<int64_t>(at_cents.decimal_unscaled()));
+      return Status::OK();
+    }
+    return no_cast();
+  }
+  if (to.IsString()) {
+    *out = Value::String(MoneyText(v.int_value()));
+    return Status::OK();
+  }
+  if (to.id() == TypeId::kDecimal) {
+    return CastValue(Value::Decimal(v.int_value(), 2), SqlType::Decimal(38, 2), to, out);
+  }
+  return no_cast();
+}
+
+}  // namespace
+
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
   if (v.is_null()) {
     *out = Value::Null();
@@ -842,6 +896,9 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       return Status::InvalidArgument("cannot cast type " + PgTypeOf(from).name + " to " +
                                      PgTypeOf(to).name);
     }
+  }
+  if (to.pg_kind() == PgKind::kMoney || from.pg_kind() == PgKind::kMoney) {
+    return CastMoney(v, from, to, out);
   }
   const TypeId t = to.id();
   using K = Value::Kind;

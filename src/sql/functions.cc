@@ -29,7 +29,7 @@ int Rank(const SqlType& t) {
     case TypeId::kInteger:
       return 3;
     case TypeId::kBigInt:
-      return 4;
+      return t.pg_kind() == PgKind::kMoney ? 0 : 4;  // money is no number to SQL
     case TypeId::kDecimal:
       return 5;
     case TypeId::kReal:
@@ -478,6 +478,11 @@ std::string PgTypeName(const SqlType& t) {
 }
 
 Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
+  if (a.pg_kind() == PgKind::kMoney || b.pg_kind() == PgKind::kMoney) {
+    if (a.pg_kind() == b.pg_kind()) return a.WithNullable(true);
+    return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
+                                   " cannot be matched");
+  }
   if (a.IsPgArrayKind() || b.IsPgArrayKind()) {
     // int2vector, oidvector and point meet only themselves; a vector with
     // another array is that array (PostgreSQL casts it implicitly).

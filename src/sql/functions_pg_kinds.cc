@@ -3,7 +3,10 @@
 // distance <->, same-as ~= (within 1e-6), and + and - (coordinate by
 // coordinate); point has no order and no = (PostgreSQL's answer to those is
 // "operator does not exist"). And oidvector's comparisons, which order by
-// length first (int2vector compares as the array it is).
+// length first (int2vector compares as the array it is). And money's
+// arithmetic, as PostgreSQL's cash.c: money + and - money, money * and /
+// a number (an integer divides truncating, a float or numeric rounds to the
+// cent), money / money (a double), comparisons of money.
 #include <cmath>
 #include <string_view>
 #include <vector>
@@ -88,6 +91,81 @@ Status ArrayToVectorFn(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+Status MoneyOutOfRange() { return Status::Overflow("money out of range"); }
+
+Status MoneyAddFn(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t c;
+  if (__builtin_add_overflow(a[0].int_value(), a[1].int_value(), &c)) return MoneyOutOfRange();
+  *out = Value::Int(c);
+  return Status::OK();
+}
+
+Status MoneySubFn(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t c;
+  if (__builtin_sub_overflow(a[0].int_value(), a[1].int_value(), &c)) return MoneyOutOfRange();
+  *out = Value::Int(c);
+  return Status::OK();
+}
+
+// money * integer; `kMoneyFirst`: which argument is the money.
+template <bool kMoneyFirst>
+Status MoneyMulIntFn(const SqlType&, const Value* a, size_t, Value* out) {
+  int64_t c;
+  if (__builtin_mul_overflow(a[kMoneyFirst ? 0 : 1].int_value(), a[kMoneyFirst ? 1 : 0].int_value(),
+                             &c)) {
+    return MoneyOutOfRange();
+  }
+  *out = Value::Int(c);
+  return Status::OK();
+}
+
+// Cents from a double, rounded to the nearest (half to even, as rint).
+Status MoneyFromDouble(double cents, Value* out) {
+  const double r = std::nearbyint(cents);
+  if (std::isnan(r) || r < -9223372036854775808.0 || r >= 9223372036854775808.0) {
+    return MoneyOutOfRange();
+  }
+  *out = Value::Int(static_cast<int64_t>(r));
+  return Status::OK();
+}
+
+template <bool kMoneyFirst>
+Status MoneyMulFloatFn(const SqlType&, const Value* a, size_t, Value* out) {
+  return MoneyFromDouble(static_cast<double>(a[kMoneyFirst ? 0 : 1].int_value()) *
+                             a[kMoneyFirst ? 1 : 0].double_value(),
+                         out);
+}
+
+Status MoneyDivIntFn(const SqlType&, const Value* a, size_t, Value* out) {
+  const int64_t d = a[1].int_value();
+  if (d == 0) return Status::InvalidArgument("division by zero");
+  if (d == -1 && a[0].int_value() == INT64_MIN) return MoneyOutOfRange();
+  *out = Value::Int(a[0].int_value() / d);  // truncating, as PostgreSQL's cash_div_int8
+  return Status::OK();
+}
+
+Status MoneyDivFloatFn(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[1].double_value() == 0.0) return Status::InvalidArgument("division by zero");
+  return MoneyFromDouble(static_cast<double>(a[0].int_value()) / a[1].double_value(), out);
+}
+
+Status MoneyDivMoneyFn(const SqlType&, const Value* a, size_t, Value* out) {
+  if (a[1].int_value() == 0) return Status::InvalidArgument("division by zero");
+  *out =
+      Value::Double(static_cast<double>(a[0].int_value()) / static_cast<double>(a[1].int_value()));
+  return Status::OK();
+}
+
+int CompareMoney(const Value& a, const Value& b) {
+  return a.int_value() < b.int_value() ? -1 : a.int_value() > b.int_value() ? 1 : 0;
+}
+
+template <bool (*kTest)(int)>
+Status MoneyCmpFn(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(kTest(CompareMoney(a[0], a[1])));
+  return Status::OK();
+}
+
 bool IsEq(int c) { return c == 0; }
 bool IsNe(int c) { return c != 0; }
 bool IsLt(int c) { return c < 0; }
@@ -123,6 +201,43 @@ bool ResolvePgKinds(std::string_view name, const std::vector<SqlType>& args, Res
     for (const Cmp& c : kCmps) {
       if (name == c.name) return Resolve(r, c.fn, c.name, SqlType::Boolean(), {v, v});
     }
+  }
+  auto is_money = [&](size_t i) { return i < n && args[i].pg_kind() == PgKind::kMoney; };
+  auto money_at = [&](size_t i) { return is_money(i) || (i < n && args[i].IsString()); };
+  if (n == 2 && (is_money(0) || is_money(1))) {
+    const SqlType money = SqlType::Money();
+    if (money_at(0) && money_at(1)) {
+      struct Cmp {
+        const char* name;
+        ScalarFn fn;
+      };
+      static const Cmp kCmps[] = {{"=", MoneyCmpFn<IsEq>},  {"<>", MoneyCmpFn<IsNe>},
+                                  {"!=", MoneyCmpFn<IsNe>}, {"<", MoneyCmpFn<IsLt>},
+                                  {"<=", MoneyCmpFn<IsLe>}, {">", MoneyCmpFn<IsGt>},
+                                  {">=", MoneyCmpFn<IsGe>}};
+      for (const Cmp& c : kCmps) {
+        if (name == c.name) return Resolve(r, c.fn, c.name, SqlType::Boolean(), {money, money});
+      }
+      if (name == "+") return Resolve(r, MoneyAddFn, "+", money, {money, money});
+      if (name == "-") return Resolve(r, MoneySubFn, "-", money, {money, money});
+      if (name == "/") return Resolve(r, MoneyDivMoneyFn, "/", SqlType::Double(), {money, money});
+      return false;
+    }
+    const size_t other = is_money(0) ? 1 : 0;
+    const bool integer = args[other].IsInteger();
+    const bool number = integer || IsNumeric(args[other]);
+    const SqlType by = integer ? SqlType::BigInt() : SqlType::Double();
+    if (name == "*" && number) {
+      const bool first = other == 1;
+      ScalarFn fn = integer ? (first ? MoneyMulIntFn<true> : MoneyMulIntFn<false>)
+                            : (first ? MoneyMulFloatFn<true> : MoneyMulFloatFn<false>);
+      return Resolve(r, fn, "*", money,
+                     first ? std::vector<SqlType>{money, by} : std::vector<SqlType>{by, money});
+    }
+    if (name == "/" && number && other == 1) {
+      return Resolve(r, integer ? MoneyDivIntFn : MoneyDivFloatFn, "/", money, {money, by});
+    }
+    return false;
   }
   if ((name == "array to int2vector" || name == "array to oidvector") && n == 1 &&
       args[0].IsSqlArray()) {

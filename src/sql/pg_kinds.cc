@@ -126,6 +126,110 @@ bool FloatEqual(double a, double b) { return std::isnan(a) ? std::isnan(b) : a =
 
 }  // namespace
 
+Status MoneyFromText(std::string_view in, Value* out) {
+  const std::string text(in);
+  auto bad = [&] {
+    return Status::InvalidArgument("invalid input syntax for type money: \"" + text + "\"");
+  };
+  auto range = [&] {
+    return Status::Overflow("value \"" + text + "\" is out of range for type money");
+  };
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && IsSpace(text[i])) ++i;
+  };
+  auto take = [&](char c) {
+    if (i < text.size() && text[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  };
+  bool negative = false;
+  // A currency sign, then a sign ('-', '(' or '+'), then a currency sign
+  // again, each with spaces around.
+  skip();
+  take('$');
+  skip();
+  if (take('-') || take('(')) {
+    negative = true;
+  } else {
+    take('+');
+  }
+  skip();
+  take('$');
+  skip();
+  // Digits (commas between them ignored) and at most two after the point;
+  // kept as a negative number, so that the most negative value fits.
+  int64_t value = 0;
+  int decimals = 0;
+  bool seen_point = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9' && (!seen_point || decimals < 2)) {
+      if (__builtin_mul_overflow(value, 10, &value) ||
+          __builtin_sub_overflow(value, c - '0', &value)) {
+        return range();
+      }
+      if (seen_point) ++decimals;
+    } else if (c == '.' && !seen_point) {
+      seen_point = true;
+    } else if (c != ',') {
+      break;
+    }
+  }
+  // A third decimal of 5 or more rounds the cents up.
+  if (i < text.size() && text[i] >= '5' && text[i] <= '9' &&
+      __builtin_sub_overflow(value, 1, &value)) {
+    return range();
+  }
+  for (; decimals < 2; ++decimals) {
+    if (__builtin_mul_overflow(value, 10, &value)) return range();
+  }
+  // Then further digits (dropped), and spaces, ')', signs and currency
+  // signs.
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '-') {
+      negative = true;
+    } else if (!IsSpace(c) && c != ')' && c != '+' && c != '$') {
+      return bad();
+    }
+  }
+  if (!negative) {
+    if (value == INT64_MIN) return range();
+    value = -value;
+  }
+  *out = Value::Int(value);
+  return Status::OK();
+}
+
+std::string MoneyText(int64_t cents) {
+  const bool negative = cents < 0;
+  uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(cents) : static_cast<uint64_t>(cents);
+  // Right to left: two decimals, the point, then groups of three digits.
+  std::string reversed;
+  for (int d = 0; d < 2; ++d) {
+    reversed += static_cast<char>('0' + magnitude % 10);
+    magnitude /= 10;
+  }
+  reversed += '.';
+  int in_group = 0;
+  do {
+    if (in_group == 3) {
+      reversed += ',';
+      in_group = 0;
+    }
+    reversed += static_cast<char>('0' + magnitude % 10);
+    magnitude /= 10;
+    ++in_group;
+  } while (magnitude != 0);
+  std::string out = negative ? "-$" : "$";
+  out.append(reversed.rbegin(), reversed.rend());
+  return out;
+}
+
 Status PgKindFromText(std::string_view text, const SqlType& to, Value* out) {
   switch (to.pg_kind()) {
     case PgKind::kInt2Vector:

@@ -1,8 +1,9 @@
 // Text input and output of the PostgreSQL types that Sluice keeps as the
 // values of another type (PgKind in types/sql_type.h): int2vector,
-// oidvector and point. CastValue and ValueText (expr.h) call these.
+// oidvector, point and money. CastValue and ValueText (expr.h) call these.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -32,5 +33,15 @@ bool PointsSame(const Value& a, const Value& b);
 // PostgreSQL's <-> of points: their Euclidean distance, computed as its
 // pg_hypot does (so the last digit agrees).
 double PointDistance(const Value& a, const Value& b);
+
+// PostgreSQL's money input (cash_in) in the C locale: '$1,000.00',
+// '-$3', '(12.30)', '12-', a third decimal rounding the cents half up;
+// the result in cents. "invalid input syntax for type money: ..." and
+// "value ... is out of range for type money" as there.
+Status MoneyFromText(std::string_view text, Value* out);
+
+// Text of `cents` as PostgreSQL's money prints it in the C locale:
+// "$1,000.00", "-$0.05".
+std::string MoneyText(int64_t cents);
 
 }  // namespace sluice::sql

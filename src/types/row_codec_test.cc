@@ -667,6 +667,9 @@ TEST(PgTypeTest, OidsTypmodsAndNames) {
   EXPECT_EQ(PgTypeOf(SqlType::Point()).oid, 600u);
   EXPECT_EQ(PgTypeOf(SqlType::Point()).size, 16);
   EXPECT_EQ(PgTypeOf(SqlType::Oid()).oid, 26u);
+  EXPECT_EQ(PgTypeOf(SqlType::Money()).oid, 790u);
+  EXPECT_EQ(PgTypeOf(SqlType::Money()).name, "money");
+  EXPECT_EQ(PgTypeFactsOf(790).category, 'N');
   // An array of vectors is the vector's array type, not a 2-D int2[].
   const PgTypeInfo vs = PgTypeOf(SqlType::Array(SqlType::Int2Vector()));
   EXPECT_EQ(vs.oid, 1006u);

@@ -107,7 +107,7 @@ std::string SqlType::ToString() const {
       s = "INTEGER";
       break;
     case TypeId::kBigInt:
-      s = pg_kind_ == PgKind::kOid ? "OID" : "BIGINT";
+      s = pg_kind_ == PgKind::kOid ? "OID" : pg_kind_ == PgKind::kMoney ? "MONEY" : "BIGINT";
       break;
     case TypeId::kDecimal:
       s = dynamic_scale()
@@ -179,7 +179,9 @@ std::string PostgresDataType(const SqlType& t) {
     case TypeId::kInteger:
       return "integer";
     case TypeId::kBigInt:
-      return t.pg_kind() == PgKind::kOid ? "oid" : "bigint";
+      return t.pg_kind() == PgKind::kOid     ? "oid"
+             : t.pg_kind() == PgKind::kMoney ? "money"
+                                             : "bigint";
     case TypeId::kDecimal:
       return "numeric";
     case TypeId::kReal:
@@ -247,6 +249,7 @@ constexpr PgBase kPgBases[] = {
     {30, 1013, "oidvector", "_oidvector", "oidvector", -1},
     {114, 199, "json", "_json", "json", -1},
     {600, 1017, "point", "_point", "point", 16},
+    {790, 791, "money", "_money", "money", 8},
     {700, 1021, "float4", "_float4", "real", 4},
     {701, 1022, "float8", "_float8", "double precision", 8},
     {1042, 1014, "bpchar", "_bpchar", "character", -1},
@@ -278,7 +281,7 @@ const PgBase& BaseOf(const SqlType& t) {
     case TypeId::kInteger:
       return find(23);
     case TypeId::kBigInt:
-      return find(t.pg_kind() == PgKind::kOid ? 26 : 20);
+      return find(t.pg_kind() == PgKind::kOid ? 26 : t.pg_kind() == PgKind::kMoney ? 790 : 20);
     case TypeId::kDecimal:
       return find(1700);
     case TypeId::kReal:
@@ -390,6 +393,7 @@ char CategoryOf(uint32_t oid) {
     case 21:
     case 23:
     case 26:
+    case 790:
     case 700:
     case 701:
     case 1700:

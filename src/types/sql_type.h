@@ -53,6 +53,9 @@ enum class PgKind : uint8_t {
   // point: an ARRAY of two DOUBLEs, x and y, subscripts [0] and [1]; text
   // '(x,y)'. No order and no equality besides ~= (same as, within 1e-6).
   kPoint,
+  // money: a BIGINT of cents; text '$1,000.00' (lc_monetary C). Not a
+  // number to SQL: only money's own operators apply.
+  kMoney,
 };
 
 class SqlType {
@@ -107,7 +110,7 @@ class SqlType {
     t.json_ = binary ? 2 : 1;
     return t;
   }
-  // PostgreSQL's int2vector, oidvector, oid and point (PgKind).
+  // PostgreSQL's int2vector, oidvector, oid, point and money (PgKind).
   static SqlType Int2Vector(bool nullable = true);
   static SqlType OidVector(bool nullable = true);
   static SqlType Oid(bool nullable = true) {
@@ -116,6 +119,11 @@ class SqlType {
     return t;
   }
   static SqlType Point(bool nullable = true);
+  static SqlType Money(bool nullable = true) {
+    SqlType t = Scalar(TypeId::kBigInt, nullable);
+    t.pg_kind_ = PgKind::kMoney;
+    return t;
+  }
   // A bool where a length belongs would silently become a length.
   static SqlType Char(bool) = delete;
   static SqlType Varchar(bool) = delete;

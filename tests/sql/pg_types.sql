@@ -81,3 +81,45 @@ UPDATE people SET location = '(0,0)' WHERE name = 'joe';
 DELETE FROM people WHERE name = 'sam';
 INSERT INTO people VALUES ('amy', 25, '(3.1,6.2)'), ('bob', 26, '-1, -2');
 UPDATE people SET age = age + 1 WHERE location ~= '(3.1,6.2)';
+
+-- money: cents, printed as PostgreSQL prints them in the C locale.
+CREATE TABLE ledger (id INT, amount MONEY, g INT);
+INSERT INTO ledger VALUES
+  (1, '$1,000.00', 1),
+  (2, '-12.345', 1),
+  (3, '(5)', 2),
+  (4, 1234.565, 2),
+  (5, 7, 3),
+  (6, NULL, 3),
+  (7, '92233720368547758.07', 4),
+  (8, ' - $ 1,2,3.456 ', 4);
+SELECT id, amount, amount::text, amount::numeric, pg_typeof(amount) FROM ledger;
+SELECT id, amount + '$1', amount - 1::money, amount * 2, amount * 1.5, 3 * amount, amount / 3,
+  amount / 2.0, amount / '$2' FROM ledger WHERE id <> 7;
+SELECT g, sum(amount), min(amount), max(amount), count(amount) FROM ledger WHERE id <> 7 GROUP BY g;
+SELECT id, amount FROM ledger ORDER BY amount DESC NULLS LAST, id LIMIT 4;
+SELECT a.id, b.id FROM ledger a JOIN ledger b ON a.amount = b.amount AND a.id < b.id;
+SELECT id FROM ledger WHERE amount > '$10' AND amount <= 1000::money;
+SELECT id, sum(amount) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)
+FROM ledger WHERE id < 7;
+SELECT amount FROM ledger WHERE id < 4 UNION SELECT 7::money;
+SELECT array[amount] FROM ledger WHERE id IN (1, 3);
+SELECT ''::money, '$'::money, '12-'::money, 0.005::money, (-0.004)::money, 5::bigint::money;
+-- sluice: error invalid input syntax for type money: "1.2.3"
+SELECT '1.2.3'::money;
+-- sluice: error value "92233720368547758.08" is out of range for type money
+SELECT '92233720368547758.08'::money;
+-- sluice: error money out of range
+SELECT amount * 2 FROM ledger WHERE id = 7;
+-- sluice: error cannot cast type double precision to money
+SELECT 1.5::float8::money;
+-- sluice: error cannot cast type money to bigint
+SELECT 1::money::int8;
+-- sluice: error operator does not exist: money = integer
+SELECT 1::money = 1;
+-- sluice: error division by zero
+SELECT amount / 0 FROM ledger;
+UPDATE ledger SET amount = amount * 3 WHERE g = 1;
+DELETE FROM ledger WHERE id = 3;
+INSERT INTO ledger VALUES (9, '$0.99', 2), (10, '1,000', 1);
+UPDATE ledger SET g = 3 WHERE amount = '$1,000.00';
