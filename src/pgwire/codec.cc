@@ -215,7 +215,10 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       if (type->id() == TypeId::kRow) {
         return Status::Unimplemented("arrays of rows have no binary format here; ask for text");
       }
-      if (!dims.empty() && dims.back() == 0) dims = {};
+      // An int2vector or oidvector always has one dimension, from 0, even
+      // when empty, as PostgreSQL sends it.
+      const bool vector = t.IsPgArrayKind();
+      if (!dims.empty() && dims.back() == 0 && !vector) dims = {};
       std::string body;
       bool has_null = false;
       std::function<Status(const Value&, size_t)> walk = [&](const Value& x,
@@ -245,7 +248,7 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       Put32(static_cast<int32_t>(PgTypeOf(*type).oid), out);
       for (size_t i = 0; i < dims.size(); ++i) {
         Put32(dims[i], out);
-        Put32(i < v.lower_bounds().size() ? v.lower_bounds()[i] : 1, out);  // lower bound
+        Put32(i < v.lower_bounds().size() ? v.lower_bounds()[i] : vector ? 0 : 1, out);
       }
       out->append(body);
       return Status::OK();
