@@ -193,8 +193,10 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
     return true;
   };
   const TypeId id = type.id();
-  if (jt == od::json_type::string && id != TypeId::kArray && id != TypeId::kMap &&
-      id != TypeId::kRow && !type.IsBinary()) {
+  // int2vector, oidvector and point take their text ('1 2', '(1,2)').
+  if (jt == od::json_type::string &&
+      ((id != TypeId::kArray && id != TypeId::kMap && id != TypeId::kRow && !type.IsBinary()) ||
+       type.IsPgArrayKind())) {
     std::string_view s;
     if (v.get_string().get(s) != simdjson::SUCCESS) return expected("a string");
     if (type.IsString()) {
@@ -222,6 +224,20 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
     case TypeId::kSmallInt:
     case TypeId::kInteger:
     case TypeId::kBigInt: {
+      if (type.pg_kind() == PgKind::kMoney && jt == od::json_type::number) {
+        // An amount of money as a number of dollars (12.5 is $12.50).
+        size_t end = raw.size();
+        while (end > 0 && IsJsonSpace(raw[end - 1])) --end;
+        Value amount;
+        Status st = sql::CastValue(Value::String(std::string(raw.substr(0, end))),
+                                   SqlType::Varchar(), SqlType::Numeric(), &amount);
+        if (st.ok()) st = sql::CastValue(amount, SqlType::Numeric(), type, out);
+        if (!st.ok()) {
+          *fail = {at, st.message()};
+          return false;
+        }
+        return true;
+      }
       int64_t i;
       if (jt != od::json_type::number || v.get_int64().get(i) != simdjson::SUCCESS) {
         return expected("an integer");
@@ -299,6 +315,16 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
         const bool sub = ArrayHoldsSubArrays(type) && ev.type().get(et) == simdjson::SUCCESS &&
                          et == od::json_type::array;
         if (!JsonToValue(ev, sub ? type : type.children()[0], &items.back(), fail)) return false;
+      }
+      if (type.IsPgArrayKind()) {
+        // An int2vector or oidvector as the array of its elements; a point
+        // only as its text, as PostgreSQL's to_json writes it.
+        if (type.pg_kind() == PgKind::kPoint) return expected("a point's text, \"(x,y)\"");
+        for (const Value& x : items) {
+          if (x.is_null()) return expected("an array without nulls");
+        }
+        *out = items.empty() ? Value::List({}) : Value::BoundedList(std::move(items), {0});
+        return true;
       }
       *out = Value::List(std::move(items));
       return true;
@@ -954,7 +980,7 @@ void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
       out->append(v.bool_value() ? "true" : "false");
       return;
     case Value::Kind::kInt:
-      if (type.IsInteger() || type.id() == TypeId::kVariant) {
+      if ((type.IsInteger() && type.pg_kind() != PgKind::kMoney) || type.id() == TypeId::kVariant) {
         out->append(std::to_string(v.int_value()));
       } else {
         AppendJsonString(sql::ValueToText(v, type), out);
@@ -992,6 +1018,10 @@ void AppendJsonValue(const Value& v, const SqlType& type, std::string* out) {
       AppendJsonString(sql::ValueToText(v, type), out);
       return;
     case Value::Kind::kList: {
+      if (type.pg_kind() == PgKind::kPoint) {  // its text, as PostgreSQL's to_json
+        AppendJsonString(sql::ValueToText(v, type), out);
+        return;
+      }
       if (type.id() == TypeId::kRow) {
         out->push_back('{');
         for (size_t i = 0; i < v.list().size(); ++i) {

@@ -1023,6 +1023,11 @@ Status CheckParquetType(const std::string& name, const SqlType& t) {
         " of type TIME WITH TIME ZONE is not supported yet in Parquet files and Delta tables, "
         "which have no time with a zone (cast it to TEXT to keep the zone)");
   }
+  if (t.pg_kind() == PgKind::kMoney) {
+    return Status::Unimplemented("column " + name +
+                                 " of type MONEY is not supported yet in Parquet files and Delta "
+                                 "tables (cast it to NUMERIC)");
+  }
   for (const SqlType& c : t.children()) SLUICE_RETURN_IF_ERROR(CheckParquetType(name, c));
   return Status::OK();
 }

@@ -77,6 +77,10 @@ std::string Lower(std::string s) {
 bool Lossless(const SqlType& from, const SqlType& to) {
   const TypeId f = from.id(), t = to.id();
   if (from.WithNullable(true) == to.WithNullable(true)) return true;
+  // A Parquet column is not read as an int2vector, oidvector, point, oid
+  // or money yet (the vectors' subscripts start at 0, a list's at 1; money
+  // is cents).
+  if (from.pg_kind() != PgKind::kNone || to.pg_kind() != PgKind::kNone) return false;
   if (from.IsInteger() && to.IsInteger()) return f <= t;
   // A NUMERIC keeps each value's own scale: every integer and decimal fits.
   if ((from.IsInteger() || f == TypeId::kDecimal) && to.dynamic_scale()) {

@@ -122,6 +122,10 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       Put32(static_cast<int32_t>(v.int_value()), out);
       return Status::OK();
     case TypeId::kBigInt:
+      if (t.pg_kind() == PgKind::kOid) {  // oid: 4 bytes, unsigned
+        Put32(static_cast<int32_t>(static_cast<uint32_t>(v.int_value())), out);
+        return Status::OK();
+      }
       Put64(v.int_value(), out);
       return Status::OK();
     case TypeId::kReal: {
@@ -184,12 +188,19 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       out->append(sql::ValueToPgText(v, t));
       return Status::OK();
     case TypeId::kArray: {
+      if (t.pg_kind() == PgKind::kPoint) {  // point: x, then y, as float8s
+        for (const Value& c : v.list())
+          SLUICE_RETURN_IF_ERROR(EncodeBinary(c, t.children()[0], out));
+        return Status::OK();
+      }
       // Dimensions from the nesting of the first elements; PostgreSQL's
-      // arrays are rectangular.
+      // arrays are rectangular. int2vector and oidvector are arrays of
+      // one dimension, and elements of an array of them.
       std::vector<int32_t> dims;
       const Value* level = &v;
       const SqlType* type = &t;
-      while (type->id() == TypeId::kArray && !level->is_null()) {
+      while (type->id() == TypeId::kArray && (type == &t || !type->IsPgArrayKind()) &&
+             !level->is_null()) {
         dims.push_back(static_cast<int32_t>(level->list().size()));
         if (level->list().empty()) break;
         level = &level->list()[0];
@@ -198,11 +209,16 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
           type = &type->children()[0];
         }
       }
-      while (type->id() == TypeId::kArray) type = &type->children()[0];
+      while (type->IsSqlArray() || (type == &t && t.IsPgArrayKind())) {
+        type = &type->children()[0];
+      }
       if (type->id() == TypeId::kRow) {
         return Status::Unimplemented("arrays of rows have no binary format here; ask for text");
       }
-      if (!dims.empty() && dims.back() == 0) dims = {};
+      // An int2vector or oidvector always has one dimension, from 0, even
+      // when empty, as PostgreSQL sends it.
+      const bool vector = t.IsPgArrayKind();
+      if (!dims.empty() && dims.back() == 0 && !vector) dims = {};
       std::string body;
       bool has_null = false;
       std::function<Status(const Value&, size_t)> walk = [&](const Value& x,
@@ -232,7 +248,7 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
       Put32(static_cast<int32_t>(PgTypeOf(*type).oid), out);
       for (size_t i = 0; i < dims.size(); ++i) {
         Put32(dims[i], out);
-        Put32(i < v.lower_bounds().size() ? v.lower_bounds()[i] : 1, out);  // lower bound
+        Put32(i < v.lower_bounds().size() ? v.lower_bounds()[i] : vector ? 0 : 1, out);
       }
       out->append(body);
       return Status::OK();

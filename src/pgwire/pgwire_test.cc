@@ -116,6 +116,35 @@ TEST(CodecTest, BinaryValuesArePostgresqls) {
           .ok());
 }
 
+// int2vector, oidvector, point and money as PostgreSQL 15 sends them (the
+// bytes libpq read from it for '11 22 33'::int2vector and the others).
+TEST(CodecTest, PostgresKindsInBinary) {
+  auto binary = [](const Value& v, const SqlType& t) {
+    std::string out;
+    EXPECT_TRUE(EncodeBinary(v, t, &out).ok()) << t.ToString();
+    return Hex(out);
+  };
+  auto ints = [](std::vector<int64_t> xs) {
+    std::vector<Value> items;
+    for (int64_t x : xs) items.push_back(Value::Int(x));
+    return Value::BoundedList(std::move(items), {0});
+  };
+  EXPECT_EQ(binary(ints({11, 22, 33}), SqlType::Int2Vector()),
+            "000000010000000000000015000000030000000000000002000b000000020016000000020021");
+  EXPECT_EQ(binary(ints({1, 4294967295}), SqlType::OidVector()),
+            "00000001000000000000001a0000000200000000000000040000000100000004ffffffff");
+  EXPECT_EQ(binary(Value::List({}), SqlType::Int2Vector()),
+            "0000000100000000000000150000000000000000");
+  EXPECT_EQ(
+      binary(Value::BoundedList({Value::Double(1.5), Value::Double(-2)}, {0}), SqlType::Point()),
+      "3ff8000000000000c000000000000000");
+  EXPECT_EQ(binary(Value::Int(1234), SqlType::Money()), "00000000000004d2");
+  EXPECT_EQ(
+      binary(Value::List({ints({1, 2})}), SqlType::Array(SqlType::Int2Vector())),
+      "0000000100000000000000160000000100000001000000200000000100000000000000150000000200000000"
+      "000000020001000000020002");
+}
+
 TEST(CodecTest, BinaryParametersBecomeText) {
   EXPECT_EQ(*BinaryParamToText(23, std::string("\xff\xff\xff\xfe", 4)), "-2");
   EXPECT_EQ(*BinaryParamToText(16, std::string("\x01", 1)), "true");

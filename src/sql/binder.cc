@@ -2577,7 +2577,8 @@ Result<WindowCall> Binder::BindWindowCall(const Json& node, const Json& body,
     const bool star = body.value("agg_star", false);
     if (star ? name != "count" : n != 1) return SqlError(sql_, node, signature());
     if ((name == "sum" || name == "avg") && !IsNumeric(c.args[0]->type) &&
-        c.args[0]->type.id() != TypeId::kInterval)
+        c.args[0]->type.id() != TypeId::kInterval &&
+        !(name == "sum" && c.args[0]->type.pg_kind() == PgKind::kMoney))  // money sums to money
       return SqlError(sql_, node, signature());
     if (IsBoolAggregateName(name) && c.args[0]->type.id() != TypeId::kBoolean)
       return SqlError(sql_, node, signature());
@@ -3037,6 +3038,11 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
   if (name == "json" || name == "jsonb") return SqlType::Json(name == "jsonb");
   if (name == "interval") return SqlType::Interval();
   if (name == "variant") return SqlType::Variant();
+  if (name == "int2vector") return SqlType::Int2Vector();
+  if (name == "oidvector") return SqlType::OidVector();
+  if (name == "oid") return SqlType::Oid();
+  if (name == "point") return SqlType::Point();
+  if (name == "money") return SqlType::Money();
   if (catalog != nullptr) {
     if (const SqlType* t = catalog->FindType(name)) return *t;
     if (const TableDef* t = catalog->FindTable(name)) {

@@ -15,7 +15,7 @@ SqlType WithArrayDimensions(const SqlType& t, int dims) {
   SqlType out = t;
   // Copy the child before assigning: it is part of `out` (assigning it
   // directly frees it mid-copy).
-  while (out.id() == TypeId::kArray) out = SqlType(out.children()[0]);
+  while (out.IsSqlArray()) out = SqlType(out.children()[0]);
   for (int i = 0; i < dims; ++i) {
     out = SqlType::Array(out);
     if (ArrayHoldsSubArrays(out)) break;  // one type for every dimension
@@ -1483,8 +1483,11 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         }
         arg = MakeLiteral(Value::Null(), SqlType::Boolean());
       }
+      // money sums (to money), and has no average.
+      const bool money_sum =
+          BaseKind(call.kind) == AggKind::kSum && arg->type.pg_kind() == PgKind::kMoney;
       if ((BaseKind(call.kind) == AggKind::kSum || BaseKind(call.kind) == AggKind::kAvg) &&
-          !IsNumeric(arg->type) && arg->type.id() != TypeId::kInterval) {
+          !IsNumeric(arg->type) && arg->type.id() != TypeId::kInterval && !money_sum) {
         return SqlError(sql_, node,
                         "function " + name + "(" + PgTypeName(arg->type) + ") does not exist");
       }
@@ -1730,7 +1733,26 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
         body["arg"]["A_ArrayExpr"].value("elements", Json::array()).empty()) {
       // ARRAY[]::T[]: the empty array of the type it is cast to.
       SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"], &catalog_));
-      if (t.id() == TypeId::kArray) return MakeLiteral(Value::List({}), t);
+      if (t.IsSqlArray()) return MakeLiteral(Value::List({}), t);
+      if (t.IsPgArrayKind() && t.pg_kind() != PgKind::kPoint) {
+        return SqlError(sql_, n, "array is not a valid " + PgTypeName(t));
+      }
+    }
+    if (body["arg"].contains("A_ArrayExpr")) {
+      // ARRAY[x, ...]::int2vector: the array of the vector's elements, made
+      // a vector (PostgreSQL types the constructor from the cast).
+      SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"], &catalog_));
+      if (t.IsPgArrayKind() && t.pg_kind() != PgKind::kPoint) {
+        SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
+        const SqlType elements = SqlType::Array(t.children()[0]);
+        if (x->type.id() != TypeId::kArray || !CommonType(x->type, elements).ok()) {
+          return SqlError(sql_, n,
+                          "cannot cast type " + PgTypeName(x->type) + " to " + PgTypeName(t));
+        }
+        return Call(
+            t.pg_kind() == PgKind::kInt2Vector ? "array to int2vector" : "array to oidvector",
+            {MakeCast(x, elements)}, n);
+      }
     }
     if (body["arg"].contains("A_ArrayExpr") &&
         !body["typeName"].value("arrayBounds", Json::array()).empty()) {
@@ -1756,6 +1778,25 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       if (IsOidAlias(tname)) return BindOidCast(tname, x, n);
     }
     SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, body["typeName"], &catalog_));
+    // int2vector, oidvector and point are read from text; a vector is
+    // also an array of its elements, and no other value is one of them.
+    if ((t.IsPgArrayKind() || x->type.pg_kind() == PgKind::kPoint) && !x->type.IsString() &&
+        x->type.pg_kind() != t.pg_kind() && !t.IsString() &&
+        !(x->kind == ExprKind::kLiteral && (x->untyped || x->value.is_null())) &&
+        !(x->type.IsPgArrayKind() && x->type.pg_kind() != PgKind::kPoint && t.IsSqlArray())) {
+      return SqlError(sql_, n, "cannot cast type " + PgTypeName(x->type) + " to " + PgTypeName(t));
+    }
+    // money is read from text, integers and numeric, and is text or
+    // numeric again.
+    const bool money_in = t.pg_kind() == PgKind::kMoney && x->type.pg_kind() != PgKind::kMoney &&
+                          !x->type.IsString() && !x->type.IsInteger() &&
+                          x->type.id() != TypeId::kDecimal &&
+                          !(x->kind == ExprKind::kLiteral && (x->untyped || x->value.is_null()));
+    const bool money_out = x->type.pg_kind() == PgKind::kMoney && t.pg_kind() != PgKind::kMoney &&
+                           !t.IsString() && t.id() != TypeId::kDecimal;
+    if (money_in || money_out) {
+      return SqlError(sql_, n, "cannot cast type " + PgTypeName(x->type) + " to " + PgTypeName(t));
+    }
     // A document is read from text; other values become one by to_jsonb.
     if (t.is_json() && !x->type.IsString() && !x->type.is_json() &&
         !(x->kind == ExprKind::kLiteral && (x->untyped || x->value.is_null()))) {
@@ -1792,7 +1833,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       if (!st.ok()) return SqlError(sql_, n, st.message());
       return MakeLiteral(std::move(v), t);
     }
-    if (x->kind == ExprKind::kLiteral && t.id() == TypeId::kArray && x->type.IsString() &&
+    if (x->kind == ExprKind::kLiteral && t.IsSqlArray() && x->type.IsString() &&
         !x->value.is_null()) {
       // PostgreSQL's INT[] has any number of dimensions; here the type
       // says how many, so a constant's type takes the text's.
@@ -1943,7 +1984,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     }
     int dims = 0, subscripts = 0;
     bool fields = false;
-    for (const SqlType* e = &x->type; e->id() == TypeId::kArray; e = &e->children()[0]) ++dims;
+    for (const SqlType* e = &x->type; e->IsSqlArray(); e = &e->children()[0]) ++dims;
     for (const Json& ind : indirection) {
       auto [ikind, ibody] = Node(ind);
       if (ikind == "String") {
@@ -1969,7 +2010,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       // Fewer subscripts than dimensions pick no element: NULL, as in
       // PostgreSQL (a slice would take a sub-array).
       SqlType elem = x->type;
-      while (elem.id() == TypeId::kArray) elem = SqlType(elem.children()[0]);
+      while (elem.IsSqlArray()) elem = SqlType(elem.children()[0]);
       return MakeLiteral(Value::Null(), elem.WithNullable(true));
     }
     return x;

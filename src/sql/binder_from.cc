@@ -1111,7 +1111,8 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
   SqlType type;
   if (name == "unnest") {
     n->series = SeriesFn::kUnnest;
-    if (args.size() != 1 || args[0]->type.id() != TypeId::kArray) {
+    if (args.size() != 1 || args[0]->type.id() != TypeId::kArray ||
+        args[0]->type.pg_kind() == PgKind::kPoint) {
       return SqlError(sql_, call, "unnest() takes one array");
     }
     type = args[0]->type.children()[0].WithNullable(true);
@@ -1393,7 +1394,8 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   } else if (name == "unnest") {
     if (vals.empty()) return SqlError(sql_, call, "unnest() takes one array or more");
     for (size_t i = 0; i < vals.size(); ++i) {
-      if (vals[i]->type.id() != TypeId::kArray && !vals[i]->untyped) {
+      if ((vals[i]->type.id() != TypeId::kArray || vals[i]->type.pg_kind() == PgKind::kPoint) &&
+          !vals[i]->untyped) {
         return SqlError(sql_, call, "unnest() takes arrays");
       }
       if (vals[i]->untyped) {

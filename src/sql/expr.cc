@@ -12,6 +12,7 @@
 
 #include "sql/datetime.h"
 #include "sql/json_value.h"
+#include "sql/pg_kinds.h"
 #include "types/big_decimal.h"
 #include "types/row_codec.h"
 
@@ -178,9 +179,10 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
     skip_space();
     Value item;
     if (*pos < s.size() && s[*pos] == '{') {
-      if (elem.id() == TypeId::kArray) {
+      if (elem.IsSqlArray()) {
         SLUICE_RETURN_IF_ERROR(ParseArrayText(s, pos, elem.children()[0], &item));
-      } else if (elem.id() != TypeId::kRow && elem.id() != TypeId::kVariant) {
+      } else if (elem.id() != TypeId::kRow && elem.id() != TypeId::kVariant &&
+                 !elem.IsPgArrayKind()) {
         // A sub-array: PostgreSQL's INT[] holds any number of dimensions.
         SLUICE_RETURN_IF_ERROR(ParseArrayText(s, pos, elem, &item));
       } else {
@@ -210,7 +212,7 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
       }
       if (!quoted && strcasecmp(text.c_str(), "null") == 0) {
         item = Value::Null();
-      } else if (elem.id() == TypeId::kArray) {
+      } else if (elem.IsSqlArray()) {
         return Status::Unimplemented(
             "A value with fewer dimensions than its array type declares is not supported yet: \"" +
             std::string(s) + "\". Declare the type with one [] per dimension.");
@@ -559,6 +561,7 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
           return type.with_time_zone() ? FormatTimestampTz(v.int_value())
                                        : FormatTimestamp(v.int_value());
         default:
+          if (type.pg_kind() == PgKind::kMoney) return MoneyText(v.int_value());
           return std::to_string(v.int_value());
       }
     case Value::Kind::kInterval:
@@ -591,6 +594,12 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
       }
       return v.string_value();
     case Value::Kind::kList:
+      if (type.pg_kind() == PgKind::kPoint) {
+        const SqlType coordinate = SqlType::Double();
+        return "(" + ValueText(v.list()[0], coordinate, pg_output, style) + "," +
+               ValueText(v.list()[1], coordinate, pg_output, style) + ")";
+      }
+      if (type.IsPgArrayKind()) return PgVectorText(v);
       if (type.id() == TypeId::kArray) {
         const SqlType& elem = type.children()[0];
         std::string out;
@@ -608,7 +617,7 @@ std::string ValueText(const Value& v, const SqlType& type, bool pg_output,
           if (i > 0) out += ',';
           if (x.is_null()) {
             out += "NULL";
-          } else if (elem.id() == TypeId::kArray) {
+          } else if (elem.IsSqlArray()) {
             out += ValueText(x, elem, pg_output, style);
           } else if (x.kind() == Value::Kind::kList && ArrayHoldsSubArrays(type)) {
             out += ValueText(x, type, pg_output, style);
@@ -813,12 +822,84 @@ Status RecordFromText(const std::string& text, const SqlType& to, Value* out) {
   return Status::OK();
 }
 
+namespace {
+
+// Casts to and from money (a BIGINT of cents), as PostgreSQL has them:
+// from text, integers and numeric (rounded to the cent, half away from
+// zero); to text and numeric. No others: not from floats, not to integers.
+Status CastMoney(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
+  auto no_cast = [&] {
+    return Status::InvalidArgument("cannot cast type " + PgTypeOf(from).name + " to " +
+                                   PgTypeOf(to).name);
+  };
+  if (to.pg_kind() == from.pg_kind()) {
+    *out = v;
+    return Status::OK();
+  }
+  if (to.pg_kind() == PgKind::kMoney) {
+    if (v.kind() == Value::Kind::kString) return MoneyFromText(v.string_value(), out);
+    if (v.kind() == Value::Kind::kInt && from.IsInteger()) {
+      int64_t cents;
+      if (__builtin_mul_overflow(v.int_value(), int64_t{100}, &cents)) {
+        return Status::Overflow("money out of range");
+      }
+      *out = Value::Int(cents);
+      return Status::OK();
+    }
+    if (v.kind() == Value::Kind::kDecimal) {
+      if (v.decimal_is_special()) {
+        return Status::InvalidArgument(
+            std::string("cannot convert ") +
+            (v.decimal_special() == DecimalSpecial::kNaN ? "NaN" : "infinity") + " to bigint");
+      }
+      Value at_cents;
+      const Status st = CastValue(v, from, SqlType::Decimal(38, 2), &at_cents);
+      if (!st.ok() || at_cents.decimal_unscaled() > INT64_MAX ||
+          at_cents.decimal_unscaled() < INT64_MIN) {
+        return Status::Overflow("bigint out of range");
+      }
+      *out = Value::Int(static_cast<int64_t>(at_cents.decimal_unscaled()));
+      return Status::OK();
+    }
+    return no_cast();
+  }
+  if (to.IsString()) {
+    *out = Value::String(MoneyText(v.int_value()));
+    return Status::OK();
+  }
+  if (to.id() == TypeId::kDecimal) {
+    return CastValue(Value::Decimal(v.int_value(), 2), SqlType::Decimal(38, 2), to, out);
+  }
+  return no_cast();
+}
+
+}  // namespace
+
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
   if (v.is_null()) {
     *out = Value::Null();
     return Status::OK();
   }
   if (to.is_json() || from.is_json()) return CastJson(v, from, to, out);
+  if (to.IsPgArrayKind() || from.pg_kind() == PgKind::kPoint) {
+    // int2vector, oidvector and point read text and cast to text (below);
+    // a vector is also an array of its elements (its subscripts from 0),
+    // as PostgreSQL's binary-coercible casts have it, but not the reverse.
+    if (to.IsPgArrayKind() && v.kind() == Value::Kind::kString) {
+      return PgKindFromText(v.string_value(), to, out);
+    }
+    if (to.pg_kind() == from.pg_kind()) {
+      *out = v;
+      return Status::OK();
+    }
+    if (!to.IsString()) {
+      return Status::InvalidArgument("cannot cast type " + PgTypeOf(from).name + " to " +
+                                     PgTypeOf(to).name);
+    }
+  }
+  if (to.pg_kind() == PgKind::kMoney || from.pg_kind() == PgKind::kMoney) {
+    return CastMoney(v, from, to, out);
+  }
   const TypeId t = to.id();
   using K = Value::Kind;
   if (t == TypeId::kArray) {
@@ -834,7 +915,7 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         return Status::InvalidArgument("malformed array literal: \"" + text +
                                        "\" (junk after the closing \"}\")");
       }
-      if ((elem.id() == TypeId::kArray || ArrayHoldsSubArrays(to)) && !IsRectangular(*out)) {
+      if ((elem.IsSqlArray() || ArrayHoldsSubArrays(to)) && !IsRectangular(*out)) {
         return Status::InvalidArgument(
             "malformed array literal: \"" + text +
             "\" (multidimensional arrays must have sub-arrays with matching dimensions)");
@@ -1030,6 +1111,12 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
       }
       default:
         return Status::InvalidArgument("cannot cast " + from.ToString() + " to " + to.ToString());
+    }
+    if (to.pg_kind() == PgKind::kOid && from.pg_kind() != PgKind::kOid) {
+      // An oid from an integer: a negative int4 wraps around, as in
+      // PostgreSQL (-1 is 4294967295).
+      if (x < 0 && x >= INT32_MIN) x += int128{1} << 32;
+      if (x < 0 || x > UINT32_MAX) return Status::Overflow("OID out of range");
     }
     if (!FitsInt(x, t)) return OutOfRange(to);
     *out = Value::Int(static_cast<int64_t>(x));
@@ -1230,7 +1317,7 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
 ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
   if (e->type.id() == to.id() && e->type.precision() == to.precision() &&
       e->type.scale() == to.scale() && e->type.with_time_zone() == to.with_time_zone() &&
-      e->type.children() == to.children()) {
+      e->type.pg_kind() == to.pg_kind() && e->type.children() == to.children()) {
     if (e->type.field_names() == to.field_names()) return e;
     // A ROW cast to a composite type with the same fields' types: the same
     // values, the type's field names.
@@ -1404,7 +1491,7 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
         return Status::OK();
       }
       *out = Value::List(std::move(items));
-      if ((e.type.children()[0].id() == TypeId::kArray || ArrayHoldsSubArrays(e.type)) &&
+      if ((e.type.children()[0].IsSqlArray() || ArrayHoldsSubArrays(e.type)) &&
           !IsRectangular(*out)) {
         return Status::InvalidArgument(
             "multidimensional arrays must have array expressions with matching dimensions");

@@ -29,7 +29,7 @@ int Rank(const SqlType& t) {
     case TypeId::kInteger:
       return 3;
     case TypeId::kBigInt:
-      return 4;
+      return t.pg_kind() == PgKind::kMoney ? 0 : 4;  // money is no number to SQL
     case TypeId::kDecimal:
       return 5;
     case TypeId::kReal:
@@ -465,6 +465,7 @@ std::string PgTypeName(const SqlType& t) {
     case TypeId::kTinyInt:
       return "tinyint";
     case TypeId::kArray:
+      if (t.IsPgArrayKind()) return PostgresDataType(t);
       return PgTypeName(t.children()[0]) + "[]";
     case TypeId::kRow:
       return "record";
@@ -477,6 +478,22 @@ std::string PgTypeName(const SqlType& t) {
 }
 
 Result<SqlType> CommonType(const SqlType& a, const SqlType& b) {
+  if (a.pg_kind() == PgKind::kMoney || b.pg_kind() == PgKind::kMoney) {
+    if (a.pg_kind() == b.pg_kind()) return a.WithNullable(true);
+    return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
+                                   " cannot be matched");
+  }
+  if (a.IsPgArrayKind() || b.IsPgArrayKind()) {
+    // int2vector, oidvector and point meet only themselves; a vector with
+    // another array is that array (PostgreSQL casts it implicitly).
+    if (a.pg_kind() == b.pg_kind()) return a.WithNullable(true);
+    if (a.pg_kind() != PgKind::kPoint && b.pg_kind() != PgKind::kPoint && a.id() == b.id()) {
+      const SqlType& plain = a.IsPgArrayKind() ? b : a;
+      if (plain.IsSqlArray()) return CommonType(SqlType::Array(a.children()[0]), plain);
+    }
+    return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
+                                   " cannot be matched");
+  }
   if (a.is_json() || b.is_json()) {
     if (a.is_json() && b.is_json() && a.is_jsonb() == b.is_jsonb()) return a.WithNullable(true);
     return Status::InvalidArgument("types " + PgTypeName(a) + " and " + PgTypeName(b) +
@@ -638,11 +655,12 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
     }
     return r;
   };
-  if (ResolveNumeric(name, args, &r) || ResolveBytea(name, args, &r) ||
-      ResolveDateTime(name, args, &r) || ResolveTextAndMath(name, args, &r) ||
-      ResolveArray(name, args, &r) || ResolveString(name, args, &r) ||
-      ResolveMath(name, args, &r) || ResolveFormat(name, args, &r) ||
-      ResolveCatalog(name, args, &r) || ResolveJson(name, args, &r)) {
+  if (ResolvePgKinds(name, args, &r) || ResolveNumeric(name, args, &r) ||
+      ResolveBytea(name, args, &r) || ResolveDateTime(name, args, &r) ||
+      ResolveTextAndMath(name, args, &r) || ResolveArray(name, args, &r) ||
+      ResolveString(name, args, &r) || ResolveMath(name, args, &r) ||
+      ResolveFormat(name, args, &r) || ResolveCatalog(name, args, &r) ||
+      ResolveJson(name, args, &r)) {
     return r;
   }
   if ((name == "greatest" || name == "least") && !args.empty()) {
@@ -707,8 +725,11 @@ Result<ResolvedFn> ResolveAny(std::string_view name, const std::vector<SqlType>&
     if (name != c.name) continue;
     if (args.size() != 2) return NoOperator(name, args);
     auto t = CommonType(args[0], args[1]);
-    // json has no comparisons (jsonb's are of its canonical text).
-    if (!t.ok() || (t->is_json() && !t->is_jsonb())) return NoOperator(name, args);
+    // json has no comparisons (jsonb's are of its canonical text), point
+    // none but ~=.
+    if (!t.ok() || (t->is_json() && !t->is_jsonb()) || t->pg_kind() == PgKind::kPoint) {
+      return NoOperator(name, args);
+    }
     r.fn = c.fn;
     r.name = c.name;
     r.result = Bool();

@@ -130,6 +130,24 @@ Status NullSubscript() {
   return Status::InvalidArgument("array subscript in assignment must not be null");
 }
 
+// sluice_array_assign(p, v, i) of a point: `UPDATE ... SET p[i] = v`, as
+// PostgreSQL assigns an element of a fixed-length array: a NULL point stays
+// NULL, a NULL value changes nothing, and only [0] and [1] exist.
+Status PointAssign(const SqlType&, const Value* a, size_t n, Value* out) {
+  if (n != 3) return Status::InvalidArgument("wrong number of array subscripts");
+  if (a[2].is_null()) return NullSubscript();
+  const int64_t i = a[2].int_value();
+  if (i < 0 || i > 1) return Status::InvalidArgument("array subscript out of range");
+  if (a[0].is_null() || a[1].is_null()) {
+    *out = a[0];
+    return Status::OK();
+  }
+  std::vector<Value> xy = a[0].list();
+  xy[static_cast<size_t>(i)] = a[1];
+  *out = Value::BoundedList(std::move(xy), {0});
+  return Status::OK();
+}
+
 // sluice_array_assign(a, v, i1, ..., ik): `UPDATE ... SET a[i1]...[ik] =
 // v`, as PostgreSQL assigns an element: a NULL or empty array becomes one
 // of that element (its lower bounds the subscripts); a one-dimensional
@@ -1000,6 +1018,32 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
                    {t->WithNullable(true), SqlType::Array(t->WithNullable(true))});
   }
   if (args.empty() || args[0].id() != TypeId::kArray) return false;
+  if (args[0].IsPgArrayKind()) {
+    // int2vector, oidvector and point subscripted from 0; a vector is
+    // otherwise the array of its elements (PostgreSQL casts it to one),
+    // a point no array at all.
+    if (name == "[]" && args.size() == 2 && args[1].IsInteger()) {
+      Resolve(r, SubscriptDims, "[]", args[0].children()[0].WithNullable(true),
+              {args[0].WithNullable(true), SqlType::BigInt()});
+      r->strict = false;  // a NULL subscript picks nothing
+      return true;
+    }
+    if (args[0].pg_kind() == PgKind::kPoint && name == "sluice_array_assign" && args.size() >= 3 &&
+        (IsNumeric(args[1]) || args[1].IsString())) {
+      std::vector<SqlType> types{args[0].WithNullable(true), SqlType::Double()};
+      for (size_t i = 2; i < args.size(); ++i) {
+        if (!args[i].IsInteger()) return false;
+        types.push_back(SqlType::BigInt());
+      }
+      Resolve(r, PointAssign, "array assignment", args[0].WithNullable(true), types);
+      r->strict = false;
+      return true;
+    }
+    if (args[0].pg_kind() == PgKind::kPoint) return false;
+    std::vector<SqlType> plain = args;
+    plain[0] = SqlType::Array(args[0].children()[0]);
+    return ResolveArray(name, plain, r);
+  }
   const SqlType elem = args[0].children()[0];
   const SqlType doubles = SqlType::Array(SqlType::Double());
   auto number = [&](size_t i) {

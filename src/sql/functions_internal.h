@@ -86,5 +86,8 @@ bool ResolveJsonSet(std::string_view name, const std::vector<SqlType>& args, Res
 bool ResolveFormat(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 // The functions of pg_catalog that catalog queries call (functions_catalog.cc).
 bool ResolveCatalog(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
+// point's functions and operators (point(x, y), <->, ~=, + and -) and
+// oidvector's comparisons (functions_pg_kinds.cc).
+bool ResolvePgKinds(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r);
 
 }  // namespace sluice::sql

@@ -299,6 +299,9 @@ class FrameAgg {
           *out = Value::Null();
         } else if (arg_type_.id() == TypeId::kInterval) {
           SLUICE_ASSIGN_OR_RETURN(*out, IntervalSum(dec_));
+        } else if (arg_type_.pg_kind() == PgKind::kMoney) {
+          if (isum_ > INT64_MAX || isum_ < INT64_MIN) return Status::Overflow("money out of range");
+          *out = Value::Int(static_cast<int64_t>(isum_));
         } else if (arg_type_.id() == TypeId::kBigInt) {  // NUMERIC, as in PostgreSQL
           *out = BigDecimal::FromInt128(isum_, 0).ToValue();
         } else if (arg_type_.IsInteger()) {

@@ -900,6 +900,11 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
       return Status::OK();
     case TypeId::kArray: {
       SLUICE_RETURN_IF_ERROR(expect(K::kList));
+      // oidvector sorts by its length first, as PostgreSQL's oidvector
+      // comparisons do: 4 bytes of it lead.
+      if (type.pg_kind() == PgKind::kOidVector) {
+        PutSigned(static_cast<int64_t>(v.list().size()), 4, out);
+      }
       const bool sub_arrays = ArrayHoldsSubArrays(type);
       for (const Value& item : v.list()) {
         if (sub_arrays && item.kind() == K::kList) {
@@ -911,7 +916,9 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
         SLUICE_RETURN_IF_ERROR(EncodeValue(type.children()[0], item, out));
       }
       if (!v.lower_bounds().empty()) {
-        if (!sub_arrays) return Misfit(type, v, "lower bounds of an array of this type");
+        if (!ArrayMayHaveBounds(type)) {
+          return Misfit(type, v, "lower bounds of an array of this type");
+        }
         out->push_back(kBounds);
         out->push_back(static_cast<char>(v.lower_bounds().size()));
         for (int32_t b : v.lower_bounds()) PutSigned(b, 4, out);
@@ -1011,6 +1018,10 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
     case TypeId::kArray: {
       std::vector<Value> items;
       std::vector<int32_t> lower;
+      if (type.pg_kind() == PgKind::kOidVector) {  // its length, which leads
+        SLUICE_RETURN_IF_ERROR(need(4));
+        in->remove_prefix(4);
+      }
       while (true) {
         SLUICE_RETURN_IF_ERROR(need(1));
         char marker = (*in)[0];
@@ -1022,7 +1033,7 @@ Status DecodeNonNull(const SqlType& type, std::string_view* in, Value* out) {
           if (out) items.push_back(std::move(sub));
           continue;
         }
-        if (marker == kBounds && ArrayHoldsSubArrays(type)) {
+        if (marker == kBounds && ArrayMayHaveBounds(type)) {
           SLUICE_RETURN_IF_ERROR(need(1));
           const size_t n = static_cast<uint8_t>((*in)[0]);
           SLUICE_RETURN_IF_ERROR(need(1 + 4 * n));

@@ -44,7 +44,11 @@
 //                  as PostgreSQL orders intervals; then 4 bytes months and
 //                  4 bytes days (micros is derived). '1 month' and '30 days'
 //                  order equal but are distinct values here.
-//   ARRAY          per element 0x01 and the element; then 0x00
+//   ARRAY          per element 0x01 and the element (0x02 and a sub-array,
+//                  where the type holds them); 0x03, a count byte and 4
+//                  bytes per lower bound, if not all are 1; then 0x00.
+//                  OIDVECTOR: 4 bytes of its length before all that, so
+//                  that it sorts by length first, as in PostgreSQL
 //   MAP            entries sorted by key bytes, per entry 0x01, key, value;
 //                  then 0x00
 //   ROW            the fields, concatenated

@@ -537,6 +537,34 @@ TEST(RowCodecTest, ArraysOfAnyDimensions) {
       EncodeValue(rows, Value::BoundedList({Value::List({Value::Int(1)})}, {0}), &out).ok());
 }
 
+// int2vector, oidvector and point: arrays subscripted from 0, which an
+// array of them holds as elements; an oidvector sorts by length first.
+TEST(RowCodecTest, PostgresArrayKinds) {
+  auto ints = [](std::vector<int64_t> xs) {
+    std::vector<Value> items;
+    for (int64_t x : xs) items.push_back(Value::Int(x));
+    return Value::BoundedList(std::move(items), {0});
+  };
+  ExpectRoundTrip(SqlType::Int2Vector(), ints({11, 22, 33}));
+  ExpectRoundTrip(SqlType::Int2Vector(), Value::List({}));
+  ExpectRoundTrip(SqlType::OidVector(), ints({4294967295, 0}));
+  const Value point = Value::BoundedList({Value::Double(1.5), Value::Double(-2)}, {0});
+  ExpectRoundTrip(SqlType::Point(), point);
+  const SqlType vectors = SqlType::Array(SqlType::Int2Vector());
+  ExpectRoundTrip(vectors, Value::List({ints({1, 2}), ints({3}), Value::Null()}));
+  // Longer oidvectors after shorter ones; int2vectors element by element.
+  const SqlType oids = SqlType::OidVector();
+  EXPECT_LT(Encode(oids, Value::List({})), Encode(oids, ints({7})));
+  EXPECT_LT(Encode(oids, ints({4294967295})), Encode(oids, ints({1, 2})));
+  EXPECT_LT(Encode(oids, ints({1, 2})), Encode(oids, ints({1, 3})));
+  EXPECT_LT(Encode(SqlType::Int2Vector(), ints({1, 2})), Encode(SqlType::Int2Vector(), ints({3})));
+  // A truncated oidvector is corrupt, not read past its end.
+  std::string bytes = Encode(oids, ints({1, 2}));
+  std::string_view torn = std::string_view(bytes).substr(0, 2);
+  Value back;
+  EXPECT_FALSE(DecodeValue(oids, &torn, &back).ok());
+}
+
 TEST(RowCodecTest, RowsAndErrors) {
   Schema schema = {SqlType::BigInt(false), SqlType::Varchar(), SqlType::Boolean()};
   std::string row;
@@ -634,6 +662,23 @@ TEST(PgTypeTest, OidsTypmodsAndNames) {
   EXPECT_EQ(PgTypeName(1114), "timestamp");
   EXPECT_EQ(PgTypeName(9999), "");
   EXPECT_EQ(PgTypes().front().first, 16u);
+  EXPECT_EQ(PgTypeOf(SqlType::Int2Vector()).oid, 22u);
+  EXPECT_EQ(PgTypeOf(SqlType::OidVector()).oid, 30u);
+  EXPECT_EQ(PgTypeOf(SqlType::Point()).oid, 600u);
+  EXPECT_EQ(PgTypeOf(SqlType::Point()).size, 16);
+  EXPECT_EQ(PgTypeOf(SqlType::Oid()).oid, 26u);
+  EXPECT_EQ(PgTypeOf(SqlType::Money()).oid, 790u);
+  EXPECT_EQ(PgTypeOf(SqlType::Money()).name, "money");
+  EXPECT_EQ(PgTypeFactsOf(790).category, 'N');
+  // An array of vectors is the vector's array type, not a 2-D int2[].
+  const PgTypeInfo vs = PgTypeOf(SqlType::Array(SqlType::Int2Vector()));
+  EXPECT_EQ(vs.oid, 1006u);
+  EXPECT_EQ(vs.name, "int2vector[]");
+  EXPECT_EQ(PgTypeName(1017), "_point");
+  EXPECT_EQ(PgFormatType(30, -1), "oidvector");
+  EXPECT_EQ(PgTypeFactsOf(22).element, 21u);
+  EXPECT_FALSE(ArrayHoldsSubArrays(SqlType::Int2Vector()));
+  EXPECT_FALSE(ArrayHoldsSubArrays(SqlType::Array(SqlType::Point())));
 }
 
 }  // namespace sluice

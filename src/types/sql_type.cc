@@ -53,6 +53,24 @@ SqlType SqlType::Array(SqlType element, bool nullable) {
   return t;
 }
 
+SqlType SqlType::Int2Vector(bool nullable) {
+  SqlType t = Array(SmallInt(), nullable);
+  t.pg_kind_ = PgKind::kInt2Vector;
+  return t;
+}
+
+SqlType SqlType::OidVector(bool nullable) {
+  SqlType t = Array(Oid(), nullable);
+  t.pg_kind_ = PgKind::kOidVector;
+  return t;
+}
+
+SqlType SqlType::Point(bool nullable) {
+  SqlType t = Array(Double(), nullable);
+  t.pg_kind_ = PgKind::kPoint;
+  return t;
+}
+
 SqlType SqlType::Map(SqlType key, SqlType value, bool nullable) {
   SqlType t = Scalar(TypeId::kMap, nullable);
   t.children_.push_back(std::move(key));
@@ -89,7 +107,7 @@ std::string SqlType::ToString() const {
       s = "INTEGER";
       break;
     case TypeId::kBigInt:
-      s = "BIGINT";
+      s = pg_kind_ == PgKind::kOid ? "OID" : pg_kind_ == PgKind::kMoney ? "MONEY" : "BIGINT";
       break;
     case TypeId::kDecimal:
       s = dynamic_scale()
@@ -127,7 +145,10 @@ std::string SqlType::ToString() const {
       s = "INTERVAL";
       break;
     case TypeId::kArray:
-      s = children_[0].ToString() + " ARRAY";
+      s = pg_kind_ == PgKind::kInt2Vector  ? "INT2VECTOR"
+          : pg_kind_ == PgKind::kOidVector ? "OIDVECTOR"
+          : pg_kind_ == PgKind::kPoint     ? "POINT"
+                                           : children_[0].ToString() + " ARRAY";
       break;
     case TypeId::kMap:
       s = "MAP<" + children_[0].ToString() + ", " + children_[1].ToString() + ">";
@@ -158,7 +179,9 @@ std::string PostgresDataType(const SqlType& t) {
     case TypeId::kInteger:
       return "integer";
     case TypeId::kBigInt:
-      return "bigint";
+      return t.pg_kind() == PgKind::kOid     ? "oid"
+             : t.pg_kind() == PgKind::kMoney ? "money"
+                                             : "bigint";
     case TypeId::kDecimal:
       return "numeric";
     case TypeId::kReal:
@@ -182,7 +205,10 @@ std::string PostgresDataType(const SqlType& t) {
     case TypeId::kInterval:
       return "interval";
     case TypeId::kArray:
-      return "ARRAY";
+      return t.pg_kind() == PgKind::kInt2Vector  ? "int2vector"
+             : t.pg_kind() == PgKind::kOidVector ? "oidvector"
+             : t.pg_kind() == PgKind::kPoint     ? "point"
+                                                 : "ARRAY";
     case TypeId::kRow:
       return "record";
     case TypeId::kMap:
@@ -216,9 +242,14 @@ constexpr PgBase kPgBases[] = {
     {17, 1001, "bytea", "_bytea", "bytea", -1},
     {20, 1016, "int8", "_int8", "bigint", 8},
     {21, 1005, "int2", "_int2", "smallint", 2},
+    {22, 1006, "int2vector", "_int2vector", "int2vector", -1},
     {23, 1007, "int4", "_int4", "integer", 4},
     {25, 1009, "text", "_text", "text", -1},
+    {26, 1028, "oid", "_oid", "oid", 4},
+    {30, 1013, "oidvector", "_oidvector", "oidvector", -1},
     {114, 199, "json", "_json", "json", -1},
+    {600, 1017, "point", "_point", "point", 16},
+    {790, 791, "money", "_money", "money", 8},
     {700, 1021, "float4", "_float4", "real", 4},
     {701, 1022, "float8", "_float8", "double precision", 8},
     {1042, 1014, "bpchar", "_bpchar", "character", -1},
@@ -250,7 +281,7 @@ const PgBase& BaseOf(const SqlType& t) {
     case TypeId::kInteger:
       return find(23);
     case TypeId::kBigInt:
-      return find(20);
+      return find(t.pg_kind() == PgKind::kOid ? 26 : t.pg_kind() == PgKind::kMoney ? 790 : 20);
     case TypeId::kDecimal:
       return find(1700);
     case TypeId::kReal:
@@ -275,9 +306,14 @@ const PgBase& BaseOf(const SqlType& t) {
       return find(1186);
     case TypeId::kRow:
       return find(2249);
+    case TypeId::kArray:
+      // Other arrays are resolved to their element.
+      if (t.pg_kind() == PgKind::kInt2Vector) return find(22);
+      if (t.pg_kind() == PgKind::kOidVector) return find(30);
+      if (t.pg_kind() == PgKind::kPoint) return find(600);
+      return find(114);
     case TypeId::kMap:
     case TypeId::kVariant:
-    case TypeId::kArray:  // not reached: arrays are resolved to their element
       return find(114);
   }
   return find(114);
@@ -287,11 +323,11 @@ const PgBase& BaseOf(const SqlType& t) {
 
 PgTypeInfo PgTypeOf(const SqlType& t) {
   PgTypeInfo info;
-  if (t.id() == TypeId::kArray) {
+  if (t.IsSqlArray()) {
     // PostgreSQL has one array type per element type, whatever the number
     // of dimensions.
     const SqlType* element = &t;
-    while (element->id() == TypeId::kArray) element = &element->children()[0];
+    while (element->IsSqlArray()) element = &element->children()[0];
     const PgTypeInfo e = PgTypeOf(*element);
     const PgBase& b = BaseOf(*element);
     info.oid = b.array_oid;
@@ -356,6 +392,8 @@ char CategoryOf(uint32_t oid) {
     case 20:
     case 21:
     case 23:
+    case 26:
+    case 790:
     case 700:
     case 701:
     case 1700:
@@ -374,6 +412,11 @@ char CategoryOf(uint32_t oid) {
       return 'T';
     case 2249:
       return 'P';
+    case 22:
+    case 30:
+      return 'A';
+    case 600:
+      return 'G';
     default:
       return 'U';
   }
@@ -408,6 +451,8 @@ PgTypeFacts PgTypeFactsOf(uint32_t oid) {
   } else {
     f.size = b->size;
     f.array = b->array_oid;
+    // The vectors and point are subscripted as arrays of these.
+    f.element = b->oid == 22 ? 21 : b->oid == 30 ? 26 : b->oid == 600 ? 701 : 0;
     f.category = CategoryOf(b->oid);
   }
   f.collatable = b->oid == 25 || b->oid == 1042 || b->oid == 1043;

@@ -37,6 +37,27 @@ enum class TypeId : uint8_t {
   kVariant,    // a JSON-like dynamically typed value
 };
 
+// PostgreSQL types that Sluice keeps as the values of another type, told
+// apart by SqlType::pg_kind(): they differ from that type in their text,
+// their PostgreSQL name and OID, and in which operators apply.
+enum class PgKind : uint8_t {
+  kNone,
+  // int2vector and oidvector: a one-dimensional ARRAY of SMALLINT and of
+  // OID, subscripts from 0 (a BoundedList with lower bound 0 unless
+  // empty); text '11 22 33'. A scalar to ARRAY[] and ARRAY(subquery): an
+  // array of them is an array of vectors, not a 2-D array.
+  kInt2Vector,
+  kOidVector,
+  // oid (as oidvector's element): a BIGINT from 0 to 2^32 - 1.
+  kOid,
+  // point: an ARRAY of two DOUBLEs, x and y, subscripts [0] and [1]; text
+  // '(x,y)'. No order and no equality besides ~= (same as, within 1e-6).
+  kPoint,
+  // money: a BIGINT of cents; text '$1,000.00' (lc_monetary C). Not a
+  // number to SQL: only money's own operators apply.
+  kMoney,
+};
+
 class SqlType {
  public:
   SqlType() = default;
@@ -89,6 +110,20 @@ class SqlType {
     t.json_ = binary ? 2 : 1;
     return t;
   }
+  // PostgreSQL's int2vector, oidvector, oid, point and money (PgKind).
+  static SqlType Int2Vector(bool nullable = true);
+  static SqlType OidVector(bool nullable = true);
+  static SqlType Oid(bool nullable = true) {
+    SqlType t = Scalar(TypeId::kBigInt, nullable);
+    t.pg_kind_ = PgKind::kOid;
+    return t;
+  }
+  static SqlType Point(bool nullable = true);
+  static SqlType Money(bool nullable = true) {
+    SqlType t = Scalar(TypeId::kBigInt, nullable);
+    t.pg_kind_ = PgKind::kMoney;
+    return t;
+  }
   // A bool where a length belongs would silently become a length.
   static SqlType Char(bool) = delete;
   static SqlType Varchar(bool) = delete;
@@ -111,6 +146,11 @@ class SqlType {
   // JSON or JSONB; JSONB.
   bool is_json() const { return json_ != 0; }
   bool is_jsonb() const { return json_ == 2; }
+  PgKind pg_kind() const { return pg_kind_; }
+  // int2vector, oidvector or point: an ARRAY that is a scalar to SQL.
+  bool IsPgArrayKind() const { return id_ == TypeId::kArray && pg_kind_ != PgKind::kNone; }
+  // An ARRAY type as SQL sees one (not IsPgArrayKind()).
+  bool IsSqlArray() const { return id_ == TypeId::kArray && pg_kind_ == PgKind::kNone; }
   const std::vector<SqlType>& children() const { return children_; }
   const std::vector<std::string>& field_names() const { return field_names_; }
 
@@ -147,6 +187,7 @@ class SqlType {
   int scale_ = 0;
   bool with_time_zone_ = false;
   uint8_t json_ = 0;  // 1: JSON, 2: JSONB
+  PgKind pg_kind_ = PgKind::kNone;
   std::vector<SqlType> children_;
   std::vector<std::string> field_names_;
 };
@@ -159,10 +200,19 @@ using Schema = std::vector<SqlType>;
 // level per dimension. Arrays of arrays, rows and variants are the
 // exception: their elements are lists themselves, so each of their
 // dimensions is a level of the type.
+// int2vector, oidvector and point (IsPgArrayKind()) are one-dimensional;
+// an array of them holds them as elements.
 inline bool ArrayHoldsSubArrays(const SqlType& t) {
-  if (t.id() != TypeId::kArray) return false;
+  if (!t.IsSqlArray()) return false;
   const TypeId e = t.children()[0].id();
   return e != TypeId::kArray && e != TypeId::kRow && e != TypeId::kVariant;
+}
+
+// Whether an array of type `t` may carry lower bounds (Value::lower_bounds()):
+// one that holds sub-arrays, and int2vector, oidvector and point, whose
+// subscripts start at 0.
+inline bool ArrayMayHaveBounds(const SqlType& t) {
+  return ArrayHoldsSubArrays(t) || t.IsPgArrayKind();
 }
 
 // The type's name as PostgreSQL's information_schema.columns.data_type

@@ -186,6 +186,10 @@ Result<SqlType> AggOutputType(const AggSpec& distinct_spec, const Schema& val_sc
     case AggKind::kSum:
     case AggKind::kAvg:
       if (col.id() == TypeId::kInterval) return SqlType::Interval();
+      if (col.pg_kind() == PgKind::kMoney) {  // money sums to money and has no average
+        if (spec.kind == AggKind::kSum) return col.WithNullable(true);
+        return Status::InvalidArgument("function avg(money) does not exist");
+      }
       switch (ArithOf(col)) {
         case Arith::kInt:
           return spec.kind == AggKind::kSum && col.id() != TypeId::kBigInt ? SqlType::BigInt()
@@ -289,6 +293,12 @@ Status RenderLinear(const AggSpec& distinct_spec, const SqlType& col, const Line
   }
   Arith a = ArithOf(col);
   if (spec.kind == AggKind::kSum) {
+    if (col.pg_kind() == PgKind::kMoney) {
+      if (acc.isum > INT64_MAX || acc.isum < INT64_MIN)
+        return Status::Overflow("money out of range");
+      AppendInt64(static_cast<int64_t>(acc.isum), true, out);
+      return Status::OK();
+    }
     if (a == Arith::kInt && col.id() == TypeId::kBigInt) {
       return EncodeValue(type, BigDecimal::FromInt128(acc.isum, 0).ToValue(), out);
     }
