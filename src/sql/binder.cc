@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sql/binder_internal.h"
+#include "sql/draws.h"
 #include "sql/over.h"
 
 namespace sluice::sql {
@@ -841,10 +842,19 @@ Result<int64_t> Binder::ConstInt(const Json& n, const char* what) {
   }
   Ctx empty;
   SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(n, empty));
+  if (ContainsDraw(*e)) {
+    // Computed once, as PostgreSQL evaluates LIMIT once per execution.
+    e = ReplaceDraws(
+        e, [&](const Expr& d) { return MakeLiteral(Value::Double(OnceDraw(d.column)), d.type); });
+    Value v;
+    SLUICE_RETURN_IF_ERROR(Eval(*e, Row{}, &v));
+    e = MakeLiteral(std::move(v), e->type);
+  }
   if (e->kind != ExprKind::kLiteral || !e->type.IsInteger()) {
     return SqlError(sql_, n, std::string(what) + " must be an integer constant");
   }
-  if (e->value.is_null()) return int64_t{-1};
+  // NULL: no LIMIT (-1), or no OFFSET (0), as in PostgreSQL.
+  if (e->value.is_null()) return int64_t{std::string_view(what) == "OFFSET" ? 0 : -1};
   return e->value.int_value();
 }
 
@@ -2968,8 +2978,12 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
 
 Result<BoundQuery> BindSelect(const Catalog& catalog, std::string_view sql, const Json& select) {
   Binder b(catalog, sql);
-  if (catalog.has_aggregates()) return b.BindQuery(binding::MarkUserAggregates(catalog, select));
-  return b.BindQuery(select);
+  Result<BoundQuery> q = catalog.has_aggregates()
+                             ? b.BindQuery(binding::MarkUserAggregates(catalog, select))
+                             : b.BindQuery(select);
+  if (!q.ok()) return q;
+  SLUICE_ASSIGN_OR_RETURN(q->plan, LiftDraws(q->plan, sql));
+  return q;
 }
 
 Result<ExprPtr> BindOverColumns(const Catalog& catalog, std::string_view sql,
