@@ -2994,7 +2994,7 @@ Result<ExprPtr> BindOverColumns(const Catalog& catalog, std::string_view sql,
   for (const Column& c : columns) ctx.scope.push_back({qualifier, c.name, c.type});
   SLUICE_ASSIGN_OR_RETURN(ExprPtr e, b.BindExpr(expr, ctx));
   if (!ctx.pending.empty()) return SqlUnsupported(sql, expr, "a subquery here");
-  return e;
+  return FreshDraws(e);
 }
 
 Result<Value> EvalConstant(const Catalog& catalog, std::string_view sql, const Json& expr,
@@ -3003,6 +3003,7 @@ Result<Value> EvalConstant(const Catalog& catalog, std::string_view sql, const J
   Ctx empty;
   SLUICE_ASSIGN_OR_RETURN(ExprPtr e, b.BindExpr(expr, empty));
   if (!empty.pending.empty()) return SqlUnsupported(sql, expr, "a subquery here");
+  e = FreshDraws(e);
   Value v;
   Status s = Eval(*e, Row{}, &v);
   if (s.ok()) s = CastValue(v, e->type, target, &v);

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <vector>
 
 #include "sql/parser.h"
@@ -23,6 +24,21 @@ ExprPtr ReplaceDraws(const ExprPtr& e, const std::function<ExprPtr(const Expr& d
   auto copy = std::make_shared<Expr>(*e);
   copy->args = std::move(args);
   return copy;
+}
+
+namespace {
+
+Status FreshDraw(const SqlType&, const Value*, size_t, Value* out) {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  *out = Value::Double(static_cast<double>(rng() >> 11) * 0x1.0p-53);
+  return Status::OK();
+}
+
+}  // namespace
+
+ExprPtr FreshDraws(const ExprPtr& e) {
+  return ReplaceDraws(
+      e, [](const Expr& d) { return MakeCall(FreshDraw, "random", d.type, {}, /*strict=*/false); });
 }
 
 namespace {

@@ -17,6 +17,12 @@ namespace sluice::sql {
 // `e` with every draw replaced by `f(draw)`; `e` itself if it holds none.
 ExprPtr ReplaceDraws(const ExprPtr& e, const std::function<ExprPtr(const Expr& draw)>& f);
 
+// `e` with every draw replaced by a call that draws anew each time it is
+// evaluated (from a generator seeded by the system's entropy): for what is
+// evaluated once and never retracted, such as INSERT's values and UPDATE's
+// SET expressions.
+ExprPtr FreshDraws(const ExprPtr& e);
+
 // `plan` with the draws of every node's expressions lifted into a kDraw
 // node below it: a projection, filter, aggregate, window function, ranking,
 // set-returning function or temporal filter over input I becomes the same

@@ -48,3 +48,10 @@ SELECT count(*) FROM t a JOIN t b ON a.id = b.id AND random() < 2;
 -- where no row keeps the draw
 -- sluice: error random() inside WITH RECURSIVE is not supported yet
 WITH RECURSIVE r(n, x) AS (SELECT 1, random() UNION ALL SELECT n + 1, random() FROM r WHERE n < 3) SELECT count(*) FROM r;
+-- in INSERT and UPDATE: a value per row, once
+CREATE TABLE u (id int, r float8);
+INSERT INTO u VALUES (1, random()), (2, random());
+INSERT INTO u SELECT i, random() FROM generate_series(3, 6) i;
+UPDATE u SET r = random() WHERE id > 4;
+SELECT count(*), count(DISTINCT r), bool_and(r >= 0 AND r < 1) FROM u;
+SELECT count(*) FROM u a JOIN u b ON a.r = b.r;
