@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sql/binder_internal.h"
+#include "sql/draws.h"
 #include "sql/over.h"
 
 namespace sluice::sql {
@@ -931,10 +932,19 @@ Result<int64_t> Binder::ConstInt(const Json& n, const char* what) {
   }
   Ctx empty;
   SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(n, empty));
+  if (ContainsDraw(*e)) {
+    // Computed once, as PostgreSQL evaluates LIMIT once per execution.
+    e = ReplaceDraws(
+        e, [&](const Expr& d) { return MakeLiteral(Value::Double(OnceDraw(d.column)), d.type); });
+    Value v;
+    SLUICE_RETURN_IF_ERROR(Eval(*e, Row{}, &v));
+    e = MakeLiteral(std::move(v), e->type);
+  }
   if (e->kind != ExprKind::kLiteral || !e->type.IsInteger()) {
     return SqlError(sql_, n, std::string(what) + " must be an integer constant");
   }
-  if (e->value.is_null()) return int64_t{-1};
+  // NULL: no LIMIT (-1), or no OFFSET (0), as in PostgreSQL.
+  if (e->value.is_null()) return int64_t{std::string_view(what) == "OFFSET" ? 0 : -1};
   return e->value.int_value();
 }
 
@@ -3064,8 +3074,12 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
 
 Result<BoundQuery> BindSelect(const Catalog& catalog, std::string_view sql, const Json& select) {
   Binder b(catalog, sql);
-  if (catalog.has_aggregates()) return b.BindQuery(binding::MarkUserAggregates(catalog, select));
-  return b.BindQuery(select);
+  Result<BoundQuery> q = catalog.has_aggregates()
+                             ? b.BindQuery(binding::MarkUserAggregates(catalog, select))
+                             : b.BindQuery(select);
+  if (!q.ok()) return q;
+  SLUICE_ASSIGN_OR_RETURN(q->plan, LiftDraws(q->plan, sql));
+  return q;
 }
 
 Result<ExprPtr> BindOverColumns(const Catalog& catalog, std::string_view sql,
@@ -3076,7 +3090,7 @@ Result<ExprPtr> BindOverColumns(const Catalog& catalog, std::string_view sql,
   for (const Column& c : columns) ctx.scope.push_back({qualifier, c.name, c.type});
   SLUICE_ASSIGN_OR_RETURN(ExprPtr e, b.BindExpr(expr, ctx));
   if (!ctx.pending.empty()) return SqlUnsupported(sql, expr, "a subquery here");
-  return e;
+  return FreshDraws(e);
 }
 
 Result<Value> EvalConstant(const Catalog& catalog, std::string_view sql, const Json& expr,
@@ -3085,6 +3099,7 @@ Result<Value> EvalConstant(const Catalog& catalog, std::string_view sql, const J
   Ctx empty;
   SLUICE_ASSIGN_OR_RETURN(ExprPtr e, b.BindExpr(expr, empty));
   if (!empty.pending.empty()) return SqlUnsupported(sql, expr, "a subquery here");
+  e = FreshDraws(e);
   Value v;
   Status s = Eval(*e, Row{}, &v);
   if (s.ok()) s = CastValue(v, e->type, target, &v);

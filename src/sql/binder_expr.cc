@@ -1318,6 +1318,12 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
   }
   if (std::optional<Json> j = RewriteJsonCall(name, body, node)) return BindExpr(*j, ctx);
+  if (name == "random" && body["funcname"].size() == 1 && !body.contains("args") &&
+      !body.value("agg_star", false) && !body.contains("over")) {
+    // A draw per row, at this call site; lifted out of the expression into
+    // the plan node that keeps the row's draws (LiftDraws).
+    return MakeDraw(Location(node));
+  }
   if ((name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") &&
       body.value("args", Json::array()).empty() && !body.value("agg_star", false)) {
     return BindNow(node);

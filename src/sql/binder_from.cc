@@ -7,6 +7,7 @@
 #include "base/suggest.h"
 #include "sql/binder_internal.h"
 #include "sql/datetime.h"
+#include "sql/draws.h"
 
 namespace sluice::sql::binding {
 
@@ -1342,6 +1343,10 @@ Result<ExprPtr> Binder::FoldConstant(const Json& node) {
   std::vector<int> cols;
   CollectColumns(*e, &cols);
   if (!cols.empty()) return e;
+  // A constant is evaluated once, and so is random() in it (a VALUES item,
+  // the arguments of a function in FROM), as in PostgreSQL.
+  e = ReplaceDraws(
+      e, [&](const Expr& d) { return MakeLiteral(Value::Double(OnceDraw(d.column)), d.type); });
   Value v;
   Status st = Eval(*e, Row{}, &v);
   if (!st.ok()) return SqlError(sql_, node, st.message());

@@ -463,6 +463,10 @@ class Binder {
   // catalog's constant in an ad hoc query; in a view the step clock, only
   // within a WHERE clause.
   Result<ExprPtr> BindNow(const Json& node);
+  // random() at call site `site` where the query needs a constant (LIMIT,
+  // OFFSET): drawn once, at binding, from the query's instant in an ad hoc
+  // query, from its text in a view.
+  double OnceDraw(int site);
   // CURRENT_DATE in a view: the step clock's date, within a WHERE clause.
   Result<ExprPtr> BindToday(const Json& node);
   // The bounds of one conjunct comparing a DATE with CURRENT_DATE.

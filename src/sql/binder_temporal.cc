@@ -6,6 +6,8 @@
 // '1 hour'`, `ts <= NOW()`, `NOW() - ts < INTERVAL '5 minutes'`. Each such
 // conjunct becomes a bound on the instants at which the row is in the view,
 // so the view changes as the clock moves without reading any row twice.
+#include "base/hash.h"
+#include "dataflow/operators/draw.h"
 #include "sql/binder_internal.h"
 
 namespace sluice::sql::binding {
@@ -165,6 +167,11 @@ Result<ExprPtr> Binder::BindNow(const Json& node) {
   ExprPtr e = MakeCall(StepClockOnly, "now", SqlType::Timestamp(false), {});
   now_at_[e.get()] = Location(node);
   return e;
+}
+
+double Binder::OnceDraw(int site) {
+  const uint64_t seed = catalog_.now() ? static_cast<uint64_t>(*catalog_.now()) : Hash64(sql_);
+  return DrawValue(seed, static_cast<uint64_t>(site), 0, 0, sql_);
 }
 
 Status Binder::TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts,

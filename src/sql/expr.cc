@@ -284,6 +284,8 @@ std::string Expr::ToString() const {
       return "$" + std::to_string(column);
     case ExprKind::kLiteral:
       return value.ToString();
+    case ExprKind::kDraw:
+      return "random@" + std::to_string(column) + "()";
     default: {
       std::string s =
           kind == ExprKind::kCall ? fn_name : "op" + std::to_string(static_cast<int>(kind));
@@ -334,6 +336,22 @@ ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPt
   e->strict = strict;
   e->numeric_specials = numeric_specials;
   return e;
+}
+
+ExprPtr MakeDraw(int site) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kDraw;
+  e->column = site;
+  e->type = SqlType::Double(false);
+  return e;
+}
+
+bool ContainsDraw(const Expr& e) {
+  if (e.kind == ExprKind::kDraw) return true;
+  for (const ExprPtr& a : e.args) {
+    if (ContainsDraw(*a)) return true;
+  }
+  return false;
 }
 
 ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool negated) {
@@ -1550,6 +1568,8 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
     }
     case ExprKind::kFold:
       return EvalFold(e, row, out);
+    case ExprKind::kDraw:
+      return Status::Internal("random() was not lifted into a draw");
   }
   return Status::Internal("unknown expression kind");
 }

@@ -46,6 +46,9 @@ enum class ExprKind {
   kRow,         // ROW(args...): a value of a ROW type, never NULL itself
   kField,       // field `column` of the row args[0] (NULL if the row is NULL)
   kFold,        // `transition` folded over the list args[1], from the state args[0]
+  kDraw,        // random(): a DOUBLE in [0, 1) drawn for the row, at call site `column`
+                // (its position in the SQL text). Never evaluated: the planner lifts
+                // every draw into a kDraw plan node (draws.h) and reads its column.
 };
 
 struct Expr;
@@ -94,6 +97,11 @@ ExprPtr MakeLiteral(Value v, SqlType type);
 ExprPtr MakeCall(ScalarFn fn, const char* name, SqlType type, std::vector<ExprPtr> args,
                  bool strict = true, bool numeric_specials = false);
 ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool negated = false);
+// random() at call site `site` (ExprKind::kDraw).
+ExprPtr MakeDraw(int site);
+// Whether `e` holds a draw (a volatile call), which must not be folded,
+// copied or evaluated as an ordinary expression.
+bool ContainsDraw(const Expr& e);
 
 // Evaluates `e` over `row`. Errors name the function or operator.
 Status Eval(const Expr& e, const Row& row, Value* out);

@@ -5,6 +5,7 @@
 #include "dataflow/operators/aggregate.h"
 #include "dataflow/operators/constant.h"
 #include "dataflow/operators/distinct.h"
+#include "dataflow/operators/draw.h"
 #include "dataflow/operators/filter.h"
 #include "dataflow/operators/flat_map.h"
 #include "dataflow/operators/input.h"
@@ -281,6 +282,11 @@ const std::vector<ColumnBound>& Lowering::Bounds(const PlanNode& n) {
       case PlanKind::kDistinct:
         out = Bounds(*n.inputs[0]);
         break;
+      case PlanKind::kDraw: {
+        const std::vector<ColumnBound>& in = Bounds(*n.inputs[0]);
+        for (size_t i = 0; i < in.size() && i < out.size(); ++i) out[i] = in[i];
+        break;
+      }
       case PlanKind::kProject:
         for (size_t i = 0; i < n.exprs.size() && i < out.size(); ++i) {
           out[i] = passed(*n.inputs[0], n.exprs[i]);
@@ -368,6 +374,7 @@ bool Lowering::InsertOnly(const PlanNode& n) {
     case PlanKind::kUnionAll:
     case PlanKind::kWindow:
     case PlanKind::kSeries:
+    case PlanKind::kDraw:  // a row's draws leave only with it
       out = all_inputs();
       break;
     case PlanKind::kJoin:
@@ -531,6 +538,8 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
       return LowerSeries(n);
     case PlanKind::kTemporalFilter:
       return LowerTemporalFilter(n);
+    case PlanKind::kDraw:
+      return LowerDraw(n);
   }
   return Status::Internal("unknown plan node");
 }
@@ -581,6 +590,26 @@ Result<Stream*> Lowering::LowerTemporalFilter(const PlanNode& n) {
                           }
                           return Status::OK();
                         });
+}
+
+// The input's rows, each copy with its own draws, kept until it leaves
+// (DrawOp).
+Result<Stream*> Lowering::LowerDraw(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema in_schema = n.inputs[0]->schema();
+  const Schema out_schema = n.schema();
+  DrawSpec spec;
+  spec.seed = draw_seed_;
+  for (int site : n.draw_sites) spec.sites.push_back(static_cast<uint64_t>(site));
+  spec.append = [in_schema, out_schema, row = Row()](std::string_view k, const double* draws,
+                                                     std::string* out) mutable {
+    SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+    for (size_t i = in_schema.size(); i < out_schema.size(); ++i) {
+      row.push_back(Value::Double(draws[i - in_schema.size()]));
+    }
+    return EncodeRow(out_schema, row, out);
+  };
+  return Draw(c_, in, std::move(spec));
 }
 
 // generate_series(start, stop [, step]) over integers, or unnest(array),

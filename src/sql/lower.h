@@ -76,6 +76,10 @@ class Lowering {
   void SetInsertOnlyTables(std::set<std::string> tables) {
     insert_only_tables_ = std::move(tables);
   }
+  // Mixed into every random() draw of the plans lowered from now on (a
+  // view's, so that two views draw differently; a query's instant, so that
+  // two ad hoc queries do).
+  void SetDrawSeed(uint64_t seed) { draw_seed_ = seed; }
   // Every plan that Lower() will be asked for, so that joins carry only the
   // columns their readers need (NeededColumns); without it, joins carry
   // whole rows. REQUIRES: called before Lower().
@@ -109,6 +113,7 @@ class Lowering {
   Stream* Filtered(Stream* in, const PlanNode& filter);
   Result<Stream*> LowerJoin(const PlanNode& n, JoinRangeRetain range = {});
   Result<Stream*> LowerSeries(const PlanNode& n);
+  Result<Stream*> LowerDraw(const PlanNode& n);
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);
   Result<Stream*> LowerRank(const PlanNode& n);
@@ -156,6 +161,7 @@ class Lowering {
   std::set<std::string> insert_only_tables_;
   std::map<const PlanNode*, bool> insert_only_;
   NeededColumns needed_;
+  uint64_t draw_seed_ = 0;
 };
 
 }  // namespace sluice::sql

@@ -68,6 +68,9 @@ enum class PlanKind {
   kSeries,          // input 0 plus one column: a row per value of a set-returning
                     // function (`series`) of `exprs` over the input row (a
                     // LATERAL generate_series or unnest)
+  kDraw,            // input 0 plus one DOUBLE column per site of `draw_sites`:
+                    // random() at that call site, drawn once per copy of a row
+                    // when it arrives and kept until it leaves (draws.h)
 };
 
 // The set-returning functions that kSeries computes per row.
@@ -177,6 +180,7 @@ struct PlanNode {
   bool set_union = false;                     // kRecursive: UNION, not UNION ALL
   SeriesFn series = SeriesFn::kGenerateSeries;  // kSeries (with exprs)
   std::vector<TimeBound> time_bounds;           // kTemporalFilter
+  std::vector<int> draw_sites;                  // kDraw: positions of random() in the text
 
   Schema schema() const {
     Schema s;

@@ -663,6 +663,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     // would have to agree on it, and the pipeline fails.
     c.SetOwner(ViewOwner(name), /*fails_alone=*/layout == nullptr);
     const ViewDef& v = *program.catalog.FindView(name);
+    lower.SetDrawSeed(Hash64(name));
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(v.query.plan));
     if (v.query.plan->columns.size() != v.query.visible) {
       // The hidden ORDER BY columns are presentation only: drop them.

@@ -1,7 +1,9 @@
 #include "sql/query.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <random>
 #include <set>
 
 #include "dataflow/operators/input.h"
@@ -16,6 +18,11 @@ namespace sluice::sql {
 Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors, int hosts,
                                 std::set<std::string> insert_only_tables) {
   QueryRuntime out;
+  // random() in an ad hoc query draws from the instant it runs; every host
+  // of a cluster draws with the same seed.
+  const uint64_t draw_seed =
+      std::random_device{}() ^
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   auto build = [&](Circuit& c) {
     std::map<std::string, Stream*> inputs;
     Lowering lower(
@@ -29,6 +36,7 @@ Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* er
         errors);
     lower.SetInsertOnlyTables(insert_only_tables);
     lower.SetPlans({q.plan});
+    lower.SetDrawSeed(draw_seed);
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(q.plan));
     AddOutput(c, s, "query");
     return Status::OK();
