@@ -52,13 +52,22 @@ inline std::string UrlEncode(const std::string& s) {
   return out;
 }
 
+// The records of a JSON lines file that a sink may still be writing: each
+// whole line parsed, the last one left out until its newline is written.
+inline std::vector<Json> SinkLines(const std::string& path) {
+  std::vector<Json> out;
+  const std::string text = Slurp(path);
+  for (size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+    out.push_back(Json::parse(text.substr(at, nl - at)));
+  }
+  return out;
+}
+
 // A JSON file of {"insert": row} and {"delete": row} lines, replayed: each
 // row left with its count.
 inline std::map<std::string, int> ReplayChanges(const std::string& path) {
   std::map<std::string, int> rows;
-  std::istringstream in(Slurp(path));
-  for (std::string line; std::getline(in, line);) {
-    Json r = Json::parse(line);
+  for (const Json& r : SinkLines(path)) {
     if (r.contains("insert")) ++rows[r["insert"].dump()];
     if (r.contains("delete")) --rows[r["delete"].dump()];
   }

@@ -175,11 +175,7 @@ CREATE MATERIALIZED VIEW young AS
   for (int i = 0; i < 200 && changes.size() < 4; ++i) {
     if (i > 0) std::this_thread::sleep_for(50ms);
     changes.clear();
-    std::istringstream in(Slurp(p.dir() + "/recent.json"));
-    for (std::string line; std::getline(in, line);) {
-      Json j = Json::parse(line, nullptr, false);
-      if (!j.is_discarded()) changes.push_back(j.dump());
-    }
+    for (const Json& j : SinkLines(p.dir() + "/recent.json")) changes.push_back(j.dump());
   }
   auto at = [&](const std::string& change) {
     return std::find(changes.begin(), changes.end(), change) - changes.begin();
@@ -232,39 +228,22 @@ CREATE MATERIALIZED VIEW due WITH (connectors = '[{"name": "file",
   // whole window of the last rows: they never were in the view, and the sink
   // rightly never holds them.
   std::set<std::string> due_before;
-  {
-    std::istringstream in(Slurp(p.dir() + "/due.json"));
-    for (std::string line; std::getline(in, line);) {
-      Json j = Json::parse(line, nullptr, false);  // the last line may be half written
-      if (!j.is_discarded() && j.contains("insert")) due_before.insert(j["insert"].dump());
-    }
+  for (const Json& j : SinkLines(p.dir() + "/due.json")) {
+    if (j.contains("insert")) due_before.insert(j["insert"].dump());
   }
   EXPECT_FALSE(due_before.empty());
   p.Kill9();
   p.Spawn();
   ASSERT_GT(p.port(), 0) << p.log();
-  // The sink, replayed, is the view at every moment it is read.
-  auto sink = [&] {
-    std::map<std::string, int> rows;
-    std::istringstream in(Slurp(p.dir() + "/due.json"));
-    for (std::string line; std::getline(in, line);) {
-      Json j = Json::parse(line);
-      if (j.contains("insert")) ++rows[j["insert"].dump()];
-      if (j.contains("delete")) --rows[j["delete"].dump()];
-    }
-    for (auto it = rows.begin(); it != rows.end();) it = it->second == 0 ? rows.erase(it) : ++it;
-    return rows;
-  };
   for (int i = 0; i < 200 && !p.Query("SELECT id FROM due", "csv").empty(); ++i) {
     std::this_thread::sleep_for(50ms);
   }
   EXPECT_EQ(p.Query("SELECT id FROM due", "csv"), "");
-  EXPECT_TRUE(sink().empty());
+  // The sink, replayed, is the view.
+  EXPECT_TRUE(ReplayChanges(p.dir() + "/due.json").empty());
   // Every row that came due left, once each, and the replay wrote none twice.
   std::map<std::string, int> inserts, deletes;
-  std::istringstream in(Slurp(p.dir() + "/due.json"));
-  for (std::string line; std::getline(in, line);) {
-    Json j = Json::parse(line);
+  for (const Json& j : SinkLines(p.dir() + "/due.json")) {
     if (j.contains("insert")) ++inserts[j["insert"].dump()];
     if (j.contains("delete")) ++deletes[j["delete"].dump()];
   }
@@ -306,10 +285,7 @@ CREATE MATERIALIZED VIEW v WITH (connectors = '[{"name": "file",
   auto read_sink = [&] {
     // id -> (r -> weight) over the sink's lines.
     std::map<int, std::map<double, int>> rows;
-    std::istringstream in(Slurp(p.dir() + "/v.json"));
-    for (std::string line; std::getline(in, line);) {
-      Json j = Json::parse(line, nullptr, false);
-      if (j.is_discarded()) continue;
+    for (const Json& j : SinkLines(p.dir() + "/v.json")) {
       for (const char* op : {"insert", "delete"}) {
         if (j.contains(op)) {
           rows[j[op]["id"].get<int>()][j[op]["r"].get<double>()] += op[0] == 'i' ? 1 : -1;
@@ -1715,17 +1691,7 @@ CREATE MATERIALIZED VIEW sums WITH (connectors = '[{
     for (std::string line; std::getline(in, line);) ++view[Json::parse(line).dump()];
   }
   std::map<std::string, int> replay;
-  for (int i = 0; i < 200; ++i) {
-    replay.clear();
-    std::istringstream in(Slurp(p.dir() + "/out.json"));
-    for (std::string line; std::getline(in, line);) {
-      Json r = Json::parse(line);
-      if (r.contains("insert")) ++replay[r["insert"].dump()];
-      if (r.contains("delete")) --replay[r["delete"].dump()];
-    }
-    for (auto it = replay.begin(); it != replay.end();)
-      it = it->second == 0 ? replay.erase(it) : ++it;
-    if (replay == view) break;
+  for (int i = 0; i < 200 && (replay = ReplayChanges(p.dir() + "/out.json")) != view; ++i) {
     std::this_thread::sleep_for(25ms);
   }
   EXPECT_EQ(replay, view);
