@@ -36,16 +36,13 @@ using Clock = std::chrono::steady_clock;
 // Plain TCP over loopback: `frames` frames of `size` bytes, written by one
 // thread and read to the end by another. Returns seconds.
 double PlainCopy(size_t frames, size_t size) {
-  const int port = sluice::FreeLoopbackPort();
-  const int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
-  int one = 1;
-  ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  std::string bound;
+  auto listening = sluice::ListenTcp("127.0.0.1:0", &bound);
+  if (!listening.ok()) std::abort();
+  const int lfd = *listening;
   sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  ::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::listen(lfd, 1);
+  socklen_t len = sizeof a;
+  ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
   std::string frame(size, 'x');
   const auto t0 = Clock::now();
   std::thread writer([&] {

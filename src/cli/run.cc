@@ -1,6 +1,8 @@
 #include "cli/run.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -68,6 +70,7 @@ struct Options {
   std::string program_path, config_path, storage, host = "127.0.0.1";
   long port = 8080, workers = 0, max_request_mib = 1024, hosts = 0;
   std::string host_list, listen, exchange, secret_file;
+  long report_fd = -1;   // host: where to write the addresses it listens on
   TlsFiles tls;          // host and coordinator: between processes; run: the public API
   TlsFiles api_tls;      // coordinator: its public API
   bool host_tls = true;  // run --hosts: TLS between its processes
@@ -87,9 +90,11 @@ void Usage(const std::string& command, FILE* out = stderr, bool full = false) {
     std::fprintf(out,
                  "usage: sluice host --listen IP:PORT --exchange IP:PORT [--storage DIR]\n"
                  "                   [--secret-file FILE] [--coordinator-timeout-ms N]\n"
-                 "                   [--exchange-timeout-ms N]\n"
+                 "                   [--exchange-timeout-ms N] [--report-fd N]\n"
                  "                   [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n"
-                 "       (the secret may also come from SLUICE_SECRET)\n");
+                 "       (the secret may also come from SLUICE_SECRET; a port 0 is one the\n"
+                 "       kernel picks, and --report-fd N writes the line \"LISTEN EXCHANGE\"\n"
+                 "       with both addresses to file descriptor N once it listens)\n");
   } else if (command == "coordinator") {
     std::fprintf(out,
                  "usage: sluice coordinator PROGRAM.sql --host-list IP:PORT,IP:PORT,...\n"
@@ -223,6 +228,8 @@ int Parse(int argc, char** argv, Options* o) {
       o->listen = value();
     } else if (a == "--exchange" && o->command == "host") {
       o->exchange = value();
+    } else if (a == "--report-fd" && o->command == "host") {
+      ok = number(0, 1 << 20, &o->report_fd);
     } else if (a == "--secret-file") {
       o->secret_file = value();
     } else if (a == "--tls-cert") {
@@ -540,7 +547,7 @@ int RunCoordinator(const Options& o) {
 
 int RunHost(const Options& o) {
   server::HostOptions ho;
-  auto listen = coordinator::ParseAddress(o.listen);
+  auto listen = coordinator::ParseAddress(o.listen, /*any_port=*/true);
   if (!listen.ok() || o.exchange.empty()) {
     std::fprintf(stderr, "sluice host: %s\n",
                  listen.ok() ? "--exchange IP:PORT is missing"
@@ -548,7 +555,7 @@ int RunHost(const Options& o) {
     Usage("host");
     return 2;
   }
-  if (auto ex = coordinator::ParseAddress(o.exchange); !ex.ok()) {
+  if (auto ex = coordinator::ParseAddress(o.exchange, /*any_port=*/true); !ex.ok()) {
     std::fprintf(stderr, "sluice host: --exchange: %s\n", ex.status().message().c_str());
     return 2;
   }
@@ -567,9 +574,20 @@ int RunHost(const Options& o) {
     std::fprintf(stderr, "sluice host: %s\n", s.message().c_str());
     return 1;
   }
-  std::fprintf(stderr, "sluice host: coordination API on %s://%s:%d, exchange %s%s\n",
-               ho.tls.enabled() ? "https" : "http", ho.http_address.c_str(), host.port(),
-               o.exchange.c_str(), ho.tls.enabled() ? " (TLS)" : "");
+  const std::string api = ho.http_address + ":" + std::to_string(host.port());
+  std::fprintf(stderr, "sluice host: coordination API on %s://%s, exchange %s%s\n",
+               ho.tls.enabled() ? "https" : "http", api.c_str(), host.exchange_address().c_str(),
+               ho.tls.enabled() ? " (TLS)" : "");
+  if (o.report_fd >= 0) {
+    const std::string line = api + " " + host.exchange_address() + "\n";
+    const int fd = static_cast<int>(o.report_fd);
+    if (::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+      std::fprintf(stderr, "sluice host: cannot write to --report-fd %d: %s\n", fd,
+                   std::strerror(errno));
+      return 1;
+    }
+    ::close(fd);
+  }
   std::thread([&host, signals] {
     int sig = 0;
     sigwait(&signals, &sig);
@@ -579,6 +597,31 @@ int RunHost(const Options& o) {
   if (!s.ok()) std::fprintf(stderr, "sluice host: %s\n", s.message().c_str());
   host.Stop();
   return s.ok() ? 0 : 1;
+}
+
+// The coordination API's address a host started with --report-fd writes on
+// `fd` once it listens: "API EXCHANGE\n". Nothing within the timeout, or the
+// pipe's end (the host stopped; its error is on stderr), is an error.
+Result<coordinator::HostAddress> ReadHostReport(int fd, long timeout_ms) {
+  std::string line;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (line.find('\n') == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    const int ready = left.count() > 0 ? poll(&p, 1, static_cast<int>(left.count())) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      return Status::Unavailable("did not say where it listens within " +
+                                 std::to_string(timeout_ms) + " ms");
+    }
+    char buf[256];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::Unavailable("stopped before it listened");
+    line.append(buf, static_cast<size_t>(n));
+  }
+  return coordinator::ParseAddress(line.substr(0, line.find(' ')));
 }
 
 // `sluice run --hosts H`: H host processes on 127.0.0.2, 127.0.0.3, ...
@@ -653,23 +696,27 @@ int RunHosts(const Options& o) {
                  "sluice: the hosts talk over TLS, with certificates made for this run in %s\n",
                  dir.c_str());
   }
+  // Each host listens on ports the kernel picks, and says which on a pipe:
+  // no two pipelines on one machine can meet on a port.
+  std::vector<int> reports;
   for (long h = 0; h < o.hosts; ++h) {
     const std::string ip = "127.0.0." + std::to_string(2 + h);
-    coordinator::HostAddress a;
-    a.index = static_cast<int>(h);
-    a.ip = ip;
-    a.port = FreeLoopbackPort(ip);
-    int exchange_port = FreeLoopbackPort(ip);
-    while (exchange_port == a.port) exchange_port = FreeLoopbackPort(ip);
-    const std::string exchange = ip + ":" + std::to_string(exchange_port);
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+      std::fprintf(stderr, "sluice run: cannot make a pipe: %s\n", std::strerror(errno));
+      stop_children();
+      return 1;
+    }
     // argv[0] "sluice": ps shows "sluice host --listen ..." (and, once
     // activated, the process calls itself "sluice host N").
     std::vector<std::string> args = {"sluice",
                                      "host",
                                      "--listen",
-                                     a.text(),
+                                     ip + ":0",
                                      "--exchange",
-                                     exchange,
+                                     ip + ":0",
+                                     "--report-fd",
+                                     std::to_string(report[1]),
                                      "--coordinator-timeout-ms",
                                      std::to_string(o.coordinator_timeout_ms),
                                      "--exchange-timeout-ms",
@@ -690,14 +737,33 @@ int RunHosts(const Options& o) {
       sigemptyset(&none);
       pthread_sigmask(SIG_SETMASK, &none, nullptr);
       setenv("SLUICE_SECRET", secret.c_str(), 1);
+      fcntl(report[1], F_SETFD, 0);  // the host's, across exec
       std::vector<char*> cargv;
       for (std::string& s : args) cargv.push_back(s.data());
       cargv.push_back(nullptr);
       execv("/proc/self/exe", cargv.data());
       _exit(127);
     }
+    close(report[1]);
+    reports.push_back(report[0]);
     children.push_back(pid);
-    hosts.push_back(a);
+  }
+  bool started = true;
+  for (long h = 0; h < o.hosts; ++h) {
+    auto api = ReadHostReport(reports[static_cast<size_t>(h)], o.coordinator_timeout_ms);
+    close(reports[static_cast<size_t>(h)]);
+    if (!api.ok()) {
+      if (started)
+        std::fprintf(stderr, "sluice run: host %ld: %s\n", h, api.status().message().c_str());
+      started = false;
+      continue;
+    }
+    api->index = static_cast<int>(h);
+    hosts.push_back(*api);
+  }
+  if (!started) {
+    stop_children();
+    return 1;
   }
   const int rc = Coordinate(o, hosts, secret, o.host_tls ? certs.at("coordinator") : TlsFiles{},
                             signals, stop_children);

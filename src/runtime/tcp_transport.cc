@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <thread>
+#include <utility>
 
 #include "base/bytes.h"
 #include "base/mutex.h"
@@ -321,6 +322,14 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::Start(TcpTransportOptions op
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
   m.o = std::move(options);
+  // The listening socket given, closed on every way out that does not hand
+  // it to the acceptor.
+  struct OwnedFd {
+    int fd;
+    ~OwnedFd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } listener{std::exchange(m.o.listen_fd, -1)};
   const int hosts = static_cast<int>(m.o.addresses.size());
   if (m.o.host < 0 || m.o.host >= hosts || m.o.workers_per_host < 1) {
     return Status::InvalidArgument("exchange: host " + std::to_string(m.o.host) + " of " +
@@ -336,22 +345,26 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::Start(TcpTransportOptions op
     if (m.peers.back()) m.peers.back()->address = m.o.addresses[static_cast<size_t>(h)];
   }
   std::unique_ptr<TcpTransport> t(new TcpTransport(std::move(impl)));
-  // Listen.
+  // Listen, or take over the socket that listens already.
   const std::string& self = m.o.addresses[static_cast<size_t>(m.o.host)];
-  const size_t colon = self.rfind(':');
-  asio::error_code ec;
-  const asio::ip::address ip =
-      asio::ip::make_address(colon == std::string::npos ? self : self.substr(0, colon), ec);
-  if (ec || colon == std::string::npos) {
-    return Status::InvalidArgument("exchange address \"" + self + "\" is not ip:port");
+  if (listener.fd < 0) {
+    std::string bound;
+    SLUICE_ASSIGN_OR_RETURN(listener.fd, ListenTcp(self, &bound));
   }
-  const asio::ip::tcp::endpoint ep(ip, static_cast<uint16_t>(std::atoi(self.c_str() + colon + 1)));
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  asio::error_code ec;
+  // listen() again: a socket that an earlier transport shut down listens
+  // anew on the port it kept.
+  if (::getsockname(listener.fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 ||
+      ::listen(listener.fd, SOMAXCONN) != 0) {
+    return Status::IOError("exchange: the socket for " + self + " does not listen");
+  }
   m.acceptor = std::make_unique<asio::ip::tcp::acceptor>(m.io);
-  m.acceptor->open(ep.protocol(), ec);
-  if (!ec) m.acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) m.acceptor->bind(ep, ec);
-  if (!ec) m.acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  m.acceptor->assign(local.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(),
+                     listener.fd, ec);
   if (ec) return Status::IOError("exchange: cannot listen on " + self + ": " + ec.message());
+  listener.fd = -1;  // the acceptor's now
   m.accept_thread = std::thread([&m] { m.Accept(); });
   // Connect to every other host, and say who we are.
   const auto deadline = Clock::now() + m.o.connect_timeout;
@@ -431,61 +444,88 @@ Status TcpTransport::lost() const {
 
 uint64_t TcpTransport::bytes_sent() const { return impl_->sent; }
 
-int FreeLoopbackPort(const std::string& ip) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, ip.c_str(), &a.sin_addr) != 1) {
-    ::close(fd);
-    return 0;
+Result<int> ListenTcp(const std::string& address, std::string* bound) {
+  const size_t colon = address.rfind(':');
+  std::string ip = colon == std::string::npos ? "" : address.substr(0, colon);
+  if (ip.size() >= 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
+  char* end = nullptr;
+  const long port =
+      colon == std::string::npos ? -1 : std::strtol(address.c_str() + colon + 1, &end, 10);
+  sockaddr_storage a{};
+  socklen_t len = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&a);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&a);
+  if (port >= 0 && port <= 65535 && end != nullptr && *end == '\0' &&
+      ::inet_pton(AF_INET, ip.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v4;
+  } else if (port >= 0 && port <= 65535 && end != nullptr && *end == '\0' &&
+             ::inet_pton(AF_INET6, ip.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v6;
+  } else {
+    return Status::InvalidArgument("exchange address \"" + address + "\" is not ip:port");
   }
-  socklen_t len = sizeof a;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-  ::close(fd);
-  return ok ? ntohs(a.sin_port) : 0;
+  const int fd = ::socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return Status::IOError("exchange: cannot make a socket: " + std::string(std::strerror(errno)));
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd, SOMAXCONN) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    const int e = errno;
+    ::close(fd);
+    return Status::IOError("exchange: cannot listen on " + address + ": " + std::strerror(e) +
+                           (e == EADDRINUSE ? " (is the port in use?)" : ""));
+  }
+  const int actual = ntohs(a.ss_family == AF_INET ? v4->sin_port : v6->sin6_port);
+  *bound = (a.ss_family == AF_INET6 ? "[" + ip + "]" : ip) + ":" + std::to_string(actual);
+  return fd;
 }
 
 Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(
     int hosts, int workers_per_host, const std::string& secret,
     const std::map<int, TlsFiles>* tls) {
-  // Each host on an address of its own (127.0.1.h+1), where no outgoing
-  // connection takes ports (they come from 127.0.0.1); a port taken anyway
-  // between choosing and listening gets another try.
-  Status last;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    std::vector<std::string> addresses;
-    for (int h = 0; h < hosts; ++h) {
-      const std::string ip = "127.0.1." + std::to_string(h + 1);
-      addresses.push_back(ip + ":" + std::to_string(FreeLoopbackPort(ip)));
+  // Each host on an address of its own (127.0.1.h+1), on a port the kernel
+  // picks and that stays bound until its transport takes it over.
+  std::vector<std::string> addresses(static_cast<size_t>(hosts));
+  std::vector<int> fds;
+  for (int h = 0; h < hosts; ++h) {
+    auto fd =
+        ListenTcp("127.0.1." + std::to_string(h + 1) + ":0", &addresses[static_cast<size_t>(h)]);
+    if (!fd.ok()) {
+      for (int f : fds) ::close(f);
+      return fd.status();
     }
-    std::vector<std::unique_ptr<TcpTransport>> out(static_cast<size_t>(hosts));
-    std::vector<Status> status(static_cast<size_t>(hosts));
-    std::vector<std::thread> threads;
-    for (int h = 0; h < hosts; ++h) {
-      threads.emplace_back([&, h] {
-        TcpTransportOptions o;
-        o.host = h;
-        o.addresses = addresses;
-        o.workers_per_host = workers_per_host;
-        o.secret = secret;
-        if (tls != nullptr) o.tls = tls->at(h);
-        auto r = TcpTransport::Start(o);
-        if (r.ok()) {
-          out[static_cast<size_t>(h)] = std::move(r).value();
-        } else {
-          status[static_cast<size_t>(h)] = r.status();
-        }
-      });
-    }
-    for (std::thread& t : threads) t.join();
-    last = Status::OK();
-    for (const Status& st : status) {
-      if (!st.ok() && last.ok()) last = st;
-    }
-    if (last.ok()) return out;
+    fds.push_back(*fd);
   }
-  return last;
+  std::vector<std::unique_ptr<TcpTransport>> out(static_cast<size_t>(hosts));
+  std::vector<Status> status(static_cast<size_t>(hosts));
+  std::vector<std::thread> threads;
+  for (int h = 0; h < hosts; ++h) {
+    threads.emplace_back([&, h] {
+      TcpTransportOptions o;
+      o.host = h;
+      o.addresses = addresses;
+      o.workers_per_host = workers_per_host;
+      o.secret = secret;
+      o.listen_fd = fds[static_cast<size_t>(h)];
+      if (tls != nullptr) o.tls = tls->at(h);
+      auto r = TcpTransport::Start(o);
+      if (r.ok()) {
+        out[static_cast<size_t>(h)] = std::move(r).value();
+      } else {
+        status[static_cast<size_t>(h)] = r.status();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const Status& st : status) {
+    if (!st.ok()) return st;
+  }
+  return out;
 }
 
 }  // namespace sluice

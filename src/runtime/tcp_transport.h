@@ -49,6 +49,9 @@ struct TcpTransportOptions {
   std::chrono::milliseconds connect_timeout{10000};  // for every peer to be connected
   std::chrono::milliseconds io_timeout{10000};       // a send, or a silent peer
   std::chrono::milliseconds ping_interval{1000};
+  // A socket already listening on addresses[host] (ListenTcp), which the
+  // transport takes over and closes; -1: the transport listens there itself.
+  int listen_fd = -1;
 };
 
 class TcpTransport final : public Transport {
@@ -72,14 +75,14 @@ class TcpTransport final : public Transport {
   std::unique_ptr<Impl> impl_;
 };
 
-// For trying many hosts on one machine (and for tests and benchmarks): a
-// TCP port on `ip` (a loopback address) that nothing listens on now. (A
-// port free on 127.0.0.1 may be taken on 127.0.0.2.)
-int FreeLoopbackPort(const std::string& ip = "127.0.0.1");
+// A TCP socket listening on `address` ("ip:port"; port 0: one the kernel
+// picks, so that many hosts on one machine never race for a port). Returns
+// the socket, and sets *bound to the "ip:port" it listens on.
+Result<int> ListenTcp(const std::string& address, std::string* bound);
 
-// Starts `hosts` exchanges on loopback (127.0.1.1, 127.0.1.2, ...: free
-// ports), each with
-// `workers_per_host` workers, at once, so that they find each other.
+// Starts `hosts` exchanges on loopback (127.0.1.1, 127.0.1.2, ...: ports
+// the kernel picks), each with `workers_per_host` workers, at once, so that
+// they find each other.
 // With `tls`, over TLS (certificates for 127.0.1.1, ... in it).
 Result<std::vector<std::unique_ptr<TcpTransport>>> StartLoopbackExchange(
     int hosts, int workers_per_host, const std::string& secret,

@@ -27,15 +27,21 @@ namespace {
 using namespace std::chrono_literals;
 
 std::vector<TcpTransportOptions> Hosts(int hosts, int workers, std::vector<std::string> secrets) {
-  std::vector<std::string> addresses;
+  // Listening from here on, on ports the kernel picks: no other test's
+  // host can take them.
+  std::vector<std::string> addresses(static_cast<size_t>(hosts));
+  std::vector<int> fds;
   for (int h = 0; h < hosts; ++h) {
-    const std::string ip = "127.0.1." + std::to_string(h + 1);
-    addresses.push_back(ip + ":" + std::to_string(FreeLoopbackPort(ip)));
+    auto fd =
+        ListenTcp("127.0.1." + std::to_string(h + 1) + ":0", &addresses[static_cast<size_t>(h)]);
+    EXPECT_TRUE(fd.ok()) << fd.status().ToString();
+    fds.push_back(fd.ok() ? *fd : -1);
   }
   std::vector<TcpTransportOptions> out;
   for (int h = 0; h < hosts; ++h) {
     TcpTransportOptions o;
     o.host = h;
+    o.listen_fd = fds[static_cast<size_t>(h)];
     o.addresses = addresses;
     o.workers_per_host = workers;
     o.secret = secrets[static_cast<size_t>(h)];
@@ -109,6 +115,28 @@ void ExchangeRounds(std::vector<Result<std::unique_ptr<TcpTransport>>>& started)
   for (auto& t : workers) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
   EXPECT_GT(host[0]->bytes_sent(), 0u);
+}
+
+// Port 0 is a port the kernel picks, held from then on: two listeners
+// never get the same one, and a port held is refused to another.
+TEST(TcpTransportTest, ListenTcpHoldsTheKernelsPort) {
+  std::string a, b, c;
+  auto fa = ListenTcp("127.0.1.1:0", &a);
+  auto fb = ListenTcp("127.0.1.1:0", &b);
+  ASSERT_TRUE(fa.ok()) << fa.status().ToString();
+  ASSERT_TRUE(fb.ok()) << fb.status().ToString();
+  EXPECT_EQ(a.rfind("127.0.1.1:", 0), 0u) << a;
+  EXPECT_NE(a, "127.0.1.1:0");
+  EXPECT_NE(a, b);
+  auto taken = ListenTcp(a, &c);
+  ASSERT_FALSE(taken.ok());
+  EXPECT_NE(taken.status().message().find("in use"), std::string::npos)
+      << taken.status().ToString();
+  auto bad = ListenTcp("127.0.1.1", &c);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("is not ip:port"), std::string::npos);
+  ::close(*fa);
+  ::close(*fb);
 }
 
 TEST(TcpTransportTest, WorkersOfTwoHostsExchangeBatches) {

@@ -34,7 +34,7 @@ std::string ErrorMessage(const std::string& body) {
 
 }  // namespace
 
-Result<HostAddress> ParseAddress(const std::string& text) {
+Result<HostAddress> ParseAddress(const std::string& text, bool any_port) {
   const size_t colon = text.rfind(':');
   HostAddress a;
   if (colon == std::string::npos || colon == 0) {
@@ -43,7 +43,7 @@ Result<HostAddress> ParseAddress(const std::string& text) {
   a.ip = text.substr(0, colon);
   const std::string port = text.substr(colon + 1);
   if (std::from_chars(port.data(), port.data() + port.size(), a.port).ec != std::errc() ||
-      a.port <= 0 || a.port > 65535) {
+      a.port < (any_port ? 0 : 1) || a.port > 65535) {
     return Status::InvalidArgument("\"" + text + "\" has no valid port (expected ip:port)");
   }
   return a;

@@ -30,8 +30,9 @@ struct HostAddress {
   std::string text() const { return ip + ":" + std::to_string(port); }
 };
 
-// Parses "ip:port" (an error says what is wrong).
-Result<HostAddress> ParseAddress(const std::string& text);
+// Parses "ip:port" (an error says what is wrong); port 0 (a port the
+// kernel picks, for an address to listen on) only with `any_port`.
+Result<HostAddress> ParseAddress(const std::string& text, bool any_port = false);
 
 // Whether a call's error says the host is up but not activated yet (it
 // answered 409 NotActivated): it is starting, not lost.

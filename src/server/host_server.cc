@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
@@ -138,6 +139,10 @@ struct HostServer::Impl {
   std::unique_ptr<httplib::Server> http;
   std::thread thread, watchdog;
   int port = 0;
+  // The exchange's socket, listening from Start on (so that no other
+  // process takes its port), and the address it listens on.
+  int exchange_fd = -1;
+  std::string exchange;
 
   Mutex mu;
   CondVar cv;
@@ -255,6 +260,9 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
   // What ps and top call this process.
   const std::string name = "sluice host " + std::to_string(role.host);
   prctl(PR_SET_NAME, name.c_str(), 0, 0, 0);
+  // The exchange accepts on the socket bound at Start (a copy of it: an
+  // activation that fails may be tried again).
+  to.listen_fd = ::dup(exchange_fd);
   auto t = TcpTransport::Start(to);
   if (!t.ok()) return t.status().WithContext("activating host");
   role.transport = t->get();
@@ -363,7 +371,7 @@ void HostServer::Impl::Routes() {
   Serve<co::HelloRequest>(*http, [this](const co::HelloRequest&) -> Result<co::HelloAnswer> {
     pipeline::Controller* c = Get();
     co::HelloAnswer a;
-    a.exchange = o.exchange_address;
+    a.exchange = exchange;
     a.state = c ? pipeline::StateName(c->state()) : "Coordination";
     if (c) a.step = c->step();
     return a;
@@ -515,6 +523,8 @@ HostServer::~HostServer() { Stop(); }
 
 int HostServer::port() const { return impl_->port; }
 
+std::string HostServer::exchange_address() const { return impl_->exchange; }
+
 Status HostServer::Start() {
   Impl& m = *impl_;
   if (m.o.secret.empty()) {
@@ -529,6 +539,7 @@ Status HostServer::Start() {
   m.http->set_keep_alive_max_count(100000);
   m.http->set_keep_alive_timeout(5);
   SLUICE_ASSIGN_OR_RETURN(m.port, BindHttp(*m.http, m.o.http_address, m.o.http_port, kHostThreads));
+  SLUICE_ASSIGN_OR_RETURN(m.exchange_fd, ListenTcp(m.o.exchange_address, &m.exchange));
   m.thread = std::thread([&m] { m.http->listen_after_bind(); });
   // After activation, a host that hears nothing from its coordinator stops.
   m.watchdog = std::thread([&m] {
@@ -572,6 +583,8 @@ void HostServer::Stop() {
   MutexLock l(&impl_->mu);
   impl_->controller.reset();
   impl_->transport.reset();
+  if (impl_->exchange_fd >= 0) ::close(impl_->exchange_fd);
+  impl_->exchange_fd = -1;
 }
 
 }  // namespace sluice::server

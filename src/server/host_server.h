@@ -26,7 +26,7 @@ namespace sluice::server {
 struct HostOptions {
   std::string http_address = "127.0.0.1";  // the coordination API
   int http_port = 0;                       // 0: any free port
-  std::string exchange_address;            // "ip:port" of this host's exchange
+  std::string exchange_address;            // "ip:port" of this host's exchange (port 0: any)
   std::string storage;                     // this host's storage directory
   std::string secret;
   // With files: the coordination API is HTTPS and the exchange TLS, and
@@ -41,8 +41,11 @@ class HostServer {
  public:
   explicit HostServer(HostOptions options);
   ~HostServer();
+  // Listens on the coordination API's and the exchange's addresses (the
+  // exchange accepts once activated); a port 0 becomes one the kernel picks.
   Status Start();
   int port() const;
+  std::string exchange_address() const;  // "ip:port" it listens on, once started
   // Blocks until the host is told to stop, loses its coordinator, or
   // Stop() is called; returns why (OK for a requested stop).
   Status Wait();
