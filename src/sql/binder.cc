@@ -3102,7 +3102,7 @@ Result<Value> EvalConstant(const Catalog& catalog, std::string_view sql, const J
   e = FreshDraws(e);
   Value v;
   Status s = Eval(*e, Row{}, &v);
-  if (s.ok()) s = CastValue(v, e->type, target, &v);
+  if (s.ok()) s = AssignValue(v, e->type, target, &v);
   if (!s.ok()) return SqlError(sql, expr, s.message());
   return v;
 }

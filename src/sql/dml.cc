@@ -155,6 +155,27 @@ std::vector<std::string> SplitTopLevel(std::string_view text) {
   return out;
 }
 
+// The items of text[from, to) split at the commas outside parentheses and
+// brackets: each one's start and length, without the space around it.
+std::vector<std::pair<size_t, size_t>> ItemSpans(std::string_view text, size_t from, size_t to) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const std::string_view in = text.substr(0, to);
+  size_t start = SkipSpace(in, from), end = start;
+  int depth = 0;
+  for (size_t i = start; (i = SkipSpace(in, i)) < in.size(); i = TokenEnd(in, i)) {
+    if (in[i] == '(' || in[i] == '[') ++depth;
+    if (in[i] == ')' || in[i] == ']') --depth;
+    if (depth == 0 && in[i] == ',') {
+      out.emplace_back(start, end - start);
+      start = end = SkipSpace(in, i + 1);
+      continue;
+    }
+    end = std::min(TokenEnd(in, i), in.size());
+  }
+  out.emplace_back(start, end - start);
+  return out;
+}
+
 // Where a SET target's column name ends and what follows it: the path into
 // the column (c[i], c[l:u][j], c.f), from the target's text and its parse
 // tree's indirection.
@@ -818,9 +839,9 @@ class Planner {
     if (p.default_values) return rows;
     std::vector<std::string> source_names;
     for (size_t j = 0; j < width; ++j) source_names.push_back("s" + std::to_string(j));
-    rows.Add(" FROM (");
-    CopySource(p, table, targets, p.source_offset, p.source.size(), &rows);
-    rows.Add(") AS sluice_source" + ColumnList(source_names));
+    bool numbered = false;
+    SLUICE_ASSIGN_OR_RETURN(Built source, SourceQuery(p, table, targets, &numbered));
+    rows.Add(" FROM (").Append(source).Add(") AS sluice_source" + ColumnList(source_names));
     return rows;
   }
 
@@ -844,6 +865,71 @@ class Planner {
     out->Original(at, from + len - at);
   }
 
+  // The type a VALUES item is cast to for column `c`: the column's, but a
+  // string or binary one without its length, so that a value too long is
+  // refused when the row is cast to the table's types, not cut short.
+  static SqlType ItemType(const SqlType& column) {
+    if (column.IsString()) return SqlType::Varchar();
+    if (column.IsBinary()) return SqlType::Varbinary();
+    return column;
+  }
+
+  // INSERT's source as a query: its text, each DEFAULT in its VALUES rows
+  // replaced by the column's default. In a VALUES list of several rows,
+  // each item is cast to its column's type, as PostgreSQL does: the rows
+  // are not first brought to types common to them ('abc' in one row and 5
+  // in another both go to a text column). With `numbered`, a VALUES list's
+  // rows are numbered in a first column (*numbered is false if the source
+  // is not a VALUES list).
+  Result<Built> SourceQuery(const InsertParts& p, const DmlTable& table,
+                            const std::vector<size_t>& targets, bool* numbered) {
+    const std::string_view text =
+        std::string_view(sql_).substr(0, p.source_offset + p.source.size());
+    size_t at = p.source_offset;
+    const size_t word = TokenEnd(text, at);
+    const bool values = word - at == 6 && strncasecmp(text.data() + at, "values", 6) == 0;
+    // Each row's parentheses.
+    std::vector<std::pair<size_t, size_t>> rows;
+    for (at = values ? SkipSpace(text, word) : text.size(); at < text.size() && text[at] == '(';) {
+      const size_t close = MatchingParen(text, at);
+      if (close == npos) return Status::InvalidArgument("VALUES: cannot find the end of a row");
+      rows.emplace_back(at, close);
+      at = SkipSpace(text, close + 1);
+      if (at < text.size() && text[at] == ',') at = SkipSpace(text, at + 1);
+    }
+    const bool cast = rows.size() > 1 && p.column_paths.empty() && at >= text.size();
+    *numbered = *numbered && values;
+    Built q(sql_);
+    if (!*numbered && !cast) {
+      CopySource(p, table, targets, p.source_offset, p.source.size(), &q);
+      return q;
+    }
+    q.Add("VALUES ");
+    for (size_t n = 0; n < rows.size(); ++n) {
+      const auto [open, close] = rows[n];
+      q.Add(n ? ", (" : "(");
+      if (*numbered) q.Add(std::to_string(n) + ", ");
+      if (!cast) {
+        CopySource(p, table, targets, open + 1, close - open - 1, &q);
+        q.Add(")");
+        continue;
+      }
+      const auto items = ItemSpans(text, open + 1, close);
+      for (size_t j = 0; j < items.size(); ++j) {
+        const auto [from, len] = items[j];
+        if (j) q.Add(", ");
+        const SqlType* type = j < targets.size() ? &table.columns[targets[j]].type : nullptr;
+        const std::string name =
+            type && type->id() != TypeId::kRow ? TypeSql(ItemType(*type), env_.type_name) : "";
+        if (!name.empty()) q.Add("CAST((");
+        CopySource(p, table, targets, from, len, &q);
+        if (!name.empty()) q.Add(") AS " + name + ")");
+      }
+      q.Add(")");
+    }
+    return q;
+  }
+
   // INSERT's rows. Under ON CONFLICT, where the first of two rows with one
   // key wins, a VALUES list keeps its order: each row numbered, sorted.
   Result<QueryRows> Source(const InsertParts& p, const DmlTable& table,
@@ -853,28 +939,11 @@ class Planner {
       one.rows.emplace_back();
       return one;
     }
-    const std::string_view text =
-        std::string_view(sql_).substr(0, p.source_offset + p.source.size());
-    size_t at = p.source_offset;
-    const size_t word = TokenEnd(text, at);
-    if (!p.on_conflict || word - at != 6 || strncasecmp(text.data() + at, "values", 6) != 0) {
-      Built q(sql_);
-      CopySource(p, table, targets, p.source_offset, p.source.size(), &q);
-      return Query(scope, q, /*wrap=*/true);
-    }
+    bool numbered = p.on_conflict;
+    SLUICE_ASSIGN_OR_RETURN(Built source, SourceQuery(p, table, targets, &numbered));
+    if (!numbered) return Query(scope, source, /*wrap=*/true);
     Built q(sql_);
-    q.Add("SELECT * FROM (VALUES ");
-    at = SkipSpace(text, word);
-    for (size_t n = 0; at < text.size() && text[at] == '('; ++n) {
-      const size_t close = MatchingParen(text, at);
-      if (close == npos) return Status::InvalidArgument("VALUES: cannot find the end of a row");
-      q.Add(std::string(n ? ", (" : "(") + std::to_string(n) + ", ");
-      CopySource(p, table, targets, at + 1, close - at - 1, &q);
-      q.Add(")");
-      at = SkipSpace(text, close + 1);
-      if (at < text.size() && text[at] == ',') at = SkipSpace(text, at + 1);
-    }
-    q.Add(") AS sluice_values ORDER BY 1");
+    q.Add("SELECT * FROM (").Append(source).Add(") AS sluice_values ORDER BY 1");
     SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, q, /*wrap=*/true));
     rows.columns.erase(rows.columns.begin());
     for (Row& r : rows.rows) r.erase(r.begin());
@@ -926,7 +995,7 @@ class Planner {
         Row row(cols.size(), Value::Null());
         for (size_t c = 0; c < cols.size(); ++c) {
           if (r[c].is_null()) continue;
-          Status s = CastValue(r[c], built.columns[c].type, cols[c].type, &row[c]);
+          Status s = AssignValue(r[c], built.columns[c].type, cols[c].type, &row[c]);
           if (!s.ok()) return Status(s.code(), "column \"" + cols[c].name + "\": " + s.message());
         }
         change.inserted.push_back(std::move(row));
@@ -942,7 +1011,7 @@ class Planner {
           row[c] = Value::Null();
           continue;
         }
-        Status s = CastValue(r[j], source.columns[j].type, cols[c].type, &row[c]);
+        Status s = AssignValue(r[j], source.columns[j].type, cols[c].type, &row[c]);
         if (!s.ok()) return Status(s.code(), "column \"" + cols[c].name + "\": " + s.message());
       }
       change.inserted.push_back(std::move(row));
@@ -1075,7 +1144,7 @@ class Planner {
     Row new_row(n, Value::Null());
     for (size_t i = 0; i < n; ++i) {
       if (r[i].is_null()) continue;
-      Status s = CastValue(r[i], types[i].type, cols[i].type, &new_row[i]);
+      Status s = AssignValue(r[i], types[i].type, cols[i].type, &new_row[i]);
       if (!s.ok()) return Status(s.code(), "column \"" + cols[i].name + "\": " + s.message());
     }
     change->deleted.emplace_back(r.begin() + static_cast<ptrdiff_t>(n), r.end());

@@ -1332,6 +1332,24 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
                                " is not supported yet");
 }
 
+Status AssignValue(const Value& v, const SqlType& from, const SqlType& to, Value* out) {
+  if (!to.IsString() || to.length() < 0 || v.is_null()) return CastValue(v, from, to, out);
+  Value text;
+  SLUICE_RETURN_IF_ERROR(CastValue(v, from, SqlType::Varchar(), &text));
+  const std::string& t = text.string_value();
+  size_t chars = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if ((static_cast<unsigned char>(t[i]) & 0xC0) == 0x80) continue;  // a UTF-8 continuation
+    if (++chars > static_cast<size_t>(to.length()) && t[i] != ' ') {
+      return Status::InvalidArgument(
+          std::string("value too long for type ") +
+          (to.id() == TypeId::kChar ? "character(" : "character varying(") +
+          std::to_string(to.length()) + ")");
+    }
+  }
+  return CastValue(text, SqlType::Varchar(), to, out);
+}
+
 ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
   if (e->type.id() == to.id() && e->type.precision() == to.precision() &&
       e->type.scale() == to.scale() && e->type.with_time_zone() == to.with_time_zone() &&

@@ -111,6 +111,10 @@ Status EvalPredicate(const Expr& e, const Row& row, bool* out);
 
 // Casts `v` of type `from` to type `to`, as PostgreSQL's CAST does.
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out);
+// `v` of type `from` stored in a column of type `to`, as PostgreSQL assigns
+// it: as CastValue, but a value whose text is longer than a CHAR(n) or
+// VARCHAR(n) column is refused (unless what would be cut is spaces).
+Status AssignValue(const Value& v, const SqlType& from, const SqlType& to, Value* out);
 // Wraps `e` in a cast to `to`, or returns it if it already has that type.
 ExprPtr MakeCast(ExprPtr e, const SqlType& to);
 

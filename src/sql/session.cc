@@ -116,9 +116,9 @@ Status SqlSession::Insert(const std::string& sql, const Json& body) {
     for (const Row& g : got) {
       Row row = defaults;
       for (size_t i = 0; i < target.size(); ++i) {
-        SLUICE_RETURN_IF_ERROR(CastValue(g[i], q.plan->columns[i].type,
-                                         cols[static_cast<size_t>(target[i])].type,
-                                         &row[static_cast<size_t>(target[i])]));
+        SLUICE_RETURN_IF_ERROR(AssignValue(g[i], q.plan->columns[i].type,
+                                           cols[static_cast<size_t>(target[i])].type,
+                                           &row[static_cast<size_t>(target[i])]));
       }
       rows.push_back(std::move(row));
     }
@@ -200,8 +200,8 @@ Status SqlSession::Update(const std::string& sql, const Json& body) {
     for (const auto& [col, e] : sets) {
       Value v;
       SLUICE_RETURN_IF_ERROR(Eval(*e, r, &v));
-      SLUICE_RETURN_IF_ERROR(CastValue(v, e->type, cols[static_cast<size_t>(col)].type,
-                                       &updated[static_cast<size_t>(col)]));
+      SLUICE_RETURN_IF_ERROR(AssignValue(v, e->type, cols[static_cast<size_t>(col)].type,
+                                         &updated[static_cast<size_t>(col)]));
     }
     std::string enc;
     SLUICE_RETURN_IF_ERROR(EncodeRow(schema, updated, &enc));
