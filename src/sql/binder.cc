@@ -583,6 +583,30 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   return ExpandResolvedGroupingSets(s);
 }
 
+namespace {
+
+// Whether `s`'s ORDER BY has an item that is neither an output column's
+// name nor a position: over a UNION of grouping sets, only those are.
+bool SortsByExpression(const Json& s) {
+  std::set<std::string> names;
+  for (const Json& t : s.value("targetList", Json::array())) {
+    if (t.contains("ResTarget")) names.insert(Binder::OutputName(t["ResTarget"]));
+  }
+  for (const Json& sb : s.value("sortClause", Json::array())) {
+    const Json& n = sb["SortBy"]["node"];
+    if (n.contains("A_Const") && n["A_Const"].contains("ival")) continue;
+    if (n.contains("ColumnRef") && n["ColumnRef"]["fields"].size() == 1 &&
+        n["ColumnRef"]["fields"][0].contains("String") &&
+        names.count(n["ColumnRef"]["fields"][0]["String"].value("sval", ""))) {
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<std::optional<Json>> Binder::ExpandResolvedGroupingSets(const Json& s) {
   const Json& group = s.value("groupClause", Json::array());
   bool any = false;
@@ -635,10 +659,13 @@ Result<std::optional<Json>> Binder::ExpandResolvedGroupingSets(const Json& s) {
     }
   }
   if (s.contains("targetList")) {
-    // Windows run over the union of every set's groups, not per set.
+    // Windows run over the union of every set's groups, not per set; an
+    // ORDER BY expression that is not an output column reads them too.
     std::vector<const Json*> calls;
     CollectWindowCalls(s["targetList"], &calls);
-    if (!calls.empty()) return std::optional<Json>(WindowsOverGroupingSets(s, keys));
+    if (!calls.empty() || SortsByExpression(s)) {
+      return std::optional<Json>(WindowsOverGroupingSets(s, keys));
+    }
   }
   // SELECT DISTINCT applies across the sets' rows: each branch's DISTINCT
   // and a UNION (not ALL) of the branches.

@@ -54,3 +54,8 @@ SELECT v.a + 1 AS z, sum(v.c) FROM (SELECT a, c FROM g) v GROUP BY ROLLUP (z);
 -- sluice: error GROUPING SETS of a select list item that is a constant is not supported yet
 SELECT 1 AS one, count(*) FROM g GROUP BY ROLLUP (one);
 DELETE FROM g WHERE a = 4;
+-- ORDER BY an expression that is not an output column, over the sets
+SELECT a, b, sum(c) FROM g GROUP BY ROLLUP (a, b) ORDER BY coalesce(a, 0) + length(coalesce(b, '')), a, b;
+SELECT a, count(*) FROM g GROUP BY CUBE (a, b) ORDER BY (a + 1) DESC NULLS LAST, count(*), 1 LIMIT 4;
+SELECT DISTINCT a FROM g GROUP BY GROUPING SETS ((a), (a, b), ()) ORDER BY a;
+SELECT a, sum(c) AS s FROM g GROUP BY ROLLUP (a) ORDER BY sum(c) - a NULLS FIRST, s;
