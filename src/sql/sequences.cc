@@ -451,6 +451,7 @@ uint64_t Sequences::VersionOf(const std::string& state) {
 
 Status Sequences::Flush() {
   std::lock_guard<std::mutex> l(mu_);
+  if (entries_.empty()) return Status::OK();  // a program without sequences writes nothing
   for (auto& [name, e] : entries_) e.reserved = false;
   return WriteLog();
 }
