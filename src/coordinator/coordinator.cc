@@ -156,6 +156,8 @@ Status Coordinator::Init(std::string_view program_text) {
   }
   // The record of the last complete checkpoint: its assignment stays.
   SLUICE_RETURN_IF_ERROR(LoadRecord());
+  SLUICE_ASSIGN_OR_RETURN(sequences_,
+                          pipeline::OpenSequences(program_.catalog, config_.storage, ""));
   on_demand_ = pipeline::GatheredOnDemand(info_, layout_ == "all_hosts");
   // Distributed connectors: what they need, and which transports run on
   // one host whatever they ask.
@@ -646,6 +648,8 @@ Status Coordinator::TakeCheckpoint(uint64_t seq) {
                            return h.Call(request, timeout).status();
                          }).WithContext("checkpoint " + std::to_string(seq)));
   Failpoint("coordinator_checkpoint_parts_written");
+  // The sequences as they are, so that a restart continues them exactly.
+  SLUICE_RETURN_IF_ERROR(sequences_->Flush());
   // Every host wrote its part: the checkpoint counts from now on.
   {
     MutexLock l(&mu_);
@@ -901,9 +905,13 @@ Status Coordinator::Approve() {
 
 // ---------------------------------------------------------------- reads
 
-Result<pipeline::QueryResult> Coordinator::Query(std::string_view text) {
+Result<pipeline::QueryResult> Coordinator::Query(std::string_view text,
+                                                 std::shared_ptr<sql::SequenceSession> session) {
+  if (session == nullptr) session = std::make_shared<sql::SequenceSession>();
   SLUICE_ASSIGN_OR_RETURN(pipeline::AdhocQuery q,
-                          pipeline::BindAdhoc(info_.relations, text, program_text_));
+                          pipeline::BindAdhoc(info_.relations, text, program_text_,
+                                              std::make_shared<sql::SequenceAccess>(
+                                                  sql::SequenceAccess{sequences_, session})));
   if (state() == PipelineState::kFailed) return loop_.failure();
   // Lease one step on every host: no step runs while the leases are taken.
   // (The calls run on threads that may outlive this call: they share what

@@ -38,6 +38,7 @@
 #include "pipeline/config.h"
 #include "pipeline/step_loop.h"
 #include "server/host_client.h"
+#include "sql/sequences.h"
 
 namespace sluice::coordinator {
 
@@ -110,7 +111,9 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   Result<uint64_t> CommitTransaction() override;
   Status SetEndpointPaused(const std::string& name, bool paused) override;
   Status ResetOutput(const std::string& name) override;
-  Result<pipeline::QueryResult> Query(std::string_view sql) override;
+  using PipelineApi::Query;
+  Result<pipeline::QueryResult> Query(std::string_view sql,
+                                      std::shared_ptr<sql::SequenceSession> session) override;
   Result<uint64_t> RequestCheckpoint() override;
   std::string CheckpointStatusJson() const override { return loop_.CheckpointStatusText(); }
   std::vector<pipeline::CheckpointInfo> Checkpoints() const override;
@@ -163,6 +166,10 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   std::string relayout_from_;
   std::vector<std::string> relayout_;
   std::string program_text_;
+  // The program's sequences: kept here, where ad hoc queries and
+  // statements run, so that no host hands out a value another did (set at
+  // Init; its log is `<storage>/sequences.json`).
+  std::shared_ptr<sql::Sequences> sequences_ = std::make_shared<sql::Sequences>();
   std::vector<std::string> exchanges_;           // every host's exchange address
   std::pair<uint64_t, uint64_t> restore_{0, 0};  // (seq, step) awaiting approval
   bool exactly_once_ = false;

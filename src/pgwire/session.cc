@@ -24,6 +24,7 @@
 #include "sql/expr.h"
 #include "sql/parser.h"
 #include "sql/program.h"
+#include "sql/sequences.h"
 #include "types/row_codec.h"
 #include "zset/cursor.h"
 
@@ -92,6 +93,9 @@ struct Session::Impl {
   std::string user;
   ApiScope scope = ApiScope::kAdmin;
   std::map<std::string, std::string> settings;  // SET, by lower-case name
+  // What this session has seen of the pipeline's sequences: currval() and
+  // lastval() are the session's own.
+  std::shared_ptr<sql::SequenceSession> sequence_session = std::make_shared<sql::SequenceSession>();
 
   // How values print, as SET IntervalStyle and bytea_output have it.
   sql::OutputStyle Style() const {
@@ -727,14 +731,14 @@ std::optional<PgError> Session::Impl::RunSelect(const std::string& text, Portal*
   size_t local_next = 0;
   if (portal != nullptr) {
     if (!portal->result) {
-      auto r = api->Query(text);
+      auto r = api->Query(text, sequence_session);
       if (!r.ok()) return ErrorFromStatus(r.status(), query, text, offset);
       portal->result = std::move(r).value();
     }
     result = &*portal->result;
     next = &portal->next_row;
   } else {
-    auto r = api->Query(text);
+    auto r = api->Query(text, sequence_session);
     if (!r.ok()) return ErrorFromStatus(r.status(), query, text, offset);
     local = std::move(r).value();
     next = &local_next;
@@ -963,7 +967,7 @@ sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
                          q.query.plan->columns.begin() + static_cast<ptrdiff_t>(q.query.visible));
       return out;
     }
-    SLUICE_ASSIGN_OR_RETURN(pipeline::QueryResult r, api->Query(text));
+    SLUICE_ASSIGN_OR_RETURN(pipeline::QueryResult r, api->Query(text, sequence_session));
     out.columns = std::move(r.columns);
     out.rows = std::move(r.rows);
     return out;
@@ -988,6 +992,9 @@ sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
     t.append_only = info->rel.append_only;
     t.key = info->rel.key;
     t.defaults = info->rel.defaults;
+    t.default_sequences = info->default_sequences;
+    t.identity_always = info->identity_always;
+    t.identity_by_default = info->identity_by_default;
     return t;
   };
   return env;
@@ -1163,7 +1170,7 @@ std::optional<PgError> Session::Impl::RunCopyTo(const Statement& st) {
   if (auto e = NeedScope(ApiScope::kRead, "COPY TO")) return e;
   const std::string select =
       st.copy.query.empty() ? "SELECT * FROM " + QuoteIdentifier(st.copy.table) : st.copy.query;
-  auto result = api->Query(select);
+  auto result = api->Query(select, sequence_session);
   if (!result.ok()) return ErrorFromStatus(result.status());
   CopyResponse('H', result->columns.size());  // CopyOutResponse
   std::string line;
@@ -1450,7 +1457,7 @@ void Session::Impl::ExtendedMessage(char type, std::string_view body) {
       if (st.kind == StatementKind::kSelect) {
         if (auto e = NeedScope(ApiScope::kRead, "SELECT")) return fail(*e);
         if (!portal.result) {
-          auto q = api->Query(portal.text);
+          auto q = api->Query(portal.text, sequence_session);
           if (!q.ok()) return fail(ErrorFromStatus(q.status(), portal.text, portal.text, 0));
           portal.result = std::move(q).value();
         }

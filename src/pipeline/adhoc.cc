@@ -2,17 +2,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "pipeline/controller.h"
 #include "pipeline/pg_catalog.h"
 #include "sql/program.h"
 #include "sql/query.h"
+#include "storage/file.h"
 
 namespace sluice::pipeline {
 
 Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relations,
-                             std::string_view text, std::string_view program_text) {
+                             std::string_view text, std::string_view program_text,
+                             std::shared_ptr<const sql::SequenceAccess> sequences) {
   SLUICE_ASSIGN_OR_RETURN(sql::Json tree, sql::ParseSql(text));
   const sql::Json& stmts = tree.value("stmts", sql::Json::array());
   if (stmts.size() != 1 || !stmts[0]["stmt"].contains("SelectStmt")) {
@@ -36,9 +39,15 @@ Result<AdhocQuery> BindAdhoc(const std::map<std::string, RelationInfo>& relation
   }
   SLUICE_RETURN_IF_ERROR(AddCatalogRelations(relations, &catalog));
   SLUICE_RETURN_IF_ERROR(sql::AddProgramDefinitions(program_text, &catalog));
+  if (sequences == nullptr) {
+    sequences = std::make_shared<sql::SequenceAccess>(sql::SequenceAccess{
+        std::make_shared<sql::Sequences>(), std::make_shared<sql::SequenceSession>()});
+  }
+  catalog.set_sequence_access(std::move(sequences));
   AdhocQuery out;
   SLUICE_ASSIGN_OR_RETURN(out.query,
                           sql::BindSelect(catalog, text, stmts[0]["stmt"]["SelectStmt"]));
+  sql::DeferVolatileItems(&out.query);
   for (const std::string& r : sql::ScannedRelations(out.query.plan)) {
     if (IsCatalogRelation(r)) {
       SLUICE_ASSIGN_OR_RETURN(out.catalog_rows[r], CatalogRows(r, relations, catalog));
@@ -71,14 +80,39 @@ Result<QueryResult> EvaluateAdhoc(const AdhocQuery& a,
                               },
                               workers));
   sql::SortForPresentation(q, &result.rows);
+  SLUICE_RETURN_IF_ERROR(sql::ComputeDeferred(q, &result.rows));
   for (sql::Row& row : result.rows) row.resize(q.visible);
   result.columns.assign(q.plan->columns.begin(),
                         q.plan->columns.begin() + static_cast<ptrdiff_t>(q.visible));
+  for (const auto& [c, e] : q.deferred) result.columns[c].type = e->type;
   return result;
 }
 
-Result<QueryResult> Controller::Query(std::string_view text) {
-  SLUICE_ASSIGN_OR_RETURN(AdhocQuery q, BindAdhoc(relations_, text, program_text_));
+Result<std::shared_ptr<sql::Sequences>> OpenSequences(const sql::Catalog& catalog,
+                                                      const std::string& storage,
+                                                      const std::string& checkpoint_state) {
+  auto sequences = std::make_shared<sql::Sequences>();
+  sequences->Define(catalog.sequences());
+  std::string state = checkpoint_state;
+  if (!storage.empty()) {
+    const std::string path = storage + "/sequences.json";
+    if (std::filesystem::exists(path)) {
+      SLUICE_ASSIGN_OR_RETURN(std::string logged, ReadWholeFile(path));
+      if (sql::Sequences::VersionOf(logged) >= sql::Sequences::VersionOf(state)) state = logged;
+    }
+    sequences->set_log([path](const std::string& s) { return ReplaceFile(path, s); });
+  }
+  if (!state.empty()) SLUICE_RETURN_IF_ERROR(sequences->Restore(state).WithContext("sequences"));
+  return sequences;
+}
+
+Result<QueryResult> Controller::Query(std::string_view text,
+                                      std::shared_ptr<sql::SequenceSession> session) {
+  if (session == nullptr) session = std::make_shared<sql::SequenceSession>();
+  SLUICE_ASSIGN_OR_RETURN(
+      AdhocQuery q,
+      BindAdhoc(relations_, text, program_text_,
+                std::make_shared<sql::SequenceAccess>(sql::SequenceAccess{sequences_, session})));
   for (const std::string& r : q.scanned) SLUICE_RETURN_IF_ERROR(ViewFailure(r));
   uint64_t step = 0;
   SLUICE_ASSIGN_OR_RETURN(auto snapshots, Snapshots(q.scanned, &step));

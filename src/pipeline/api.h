@@ -20,6 +20,10 @@
 #include "sql/plan.h"
 #include "sql/program.h"
 
+namespace sluice::sql {
+class SequenceSession;
+}  // namespace sluice::sql
+
 namespace sluice::pipeline {
 
 // kAwaitingApproval: restarted with a changed program whose new and changed
@@ -32,6 +36,9 @@ struct RelationInfo {
   bool is_table = false;
   bool materialized = false;
   std::string definition;  // a view's query as written (pg_get_viewdef)
+  // A table's SERIAL and IDENTITY columns (sql::TableDef).
+  std::vector<std::string> default_sequences;
+  std::vector<int> identity_always, identity_by_default;
 };
 
 struct Completion {
@@ -118,8 +125,13 @@ class PipelineApi {
   // send_snapshot connector gets the relation's snapshot again.
   virtual Status ResetOutput(const std::string& name) = 0;
   // An ad hoc SELECT over the materialized tables and views, all read at
-  // one step.
-  virtual Result<QueryResult> Query(std::string_view sql) = 0;
+  // one step. It may call nextval() and its kin: the pipeline's sequences
+  // are kept where its ad hoc queries run. `session`: what the client's
+  // session has seen of them (currval(), lastval()); null: a session of
+  // this query alone.
+  virtual Result<QueryResult> Query(std::string_view sql,
+                                    std::shared_ptr<sql::SequenceSession> session) = 0;
+  Result<QueryResult> Query(std::string_view sql) { return Query(sql, nullptr); }
 
   // ---- checkpoints: asks for one at the next step boundary; returns its
   // sequence number.

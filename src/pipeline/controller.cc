@@ -10,6 +10,7 @@
 #include <random>
 
 #include "base/hash.h"
+#include "pipeline/adhoc.h"
 #include "pipeline/snapshot_assembler.h"
 #include "sql/datetime.h"
 #include "storage/file.h"
@@ -197,6 +198,9 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
     p.relations[t] = {MakeRelation(t, def.columns, def.primary_key), true, def.materialized};
     p.relations[t].rel.append_only = def.append_only;
     p.relations[t].rel.defaults = def.defaults;
+    p.relations[t].default_sequences = def.default_sequences;
+    p.relations[t].identity_always = def.identity_always;
+    p.relations[t].identity_by_default = def.identity_by_default;
     p.output_names.push_back(t);
     SLUICE_ASSIGN_OR_RETURN(auto cs, connector::ParseConnectors(t, true, def.connectors, base_dir));
     p.connectors.insert(p.connectors.end(), cs.begin(), cs.end());
@@ -408,6 +412,10 @@ Status Controller::Init() {
   // A restart goes on from the latest checkpoint on storage (or waits for
   // approval of a program change).
   SLUICE_RETURN_IF_ERROR(Restore());
+  if (!role_) {
+    SLUICE_ASSIGN_OR_RETURN(sequences_,
+                            OpenSequences(program_.catalog, config_.storage, restored_sequences_));
+  }
   if (!role_) {
     loop_.set_failure_advice([this]() -> std::string {
       if (!store_) return "restart the pipeline; without storage it starts empty";

@@ -72,6 +72,7 @@
 #include "pipeline/waterlines.h"
 #include "runtime/runtime.h"
 #include "sql/program.h"
+#include "sql/sequences.h"
 #include "zset/spine.h"
 
 namespace sluice::pipeline {
@@ -165,7 +166,9 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
       const std::vector<std::string>& relations, uint64_t* step) const;
 
   // Read at the last delivered step.
-  Result<QueryResult> Query(std::string_view sql) override;
+  using PipelineApi::Query;
+  Result<QueryResult> Query(std::string_view sql,
+                            std::shared_ptr<sql::SequenceSession> session) override;
 
   // ---- checkpoints (with storage): the state after a step, on storage.
   Result<uint64_t> RequestCheckpoint() override;
@@ -391,6 +394,10 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   Status ViewFailure(const std::string& relation) const EXCLUDES(failed_mu_);
   std::map<std::string, std::vector<BatchPtr>> txn_outputs_ GUARDED_BY(step_mu_);
   uint64_t upsert_seq_ GUARDED_BY(step_mu_) = 0;
+  // The program's sequences (one host only: on many, the coordinator keeps
+  // them), set at Init; and the state a restored checkpoint held of them.
+  std::shared_ptr<sql::Sequences> sequences_ = std::make_shared<sql::Sequences>();
+  std::string restored_sequences_;
 
   // One host of many.
   mutable Mutex host_mu_;

@@ -7,7 +7,9 @@
 //                   materialized relations, each input connector's
 //                   position, each output connector's progress, each
 //                   relation's definition (controller_bootstrap.cc), and
-//                   counters (upsert sequence, next token and segment)
+//                   counters (upsert sequence, next token and segment),
+//                   and the state of the program's sequences (also logged
+//                   ahead in `<storage>/sequences.json`: adhoc.h)
 //   queues.bin      the changes queued but not yet taken by a step
 //                   (input_queues.cc documents its bytes)
 //   *.batch         FileBatch files of every spine and held batch
@@ -89,6 +91,12 @@ Status Controller::WriteCheckpoint(uint64_t seq) {
   body["sequence"] = seq;
   body["delivered_step"] = outputs_->delivered_step();
   body["upsert_seq"] = upsert_seq_;
+  if (!role_) {
+    // The sequences as they are (logged too, so that a restart from here
+    // continues them exactly).
+    SLUICE_RETURN_IF_ERROR(sequences_->Flush());
+    body["sequences"] = Json::parse(sequences_->StateJson());
+  }
   if (!waterlines_->empty()) body["waterlines"] = waterlines_->ToJson();
   if (reads_clock_) body["step_clock"] = clock_->now();
   {
@@ -287,6 +295,7 @@ Status Controller::LoadCheckpoint(uint64_t seq, const std::string& body,
   restored_seq_ = seq;
   outputs_->set_delivered_step(b.value("delivered_step", step));
   upsert_seq_ = b.value("upsert_seq", uint64_t{0});
+  restored_sequences_ = b.contains("sequences") ? b["sequences"].dump() : "";
   if (b.contains("waterlines")) {
     SLUICE_RETURN_IF_ERROR(waterlines_->FromJson(b["waterlines"]).WithContext(dir));
   }

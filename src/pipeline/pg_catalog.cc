@@ -15,6 +15,7 @@ using Rows = std::vector<std::vector<Value>>;
 struct Described {
   const std::map<std::string, RelationInfo>& relations;
   sql::PgOids oids;
+  std::vector<std::string> sequences;
 };
 
 struct CatalogRelation {
@@ -147,6 +148,12 @@ Rows PgClass(const Described& d) {
       rows.push_back(ClassRow(d.oids.key_indexes.at(name), sql::PrimaryKeyName(name), "i", kBtreeAm,
                               info.rel.key.size(), false));
     }
+  }
+  // Sequences (relkind S, as psql's \ds lists them), with PostgreSQL's
+  // three columns (last_value, log_cnt, is_called).
+  for (const std::string& name : d.sequences) {
+    auto it = d.oids.relations.find(name);
+    if (it != d.oids.relations.end()) rows.push_back(ClassRow(it->second, name, "S", 0, 3, false));
   }
   return rows;
 }
@@ -624,7 +631,8 @@ Result<std::vector<BatchPtr>> CatalogRows(const std::string& name,
   for (const auto& [c, type] : r->columns) schema.push_back(type);
   BatchBuilder builder;
   if (r->rows) {
-    const Described d{relations, sql::AssignPgOids(catalog)};
+    Described d{relations, sql::AssignPgOids(catalog), {}};
+    for (const auto& [name, def] : catalog.sequences()) d.sequences.push_back(name);
     std::string row;
     for (const std::vector<Value>& values : r->rows(d)) {
       row.clear();

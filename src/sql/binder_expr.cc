@@ -6,6 +6,7 @@
 
 #include "sql/binder_internal.h"
 #include "sql/datetime.h"
+#include "sql/sequences.h"
 
 namespace sluice::sql::binding {
 namespace {
@@ -732,6 +733,64 @@ Result<ExprPtr> Binder::BindOidCast(const std::string& type, const ExprPtr& x, c
   return NameByOid(oid, type == "regnamespace" ? namespaces : roles);
 }
 
+Result<ExprPtr> Binder::BindSequenceCall(const std::string& name, const Json& body,
+                                         const Json& node, Ctx& ctx) {
+  const std::shared_ptr<const SequenceAccess>& access = catalog_.sequence_access();
+  if (access == nullptr) {
+    return SqlUnsupported(
+        sql_, node, name + "() in a view",
+        "A view is kept up to date incrementally, and a sequence's value cannot be taken back "
+        "once it is handed out: call " +
+            name + "() in an ad hoc query, an INSERT or an UPDATE");
+  }
+  const Json& args = body.value("args", Json::array());
+  std::vector<ExprPtr> bound;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Json* a = &args[i];
+    if (i == 0) {
+      // The sequence, as regclass reads a name; a constant one is looked up
+      // now, as PostgreSQL's parser does.
+      if (a->contains("TypeCast") &&
+          (*a)["TypeCast"]["typeName"]["names"].back()["String"].value("sval", "") == "regclass") {
+        a = &(*a)["TypeCast"]["arg"];
+      }
+      if (a->contains("A_Const") && (*a)["A_Const"].contains("sval")) {
+        const std::string text = (*a)["A_Const"]["sval"].value("sval", "");
+        const std::string seq = UnqualifiedIdentifier(text, "public");
+        if (catalog_.FindSequence(seq) == nullptr) {
+          if (catalog_.FindTable(seq) != nullptr || catalog_.FindView(seq) != nullptr)
+            return SqlError(sql_, *a, "\"" + seq + "\" is not a sequence");
+          return SqlError(sql_, *a, "relation \"" + text + "\" does not exist");
+        }
+        bound.push_back(MakeLiteral(Value::String("\"" + seq + "\""), SqlType::Varchar(-1, false)));
+        continue;
+      }
+    }
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(*a, ctx));
+    bound.push_back(std::move(e));
+  }
+  std::vector<SqlType> want;
+  if (name != "lastval") want.push_back(SqlType::Varchar());
+  if (name == "setval") want.push_back(SqlType::BigInt());
+  if (name == "setval" && args.size() == 3) want.push_back(SqlType::Boolean());
+  bool fits = bound.size() == want.size();
+  for (size_t i = 0; fits && i < bound.size(); ++i) {
+    const SqlType& t = bound[i]->type;
+    fits = bound[i]->untyped || (want[i].IsString()    ? t.IsString()
+                                 : want[i].IsInteger() ? t.IsInteger()
+                                                       : t.id() == TypeId::kBoolean);
+    if (fits) bound[i] = MakeCast(bound[i], want[i]);
+  }
+  if (!fits) {
+    std::string types;
+    for (size_t i = 0; i < bound.size(); ++i) {
+      types += (i ? ", " : "") + (bound[i]->untyped ? "unknown" : PgTypeName(bound[i]->type));
+    }
+    return SqlError(sql_, node, "function " + name + "(" + types + ") does not exist");
+  }
+  return MakeSequenceCall(name, std::move(bound), access);
+}
+
 // pg_get_viewdef(oid, ...), pg_get_indexdef(oid, ...) and
 // pg_get_constraintdef(oid, ...): the catalog's text for the object, NULL
 // for an OID it does not know (PostgreSQL's answer for an index or
@@ -1318,6 +1377,10 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
     }
   }
   if (std::optional<Json> j = RewriteJsonCall(name, body, node)) return BindExpr(*j, ctx);
+  if (IsSequenceFunction(name) && !body.contains("over") && !body.value("agg_star", false) &&
+      !body.contains("agg_order") && !body.value("agg_distinct", false)) {
+    return BindSequenceCall(name, body, node, ctx);
+  }
   if (name == "random" && body["funcname"].size() == 1 && !body.contains("args") &&
       !body.value("agg_star", false) && !body.contains("over")) {
     // A draw per row, at this call site; lifted out of the expression into

@@ -1342,7 +1342,8 @@ Result<ExprPtr> Binder::FoldConstant(const Json& node) {
   if (e->kind == ExprKind::kLiteral || !none.pending.empty()) return e;
   std::vector<int> cols;
   CollectColumns(*e, &cols);
-  if (!cols.empty()) return e;
+  // nextval() is called where the query says, and never at binding.
+  if (!cols.empty() || ContainsVolatile(*e)) return e;
   // A constant is evaluated once, and so is random() in it (a VALUES item,
   // the arguments of a function in FROM), as in PostgreSQL.
   e = ReplaceDraws(

@@ -463,6 +463,10 @@ class Binder {
   // catalog's constant in an ad hoc query; in a view the step clock, only
   // within a WHERE clause.
   Result<ExprPtr> BindNow(const Json& node);
+  // nextval(), currval(), setval() and lastval() (sequences.h): only where
+  // the catalog gives them a SequenceAccess, never in a view.
+  Result<ExprPtr> BindSequenceCall(const std::string& name, const Json& body, const Json& node,
+                                   Ctx& ctx);
   // random() at call site `site` where the query needs a constant (LIMIT,
   // OFFSET): drawn once, at binding, from the query's instant in an ad hoc
   // query, from its text in a view.

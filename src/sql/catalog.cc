@@ -17,7 +17,7 @@ const ViewDef* Catalog::FindView(const std::string& name) const {
 }
 
 Status Catalog::AddTable(TableDef table) {
-  if (tables_.count(table.name) || views_.count(table.name)) {
+  if (tables_.count(table.name) || views_.count(table.name) || sequences_.count(table.name)) {
     return Status::InvalidArgument("relation \"" + table.name + "\" already exists");
   }
   std::string name = table.name;
@@ -26,7 +26,7 @@ Status Catalog::AddTable(TableDef table) {
 }
 
 Status Catalog::AddView(ViewDef view) {
-  if (tables_.count(view.name) || views_.count(view.name)) {
+  if (tables_.count(view.name) || views_.count(view.name) || sequences_.count(view.name)) {
     return Status::InvalidArgument("relation \"" + view.name + "\" already exists");
   }
   std::string name = view.name;
@@ -115,6 +115,39 @@ Status Catalog::DropTable(const std::string& name) {
     return Status::NotFound("table \"" + name + "\" does not exist");
   }
   std::erase_if(indexes_, [&](const auto& kv) { return kv.second.relation == name; });
+  // Its SERIAL and IDENTITY sequences (OWNED BY) go with it.
+  std::erase_if(sequences_, [&](const auto& kv) { return kv.second.owned_by_table == name; });
+  return Status::OK();
+}
+
+Status Catalog::AddSequence(SequenceDef s) {
+  if (tables_.count(s.name) || views_.count(s.name) || sequences_.count(s.name) ||
+      indexes_.count(s.name)) {
+    return Status::InvalidArgument("relation \"" + s.name + "\" already exists");
+  }
+  std::string name = s.name;
+  sequences_.emplace(std::move(name), std::move(s));
+  return Status::OK();
+}
+
+const SequenceDef* Catalog::FindSequence(const std::string& name) const {
+  auto it = sequences_.find(name);
+  return it == sequences_.end() ? nullptr : &it->second;
+}
+
+Status Catalog::ReplaceSequence(SequenceDef s) {
+  auto it = sequences_.find(s.name);
+  if (it == sequences_.end()) {
+    return Status::NotFound("relation \"" + s.name + "\" does not exist");
+  }
+  it->second = std::move(s);
+  return Status::OK();
+}
+
+Status Catalog::DropSequence(const std::string& name) {
+  if (sequences_.erase(name) == 0) {
+    return Status::NotFound("sequence \"" + name + "\" does not exist");
+  }
   return Status::OK();
 }
 
@@ -153,6 +186,7 @@ PgOids AssignPgOids(const Catalog& catalog) {
   for (const auto& [name, def] : catalog.views()) {
     if (user(name)) objects.emplace_back("relation", name);
   }
+  for (const auto& [name, def] : catalog.sequences()) objects.emplace_back("relation", name);
   for (const char* kind : {"key_index", "key_constraint"}) {
     for (const auto& [name, def] : catalog.tables()) {
       if (user(name) && !def.primary_key.empty()) objects.emplace_back(kind, name);

@@ -14,10 +14,18 @@
 #include "base/suggest.h"
 #include "sql/expr.h"
 #include "sql/functions.h"
+#include "sql/sequences.h"
 #include "sql/sql_text.h"
 
 namespace sluice::sql {
 namespace {
+
+// `s` as a string constant.
+std::string QuoteLiteral(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
 
 constexpr size_t npos = std::string::npos;
 
@@ -329,12 +337,16 @@ Result<InsertParts> InsertClauses(std::string_view sql, const Json& ins, size_t 
   p.default_values = !ins.contains("selectStmt");
   if (!p.default_values) {
     const Json& sel = ins["selectStmt"]["SelectStmt"];
+    size_t row = 0;
     for (const Json& list : sel.value("valuesLists", Json::array())) {
       const Json& items = list["List"]["items"];
       for (size_t j = 0; j < items.size(); ++j) {
-        if (items[j].contains("SetToDefault"))
+        if (items[j].contains("SetToDefault")) {
           p.defaults.emplace_back(items[j]["SetToDefault"].value("location", 0), j);
+          p.default_rows.push_back(row);
+        }
       }
+      ++row;
     }
   }
   SLUICE_ASSIGN_OR_RETURN(p.table, TargetTableName(ins["relation"], sql));
@@ -359,8 +371,14 @@ Result<InsertParts> InsertClauses(std::string_view sql, const Json& ins, size_t 
     }
     pos = SkipSpace(text, close + 1);
   }
-  if (text.size() - pos >= 10 && strncasecmp(text.data() + pos, "OVERRIDING", 10) == 0)
-    return unsupported("INSERT ... OVERRIDING", ins["relation"]);
+  if (text.size() - pos >= 10 && strncasecmp(text.data() + pos, "OVERRIDING", 10) == 0) {
+    // OVERRIDING { SYSTEM | USER } VALUE
+    p.overriding_system = ins.value("override", "") == "OVERRIDING_SYSTEM_VALUE";
+    p.overriding_user = ins.value("override", "") == "OVERRIDING_USER_VALUE";
+    const size_t value = FindKeyword(text, pos, "value");
+    if (value == npos) return unsupported("INSERT ... OVERRIDING", ins["relation"]);
+    pos = SkipSpace(text, value + 5);
+  }
   size_t source_end = npos;
   if (ins.contains("onConflictClause")) {
     const Json& oc = ins["onConflictClause"];
@@ -858,6 +876,7 @@ class Planner {
       if (offset < at || offset >= from + len) continue;
       out->Original(at, offset - at);
       const size_t c = j < targets.size() ? targets[j] : j;
+      // A sequence's value is taken after, row after row (Insert).
       out->Add(
           Literal(DefaultOf(table, c), table.columns[c].type.WithNullable(true), env_.type_name));
       at = offset + 7;  // DEFAULT
@@ -939,7 +958,8 @@ class Planner {
       one.rows.emplace_back();
       return one;
     }
-    bool numbered = p.on_conflict;
+    // Numbered also where sequences number the rows: in the order of VALUES.
+    bool numbered = p.on_conflict || !table.default_sequences.empty();
     SLUICE_ASSIGN_OR_RETURN(Built source, SourceQuery(p, table, targets, &numbered));
     if (!numbered) return Query(scope, source, /*wrap=*/true);
     Built q(sql_);
@@ -980,6 +1000,31 @@ class Planner {
                              ? "INSERT has more expressions than target columns"
                              : "INSERT has more target columns than expressions"));
     }
+    // Identity columns: GENERATED ALWAYS takes a value only with OVERRIDING
+    // SYSTEM VALUE (a DEFAULT in every row is no value); OVERRIDING USER
+    // VALUE leaves every identity column to its sequence.
+    std::vector<bool> ignored(targets.size(), false);
+    for (size_t j = 0; j < targets.size(); ++j) {
+      const int c = static_cast<int>(targets[j]);
+      const auto has = [c](const std::vector<int>& v) {
+        return std::find(v.begin(), v.end(), c) != v.end();
+      };
+      if (p.overriding_user && (has(table.identity_always) || has(table.identity_by_default))) {
+        ignored[j] = true;
+        continue;
+      }
+      if (!has(table.identity_always) || p.overriding_system) continue;
+      size_t defaults = 0;
+      for (size_t k = 0; k < p.defaults.size(); ++k) defaults += p.defaults[k].second == j;
+      if (p.default_values || (defaults > 0 && defaults == source.rows.size())) continue;
+      const std::string& name = cols[targets[j]].name;
+      const Json& at = j < body.value("cols", Json::array()).size() ? body["cols"][j] : body;
+      return SqlError(sql_, at,
+                      "cannot insert a non-DEFAULT value into column \"" + name + "\". Column \"" +
+                          name +
+                          "\" is an identity column defined as GENERATED ALWAYS: use "
+                          "OVERRIDING SYSTEM VALUE to override");
+    }
     Part part;
     TableChange change{p.table, {}, {}};
     // The source as rows of the table: for RETURNING and ON CONFLICT, and
@@ -1001,12 +1046,39 @@ class Planner {
         change.inserted.push_back(std::move(row));
       }
     }
-    for (const Row& r : source.rows) {
+    // A column left to its sequence (not named, DEFAULT in a VALUES row, or
+    // ignored) takes the sequence's next values, row after row.
+    std::set<std::pair<size_t, size_t>> default_cells;  // (row, source column)
+    for (size_t k = 0; k < p.defaults.size() && k < p.default_rows.size(); ++k)
+      default_cells.emplace(p.default_rows[k], p.defaults[k].second);
+    auto from_sequence = [&](size_t i, size_t c) {
+      if (c >= table.default_sequences.size() || table.default_sequences[c].empty()) return false;
+      for (size_t j = 0; j < targets.size(); ++j) {
+        if (targets[j] == c && !ignored[j] && !default_cells.count({i, j})) return false;
+      }
+      return true;
+    };
+    std::map<size_t, std::vector<Value>> next_values;  // by column
+    if (p.column_paths.empty()) {
+      for (size_t c = 0; c < table.default_sequences.size(); ++c) {
+        size_t n = 0;
+        for (size_t i = 0; i < source.rows.size(); ++i) n += from_sequence(i, c);
+        if (n == 0) continue;
+        SLUICE_ASSIGN_OR_RETURN(
+            QueryRows values, env_.query("SELECT nextval(" +
+                                         QuoteLiteral(QuoteIdentifier(table.default_sequences[c])) +
+                                         ") FROM generate_series(1, " + std::to_string(n) + ")"));
+        for (Row& v : values.rows) next_values[c].push_back(std::move(v[0]));
+      }
+    }
+    for (size_t i = 0; i < source.rows.size(); ++i) {
+      const Row& r = source.rows[i];
       Row row(cols.size(), Value::Null());
       for (size_t c = 0; c < table.defaults.size() && c < row.size(); ++c)
         row[c] = table.defaults[c];
       for (size_t j = 0; j < targets.size(); ++j) {
         const size_t c = targets[j];
+        if (ignored[j]) continue;
         if (r[j].is_null()) {
           row[c] = Value::Null();
           continue;
@@ -1014,7 +1086,20 @@ class Planner {
         Status s = AssignValue(r[j], source.columns[j].type, cols[c].type, &row[c]);
         if (!s.ok()) return Status(s.code(), "column \"" + cols[c].name + "\": " + s.message());
       }
+      for (auto& [c, values] : next_values) {
+        if (!from_sequence(i, c) || values.empty()) continue;
+        Status s = CastValue(values.front(), SqlType::BigInt(), cols[c].type, &row[c]);
+        if (!s.ok()) return Status(s.code(), "column \"" + cols[c].name + "\": " + s.message());
+        values.erase(values.begin());
+      }
       change.inserted.push_back(std::move(row));
+    }
+    if (!next_values.empty()) {
+      // What RETURNING and ON CONFLICT read: the rows as they are, not the
+      // query that made them (which would take new values).
+      Built rows(sql_);
+      rows.Add(ConstantRows(cols, change.inserted, env_.type_name));
+      table_rows = std::move(rows);
     }
     if (p.on_conflict) {
       SLUICE_RETURN_IF_ERROR(Conflicts(p, body, table, *table_rows, scope, &change));
@@ -1047,8 +1132,21 @@ class Planner {
         if (!item.path.empty()) {
           return SqlUnsupported(sql_, targets[k], "DEFAULT for an element or a field");
         }
+        if (c < def.default_sequences.size() && !def.default_sequences[c].empty()) {
+          exprs[c] =
+              CastTo("nextval(" + QuoteLiteral(QuoteIdentifier(def.default_sequences[c])) + ")",
+                     cols[c].type.WithNullable(true), env_.type_name);
+          continue;
+        }
         exprs[c] = Literal(DefaultOf(def, c), cols[c].type.WithNullable(true), env_.type_name);
         continue;
+      }
+      if (std::find(def.identity_always.begin(), def.identity_always.end(), static_cast<int>(c)) !=
+          def.identity_always.end()) {
+        return SqlError(sql_, targets[k],
+                        "column \"" + cols[c].name +
+                            "\" can only be updated to DEFAULT. Column \"" + cols[c].name +
+                            "\" is an identity column defined as GENERATED ALWAYS");
       }
       SLUICE_ASSIGN_OR_RETURN(
           exprs[c], Assign(exprs[c], cols[c].type, item, 0, "\"" + item.column + "\"", targets[k]));
@@ -1306,7 +1404,17 @@ class Planner {
     // The new rows as a query of their own (without FROM, whose rows
     // choose among matches here).
     std::optional<Built> new_rows;
-    if (p.from.empty()) {
+    // A value that nextval() gave is read back from the rows, never asked
+    // for again.
+    bool takes_values = CallsSequenceFunction(body);
+    for (const SetItem& item : p.sets) {
+      for (size_t c = 0; c < cols.size(); ++c) {
+        takes_values = takes_values ||
+                       (item.to_default && cols[c].name == item.column &&
+                        c < table.default_sequences.size() && !table.default_sequences[c].empty());
+      }
+    }
+    if (p.from.empty() && !takes_values) {
       new_rows.emplace(sql_);
       new_rows->Add("SELECT ");
       for (size_t i = 0; i < exprs.size(); ++i) {

@@ -58,8 +58,15 @@ struct InsertParts {
   size_t source_offset = 0;
   bool default_values = false;  // DEFAULT VALUES: no source
   // Each DEFAULT in the source's VALUES rows: its offset in the statement,
-  // and which of the listed columns it stands for.
+  // and which of the listed columns it stands for; and, in `default_rows`,
+  // the number of its VALUES row.
   std::vector<std::pair<size_t, size_t>> defaults;
+  std::vector<size_t> default_rows;
+  // OVERRIDING SYSTEM VALUE (`overriding_system`): values for GENERATED
+  // ALWAYS identity columns are taken; OVERRIDING USER VALUE: values for
+  // identity columns are left for their sequences.
+  bool overriding_system = false;
+  bool overriding_user = false;
   std::string returning;  // the RETURNING list; empty: none
   size_t returning_offset = 0;
   // ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]
@@ -104,6 +111,13 @@ struct DmlTable {
   std::vector<int> key;      // the primary key's columns; empty: none
   // Per column (or empty: none has one): its DEFAULT, NULL when it has none.
   std::vector<Value> defaults;
+  // Per column (or empty: none), the sequence whose next value is its
+  // default ("" none): SERIAL and IDENTITY columns (TableDef).
+  std::vector<std::string> default_sequences;
+  // The GENERATED ALWAYS and BY DEFAULT AS IDENTITY columns (among those
+  // of `default_sequences`).
+  std::vector<int> identity_always;
+  std::vector<int> identity_by_default;
 };
 
 // The rows of a query: its visible columns, and its rows.
@@ -117,7 +131,8 @@ struct QueryRows {
 using TypeNamer = std::function<std::string(const SqlType& row_type)>;
 
 struct DmlEnv {
-  // Runs a query over the tables as they were before the statement.
+  // Runs a query over the tables as they were before the statement, as an
+  // ad hoc query (it may call nextval(): SERIAL columns' values come so).
   std::function<Result<QueryRows>(const std::string& query)> query;
   // The table `name`, which the statement changes; an error if it cannot
   // (no such table, a view).

@@ -286,6 +286,13 @@ std::string Expr::ToString() const {
       return value.ToString();
     case ExprKind::kDraw:
       return "random@" + std::to_string(column) + "()";
+    case ExprKind::kVolatile: {
+      // Each call is its own: two calls never print (and compare) alike.
+      std::string s = std::string(fn_name) + "#" +
+                      std::to_string(reinterpret_cast<uintptr_t>(volatile_fn.get())) + "(";
+      for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i]->ToString();
+      return s + ")";
+    }
     default: {
       std::string s =
           kind == ExprKind::kCall ? fn_name : "op" + std::to_string(static_cast<int>(kind));
@@ -352,6 +359,15 @@ bool ContainsDraw(const Expr& e) {
     if (ContainsDraw(*a)) return true;
   }
   return false;
+}
+
+bool ContainsVolatile(const Expr& e) {
+  if (e.kind == ExprKind::kVolatile) return true;
+  for (const ExprPtr& a : e.args) {
+    if (ContainsVolatile(*a)) return true;
+  }
+  return (e.transition && ContainsVolatile(*e.transition)) ||
+         (e.finish && ContainsVolatile(*e.finish));
 }
 
 ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool negated) {
@@ -1588,6 +1604,14 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
       return EvalFold(e, row, out);
     case ExprKind::kDraw:
       return Status::Internal("random() was not lifted into a draw");
+    case ExprKind::kVolatile: {
+      Value args[4];
+      if (e.args.size() > 4) return Status::Internal("too many arguments of a volatile call");
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        SLUICE_RETURN_IF_ERROR(Eval(*e.args[i], row, &args[i]));
+      }
+      return e.volatile_fn->Call(args, e.args.size(), out);
+    }
   }
   return Status::Internal("unknown expression kind");
 }

@@ -49,6 +49,18 @@ enum class ExprKind {
   kDraw,        // random(): a DOUBLE in [0, 1) drawn for the row, at call site `column`
                 // (its position in the SQL text). Never evaluated: the planner lifts
                 // every draw into a kDraw plan node (draws.h) and reads its column.
+  kVolatile,    // volatile->Call(args...): a call that reads or changes state its owner
+                // keeps (nextval() and its kin, sequences.h), so each evaluation may
+                // give another value. Never folded into a constant.
+};
+
+// The state behind a kVolatile call. Calls may come from several workers at
+// once: an implementation guards its state itself.
+class VolatileFn {
+ public:
+  virtual ~VolatileFn() = default;
+  // `args` are the call's evaluated arguments (NULLs included).
+  virtual Status Call(const Value* args, size_t n, Value* out) const = 0;
 };
 
 struct Expr;
@@ -86,6 +98,8 @@ struct Expr {
   // state is the result. Part of the fold, so the fold is computed once
   // however often the function reads the state.
   ExprPtr finish;
+  // kVolatile: what the call does (fn_name names it).
+  std::shared_ptr<const VolatileFn> volatile_fn;
 
   std::string ToString() const;
 };
@@ -102,6 +116,9 @@ ExprPtr MakeDraw(int site);
 // Whether `e` holds a draw (a volatile call), which must not be folded,
 // copied or evaluated as an ordinary expression.
 bool ContainsDraw(const Expr& e);
+// Whether `e` holds a kVolatile call, which must be evaluated where and as
+// often as the query says, never folded at binding.
+bool ContainsVolatile(const Expr& e);
 
 // Evaluates `e` over `row`. Errors name the function or operator.
 Status Eval(const Expr& e, const Row& row, Value* out);

@@ -196,6 +196,11 @@ struct BoundQuery {
   PlanPtr plan;
   std::vector<SortKey> order;
   size_t visible = 0;
+  // Ad hoc queries: visible select-list items that call nextval() or its
+  // kin and read no column, by column. The plan gives them NULL; they are
+  // computed after the rows are sorted and limited, row after row in the
+  // query's order, as PostgreSQL computes them (ComputeDeferred).
+  std::vector<std::pair<size_t, ExprPtr>> deferred;
 };
 
 }  // namespace sluice::sql

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,9 +18,11 @@
 #include "dataflow/operators/output.h"
 #include "dataflow/operators/upsert.h"
 #include "sql/binder.h"
+#include "sql/functions.h"
 #include "sql/lateness.h"
 #include "sql/parser.h"
 #include "sql/query.h"
+#include "sql/sequences.h"
 #include "types/row_codec.h"
 
 namespace sluice::sql {
@@ -138,6 +141,34 @@ Result<Value> BindDefault(std::string_view sql, const std::string& column, const
 
 }  // namespace
 
+Status AddSequenceStatement(std::string_view sql, const std::string& kind, const Json& body,
+                            Catalog* catalog) {
+  if (kind == "CreateSeqStmt") {
+    SLUICE_ASSIGN_OR_RETURN(SequenceDef def, BindCreateSequence(sql, body));
+    if (body.value("if_not_exists", false) && catalog->FindSequence(def.name) != nullptr)
+      return Status::OK();
+    Status s = catalog->AddSequence(std::move(def));
+    if (!s.ok()) return SqlError(sql, body["sequence"], s.message());
+    return Status::OK();
+  }
+  const std::string name = body["sequence"].value("relname", "");
+  const SequenceDef* was = catalog->FindSequence(name);
+  if (was == nullptr) {
+    if (body.value("missing_ok", false)) return Status::OK();
+    return SqlError(sql, body["sequence"], "relation \"" + name + "\" does not exist");
+  }
+  SequenceDef def = *was;
+  std::optional<int64_t> restart;
+  SLUICE_RETURN_IF_ERROR(ReadSequenceOptions(sql, body.value("options", Json::array()),
+                                             /*create=*/false, &def, &restart));
+  if (restart) {
+    // A program runs again at every start: it would restart each time.
+    return SqlUnsupported(sql, body, "ALTER SEQUENCE ... RESTART in a program",
+                          "Restart it with setval() in an ad hoc query");
+  }
+  return catalog->ReplaceSequence(std::move(def));
+}
+
 bool IsCreateType(const std::string& kind) {
   return kind == "CompositeTypeStmt" || kind == "CreateEnumStmt" || kind == "CreateRangeStmt" ||
          kind == "CreateDomainStmt";
@@ -177,8 +208,24 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const C
   for (const Json& elt : body.value("tableElts", Json::array())) {
     if (elt.contains("ColumnDef")) {
       const Json& cd = elt["ColumnDef"];
-      SLUICE_ASSIGN_OR_RETURN(SqlType type, BindTypeName(sql, cd["typeName"], catalog));
+      const std::string name = cd["colname"];
+      // SERIAL, BIGSERIAL and SMALLSERIAL: an integer column whose default
+      // is the next value of a sequence of its own.
+      const Json& type_names = cd["typeName"].value("names", Json::array());
+      const std::string type_word =
+          type_names.size() == 1 ? type_names[0]["String"].value("sval", "") : "";
+      std::optional<SqlType> serial;
+      if (type_word == "serial" || type_word == "serial4") serial = SqlType::Integer(false);
+      if (type_word == "bigserial" || type_word == "serial8") serial = SqlType::BigInt(false);
+      if (type_word == "smallserial" || type_word == "serial2") serial = SqlType::SmallInt(false);
+      SqlType type;
+      if (serial && !cd["typeName"].contains("arrayBounds")) {
+        type = *serial;
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(type, BindTypeName(sql, cd["typeName"], catalog));
+      }
       const Json* default_expr = nullptr;
+      const Json* identity = nullptr;
       static const Json kNone = Json::array();
       for (const Json& c : cd.contains("constraints") ? cd["constraints"] : kNone) {
         std::string ct = c["Constraint"].value("contype", "");
@@ -188,10 +235,57 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const C
           t.primary_key.push_back(static_cast<int>(t.columns.size()));
         }
         if (ct == "CONSTR_DEFAULT" && c["Constraint"].contains("raw_expr")) {
+          if (serial || identity != nullptr) {
+            return SqlError(
+                sql, c,
+                std::string(serial ? "multiple default values" : "both default and identity") +
+                    " specified for column \"" + name + "\" of table \"" + t.name + "\"");
+          }
           default_expr = &c["Constraint"]["raw_expr"];
         }
+        if (ct == "CONSTR_IDENTITY") {
+          if (default_expr != nullptr || serial) {
+            return SqlError(
+                sql, c,
+                std::string(serial ? "multiple default values" : "both default and identity") +
+                    " specified for column \"" + name + "\" of table \"" + t.name + "\"");
+          }
+          identity = &c["Constraint"];
+        }
       }
-      const std::string name = cd["colname"];
+      std::string sequence;
+      if (serial || identity != nullptr) {
+        if (!type.IsInteger() || type.id() == TypeId::kTinyInt) {
+          return SqlError(sql, *identity,
+                          "identity column type must be smallint, integer, or bigint");
+        }
+        type = type.WithNullable(false);
+        SequenceDef def = ColumnSequence(t.name, name, type);
+        if (identity != nullptr) {
+          SLUICE_RETURN_IF_ERROR(ReadSequenceOptions(sql, identity->value("options", Json::array()),
+                                                     /*create=*/true, &def));
+          (identity->value("generated_when", "") == "a" ? t.identity_always : t.identity_by_default)
+              .push_back(static_cast<int>(t.columns.size()));
+        }
+        sequence = def.name;
+        t.column_sequences.push_back(std::move(def));
+      } else if (default_expr != nullptr && !DefaultSequence(*default_expr).empty()) {
+        // DEFAULT nextval('s'): the next value of a sequence declared before.
+        sequence = DefaultSequence(*default_expr);
+        if (catalog != nullptr && catalog->FindSequence(sequence) == nullptr) {
+          return SqlError(sql, *default_expr, "relation \"" + sequence + "\" does not exist");
+        }
+        if (!type.IsInteger() && !IsNumeric(type)) {
+          return SqlError(sql, *default_expr,
+                          "column \"" + name + "\" is of type " + PgTypeName(type) +
+                              " but default expression is of type bigint");
+        }
+        default_expr = nullptr;
+      }
+      if (!sequence.empty()) {
+        t.default_sequences.resize(t.columns.size());
+        t.default_sequences.push_back(sequence);
+      }
       if (default_expr != nullptr) {
         SLUICE_ASSIGN_OR_RETURN(Value v, BindDefault(sql, name, *default_expr, type));
         t.defaults.resize(t.columns.size(), Value::Null());
@@ -218,6 +312,7 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const C
     }
   }
   if (!t.defaults.empty()) t.defaults.resize(t.columns.size(), Value::Null());
+  if (!t.default_sequences.empty()) t.default_sequences.resize(t.columns.size());
   SLUICE_RETURN_IF_ERROR(ReadOptions(sql, body.value("options", Json::array()), &t.materialized,
                                      &t.connectors, &t.append_only));
   if (t.append_only && !t.primary_key.empty()) {
@@ -445,8 +540,11 @@ Status AddProgramDefinitions(std::string_view text, Catalog* catalog) {
   // Most programs declare none: no parse for them.
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool sequences = lower.find("sequence") != std::string::npos ||
+                         lower.find("serial") != std::string::npos ||
+                         lower.find("identity") != std::string::npos;
   if (lower.find("function") == std::string::npos && lower.find("type") == std::string::npos &&
-      lower.find("aggregate") == std::string::npos)
+      lower.find("aggregate") == std::string::npos && !sequences)
     return Status::OK();
   std::string stripped;
   std::vector<LatenessClause> lateness;
@@ -462,6 +560,18 @@ Status AddProgramDefinitions(std::string_view text, Catalog* catalog) {
       SLUICE_ASSIGN_OR_RETURN(AggregateDef a,
                               BindCreateAggregate(*catalog, text, stmt["DefineStmt"]));
       SLUICE_RETURN_IF_ERROR(catalog->AddAggregate(std::move(a), /*replace=*/true));
+    }
+    if (sequences && (stmt.contains("CreateSeqStmt") || stmt.contains("AlterSeqStmt"))) {
+      const std::string kind = stmt.begin().key();
+      SLUICE_RETURN_IF_ERROR(AddSequenceStatement(text, kind, stmt.begin().value(), catalog));
+    }
+    if (sequences && stmt.contains("CreateStmt")) {
+      // The sequences of its SERIAL and IDENTITY columns.
+      SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(text, stmt["CreateStmt"], catalog));
+      for (const SequenceDef& d : t.column_sequences) {
+        if (catalog->FindSequence(d.name) == nullptr)
+          SLUICE_RETURN_IF_ERROR(catalog->AddSequence(d));
+      }
     }
     if (!stmt.contains("CreateFunctionStmt")) continue;
     SLUICE_ASSIGN_OR_RETURN(FunctionDef f, BindCreateFunction(text, stmt["CreateFunctionStmt"]));
@@ -519,9 +629,15 @@ Result<Program> CompileProgram(std::string_view text) {
           std::string(text.substr(std::min(at, text.size()),
                                   st.value("stmt_len", text.size() - std::min(at, text.size()))));
       std::string name = t.name;
+      const std::vector<SequenceDef> sequences = t.column_sequences;
       Status s = p.catalog.AddTable(std::move(t));
+      for (const SequenceDef& d : sequences) {
+        if (s.ok()) s = p.catalog.AddSequence(d);
+      }
       if (!s.ok()) return SqlError(text, body["relation"], s.message());
       p.tables.push_back(name);
+    } else if (kind == "CreateSeqStmt" || kind == "AlterSeqStmt") {
+      SLUICE_RETURN_IF_ERROR(AddSequenceStatement(text, kind, body, &p.catalog));
     } else if (IsCreateView(kind, body)) {
       SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(p.catalog, text, kind, body));
       const size_t at = std::min(st.value("stmt_location", size_t{0}), text.size());
@@ -566,7 +682,8 @@ Result<Program> CompileProgram(std::string_view text) {
       return SqlError(text, body,
                       kind +
                           " is not allowed in a program (CREATE TABLE, CREATE VIEW, CREATE "
-                          "FUNCTION, CREATE AGGREGATE, CREATE TYPE and CREATE INDEX are)");
+                          "FUNCTION, CREATE AGGREGATE, CREATE TYPE, CREATE SEQUENCE and CREATE "
+                          "INDEX are)");
     }
   }
   // LATENESS relation.column statements.

@@ -119,9 +119,14 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body);
 Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_view sql,
                                          const Json& body);
 
-// Adds the SQL functions and types that the program `text` declares to
-// `catalog` (for queries outside the program: ad hoc ones). Nothing for an
-// empty text.
+// CREATE SEQUENCE and ALTER SEQUENCE (`kind`: CreateSeqStmt or
+// AlterSeqStmt, `body` its node) of a program, on `catalog`. ALTER's RESTART
+// is refused: a program runs again at every start.
+Status AddSequenceStatement(std::string_view sql, const std::string& kind, const Json& body,
+                            Catalog* catalog);
+// Adds the SQL functions, types and sequences (CREATE SEQUENCE, SERIAL and
+// IDENTITY columns) that the program `text` declares to `catalog` (for
+// queries outside the program: ad hoc ones). Nothing for an empty text.
 Status AddProgramDefinitions(std::string_view text, Catalog* catalog);
 
 // The index that a CREATE INDEX statement (the IndexStmt body) declares.

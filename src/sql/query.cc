@@ -211,6 +211,64 @@ void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows) {
   });
 }
 
+namespace {
+
+bool ReadsColumns(const Expr& e) {
+  if (e.kind == ExprKind::kColumn) return true;
+  for (const ExprPtr& a : e.args) {
+    if (ReadsColumns(*a)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void DeferVolatileItems(BoundQuery* q) {
+  PlanPtr top = q->plan;
+  const PlanNode* topk = nullptr;
+  if (top->kind == PlanKind::kTopK) {
+    topk = top.get();
+    top = top->inputs[0];
+  }
+  if (top->kind != PlanKind::kProject) return;
+  auto ordered_by = [&](size_t c) {
+    for (const SortKey& k : q->order) {
+      if (static_cast<size_t>(k.column) == c) return true;
+    }
+    if (topk != nullptr) {
+      for (const SortKey& k : topk->order) {
+        if (static_cast<size_t>(k.column) == c) return true;
+      }
+    }
+    return false;
+  };
+  std::shared_ptr<PlanNode> project;
+  for (size_t c = 0; c < q->visible && c < top->exprs.size(); ++c) {
+    const ExprPtr& e = top->exprs[c];
+    if (!ContainsVolatile(*e) || ReadsColumns(*e) || ordered_by(c)) continue;
+    if (project == nullptr) project = std::make_shared<PlanNode>(*top);
+    q->deferred.emplace_back(c, e);
+    project->exprs[c] = MakeLiteral(Value::Null(), e->type.WithNullable(true));
+    project->columns[c].type = project->columns[c].type.WithNullable(true);
+  }
+  if (project == nullptr) return;
+  if (topk == nullptr) {
+    q->plan = project;
+  } else {
+    auto k = std::make_shared<PlanNode>(*topk);
+    k->inputs[0] = project;
+    k->columns = project->columns;
+    q->plan = k;
+  }
+}
+
+Status ComputeDeferred(const BoundQuery& q, std::vector<Row>* rows) {
+  for (Row& row : *rows) {
+    for (const auto& [c, e] : q.deferred) SLUICE_RETURN_IF_ERROR(Eval(*e, Row{}, &row[c]));
+  }
+  return Status::OK();
+}
+
 std::vector<std::string> ScannedRelations(const PlanPtr& plan) {
   std::set<std::string> out;
   VisitPlan(plan, [&](const PlanNode& n, const std::vector<const PlanNode*>&) {

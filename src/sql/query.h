@@ -49,6 +49,13 @@ Result<std::vector<Row>> RowsOf(const BoundQuery& q, const Batch& result);
 Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
                                       int workers = 1);
 
+// Moves the select-list items of an ad hoc query that call nextval() or its
+// kin (and read no column) out of its plan, into q->deferred, when nothing
+// above them but a top-k reads them.
+void DeferVolatileItems(BoundQuery* q);
+// Computes q.deferred into `rows`, which are in the query's order.
+Status ComputeDeferred(const BoundQuery& q, std::vector<Row>* rows);
+
 // Sorts rows by the query's outermost ORDER BY (stable; NULLs as the keys
 // say).
 void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows);

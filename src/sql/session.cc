@@ -22,7 +22,17 @@ SqlSession::TableData* SqlSession::Find(const std::string& name) {
 
 Status SqlSession::CreateTable(const std::string& sql, const Json& body) {
   SLUICE_ASSIGN_OR_RETURN(TableDef t, BindCreateTable(sql, body, &catalog_));
+  for (const SequenceDef& d : t.column_sequences) {
+    if (catalog_.FindSequence(d.name) != nullptr || catalog_.FindTable(d.name) != nullptr ||
+        catalog_.FindView(d.name) != nullptr) {
+      return Status::InvalidArgument("relation \"" + d.name + "\" already exists");
+    }
+  }
   SLUICE_RETURN_IF_ERROR(catalog_.AddTable(t));
+  for (const SequenceDef& d : t.column_sequences) {
+    SLUICE_RETURN_IF_ERROR(catalog_.AddSequence(d));
+    SLUICE_RETURN_IF_ERROR(sequences_->Create(d));
+  }
   TableData data;
   data.def = t;
   tables_[t.name] = std::move(data);
@@ -259,8 +269,11 @@ Status SqlSession::Statement(const std::string& sql) {
     const Json& body = stmt.begin().value();
     if (kind == "CreateStmt") {
       SLUICE_RETURN_IF_ERROR(CreateTable(sql, body));
+    } else if (kind == "CreateSeqStmt" || kind == "AlterSeqStmt" ||
+               (kind == "DropStmt" && body.value("removeType", "") == "OBJECT_SEQUENCE")) {
+      SLUICE_RETURN_IF_ERROR(SequenceStatement(sql, kind, body));
     } else if (ChangesData(stmt) &&
-               (kind == "SelectStmt" || body.contains("returningList") ||
+               (kind == "SelectStmt" || UsesSequences(stmt) || body.contains("returningList") ||
                 body.contains("withClause") || body.contains("usingClause") ||
                 body.contains("fromClause") || body.contains("onConflictClause") ||
                 body["relation"].contains("alias") || SetsParts(body))) {
@@ -315,6 +328,7 @@ Status SqlSession::Statement(const std::string& sql) {
         if (type == "OBJECT_TABLE") {
           s = catalog_.DropTable(name);
           if (s.ok()) tables_.erase(name);
+          sequences_->Define(catalog_.sequences());  // its columns' sequences go with it
         } else if (type == "OBJECT_VIEW") {
           s = catalog_.DropView(name);
         } else if (type == "OBJECT_INDEX") {
@@ -342,28 +356,108 @@ Status SqlSession::Statement(const std::string& sql) {
   return Status::OK();
 }
 
+Status SqlSession::SequenceStatement(const std::string& sql, const std::string& kind,
+                                     const Json& body) {
+  if (kind == "CreateSeqStmt") {
+    SLUICE_ASSIGN_OR_RETURN(SequenceDef def, BindCreateSequence(sql, body));
+    if (body.value("if_not_exists", false) &&
+        (catalog_.FindSequence(def.name) != nullptr || catalog_.FindTable(def.name) != nullptr ||
+         catalog_.FindView(def.name) != nullptr)) {
+      return Status::OK();  // PostgreSQL: a notice
+    }
+    Status s = catalog_.AddSequence(def);
+    if (!s.ok()) return SqlError(sql, body["sequence"], s.message());
+    return sequences_->Create(def);
+  }
+  if (kind == "AlterSeqStmt") {
+    const std::string name = body["sequence"].value("relname", "");
+    const SequenceDef* was = catalog_.FindSequence(name);
+    if (was == nullptr) {
+      if (body.value("missing_ok", false)) return Status::OK();
+      return SqlError(sql, body["sequence"], "relation \"" + name + "\" does not exist");
+    }
+    SequenceDef def = *was;
+    std::optional<int64_t> restart;
+    SLUICE_RETURN_IF_ERROR(ReadSequenceOptions(sql, body.value("options", Json::array()),
+                                               /*create=*/false, &def, &restart,
+                                               sequences_->LastValue(name)));
+    SLUICE_RETURN_IF_ERROR(sequences_->Alter(def, restart));
+    return catalog_.ReplaceSequence(std::move(def));
+  }
+  // DROP SEQUENCE
+  for (const Json& obj : body["objects"]) {
+    const std::string name = obj["List"]["items"].back()["String"].value("sval", "");
+    const SequenceDef* def = catalog_.FindSequence(name);
+    if (def == nullptr) {
+      if (body.value("missing_ok", false)) continue;
+      return SqlError(sql, body, "sequence \"" + name + "\" does not exist");
+    }
+    if (!def->owned_by_table.empty() && catalog_.FindTable(def->owned_by_table) != nullptr) {
+      const TableDef* t = catalog_.FindTable(def->owned_by_table);
+      if (std::find(t->default_sequences.begin(), t->default_sequences.end(), name) !=
+          t->default_sequences.end()) {
+        return SqlError(sql, body,
+                        "cannot drop sequence " + name + " because other objects depend on it");
+      }
+    }
+    SLUICE_RETURN_IF_ERROR(catalog_.DropSequence(name));
+    SLUICE_RETURN_IF_ERROR(sequences_->Drop(name));
+  }
+  return Status::OK();
+}
+
+bool SqlSession::UsesSequences(const Json& stmt) const {
+  const Json& body = stmt.begin().value();
+  if (body.contains("relation")) {
+    const TableDef* t = catalog_.FindTable(body["relation"].value("relname", ""));
+    if (t != nullptr && (!t->default_sequences.empty() || !t->identity_always.empty())) return true;
+  }
+  return CallsSequenceFunction(stmt);
+}
+
+Result<QueryRows> SqlSession::Query(const std::string& sql) {
+  DateOrderScope order(date_order_);
+  SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
+  if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
+    return Status::InvalidArgument("a query must be one SELECT");
+  }
+  Catalog catalog = catalog_;
+  catalog.set_sequence_access(
+      std::make_shared<SequenceAccess>(SequenceAccess{sequences_, sequence_session_}));
+  SLUICE_ASSIGN_OR_RETURN(BoundQuery q,
+                          BindSelect(catalog, sql, tree["stmts"][0]["stmt"]["SelectStmt"]));
+  DeferVolatileItems(&q);
+  SLUICE_ASSIGN_OR_RETURN(std::vector<Row> rows, Evaluate(q, false));
+  SortForPresentation(q, &rows);
+  SLUICE_RETURN_IF_ERROR(ComputeDeferred(q, &rows));
+  QueryRows out;
+  out.columns.assign(q.plan->columns.begin(),
+                     q.plan->columns.begin() + static_cast<ptrdiff_t>(q.visible));
+  for (const auto& [c, e] : q.deferred) out.columns[c].type = e->type;
+  for (Row& r : rows) {
+    r.resize(q.visible);
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
 Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
   DateOrderScope order(date_order_);
   DmlEnv env;
-  env.query = [this](const std::string& query) -> Result<QueryRows> {
-    SLUICE_ASSIGN_OR_RETURN(BoundQuery q, Bind(query));
-    SLUICE_ASSIGN_OR_RETURN(std::vector<Row> rows, Evaluate(q, false));
-    QueryRows out;
-    out.columns.assign(q.plan->columns.begin(),
-                       q.plan->columns.begin() + static_cast<ptrdiff_t>(q.visible));
-    for (Row& r : rows) {
-      r.resize(q.visible);
-      out.rows.push_back(std::move(r));
-    }
-    return out;
-  };
+  env.query = [this](const std::string& query) { return Query(query); };
   env.type_name = [this](const SqlType& row) { return catalog_.RowTypeName(row); };
   env.table = [this](const std::string& name) -> Result<DmlTable> {
     const TableData* t = Find(name);
     if (t == nullptr) {
       return Status::InvalidArgument("relation \"" + name + "\" does not exist");
     }
-    return DmlTable{t->def.columns, t->def.append_only, t->def.primary_key, t->def.defaults};
+    return DmlTable{t->def.columns,
+                    t->def.append_only,
+                    t->def.primary_key,
+                    t->def.defaults,
+                    t->def.default_sequences,
+                    t->def.identity_always,
+                    t->def.identity_by_default};
   };
   SLUICE_ASSIGN_OR_RETURN(DmlOutcome out, RunDml(sql, env));
   for (const TableChange& c : out.changes) {

@@ -15,6 +15,7 @@
 #include "sql/dml.h"
 #include "sql/parser.h"
 #include "sql/plan.h"
+#include "sql/sequences.h"
 #include "zset/batch.h"
 
 namespace sluice::sql {
@@ -34,8 +35,14 @@ class SqlSession {
   // and returns its rows.
   Result<DmlOutcome> Modify(const std::string& sql);
 
-  // Binds one SELECT over the session's tables and views.
+  // Binds one SELECT over the session's tables and views, as a view binds
+  // it (no nextval()).
   Result<BoundQuery> Bind(const std::string& sql) const;
+
+  // Runs one SELECT once over the tables as they are, as an ad hoc query
+  // runs: nextval() and its kin may be called, and the rows come in its
+  // ORDER BY.
+  Result<QueryRows> Query(const std::string& sql);
 
   // Runs `q` as a view: over the data already there (one step), or created
   // before the data, which then arrives in the order it was changed, spread
@@ -70,6 +77,10 @@ class SqlSession {
   Status Delete(const std::string& sql, const Json& body);
   Status Update(const std::string& sql, const Json& body);
   Status ReplaceableView(const ViewDef& v);
+  Status SequenceStatement(const std::string& sql, const std::string& kind, const Json& body);
+  // Whether an INSERT or UPDATE (its parse tree) needs the sequences: a
+  // table with SERIAL or IDENTITY columns, or a call of nextval().
+  bool UsesSequences(const Json& stmt) const;
   Status Apply(TableData& t, const std::vector<std::pair<std::string, Weight>>& changes);
   TableData* Find(const std::string& name);
 
@@ -77,6 +88,8 @@ class SqlSession {
   DateOrder date_order_ = DateOrder::kMDY;
   Catalog catalog_;
   std::map<std::string, TableData> tables_;
+  std::shared_ptr<Sequences> sequences_ = std::make_shared<Sequences>();
+  std::shared_ptr<SequenceSession> sequence_session_ = std::make_shared<SequenceSession>();
 };
 
 }  // namespace sluice::sql

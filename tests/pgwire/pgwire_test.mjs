@@ -60,6 +60,8 @@ CREATE MATERIALIZED VIEW adults AS SELECT id, name, age FROM person WHERE age >=
 CREATE MATERIALIZED VIEW spend AS
   SELECT p.name, SUM(o.amount) AS total, COUNT(*) AS n
   FROM orders o JOIN person p ON o.person = p.id GROUP BY p.name;
+CREATE TABLE tickets (id SERIAL PRIMARY KEY, what TEXT) WITH ('materialized' = 'true');
+CREATE SEQUENCE s START 7;
 `);
 const readKey = 'read-0123456789abcdef', writeKey = 'write-0123456789abcdef';
 writeFileSync(join(work, 'keys'), `# scopes\n${readKey} read\n${writeKey} write\n`);
@@ -200,6 +202,21 @@ try {
   const b = await c.query({...named, values: [2]});
   check('pg: a prepared statement reused', a.rows[0]?.name === 'ann' && b.rows[0]?.name === 'bob, jr',
         JSON.stringify([a.rows, b.rows]));
+
+  // Sequences: a SERIAL column's values, and currval() of this connection
+  // (prepared statements, parameters: the extended protocol).
+  q = await c.query("INSERT INTO tickets (what) VALUES ($1), ($2) RETURNING id", ['a', 'b']);
+  const cur = await c.query("SELECT currval('tickets_id_seq') AS c, nextval('s') AS n");
+  const again = await c.query("SELECT lastval() AS l");
+  check('pg: SERIAL values and this session\'s currval()',
+        q.rows.map(x => x.id).sort().join() === '1,2' && cur.rows[0]?.c === '2' && cur.rows[0]?.n === '7' &&
+        again.rows[0]?.l === '7', JSON.stringify([q.rows, cur.rows, again.rows]));
+  r = psql("SELECT currval('s')");
+  check('psql: currval() of another session is not defined',
+        r.status !== 0 && /currval of sequence "s" is not yet defined in this session/.test(r.err), r.err);
+  r = psql('\\ds');
+  check('psql \\ds lists the sequences', r.status === 0 && /tickets_id_seq/.test(r.out) && /\bs\b/.test(r.out),
+        r.err || r.out);
 
   // A follower of the view sees both tables' inserts in one step.
   const sub = new pg.Client(cfg(readKey));
