@@ -31,7 +31,10 @@ struct RelationInfo {
   format::Relation rel;
   bool is_table = false;
   bool materialized = false;
-  std::string definition;  // a view's query as written (pg_get_viewdef)
+  std::string definition;  // a view's query as written
+  // A view's query as pg_get_viewdef prints it, and its pretty form.
+  std::string pg_definition;
+  std::string pg_definition_pretty;
 };
 
 struct Completion {
