@@ -252,8 +252,8 @@ enum class Shape {
   kAnd,     // AND
   kOr,      // OR
   kNot,     // NOT
-  kTest,    // IS [NOT] NULL, IS TRUE, ...
-  kOther,   // = ANY (...), IN (subquery), EXISTS, IS DISTINCT FROM
+  kTest,    // IS [NOT] NULL, IS TRUE, IS DISTINCT FROM
+  kOther,   // = ANY (ARRAY[...]), a scalar subquery
 };
 
 struct Piece {
@@ -268,6 +268,7 @@ struct Piece {
   bool is_null = false;
   std::string literal;
   bool is_const = false;  // a constant (its cast prints without parentheses)
+  bool call = false;      // a function, aggregate or window function call
 };
 
 struct RangeItem {
@@ -278,6 +279,7 @@ struct RangeItem {
   bool join = false;                       // an unnamed JOIN: reached through its inputs only
   std::vector<std::string> using_columns;  // a JOIN's USING columns
   int left = -1;                           // a JOIN: its left input's item
+  int right = -1;                          // and its right input's
 };
 
 struct Cte {
@@ -320,8 +322,7 @@ class Deparser {
 
   Result<std::string> View(const Json& select, const std::vector<std::string>& names) {
     std::string out;
-    SLUICE_ASSIGN_OR_RETURN(Output o, Query(select, nullptr, 0, &names, true, &out));
-    (void)o;
+    SLUICE_RETURN_IF_ERROR(Query(select, nullptr, 0, &names, true, &out).status());
     return out + ";";
   }
 
@@ -340,6 +341,15 @@ class Deparser {
     buf->append(static_cast<size_t>(std::max(*indent, 0) + plus), ' ');
     *buf += word;
     *indent += after;
+  }
+
+  // Appends `text`; one that starts a line of its own (CASE) takes the
+  // place of the spaces before it.
+  static void Append(std::string* buf, const std::string& text) {
+    if (!text.empty() && text[0] == '\n') {
+      while (!buf->empty() && buf->back() == ' ') buf->pop_back();
+    }
+    *buf += text;
   }
 
   // --- queries -----------------------------------------------------------
@@ -639,9 +649,9 @@ class Deparser {
       SLUICE_ASSIGN_OR_RETURN(int right, DeclareItem(j["rarg"], level));
       r.join = true;
       r.left = left;
+      r.right = right;
       r.using_columns = Strings(j.value("usingClause", Json::array()));
       // Its columns: the USING ones once, then the rest of each side.
-      (void)right;
       if (j.contains("alias")) return Unsupported("an aliased JOIN");
       if (j.value("isNatural", false)) return Unsupported("NATURAL JOIN");
     } else {
@@ -678,9 +688,16 @@ class Deparser {
       if (val.contains("ColumnRef") && val["ColumnRef"]["fields"].back().contains("A_Star")) {
         const Json& fields = val["ColumnRef"]["fields"];
         std::string qual = fields.size() > 1 ? Str(fields[0]) : "";
+        // A USING column is the join's, once: its right input's is left out.
+        std::set<std::pair<int, std::string>> merged;
         for (const RangeItem& item : level->items) {
+          for (const std::string& c : item.using_columns) merged.emplace(item.right, c);
+        }
+        for (size_t k = 0; k < level->items.size(); ++k) {
+          const RangeItem& item = level->items[k];
           if (item.join || (!qual.empty() && item.ref != qual)) continue;
           for (size_t c = 0; c < item.columns.size(); ++c) {
+            if (qual.empty() && merged.count({static_cast<int>(k), item.columns[c]})) continue;
             Piece p;
             p.text = item.name + "." + Ident(item.columns[c]);
             p.type = item.types[c];
@@ -695,7 +712,6 @@ class Deparser {
       if (p.unknown) p = Coerce(p, SqlType::Varchar());
       targets.emplace_back(p, name);
     }
-    bool last_multiline = false;
     for (size_t i = 0; i < targets.size(); ++i) {
       Piece& p = targets[i].first;
       std::string name = targets[i].second;
@@ -707,14 +723,14 @@ class Deparser {
       std::string text = p.text;
       bool show = result_names != nullptr || visible || name != "?column?";
       if (show && (p.column.empty() || p.column != name)) text += " AS " + Ident(name);
+      // PostgreSQL prints a view with wrap column 0: every column after the
+      // first on a line of its own, unless it starts a line itself (CASE).
       *buf += i == 0 ? " " : ", ";
       if (!text.empty() && text[0] == '\n') {
         while (!buf->empty() && buf->back() == ' ') buf->pop_back();
       } else if (i > 0) {
         Keyword(buf, &indent, "", -kIndentStd, kIndentStd, kIndentVar);
       }
-      (void)last_multiline;
-      last_multiline = text.find('\n') != std::string::npos;
       *buf += text;
     }
     // FROM
@@ -733,7 +749,7 @@ class Deparser {
     if (s.contains("whereClause")) {
       Keyword(buf, &indent, " WHERE ", -kIndentStd, kIndentStd, 1);
       SLUICE_ASSIGN_OR_RETURN(Piece p, Expr(s["whereClause"], level, indent));
-      *buf += p.text;
+      Append(buf, p.text);
     }
     if (s.contains("groupClause")) {
       Keyword(buf, &indent, " GROUP BY ", -kIndentStd, kIndentStd, 1);
@@ -747,7 +763,7 @@ class Deparser {
     if (s.contains("havingClause")) {
       Keyword(buf, &indent, " HAVING ", -kIndentStd, kIndentStd, 0);
       SLUICE_ASSIGN_OR_RETURN(Piece p, Expr(s["havingClause"], level, indent));
-      *buf += p.text;
+      Append(buf, p.text);
     }
     if (s.contains("windowClause")) {
       Keyword(buf, &indent, " WINDOW ", -kIndentStd, kIndentStd, 1);
@@ -823,9 +839,22 @@ class Deparser {
     return Status::OK();
   }
 
+  // An item of ORDER BY, GROUP BY, DISTINCT ON or a window: a column or a
+  // constant as it is; a call in parentheses, and, pretty, any expression.
+  Piece SortItem(Piece p) const {
+    if (!p.column.empty() || p.is_const) return p;
+    if (pretty_ || p.call) p.text = "(" + p.text + ")";
+    return p;
+  }
+
+  Result<Piece> SortExpr(const Json& n, const Json& s, Level* level, int indent) {
+    SLUICE_ASSIGN_OR_RETURN(Piece p, SortTarget(n, s, level, indent));
+    return SortItem(p);
+  }
+
   // An ORDER BY, GROUP BY or DISTINCT ON item: an output column by number
   // or by name, or an expression.
-  Result<Piece> SortExpr(const Json& n, const Json& s, Level* level, int indent) {
+  Result<Piece> SortTarget(const Json& n, const Json& s, Level* level, int indent) {
     const Json& targets = s.value("targetList", Json::array());
     if (n.contains("A_Const") && n["A_Const"].contains("ival")) {
       const int k = n["A_Const"]["ival"].value("ival", 0);
@@ -834,6 +863,7 @@ class Deparser {
         if (val.contains("A_Const")) {
           Piece p;
           p.text = std::to_string(k);
+          p.is_const = true;
           return p;
         }
         return Expr(val, level, indent);
@@ -1074,13 +1104,17 @@ class Deparser {
         }
         break;
       }
-      case Shape::kAnd:
+      case Shape::kAnd:  // AND binds tighter than OR
+        simple = parent == Shape::kAnd || parent == Shape::kOr;
+        break;
       case Shape::kOr:
-        simple = parent == p.shape;
+        simple = parent == Shape::kOr;
         break;
       case Shape::kNot:
-      case Shape::kTest:
         simple = parent == Shape::kAnd || parent == Shape::kOr;
+        break;
+      case Shape::kTest:
+        simple = parent == Shape::kAnd || parent == Shape::kOr || parent == Shape::kNot;
         break;
       case Shape::kOther:
         simple = false;
@@ -1128,6 +1162,13 @@ class Deparser {
   // column or expression of another type is cast, as PostgreSQL's implicit
   // casts do.
   Piece Coerce(const Piece& p, const SqlType& to) const {
+    if (p.unknown && IsVarchar(Type(to))) {
+      // An untyped constant takes a VARCHAR's type but not its length.
+      Piece q = Coerce(p, SqlType::Varchar());
+      q.text = q.text.substr(0, q.text.rfind("::")) + "::character varying";
+      q.type = to;
+      return q;
+    }
     if (p.unknown) {
       if (p.is_null) return Const(Value::Null(), to);
       Value v;
@@ -1163,7 +1204,8 @@ class Deparser {
 
   Piece Cast(const Piece& p, const SqlType& to) const {
     Piece q;
-    const bool simple = p.shape == Shape::kSimple && (pretty_ || false);
+    // Not pretty, whatever is cast is in parentheses.
+    const bool simple = pretty_ && p.shape == Shape::kSimple;
     q.text = (simple ? p.text : "(" + p.text + ")") + "::" + TypeText(to);
     q.type = to;
     return q;
@@ -1210,6 +1252,7 @@ class Deparser {
       if (p.unknown) {
         Piece q = Coerce(p, to);
         if (varchar) q.text = Quote(p.literal) + "::character varying";
+        if (IsVarchar(Type(to)) && !p.is_null) q.text = Quote(p.literal) + "::" + TypeText(to);
         return q;
       }
       if (p.type && *p.type == to.WithNullable(p.type->nullable()) && !varchar) return p;
@@ -1407,10 +1450,12 @@ class Deparser {
       Type result;
       Binary(op, &l, &r, &result);
       if (kind == "AEXPR_DISTINCT" || kind == "AEXPR_NOT_DISTINCT") {
-        const std::string word =
-            kind == "AEXPR_DISTINCT" ? " IS DISTINCT FROM " : " IS NOT DISTINCT FROM ";
-        return Op(Arg(l, Shape::kOther, "", true) + word + Arg(r, Shape::kOther, "", false),
-                  Shape::kOther, "", SqlType::Boolean());
+        // IS NOT DISTINCT FROM is NOT over IS DISTINCT FROM.
+        Piece d = Op(
+            Arg(l, Shape::kTest, "", true) + " IS DISTINCT FROM " + Arg(r, Shape::kTest, "", false),
+            Shape::kTest, "", SqlType::Boolean());
+        if (kind == "AEXPR_DISTINCT") return d;
+        return Op("NOT " + Arg(d, Shape::kNot, "", false), Shape::kNot, "", SqlType::Boolean());
       }
       return Op(Arg(l, Shape::kOp, op, true) + " " + op + " " + Arg(r, Shape::kOp, op, false),
                 Shape::kOp, op, result);
@@ -1678,7 +1723,7 @@ class Deparser {
       for (size_t i = 0; i < order.size(); ++i) {
         const Json& sb = order[i]["SortBy"];
         SLUICE_ASSIGN_OR_RETURN(Piece p, Expr(sb["node"], level, indent));
-        std::string t = p.text;
+        std::string t = SortItem(p).text;
         SLUICE_RETURN_IF_ERROR(SortSuffix(sb, &t));
         text += (i ? ", " : "") + t;
       }
@@ -1689,7 +1734,8 @@ class Deparser {
       text += " FILTER (WHERE " + p.text + ")";
     }
     Piece p;
-    p.type = ResultType(name, types, star);
+    p.call = true;
+    p.type = ResultType(name, types);
     if (f.contains("over")) {
       const Json& over = f["over"];
       if (over.contains("name") && !over.contains("orderClause") &&
@@ -1704,7 +1750,7 @@ class Deparser {
     return p;
   }
 
-  static Type ResultType(const std::string& name, const std::vector<SqlType>& args, bool star) {
+  static Type ResultType(const std::string& name, const std::vector<SqlType>& args) {
     const Type a0 = args.empty() ? Type() : Type(args[0]);
     if (name == "count" || name == "row_number" || name == "rank" || name == "dense_rank") {
       return SqlType::BigInt();
@@ -1724,7 +1770,6 @@ class Deparser {
     if (name == "string_agg") return SqlType::Varchar();
     if (name == "array_agg") return a0 ? Type(SqlType::Array(*a0)) : Type();
     if (name == "now") return SqlType::TimestampTz();
-    (void)star;
     Result<ResolvedFn> f = ResolveFunction(name, args);
     if (f.ok()) return f->result;
     return std::nullopt;
@@ -1761,6 +1806,7 @@ class Deparser {
         const Json& sb = os[i]["SortBy"];
         SLUICE_ASSIGN_OR_RETURN(Piece p, s.empty() ? Expr(sb["node"], level, indent)
                                                    : SortExpr(sb["node"], s, level, indent));
+        if (s.empty()) p = SortItem(p);
         if (i == 0) order_type = p.type;
         std::string t = p.text;
         SLUICE_RETURN_IF_ERROR(SortSuffix(sb, &t));
@@ -1768,6 +1814,7 @@ class Deparser {
       }
     }
     const int o = w.value("frameOptions", 0);
+    // PostgreSQL's frame option bits (nodes/parsenodes.h).
     constexpr int kNonDefault = 0x1, kRange = 0x2, kRows = 0x4, kGroups = 0x8, kBetween = 0x10,
                   kStartUnbPre = 0x20, kEndUnbFol = 0x100, kStartCur = 0x200, kEndCur = 0x400,
                   kStartPre = 0x800, kEndPre = 0x1000, kStartFol = 0x2000, kEndFol = 0x4000,
@@ -1775,7 +1822,6 @@ class Deparser {
     if (o & kNonDefault) {
       space();
       out += (o & kRows) ? "ROWS " : (o & kGroups) ? "GROUPS " : "RANGE ";
-      (void)kRange;
       auto offset = [&](const char* key) -> Result<std::string> {
         SLUICE_ASSIGN_OR_RETURN(Piece p, Expr(w[key], level, indent));
         if (o & kRange) {
