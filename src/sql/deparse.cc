@@ -159,7 +159,6 @@ std::string Ident(const std::string& name) {
                                                   "xmlroot",
                                                   "xmlserialize",
                                                   "xmltable",
-                                                  "analyze",
                                                   "authorization",
                                                   "binary",
                                                   "collation",
@@ -791,7 +790,7 @@ class Deparser {
         if (select == nullptr) {
           // A set operation's output column, by number or by name.
           const Json& n = sb["node"];
-          if (n.contains("A_Const")) {
+          if (n.contains("A_Const") && n["A_Const"].contains("ival")) {
             t = std::to_string(n["A_Const"]["ival"].value("ival", 0));
           } else if (n.contains("ColumnRef")) {
             const std::string c = Str(n["ColumnRef"]["fields"].back());
