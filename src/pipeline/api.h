@@ -35,7 +35,10 @@ struct RelationInfo {
   format::Relation rel;
   bool is_table = false;
   bool materialized = false;
-  std::string definition;  // a view's query as written (pg_get_viewdef)
+  std::string definition;  // a view's query as written
+  // A view's query as pg_get_viewdef prints it, and its pretty form.
+  std::string pg_definition;
+  std::string pg_definition_pretty;
   // A table's SERIAL and IDENTITY columns (sql::TableDef).
   std::vector<std::string> default_sequences;
   std::vector<int> identity_always, identity_by_default;

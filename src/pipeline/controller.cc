@@ -210,7 +210,9 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
     std::vector<sql::Column> cols(
         def.query.plan->columns.begin(),
         def.query.plan->columns.begin() + static_cast<ptrdiff_t>(def.query.visible));
-    p.relations[v] = {MakeRelation(v, cols, {}), false, def.materialized, def.query_sql};
+    p.relations[v] = {MakeRelation(v, cols, {}), false,
+                      def.materialized,          def.query_sql,
+                      def.pg_definition,         def.pg_definition_pretty};
     p.output_names.push_back(v);
     SLUICE_ASSIGN_OR_RETURN(auto cs,
                             connector::ParseConnectors(v, false, def.connectors, base_dir));

@@ -607,8 +607,9 @@ Status AddCatalogRelations(const std::map<std::string, RelationInfo>& relations,
   sql::Catalog::PgDefinitions defs;
   for (const auto& [name, info] : relations) {
     if (!info.is_table) {
-      // As PostgreSQL prints it: the query on a line of its own, with a ';'.
-      defs["pg_get_viewdef"][oids.relations.at(name)] = " " + info.definition + ";";
+      // As PostgreSQL prints it (sql/deparse.h).
+      defs["pg_get_viewdef"][oids.relations.at(name)] = info.pg_definition;
+      defs[sql::kPgViewdefPretty][oids.relations.at(name)] = info.pg_definition_pretty;
     } else if (!info.rel.key.empty()) {
       const std::string key = sql::PrimaryKeyName(name);
       defs["pg_get_indexdef"][oids.key_indexes.at(name)] =

@@ -415,7 +415,12 @@ WHERE c.oid = ')" +
           oid + "';"),
       (std::vector<std::string>{"0|v|f|f|f|f|f|f|f||0||p|d|"}));
   EXPECT_EQ(Run("SELECT pg_catalog.pg_get_viewdef('" + oid + "'::pg_catalog.oid, true);"),
-            (std::vector<std::string>{" SELECT id, name FROM person WHERE balance > 100;"}));
+            (std::vector<std::string>{" SELECT person.id,\n    person.name\n   FROM person\n  "
+                                      "WHERE person.balance > 100::numeric;"}));
+  // Not pretty, by name: every operator in parentheses, as PostgreSQL prints it.
+  EXPECT_EQ(Run("SELECT pg_get_viewdef('rich');"),
+            (std::vector<std::string>{" SELECT person.id,\n    person.name\n   FROM person\n  "
+                                      "WHERE (person.balance > (100)::numeric);"}));
   EXPECT_TRUE(
       Run(R"(SELECT r.rulename, trim(trailing ';' from pg_catalog.pg_get_ruledef(r.oid, true))
 FROM pg_catalog.pg_rewrite r

@@ -794,20 +794,32 @@ Result<ExprPtr> Binder::BindSequenceCall(const std::string& name, const Json& bo
 // pg_get_viewdef(oid, ...), pg_get_indexdef(oid, ...) and
 // pg_get_constraintdef(oid, ...): the catalog's text for the object, NULL
 // for an OID it does not know (PostgreSQL's answer for an index or
-// constraint that does not exist). The further arguments (pretty printing,
-// a column number) do not change what Sluice says.
+// constraint that does not exist). pg_get_viewdef also takes a view's name
+// ('v' or 'v'::regclass), and a second argument true for the pretty form
+// (sql/deparse.h); the further arguments of the others (pretty printing, a
+// column number) do not change what Sluice says.
 Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<ExprPtr> args,
                                          const Json& node) {
   if (args.empty() || args.size() > 3) {
     return SqlError(sql_, node, "function " + name + " takes one to three arguments");
   }
   ExprPtr oid = args[0];
-  if (name == "pg_get_viewdef" && (oid->untyped || oid->type.IsString())) {
-    // pg_get_viewdef(text) takes a view's name and deparses its query as
-    // PostgreSQL normalizes it, which Sluice's catalog does not keep.
-    return SqlUnsupported(sql_, node, "pg_get_viewdef() of a view's name");
+  const bool viewdef = name == "pg_get_viewdef";
+  bool pretty = false;
+  if (viewdef && args.size() >= 2) {
+    const ExprPtr& flag = args[1];
+    if (flag->kind != ExprKind::kLiteral) {
+      return SqlUnsupported(sql_, node,
+                            "pg_get_viewdef() with a pretty flag that is not a constant");
+    }
+    // A number is a wrap column, which asks for the pretty form too.
+    pretty = flag->value.is_null()                 ? false
+             : flag->type.id() == TypeId::kBoolean ? flag->value.bool_value()
+                                                   : flag->type.IsInteger();
   }
-  if (oid->kind == ExprKind::kLiteral && (oid->untyped || oid->type.IsString())) {
+  if (viewdef && oid->kind == ExprKind::kLiteral && (oid->untyped || oid->type.IsString())) {
+    SLUICE_ASSIGN_OR_RETURN(oid, BindOidCast("regclass", oid, node));
+  } else if (oid->kind == ExprKind::kLiteral && (oid->untyped || oid->type.IsString())) {
     SLUICE_ASSIGN_OR_RETURN(oid, BindOidCast("oid", oid, node));
   } else if (!oid->type.IsInteger()) {
     return SqlError(sql_, node,
@@ -815,10 +827,24 @@ Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<Ex
   }
   oid = MakeCast(oid, SqlType::BigInt());
   const auto& all = catalog_.pg_definitions();
-  auto it = all.find(name);
-  if (it == all.end() || it->second.empty()) return MakeLiteral(Value::Null(), SqlType::Varchar());
+  std::map<int64_t, std::string> defs;
+  auto it = all.find(viewdef && pretty ? std::string(kPgViewdefPretty) : name);
+  if (it != all.end()) defs = it->second;
+  if (viewdef) {
+    // The views of the catalog itself (a session's), beside those that
+    // pg_definitions lists (a pipeline's, whose views an ad hoc query reads
+    // as tables).
+    const PgOids oids = AssignPgOids(catalog_);
+    for (const auto& [view, def] : catalog_.views()) {
+      auto o = oids.relations.find(view);
+      if (o != oids.relations.end()) {
+        defs[o->second] = pretty ? def.pg_definition_pretty : def.pg_definition;
+      }
+    }
+  }
+  if (defs.empty()) return MakeLiteral(Value::Null(), SqlType::Varchar());
   // NameByOid's ELSE is the number; here it is NULL.
-  ExprPtr e = NameByOid(oid, it->second);
+  ExprPtr e = NameByOid(oid, defs);
   auto c = std::make_shared<Expr>(*e);
   c->args.back() = MakeLiteral(Value::Null(), SqlType::Varchar());
   return ExprPtr(c);

@@ -64,6 +64,9 @@ struct TableDef {
   std::string sql;
 };
 
+// The key of Catalog::PgDefinitions that lists pg_get_viewdef(view, true).
+inline constexpr const char* kPgViewdefPretty = "pg_get_viewdef pretty";
+
 struct ViewDef {
   std::string name;
   BoundQuery query;
@@ -74,8 +77,13 @@ struct ViewDef {
   // if its hash is the same and none of its inputs changed.
   uint64_t definition_hash = 0;
   std::vector<std::string> inputs;
-  // Its query as written (what pg_get_viewdef gives).
+  // Its query as written.
   std::string query_sql;
+  // Its query as pg_get_viewdef(view) and pg_get_viewdef(view, true) print
+  // it (sql/deparse.h): PostgreSQL's analyzed form, or, where that cannot
+  // be printed yet, the query as written.
+  std::string pg_definition;
+  std::string pg_definition_pretty;
 };
 
 // CREATE FUNCTION name(args) RETURNS type LANGUAGE SQL ...: a function whose
@@ -179,6 +187,7 @@ class Catalog {
   // give for an object's OID (PgOids), by function name. Ad hoc queries set
   // it (pipeline/pg_catalog.h); the binder turns a call of one of these
   // functions into a lookup in it.
+  // pg_get_viewdef's pretty form is listed under kPgViewdefPretty.
   using PgDefinitions = std::map<std::string, std::map<int64_t, std::string>>;
   void set_pg_definitions(PgDefinitions d) { pg_definitions_ = std::move(d); }
   const PgDefinitions& pg_definitions() const { return pg_definitions_; }

@@ -18,6 +18,7 @@
 #include "dataflow/operators/output.h"
 #include "dataflow/operators/upsert.h"
 #include "sql/binder.h"
+#include "sql/deparse.h"
 #include "sql/functions.h"
 #include "sql/lateness.h"
 #include "sql/parser.h"
@@ -353,6 +354,17 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
     }
     v.query.plan = renamed;
   }
+  std::vector<std::string> column_names;  // CREATE VIEW v (a, b): a and b
+  if (names.is_array()) {
+    for (const Json& n : names) column_names.push_back(n["String"].value("sval", ""));
+  }
+  for (bool pretty : {false, true}) {
+    Result<std::string> text =
+        DeparseView(catalog, sql, body["query"]["SelectStmt"], column_names, pretty);
+    // Left empty where it cannot print the query yet: SetViewText puts the
+    // query as written there.
+    if (text.ok()) (pretty ? v.pg_definition_pretty : v.pg_definition) = *text;
+  }
   // The SQL functions it calls (and they call) are part of its definition.
   Json functions = Json::array();
   std::set<std::string> seen;
@@ -443,6 +455,16 @@ std::string ViewQueryText(std::string_view statement, size_t at, const Json& que
          (std::isspace(static_cast<unsigned char>(out.back())) || out.back() == ';'))
     out.pop_back();
   return out;
+}
+
+void SetViewText(std::string_view sql, const Json& st, ViewDef* v) {
+  const size_t at = std::min(st.value("stmt_location", size_t{0}), sql.size());
+  const Json& body = st["stmt"].begin().value();
+  v->query_sql =
+      ViewQueryText(sql.substr(at, st.value("stmt_len", sql.size() - at)), at, body["query"]);
+  for (std::string* d : {&v->pg_definition, &v->pg_definition_pretty}) {
+    if (d->empty()) *d = " " + v->query_sql + ";";
+  }
 }
 
 IndexDef BindCreateIndex(const Json& body) {
@@ -640,9 +662,7 @@ Result<Program> CompileProgram(std::string_view text) {
       SLUICE_RETURN_IF_ERROR(AddSequenceStatement(text, kind, body, &p.catalog));
     } else if (IsCreateView(kind, body)) {
       SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(p.catalog, text, kind, body));
-      const size_t at = std::min(st.value("stmt_location", size_t{0}), text.size());
-      v.query_sql =
-          ViewQueryText(text.substr(at, st.value("stmt_len", text.size() - at)), at, body["query"]);
+      SetViewText(text, st, &v);
       std::string name = v.name;
       Status s = p.catalog.AddView(std::move(v));
       if (!s.ok()) return SqlError(text, ViewRelation(kind, body), s.message());

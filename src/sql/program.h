@@ -104,6 +104,10 @@ bool IsCreateType(const std::string& kind);
 // materialized view; `kind` is the statement's node name.
 bool IsCreateView(const std::string& kind, const Json& body);
 const Json& ViewRelation(const std::string& kind, const Json& body);
+// Sets the view's query as written from its statement `st` (an element of
+// the parse tree's "stmts") in `sql`, and, where DeparseView could not print
+// its query, its pg_get_viewdef text to that query.
+void SetViewText(std::string_view sql, const Json& st, ViewDef* v);
 Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
                                const std::string& kind, const Json& body);
 

@@ -772,4 +772,25 @@ CREATE MATERIALIZED VIEW v WITH ('connectors' = '[]') AS
 }
 
 }  // namespace
+// A view keeps its query as written, and pg_get_viewdef's text in
+// PostgreSQL's form; a query the deparser cannot print yet gives the query
+// as written instead.
+TEST(ProgramTest, ViewDefinitions) {
+  auto p = CompileProgram(R"(
+CREATE TABLE t (a INT, b VARCHAR);
+CREATE VIEW v (x) AS SELECT a + 1, b FROM t WHERE b = 'k';
+CREATE VIEW w AS SELECT trim(both 'x' from b) AS c FROM t;
+)");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const ViewDef* v = p->catalog.FindView("v");
+  EXPECT_EQ(v->query_sql, "SELECT a + 1, b FROM t WHERE b = 'k'");
+  EXPECT_EQ(v->pg_definition,
+            " SELECT (t.a + 1) AS x,\n    t.b\n   FROM t\n  WHERE (t.b = 'k'::text);");
+  EXPECT_EQ(v->pg_definition_pretty,
+            " SELECT t.a + 1 AS x,\n    t.b\n   FROM t\n  WHERE t.b = 'k'::text;");
+  const ViewDef* w = p->catalog.FindView("w");
+  EXPECT_EQ(w->pg_definition, " SELECT trim(both 'x' from b) AS c FROM t;");
+  EXPECT_EQ(w->pg_definition_pretty, w->pg_definition);
+}
+
 }  // namespace sluice::sql

@@ -290,6 +290,7 @@ Status SqlSession::Statement(const std::string& sql) {
       SLUICE_RETURN_IF_ERROR(Update(sql, body));
     } else if (IsCreateView(kind, body)) {
       SLUICE_ASSIGN_OR_RETURN(ViewDef v, BindCreateView(catalog_, sql, kind, body));
+      SetViewText(sql, st, &v);
       if (body.value("replace", false)) SLUICE_RETURN_IF_ERROR(ReplaceableView(v));
       SLUICE_RETURN_IF_ERROR(catalog_.AddView(std::move(v)));
     } else if (kind == "IndexStmt") {

@@ -21,7 +21,6 @@ CREATE OR REPLACE VIEW ew AS SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN 
 SELECT * FROM ew;
 -- sluice: error cannot drop columns from view
 CREATE OR REPLACE VIEW ew AS SELECT id FROM e;
--- sluice: error pg_get_viewdef() of a view's name is not supported yet
 SELECT pg_get_viewdef('ew');
 -- Window functions over a grouped query: computed over the groups, after
 -- HAVING; their arguments, partitions and orders may be aggregates.
