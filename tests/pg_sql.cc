@@ -694,24 +694,7 @@ class Runner {
       MirrorTargets(stmt);
       return;
     }
-    if (!st.expect_error.empty()) {
-      if (got.ok()) {
-        Fail(st, "Sluice answered; expected the error \"" + st.expect_error + "\"");
-      } else if (got.status().message().find(st.expect_error) == std::string::npos) {
-        Fail(st, "expected the error \"" + st.expect_error + "\", got: " + got.status().message());
-      } else {
-        ++passed;
-      }
-      return;
-    }
-    if (!pg_ok) {
-      if (got.ok()) {
-        Fail(st, "Sluice answered what PostgreSQL refused: " + FirstLine(pg_error));
-      } else {
-        ++passed;
-      }
-      return;
-    }
+    if (Refused(st, got.status(), pg_ok, pg_error)) return;
     CheckModify(st, stmt, got, want);
   }
 
@@ -750,30 +733,36 @@ class Runner {
     ++passed;
   }
 
+  // Where a statement is expected to fail (a "-- sluice: error" line, or
+  // PostgreSQL refused it): counts whether Sluice's answer `got` agrees, and
+  // returns true. False where both should answer.
+  bool Refused(const Statement& st, const Status& got, bool pg_ok, const std::string& pg_error) {
+    if (!st.expect_error.empty()) {
+      if (got.ok()) {
+        Fail(st, "Sluice answered; expected the error \"" + st.expect_error + "\"");
+      } else if (got.message().find(st.expect_error) == std::string::npos) {
+        Fail(st, "expected the error \"" + st.expect_error + "\", got: " + got.message());
+      } else {
+        ++passed;
+      }
+      return true;
+    }
+    if (pg_ok) return false;
+    if (got.ok()) {
+      Fail(st, "Sluice answered what PostgreSQL refused: " + FirstLine(pg_error));
+    } else {
+      ++passed;
+    }
+    return true;
+  }
+
   // A query run once over the tables as they are (sql::SqlSession::Query),
   // whose rows must be PostgreSQL's.
   void AdhocQuery(const Statement& st, bool pg_ok,
                   const std::vector<std::vector<std::optional<std::string>>>& want,
                   const std::string& pg_error) {
     auto got = session_.Query(st.sql);
-    if (!st.expect_error.empty()) {
-      if (got.ok()) {
-        Fail(st, "Sluice answered; expected the error \"" + st.expect_error + "\"");
-      } else if (got.status().message().find(st.expect_error) == std::string::npos) {
-        Fail(st, "expected the error \"" + st.expect_error + "\", got: " + got.status().message());
-      } else {
-        ++passed;
-      }
-      return;
-    }
-    if (!pg_ok) {
-      if (got.ok()) {
-        Fail(st, "Sluice answered what PostgreSQL refused: " + FirstLine(pg_error));
-      } else {
-        ++passed;
-      }
-      return;
-    }
+    if (Refused(st, got.status(), pg_ok, pg_error)) return;
     if (!got.ok()) {
       Fail(st, got.status().message(),
            got.status().message().find("not supported yet") != std::string::npos);
