@@ -142,32 +142,52 @@ Result<Value> BindDefault(std::string_view sql, const std::string& column, const
 
 }  // namespace
 
-Status AddSequenceStatement(std::string_view sql, const std::string& kind, const Json& body,
-                            Catalog* catalog) {
-  if (kind == "CreateSeqStmt") {
-    SLUICE_ASSIGN_OR_RETURN(SequenceDef def, BindCreateSequence(sql, body));
-    if (body.value("if_not_exists", false) && catalog->FindSequence(def.name) != nullptr)
-      return Status::OK();
-    Status s = catalog->AddSequence(std::move(def));
-    if (!s.ok()) return SqlError(sql, body["sequence"], s.message());
-    return Status::OK();
+Result<std::optional<SequenceDef>> CreatedSequence(std::string_view sql, const Json& body,
+                                                   const Catalog& catalog) {
+  SLUICE_ASSIGN_OR_RETURN(SequenceDef def, BindCreateSequence(sql, body));
+  if (body.value("if_not_exists", false) &&
+      (catalog.FindSequence(def.name) != nullptr || catalog.FindTable(def.name) != nullptr ||
+       catalog.FindView(def.name) != nullptr)) {
+    return std::optional<SequenceDef>();
   }
+  return std::optional<SequenceDef>(std::move(def));
+}
+
+Result<std::optional<SequenceDef>> AlteredSequence(std::string_view sql, const Json& body,
+                                                   const Catalog& catalog,
+                                                   std::optional<int64_t>* restart,
+                                                   std::optional<int64_t> last_value) {
   const std::string name = body["sequence"].value("relname", "");
-  const SequenceDef* was = catalog->FindSequence(name);
+  const SequenceDef* was = catalog.FindSequence(name);
   if (was == nullptr) {
-    if (body.value("missing_ok", false)) return Status::OK();
+    if (body.value("missing_ok", false)) return std::optional<SequenceDef>();
     return SqlError(sql, body["sequence"], "relation \"" + name + "\" does not exist");
   }
   SequenceDef def = *was;
-  std::optional<int64_t> restart;
   SLUICE_RETURN_IF_ERROR(ReadSequenceOptions(sql, body.value("options", Json::array()),
-                                             /*create=*/false, &def, &restart));
+                                             /*create=*/false, &def, restart, last_value));
+  return std::optional<SequenceDef>(std::move(def));
+}
+
+Status AddSequenceStatement(std::string_view sql, const std::string& kind, const Json& body,
+                            Catalog* catalog) {
+  if (kind == "CreateSeqStmt") {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<SequenceDef> def, CreatedSequence(sql, body, *catalog));
+    if (!def) return Status::OK();
+    Status s = catalog->AddSequence(std::move(*def));
+    if (!s.ok()) return SqlError(sql, body["sequence"], s.message());
+    return Status::OK();
+  }
+  std::optional<int64_t> restart;
+  SLUICE_ASSIGN_OR_RETURN(std::optional<SequenceDef> def,
+                          AlteredSequence(sql, body, *catalog, &restart));
+  if (!def) return Status::OK();
   if (restart) {
     // A program runs again at every start: it would restart each time.
     return SqlUnsupported(sql, body, "ALTER SEQUENCE ... RESTART in a program",
                           "Restart it with setval() in an ad hoc query");
   }
-  return catalog->ReplaceSequence(std::move(def));
+  return catalog->ReplaceSequence(std::move(*def));
 }
 
 bool IsCreateType(const std::string& kind) {

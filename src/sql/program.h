@@ -123,6 +123,18 @@ Result<FunctionDef> BindCreateFunction(std::string_view sql, const Json& body);
 Result<AggregateDef> BindCreateAggregate(const Catalog& catalog, std::string_view sql,
                                          const Json& body);
 
+// CREATE SEQUENCE over `catalog`: the new sequence, or nullopt where IF NOT
+// EXISTS finds the name taken (by a sequence, table or view: PostgreSQL's
+// notice).
+Result<std::optional<SequenceDef>> CreatedSequence(std::string_view sql, const Json& body,
+                                                   const Catalog& catalog);
+// ALTER SEQUENCE over `catalog`: the sequence as the statement leaves it,
+// or nullopt where IF EXISTS finds none; `restart` and `last_value` as
+// ReadSequenceOptions takes them.
+Result<std::optional<SequenceDef>> AlteredSequence(std::string_view sql, const Json& body,
+                                                   const Catalog& catalog,
+                                                   std::optional<int64_t>* restart,
+                                                   std::optional<int64_t> last_value = {});
 // CREATE SEQUENCE and ALTER SEQUENCE (`kind`: CreateSeqStmt or
 // AlterSeqStmt, `body` its node) of a program, on `catalog`. ALTER's RESTART
 // is refused: a program runs again at every start.

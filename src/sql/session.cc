@@ -360,30 +360,21 @@ Status SqlSession::Statement(const std::string& sql) {
 Status SqlSession::SequenceStatement(const std::string& sql, const std::string& kind,
                                      const Json& body) {
   if (kind == "CreateSeqStmt") {
-    SLUICE_ASSIGN_OR_RETURN(SequenceDef def, BindCreateSequence(sql, body));
-    if (body.value("if_not_exists", false) &&
-        (catalog_.FindSequence(def.name) != nullptr || catalog_.FindTable(def.name) != nullptr ||
-         catalog_.FindView(def.name) != nullptr)) {
-      return Status::OK();  // PostgreSQL: a notice
-    }
-    Status s = catalog_.AddSequence(def);
+    SLUICE_ASSIGN_OR_RETURN(std::optional<SequenceDef> def, CreatedSequence(sql, body, catalog_));
+    if (!def) return Status::OK();  // PostgreSQL: a notice
+    Status s = catalog_.AddSequence(*def);
     if (!s.ok()) return SqlError(sql, body["sequence"], s.message());
-    return sequences_->Create(def);
+    return sequences_->Create(*def);
   }
   if (kind == "AlterSeqStmt") {
-    const std::string name = body["sequence"].value("relname", "");
-    const SequenceDef* was = catalog_.FindSequence(name);
-    if (was == nullptr) {
-      if (body.value("missing_ok", false)) return Status::OK();
-      return SqlError(sql, body["sequence"], "relation \"" + name + "\" does not exist");
-    }
-    SequenceDef def = *was;
     std::optional<int64_t> restart;
-    SLUICE_RETURN_IF_ERROR(ReadSequenceOptions(sql, body.value("options", Json::array()),
-                                               /*create=*/false, &def, &restart,
-                                               sequences_->LastValue(name)));
-    SLUICE_RETURN_IF_ERROR(sequences_->Alter(def, restart));
-    return catalog_.ReplaceSequence(std::move(def));
+    SLUICE_ASSIGN_OR_RETURN(
+        std::optional<SequenceDef> def,
+        AlteredSequence(sql, body, catalog_, &restart,
+                        sequences_->LastValue(body["sequence"].value("relname", ""))));
+    if (!def) return Status::OK();
+    SLUICE_RETURN_IF_ERROR(sequences_->Alter(*def, restart));
+    return catalog_.ReplaceSequence(std::move(*def));
   }
   // DROP SEQUENCE
   for (const Json& obj : body["objects"]) {
