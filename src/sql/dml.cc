@@ -20,13 +20,6 @@
 namespace sluice::sql {
 namespace {
 
-// `s` as a string constant.
-std::string QuoteLiteral(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
 constexpr size_t npos = std::string::npos;
 
 // A query built from pieces of the user's statement and pieces of our own,
@@ -145,24 +138,6 @@ std::string AliasOf(const Json& rel) {
 
 std::string Trim(std::string_view s) { return TrimEnd(s.substr(SkipSpace(s, 0))); }
 
-// `text` split at the commas outside parentheses and brackets, each piece
-// trimmed.
-std::vector<std::string> SplitTopLevel(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  int depth = 0;
-  for (size_t i = 0; (i = SkipSpace(text, i)) < text.size(); i = TokenEnd(text, i)) {
-    if (text[i] == '(' || text[i] == '[') ++depth;
-    if (text[i] == ')' || text[i] == ']') --depth;
-    if (depth == 0 && text[i] == ',') {
-      out.push_back(Trim(text.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  out.push_back(Trim(text.substr(start)));
-  return out;
-}
-
 // The items of text[from, to) split at the commas outside parentheses and
 // brackets: each one's start and length, without the space around it.
 std::vector<std::pair<size_t, size_t>> ItemSpans(std::string_view text, size_t from, size_t to) {
@@ -181,6 +156,16 @@ std::vector<std::pair<size_t, size_t>> ItemSpans(std::string_view text, size_t f
     end = std::min(TokenEnd(in, i), in.size());
   }
   out.emplace_back(start, end - start);
+  return out;
+}
+
+// `text` split at the commas outside parentheses and brackets, each piece
+// without the space around it.
+std::vector<std::string> SplitTopLevel(std::string_view text) {
+  std::vector<std::string> out;
+  for (const auto& [from, len] : ItemSpans(text, 0, text.size())) {
+    out.emplace_back(text.substr(from, len));
+  }
   return out;
 }
 
@@ -517,12 +502,7 @@ std::string Literal(const Value& v, const SqlType& type, const TypeNamer& name) 
   }
   const std::string t = TypeSql(type, name);
   if (v.is_null()) return "CAST(NULL AS " + t + ")";
-  std::string out = "CAST('";
-  for (char c : ValueToPgText(v, type)) {
-    if (c == '\'') out.push_back('\'');
-    out.push_back(c);
-  }
-  return out + "' AS " + t + ")";
+  return "CAST(" + QuoteString(ValueToPgText(v, type)) + " AS " + t + ")";
 }
 
 // Rows as a query of constants: VALUES, or a SELECT of no rows.
@@ -1066,7 +1046,7 @@ class Planner {
         if (n == 0) continue;
         SLUICE_ASSIGN_OR_RETURN(
             QueryRows values, env_.query("SELECT nextval(" +
-                                         QuoteLiteral(QuoteIdentifier(table.default_sequences[c])) +
+                                         QuoteString(QuoteIdentifier(table.default_sequences[c])) +
                                          ") FROM generate_series(1, " + std::to_string(n) + ")"));
         for (Row& v : values.rows) next_values[c].push_back(std::move(v[0]));
       }
@@ -1134,7 +1114,7 @@ class Planner {
         }
         if (c < def.default_sequences.size() && !def.default_sequences[c].empty()) {
           exprs[c] =
-              CastTo("nextval(" + QuoteLiteral(QuoteIdentifier(def.default_sequences[c])) + ")",
+              CastTo("nextval(" + QuoteString(QuoteIdentifier(def.default_sequences[c])) + ")",
                      cols[c].type.WithNullable(true), env_.type_name);
           continue;
         }

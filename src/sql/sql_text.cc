@@ -135,4 +135,13 @@ std::string QuoteIdentifier(const std::string& name) {
   return out + "\"";
 }
 
+std::string QuoteString(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out.push_back('\'');
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
 }  // namespace sluice::sql

@@ -40,4 +40,7 @@ std::string Unquote(std::string_view name);
 // `name` in double quotes, its quotes doubled.
 std::string QuoteIdentifier(const std::string& name);
 
+// `s` as a string constant: in quotes, each quote doubled.
+std::string QuoteString(std::string_view s);
+
 }  // namespace sluice::sql
