@@ -376,10 +376,12 @@ TEST(MultihostTest, CoordinationCallsNeedTheSecretAndTheCertificates) {
   EXPECT_FALSE(sr) << sr->status;
   std::filesystem::remove_all(rogue);
   // The pipeline goes on.
+  ASSERT_TRUE(p.WaitStep(1));  // the step at start
   std::string tok = p.Ingest("t", "{\"insert\": {\"id\": 1}}");
   ASSERT_TRUE(p.WaitComplete(tok));
   EXPECT_EQ(p.Query("SELECT COUNT(*) FROM t", "csv"), "1\n");
-  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 1);
+  // The step at start, then the one of the insert.
+  EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 2);
 }
 
 // A distributed sink's leader takes a report only from the host it names
@@ -401,6 +403,8 @@ CREATE VIEW v WITH (connectors = '[{"name": "lake", "distributed": true,
   const Json st = Json::parse(p.Client().Get("/status")->body);
   const std::string certs = CertificateDir(p);
   ASSERT_FALSE(certs.empty()) << p.log();
+  // A report of the step after the last, which no host has run.
+  const uint64_t next_step = st["step"].get<uint64_t>() + 1;
   // Ask both hosts: the leader answers about the report, the other says
   // it does not lead.
   auto report = [&](int to, const std::string& cert, int from, const std::string& path) {
@@ -416,8 +420,8 @@ CREATE VIEW v WITH (connectors = '[{"name": "lake", "distributed": true,
     auto r = c.Post("/coordination/part_report",
                     Json{{"connector", "lake"},
                          {"host", from},
-                         {"from", 2},
-                         {"step", 2},
+                         {"from", next_step},
+                         {"step", next_step},
                          {"files", files.dump()},
                          {"snapshot", false},
                          {"compaction", false}}
@@ -425,7 +429,11 @@ CREATE VIEW v WITH (connectors = '[{"name": "lake", "distributed": true,
                     "application/json");
     return r ? std::to_string(r->status) + " " + r->body : std::string("no answer");
   };
-  const std::string good_name = "part-00000000000000000002-h1-0123456789abcdef.zstd.parquet";
+  char step_digits[24];
+  std::snprintf(step_digits, sizeof step_digits, "%020llu",
+                static_cast<unsigned long long>(next_step));
+  const std::string good_name =
+      "part-" + std::string(step_digits) + "-h1-0123456789abcdef.zstd.parquet";
   std::string answers;
   for (int to = 0; to < 2; ++to) {
     // From the coordinator's certificate, claiming to be host 1.

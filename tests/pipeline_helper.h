@@ -232,6 +232,20 @@ class Pipeline {
     return false;
   }
 
+  // Waits until /status says step `step` has run (a fresh pipeline runs
+  // step 1 at start, input or not: tests that count steps wait for it, so
+  // that their first input is not taken by it).
+  bool WaitStep(uint64_t step, std::chrono::seconds timeout = 10s) {
+    for (int i = 0; i < timeout.count() * 40; ++i) {
+      auto r = Client().Get("/status");
+      if (r && r->status == 200 && Json::parse(r->body)["step"].get<uint64_t>() >= step) {
+        return true;
+      }
+      std::this_thread::sleep_for(25ms);
+    }
+    return false;
+  }
+
   // POST /checkpoint, then waits for it: returns /checkpoint_status once it
   // succeeded or failed (null if neither came in time).
   Json Checkpoint() {

@@ -75,7 +75,11 @@ void StepLoop::Run(Driver* driver) {
       if (txn_.commit_requested) {
         run = true;
       } else {
-        Clock::time_point input_due = driver->InputDue(step_);
+        // A fresh pipeline's first step runs at once, input or not: its
+        // views then hold what they hold over empty tables (a count of 0,
+        // a constant's row) before any input comes.
+        Clock::time_point input_due =
+            step_ == 0 ? Clock::time_point::min() : driver->InputDue(step_);
         if (step_interval_.count() > 0) {
           input_due = std::min(input_due, last_began_ + step_interval_);
         }

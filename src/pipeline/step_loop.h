@@ -6,7 +6,8 @@
 // At every step boundary the loop, in this order: ends if the pipeline is
 // stopping or failed; takes the checkpoint asked for (or the periodic one
 // that is due); runs a step if a commit is asked for, or, while running,
-// if its driver says that input is due; otherwise waits until woken (by
+// if its driver says that input is due or no step has run yet (so that a
+// fresh pipeline's views hold their answer over empty tables); otherwise waits until woken (by
 // Wake(), or a control call) or until the input or the next periodic
 // checkpoint is due.
 //
