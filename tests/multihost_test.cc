@@ -142,6 +142,58 @@ CREATE MATERIALIZED VIEW n AS SELECT COUNT(*) AS n, SUM(v) AS s FROM t;
   EXPECT_EQ(p.Query("SELECT COUNT(*), COUNT(DISTINCT id) FROM t", "csv"), "500,500\n");
 }
 
+// LATENESS on many hosts: each host admits only its own input, but every
+// host's waterline is the largest value over all of them, so a row that is
+// late only by another host's input is dropped where it comes in, and every
+// host forgets by the same waterline. The table's two files are read on two
+// hosts.
+TEST(MultihostTest, WaterlinesAreAgreedOverEveryHost) {
+  const std::string program = R"(
+CREATE TABLE ev (id BIGINT, ts TIMESTAMP NOT NULL LATENESS INTERVAL 1 HOURS)
+  WITH (append_only = true, materialized = true, connectors = '[
+  {"name": "a", "transport": {"name": "file_input", "config": {"path": "a.json", "follow": true}},
+   "format": {"name": "json"}},
+  {"name": "b", "transport": {"name": "file_input", "config": {"path": "b.json", "follow": true}},
+   "format": {"name": "json"}}]');
+CREATE MATERIALIZED VIEW per_hour AS
+  SELECT w.window_start AS h, COUNT(*) AS n FROM ev, tumble(ts, INTERVAL '1 hour') AS w
+  GROUP BY w.window_start;
+)";
+  Pipeline p(program, {"--hosts", "3", "--workers", "2"}, {{"a.json", ""}, {"b.json", ""}});
+  ASSERT_GT(p.port(), 0) << p.log();
+  auto wait_rows = [&](const std::string& want) {
+    for (int i = 0; i < 400 && p.Query("SELECT COUNT(*) FROM ev", "csv") != want; ++i) {
+      std::this_thread::sleep_for(25ms);
+    }
+    return p.Query("SELECT COUNT(*) FROM ev", "csv");
+  };
+  std::ofstream(p.dir() + "/a.json", std::ios::app)
+      << R"({"insert": {"id": 1, "ts": "2024-01-01 10:00:00"}})"
+      << "\n";
+  ASSERT_EQ(wait_rows("1\n"), "1\n");
+  // b's host took nothing yet: by its own input nothing would be late.
+  std::ofstream(p.dir() + "/b.json", std::ios::app)
+      << R"({"insert": {"id": 2, "ts": "2024-01-01 08:30:00"}})"
+      << "\n"
+      << R"({"insert": {"id": 3, "ts": "2024-01-01 09:30:00"}})"
+      << "\n";
+  ASSERT_EQ(wait_rows("2\n"), "2\n");
+  for (int i = 0; i < 200; ++i) {
+    if (Json::parse(p.Client().Get("/stats")->body)["global"]["late_rows"]["ev"] == 1) break;
+    std::this_thread::sleep_for(25ms);
+  }
+  const Json st = Json::parse(p.Client().Get("/stats")->body);
+  std::set<int> hosts;
+  for (const Json& in : st["inputs"]) hosts.insert(in["host"].get<int>());
+  EXPECT_EQ(hosts.size(), 2u) << st.dump();
+  EXPECT_EQ(st["global"]["late_rows"], Json::parse(R"({"ev": 1})")) << st.dump();
+  EXPECT_EQ(st["global"]["waterlines"], Json::parse(R"({"ev": "2024-01-01 09:00:00"})"))
+      << st.dump();
+  EXPECT_EQ(p.Query("SELECT id FROM ev ORDER BY id", "csv"), "1\n3\n");
+  EXPECT_EQ(p.Query("SELECT h, n FROM per_hour ORDER BY h", "csv"),
+            "2024-01-01 09:00:00,1\n2024-01-01 10:00:00,1\n");
+}
+
 // kill -9 of one host: the pipeline fails, saying which host, within the
 // timeouts; a restart resumes from the last complete checkpoint with exact
 // views and an output file that holds every change once.

@@ -56,6 +56,14 @@ struct Record {
   }
 };
 
+// Takes the larger of each table's value in `from` and `*into`.
+void MergeMaxima(const std::map<std::string, int64_t>& from, std::map<std::string, int64_t>* into) {
+  for (const auto& [table, v] : from) {
+    auto [it, fresh] = into->emplace(table, v);
+    if (!fresh) it->second = std::max(it->second, v);
+  }
+}
+
 }  // namespace
 
 Assignment AssignHosts(const pipeline::ProgramInfo& program, int hosts, const Assignment& keep) {
@@ -113,7 +121,8 @@ Coordinator::Coordinator(sql::Program program, pipeline::PipelineConfig config,
       config_(std::move(config)),
       base_dir_(std::move(base_dir)),
       options_(std::move(options)),
-      reads_clock_(sql::ReadsStepClock(program_)) {
+      reads_clock_(sql::ReadsStepClock(program_)),
+      waterlines_(std::make_unique<pipeline::Waterlines>(program_, /*agreed=*/true)) {
   // The clock moves: a step once a resolution, input or not.
   if (reads_clock_) {
     loop_.set_step_interval(std::chrono::microseconds(config_.clock_resolution_usecs));
@@ -274,6 +283,7 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   struct Journaled {
     std::mutex mu;
     std::map<uint64_t, co::JournaledStep> steps;
+    std::map<std::string, int64_t> maxima;            // of LATENESS columns, over every host
     uint64_t newest_file = 0;                         // the newest journal file on any host
     std::vector<uint64_t> relayout_leases;            // by host
   };
@@ -295,6 +305,7 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     }
     std::lock_guard<std::mutex> l(journaled->mu);
     journaled->newest_file = std::max(journaled->newest_file, st.newest_journal);
+    MergeMaxima(st.maxima, &journaled->maxima);
     journaled->relayout_leases[static_cast<size_t>(h.address().index)] =
         st.relayout_lease.value_or(0);
     for (const co::JournaledStep& j : st.journal_steps) {
@@ -305,6 +316,11 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     return Status::OK();
   };
   SLUICE_RETURN_IF_ERROR(OnEveryHost(activate).WithContext("activating the hosts"));
+  {
+    MutexLock sl(&step_mu_);
+    maxima_ = journaled->maxima;
+    waterlines_->Agree(maxima_);
+  }
   if (!relayout_.empty()) {
     SLUICE_RETURN_IF_ERROR(Relayout(journaled->relayout_leases));
   }
@@ -621,6 +637,7 @@ Status Coordinator::RunStep(const pipeline::StepLoop::StepPlan& plan) {
 Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay) {
   MutexLock sl(&step_mu_);
   co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay};
+  request.maxima = maxima_;
   if (reads_clock_) {
     // One step clock for every host, read here as a host's controller
     // reads it on one host: as recorded, else the wall clock; never back.
@@ -630,13 +647,17 @@ Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool re
   const auto timeout = options_.step_timeout;
   Mutex ignored_mu;
   std::map<std::string, uint64_t> ignored;
+  std::map<std::string, int64_t> maxima;
   SLUICE_RETURN_IF_ERROR(OnEveryHost([&](const HostClient& h) -> Status {
                            SLUICE_ASSIGN_OR_RETURN(co::StepAnswer a, h.Call(request, timeout));
                            MutexLock l(&ignored_mu);
                            for (const auto& [t, n] : a.ignored_deletes) ignored[t] += n;
+                           MergeMaxima(a.maxima, &maxima);
                            return Status::OK();
                          }).WithContext("step " + std::to_string(plan.step)));
   ignored_deletes_.Record(plan.step, ignored);
+  MergeMaxima(maxima, &maxima_);
+  waterlines_->Agree(maxima_);
   return Status::OK();
 }
 
@@ -1073,6 +1094,7 @@ pipeline::PipelineStats Coordinator::Stats() const {
     auto r = h.Call(co::StatsRequest{}, std::chrono::seconds(5));
     if (r.ok()) st.Add(*r, h.address().index);
   }
+  if (!waterlines_->empty()) g.waterlines = waterlines_->waterlines();
   return st;
 }
 

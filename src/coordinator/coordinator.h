@@ -37,6 +37,7 @@
 #include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/step_loop.h"
+#include "pipeline/waterlines.h"
 #include "server/host_client.h"
 #include "sql/sequences.h"
 
@@ -189,6 +190,13 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   // The step clock (NOW() in views' temporal filters), when a view reads it.
   const bool reads_clock_ = false;
   StepClock clock_;
+  // Per table with a LATENESS: the largest value of its column over every
+  // host's answers (at activation, then to each step), sent with the next
+  // step so that every host keeps the same waterlines.
+  std::map<std::string, int64_t> maxima_ GUARDED_BY(step_mu_);
+  // The waterlines the next step runs with on every host (for /stats: a
+  // host's own follow the maxima only when that step starts).
+  std::unique_ptr<pipeline::Waterlines> waterlines_;
 
   // What each host's last poll said. Lock order: the loop's mutex, then
   // poll_mu_ (InputDue).

@@ -326,13 +326,10 @@ Status Controller::Init() {
     budget_ = std::make_unique<MemoryBudget>(MemoryBudget::kUnlimited);
     opts.spine.merge.budget = budget_.get();
   }
-  waterlines_ = std::make_unique<Waterlines>(program_);
-  if (!waterlines_->empty() && role_ && role_->hosts > 1) {
-    // Each host sees only its own input: a waterline needs the largest
-    // value over every host's, agreed on at each step.
-    return Status::Unimplemented(
-        "LATENESS on a pipeline of many hosts is not supported yet: run it on one host");
-  }
+  // On many hosts each host sees only its own input: the waterlines follow
+  // the largest value over every host's, which the coordinator gives with
+  // each step (RunHostStep).
+  waterlines_ = std::make_unique<Waterlines>(program_, /*agreed=*/role_ && role_->hosts > 1);
   reads_clock_ = sql::ReadsStepClock(program_);
   // The clock moves: a step once a resolution, input or not.
   if (reads_clock_) {

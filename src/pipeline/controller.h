@@ -201,8 +201,13 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   // step is journaled first; a `replay` step takes what the journal says it
   // took (or nothing, if this host never ran it). `clock` is the step clock
   // the coordinator chose (a journaled step keeps the one it had).
+  // `maxima`: per table with a LATENESS, the largest value over every host
+  // (the waterlines follow it before the step takes its input).
   Status RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay = false,
-                     int64_t clock = 0);
+                     int64_t clock = 0, const std::map<std::string, int64_t>& maxima = {});
+  // Per table with a LATENESS: the largest value of its column this host
+  // took (for the coordinator, which agrees on the waterlines).
+  std::map<std::string, int64_t> LatenessMaxima() const { return waterlines_->maxima(); }
   // exactly_once: the steps after the checkpoint that this host's journal
   // records, to be replayed: (step, commit, in a transaction, step clock).
   std::vector<std::tuple<uint64_t, bool, bool, int64_t>> RecordedSteps() const;

@@ -15,8 +15,8 @@ Controller::InputState Controller::WaitForInput(std::chrono::milliseconds wait) 
   return {r.buffered, r.due && !stopping(), step()};
 }
 
-Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay,
-                               int64_t clock) {
+Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool replay, int64_t clock,
+                               const std::map<std::string, int64_t>& maxima) {
   StepLoop::StepPlan plan{step, commit, in_txn, clock};
   std::optional<JournalRecord> recorded;
   {
@@ -35,6 +35,9 @@ Status Controller::RunHostStep(uint64_t step, bool commit, bool in_txn, bool rep
                                    ", but this host's last step is " +
                                    std::to_string(this->step()));
   }
+  // Every host drops the same late rows from now on, and forgets by the
+  // same waterlines.
+  waterlines_->Agree(maxima);
   InputQueues::StepInput input;
   uint64_t last_token = queues_->last_token();
   if (recorded) {

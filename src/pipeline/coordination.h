@@ -106,9 +106,14 @@ struct ActivateAnswer {
   // With `relayout`: the lease that pins this host's part of the moved
   // integrals as the checkpoint held them.
   std::optional<uint64_t> relayout_lease;
+  // Per table with a LATENESS: the largest value of its column that this
+  // host took up to the checkpoint opened (the coordinator agrees on the
+  // waterlines from every host's: StepRequest::maxima).
+  std::map<std::string, int64_t> maxima;
   template <class V>
   void Fields(V& v) {
     v("step", step);
+    v("maxima", maxima);
     v("journal_steps", journal_steps);
     v("newest_journal", newest_journal);
     v("relayout_lease", relayout_lease);
@@ -226,10 +231,14 @@ struct StepAnswer {
   uint64_t step = 0;
   // Deletes that found no row to delete on this host, per table.
   std::map<std::string, uint64_t> ignored_deletes;
+  // Per table with a LATENESS: the largest value of its column that this
+  // host took up to this step.
+  std::map<std::string, int64_t> maxima;
   template <class V>
   void Fields(V& v) {
     v("step", step);
     v("ignored_deletes", ignored_deletes);
+    v("maxima", maxima);
   }
 };
 struct StepRequest {
@@ -244,6 +253,11 @@ struct StepRequest {
   // The step clock (NOW() in views' temporal filters), one value for every
   // host; 0 when no view reads it.
   int64_t clock = 0;
+  // Per table with a LATENESS: the largest value of its column over every
+  // host, from their answers to the step before (and at activation). Each
+  // host's waterline follows it before the step takes its input, so that
+  // every host drops the same late rows and forgets by the same waterline.
+  std::map<std::string, int64_t> maxima;
   template <class V>
   void Fields(V& v) {
     v("step", step);
@@ -251,6 +265,7 @@ struct StepRequest {
     v("in_transaction", in_transaction);
     v("replay", replay);
     v("clock", clock);
+    v("maxima", maxima);
   }
 };
 

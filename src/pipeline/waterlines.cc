@@ -5,7 +5,7 @@
 
 namespace sluice::pipeline {
 
-Waterlines::Waterlines(const sql::Program& program) {
+Waterlines::Waterlines(const sql::Program& program, bool agreed) : agreed_(agreed) {
   MutexLock l(&mu_);
   for (const std::string& name : program.tables) {
     const sql::TableDef& def = *program.catalog.FindTable(name);
@@ -20,13 +20,15 @@ Waterlines::Waterlines(const sql::Program& program) {
   }
 }
 
-int64_t Waterlines::Behind(const Table& t) const {
-  if (t.max == Waterline::kNone) return Waterline::kNone;
-  int64_t w;
-  if (__builtin_sub_overflow(t.max, t.lateness, &w) || w == Waterline::kNone) {
-    return Waterline::kNone + 1;
+void Waterlines::AdvanceLocked() {
+  for (auto& [name, t] : tables_) {
+    if (t.agreed == Waterline::kNone) continue;
+    int64_t w;
+    if (__builtin_sub_overflow(t.agreed, t.lateness, &w) || w == Waterline::kNone) {
+      w = Waterline::kNone + 1;
+    }
+    t.waterline->Advance(w);
   }
-  return w;
 }
 
 bool Waterlines::Admit(const std::string& table, std::string_view row) {
@@ -51,10 +53,27 @@ bool Waterlines::Admit(const std::string& table, std::string_view row) {
 
 void Waterlines::EndStep() {
   MutexLock l(&mu_);
+  if (agreed_) return;
+  for (auto& [name, t] : tables_) t.agreed = t.max;
+  AdvanceLocked();
+}
+
+void Waterlines::Agree(const std::map<std::string, int64_t>& maxima) {
+  MutexLock l(&mu_);
   for (auto& [name, t] : tables_) {
-    const int64_t w = Behind(t);
-    if (w != Waterline::kNone) t.waterline->Advance(w);
+    auto it = maxima.find(name);
+    if (it != maxima.end()) t.agreed = std::max(t.agreed, it->second);
   }
+  AdvanceLocked();
+}
+
+std::map<std::string, int64_t> Waterlines::maxima() const {
+  MutexLock l(&mu_);
+  std::map<std::string, int64_t> out;
+  for (const auto& [name, t] : tables_) {
+    if (t.max != Waterline::kNone) out[name] = t.max;
+  }
+  return out;
 }
 
 std::map<std::string, uint64_t> Waterlines::late_rows() const {
@@ -88,31 +107,35 @@ std::map<std::string, std::string> Waterlines::waterlines() const {
   return out;
 }
 
-// {"<table>": {"max": <int64 or null>, "late": <count>}, ...}
+// {"<table>": {"max": <int64 or null>, "agreed": <int64 or null>, "late":
+// <count>}, ...}; "agreed" is missing in checkpoints of one host before it
+// was kept (it was "max" there).
 nlohmann::json Waterlines::ToJson() const {
   MutexLock l(&mu_);
+  auto value = [](int64_t v) {
+    return v == Waterline::kNone ? nlohmann::json() : nlohmann::json(v);
+  };
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, t] : tables_) {
-    j[name] = {{"max", t.max == Waterline::kNone ? nlohmann::json() : nlohmann::json(t.max)},
-               {"late", t.late}};
+    j[name] = {{"max", value(t.max)}, {"agreed", value(t.agreed)}, {"late", t.late}};
   }
   return j;
 }
 
 Status Waterlines::FromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Status::Corruption("waterlines are not a JSON object");
-  {
-    MutexLock l(&mu_);
-    for (auto& [name, t] : tables_) {
-      auto it = j.find(name);
-      if (it == j.end()) continue;  // a table that gained its LATENESS since
-      if (!it->is_object()) return Status::Corruption("the waterline of " + name + " is malformed");
-      const nlohmann::json& max = (*it)["max"];
-      if (max.is_number_integer()) t.max = std::max(t.max, max.get<int64_t>());
-      t.late = it->value("late", uint64_t{0});
-    }
+  MutexLock l(&mu_);
+  for (auto& [name, t] : tables_) {
+    auto it = j.find(name);
+    if (it == j.end()) continue;  // a table that gained its LATENESS since
+    if (!it->is_object()) return Status::Corruption("the waterline of " + name + " is malformed");
+    const nlohmann::json& max = (*it)["max"];
+    if (max.is_number_integer()) t.max = std::max(t.max, max.get<int64_t>());
+    const nlohmann::json& agreed = it->contains("agreed") ? (*it)["agreed"] : max;
+    if (agreed.is_number_integer()) t.agreed = std::max(t.agreed, agreed.get<int64_t>());
+    t.late = it->value("late", uint64_t{0});
   }
-  EndStep();
+  AdvanceLocked();
   return Status::OK();
 }
 

@@ -7,8 +7,15 @@
 // which forget state behind it; so the waterline that operators read is
 // never ahead of the rows that later steps still take.
 //
-// Checkpoints keep each table's largest value and late count (ToJson,
-// FromJson), so a restart resumes the same waterlines.
+// On many hosts each host admits only its own input, and operators on every
+// host forget by the same waterline: a host's waterline does not follow its
+// own largest value but the largest over every host, agreed on by the
+// coordinator (Agree(), before each step takes its input: the maxima of
+// every host's answer to the step before). Each host reports its own
+// maxima (maxima()) with every step's answer and at activation.
+//
+// Checkpoints keep each table's largest value, the agreed one, and the late
+// count (ToJson, FromJson), so a restart resumes the same waterlines.
 //
 // Thread safety: Admit() and EndStep() are called by the step's thread, one
 // step at a time; the accessors from any thread. `mu_` guards the figures.
@@ -28,7 +35,8 @@ namespace sluice::pipeline {
 
 class Waterlines {
  public:
-  explicit Waterlines(const sql::Program& program);
+  // `agreed`: the waterlines follow Agree() (a host of many), not EndStep().
+  explicit Waterlines(const sql::Program& program, bool agreed = false);
 
   bool empty() const { return tables_.empty(); }
   // For the circuit (BuildProgram): every table's column and waterline.
@@ -38,8 +46,15 @@ class Waterlines {
   // unless its LATENESS column lies behind the table's waterline (NULL never
   // does). A late row is counted.
   bool Admit(const std::string& table, std::string_view row) EXCLUDES(mu_);
-  // At a step's end: each waterline follows the largest value admitted.
+  // At a step's end: each waterline follows the largest value admitted
+  // (on one host).
   void EndStep() EXCLUDES(mu_);
+  // Before a step takes its input (a host of many): each waterline follows
+  // the largest value over every host, `maxima` by table (a table missing
+  // from it keeps its waterline).
+  void Agree(const std::map<std::string, int64_t>& maxima) EXCLUDES(mu_);
+  // The largest value this process admitted, per table that admitted one.
+  std::map<std::string, int64_t> maxima() const EXCLUDES(mu_);
 
   // Late rows dropped since the pipeline started (counted in checkpoints),
   // per table with a LATENESS column.
@@ -56,10 +71,14 @@ class Waterlines {
     int column = 0;
     int64_t lateness = 0;
     std::shared_ptr<Waterline> waterline;
-    int64_t max = Waterline::kNone;  // the largest value admitted
+    int64_t max = Waterline::kNone;     // the largest value admitted here
+    int64_t agreed = Waterline::kNone;  // the largest over every host (one: `max`)
     uint64_t late = 0;
   };
-  int64_t Behind(const Table& t) const;
+  // Moves each waterline up to its table's agreed value minus the lateness.
+  void AdvanceLocked() REQUIRES(mu_);
+
+  const bool agreed_;
 
   mutable Mutex mu_;
   std::map<std::string, Table> tables_ GUARDED_BY(mu_);

@@ -40,7 +40,7 @@ TEST(WaterlinesTest, AdmitsAdvancesAndRestores) {
   EXPECT_EQ(w.late_rows(), (std::map<std::string, uint64_t>{{"t", 1}}));
   EXPECT_EQ(w.waterlines(), (std::map<std::string, std::string>{{"t", "90"}}));
   const nlohmann::json saved = w.ToJson();
-  EXPECT_EQ(saved, nlohmann::json::parse(R"({"t": {"max": 100, "late": 1}})"));
+  EXPECT_EQ(saved, nlohmann::json::parse(R"({"t": {"max": 100, "agreed": 100, "late": 1}})"));
   Waterlines again(*program);
   ASSERT_TRUE(again.FromJson(saved).ok());
   EXPECT_EQ(again.published().at("t").second->value(), 90);
@@ -48,6 +48,36 @@ TEST(WaterlinesTest, AdmitsAdvancesAndRestores) {
   EXPECT_EQ(again.late_rows().at("t"), 2u);
   EXPECT_FALSE(again.FromJson(nlohmann::json::array()).ok());
   EXPECT_FALSE(again.FromJson(nlohmann::json::parse(R"({"t": 5})")).ok());
+}
+
+// A host of many: its waterline follows the largest value over every host,
+// as the coordinator gives it, not its own; its own is reported.
+TEST(WaterlinesTest, AHostOfManyFollowsTheAgreedMaxima) {
+  auto program = sql::CompileProgram("CREATE TABLE t (x VARCHAR, n BIGINT LATENESS 10);");
+  ASSERT_TRUE(program.ok()) << program.status().message();
+  const Schema schema = {SqlType::Varchar(), SqlType::BigInt()};
+  Waterlines w(*program, /*agreed=*/true);
+  const WaterlinePtr line = w.published().at("t").second;
+  EXPECT_TRUE(w.Admit("t", Row(schema, {Value::String("a"), Value::Int(100)})));
+  w.EndStep();
+  EXPECT_EQ(line->value(), Waterline::kNone);  // its own largest value moves nothing
+  EXPECT_EQ(w.maxima(), (std::map<std::string, int64_t>{{"t", 100}}));
+  w.Agree({{"t", 150}, {"other", 7}});  // another host took 150
+  EXPECT_EQ(line->value(), 140);
+  EXPECT_FALSE(w.Admit("t", Row(schema, {Value::String("b"), Value::Int(139)})));
+  EXPECT_TRUE(w.Admit("t", Row(schema, {Value::String("c"), Value::Int(140)})));
+  w.Agree({{"t", 120}});  // never back
+  EXPECT_EQ(line->value(), 140);
+  w.Agree({});
+  EXPECT_EQ(line->value(), 140);
+  EXPECT_EQ(w.maxima(), (std::map<std::string, int64_t>{{"t", 140}}));
+  // A checkpoint keeps the agreed value apart from its own.
+  const nlohmann::json saved = w.ToJson();
+  EXPECT_EQ(saved, nlohmann::json::parse(R"({"t": {"max": 140, "agreed": 150, "late": 1}})"));
+  Waterlines again(*program, /*agreed=*/true);
+  ASSERT_TRUE(again.FromJson(saved).ok());
+  EXPECT_EQ(again.published().at("t").second->value(), 140);
+  EXPECT_EQ(again.maxima(), (std::map<std::string, int64_t>{{"t", 140}}));
 }
 
 }  // namespace

@@ -274,6 +274,7 @@ Result<co::ActivateAnswer> HostServer::Impl::Activate(const co::ActivateRequest&
     answer.journal_steps.push_back({step, commit, in_txn, clock});
   }
   answer.newest_journal = (*c)->NewestJournalFile();
+  answer.maxima = (*c)->LatenessMaxima();
   if ((*c)->relayout_lease() != 0) answer.relayout_lease = (*c)->relayout_lease();
   {
     MutexLock l(&mu);
@@ -404,8 +405,8 @@ void HostServer::Impl::Routes() {
   Serve<co::StepRequest>(*http, [this](const co::StepRequest& r) -> Result<co::StepAnswer> {
     LongCall busy(this);
     SLUICE_RETURN_IF_ERROR(
-        Get()->RunHostStep(r.step, r.commit, r.in_transaction, r.replay, r.clock));
-    return co::StepAnswer{Get()->step(), Get()->LastStepIgnoredDeletes()};
+        Get()->RunHostStep(r.step, r.commit, r.in_transaction, r.replay, r.clock, r.maxima));
+    return co::StepAnswer{Get()->step(), Get()->LastStepIgnoredDeletes(), Get()->LatenessMaxima()};
   });
   Serve<co::CheckpointRequest>(
       *http, [this](const co::CheckpointRequest& r) -> Result<co::CheckpointAnswer> {
