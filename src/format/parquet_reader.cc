@@ -23,6 +23,7 @@
 #include "sql/datetime.h"
 #include "sql/expr.h"
 #include "storage/file.h"
+#include "types/row_codec.h"
 
 namespace sluice::format {
 
@@ -156,12 +157,13 @@ Status Cast(const Value& v, const SqlType& from, const SqlType& to, Value* out) 
     case TypeId::kVarchar:
     case TypeId::kBinary:
     case TypeId::kVarbinary: {
-      const size_t len = to.IsString() ? Utf8Length(v.string_value()) : v.string_value().size();
-      if (to.length() >= 0 && len > static_cast<size_t>(to.length())) {
+      std::string_view s = v.string_value();
+      if (!FitString(to, &s)) {
+        const size_t len = to.IsString() ? Utf8Length(v.string_value()) : v.string_value().size();
         return Status::InvalidArgument("a value of length " + std::to_string(len) + " for " +
                                        to.ToString());
       }
-      *out = v;
+      *out = s.size() == v.string_value().size() ? v : Value::String(std::string(s));
       return Status::OK();
     }
     case TypeId::kInterval: {

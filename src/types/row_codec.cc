@@ -158,12 +158,6 @@ Status GetBytes(const SqlType& type, std::string_view* in, std::string* out) {
   }
 }
 
-size_t Utf8Length(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
-  return n;
-}
-
 Status Misfit(const SqlType& type, const Value& v, std::string_view why) {
   return Status::InvalidArgument("value " + v.ToString() + " does not fit " + type.ToString() +
                                  ": " + std::string(why));
@@ -884,13 +878,7 @@ Status EncodeNonNull(const SqlType& type, const Value& v, std::string* out) {
     case TypeId::kVarbinary: {
       SLUICE_RETURN_IF_ERROR(expect(K::kString));
       std::string_view s = v.string_value();
-      if (type.id() == TypeId::kChar) {
-        while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-      }
-      if (type.length() >= 0) {
-        size_t len = type.IsString() ? Utf8Length(s) : s.size();
-        if (len > static_cast<size_t>(type.length())) return Misfit(type, v, "value too long");
-      }
+      if (!FitString(type, &s)) return Misfit(type, v, "value too long");
       PutBytes(s, out);
       return Status::OK();
     }
@@ -1143,14 +1131,27 @@ bool AppendDecimalField(const SqlType& type, int128 unscaled, std::string* out) 
   return true;
 }
 
-bool AppendStringField(const SqlType& type, std::string_view s, std::string* out) {
+bool FitString(const SqlType& type, std::string_view* s) {
   if (type.id() == TypeId::kChar) {
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    while (!s->empty() && s->back() == ' ') s->remove_suffix(1);
   }
-  if (type.length() >= 0) {
-    size_t len = type.IsString() ? Utf8Length(s) : s.size();
-    if (len > static_cast<size_t>(type.length())) return false;
+  if (type.length() < 0) return true;
+  const size_t n = static_cast<size_t>(type.length());
+  if (!type.IsString()) return s->size() <= n;
+  // The byte where the (n+1)th character starts, if there is one.
+  size_t chars = 0, cut = 0;
+  for (; cut < s->size(); ++cut) {
+    if ((static_cast<uint8_t>((*s)[cut]) & 0xC0) == 0x80) continue;
+    if (chars++ == n) break;
   }
+  if (cut == s->size()) return true;
+  if (s->find_first_not_of(' ', cut) != std::string_view::npos) return false;
+  *s = s->substr(0, cut);
+  return true;
+}
+
+bool AppendStringField(const SqlType& type, std::string_view s, std::string* out) {
+  if (!FitString(type, &s)) return false;
   if (type.nullable()) out->push_back(kPresent);
   PutBytes(s, out);
   return true;

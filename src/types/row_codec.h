@@ -110,6 +110,13 @@ bool AppendDecimalField(const SqlType& type, int128 unscaled, std::string* out);
 bool AppendNumericField(const SqlType& type, int128 unscaled, int scale, std::string* out);
 bool AppendStringField(const SqlType& type, std::string_view s, std::string* out);
 
+// A string as a column of `type` (CHAR, VARCHAR, BINARY, VARBINARY) takes
+// it, by PostgreSQL's rule for assignment: CHAR drops trailing spaces; a
+// string longer than the type's length fits only when what is over is
+// spaces, which are cut off (never for the binary types). False when `*s`
+// does not fit; else `*s` is what the column holds.
+bool FitString(const SqlType& type, std::string_view* s);
+
 // Fast paths for the common fixed-width fields, used by operators.
 // Appends a BIGINT (nullable or not as `nullable` says).
 void AppendInt64(int64_t v, bool nullable, std::string* out);

@@ -371,6 +371,22 @@ TEST(RowCodecTest, StringsAndBinary) {
   // Length counts characters, not bytes.
   EXPECT_TRUE(
       EncodeValue(SqlType::Varchar(3), Value::String("\xc3\xa9\xc3\xa9\xc3\xa9"), &out).ok());
+  // As PostgreSQL assigns a string: what is over the length may be spaces,
+  // which are cut off; never other characters, nor bytes of binary types.
+  ExpectRoundTrip(SqlType::Varchar(3), Value::String("ab    "), Value::String("ab "));
+  ExpectRoundTrip(SqlType::Varchar(3), Value::String("\xc3\xa9\xc3\xa9  "),
+                  Value::String("\xc3\xa9\xc3\xa9 "));
+  ExpectRoundTrip(SqlType::Char(2), Value::String("ab  "), Value::String("ab"));
+  out.clear();
+  EXPECT_FALSE(EncodeValue(SqlType::Varchar(3), Value::String("ab  x"), &out).ok());
+  EXPECT_FALSE(EncodeValue(SqlType::Char(2), Value::String("abc "), &out).ok());
+  EXPECT_FALSE(EncodeValue(SqlType::Varbinary(2), Value::String("ab "), &out).ok());
+  std::string_view s = "abc  ";
+  EXPECT_TRUE(FitString(SqlType::Varchar(4), &s));
+  EXPECT_EQ(s, "abc ");
+  s = "abc";
+  EXPECT_TRUE(FitString(SqlType::Varchar(), &s));
+  EXPECT_EQ(s, "abc");
 }
 
 TEST(RowCodecTest, DatesTimesIntervals) {
