@@ -95,6 +95,8 @@ class Circuit {
   // Operators added from now on belong to `owner`. With `fails_alone`, an
   // error of one of them fails the owner, not the step (TakeStepFailures).
   void SetOwner(std::string owner, bool fails_alone = false);
+  // The owner of the operators added now ("" before any SetOwner).
+  const std::string& owner() const { return owners_[owner_]; }
 
   // Evaluates every operator once. An error names the operator. An operator
   // whose owner fails alone and that met an error gives empty changes from

@@ -925,6 +925,10 @@ PipelineStats Controller::Stats() const {
   g.eval_errors = errors_.count();
   if (role_ && role_->transport != nullptr) g.exchange_bytes_sent = role_->transport->bytes_sent();
   g.ignored_deletes = errors_.ignored_deletes();
+  for (const auto& [query, r] : errors_.recursions()) {
+    g.recursive_queries[query] = {r.incremental_steps, r.from_scratch_steps, r.last_iterations,
+                                  r.iterations};
+  }
   if (waterlines_ && !waterlines_->empty()) {
     g.late_rows = waterlines_->late_rows();
     g.waterlines = waterlines_->waterlines();

@@ -25,6 +25,14 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   for (const auto& [phase, n] : p.step_phase_usecs) g.step_phase_usecs[phase] += n;
   for (const auto& [table, n] : p.late_rows) g.late_rows[table] += n;
   for (const auto& [table, w] : p.waterlines) g.waterlines[table] = w;
+  // A recursive query runs on one worker of one host: the others add 0.
+  for (const auto& [query, r] : p.recursive_queries) {
+    RecursionStats& into = g.recursive_queries[query];
+    into.incremental_steps += r.incremental_steps;
+    into.from_scratch_steps += r.from_scratch_steps;
+    into.last_iterations = std::max(into.last_iterations, r.last_iterations);
+    into.iterations += r.iterations;
+  }
   if (p.step_clock) g.step_clock = p.step_clock;  // one value on every host
   g.spill_failures += p.spill_failures;
   if (p.last_spill_failure) g.last_spill_failure = p.last_spill_failure;

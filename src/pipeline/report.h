@@ -39,6 +39,22 @@ struct BlockCacheStats {
   }
 };
 
+// A recursive query's steps (sql::EvalErrors::Recursion).
+struct RecursionStats {
+  uint64_t incremental_steps = 0;   // kept up to date from the change
+  uint64_t from_scratch_steps = 0;  // computed from scratch
+  uint64_t last_iterations = 0;     // of the last step
+  uint64_t iterations = 0;          // of every step
+
+  template <class V>
+  void Fields(V& v) {
+    v("incremental_steps", incremental_steps);
+    v("from_scratch_steps", from_scratch_steps);
+    v("last_iterations", last_iterations);
+    v("iterations", iterations);
+  }
+};
+
 struct GlobalStats {
   std::string state;
   uint64_t step = 0;
@@ -66,6 +82,8 @@ struct GlobalStats {
   // its waterline, and the waterline (once known), as a value of the column.
   std::map<std::string, uint64_t> late_rows;
   std::map<std::string, std::string> waterlines;
+  // Per recursive query of a view ("<view>.<query>"), once it ran.
+  std::map<std::string, RecursionStats> recursive_queries;
   // When a view reads NOW(): the step clock in the last step, as a
   // TIMESTAMP (UTC).
   std::optional<std::string> step_clock;
@@ -104,6 +122,7 @@ struct GlobalStats {
     v("ignored_deletes", ignored_deletes);
     v("late_rows", late_rows);
     v("waterlines", waterlines);
+    v("recursive_queries", recursive_queries);
     v("step_clock", step_clock);
     v("exchange_bytes_sent", exchange_bytes_sent);
   }

@@ -150,6 +150,19 @@ std::map<std::string, uint64_t> EvalErrors::ignored_deletes() const {
   return ignored_deletes_;
 }
 
+void EvalErrors::AddRecursionStep(const std::string& query, bool from_scratch, int64_t iterations) {
+  MutexLock l(&mu_);
+  Recursion& r = recursions_[query];
+  ++(from_scratch ? r.from_scratch_steps : r.incremental_steps);
+  r.last_iterations = static_cast<uint64_t>(iterations);
+  r.iterations += static_cast<uint64_t>(iterations);
+}
+
+std::map<std::string, EvalErrors::Recursion> EvalErrors::recursions() const {
+  MutexLock l(&mu_);
+  return recursions_;
+}
+
 int64_t EvalErrors::count() const {
   MutexLock l(&mu_);
   return count_;
@@ -1163,6 +1176,50 @@ void StepInputs(const PlanPtr& n, const PlanNode* leaf, std::map<const PlanNode*
   for (const PlanPtr& in : n->inputs) StepInputs(in, leaf, memo, out);
 }
 
+// How many ways `n` reads the working table `leaf`, through operators
+// that keep the result linear in it (RecursiveSpec::linear): filters,
+// projections, UNION ALL, per-row series and windows, and joins that pair
+// each of its rows with rows of other relations (inner; outer and semi or
+// anti joins with it on the side whose rows they keep). 2 stands for "not
+// linear": read twice, or through any other operator.
+int LinearReads(const PlanNode* n, const PlanNode* leaf, std::map<const PlanNode*, bool>* memo) {
+  if (n == leaf) return 1;
+  if (!ReadsWorkingTable(n, leaf, memo)) return 0;
+  if (n->domain != nullptr && ReadsWorkingTable(n->domain.get(), leaf, memo)) return 2;
+  std::vector<int> reads;
+  int total = 0;
+  for (const PlanPtr& in : n->inputs) {
+    reads.push_back(LinearReads(in.get(), leaf, memo));
+    total += reads.back();
+  }
+  if (total > 1) return 2;
+  switch (n->kind) {
+    case PlanKind::kFilter:
+    case PlanKind::kProject:
+    case PlanKind::kUnionAll:
+    case PlanKind::kSeries:
+    case PlanKind::kWindow:
+      return total;
+    case PlanKind::kJoin: {
+      const bool left = reads[0] == 1;
+      switch (n->join_type) {
+        case JoinType::kInner:
+          return total;
+        case JoinType::kLeft:
+        case JoinType::kSemi:
+        case JoinType::kAnti:
+          return left ? total : 2;
+        case JoinType::kRight:
+          return left ? 2 : total;
+        default:
+          return 2;
+      }
+    }
+    default:
+      return 2;
+  }
+}
+
 }  // namespace
 
 // The recursive term runs in a circuit of its own (RecursiveOp), once per
@@ -1184,8 +1241,16 @@ Result<Stream*> Lowering::LowerRecursive(const PlanNode& n) {
   RecursiveSpec spec;
   spec.name = n.table;
   spec.set = n.set_union;
+  spec.linear = LinearReads(step.get(), working.get(), &memo) == 1;
   EvalErrors* errors = errors_;
   spec.on_error = [errors](const Status& s) { errors->Add(s); };
+  // By the view it serves: "view:v" owns the operators being added.
+  std::string query = c_.owner();
+  if (query.rfind("view:", 0) == 0) query.erase(0, 5);
+  query += (query.empty() ? "" : ".") + n.table;
+  spec.on_step = [errors, query](bool from_scratch, int64_t iterations) {
+    errors->AddRecursionStep(query, from_scratch, iterations);
+  };
   const Schema out_schema = n.schema();
   spec.build = [step, working, parts, errors, out_schema](Circuit& c) -> Status {
     Lowering inner(

@@ -41,12 +41,25 @@ class EvalErrors {
   // Since the pipeline started, per table (only those with some).
   std::map<std::string, uint64_t> ignored_deletes() const;
 
+  // The steps of each recursive query ("<view>.<query>") since the
+  // pipeline started: how many kept it up to date and how many computed it
+  // from scratch, with the iterations of the last step and of all.
+  struct Recursion {
+    uint64_t incremental_steps = 0;
+    uint64_t from_scratch_steps = 0;
+    uint64_t last_iterations = 0;
+    uint64_t iterations = 0;
+  };
+  void AddRecursionStep(const std::string& query, bool from_scratch, int64_t iterations);
+  std::map<std::string, Recursion> recursions() const;
+
  private:
   static constexpr size_t kMaxSamples = 10;
   mutable Mutex mu_;
   int64_t count_ GUARDED_BY(mu_) = 0;
   std::vector<std::string> samples_ GUARDED_BY(mu_);
   std::map<std::string, uint64_t> ignored_deletes_ GUARDED_BY(mu_);
+  std::map<std::string, Recursion> recursions_ GUARDED_BY(mu_);
 };
 
 // The waterlines of a program's tables: per table with a LATENESS column,

@@ -142,3 +142,39 @@ WITH RECURSIVE t(j) AS (
     SELECT j+1 FROM t WHERE j < 10
 )
 SELECT * FROM t;
+-- A random graph of 14 nodes, its edges coming and going over many
+-- statements: reachability (UNION, kept up to date by deleting and
+-- deriving again), paths along increasing nodes (UNION ALL), and nodes
+-- reachable from 0 avoiding blocked ones.
+CREATE TABLE g (src INT, dst INT);
+CREATE TABLE blocked (n INT);
+INSERT INTO g VALUES (1, 5), (8, 8), (10, 13), (1, 3), (9, 9), (8, 6), (12, 9), (8, 13), (11, 12), (12, 7), (12, 12), (9, 7), (3, 0), (9, 1), (1, 4), (13, 1), (7, 0), (13, 10), (7, 10), (5, 3), (6, 4), (5, 5), (12, 6), (11, 8);
+WITH RECURSIVE reach(a, b) AS (
+  SELECT src, dst FROM g
+  UNION
+  SELECT r.a, g.dst FROM reach r JOIN g ON r.b = g.src
+) SELECT a, b FROM reach;
+WITH RECURSIVE up(a, b, len) AS (
+  SELECT src, dst, 1 FROM g WHERE src < dst
+  UNION ALL
+  SELECT u.a, g.dst, u.len + 1 FROM up u JOIN g ON u.b = g.src WHERE g.src < g.dst
+) SELECT a, b, len, count(*) FROM up GROUP BY a, b, len;
+WITH RECURSIVE open(n) AS (
+  SELECT 0
+  UNION
+  SELECT o.dst FROM open JOIN (
+    SELECT * FROM g WHERE NOT EXISTS (SELECT 1 FROM blocked b WHERE b.n = g.dst)) o
+  ON o.src = open.n
+) SELECT n FROM open;
+DELETE FROM blocked WHERE n = 1;
+DELETE FROM g WHERE src = 13 AND dst = 10;
+INSERT INTO blocked VALUES (4);
+DELETE FROM g WHERE src = 5 AND dst = 5;
+INSERT INTO blocked VALUES (11);
+DELETE FROM g WHERE src = 9 AND dst = 7;
+INSERT INTO g VALUES (7, 6), (1, 6), (9, 8);
+INSERT INTO g VALUES (13, 1), (6, 8), (12, 12);
+INSERT INTO blocked VALUES (7);
+DELETE FROM blocked WHERE n = 4;
+DELETE FROM g WHERE src % 3 = 0;
+INSERT INTO g VALUES (3, 3), (6, 9), (9, 12), (12, 3);

@@ -1,6 +1,6 @@
 #include "dataflow/operators/recursive.h"
 
-#include <map>
+#include <set>
 
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
@@ -12,8 +12,7 @@
 namespace sluice {
 namespace {
 
-// A relation as rows and their multiplicities, in row order.
-using Rows = std::map<std::string, Weight, std::less<>>;
+using Rows = RecursiveOp::Rows;
 
 // Adds `sign` times the rows of `b` (keys; their values are empty) to `rows`.
 Status AddRows(const Batch& b, Weight sign, Rows* rows) {
@@ -29,49 +28,117 @@ Status AddRows(const Batch& b, Weight sign, Rows* rows) {
   return c->status();
 }
 
-// Pushes `sign` times `rows` into `b`.
-void PushRows(const Rows& rows, Weight sign, BatchBuilder* b) {
-  for (const auto& [row, w] : rows) b->Push(row, sign * w);
+// Adds `w` to `row`'s weight in `rows`, dropping it at 0.
+void AddRow(std::string_view row, Weight w, Rows* rows) {
+  auto it = rows->find(row);
+  if (it == rows->end()) {
+    rows->emplace(std::string(row), w);
+    return;
+  }
+  it->second += w;
+  if (it->second == 0) rows->erase(it);
 }
+
+Weight WeightOf(const Rows& rows, std::string_view row) {
+  auto it = rows.find(row);
+  return it == rows.end() ? 0 : it->second;
+}
+
+// `sign` times `rows`, as a batch.
+Result<MemBatchPtr> ToBatch(const Rows& rows, Weight sign) {
+  BatchBuilder b;
+  for (const auto& [row, w] : rows) b.Push(row, sign * w);
+  return b.Finish();
+}
+
+// The step turned out not to be monotone: the caller computes from scratch.
+Status NotMonotone() { return Status::Aborted("the recursive term is not monotone"); }
 
 }  // namespace
 
+// The step's circuit that lives across steps: its W is all of R, so the
+// integral of its output, `y`, is step(R); `base` is base's integral.
+struct RecursiveOp::Live {
+  std::unique_ptr<Circuit> circuit;
+  InputOp* w = nullptr;
+  std::vector<InputOp*> others;
+  OutputOp* out = nullptr;
+  Rows y, base;
+};
+
 RecursiveOp::RecursiveOp(std::vector<Stream*> inputs, RecursiveSpec spec, const SpineOptions& opts)
-    : inputs_(std::move(inputs)), spec_(std::move(spec)), opts_(opts), result_(MemBatch::Empty()) {
+    : inputs_(std::move(inputs)), spec_(std::move(spec)), opts_(opts) {
   for (size_t i = 0; i < inputs_.size(); ++i) integrals_.push_back(std::make_unique<Spine>(opts));
 }
 
+RecursiveOp::~RecursiveOp() = default;
+
 Status RecursiveOp::Eval() {
   bool changed = false;
+  std::vector<BatchPtr> changes;
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const BatchPtr& d = inputs_[i]->value();
+    changes.push_back(d);
     if (d->empty()) continue;
     changed = true;
     SLUICE_RETURN_IF_ERROR(integrals_[i]->Insert(d));
   }
   output_.set(MemBatch::Empty());
   if (!changed) return Status::OK();
-  Result<BatchPtr> r = FixedPoint();
-  if (!r.ok()) {
-    // Not the step's failure: the query's. R stays as it was.
-    if (spec_.on_error) spec_.on_error(r.status());
-    return Status::OK();
+  iterations_ = 0;
+  Rows delta;
+  const bool kept = live_ != nullptr;
+  if (live_ != nullptr) {
+    Result<Rows> d = Incremental(changes);
+    // Else the live circuit is spent: from scratch.
+    if (d.ok()) delta = std::move(d).value();
+    if (!d.ok()) live_.reset();
   }
-  BatchBuilder delta;
-  for (const auto& [batch, sign] : {std::pair{*r, Weight{1}}, std::pair{result_, Weight{-1}}}) {
-    std::unique_ptr<Cursor> c = batch->NewCursor();
-    for (; c->KeyValid(); c->StepKey()) {
-      for (; c->ValValid(); c->StepVal()) delta.Push(c->key(), c->val(), sign * c->weight());
+  if (live_ == nullptr) {
+    Result<Rows> r = FixedPoint();
+    if (spec_.on_step) spec_.on_step(/*from_scratch=*/true, iterations_);
+    if (!r.ok()) {
+      // Not the step's failure: the query's. R stays as it was.
+      if (spec_.on_error) spec_.on_error(r.status());
+      return Status::OK();
     }
-    SLUICE_RETURN_IF_ERROR(c->status());
+    delta = *r;
+    for (const auto& [row, w] : r_) AddRow(row, -w, &delta);
+    r_ = std::move(r).value();
+    r_rows_ = r_bytes_ = 0;
+    for (const auto& [row, n] : r_) {
+      r_rows_ += static_cast<uint64_t>(n);
+      r_bytes_ += row.size() * static_cast<uint64_t>(n);
+    }
+    // Kept up to date from here on, if it can be (else computed again at
+    // the next change).
+    if (spec_.linear && !Rebuild().ok()) live_.reset();
+  } else {
+    if (kept && spec_.on_step) spec_.on_step(/*from_scratch=*/false, iterations_);
+    for (const auto& [row, w] : delta) {
+      AddRow(row, w, &r_);
+      r_rows_ += static_cast<uint64_t>(w);
+      r_bytes_ += row.size() * static_cast<uint64_t>(w);
+    }
   }
-  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr out, delta.Finish());
-  result_ = std::move(r).value();
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr out, ToBatch(delta, 1));
   output_.set(std::move(out));
   return Status::OK();
 }
 
-Result<BatchPtr> RecursiveOp::FixedPoint() {
+Status RecursiveOp::Limit(int64_t iteration, uint64_t rows, uint64_t bytes) const {
+  if (iteration < spec_.max_iterations && rows <= spec_.max_rows && bytes <= spec_.max_bytes) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      "recursive query \"" + spec_.name + "\" did not end within " +
+      (iteration >= spec_.max_iterations ? std::to_string(spec_.max_iterations) + " iterations"
+       : rows > spec_.max_rows           ? std::to_string(spec_.max_rows) + " rows"
+                                         : std::to_string(spec_.max_bytes >> 20) + " MiB") +
+      " (its recursive term keeps yielding new rows); its view keeps its previous rows");
+}
+
+Result<Rows> RecursiveOp::FixedPoint() {
   WorkerContext ctx;
   ctx.spine = opts_;
   Circuit step(ctx);
@@ -106,18 +173,11 @@ Result<BatchPtr> RecursiveOp::FixedPoint() {
     r_bytes += row.size() * static_cast<uint64_t>(n);
   }
   for (int64_t iteration = 0; !w.empty(); ++iteration) {
-    if (iteration >= spec_.max_iterations || r_rows > spec_.max_rows || r_bytes > spec_.max_bytes) {
-      return Status::InvalidArgument(
-          "recursive query \"" + spec_.name + "\" did not end within " +
-          (iteration >= spec_.max_iterations ? std::to_string(spec_.max_iterations) + " iterations"
-           : r_rows > spec_.max_rows         ? std::to_string(spec_.max_rows) + " rows"
-                                             : std::to_string(spec_.max_bytes >> 20) + " MiB") +
-          " (its recursive term keeps yielding new rows); its view keeps its previous rows");
-    }
-    BatchBuilder change;  // W's change since the last iteration
-    PushRows(w, 1, &change);
-    PushRows(fed, -1, &change);
-    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr c, change.Finish());
+    SLUICE_RETURN_IF_ERROR(Limit(iteration, r_rows, r_bytes));
+    ++iterations_;
+    Rows change = w;  // W's change since the last iteration
+    for (const auto& [row, n] : fed) AddRow(row, -n, &change);
+    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr c, ToBatch(change, 1));
     w_in->Push(std::move(c));
     fed = w;
     SLUICE_RETURN_IF_ERROR(step.Step());
@@ -140,20 +200,193 @@ Result<BatchPtr> RecursiveOp::FixedPoint() {
     }
     w = std::move(next);
   }
-  BatchBuilder b;
-  PushRows(r, 1, &b);
-  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, b.Finish());
-  return BatchPtr(std::move(all));
+  return r;
+}
+
+Status RecursiveOp::Rebuild() {
+  live_.reset();
+  auto live = std::make_unique<Live>();
+  WorkerContext ctx;
+  ctx.spine = opts_;
+  live->circuit = std::make_unique<Circuit>(ctx);
+  SLUICE_RETURN_IF_ERROR(spec_.build(*live->circuit));
+  live->w = live->circuit->input("w");
+  live->out = live->circuit->output("out");
+  if (live->w == nullptr || live->out == nullptr) {
+    return Status::Internal("the step of a recursive query lacks its input or output");
+  }
+  for (size_t i = 1; i < inputs_.size(); ++i) {
+    InputOp* in = live->circuit->input("in" + std::to_string(i - 1));
+    if (in == nullptr) return Status::Internal("the step of a recursive query lacks an input");
+    SLUICE_ASSIGN_OR_RETURN(BatchPtr all, integrals_[i]->Consolidated());
+    in->Push(std::move(all));
+    live->others.push_back(in);
+  }
+  SLUICE_ASSIGN_OR_RETURN(BatchPtr base, integrals_[0]->Consolidated());
+  SLUICE_RETURN_IF_ERROR(AddRows(*base, 1, &live->base));
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, ToBatch(r_, 1));
+  live->w->Push(std::move(all));
+  SLUICE_RETURN_IF_ERROR(live->circuit->Step());
+  SLUICE_RETURN_IF_ERROR(AddRows(*live->out->output()->value(), 1, &live->y));
+  live_ = std::move(live);
+  return Status::OK();
+}
+
+Result<Rows> RecursiveOp::Feed(const Rows& w) {
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, ToBatch(w, 1));
+  live_->w->Push(std::move(b));
+  SLUICE_RETURN_IF_ERROR(live_->circuit->Step());
+  Rows dy;
+  SLUICE_RETURN_IF_ERROR(AddRows(*live_->out->output()->value(), 1, &dy));
+  for (const auto& [row, n] : dy) AddRow(row, n, &live_->y);
+  return dy;
+}
+
+Result<Rows> RecursiveOp::Incremental(const std::vector<BatchPtr>& changes) {
+  Rows base_change, y_change;
+  std::set<std::string> lost;  // rows of Y that lost a derivation
+  SLUICE_RETURN_IF_ERROR(AddRows(*changes[0], 1, &base_change));
+  for (const auto& [row, n] : base_change) AddRow(row, n, &live_->base);
+  // Each other input's deletions, then its insertions, on their own: in
+  // one change, a derivation lost and one gained would cancel out of Y, and
+  // a row whose only derivation left goes through itself would stay.
+  for (size_t i = 1; i < changes.size(); ++i) {
+    if (changes[i]->empty()) continue;
+    Rows part;
+    SLUICE_RETURN_IF_ERROR(AddRows(*changes[i], 1, &part));
+    for (const Weight sign : {Weight{-1}, Weight{1}}) {
+      Rows one;
+      for (const auto& [row, n] : part) {
+        if ((n < 0) == (sign < 0)) one.emplace(row, n);
+      }
+      if (one.empty()) continue;
+      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, ToBatch(one, 1));
+      live_->others[i - 1]->Push(std::move(b));
+      SLUICE_ASSIGN_OR_RETURN(Rows dy, Feed(Rows()));
+      for (const auto& [row, n] : dy) {
+        AddRow(row, n, &y_change);
+        if (n < 0) lost.insert(row);
+      }
+    }
+  }
+  return spec_.set ? IncrementalSet(base_change, y_change, lost)
+                   : IncrementalBag(base_change, y_change);
+}
+
+Result<Rows> RecursiveOp::IncrementalBag(const Rows& base_change, const Rows& y_change) {
+  // R = base + Y: each change of R is fed back as W's until none is left.
+  Rows delta, w = base_change;
+  for (const auto& [row, n] : y_change) AddRow(row, n, &w);
+  uint64_t rows = r_rows_, bytes = r_bytes_;
+  for (int64_t iteration = 0; !w.empty(); ++iteration) {
+    SLUICE_RETURN_IF_ERROR(Limit(iteration, rows, bytes));
+    ++iterations_;
+    for (const auto& [row, n] : w) {
+      AddRow(row, n, &delta);
+      if (n > 0) {
+        rows += static_cast<uint64_t>(n);
+        bytes += row.size() * static_cast<uint64_t>(n);
+      }
+    }
+    SLUICE_ASSIGN_OR_RETURN(w, Feed(w));
+  }
+  return delta;
+}
+
+Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_change,
+                                         std::set<std::string> lost) {
+  // Rows whose membership of R is decided here (true: in), over r_.
+  std::map<std::string, bool, std::less<>> now;
+  auto in_r = [&](const std::string& row) {
+    auto it = now.find(row);
+    return it != now.end() ? it->second : r_.count(row) != 0;
+  };
+  auto in_base = [&](const std::string& row) { return WeightOf(live_->base, row) > 0; };
+  auto in_y = [&](const std::string& row) { return WeightOf(live_->y, row) > 0; };
+  // Every row that may come in or go, and those that lost a base row or a
+  // derivation.
+  std::set<std::string> touched = lost;
+  for (const auto& [row, n] : base_change) {
+    touched.insert(row);
+    if (n < 0) lost.insert(row);
+  }
+  for (const auto& [row, n] : y_change) touched.insert(row);
+  int64_t iteration = 0;
+  uint64_t rows = r_rows_, bytes = r_bytes_;
+  // Take out every row of R (not in base) that lost a derivation, then those
+  // that lost one through them.
+  std::set<std::string> out;
+  for (const std::string& row : lost) {
+    if (in_r(row) && !in_base(row)) out.insert(row);
+  }
+  while (!out.empty()) {
+    SLUICE_RETURN_IF_ERROR(Limit(iteration++, rows, bytes));
+    ++iterations_;
+    Rows w;
+    for (const std::string& row : out) {
+      now[row] = false;
+      w.emplace(row, -1);
+    }
+    SLUICE_ASSIGN_OR_RETURN(Rows dy, Feed(w));
+    out.clear();
+    for (const auto& [row, n] : dy) {
+      if (n > 0) return NotMonotone();
+      touched.insert(row);
+      if (in_r(row) && !in_base(row)) out.insert(row);
+    }
+  }
+  // Put back what base or Y still holds, bring in what is new, and what
+  // they derive.
+  std::set<std::string> in;
+  for (const auto& [row, present] : now) {
+    if (!present && (in_base(row) || in_y(row))) in.insert(row);
+  }
+  for (const std::string& row : touched) {
+    if (!in_r(row) && (in_base(row) || in_y(row))) in.insert(row);
+  }
+  while (!in.empty()) {
+    SLUICE_RETURN_IF_ERROR(Limit(iteration++, rows, bytes));
+    ++iterations_;
+    Rows w;
+    for (const std::string& row : in) {
+      now[row] = true;
+      w.emplace(row, 1);
+      ++rows;
+      bytes += row.size();
+    }
+    SLUICE_ASSIGN_OR_RETURN(Rows dy, Feed(w));
+    in.clear();
+    for (const auto& [row, n] : dy) {
+      if (n < 0) return NotMonotone();
+      if (!in_r(row) && in_y(row)) in.insert(row);
+    }
+  }
+  Rows delta;
+  for (const auto& [row, present] : now) {
+    const bool was = r_.count(row) != 0;
+    if (present != was) delta.emplace(row, present ? 1 : -1);
+  }
+  return delta;
 }
 
 Status RecursiveOp::SaveState(StateWriter& w) const {
   for (const auto& s : integrals_) SLUICE_RETURN_IF_ERROR(w.PutSpine(*s));
-  return w.PutBatch(result_);
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr r, ToBatch(r_, 1));
+  return w.PutBatch(std::move(r));
 }
 
 Status RecursiveOp::LoadState(StateReader& r) {
   for (auto& s : integrals_) SLUICE_RETURN_IF_ERROR(r.GetSpine(s.get()));
-  SLUICE_ASSIGN_OR_RETURN(result_, r.GetBatch());
+  SLUICE_ASSIGN_OR_RETURN(BatchPtr result, r.GetBatch());
+  r_.clear();
+  SLUICE_RETURN_IF_ERROR(AddRows(*result, 1, &r_));
+  r_rows_ = r_bytes_ = 0;
+  for (const auto& [row, n] : r_) {
+    r_rows_ += static_cast<uint64_t>(n);
+    r_bytes_ += row.size() * static_cast<uint64_t>(n);
+  }
+  // Built again at the next change, from scratch.
+  live_.reset();
   return Status::OK();
 }
 

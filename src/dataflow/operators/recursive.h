@@ -10,15 +10,35 @@
 //
 // The step is a circuit of its own, built by RecursiveSpec::build: inputs
 // named "w" (the working table) and "in0", "in1", ... (the other relations
-// the step reads, in the order Recursive() gets them), output "out". It runs
-// once per iteration. Being incremental, it is fed the change of W since the
-// previous iteration, and the integral of its output is step(W).
+// the step reads, in the order Recursive() gets them), output "out". Being
+// incremental, it is fed changes, and the integral of its output is step of
+// the integral of its inputs.
 //
-// Per step of the enclosing circuit in which an input changed, R is computed
-// again from the inputs' integrals, and its change is emitted: the work is
-// that of evaluating the whole recursion (an incremental fixed point across
-// steps is not done yet). Recursive() gathers every input on worker 0, which
-// computes R; the other workers emit nothing.
+// From scratch (FixedPoint), the circuit is fed W's change at each
+// iteration, so that it computes step(W): PostgreSQL's iteration exactly.
+//
+// Across steps of the enclosing circuit, when the step is linear in W
+// (RecursiveSpec::linear: it reads W once, through filters, projections,
+// joins with other relations and UNION ALL, so that step(A + B) = step(A) +
+// step(B)), R is kept up to date rather than computed again. A second
+// circuit lives across steps, fed all of R as its W and the other inputs as
+// they change, so that the integral of its output, Y, is step(R). Then:
+// - UNION ALL: R = base + step(R) is linear; a change of base or of the
+//   other inputs moves Y, and each change of R is fed back in as W's change
+//   until nothing changes (a semi-naive iteration over the changes alone).
+// - UNION: R is the least set that holds base and step(R) (linearity makes
+//   it PostgreSQL's answer). Rows are deleted and derived again (the DRed
+//   algorithm): every row of R that lost its base row or a derivation, and
+//   then every row that lost one through them, is taken out of W; of those,
+//   the rows that Y or base still holds go back in, and new rows of Y or
+//   base come in, each feeding the next until nothing changes. The work is
+//   that of the rows whose derivations changed, not of R.
+// A step that turns out not to be monotone (a row in yields a row out taken
+// away), or an iteration past the limits, falls back to the computation from
+// scratch, after which the second circuit is built again from R.
+//
+// Recursive() gathers every input on worker 0, which computes R; the other
+// workers emit nothing.
 //
 // A recursion that does not end within `max_iterations` or grows past
 // `max_rows` or `max_bytes` (where PostgreSQL would run until it fails) is an error reported
@@ -27,7 +47,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,33 +62,62 @@ struct RecursiveSpec {
   std::string name;  // the query's, for errors
   std::function<Status(Circuit& step)> build;
   bool set = false;  // UNION (R is a set) rather than UNION ALL
+  // The step is linear in W (above): R is kept up to date across steps.
+  bool linear = false;
   int64_t max_iterations = 100000;
   uint64_t max_rows = 10000000;
   // The bytes of R's rows: a recursion whose rows grow (a path column)
   // meets this long before its row count limit.
   uint64_t max_bytes = 1ull << 28;
   std::function<void(const Status&)> on_error;
+  // After each step in which an input changed: whether R was computed from
+  // scratch (else kept up to date), and the iterations that took.
+  std::function<void(bool from_scratch, int64_t iterations)> on_step;
 };
 
 class RecursiveOp final : public Operator {
  public:
   // inputs[0] is base; the others are the step's inputs "in0", "in1", ...
   RecursiveOp(std::vector<Stream*> inputs, RecursiveSpec spec, const SpineOptions& opts);
+  ~RecursiveOp() override;
   Status Eval() override;
   const char* name() const override { return "recursive"; }
   bool has_state() const override { return true; }
   Status SaveState(StateWriter& w) const override;
   Status LoadState(StateReader& r) override;
 
+  // A relation as rows and their multiplicities, in row order.
+  using Rows = std::map<std::string, Weight, std::less<>>;
+
  private:
+  struct Live;
+
   // R from the inputs' integrals.
-  Result<BatchPtr> FixedPoint();
+  Result<Rows> FixedPoint();
+  // The circuit that lives across steps, fed R and the other inputs'
+  // integrals; Y and base from them.
+  Status Rebuild();
+  // The change of R that `changes` (of base, then of the other inputs) make,
+  // kept up to date from the live circuit; an error when the step is not
+  // monotone or a limit is passed (the live circuit is then spent).
+  Result<Rows> Incremental(const std::vector<BatchPtr>& changes);
+  // `lost`: the rows of Y that lost a derivation to the other inputs'
+  // changes (which `y_change` sums).
+  Result<Rows> IncrementalSet(const Rows& base_change, const Rows& y_change,
+                              std::set<std::string> lost);
+  Result<Rows> IncrementalBag(const Rows& base_change, const Rows& y_change);
+  // Feeds `w` (W's change) to the live circuit: the change of Y.
+  Result<Rows> Feed(const Rows& w);
+  Status Limit(int64_t iteration, uint64_t rows, uint64_t bytes) const;
 
   std::vector<Stream*> inputs_;
   RecursiveSpec spec_;
   SpineOptions opts_;
   std::vector<std::unique_ptr<Spine>> integrals_;  // one per input
-  BatchPtr result_;                                // R as last emitted
+  Rows r_;                                         // R as last emitted
+  uint64_t r_rows_ = 0, r_bytes_ = 0;              // its rows and their bytes
+  int64_t iterations_ = 0;                         // of this step, so far
+  std::unique_ptr<Live> live_;                     // null: none (yet)
 };
 
 Stream* Recursive(Circuit& c, Stream* base, const std::vector<Stream*>& others, RecursiveSpec spec);
