@@ -22,12 +22,26 @@ constexpr const char* kChangingWithNotHere =
     "a WITH query that changes data (INSERT, UPDATE, DELETE) must be at the top level of a "
     "statement, not in a view or a subquery";
 
-// Whether the parse tree `n` names the relation `name` in a FROM clause.
+// Whether the parse tree `n` names the relation `name` in a FROM clause. A
+// query whose own WITH defines `name` again reads that one instead, but for
+// the WITH queries (not RECURSIVE) up to and including its definition.
 bool ReadsRelation(const Json& n, const std::string& name) {
   if (n.is_object()) {
     if (n.contains("RangeVar")) {
       const Json& rv = n["RangeVar"];
       if (!rv.contains("schemaname") && rv.value("relname", "") == name) return true;
+    }
+    if (n.contains("withClause") && n["withClause"].is_object()) {
+      const Json& with = n["withClause"];
+      const Json ctes = with.value("ctes", Json::array());
+      for (size_t i = 0; i < ctes.size(); ++i) {
+        if (ctes[i]["CommonTableExpr"].value("ctename", "") != name) continue;
+        if (with.value("recursive", false)) return false;
+        for (size_t j = 0; j <= i; ++j) {
+          if (ReadsRelation(ctes[j]["CommonTableExpr"]["ctequery"], name)) return true;
+        }
+        return false;
+      }
     }
     for (const auto& [key, child] : n.items()) {
       if (ReadsRelation(child, name)) return true;
@@ -1479,6 +1493,14 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
   rec->inputs = {base_plan, step_plan};
   rec->working = working;
   rec->set_union = !u.value("all", false);
+  // PostgreSQL computes a recursive query's rows only as far as its reader
+  // asks (a LIMIT may stop one that never ends); Sluice computes them all.
+  rec->runaway_error =
+      SqlUnsupported(sql_, node, "A recursive query that does not end by itself",
+                     "\"" + name +
+                         "\" kept yielding new rows past Sluice's bounds: PostgreSQL may stop "
+                         "reading such a query at a LIMIT, but Sluice computes all of its rows.")
+          .message();
   BoundQuery q;
   q.plan = rec;
   q.visible = all.size();

@@ -1184,6 +1184,7 @@ Result<Stream*> Lowering::LowerRecursive(const PlanNode& n) {
   RecursiveSpec spec;
   spec.name = n.table;
   spec.set = n.set_union;
+  spec.runaway_error = n.runaway_error;
   EvalErrors* errors = errors_;
   spec.on_error = [errors](const Status& s) { errors->Add(s); };
   const Schema out_schema = n.schema();

@@ -142,3 +142,23 @@ WITH RECURSIVE t(j) AS (
     SELECT j+1 FROM t WHERE j < 10
 )
 SELECT * FROM t;
+
+-- A WITH query inside a recursive query's body that has its name hides it:
+-- the outer one does not read itself, and is not recursive.
+WITH RECURSIVE w1(c1) AS
+ (WITH RECURSIVE w6(c6) AS
+   (WITH w6(c6) AS (SELECT src FROM edges) SELECT * FROM w6)
+  SELECT * FROM w6)
+SELECT * FROM w1;
+-- But a WITH query before the one that hides the name still sees it.
+WITH RECURSIVE t(n) AS (
+    SELECT 1
+    UNION ALL
+    (WITH a AS (SELECT n + 1 AS n FROM t WHERE n < 4), t AS (SELECT 10 AS n) SELECT n FROM a)
+)
+SELECT * FROM t;
+
+-- PostgreSQL computes a recursive query only as far as its reader asks
+-- (here, 10 rows); Sluice computes all of its rows.
+-- sluice: error A recursive query that does not end by itself is not supported yet
+WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) SELECT * FROM t LIMIT 10;

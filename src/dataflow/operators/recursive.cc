@@ -107,6 +107,7 @@ Result<BatchPtr> RecursiveOp::FixedPoint() {
   }
   for (int64_t iteration = 0; !w.empty(); ++iteration) {
     if (iteration >= spec_.max_iterations || r_rows > spec_.max_rows || r_bytes > spec_.max_bytes) {
+      if (!spec_.runaway_error.empty()) return Status::Unimplemented(spec_.runaway_error);
       return Status::InvalidArgument(
           "recursive query \"" + spec_.name + "\" did not end within " +
           (iteration >= spec_.max_iterations ? std::to_string(spec_.max_iterations) + " iterations"
