@@ -61,3 +61,14 @@ INSERT INTO kv (k) SELECT g FROM generate_series(0, 4) g ON CONFLICT (k) DO UPDA
 WITH src(k, v) AS (VALUES (1, 'w1'), (7, 'w7')) INSERT INTO kv SELECT * FROM src ON CONFLICT (k) DO NOTHING RETURNING k, v;
 SELECT * FROM items;
 SELECT * FROM kv;
+
+-- A view takes no changes yet (this one none in PostgreSQL either), nor
+-- may a table have rules.
+CREATE VIEW kv_view AS SELECT DISTINCT k, v FROM kv;
+-- sluice: error INSERT, UPDATE or DELETE on a view is not supported yet
+INSERT INTO kv_view VALUES (8, 'ocho');
+-- sluice: error INSERT, UPDATE or DELETE on a view is not supported yet
+WITH t AS (INSERT INTO kv VALUES (9, 'nueve') RETURNING k) INSERT INTO kv_view SELECT k, 'x' FROM t RETURNING *;
+-- sluice: error CREATE RULE is not supported yet
+CREATE RULE kv_del AS ON DELETE TO kv DO INSTEAD NOTHING;
+SELECT * FROM kv;
