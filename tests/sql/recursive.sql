@@ -162,3 +162,12 @@ SELECT * FROM t;
 -- (here, 10 rows); Sluice computes all of its rows.
 -- sluice: error A recursive query that does not end by itself is not supported yet
 WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) SELECT * FROM t LIMIT 10;
+
+-- A recursive query in the recursive term of another, whose own recursive
+-- term reads the outer one's working table.
+WITH RECURSIVE q(n) AS (
+  SELECT DISTINCT src FROM edges WHERE src <= 2
+  UNION ALL
+  (WITH RECURSIVE x(m) AS (SELECT 0 UNION ALL SELECT x.m + q.n FROM x, q WHERE x.m + q.n < 4)
+   SELECT m + 10 FROM x WHERE m > 0)
+) SELECT n, count(*) FROM q GROUP BY n;
