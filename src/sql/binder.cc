@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
@@ -22,12 +23,26 @@ constexpr const char* kChangingWithNotHere =
     "a WITH query that changes data (INSERT, UPDATE, DELETE) must be at the top level of a "
     "statement, not in a view or a subquery";
 
-// Whether the parse tree `n` names the relation `name` in a FROM clause.
+// Whether the parse tree `n` names the relation `name` in a FROM clause. A
+// query whose own WITH defines `name` again reads that one instead, but for
+// the WITH queries (not RECURSIVE) up to and including its definition.
 bool ReadsRelation(const Json& n, const std::string& name) {
   if (n.is_object()) {
     if (n.contains("RangeVar")) {
       const Json& rv = n["RangeVar"];
       if (!rv.contains("schemaname") && rv.value("relname", "") == name) return true;
+    }
+    if (n.contains("withClause") && n["withClause"].is_object()) {
+      const Json& with = n["withClause"];
+      const Json ctes = with.value("ctes", Json::array());
+      for (size_t i = 0; i < ctes.size(); ++i) {
+        if (ctes[i]["CommonTableExpr"].value("ctename", "") != name) continue;
+        if (with.value("recursive", false)) return false;
+        for (size_t j = 0; j <= i; ++j) {
+          if (ReadsRelation(ctes[j]["CommonTableExpr"]["ctequery"], name)) return true;
+        }
+        return false;
+      }
     }
     for (const auto& [key, child] : n.items()) {
       if (ReadsRelation(child, name)) return true;
@@ -1479,6 +1494,14 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
   rec->inputs = {base_plan, step_plan};
   rec->working = working;
   rec->set_union = !u.value("all", false);
+  // PostgreSQL computes a recursive query's rows only as far as its reader
+  // asks (a LIMIT may stop one that never ends); Sluice computes them all.
+  rec->runaway_error =
+      SqlUnsupported(sql_, node, "A recursive query that does not end by itself",
+                     "\"" + name +
+                         "\" kept yielding new rows past Sluice's bounds: PostgreSQL may stop "
+                         "reading such a query at a LIMIT, but Sluice computes all of its rows.")
+          .message();
   BoundQuery q;
   q.plan = rec;
   q.visible = all.size();
@@ -1750,6 +1773,125 @@ Result<std::vector<const Json*>> Binder::SelectListSetCalls(const Json& s) {
   return calls;
 }
 
+namespace {
+
+// The names of the columns the parse tree `n` reads (a ColumnRef's last
+// field, USING's names), into `names`; whether it reads whole rows of
+// `alias` (a star, or the alias alone) into `whole`. `skip`: the index of
+// an item of `n`'s own FROM list to leave out (-1: none); `skip_node`: a
+// node of `n` to leave out.
+void ColumnsRead(const Json& n, const std::string& alias, int skip, std::set<std::string>* names,
+                 bool* whole, const Json* skip_node = nullptr) {
+  if (&n == skip_node) return;
+  if (n.is_array()) {
+    for (const Json& x : n) ColumnsRead(x, alias, -1, names, whole, skip_node);
+    return;
+  }
+  if (!n.is_object()) return;
+  if (n.contains("ColumnRef")) {
+    const Json& fields = n["ColumnRef"].value("fields", Json::array());
+    if (fields.empty() || fields.back().contains("A_Star") ||
+        (fields.size() == 1 && Str(fields[0]) == alias)) {
+      *whole = true;
+    } else {
+      names->insert(Str(fields.back()));
+    }
+    return;
+  }
+  if (n.contains("JoinExpr") && n["JoinExpr"].value("isNatural", false)) *whole = true;
+  if (n.contains("usingClause")) {
+    for (const Json& u : n["usingClause"]) names->insert(Str(u));
+  }
+  for (const auto& [key, child] : n.items()) {
+    if (key == "fromClause" && skip >= 0 && child.is_array()) {
+      for (size_t i = 0; i < child.size(); ++i) {
+        if (static_cast<int>(i) != skip) ColumnsRead(child[i], alias, -1, names, whole, skip_node);
+      }
+      continue;
+    }
+    ColumnsRead(child, alias, -1, names, whole, skip_node);
+  }
+}
+
+// The subqueries of FROM item `item`: itself, or those its joins join.
+void FromSubqueries(Json& item, std::vector<Json*>* out) {
+  if (item.contains("RangeSubselect")) out->push_back(&item);
+  if (item.contains("JoinExpr")) {
+    FromSubqueries(item["JoinExpr"]["larg"], out);
+    FromSubqueries(item["JoinExpr"]["rarg"], out);
+  }
+}
+
+// Whether the parse tree `n` holds a subquery.
+bool ContainsSubLink(const Json& n) {
+  if (n.is_object() && n.contains("SubLink")) return true;
+  if (n.is_object() || n.is_array()) {
+    for (const Json& x : n) {
+      if (ContainsSubLink(x)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether the parse tree `n` calls a volatile function by name.
+bool CallsVolatile(const Json& n) {
+  if (n.is_object() && n.contains("FuncCall")) {
+    static const std::set<std::string> kVolatile = {
+        "random", "nextval", "setval", "currval", "gen_random_uuid", "clock_timestamp"};
+    if (kVolatile.count(Str(n["FuncCall"]["funcname"].back()))) return true;
+  }
+  if (n.is_object() || n.is_array()) {
+    for (const Json& x : n) {
+      if (CallsVolatile(x)) return true;
+    }
+  }
+  return false;
+}
+
+// PostgreSQL leaves out the outputs of a subquery in FROM that the query
+// around it (`s`, whose FROM item `item_no` is `item`, or joins it) never
+// reads, so a subquery in such an output that would fail (more than one
+// row) is never evaluated. Here such outputs (named, holding a subquery,
+// calling nothing volatile) become NULL, where leaving them out changes
+// nothing else: a plain SELECT, no column names in its alias, no star or
+// whole row of it read around it.
+Json WithoutUnreadSubqueryOutputs(const Json& s, const Json& item, int item_no) {
+  Json out = item;
+  std::vector<Json*> subqueries;
+  FromSubqueries(out, &subqueries);
+  for (Json* node : subqueries) {
+    const Json& rs = (*node)["RangeSubselect"];
+    const Json& sub = rs["subquery"]["SelectStmt"];
+    if (rs.value("lateral", false) || (rs.contains("alias") && rs["alias"].contains("colnames")) ||
+        sub.value("op", "SETOP_NONE") != "SETOP_NONE" || !sub.contains("targetList")) {
+      continue;
+    }
+    bool plain = true;
+    for (const char* k : {"distinctClause", "sortClause", "groupClause", "havingClause",
+                          "windowClause", "valuesLists"}) {
+      plain = plain && !sub.contains(k);
+    }
+    if (!plain) continue;
+    const std::string alias = rs.contains("alias") ? rs["alias"].value("aliasname", "") : "";
+    std::set<std::string> read;
+    bool whole = false;
+    ColumnsRead(s, alias, item_no, &read, &whole);
+    ColumnsRead(out, alias, -1, &read, &whole, node);
+    if (whole) continue;
+    for (Json& t : (*node)["RangeSubselect"]["subquery"]["SelectStmt"]["targetList"]) {
+      Json& target = t["ResTarget"];
+      if (!target.contains("name") || read.count(target.value("name", "")) ||
+          !ContainsSubLink(target["val"]) || CallsVolatile(target["val"])) {
+        continue;
+      }
+      target["val"] = Json{{"A_Const", {{"isnull", true}, {"location", -1}}}};
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // NOW() may be the step clock in this SELECT's own WHERE clause only.
   struct RestoreWhere {
@@ -1869,6 +2011,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   } restore_from_outer{&from_outer_, from_outer_};
   from_outer_ = ctx.outer != nullptr ? &enclosing : nullptr;
   std::vector<std::pair<Json, int>> lateral_series;  // bound once every item is
+  std::deque<Json> pruned_items;
   int item_no = -1;
   for (const Json& item : s.value("fromClause", Json::array())) {
     ++item_no;
@@ -1921,7 +2064,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       std::vector<ScopeCol> cols;
       std::vector<SortKey> order;
       const bool alone = s["fromClause"].size() == 1;
-      SLUICE_RETURN_IF_ERROR(BindFromItem(item, &p, &cols, alone ? &order : nullptr));
+      // Kept as long as the binding, which may keep pointers into it.
+      pruned_items.push_back(WithoutUnreadSubqueryOutputs(s, item, item_no));
+      SLUICE_RETURN_IF_ERROR(
+          BindFromItem(pruned_items.back(), &p, &cols, alone ? &order : nullptr));
       for (const SortKey& k : order) {
         ctx.input_order.push_back({MakeColumn(k.column, cols[static_cast<size_t>(k.column)].type),
                                    k.desc, k.nulls_first});

@@ -612,10 +612,39 @@ Result<WindowCall> Binder::BindUserWindowAggregate(const Json& node, const Json&
   SLUICE_ASSIGN_OR_RETURN(std::vector<ExprPtr> args, UserAggregateArgs(*a, body, node, ctx));
   WindowCall c;
   SLUICE_ASSIGN_OR_RETURN(c.frame, BindFrame(over, order_exprs, node, ctx));
-  // PostgreSQL's moving-aggregate mode, for the same results: its
-  // functions, but each frame folded from its start.
-  const bool moving =
-      !a->msfunc.empty() && c.frame.start != WindowFrame::Bound::kUnboundedPreceding;
+  ExprPtr filter;
+  if (body.contains("agg_filter")) {
+    if (ContainsAggregate(body["agg_filter"])) {
+      return SqlError(sql_, body["agg_filter"], "aggregate functions are not allowed in FILTER");
+    }
+    SLUICE_ASSIGN_OR_RETURN(filter, BindBooleanFilter(body["agg_filter"], ctx));
+  }
+  // PostgreSQL's moving-aggregate mode: where the frame's start moves and
+  // no argument (nor the FILTER) is volatile, it uses MSFUNC, and takes the
+  // rows that leave the frame out of the state with MINVFUNC. Sluice folds
+  // each frame from its start with MSFUNC instead, which gives the same
+  // answer only where MINVFUNC is an exact inverse, or where PostgreSQL
+  // never calls it: frames of one bound (CURRENT ROW AND CURRENT ROW,
+  // 2 PRECEDING AND 2 PRECEDING) never overlap the previous row's, and an
+  // EXCLUDE clause makes it fold every frame from its start too.
+  auto is_volatile = [](const ExprPtr& x) {
+    return x != nullptr && (ContainsVolatile(*x) || ContainsDraw(*x));
+  };
+  bool volatile_args = is_volatile(filter);
+  for (const ExprPtr& x : args) volatile_args = volatile_args || is_volatile(x);
+  const bool moving = !a->msfunc.empty() &&
+                      c.frame.start != WindowFrame::Bound::kUnboundedPreceding && !volatile_args;
+  const bool one_bound = c.frame.start == c.frame.end && c.frame.start_expr == nullptr &&
+                         c.frame.end_expr == nullptr &&
+                         c.frame.start_offset == c.frame.end_offset &&
+                         c.frame.start_months == c.frame.end_months;
+  if (moving && !one_bound && c.frame.exclude == WindowFrame::Exclude::kNoOthers) {
+    return SqlUnsupported(sql_, node,
+                          "Aggregate " + a->name +
+                              " over a window frame whose start moves (PostgreSQL's "
+                              "moving-aggregate mode, which takes rows out of the state with "
+                              "its MINVFUNC)");
+  }
   const AggregateDef def = moving ? MovingAggregate(*a) : *a;
   c.kind = WindowFnKind::kAggregate;
   c.agg = AggKind::kArrayAgg;
@@ -629,13 +658,6 @@ Result<WindowCall> Binder::BindUserWindowAggregate(const Json& node, const Json&
   SLUICE_ASSIGN_OR_RETURN(c.finish,
                           UserAggregateFold(def, inputs, MakeColumn(0, *t), node, &strict));
   c.type = c.finish->type.WithNullable(true);
-  ExprPtr filter;
-  if (body.contains("agg_filter")) {
-    if (ContainsAggregate(body["agg_filter"])) {
-      return SqlError(sql_, body["agg_filter"], "aggregate functions are not allowed in FILTER");
-    }
-    SLUICE_ASSIGN_OR_RETURN(filter, BindBooleanFilter(body["agg_filter"], ctx));
-  }
   c.filter = RowsTaken(args, strict, filter);
   return c;
 }

@@ -597,6 +597,7 @@ class Planner {
   }
 
   std::vector<TableChange> changes;  // of the WITH queries, in order
+  int parts_run = 0;                 // WITH queries that changed data, so far
 
  private:
   // Adds a WITH clause's queries to `scope`, running the ones that change
@@ -656,7 +657,12 @@ class Planner {
         continue;
       }
       SLUICE_ASSIGN_OR_RETURN(Part part, Run(query, sp.open + 1, sp.close, *scope));
-      for (TableChange& c : part.changes) changes.push_back(std::move(c));
+      ++parts_run;
+      for (TableChange& c : part.changes) {
+        c.part = parts_run;
+        c.location = static_cast<int>(SkipSpace(sql_, sp.open + 1));
+        changes.push_back(std::move(c));
+      }
       if (!part.returns) continue;
       std::vector<std::string> names;
       for (const Json& a : cte.value("aliascolnames", Json::array()))
@@ -1475,6 +1481,47 @@ bool ReturnsData(const Json& stmt) {
   return stmt.contains("SelectStmt") || Body(stmt).contains("returningList");
 }
 
+namespace {
+
+// Orders rows by their values, NULL first.
+struct RowLess {
+  bool operator()(const Row& a, const Row& b) const {
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      if (a[i].is_null() || b[i].is_null()) {
+        if (a[i].is_null() != b[i].is_null()) return a[i].is_null();
+        continue;
+      }
+      const int c = CompareValues(a[i], b[i]);
+      if (c != 0) return c < 0;
+    }
+    return a.size() < b.size();
+  }
+};
+
+// PostgreSQL changes a row at most once in a statement: a part (a WITH
+// query, or the statement) that updates or deletes a row an earlier part
+// changed leaves it as it is, and which change stands is, in its words,
+// not easy to predict. Sluice refuses such a statement: an error if two
+// parts delete (or update) rows of equal values of one table.
+Status CheckRowsChangedOnce(const std::string& sql, const std::vector<TableChange>& changes) {
+  std::map<std::string, std::map<Row, int, RowLess>> deleted_by;  // table -> row -> part
+  for (const TableChange& c : changes) {
+    auto& rows = deleted_by[c.table];
+    for (const Row& r : c.deleted) {
+      auto [it, fresh] = rows.emplace(r, c.part);
+      if (!fresh && it->second != c.part) {
+        return Status::Unimplemented(FormatSqlError(
+            sql, c.location,
+            "A statement whose parts change the same row of " + c.table +
+                " twice (PostgreSQL keeps one of the changes) is not supported yet"));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<DmlOutcome> RunDml(const std::string& sql, const DmlEnv& env) {
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   const Json& stmts = tree["stmts"];
@@ -1485,7 +1532,12 @@ Result<DmlOutcome> RunDml(const std::string& sql, const DmlEnv& env) {
   SLUICE_ASSIGN_OR_RETURN(Part part, planner.Run(stmt, begin, TrimEnd(sql).size(), {}));
   DmlOutcome out;
   out.changes = std::move(planner.changes);
-  for (TableChange& c : part.changes) out.changes.push_back(std::move(c));
+  for (TableChange& c : part.changes) {
+    c.part = planner.parts_run + 1;
+    c.location = static_cast<int>(begin);
+    out.changes.push_back(std::move(c));
+  }
+  SLUICE_RETURN_IF_ERROR(CheckRowsChangedOnce(sql, out.changes));
   out.returns_rows = part.returns;
   out.returned = std::move(part.returned);
   out.tag = std::move(part.tag);

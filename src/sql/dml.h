@@ -145,6 +145,8 @@ struct TableChange {
   std::string table;
   std::vector<Row> deleted;   // whole rows that go, one per row
   std::vector<Row> inserted;  // whole rows that come, in the table's types
+  int part = 0;               // which part of the statement made it (its WITH queries, then it)
+  int location = -1;          // where that part starts in the statement's text
 };
 
 struct DmlOutcome {

@@ -1149,22 +1149,32 @@ Stream* Lowering::InSortOrder(Stream* in, const Schema& schema,
 
 namespace {
 
-// Whether `n` reads the working table `leaf` (memoized in `memo`).
-bool ReadsWorkingTable(const PlanNode* n, const PlanNode* leaf,
+// The working tables of the recursive queries within `n`, into `out`.
+void InnerWorkingTables(const PlanNode* n, std::set<const PlanNode*>* seen,
+                        std::set<const PlanNode*>* out) {
+  if (!seen->insert(n).second) return;
+  if (n->kind == PlanKind::kRecursive && n->working != nullptr) out->insert(n->working.get());
+  if (n->domain != nullptr) InnerWorkingTables(n->domain.get(), seen, out);
+  for (const PlanPtr& in : n->inputs) InnerWorkingTables(in.get(), seen, out);
+}
+
+// Whether `n` reads one of the working tables `leaves` (memoized in `memo`).
+bool ReadsWorkingTable(const PlanNode* n, const std::set<const PlanNode*>& leaves,
                        std::map<const PlanNode*, bool>* memo) {
-  if (n == leaf) return true;
+  if (leaves.count(n)) return true;
   auto it = memo->find(n);
   if (it != memo->end()) return it->second;
-  bool reads = n->domain != nullptr && ReadsWorkingTable(n->domain.get(), leaf, memo);
-  for (const PlanPtr& in : n->inputs) reads = reads || ReadsWorkingTable(in.get(), leaf, memo);
+  bool reads = n->domain != nullptr && ReadsWorkingTable(n->domain.get(), leaves, memo);
+  for (const PlanPtr& in : n->inputs) reads = reads || ReadsWorkingTable(in.get(), leaves, memo);
   (*memo)[n] = reads;
   return reads;
 }
 
-// The largest parts of `n` that do not read the working table, in a fixed
-// order, each once.
-void StepInputs(const PlanPtr& n, const PlanNode* leaf, std::map<const PlanNode*, bool>* memo,
-                std::vector<PlanPtr>* out) {
+// The largest parts of `n` that read none of the working tables `leaves`
+// (the recursion's own, and those of recursions within its step, which only
+// their own step can compute), in a fixed order, each once.
+void StepInputs(const PlanPtr& n, const std::set<const PlanNode*>& leaf,
+                std::map<const PlanNode*, bool>* memo, std::vector<PlanPtr>* out) {
   if (!ReadsWorkingTable(n.get(), leaf, memo)) {
     for (const PlanPtr& p : *out) {
       if (p == n) return;
@@ -1182,8 +1192,9 @@ void StepInputs(const PlanPtr& n, const PlanNode* leaf, std::map<const PlanNode*
 // each of its rows with rows of other relations (inner; outer and semi or
 // anti joins with it on the side whose rows they keep). 2 stands for "not
 // linear": read twice, or through any other operator.
-int LinearReads(const PlanNode* n, const PlanNode* leaf, std::map<const PlanNode*, bool>* memo) {
-  if (n == leaf) return 1;
+int LinearReads(const PlanNode* n, const std::set<const PlanNode*>& leaf,
+                std::map<const PlanNode*, bool>* memo) {
+  if (leaf.count(n) != 0) return 1;
   if (!ReadsWorkingTable(n, leaf, memo)) return 0;
   if (n->domain != nullptr && ReadsWorkingTable(n->domain.get(), leaf, memo)) return 2;
   std::vector<int> reads;
@@ -1232,7 +1243,9 @@ Result<Stream*> Lowering::LowerRecursive(const PlanNode& n) {
   const PlanPtr working = n.working;
   std::map<const PlanNode*, bool> memo;
   std::vector<PlanPtr> parts;
-  StepInputs(step, working.get(), &memo, &parts);
+  std::set<const PlanNode*> seen, leaves = {working.get()};
+  InnerWorkingTables(step.get(), &seen, &leaves);
+  StepInputs(step, leaves, &memo, &parts);
   std::vector<Stream*> others;
   for (const PlanPtr& p : parts) {
     SLUICE_ASSIGN_OR_RETURN(Stream * s, Lower(p));
@@ -1241,7 +1254,8 @@ Result<Stream*> Lowering::LowerRecursive(const PlanNode& n) {
   RecursiveSpec spec;
   spec.name = n.table;
   spec.set = n.set_union;
-  spec.linear = LinearReads(step.get(), working.get(), &memo) == 1;
+  spec.linear = LinearReads(step.get(), leaves, &memo) == 1;
+  spec.runaway_error = n.runaway_error;
   EvalErrors* errors = errors_;
   spec.on_error = [errors](const Status& s) { errors->Add(s); };
   // By the view it serves: "view:v" owns the operators being added.

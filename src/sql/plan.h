@@ -178,6 +178,7 @@ struct PlanNode {
   std::vector<SortKey> tie_order;
   PlanPtr working;                            // kRecursive: its kWorkingTable
   bool set_union = false;                     // kRecursive: UNION, not UNION ALL
+  std::string runaway_error;                  // kRecursive: the error if its recursion does not end
   SeriesFn series = SeriesFn::kGenerateSeries;  // kSeries (with exprs)
   std::vector<TimeBound> time_bounds;           // kTemporalFilter
   std::vector<int> draw_sites;                  // kDraw: positions of random() in the text

@@ -1,6 +1,7 @@
 #include "sql/session.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -70,10 +71,18 @@ Status SqlSession::Apply(TableData& t, const std::vector<std::pair<std::string, 
   return Status::OK();
 }
 
+// The error of a change to relation `name` (at `rel`), which is no table.
+Status SqlSession::NoTable(const std::string& sql, const Json& rel, const std::string& name) const {
+  if (catalog_.FindView(name) != nullptr) {
+    return SqlUnsupported(sql, rel, "INSERT, UPDATE or DELETE on a view");
+  }
+  return SqlError(sql, rel, "relation \"" + name + "\" does not exist");
+}
+
 Status SqlSession::Insert(const std::string& sql, const Json& body) {
   std::string name = body["relation"]["relname"];
   TableData* t = Find(name);
-  if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  if (!t) return NoTable(sql, body["relation"], name);
   const auto& cols = t->def.columns;
   std::vector<int> target;
   for (const Json& c : body.value("cols", Json::array())) {
@@ -144,7 +153,7 @@ Status SqlSession::Insert(const std::string& sql, const Json& body) {
 Status SqlSession::Delete(const std::string& sql, const Json& body) {
   std::string name = body["relation"]["relname"];
   TableData* t = Find(name);
-  if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  if (!t) return NoTable(sql, body["relation"], name);
   if (t->def.append_only) {
     return SqlError(sql, body["relation"],
                     "table " + name + " is append_only: it takes no deletes");
@@ -171,7 +180,7 @@ Status SqlSession::Delete(const std::string& sql, const Json& body) {
 Status SqlSession::Update(const std::string& sql, const Json& body) {
   std::string name = body["relation"]["relname"];
   TableData* t = Find(name);
-  if (!t) return SqlError(sql, body["relation"], "relation \"" + name + "\" does not exist");
+  if (!t) return NoTable(sql, body["relation"], name);
   if (t->def.append_only) {
     return SqlError(sql, body["relation"],
                     "table " + name + " is append_only: it takes no updates");
@@ -351,7 +360,22 @@ Status SqlSession::Statement(const std::string& sql) {
       SLUICE_RETURN_IF_ERROR(catalog_.AddAggregate(std::move(a), replace));
       if (!unsupported.empty()) return SqlUnsupported(sql, stmt, unsupported);
     } else {
-      return Status::Unimplemented(kind + " is not supported yet");
+      // Said as the statement is written, pointing at its start.
+      static const std::map<std::string, std::string> kStatementNames = {
+          {"RuleStmt", "CREATE RULE"},
+          {"CreateTrigStmt", "CREATE TRIGGER"},
+          {"CreateEventTrigStmt", "CREATE EVENT TRIGGER"},
+          {"CreatePolicyStmt", "CREATE POLICY"},
+          {"CreateDomainStmt", "CREATE DOMAIN"},
+          {"CreateSchemaStmt", "CREATE SCHEMA"},
+          {"CreateTableAsStmt", "CREATE TABLE AS"},
+          {"AlterTableStmt", "ALTER TABLE"},
+          {"TruncateStmt", "TRUNCATE"},
+          {"MergeStmt", "MERGE"},
+      };
+      auto name = kStatementNames.find(kind);
+      const Json at = {{"location", st.value("stmt_location", 0)}};
+      return SqlUnsupported(sql, at, name == kStatementNames.end() ? kind : name->second);
     }
   }
   return Status::OK();
@@ -440,6 +464,9 @@ Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
   env.type_name = [this](const SqlType& row) { return catalog_.RowTypeName(row); };
   env.table = [this](const std::string& name) -> Result<DmlTable> {
     const TableData* t = Find(name);
+    if (t == nullptr && catalog_.FindView(name) != nullptr) {
+      return Status::Unimplemented("INSERT, UPDATE or DELETE on a view is not supported yet");
+    }
     if (t == nullptr) {
       return Status::InvalidArgument("relation \"" + name + "\" does not exist");
     }

@@ -73,6 +73,7 @@ class SqlSession {
   };
 
   Status CreateTable(const std::string& sql, const Json& body);
+  Status NoTable(const std::string& sql, const Json& rel, const std::string& name) const;
   Status Insert(const std::string& sql, const Json& body);
   Status Delete(const std::string& sql, const Json& body);
   Status Update(const std::string& sql, const Json& body);

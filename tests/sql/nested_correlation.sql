@@ -66,3 +66,20 @@ DELETE FROM wq WHERE id = 1;
 SELECT id, (WITH s AS (SELECT v FROM wq w2 WHERE w2.g = wq.g), t AS (SELECT sum(v) AS total FROM s)
             SELECT total FROM t) FROM wq;
 SELECT id FROM wq WHERE EXISTS (WITH big AS (SELECT * FROM wq w2 WHERE w2.v > wq.v) SELECT 1 FROM big b1, big b2 WHERE b1.id < b2.id);
+
+-- An output of a subquery in FROM that the query around it never reads is
+-- not computed, as in PostgreSQL: this scalar subquery would find more than
+-- one row for q1 = 123.
+CREATE TABLE i8_pairs (q1 BIGINT, q2 BIGINT);
+INSERT INTO i8_pairs VALUES (123, 456), (123, 4567), (4567, 123);
+SELECT q1 FROM
+(
+  WITH t_cte AS (SELECT * FROM i8_pairs t)
+  SELECT q1, (SELECT q2 FROM t_cte WHERE t_cte.q1 = i8.q1) AS t_sub
+  FROM i8_pairs i8
+) ss;
+SELECT ss.q1, n FROM (SELECT q1, (SELECT q2 FROM i8_pairs t WHERE t.q1 = i8.q1) AS t_sub FROM i8_pairs i8) ss
+  JOIN (SELECT q1, count(*) AS n FROM i8_pairs GROUP BY q1) c USING (q1);
+INSERT INTO i8_pairs VALUES (4567, -4567), (7, 7);
+DELETE FROM i8_pairs WHERE q2 = 4567;
+UPDATE i8_pairs SET q1 = 123 WHERE q1 = 7;

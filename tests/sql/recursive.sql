@@ -178,3 +178,32 @@ INSERT INTO blocked VALUES (7);
 DELETE FROM blocked WHERE n = 4;
 DELETE FROM g WHERE src % 3 = 0;
 INSERT INTO g VALUES (3, 3), (6, 9), (9, 12), (12, 3);
+
+-- A WITH query inside a recursive query's body that has its name hides it:
+-- the outer one does not read itself, and is not recursive.
+WITH RECURSIVE w1(c1) AS
+ (WITH RECURSIVE w6(c6) AS
+   (WITH w6(c6) AS (SELECT src FROM edges) SELECT * FROM w6)
+  SELECT * FROM w6)
+SELECT * FROM w1;
+-- But a WITH query before the one that hides the name still sees it.
+WITH RECURSIVE t(n) AS (
+    SELECT 1
+    UNION ALL
+    (WITH a AS (SELECT n + 1 AS n FROM t WHERE n < 4), t AS (SELECT 10 AS n) SELECT n FROM a)
+)
+SELECT * FROM t;
+
+-- PostgreSQL computes a recursive query only as far as its reader asks
+-- (here, 10 rows); Sluice computes all of its rows.
+-- sluice: error A recursive query that does not end by itself is not supported yet
+WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) SELECT * FROM t LIMIT 10;
+
+-- A recursive query in the recursive term of another, whose own recursive
+-- term reads the outer one's working table.
+WITH RECURSIVE q(n) AS (
+  SELECT DISTINCT src FROM edges WHERE src <= 2
+  UNION ALL
+  (WITH RECURSIVE x(m) AS (SELECT 0 UNION ALL SELECT x.m + q.n FROM x, q WHERE x.m + q.n < 4)
+   SELECT m + 10 FROM x WHERE m > 0)
+) SELECT n, count(*) FROM q GROUP BY n;

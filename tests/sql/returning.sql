@@ -61,3 +61,36 @@ INSERT INTO kv (k) SELECT g FROM generate_series(0, 4) g ON CONFLICT (k) DO UPDA
 WITH src(k, v) AS (VALUES (1, 'w1'), (7, 'w7')) INSERT INTO kv SELECT * FROM src ON CONFLICT (k) DO NOTHING RETURNING k, v;
 SELECT * FROM items;
 SELECT * FROM kv;
+
+-- A view takes no changes yet (this one none in PostgreSQL either), nor
+-- may a table have rules.
+CREATE VIEW kv_view AS SELECT DISTINCT k, v FROM kv;
+-- sluice: error INSERT, UPDATE or DELETE on a view is not supported yet
+INSERT INTO kv_view VALUES (8, 'ocho');
+-- sluice: error INSERT, UPDATE or DELETE on a view is not supported yet
+WITH t AS (INSERT INTO kv VALUES (9, 'nueve') RETURNING k) INSERT INTO kv_view SELECT k, 'x' FROM t RETURNING *;
+-- sluice: error CREATE RULE is not supported yet
+CREATE RULE kv_del AS ON DELETE TO kv DO INSTEAD NOTHING;
+SELECT * FROM kv;
+
+-- PostgreSQL changes a row at most once in a statement, keeping one of the
+-- changes of parts that change it twice.
+CREATE TABLE colors (k INT PRIMARY KEY, v TEXT);
+INSERT INTO colors VALUES (1, 'Red'), (2, 'Blue'), (3, 'Gray');
+-- sluice: error A statement whose parts change the same row of colors twice (PostgreSQL keeps one of the changes) is not supported yet
+WITH simpletup AS (SELECT 2 k, 'Green' v),
+upsert_cte AS (
+  INSERT INTO colors VALUES (2, 'Blue') ON CONFLICT (k) DO
+    UPDATE SET (k, v) = (SELECT k, v FROM simpletup WHERE simpletup.k = colors.k)
+    RETURNING k, v)
+INSERT INTO colors VALUES (2, 'Red') ON CONFLICT (k) DO
+UPDATE SET (k, v) = (SELECT k, v FROM upsert_cte WHERE upsert_cte.k = colors.k)
+RETURNING k, v;
+-- sluice: error A statement whose parts change the same row of colors twice
+WITH d AS (DELETE FROM colors WHERE k = 3 RETURNING *) UPDATE colors SET v = 'Black' WHERE k = 3 RETURNING *;
+-- (PostgreSQL made them; the table starts over.)
+DELETE FROM colors;
+INSERT INTO colors VALUES (1, 'Red'), (2, 'Blue'), (3, 'Gray');
+-- Parts that change different rows.
+WITH d AS (DELETE FROM colors WHERE k = 1 RETURNING *) UPDATE colors SET v = v || '!' WHERE k <> 1 RETURNING *;
+SELECT * FROM colors;

@@ -96,6 +96,20 @@ CREATE AGGREGATE marked (TEXT) (SFUNC = cat, STYPE = TEXT, INITCOND = 'i',
   MSFUNC = mark, MINVFUNC = unmark, MSTYPE = TEXT, MINITCOND = 'm');
 SELECT g, x, marked(s) OVER (ORDER BY g, x, s ROWS BETWEEN CURRENT ROW AND CURRENT ROW),
   marked(s) OVER (ORDER BY g, x, s) FROM t;
+-- Frames of one bound never overlap the previous row's, and with EXCLUDE
+-- every frame is folded from its start: PostgreSQL never calls MINVFUNC.
+SELECT g, x, marked(s) OVER (ORDER BY g, x, s ROWS BETWEEN 1 PRECEDING AND 1 PRECEDING),
+  marked(s) OVER (ORDER BY g, x, s ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW),
+  marked(s) OVER (PARTITION BY g ORDER BY x RANGE BETWEEN CURRENT ROW AND CURRENT ROW)
+FROM t;
+-- A volatile argument makes PostgreSQL fold every frame from its start,
+-- with SFUNC.
+SELECT g, x, marked(s || CASE WHEN random() < 0 THEN '?' ELSE '' END)
+  OVER (ORDER BY g, x, s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t;
+-- Where frames overlap, PostgreSQL takes the rows that leave the frame out
+-- of the state with MINVFUNC (unmark here, no true inverse).
+-- sluice: error Aggregate marked over a window frame whose start moves (PostgreSQL's moving-aggregate mode, which takes rows out of the state with its MINVFUNC) is not supported yet
+SELECT g, x, marked(s) OVER (ORDER BY g, x, s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t;
 
 -- Polymorphic arguments take the call's type.
 CREATE FUNCTION first_of(acc anyelement, v anyelement) RETURNS anyelement

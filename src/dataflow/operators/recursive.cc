@@ -130,6 +130,7 @@ Status RecursiveOp::Limit(int64_t iteration, uint64_t rows, uint64_t bytes) cons
   if (iteration < spec_.max_iterations && rows <= spec_.max_rows && bytes <= spec_.max_bytes) {
     return Status::OK();
   }
+  if (!spec_.runaway_error.empty()) return Status::Unimplemented(spec_.runaway_error);
   return Status::InvalidArgument(
       "recursive query \"" + spec_.name + "\" did not end within " +
       (iteration >= spec_.max_iterations ? std::to_string(spec_.max_iterations) + " iterations"

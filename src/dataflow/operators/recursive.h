@@ -69,6 +69,9 @@ struct RecursiveSpec {
   // The bytes of R's rows: a recursion whose rows grow (a path column)
   // meets this long before its row count limit.
   uint64_t max_bytes = 1ull << 28;
+  // If set, the error of a recursion that does not end, in place of the
+  // one that says which bound it met (the query's text points at it).
+  std::string runaway_error;
   std::function<void(const Status&)> on_error;
   // After each step in which an input changed: whether R was computed from
   // scratch (else kept up to date), and the iterations that took.
