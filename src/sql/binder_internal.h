@@ -532,13 +532,16 @@ class Binder {
   // rows that sort before the hypothetical row `args`, or with it.
   // What every ordered-set aggregate call must be: in a grouped query, not
   // inside another aggregate, without FILTER.
-  Status CheckOrderedSetCall(const Json& body, const Json& node, const Ctx& ctx);
+  // Checks where an ordered-set call may stand, and binds its FILTER into
+  // `filter` (null without one).
+  Status CheckOrderedSetCall(const Json& body, const Json& node, Ctx& ctx, ExprPtr* filter);
   Result<ExprPtr> BindHypotheticalSet(const std::string& name, const Json& body, const Json& node,
                                       Ctx& ctx);
   // percentile_disc(p) and percentile_cont(p) WITHIN GROUP (ORDER BY x):
   // picked from the group's non-NULL values in order (an ARRAY_AGG).
-  Result<ExprPtr> OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx);
-  Result<ExprPtr> BindMode(const Json& by, const Json& node, Ctx& ctx);
+  Result<ExprPtr> OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx,
+                                const ExprPtr& filter);
+  Result<ExprPtr> BindMode(const Json& by, const Json& node, Ctx& ctx, const ExprPtr& filter);
   Result<ExprPtr> BindPercentile(const std::string& name, const Json& body, const Json& node,
                                  Ctx& ctx);
   // Casts to oid, regclass, regtype, regnamespace and regrole.
