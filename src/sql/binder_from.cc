@@ -212,6 +212,8 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
         p = MakeProject(p, ex, names);
       }
       *plan = p;
+    } else if (IsPostgresRelation(name)) {
+      return SqlUnsupported(sql_, item, "PostgreSQL's catalog relation \"" + name + "\"");
     } else {
       std::vector<std::string> known;
       for (const auto& [n, def] : catalog_.tables()) known.push_back(n);

@@ -19,6 +19,10 @@
 namespace sluice::sql {
 namespace {
 
+// The days from 1970-01-01 to PostgreSQL's end of timestamps,
+// 294277-01-01 (exclusive).
+constexpr int64_t kPgTimestampEndDays = 106762940;
+
 Status OutOfRange(const SqlType& t) {
   switch (t.id()) {
     case TypeId::kSmallInt:
@@ -1057,6 +1061,13 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         if (t == TypeId::kTimestamp &&
             ParseDate(std::string_view(text).substr(0, text.find_first_of(" T")), &days) &&
             !IsInfiniteDate(days) && (days > 106751990 || days < -106751990)) {
+          // PostgreSQL counts microseconds from 2000, so its timestamps
+          // reach 30 years further than ours, which count them from 1970.
+          if (days > 0 && days < kPgTimestampEndDays) {
+            return Status::Unimplemented("timestamp \"" + text +
+                                         "\": a timestamp after 294247-01-10 04:00:54.775807 "
+                                         "is not supported yet");
+          }
           return Status::Overflow(std::string(name) + " out of range: \"" + text + "\"");
         }
         return Status::InvalidArgument(std::string("invalid input syntax for type ") + name +
