@@ -526,10 +526,12 @@ class Runner {
       if (!pg_ok || !tree.ok()) return;
       for (const Json& s : (*tree)["stmts"]) {
         std::string k = Kind(s);
-        if (k == "CreateFunctionStmt" || k == "CompositeTypeStmt" ||
+        if (k == "CreateFunctionStmt" || k == "CompositeTypeStmt" || k == "CreateEnumStmt" ||
+            k == "CreateDomainStmt" || k == "CreateRangeStmt" ||
             (k == "DefineStmt" &&
-             s["stmt"]["DefineStmt"].value("kind", "") == "OBJECT_AGGREGATE")) {
-          // Sluice keeps it, or why it cannot run it (its calls say so).
+             (s["stmt"]["DefineStmt"].value("kind", "") == "OBJECT_AGGREGATE" ||
+              s["stmt"]["DefineStmt"].value("kind", "") == "OBJECT_OPERATOR"))) {
+          // Sluice keeps it, or why it cannot run it (its uses say so).
           (void)session_.Statement(st.sql);
           continue;
         }

@@ -3012,6 +3012,10 @@ using binding::Str;
 Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const Catalog* catalog) {
   const Json& tn = type_name.contains("TypeName") ? type_name["TypeName"] : type_name;
   std::string name = Str(tn["names"].back());
+  if (tn["names"].size() == 2 && Str(tn["names"][0]) == "information_schema") {
+    // Its domains (cardinal_number, sql_identifier, ...).
+    return SqlUnsupported(sql, type_name, "the type information_schema." + name);
+  }
   std::vector<int64_t> mods;
   for (const Json& m : tn.value("typmods", Json::array())) {
     auto [kind, body] = Node(m);
@@ -3082,6 +3086,9 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
   if (name == "money") return SqlType::Money();
   if (catalog != nullptr) {
     if (const SqlType* t = catalog->FindType(name)) return *t;
+    if (const std::string* what = catalog->FindRefusedType(name)) {
+      return SqlUnsupported(sql, type_name, *what + " \"" + name + "\"");
+    }
     if (const TableDef* t = catalog->FindTable(name)) {
       // A table's name is also its rows' type, as in PostgreSQL.
       std::vector<std::string> names;

@@ -69,6 +69,10 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
   std::vector<SqlType> types;
   for (const ExprPtr& a : args) types.push_back(a->type);
   auto r = ResolveFunction(name, types);
+  if (!r.ok() && catalog_.HasRefusedOperator(name) &&
+      r.status().message().rfind("operator does not exist", 0) == 0) {
+    return SqlUnsupported(sql_, node, "the operator " + name + " of CREATE OPERATOR");
+  }
   if (!r.ok()) return SqlError(sql_, node, r.status().message());
   for (size_t i = 0; i < args.size(); ++i) args[i] = MakeCast(args[i], r->arg_types[i]);
   return r;

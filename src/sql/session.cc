@@ -339,6 +339,11 @@ Status SqlSession::Statement(const std::string& sql) {
         }
         if (!s.ok() && !missing_ok) return s;
       }
+    } else if (kind == "DefineStmt" && body.value("kind", "") == "OBJECT_OPERATOR") {
+      // Remembered, so that using the operator says why it is not there.
+      const Json& names = body.value("defnames", Json::array());
+      if (!names.empty()) catalog_.AddRefusedOperator(names.back()["String"].value("sval", ""));
+      return SqlUnsupported(sql, stmt, "CREATE OPERATOR");
     } else if (kind == "DefineStmt" && body.value("kind", "") == "OBJECT_AGGREGATE") {
       // Kept even when Sluice cannot compute it: its calls then say why.
       SLUICE_ASSIGN_OR_RETURN(AggregateDef a, BindCreateAggregate(catalog_, sql, body));
