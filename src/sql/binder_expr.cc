@@ -839,11 +839,18 @@ Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<Ex
     // pg_definitions lists (a pipeline's, whose views an ad hoc query reads
     // as tables).
     const PgOids oids = AssignPgOids(catalog_);
+    Value asked;
+    const bool constant =
+        oid->kind == ExprKind::kLiteral && Eval(*oid, Row{}, &asked).ok() && !asked.is_null();
     for (const auto& [view, def] : catalog_.views()) {
       auto o = oids.relations.find(view);
-      if (o != oids.relations.end()) {
-        defs[o->second] = pretty ? def.pg_definition_pretty : def.pg_definition;
+      if (o == oids.relations.end()) continue;
+      if (constant && asked.int_value() == o->second && !def.pg_definition_missing.empty()) {
+        // Its text as written would be a wrong answer.
+        return SqlUnsupported(sql_, node,
+                              "pg_get_viewdef() of a view with " + def.pg_definition_missing);
       }
+      defs[o->second] = pretty ? def.pg_definition_pretty : def.pg_definition;
     }
   }
   if (defs.empty()) return MakeLiteral(Value::Null(), SqlType::Varchar());

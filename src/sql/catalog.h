@@ -85,6 +85,9 @@ struct ViewDef {
   // be printed yet, the query as written.
   std::string pg_definition;
   std::string pg_definition_pretty;
+  // What PostgreSQL's form would hold that cannot be printed yet ("WITHIN
+  // GROUP"); empty when it is printed.
+  std::string pg_definition_missing;
 };
 
 // CREATE FUNCTION name(args) RETURNS type LANGUAGE SQL ...: a function whose

@@ -393,6 +393,8 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
     // Left empty where it cannot print the query yet: SetViewText puts the
     // query as written there.
     if (text.ok()) (pretty ? v.pg_definition_pretty : v.pg_definition) = *text;
+    if (!text.ok() && text.status().code() == StatusCode::kUnimplemented)
+      v.pg_definition_missing = text.status().message();
   }
   // The SQL functions it calls (and they call) are part of its definition.
   Json functions = Json::array();
