@@ -74,6 +74,12 @@ void InlineWith(Json* n, const std::string& name, const Json& query, const Json&
 }  // namespace
 
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
+  if (s.contains("withClause") && s["withClause"].value("recursive", false) && !frames_.empty() &&
+      !frames_.back().taken && frames_.back().domain != nullptr) {
+    // Its working table would have to carry the enclosing queries' values.
+    return SqlUnsupported(sql_, s["withClause"],
+                          "WITH RECURSIVE in a subquery that reads an enclosing query's columns");
+  }
   if (s.contains("withClause") && !s["withClause"].value("recursive", false) && !frames_.empty() &&
       !frames_.back().taken) {
     // WITH inside a subquery that reads enclosing queries: its queries may
@@ -151,8 +157,15 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
       }
       BoundQuery q;
       if (recursive) defining_.push_back(name);
+      // While the enclosing queries' columns are being found, each WITH
+      // query sees them, and so does the query after them (which is then
+      // refused above, when bound over them).
+      const bool finding = recursive && !frames_.empty() && !frames_.back().taken &&
+                           frames_.back().domain == nullptr && frames_.back().refs != nullptr;
+      if (finding) frames_.push_back(frames_.back());
       Result<BoundQuery> bound =
           recursive && ReadsRelation(body, name) ? BindRecursive(name, cte, c) : BindQuery(body);
+      if (finding) frames_.pop_back();
       if (recursive) defining_.pop_back();
       SLUICE_ASSIGN_OR_RETURN(q, std::move(bound));
       if (cte.contains("aliascolnames")) {

@@ -142,3 +142,11 @@ WITH RECURSIVE t(j) AS (
     SELECT j+1 FROM t WHERE j < 10
 )
 SELECT * FROM t;
+-- WITH RECURSIVE inside a subquery that reads the enclosing query's columns.
+CREATE TABLE rec_outer (four INT, ten INT);
+INSERT INTO rec_outer VALUES (1, 1), (2, 1), (3, 2);
+-- sluice: error WITH RECURSIVE in a subquery that reads an enclosing query's columns is not supported yet
+SELECT sum(o.four), sum(ss.a) FROM rec_outer o CROSS JOIN LATERAL (WITH RECURSIVE x(a) AS (SELECT o.four AS a UNION SELECT a + 1 FROM x WHERE a < 10) SELECT * FROM x) ss WHERE o.ten = 1;
+-- sluice: error WITH RECURSIVE in a subquery that reads an enclosing query's columns is not supported yet
+SELECT four, (WITH RECURSIVE x(a) AS (SELECT 1 UNION SELECT a + 1 FROM x WHERE a < 3) SELECT sum(a) + o.four FROM x) FROM rec_outer o;
+SELECT four, (WITH RECURSIVE x(a) AS (SELECT 1 UNION SELECT a + 1 FROM x WHERE a < 3) SELECT sum(a) FROM x) FROM rec_outer o;
