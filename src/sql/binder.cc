@@ -3000,6 +3000,15 @@ Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPt
       return MakeColumn(static_cast<int>(keys.size()) + (e->column - kAggBase), e->type);
     }
     const ScopeCol& c = from.scope[static_cast<size_t>(e->column)];
+    const int same = e->column + c.same_as;
+    if (c.same_as != 0 && same >= 0 && static_cast<size_t>(same) < from.scope.size() &&
+        from.scope[static_cast<size_t>(same)].name == c.name) {
+      // A merged USING column: the side's column it is, if that is grouped.
+      auto side = OntoAggregate(
+          MakeCast(MakeColumn(same, from.scope[static_cast<size_t>(same)].type), e->type), keys,
+          key_strs, from, nullptr);
+      if (side.ok()) return side;
+    }
     const std::string message = "column \"" + (c.qualifier.empty() ? "" : c.qualifier + ".") +
                                 c.name +
                                 "\" must appear in the GROUP BY clause or be used in an "

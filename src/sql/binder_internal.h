@@ -180,6 +180,10 @@ struct ScopeCol {
   // A column of a correlated subquery's domain that a join in its FROM
   // carries (JoinDomain): which one. The subquery's output leads with them.
   int domain = -1;
+  // The merged column of a LEFT, RIGHT or inner JOIN ... USING: the scope
+  // column this many places on whose value it is (cast to its type), so a
+  // query grouped by that column may read this one. 0 for none.
+  int same_as = 0;
 };
 
 struct Ctx;
