@@ -557,6 +557,9 @@ class Runner {
               std::string name = obj["List"]["items"].back()["String"].value("sval", "");
               if (session_.HasTable(name)) (void)session_.Statement("DROP TABLE \"" + name + "\"");
               mirrored_ddl_.erase(name);
+              // A dropped temporary table uncovers the table of that name
+              // that it hid.
+              if (PgIsTable(name)) Mirror(name);
             }
           }
           continue;
