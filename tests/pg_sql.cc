@@ -455,6 +455,7 @@ class Runner {
                         : value == "sql_standard"     ? sql::IntervalStyle::kSqlStandard
                         : value == "iso_8601"         ? sql::IntervalStyle::kIso8601
                                                       : style_.interval;
+      session_.set_interval_style(style_.interval);
     } else if (name == "bytea_output") {
       style_.bytea_escape = !reset && value == "escape";
     } else if (name == "extra_float_digits") {

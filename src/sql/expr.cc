@@ -381,6 +381,7 @@ ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool ne
   e->args = std::move(args);
   e->negated = negated;
   e->date_order = CurrentDateOrder();
+  e->interval_style = CurrentIntervalStyle();
   return e;
 }
 
@@ -1460,8 +1461,10 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
     case ExprKind::kCast: {
       Value v;
       SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
-      if (e.date_order != CurrentDateOrder() && v.kind() == Value::Kind::kString) {
+      if ((e.date_order != CurrentDateOrder() || e.interval_style != CurrentIntervalStyle()) &&
+          v.kind() == Value::Kind::kString) {
         DateOrderScope order(e.date_order);
+        IntervalStyleScope style(e.interval_style);
         return CastValue(v, e.args[0]->type, e.type, out);
       }
       return CastValue(v, e.args[0]->type, e.type, out);
