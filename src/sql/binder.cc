@@ -462,27 +462,42 @@ bool ContainsGroupingFunc(const Json& n) {
 // select list's expression at that position, as in a plain GROUP BY; and
 // a bare name that no FROM item's column has (`inputs`, when known) is the
 // select list's expression of that name.
+// `used` maps the text of each select list expression that an item became
+// to its position: two items of the same text, put in different sets,
+// would be matched as one grouping expression, where PostgreSQL keeps them
+// apart (GROUP BY alias1, ROLLUP(alias2) of `g AS alias1, g AS alias2`).
 Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
                             const std::optional<std::set<std::string>>& inputs, Json* item,
-                            bool* changed) {
+                            bool* changed, std::map<std::string, size_t>* used) {
   if (item->is_array()) {
     for (Json& x : *item)
-      SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &x, changed));
+      SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &x, changed, used));
     return Status::OK();
   }
+  auto resolve = [&](size_t at, const Json& val) -> Status {
+    Json text = val;
+    DropLocations(&text);
+    auto [it, fresh] = used->emplace(text.dump(), at);
+    if (!fresh && it->second != at) {
+      return SqlUnsupported(sql, *item,
+                            "GROUPING SETS of two select list items of the same expression");
+    }
+    *item = val;
+    *changed = true;
+    return Status::OK();
+  };
   if (!item->is_object()) return Status::OK();
   if (inputs && item->contains("ColumnRef") && (*item)["ColumnRef"]["fields"].size() == 1 &&
       (*item)["ColumnRef"]["fields"][0].contains("String")) {
     const std::string name = Str((*item)["ColumnRef"]["fields"][0]);
     if (inputs->count(name)) return Status::OK();
-    for (const Json& t : targets) {
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const Json& t = targets[i];
       if (!t.contains("ResTarget") || t["ResTarget"].value("name", "") != name) continue;
       const Json& val = t["ResTarget"]["val"];
       if (val.contains("A_Const"))
         return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
-      *item = val;
-      *changed = true;
-      return Status::OK();
+      return resolve(i, val);
     }
     return Status::OK();
   }
@@ -498,16 +513,16 @@ Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
     // every other copy of it.
     if (val.contains("A_Const"))
       return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
-    *item = val;
-    *changed = true;
-    return Status::OK();
+    return resolve(static_cast<size_t>(n - 1), val);
   }
   for (const char* k : {"GroupingSet", "RowExpr"}) {
     if (!item->contains(k)) continue;
     Json& body = (*item)[k];
     for (const char* list : {"content", "args"}) {
-      if (body.contains(list))
-        SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &body[list], changed));
+      if (body.contains(list)) {
+        SLUICE_RETURN_IF_ERROR(
+            ResolveGroupOrdinals(sql, targets, inputs, &body[list], changed, used));
+      }
     }
   }
   return Status::OK();
@@ -588,9 +603,10 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   if (sets && s.contains("targetList")) {
     Json resolved = s;
     bool changed = false;
+    std::map<std::string, size_t> used;
     SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(
         sql_, s["targetList"], FromColumnNames(s.value("fromClause", Json::array())),
-        &resolved["groupClause"], &changed));
+        &resolved["groupClause"], &changed, &used));
     if (changed) return ExpandResolvedGroupingSets(resolved);
   }
   return ExpandResolvedGroupingSets(s);
