@@ -396,6 +396,33 @@ bool HasOuterGroupingFunc(const Json& n, const std::set<std::string>& all,
 // stays grouped), GROUPING(...) its bits; aggregates' arguments stay as they
 // are, and so do subqueries but for their GROUPING() of this query's
 // grouping expressions.
+// The direct arguments of an ordered-set aggregate (rank(a) WITHIN GROUP
+// ...) for one grouping set: a grouping expression that the set leaves out
+// is NULL there, as NULLIF(x, x) (they are read with the group's rows).
+Json DirectArgsForGroupingSet(const Json& n, const std::set<std::string>& all,
+                              const std::set<std::string>& in_set) {
+  if (n.is_array()) {
+    Json out = Json::array();
+    for (const Json& x : n) out.push_back(DirectArgsForGroupingSet(x, all, in_set));
+    return out;
+  }
+  if (!n.is_object()) return n;
+  const std::string key = Canonical(n);
+  if (in_set.count(key)) return n;
+  if (all.count(key) && !n.contains("A_Const")) {
+    Json expr;
+    expr["A_Expr"]["kind"] = "AEXPR_NULLIF";
+    expr["A_Expr"]["name"] = Json::array({Json{{"String", {{"sval", "="}}}}});
+    expr["A_Expr"]["lexpr"] = n;
+    expr["A_Expr"]["rexpr"] = n;
+    return expr;
+  }
+  Json out = Json::object();
+  for (auto it = n.begin(); it != n.end(); ++it)
+    out[it.key()] = DirectArgsForGroupingSet(it.value(), all, in_set);
+  return out;
+}
+
 Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
                     const std::set<std::string>& in_set) {
   if (n.is_array()) {
@@ -408,6 +435,19 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
   if (n.contains("SubLink")) return ForGroupingSetInSubquery(n, all, in_set, {});
   if (n.contains("FuncCall")) {
     const Json& names = n["FuncCall"]["funcname"];
+    if (!names.empty() && IsWithinGroupCall(n["FuncCall"]) && !n["FuncCall"].contains("over") &&
+        n["FuncCall"].contains("args")) {
+      // A hypothetical-set aggregate reads its direct arguments with each
+      // row; percentile_disc and percentile_cont read theirs once per group.
+      const std::string f = Str(names.back());
+      const bool per_row =
+          f == "rank" || f == "dense_rank" || f == "percent_rank" || f == "cume_dist";
+      Json out = n;
+      out["FuncCall"]["args"] = per_row
+                                    ? DirectArgsForGroupingSet(n["FuncCall"]["args"], all, in_set)
+                                    : ForGroupingSet(n["FuncCall"]["args"], all, in_set);
+      return out;
+    }
     if (!names.empty() &&
         (IsAggregateName(Str(names.back())) || IsWithinGroupCall(n["FuncCall"])) &&
         !n["FuncCall"].contains("over"))

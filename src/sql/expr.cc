@@ -300,6 +300,10 @@ std::string Expr::ToString() const {
     default: {
       std::string s =
           kind == ExprKind::kCall ? fn_name : "op" + std::to_string(static_cast<int>(kind));
+      // IS NOT NULL is not IS NULL: expressions that print alike are taken
+      // for one (a grouping key, an aggregate computed once).
+      if (negated) s += "!";
+      if (has_else) s += "+else";
       s += "(";
       for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i]->ToString();
       if (transition) {

@@ -37,6 +37,8 @@ SELECT percent_rank(0) WITHIN GROUP (ORDER BY x), cume_dist(0) WITHIN GROUP (ORD
 -- FILTER on a hypothetical-set aggregate: the rows it leaves out count
 -- neither before the hypothetical row nor in the group.
 SELECT g, rank(2) WITHIN GROUP (ORDER BY x) FILTER (WHERE s <> 'b'), dense_rank(2) WITHIN GROUP (ORDER BY x) FILTER (WHERE k > 2), percent_rank(2) WITHIN GROUP (ORDER BY x) FILTER (WHERE s IS NOT NULL), cume_dist(2, 'b') WITHIN GROUP (ORDER BY x, s) FILTER (WHERE x < 3) FROM h GROUP BY g;
+-- NULLS FIRST and NULLS LAST of one hypothetical row: two calls, not one.
+SELECT rank(NULL::int) WITHIN GROUP (ORDER BY x NULLS FIRST), rank(NULL::int) WITHIN GROUP (ORDER BY x NULLS LAST), count(CASE WHEN x IS NULL THEN 1 END), count(CASE WHEN x IS NOT NULL THEN 1 END) FROM h;
 SELECT rank(1) WITHIN GROUP (ORDER BY x) FILTER (WHERE false), percent_rank(1) WITHIN GROUP (ORDER BY x) FILTER (WHERE NULL), cume_dist(1) WITHIN GROUP (ORDER BY x) FILTER (WHERE k > 100) FROM h;
 -- sluice: error function rank(integer, integer) does not exist
 SELECT rank(1, 2) WITHIN GROUP (ORDER BY x) FROM h;

@@ -65,3 +65,11 @@ SELECT a, sum(c) AS s FROM g GROUP BY ROLLUP (a) ORDER BY sum(c) - a NULLS FIRST
 SELECT a AS x1, a AS x2 FROM g GROUP BY x1, ROLLUP(x2);
 SELECT a AS x1, a + 0 AS x2, count(*) FROM g GROUP BY x1, ROLLUP(x2);
 SELECT a AS x1, count(*) FROM g GROUP BY 1, ROLLUP(x1);
+-- A grouping expression in the direct arguments of an ordered-set
+-- aggregate is NULL in the sets that leave it out.
+CREATE TABLE gd (a INT, b INT);
+INSERT INTO gd VALUES (1, 1), (1, 4), (1, 5), (3, 1), (3, 2);
+SELECT grouping(a), a, rank(a) WITHIN GROUP (ORDER BY b NULLS FIRST), rank(a) WITHIN GROUP (ORDER BY b NULLS LAST), percentile_disc(a * 0.1) WITHIN GROUP (ORDER BY b), cume_dist(a + 1) WITHIN GROUP (ORDER BY b) FROM gd GROUP BY ROLLUP (a);
+INSERT INTO gd VALUES (2, 7), (NULL, 3);
+DELETE FROM gd WHERE b = 4;
+SELECT grouping(a), a, rank(a) WITHIN GROUP (ORDER BY b NULLS FIRST), rank(a) WITHIN GROUP (ORDER BY b NULLS LAST), percentile_disc(a * 0.1) WITHIN GROUP (ORDER BY b), cume_dist(a + 1) WITHIN GROUP (ORDER BY b) FROM gd GROUP BY ROLLUP (a);
