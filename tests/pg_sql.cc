@@ -487,6 +487,7 @@ class Runner {
                         : value == "sql_standard"     ? sql::IntervalStyle::kSqlStandard
                         : value == "iso_8601"         ? sql::IntervalStyle::kIso8601
                                                       : style_.interval;
+      session_.set_interval_style(style_.interval);
     } else if (name == "bytea_output") {
       style_.bytea_escape = !reset && value == "escape";
     } else if (name == "extra_float_digits") {
@@ -558,10 +559,12 @@ class Runner {
       if (!pg_ok || !tree.ok()) return;
       for (const Json& s : (*tree)["stmts"]) {
         std::string k = Kind(s);
-        if (k == "CreateFunctionStmt" || k == "CompositeTypeStmt" ||
+        if (k == "CreateFunctionStmt" || k == "CompositeTypeStmt" || k == "CreateEnumStmt" ||
+            k == "CreateDomainStmt" || k == "CreateRangeStmt" ||
             (k == "DefineStmt" &&
-             s["stmt"]["DefineStmt"].value("kind", "") == "OBJECT_AGGREGATE")) {
-          // Sluice keeps it, or why it cannot run it (its calls say so).
+             (s["stmt"]["DefineStmt"].value("kind", "") == "OBJECT_AGGREGATE" ||
+              s["stmt"]["DefineStmt"].value("kind", "") == "OBJECT_OPERATOR"))) {
+          // Sluice keeps it, or why it cannot run it (its uses say so).
           (void)session_.Statement(st.sql);
           continue;
         }
@@ -618,6 +621,9 @@ class Runner {
               std::string name = obj["List"]["items"].back()["String"].value("sval", "");
               if (session_.HasTable(name)) (void)session_.Statement("DROP TABLE \"" + name + "\"");
               mirrored_ddl_.erase(name);
+              // A dropped temporary table uncovers the table of that name
+              // that it hid.
+              if (PgIsTable(name)) Mirror(name);
             }
           }
           continue;

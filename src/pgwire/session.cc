@@ -684,6 +684,7 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
                                               int64_t max_rows, bool describe, size_t offset,
                                               std::string_view query) {
   const sql::DateOrderScope date_order(DateOrder());
+  const sql::IntervalStyleScope interval_style(Style().interval);
   if (txn == 'E' && st.kind != StatementKind::kCommit && st.kind != StatementKind::kRollback) {
     return Error("25P02",
                  "current transaction is aborted, commands ignored until end of transaction block");
@@ -1306,6 +1307,7 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
 
 void Session::Impl::ExtendedMessage(char type, std::string_view body) {
   const sql::DateOrderScope date_order(DateOrder());
+  const sql::IntervalStyleScope interval_style(Style().interval);
   if (type == 'S') {  // Sync
     skip_until_sync = false;
     // A statement outside a block ends its implicit transaction here.

@@ -89,6 +89,12 @@ void InlineWith(Json* n, const std::string& name, const Json& query, const Json&
 }  // namespace
 
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
+  if (s.contains("withClause") && s["withClause"].value("recursive", false) && !frames_.empty() &&
+      !frames_.back().taken && frames_.back().domain != nullptr) {
+    // Its working table would have to carry the enclosing queries' values.
+    return SqlUnsupported(sql_, s["withClause"],
+                          "WITH RECURSIVE in a subquery that reads an enclosing query's columns");
+  }
   if (s.contains("withClause") && !s["withClause"].value("recursive", false) && !frames_.empty() &&
       !frames_.back().taken) {
     // WITH inside a subquery that reads enclosing queries: its queries may
@@ -166,8 +172,15 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
       }
       BoundQuery q;
       if (recursive) defining_.push_back(name);
+      // While the enclosing queries' columns are being found, each WITH
+      // query sees them, and so does the query after them (which is then
+      // refused above, when bound over them).
+      const bool finding = recursive && !frames_.empty() && !frames_.back().taken &&
+                           frames_.back().domain == nullptr && frames_.back().refs != nullptr;
+      if (finding) frames_.push_back(frames_.back());
       Result<BoundQuery> bound =
           recursive && ReadsRelation(body, name) ? BindRecursive(name, cte, c) : BindQuery(body);
+      if (finding) frames_.pop_back();
       if (recursive) defining_.pop_back();
       SLUICE_ASSIGN_OR_RETURN(q, std::move(bound));
       if (cte.contains("aliascolnames")) {
@@ -398,6 +411,33 @@ bool HasOuterGroupingFunc(const Json& n, const std::set<std::string>& all,
 // stays grouped), GROUPING(...) its bits; aggregates' arguments stay as they
 // are, and so do subqueries but for their GROUPING() of this query's
 // grouping expressions.
+// The direct arguments of an ordered-set aggregate (rank(a) WITHIN GROUP
+// ...) for one grouping set: a grouping expression that the set leaves out
+// is NULL there, as NULLIF(x, x) (they are read with the group's rows).
+Json DirectArgsForGroupingSet(const Json& n, const std::set<std::string>& all,
+                              const std::set<std::string>& in_set) {
+  if (n.is_array()) {
+    Json out = Json::array();
+    for (const Json& x : n) out.push_back(DirectArgsForGroupingSet(x, all, in_set));
+    return out;
+  }
+  if (!n.is_object()) return n;
+  const std::string key = Canonical(n);
+  if (in_set.count(key)) return n;
+  if (all.count(key) && !n.contains("A_Const")) {
+    Json expr;
+    expr["A_Expr"]["kind"] = "AEXPR_NULLIF";
+    expr["A_Expr"]["name"] = Json::array({Json{{"String", {{"sval", "="}}}}});
+    expr["A_Expr"]["lexpr"] = n;
+    expr["A_Expr"]["rexpr"] = n;
+    return expr;
+  }
+  Json out = Json::object();
+  for (auto it = n.begin(); it != n.end(); ++it)
+    out[it.key()] = DirectArgsForGroupingSet(it.value(), all, in_set);
+  return out;
+}
+
 Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
                     const std::set<std::string>& in_set) {
   if (n.is_array()) {
@@ -410,6 +450,19 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
   if (n.contains("SubLink")) return ForGroupingSetInSubquery(n, all, in_set, {});
   if (n.contains("FuncCall")) {
     const Json& names = n["FuncCall"]["funcname"];
+    if (!names.empty() && IsWithinGroupCall(n["FuncCall"]) && !n["FuncCall"].contains("over") &&
+        n["FuncCall"].contains("args")) {
+      // A hypothetical-set aggregate reads its direct arguments with each
+      // row; percentile_disc and percentile_cont read theirs once per group.
+      const std::string f = Str(names.back());
+      const bool per_row =
+          f == "rank" || f == "dense_rank" || f == "percent_rank" || f == "cume_dist";
+      Json out = n;
+      out["FuncCall"]["args"] = per_row
+                                    ? DirectArgsForGroupingSet(n["FuncCall"]["args"], all, in_set)
+                                    : ForGroupingSet(n["FuncCall"]["args"], all, in_set);
+      return out;
+    }
     if (!names.empty() &&
         (IsAggregateName(Str(names.back())) || IsWithinGroupCall(n["FuncCall"])) &&
         !n["FuncCall"].contains("over"))
@@ -464,27 +517,42 @@ bool ContainsGroupingFunc(const Json& n) {
 // select list's expression at that position, as in a plain GROUP BY; and
 // a bare name that no FROM item's column has (`inputs`, when known) is the
 // select list's expression of that name.
+// `used` maps the text of each select list expression that an item became
+// to its position: two items of the same text, put in different sets,
+// would be matched as one grouping expression, where PostgreSQL keeps them
+// apart (GROUP BY alias1, ROLLUP(alias2) of `g AS alias1, g AS alias2`).
 Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
                             const std::optional<std::set<std::string>>& inputs, Json* item,
-                            bool* changed) {
+                            bool* changed, std::map<std::string, size_t>* used) {
   if (item->is_array()) {
     for (Json& x : *item)
-      SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &x, changed));
+      SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &x, changed, used));
     return Status::OK();
   }
+  auto resolve = [&](size_t at, const Json& val) -> Status {
+    Json text = val;
+    DropLocations(&text);
+    auto [it, fresh] = used->emplace(text.dump(), at);
+    if (!fresh && it->second != at) {
+      return SqlUnsupported(sql, *item,
+                            "GROUPING SETS of two select list items of the same expression");
+    }
+    *item = val;
+    *changed = true;
+    return Status::OK();
+  };
   if (!item->is_object()) return Status::OK();
   if (inputs && item->contains("ColumnRef") && (*item)["ColumnRef"]["fields"].size() == 1 &&
       (*item)["ColumnRef"]["fields"][0].contains("String")) {
     const std::string name = Str((*item)["ColumnRef"]["fields"][0]);
     if (inputs->count(name)) return Status::OK();
-    for (const Json& t : targets) {
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const Json& t = targets[i];
       if (!t.contains("ResTarget") || t["ResTarget"].value("name", "") != name) continue;
       const Json& val = t["ResTarget"]["val"];
       if (val.contains("A_Const"))
         return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
-      *item = val;
-      *changed = true;
-      return Status::OK();
+      return resolve(i, val);
     }
     return Status::OK();
   }
@@ -500,16 +568,16 @@ Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
     // every other copy of it.
     if (val.contains("A_Const"))
       return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
-    *item = val;
-    *changed = true;
-    return Status::OK();
+    return resolve(static_cast<size_t>(n - 1), val);
   }
   for (const char* k : {"GroupingSet", "RowExpr"}) {
     if (!item->contains(k)) continue;
     Json& body = (*item)[k];
     for (const char* list : {"content", "args"}) {
-      if (body.contains(list))
-        SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &body[list], changed));
+      if (body.contains(list)) {
+        SLUICE_RETURN_IF_ERROR(
+            ResolveGroupOrdinals(sql, targets, inputs, &body[list], changed, used));
+      }
     }
   }
   return Status::OK();
@@ -590,9 +658,10 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
   if (sets && s.contains("targetList")) {
     Json resolved = s;
     bool changed = false;
+    std::map<std::string, size_t> used;
     SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(
         sql_, s["targetList"], FromColumnNames(s.value("fromClause", Json::array())),
-        &resolved["groupClause"], &changed));
+        &resolved["groupClause"], &changed, &used));
     if (changed) return ExpandResolvedGroupingSets(resolved);
   }
   return ExpandResolvedGroupingSets(s);
@@ -3133,6 +3202,15 @@ Result<ExprPtr> Binder::OntoAggregate(const ExprPtr& e, const std::vector<ExprPt
       return MakeColumn(static_cast<int>(keys.size()) + (e->column - kAggBase), e->type);
     }
     const ScopeCol& c = from.scope[static_cast<size_t>(e->column)];
+    const int same = e->column + c.same_as;
+    if (c.same_as != 0 && same >= 0 && static_cast<size_t>(same) < from.scope.size() &&
+        from.scope[static_cast<size_t>(same)].name == c.name) {
+      // A merged USING column: the side's column it is, if that is grouped.
+      auto side = OntoAggregate(
+          MakeCast(MakeColumn(same, from.scope[static_cast<size_t>(same)].type), e->type), keys,
+          key_strs, from, nullptr);
+      if (side.ok()) return side;
+    }
     const std::string message = "column \"" + (c.qualifier.empty() ? "" : c.qualifier + ".") +
                                 c.name +
                                 "\" must appear in the GROUP BY clause or be used in an "
@@ -3158,6 +3236,10 @@ using binding::Str;
 Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const Catalog* catalog) {
   const Json& tn = type_name.contains("TypeName") ? type_name["TypeName"] : type_name;
   std::string name = Str(tn["names"].back());
+  if (tn["names"].size() == 2 && Str(tn["names"][0]) == "information_schema") {
+    // Its domains (cardinal_number, sql_identifier, ...).
+    return SqlUnsupported(sql, type_name, "the type information_schema." + name);
+  }
   std::vector<int64_t> mods;
   for (const Json& m : tn.value("typmods", Json::array())) {
     auto [kind, body] = Node(m);
@@ -3228,6 +3310,9 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
   if (name == "money") return SqlType::Money();
   if (catalog != nullptr) {
     if (const SqlType* t = catalog->FindType(name)) return *t;
+    if (const std::string* what = catalog->FindRefusedType(name)) {
+      return SqlUnsupported(sql, type_name, *what + " \"" + name + "\"");
+    }
     if (const TableDef* t = catalog->FindTable(name)) {
       // A table's name is also its rows' type, as in PostgreSQL.
       std::vector<std::string> names;

@@ -69,6 +69,10 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
   std::vector<SqlType> types;
   for (const ExprPtr& a : args) types.push_back(a->type);
   auto r = ResolveFunction(name, types);
+  if (!r.ok() && catalog_.HasRefusedOperator(name) &&
+      r.status().message().rfind("operator does not exist", 0) == 0) {
+    return SqlUnsupported(sql_, node, "the operator " + name + " of CREATE OPERATOR");
+  }
   if (!r.ok()) return SqlError(sql_, node, r.status().message());
   for (size_t i = 0; i < args.size(); ++i) args[i] = MakeCast(args[i], r->arg_types[i]);
   return r;
@@ -835,11 +839,18 @@ Result<ExprPtr> Binder::BindPgDefinition(const std::string& name, std::vector<Ex
     // pg_definitions lists (a pipeline's, whose views an ad hoc query reads
     // as tables).
     const PgOids oids = AssignPgOids(catalog_);
+    Value asked;
+    const bool constant =
+        oid->kind == ExprKind::kLiteral && Eval(*oid, Row{}, &asked).ok() && !asked.is_null();
     for (const auto& [view, def] : catalog_.views()) {
       auto o = oids.relations.find(view);
-      if (o != oids.relations.end()) {
-        defs[o->second] = pretty ? def.pg_definition_pretty : def.pg_definition;
+      if (o == oids.relations.end()) continue;
+      if (constant && asked.int_value() == o->second && !def.pg_definition_missing.empty()) {
+        // Its text as written would be a wrong answer.
+        return SqlUnsupported(sql_, node,
+                              "pg_get_viewdef() of a view with " + def.pg_definition_missing);
       }
+      defs[o->second] = pretty ? def.pg_definition_pretty : def.pg_definition;
     }
   }
   if (defs.empty()) return MakeLiteral(Value::Null(), SqlType::Varchar());
@@ -1006,11 +1017,19 @@ Result<ExprPtr> Binder::AddAggregate(AggCall call, Ctx& ctx, const Json& node) {
   return MakeColumn(kAggBase + index, call.type);
 }
 
-Status Binder::CheckOrderedSetCall(const Json& body, const Json& node, const Ctx& ctx) {
+Status Binder::CheckOrderedSetCall(const Json& body, const Json& node, Ctx& ctx, ExprPtr* filter) {
   if (ctx.aggs == nullptr) return SqlError(sql_, node, "aggregate functions are not allowed here");
   if (ctx.in_aggregate) return SqlError(sql_, node, "aggregate function calls cannot be nested");
+  filter->reset();
   if (body.contains("agg_filter")) {
-    return SqlUnsupported(sql_, node, "FILTER on an ordered-set aggregate");
+    if (ContainsAggregate(body["agg_filter"])) {
+      return SqlError(sql_, body["agg_filter"], "aggregate functions are not allowed in FILTER");
+    }
+    ctx.in_aggregate = true;
+    auto f = BindBooleanFilter(body["agg_filter"], ctx);
+    ctx.in_aggregate = false;
+    SLUICE_RETURN_IF_ERROR(f.status());
+    *filter = *f;
   }
   return Status::OK();
 }
@@ -1026,7 +1045,8 @@ Status Binder::CheckOrderedSetCall(const Json& body, const Json& node, const Ctx
 // a FILTER, so it is maintained as counts are.
 Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json& body,
                                             const Json& node, Ctx& ctx) {
-  SLUICE_RETURN_IF_ERROR(CheckOrderedSetCall(body, node, ctx));
+  ExprPtr filter;
+  SLUICE_RETURN_IF_ERROR(CheckOrderedSetCall(body, node, ctx, &filter));
   const Json& order = body.value("agg_order", Json::array());
   const Json& direct = body.value("args", Json::array());
   ctx.in_aggregate = true;
@@ -1093,8 +1113,10 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
                      {peers, MakeNode(ExprKind::kIsDistinct, boolean, {r, h}, true)});
   }
   const ExprPtr one = MakeLiteral(Value::Int(1), SqlType::Integer(false));
-  // COUNT(*) FILTER (WHERE p), as COUNT(CASE WHEN p THEN 1 END).
-  auto count_if = [&](const ExprPtr& p, ExprPtr value, bool distinct) -> Result<ExprPtr> {
+  // COUNT(*) FILTER (WHERE p), as COUNT(CASE WHEN p THEN 1 END); the call's
+  // own FILTER leaves out the rows it does not take.
+  auto count_if = [&](ExprPtr p, ExprPtr value, bool distinct) -> Result<ExprPtr> {
+    if (filter) p = MakeNode(ExprKind::kAnd, boolean, {p, filter});
     AggCall c;
     c.kind = distinct ? AggKind::kCountDistinct : AggKind::kCount;
     c.arg = MakeNode(ExprKind::kCase, value->type.WithNullable(true), {p, value});
@@ -1102,6 +1124,10 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
   };
   AggCall all;
   all.kind = AggKind::kCountStar;
+  if (filter) {
+    all.kind = AggKind::kCount;
+    all.arg = MakeNode(ExprKind::kCase, one->type.WithNullable(true), {filter, one});
+  }
   const SqlType dbl = SqlType::Double(false);
   if (name == "rank" || name == "dense_rank") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr b,
@@ -1128,27 +1154,30 @@ Result<ExprPtr> Binder::BindHypotheticalSet(const std::string& name, const Json&
 }
 
 // The group's non-NULL values of `x` as an ARRAY_AGG in the order `by`
-// gives them.
-Result<ExprPtr> Binder::OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx) {
+// gives them, of the rows that `filter` (if any) takes.
+Result<ExprPtr> Binder::OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx,
+                                      const ExprPtr& filter) {
   if (by.contains("useOp")) return SqlUnsupported(sql_, by, "ORDER BY ... USING");
   AggCall values;
   values.kind = AggKind::kArrayAgg;
   values.arg = x;
   values.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
   values.filter = MakeNode(ExprKind::kIsNull, SqlType::Boolean(), {x}, true);
+  if (filter) values.filter = MakeNode(ExprKind::kAnd, SqlType::Boolean(), {values.filter, filter});
   return AddAggregate(std::move(values), ctx, node);
 }
 
 // mode() WITHIN GROUP (ORDER BY x): the most frequent value, the first in
 // that order on ties.
-Result<ExprPtr> Binder::BindMode(const Json& by, const Json& node, Ctx& ctx) {
+Result<ExprPtr> Binder::BindMode(const Json& by, const Json& node, Ctx& ctx,
+                                 const ExprPtr& filter) {
   ctx.in_aggregate = true;
   auto bx = BindExpr(by["node"], ctx);
   ctx.in_aggregate = false;
   SLUICE_RETURN_IF_ERROR(bx.status());
   ExprPtr x = *bx;
   if (x->kind == ExprKind::kLiteral && x->untyped) x = MakeLiteral(x->value, SqlType::Varchar());
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, OrderedValues(x, by, node, ctx));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, OrderedValues(x, by, node, ctx, filter));
   return Call("sluice_array_mode", {arr}, node);
 }
 
@@ -1160,7 +1189,8 @@ Result<ExprPtr> Binder::BindMode(const Json& by, const Json& node, Ctx& ctx) {
 // re-reads its group's values, as ARRAY_AGG does.
 Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body, const Json& node,
                                        Ctx& ctx) {
-  SLUICE_RETURN_IF_ERROR(CheckOrderedSetCall(body, node, ctx));
+  ExprPtr filter;
+  SLUICE_RETURN_IF_ERROR(CheckOrderedSetCall(body, node, ctx, &filter));
   const Json& order = body.value("agg_order", Json::array());
   const Json& direct = body.value("args", Json::array());
   const bool mode = name == "mode";
@@ -1170,26 +1200,34 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
         "function " + name + " takes " + (mode ? "no" : "one") + " argument and one ORDER BY key");
   }
   const Json& by = order[0]["SortBy"];
-  if (mode) return BindMode(by, node, ctx);
+  if (mode) return BindMode(by, node, ctx, filter);
   SLUICE_ASSIGN_OR_RETURN(ExprPtr direct_arg, BindExpr(direct[0], ctx));
   // One fraction, or a constant array of them (the result is then the
   // array of the percentiles, NULL for a NULL fraction).
   std::vector<ExprPtr> fractions;
+  Value fraction_list;
   const bool many = direct_arg->type.id() == TypeId::kArray;
   if (many) {
     std::vector<int> cols;
     CollectColumns(*direct_arg, &cols);
     if (!cols.empty() || direct_arg->type.children()[0].id() == TypeId::kArray) {
-      return SqlUnsupported(
-          sql_, direct[0],
-          name + "() of an array of fractions that is not a constant one-dimensional array");
+      return SqlUnsupported(sql_, direct[0],
+                            name + "() of an array of fractions that is not a constant");
     }
-    Value list;
-    SLUICE_RETURN_IF_ERROR(Eval(*direct_arg, Row{}, &list));
-    if (list.is_null()) return MakeLiteral(Value::Null(), direct_arg->type);
-    for (const Value& v : list.list()) {
-      fractions.push_back(MakeLiteral(v, direct_arg->type.children()[0]));
-    }
+    SLUICE_RETURN_IF_ERROR(Eval(*direct_arg, Row{}, &fraction_list));
+    if (fraction_list.is_null()) return MakeLiteral(Value::Null(), direct_arg->type);
+    // A multidimensional array: its elements in order, the answer taking
+    // its shape again below.
+    std::function<void(const Value&)> flatten = [&](const Value& list) {
+      for (const Value& v : list.list()) {
+        if (v.kind() == Value::Kind::kList) {
+          flatten(v);
+        } else {
+          fractions.push_back(MakeLiteral(v, direct_arg->type.children()[0]));
+        }
+      }
+    };
+    flatten(fraction_list);
   } else {
     fractions.push_back(direct_arg);
   }
@@ -1225,7 +1263,7 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
   } else if (x->kind == ExprKind::kLiteral && x->untyped) {
     x = MakeLiteral(x->value, SqlType::Varchar());
   }
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, OrderedValues(x, by, node, ctx));
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr arr, OrderedValues(x, by, node, ctx, filter));
   SLUICE_ASSIGN_OR_RETURN(ExprPtr n, Call("cardinality", {arr}, node));
   const SqlType idx_type = SqlType::BigInt();
   auto at = [&](ExprPtr i) { return Call("[]", {arr, MakeCast(i, idx_type)}, node); };
@@ -1272,8 +1310,14 @@ Result<ExprPtr> Binder::BindPercentile(const std::string& name, const Json& body
   const SqlType t = SqlType::Array(elem, true);
   SLUICE_ASSIGN_OR_RETURN(ExprPtr some,
                           Call(">", {n, MakeLiteral(Value::Int(0), SqlType::BigInt())}, node));
-  return MakeNode(ExprKind::kCase, t,
-                  {some, MakeNode(ExprKind::kArray, t.WithNullable(false), std::move(items))});
+  size_t next = 0;
+  std::function<ExprPtr(const Value&)> shaped = [&](const Value& list) {
+    std::vector<ExprPtr> level;
+    for (const Value& v : list.list())
+      level.push_back(v.kind() == Value::Kind::kList ? shaped(v) : items[next++]);
+    return MakeNode(ExprKind::kArray, t.WithNullable(false), std::move(level));
+  };
+  return MakeNode(ExprKind::kCase, t, {some, shaped(fraction_list)});
 }
 
 namespace {

@@ -212,6 +212,8 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
         p = MakeProject(p, ex, names);
       }
       *plan = p;
+    } else if (IsPostgresRelation(name)) {
+      return SqlUnsupported(sql_, item, "PostgreSQL's catalog relation \"" + name + "\"");
     } else {
       std::vector<std::string> known;
       for (const auto& [n, def] : catalog_.tables()) known.push_back(n);
@@ -600,6 +602,18 @@ Status Binder::BindJoin(const Json& item, const JoinDomain* d, PlanPtr* plan,
       names.push_back((*cols)[static_cast<size_t>(l)].name);
       ScopeCol c{aliased ? alias : "", (*cols)[static_cast<size_t>(l)].name, m->type};
       c.unqualified_only = !aliased;
+      if (type != JoinType::kFull) {
+        // Once the merged columns lead: the side's own column, counted from
+        // this one.
+        // An inner join's is the left side's, unless only that one is cast
+        // (PostgreSQL's buildMergedJoinVar).
+        const bool left_cast = lt.WithNullable(true) != t->WithNullable(true);
+        const bool right_cast = rt.WithNullable(true) != t->WithNullable(true);
+        const bool right =
+            type == JoinType::kRight || (type == JoinType::kInner && left_cast && !right_cast);
+        const int side = right ? r : l;
+        c.same_as = static_cast<int>(using_pairs.size()) + side - static_cast<int>(merged.size());
+      }
       merged.push_back(c);
       (*cols)[static_cast<size_t>(l)].qualified_only = true;
       (*cols)[static_cast<size_t>(r)].qualified_only = true;

@@ -481,6 +481,14 @@ Result<ExprPtr> Binder::BindUserFunction(const FunctionDef& f, const Json& call,
   ++inline_depth_;
   auto bound = BindExpr(expr, ctx);
   --inline_depth_;
+  if (!bound.ok() && bound.status().message().rfind("line ", 0) != 0) {
+    // An error of the inlined body, whose nodes have no place in the text:
+    // at the call.
+    const std::string message = bound.status().message() + " (function " + f.name + ")";
+    return bound.status().code() == StatusCode::kUnimplemented
+               ? Status::Unimplemented(FormatSqlError(sql_, Location(node), message))
+               : SqlError(sql_, node, message);
+  }
   return bound;
 }
 

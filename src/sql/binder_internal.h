@@ -180,6 +180,10 @@ struct ScopeCol {
   // A column of a correlated subquery's domain that a join in its FROM
   // carries (JoinDomain): which one. The subquery's output leads with them.
   int domain = -1;
+  // The merged column of a LEFT, RIGHT or inner JOIN ... USING: the scope
+  // column this many places on whose value it is (cast to its type), so a
+  // query grouped by that column may read this one. 0 for none.
+  int same_as = 0;
 };
 
 struct Ctx;
@@ -532,13 +536,16 @@ class Binder {
   // rows that sort before the hypothetical row `args`, or with it.
   // What every ordered-set aggregate call must be: in a grouped query, not
   // inside another aggregate, without FILTER.
-  Status CheckOrderedSetCall(const Json& body, const Json& node, const Ctx& ctx);
+  // Checks where an ordered-set call may stand, and binds its FILTER into
+  // `filter` (null without one).
+  Status CheckOrderedSetCall(const Json& body, const Json& node, Ctx& ctx, ExprPtr* filter);
   Result<ExprPtr> BindHypotheticalSet(const std::string& name, const Json& body, const Json& node,
                                       Ctx& ctx);
   // percentile_disc(p) and percentile_cont(p) WITHIN GROUP (ORDER BY x):
   // picked from the group's non-NULL values in order (an ARRAY_AGG).
-  Result<ExprPtr> OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx);
-  Result<ExprPtr> BindMode(const Json& by, const Json& node, Ctx& ctx);
+  Result<ExprPtr> OrderedValues(ExprPtr x, const Json& by, const Json& node, Ctx& ctx,
+                                const ExprPtr& filter);
+  Result<ExprPtr> BindMode(const Json& by, const Json& node, Ctx& ctx, const ExprPtr& filter);
   Result<ExprPtr> BindPercentile(const std::string& name, const Json& body, const Json& node,
                                  Ctx& ctx);
   // Casts to oid, regclass, regtype, regnamespace and regrole.

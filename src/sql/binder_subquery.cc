@@ -377,7 +377,12 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     return BindExpr(rewritten, ctx);
   }
   if (q.visible != k + 1) return SqlError(sql_, node, "subquery has too many columns");
-  SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["testexpr"], ctx));
+  // ROW(x) = ANY (subquery) compares x, as a row of more values compares
+  // each, with the subquery's column.
+  const Json& test = body["testexpr"].contains("RowExpr") && n == 1
+                         ? body["testexpr"]["RowExpr"]["args"][0]
+                         : body["testexpr"];
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(test, ctx));
   const SqlType yt = sub->columns[k].type;
   ExprPtr y = MakeColumn(static_cast<int>(k), yt);
   std::vector<ExprPtr> xy = {x, y};

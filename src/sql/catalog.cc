@@ -106,8 +106,18 @@ std::string Catalog::RowTypeName(const SqlType& row) const {
 }
 
 Status Catalog::DropType(const std::string& name) {
-  if (types_.erase(name) == 0) return Status::NotFound("type \"" + name + "\" does not exist");
+  if (types_.erase(name) + refused_types_.erase(name) == 0)
+    return Status::NotFound("type \"" + name + "\" does not exist");
   return Status::OK();
+}
+
+void Catalog::AddRefusedType(const std::string& name, std::string what) {
+  if (types_.count(name) == 0) refused_types_[name] = std::move(what);
+}
+
+const std::string* Catalog::FindRefusedType(const std::string& name) const {
+  auto it = refused_types_.find(name);
+  return it == refused_types_.end() ? nullptr : &it->second;
 }
 
 Status Catalog::DropTable(const std::string& name) {

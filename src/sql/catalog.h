@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,9 @@ struct ViewDef {
   // be printed yet, the query as written.
   std::string pg_definition;
   std::string pg_definition_pretty;
+  // What PostgreSQL's form would hold that cannot be printed yet ("WITHIN
+  // GROUP"); empty when it is printed.
+  std::string pg_definition_missing;
 };
 
 // CREATE FUNCTION name(args) RETURNS type LANGUAGE SQL ...: a function whose
@@ -179,6 +183,17 @@ class Catalog {
   Status AddType(const std::string& name, SqlType type);
   const SqlType* FindType(const std::string& name) const;
   Status DropType(const std::string& name);
+  // A type Sluice refused to create (CREATE DOMAIN, an enum or range type),
+  // with what made it ("the domain"): naming it then says it is not
+  // supported yet, rather than that it does not exist. Null if none.
+  void AddRefusedType(const std::string& name, std::string what);
+  const std::string* FindRefusedType(const std::string& name) const;
+  // An operator name Sluice refused to define (CREATE OPERATOR): an
+  // operator of that name that does not resolve is then not supported yet.
+  void AddRefusedOperator(const std::string& name) { refused_operators_.insert(name); }
+  bool HasRefusedOperator(const std::string& name) const {
+    return refused_operators_.count(name) != 0;
+  }
   // The name of a type it defines, or else of a table, whose rows have the
   // fields of `row` (names and types); "" when none.
   std::string RowTypeName(const SqlType& row) const;
@@ -220,6 +235,8 @@ class Catalog {
   std::map<std::string, FunctionDef> functions_;
   std::map<std::string, AggregateDef> aggregates_;
   std::map<std::string, SqlType> types_;
+  std::map<std::string, std::string> refused_types_;
+  std::set<std::string> refused_operators_;
   std::map<std::string, SequenceDef> sequences_;
   PgDefinitions pg_definitions_;
   std::optional<int64_t> now_;

@@ -118,7 +118,15 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
 
 namespace {
 thread_local DateOrder g_date_order = DateOrder::kMDY;
+thread_local IntervalStyle g_interval_style = IntervalStyle::kPostgres;
 }  // namespace
+
+IntervalStyle CurrentIntervalStyle() { return g_interval_style; }
+
+IntervalStyleScope::IntervalStyleScope(IntervalStyle style) : saved_(g_interval_style) {
+  g_interval_style = style;
+}
+IntervalStyleScope::~IntervalStyleScope() { g_interval_style = saved_; }
 
 DateOrder CurrentDateOrder() { return g_date_order; }
 
@@ -1445,7 +1453,20 @@ Status ParseIntervalTypmod(std::string_view text, int range, int precision, Inte
   std::vector<Field> fields;
   IntervalParts parts;
   ReadError e = ReadError::kBadFormat;
-  if (SplitIntervalFields(text, &fields)) e = ReadIntervalFields(fields, range, &parts);
+  if (SplitIntervalFields(text, &fields)) {
+    if (g_interval_style == IntervalStyle::kSqlStandard && !fields.empty() &&
+        fields[0].text[0] == '-' &&
+        std::none_of(fields.begin() + 1, fields.end(),
+                     [](const Field& f) { return f.text[0] == '-' || f.text[0] == '+'; })) {
+      // SQL's reading: the leading sign is every field's.
+      for (Field& f : fields) {
+        if (f.kind == FieldKind::kWord || f.text[0] == '-') continue;
+        f.text = "-" + f.text;
+        f.kind = FieldKind::kSigned;
+      }
+    }
+    e = ReadIntervalFields(fields, range, &parts);
+  }
   if (e == ReadError::kBadFormat) {
     parts = IntervalParts();
     e = ReadIsoInterval(text, &parts);

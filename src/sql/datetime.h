@@ -104,6 +104,22 @@ std::string FormatTimeTz(const TimeTz& t);
 // sql_standard ("+1-2 -3 +4:05:06") and iso_8601 ("P1Y2M-3DT4H5M6S").
 enum class IntervalStyle { kPostgres, kPostgresVerbose, kSqlStandard, kIso8601 };
 std::string FormatInterval(const Interval& iv, IntervalStyle style = IntervalStyle::kPostgres);
+// The IntervalStyle that interval input is read in: in sql_standard, a
+// leading sign applies to every field when no other field has one ('-1
+// 2:00:00' is -1 days -2 hours), as PostgreSQL reads it. The parsers read
+// their thread's, postgres unless an IntervalStyleScope says otherwise.
+IntervalStyle CurrentIntervalStyle();
+// Sets the thread's interval style while it lives.
+class IntervalStyleScope {
+ public:
+  explicit IntervalStyleScope(IntervalStyle style);
+  ~IntervalStyleScope();
+  IntervalStyleScope(const IntervalStyleScope&) = delete;
+  IntervalStyleScope& operator=(const IntervalStyleScope&) = delete;
+
+ private:
+  IntervalStyle saved_;
+};
 
 // timestamp + interval: months first (clamping the day to the month's
 // length), then days, then microseconds, as PostgreSQL does.

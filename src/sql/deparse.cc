@@ -242,9 +242,7 @@ Result<std::string> Deparser::View(const Json& select, const std::vector<std::st
   return out + ";";
 }
 
-Status Deparser::Unsupported(const std::string& what) const {
-  return Status::Unimplemented("pg_get_viewdef cannot print " + what + " yet");
-}
+Status Deparser::Unsupported(const std::string& what) const { return Status::Unimplemented(what); }
 
 void Deparser::Keyword(std::string* buf, int* indent, const std::string& word, int before,
                        int after, int plus) const {

@@ -19,6 +19,10 @@
 namespace sluice::sql {
 namespace {
 
+// The days from 1970-01-01 to PostgreSQL's end of timestamps,
+// 294277-01-01 (exclusive).
+constexpr int64_t kPgTimestampEndDays = 106762940;
+
 Status OutOfRange(const SqlType& t) {
   switch (t.id()) {
     case TypeId::kSmallInt:
@@ -296,6 +300,10 @@ std::string Expr::ToString() const {
     default: {
       std::string s =
           kind == ExprKind::kCall ? fn_name : "op" + std::to_string(static_cast<int>(kind));
+      // IS NOT NULL is not IS NULL: expressions that print alike are taken
+      // for one (a grouping key, an aggregate computed once).
+      if (negated) s += "!";
+      if (has_else) s += "+else";
       s += "(";
       for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i]->ToString();
       if (transition) {
@@ -377,6 +385,7 @@ ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool ne
   e->args = std::move(args);
   e->negated = negated;
   e->date_order = CurrentDateOrder();
+  e->interval_style = CurrentIntervalStyle();
   return e;
 }
 
@@ -1057,6 +1066,13 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
         if (t == TypeId::kTimestamp &&
             ParseDate(std::string_view(text).substr(0, text.find_first_of(" T")), &days) &&
             !IsInfiniteDate(days) && (days > 106751990 || days < -106751990)) {
+          // PostgreSQL counts microseconds from 2000, so its timestamps
+          // reach 30 years further than ours, which count them from 1970.
+          if (days > 0 && days < kPgTimestampEndDays) {
+            return Status::Unimplemented("timestamp \"" + text +
+                                         "\": a timestamp after 294247-01-10 04:00:54.775807 "
+                                         "is not supported yet");
+          }
           return Status::Overflow(std::string(name) + " out of range: \"" + text + "\"");
         }
         return Status::InvalidArgument(std::string("invalid input syntax for type ") + name +
@@ -1449,8 +1465,10 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
     case ExprKind::kCast: {
       Value v;
       SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
-      if (e.date_order != CurrentDateOrder() && v.kind() == Value::Kind::kString) {
+      if ((e.date_order != CurrentDateOrder() || e.interval_style != CurrentIntervalStyle()) &&
+          v.kind() == Value::Kind::kString) {
         DateOrderScope order(e.date_order);
+        IntervalStyleScope style(e.interval_style);
         return CastValue(v, e.args[0]->type, e.type, out);
       }
       return CastValue(v, e.args[0]->type, e.type, out);

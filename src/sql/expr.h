@@ -81,6 +81,8 @@ struct Expr {
   // kCast: the date order text is read in (the session's DateStyle when the
   // cast was bound).
   DateOrder date_order = DateOrder::kMDY;
+  // kCast: the IntervalStyle interval text is read in, likewise.
+  IntervalStyle interval_style = IntervalStyle::kPostgres;
   std::vector<ExprPtr> args;
   // kFold: a user-defined aggregate's transition function, bound over a row
   // of its own: the state (column 0), then the fields of one element of the

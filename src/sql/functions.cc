@@ -793,4 +793,9 @@ bool IsPostgresType(std::string_view name) {
   return std::binary_search(std::begin(kPostgresTypes), std::end(kPostgresTypes), name);
 }
 
+bool IsPostgresRelation(std::string_view name) {
+  if (name.substr(0, 11) == "pg_catalog.") name.remove_prefix(11);
+  return std::binary_search(std::begin(kPostgresRelations), std::end(kPostgresRelations), name);
+}
+
 }  // namespace sluice::sql

@@ -49,6 +49,9 @@ bool IsNumeric(const SqlType& t);
 // not "does not exist".
 bool IsPostgresFunction(std::string_view name);
 bool IsPostgresType(std::string_view name);
+// Whether PostgreSQL 15's catalog has a table or view of that name
+// ("pg_class", "pg_catalog.pg_class", "information_schema.columns").
+bool IsPostgresRelation(std::string_view name);
 
 // to_number's result: a NUMERIC with the scale of the digits it reads
 // after the point.

@@ -201,6 +201,15 @@ Status AddCreateType(std::string_view sql, const std::string& kind, const Json& 
     const char* what = kind == "CreateEnumStmt"    ? "CREATE TYPE ... AS ENUM"
                        : kind == "CreateRangeStmt" ? "CREATE TYPE ... AS RANGE"
                                                    : "CREATE DOMAIN";
+    // Remembered, so that naming the type says why it is not there.
+    const Json& names =
+        body.value(kind == "CreateDomainStmt" ? "domainname" : "typeName", Json::array());
+    if (!names.empty()) {
+      catalog->AddRefusedType(names.back()["String"].value("sval", ""),
+                              kind == "CreateEnumStmt"    ? "the enum type"
+                              : kind == "CreateRangeStmt" ? "the range type"
+                                                          : "the domain");
+    }
     return SqlUnsupported(sql, body, what);
   }
   const Json& rel = body["typevar"];
@@ -384,6 +393,8 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
     // Left empty where it cannot print the query yet: SetViewText puts the
     // query as written there.
     if (text.ok()) (pretty ? v.pg_definition_pretty : v.pg_definition) = *text;
+    if (!text.ok() && text.status().code() == StatusCode::kUnimplemented)
+      v.pg_definition_missing = text.status().message();
   }
   // The SQL functions it calls (and they call) are part of its definition.
   Json functions = Json::array();

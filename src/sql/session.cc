@@ -271,6 +271,7 @@ bool SetsParts(const Json& body) {
 
 Status SqlSession::Statement(const std::string& sql) {
   DateOrderScope order(date_order_);
+  IntervalStyleScope interval_style(interval_style_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   for (const Json& st : tree["stmts"]) {
     const Json& stmt = st["stmt"];
@@ -348,6 +349,11 @@ Status SqlSession::Statement(const std::string& sql) {
         }
         if (!s.ok() && !missing_ok) return s;
       }
+    } else if (kind == "DefineStmt" && body.value("kind", "") == "OBJECT_OPERATOR") {
+      // Remembered, so that using the operator says why it is not there.
+      const Json& names = body.value("defnames", Json::array());
+      if (!names.empty()) catalog_.AddRefusedOperator(names.back()["String"].value("sval", ""));
+      return SqlUnsupported(sql, stmt, "CREATE OPERATOR");
     } else if (kind == "DefineStmt" && body.value("kind", "") == "OBJECT_AGGREGATE") {
       // Kept even when Sluice cannot compute it: its calls then say why.
       SLUICE_ASSIGN_OR_RETURN(AggregateDef a, BindCreateAggregate(catalog_, sql, body));
@@ -433,6 +439,7 @@ bool SqlSession::UsesSequences(const Json& stmt) const {
 
 Result<QueryRows> SqlSession::Query(const std::string& sql) {
   DateOrderScope order(date_order_);
+  IntervalStyleScope interval_style(interval_style_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
     return Status::InvalidArgument("a query must be one SELECT");
@@ -459,6 +466,7 @@ Result<QueryRows> SqlSession::Query(const std::string& sql) {
 
 Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
   DateOrderScope order(date_order_);
+  IntervalStyleScope interval_style(interval_style_);
   DmlEnv env;
   env.query = [this](const std::string& query) { return Query(query); };
   env.type_name = [this](const SqlType& row) { return catalog_.RowTypeName(row); };
@@ -542,6 +550,7 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
 
 Result<BoundQuery> SqlSession::Bind(const std::string& sql) const {
   DateOrderScope order(date_order_);
+  IntervalStyleScope interval_style(interval_style_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
     return Status::InvalidArgument("a query must be one SELECT");

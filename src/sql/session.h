@@ -62,6 +62,8 @@ class SqlSession {
   // from text (SET datestyle in the runner's script).
   void set_date_order(DateOrder order) { date_order_ = order; }
   DateOrder date_order() const { return date_order_; }
+  // SET IntervalStyle: how interval text is read (datetime.h).
+  void set_interval_style(IntervalStyle style) { interval_style_ = style; }
   const Catalog& catalog() const { return catalog_; }
 
  private:
@@ -87,6 +89,7 @@ class SqlSession {
 
   int workers_, hosts_;
   DateOrder date_order_ = DateOrder::kMDY;
+  IntervalStyle interval_style_ = IntervalStyle::kPostgres;
   Catalog catalog_;
   std::map<std::string, TableData> tables_;
   std::shared_ptr<Sequences> sequences_ = std::make_shared<Sequences>();

@@ -34,6 +34,12 @@ DELETE FROM h WHERE k = 7;
 SELECT g, rank(2) WITHIN GROUP (ORDER BY x), dense_rank(2) WITHIN GROUP (ORDER BY x), percent_rank(2) WITHIN GROUP (ORDER BY x), cume_dist(2) WITHIN GROUP (ORDER BY x) FROM h GROUP BY g;
 SELECT rank('b') WITHIN GROUP (ORDER BY s), rank(2, 'b') WITHIN GROUP (ORDER BY x, s), cume_dist(2, 'b') WITHIN GROUP (ORDER BY x DESC, s), percent_rank(1, 'jim') WITHIN GROUP (ORDER BY x, s DESC) FROM h;
 SELECT percent_rank(0) WITHIN GROUP (ORDER BY x), cume_dist(0) WITHIN GROUP (ORDER BY x), rank(0) WITHIN GROUP (ORDER BY x), dense_rank(0) WITHIN GROUP (ORDER BY x) FROM h WHERE k < 0;
+-- FILTER on a hypothetical-set aggregate: the rows it leaves out count
+-- neither before the hypothetical row nor in the group.
+SELECT g, rank(2) WITHIN GROUP (ORDER BY x) FILTER (WHERE s <> 'b'), dense_rank(2) WITHIN GROUP (ORDER BY x) FILTER (WHERE k > 2), percent_rank(2) WITHIN GROUP (ORDER BY x) FILTER (WHERE s IS NOT NULL), cume_dist(2, 'b') WITHIN GROUP (ORDER BY x, s) FILTER (WHERE x < 3) FROM h GROUP BY g;
+-- NULLS FIRST and NULLS LAST of one hypothetical row: two calls, not one.
+SELECT rank(NULL::int) WITHIN GROUP (ORDER BY x NULLS FIRST), rank(NULL::int) WITHIN GROUP (ORDER BY x NULLS LAST), count(CASE WHEN x IS NULL THEN 1 END), count(CASE WHEN x IS NOT NULL THEN 1 END) FROM h;
+SELECT rank(1) WITHIN GROUP (ORDER BY x) FILTER (WHERE false), percent_rank(1) WITHIN GROUP (ORDER BY x) FILTER (WHERE NULL), cume_dist(1) WITHIN GROUP (ORDER BY x) FILTER (WHERE k > 100) FROM h;
 -- sluice: error function rank(integer, integer) does not exist
 SELECT rank(1, 2) WITHIN GROUP (ORDER BY x) FROM h;
 SELECT mode() WITHIN GROUP (ORDER BY x) FROM h;
@@ -65,13 +71,18 @@ SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITH
 SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM pc;
 SELECT percentile_disc(array[0.5]) WITHIN GROUP (ORDER BY x), percentile_cont(array[0, 0.25, NULL, 1]) WITHIN GROUP (ORDER BY x), percentile_disc(array[0.1, 0.9]) WITHIN GROUP (ORDER BY s) FROM pc;
 SELECT g, percentile_cont(array[0.5, 0.75]) WITHIN GROUP (ORDER BY f) FROM pc GROUP BY g;
--- sluice: error percentile_disc() of an array of fractions that is not a constant one-dimensional array is not supported yet
+-- A multidimensional array of fractions: the percentiles in its shape.
+SELECT g, percentile_disc(array[[NULL, 1, 0.5], [0.75, 0.25, NULL]]) WITHIN GROUP (ORDER BY x), percentile_cont(array[[0.1], [0.9]]) WITHIN GROUP (ORDER BY f) FROM pc GROUP BY g;
+-- FILTER on an ordered-set aggregate: the values of the rows it takes.
+SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FILTER (WHERE k <> 2), percentile_cont(0.5) WITHIN GROUP (ORDER BY f) FILTER (WHERE s > 'b'), percentile_disc(array[0.1, 1]) WITHIN GROUP (ORDER BY s) FILTER (WHERE x > 2) FROM pc GROUP BY g;
+-- sluice: error percentile_disc() of an array of fractions that is not a constant is not supported yet
 SELECT percentile_disc(array[x::float8]) WITHIN GROUP (ORDER BY x) FROM pc;
 -- mode(): the most frequent value, the first in the ORDER BY on ties.
 CREATE TABLE modes (g INT, x INT, t TEXT);
 INSERT INTO modes VALUES (1, 3, 'b'), (1, 3, 'a'), (1, 1, 'a'), (1, NULL, NULL), (2, 5, 'z'), (2, 4, 'y'), (3, NULL, NULL);
 SELECT g, mode() WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY t DESC), mode() WITHIN GROUP (ORDER BY x DESC) FROM modes GROUP BY g;
 SELECT mode() WITHIN GROUP (ORDER BY x) FROM modes;
+SELECT g, mode() WITHIN GROUP (ORDER BY x) FILTER (WHERE t <> 'a'), mode() WITHIN GROUP (ORDER BY t) FILTER (WHERE x IS NULL) FROM modes GROUP BY g;
 SELECT mode() WITHIN GROUP (ORDER BY t) FROM modes WHERE g > 5;
 DELETE FROM modes WHERE x = 3 AND t = 'b';
 INSERT INTO modes VALUES (2, 4, 'q');

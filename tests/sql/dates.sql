@@ -108,3 +108,9 @@ SET datestyle TO 'ISO, MDY';
 SELECT time '24:00:00', time '23:59:60', time '23:59:59.9999999', time '10:00:00.0000004', timestamp '2000-01-01 23:59:59.9999996';
 -- sluice: error invalid input syntax for type time
 SELECT time '24:00:00.01';
+-- PostgreSQL's timestamps reach 294276 AD; ours end in 294247 AD.
+SELECT timestamp '294247-01-10 04:00:54', '294246-12-31'::timestamp + interval '1 day';
+-- sluice: error a timestamp after 294247-01-10 04:00:54.775807 is not supported yet
+SELECT '294276-12-31 23:59:59'::timestamp;
+-- sluice: error a timestamp after 294247-01-10 04:00:54.775807 is not supported yet
+SELECT date_part('epoch', '294270-01-01 00:00:00'::timestamp);

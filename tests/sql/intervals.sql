@@ -99,3 +99,16 @@ UPDATE spans SET d = d * 3 WHERE i = 2;
 DELETE FROM spans WHERE g = 1 AND i = 1;
 INSERT INTO spans VALUES (5, 1, '1 mon'), (5, 2, '1 mon'), (5, 3, '2 mon');
 SELECT g, sum(d), avg(d) FROM spans GROUP BY g;
+-- In IntervalStyle sql_standard, a leading sign applies to every field
+-- when no other field has one, in constants and in text cast in a view.
+SET IntervalStyle TO sql_standard;
+SELECT interval '-23 hours 45 min 12.34 sec', interval '-1 day 23 hours 45 min 12.34 sec', interval '-1 year 2 months 1 day 23 hours 45 min 12.34 sec', interval '-1 year 2 months 1 day 23 hours 45 min +12.34 sec';
+SELECT interval '-1 2:03:04', interval '-1-2 3 4:05:06', interval '1 day -2 hours';
+CREATE TABLE interval_texts (k INT, s TEXT);
+INSERT INTO interval_texts VALUES (1, '-1 2:03:04'), (2, '-3 days 4 hours');
+SELECT k, s::interval FROM interval_texts;
+INSERT INTO interval_texts VALUES (3, '5 days -1 hours'), (4, '-2 years 3 months');
+DELETE FROM interval_texts WHERE k = 1;
+SELECT k, s::interval FROM interval_texts;
+SET IntervalStyle TO postgres;
+SELECT interval '-1 2:03:04', interval '-23 hours 45 min';

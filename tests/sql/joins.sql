@@ -27,3 +27,24 @@ SELECT * FROM (l JOIN r USING (id)) AS j (k, v1);
 SELECT j.* FROM (l LEFT JOIN r USING (id)) AS j (k);
 -- sluice: error table "j" has 5 columns available but 6 columns specified
 SELECT * FROM (l JOIN r USING (id)) AS j (a, b, c, d, e, f);
+-- The merged column of JOIN ... USING is the left side's column (the
+-- right's for RIGHT JOIN): a query grouped by that column may read it.
+CREATE TABLE ju1 (f1 INT, f2 BIGINT);
+CREATE TABLE ju2 (f1 BIGINT, f22 BIGINT);
+INSERT INTO ju1 VALUES (1, 10), (2, 20), (2, 21), (NULL, 5);
+INSERT INTO ju2 VALUES (1, 100), (3, 300);
+SELECT f1, count(*), sum(f22) FROM ju1 LEFT JOIN ju2 USING (f1) GROUP BY ju1.f1;
+SELECT f1, count(*) FROM ju1 RIGHT JOIN ju2 USING (f1) GROUP BY ju2.f1;
+SELECT f1, sum(f2) FROM ju1 JOIN ju2 USING (f1) GROUP BY ju2.f1;
+-- sluice: error must appear in the GROUP BY clause
+SELECT f1, sum(f2) FROM ju1 JOIN ju2 USING (f1) GROUP BY ju1.f1;
+SELECT f1, sum(f2) FROM ju1 JOIN ju1 x USING (f1) GROUP BY ju1.f1;
+-- sluice: error column "ju1.f1" must appear in the GROUP BY clause
+SELECT ju1.f1 FROM ju1 LEFT JOIN ju2 USING (f1) GROUP BY f1;
+-- sluice: error must appear in the GROUP BY clause
+SELECT f1 FROM ju1 FULL JOIN ju2 USING (f1) GROUP BY ju1.f1;
+INSERT INTO ju2 VALUES (2, 200);
+DELETE FROM ju1 WHERE f2 = 20;
+UPDATE ju1 SET f1 = 3 WHERE f1 IS NULL;
+SELECT f1, count(*), sum(f22) FROM ju1 LEFT JOIN ju2 USING (f1) GROUP BY ju1.f1;
+SELECT f1, count(*) FROM ju1 RIGHT JOIN ju2 USING (f1) GROUP BY ju2.f1;

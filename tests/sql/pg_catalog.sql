@@ -36,3 +36,8 @@ SELECT k, xs || ARRAY[9], cs || 'z'::text, cs || NULL::text[], NULL::int[] || xs
 CREATE TABLE sizes (b BIGINT);
 INSERT INTO sizes VALUES (0), (10239), (10240), (10485759), (1073741824), (-20000), (1099511627776), (NULL);
 SELECT b, pg_catalog.pg_size_pretty(b) FROM sizes;
+-- PostgreSQL's catalog relations that Sluice does not have say so.
+-- sluice: error PostgreSQL's catalog relation "pg_class" is not supported yet
+SELECT oid::int8 FROM pg_class WHERE relname = 'pg_class';
+-- sluice: error PostgreSQL's catalog relation "information_schema.views" is not supported yet
+SELECT table_name FROM information_schema.views;

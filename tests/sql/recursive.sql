@@ -207,3 +207,11 @@ WITH RECURSIVE q(n) AS (
   (WITH RECURSIVE x(m) AS (SELECT 0 UNION ALL SELECT x.m + q.n FROM x, q WHERE x.m + q.n < 4)
    SELECT m + 10 FROM x WHERE m > 0)
 ) SELECT n, count(*) FROM q GROUP BY n;
+-- WITH RECURSIVE inside a subquery that reads the enclosing query's columns.
+CREATE TABLE rec_outer (four INT, ten INT);
+INSERT INTO rec_outer VALUES (1, 1), (2, 1), (3, 2);
+-- sluice: error WITH RECURSIVE in a subquery that reads an enclosing query's columns is not supported yet
+SELECT sum(o.four), sum(ss.a) FROM rec_outer o CROSS JOIN LATERAL (WITH RECURSIVE x(a) AS (SELECT o.four AS a UNION SELECT a + 1 FROM x WHERE a < 10) SELECT * FROM x) ss WHERE o.ten = 1;
+-- sluice: error WITH RECURSIVE in a subquery that reads an enclosing query's columns is not supported yet
+SELECT four, (WITH RECURSIVE x(a) AS (SELECT 1 UNION SELECT a + 1 FROM x WHERE a < 3) SELECT sum(a) + o.four FROM x) FROM rec_outer o;
+SELECT four, (WITH RECURSIVE x(a) AS (SELECT 1 UNION SELECT a + 1 FROM x WHERE a < 3) SELECT sum(a) FROM x) FROM rec_outer o;

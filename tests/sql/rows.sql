@@ -89,3 +89,14 @@ INSERT INTO whole_r VALUES (1, 'x'), (2, NULL), (NULL, NULL);
 SELECT whole_l.a, whole_r, whole_r IS NULL AS n, count(whole_r.*) OVER () AS c
   FROM whole_l LEFT JOIN whole_r ON whole_l.a = whole_r.a;
 SELECT whole_r, whole_r IS NULL AS n FROM whole_r;
+-- ROW(x) on the left of = ANY (subquery) compares x with the subquery's
+-- column, as a wider row compares each of its values.
+CREATE TABLE row_any (k INT, a INT);
+INSERT INTO row_any VALUES (1, 1), (2, 2), (3, NULL);
+SELECT k, ROW(a) = ANY (SELECT 1 UNION SELECT 2), ROW(a) IN (SELECT a FROM row_any WHERE k > 1) FROM row_any;
+SELECT row(row(row(1))) = any (select row(row(1)));
+-- sluice: error operator does not exist: record = record
+SELECT row(row(1)) = any (select row(row(1)));
+UPDATE row_any SET a = 5 WHERE k = 2;
+INSERT INTO row_any VALUES (4, 2);
+SELECT k, ROW(a) = ANY (SELECT 1 UNION SELECT 2), ROW(a) IN (SELECT a FROM row_any WHERE k > 1) FROM row_any;
