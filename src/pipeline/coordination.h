@@ -113,10 +113,10 @@ struct ActivateAnswer {
   template <class V>
   void Fields(V& v) {
     v("step", step);
-    v("maxima", maxima);
     v("journal_steps", journal_steps);
     v("newest_journal", newest_journal);
     v("relayout_lease", relayout_lease);
+    v("maxima", maxima);
   }
 };
 struct ActivateRequest {
