@@ -406,11 +406,16 @@ bool HasOuterGroupingFunc(const Json& n, const std::set<std::string>& all,
   return false;
 }
 
-// Rewrites `n` for one grouping set: a grouping expression outside the set
-// becomes a NULL of its type (MIN(NULLIF(e, e)): an aggregate, so the query
-// stays grouped), GROUPING(...) its bits; aggregates' arguments stay as they
-// are, and so do subqueries but for their GROUPING() of this query's
-// grouping expressions.
+// NULLIF(n, n): a NULL of n's type that reads n.
+Json NullIfSelf(const Json& n) {
+  Json expr;
+  expr["A_Expr"]["kind"] = "AEXPR_NULLIF";
+  expr["A_Expr"]["name"] = Json::array({Json{{"String", {{"sval", "="}}}}});
+  expr["A_Expr"]["lexpr"] = n;
+  expr["A_Expr"]["rexpr"] = n;
+  return expr;
+}
+
 // The direct arguments of an ordered-set aggregate (rank(a) WITHIN GROUP
 // ...) for one grouping set: a grouping expression that the set leaves out
 // is NULL there, as NULLIF(x, x) (they are read with the group's rows).
@@ -424,20 +429,18 @@ Json DirectArgsForGroupingSet(const Json& n, const std::set<std::string>& all,
   if (!n.is_object()) return n;
   const std::string key = Canonical(n);
   if (in_set.count(key)) return n;
-  if (all.count(key) && !n.contains("A_Const")) {
-    Json expr;
-    expr["A_Expr"]["kind"] = "AEXPR_NULLIF";
-    expr["A_Expr"]["name"] = Json::array({Json{{"String", {{"sval", "="}}}}});
-    expr["A_Expr"]["lexpr"] = n;
-    expr["A_Expr"]["rexpr"] = n;
-    return expr;
-  }
+  if (all.count(key) && !n.contains("A_Const")) return NullIfSelf(n);
   Json out = Json::object();
   for (auto it = n.begin(); it != n.end(); ++it)
     out[it.key()] = DirectArgsForGroupingSet(it.value(), all, in_set);
   return out;
 }
 
+// Rewrites `n` for one grouping set: a grouping expression outside the set
+// becomes a NULL of its type (MIN(NULLIF(e, e)): an aggregate, so the query
+// stays grouped), GROUPING(...) its bits; aggregates' arguments stay as they
+// are, and so do subqueries but for their GROUPING() of this query's
+// grouping expressions.
 Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
                     const std::set<std::string>& in_set) {
   if (n.is_array()) {
@@ -474,11 +477,7 @@ Json ForGroupingSet(const Json& n, const std::set<std::string>& all,
   // when x is not in the set.
   if (in_set.count(key)) return n;
   if (all.count(key) && !n.contains("A_Const")) {
-    Json expr;
-    expr["A_Expr"]["kind"] = "AEXPR_NULLIF";
-    expr["A_Expr"]["name"] = Json::array({Json{{"String", {{"sval", "="}}}}});
-    expr["A_Expr"]["lexpr"] = n;
-    expr["A_Expr"]["rexpr"] = n;
+    const Json expr = NullIfSelf(n);
     Json call;
     call["FuncCall"]["funcname"] = Json::array({Json{{"String", {{"sval", "min"}}}}});
     call["FuncCall"]["args"] = Json::array({expr});
