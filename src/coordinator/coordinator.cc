@@ -56,14 +56,6 @@ struct Record {
   }
 };
 
-// Takes the larger of each table's value in `from` and `*into`.
-void MergeMaxima(const std::map<std::string, int64_t>& from, std::map<std::string, int64_t>* into) {
-  for (const auto& [table, v] : from) {
-    auto [it, fresh] = into->emplace(table, v);
-    if (!fresh) it->second = std::max(it->second, v);
-  }
-}
-
 }  // namespace
 
 Assignment AssignHosts(const pipeline::ProgramInfo& program, int hosts, const Assignment& keep) {
@@ -283,7 +275,6 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   struct Journaled {
     std::mutex mu;
     std::map<uint64_t, co::JournaledStep> steps;
-    std::map<std::string, int64_t> maxima;            // of LATENESS columns, over every host
     uint64_t newest_file = 0;                         // the newest journal file on any host
     std::vector<uint64_t> relayout_leases;            // by host
   };
@@ -291,8 +282,9 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   journaled->relayout_leases.assign(hosts_.size(), 0);
   const std::map<std::string, int> input_host = assignment_.input_host;
   const auto activation_timeout = options_.step_timeout;
-  auto activate = [a, input_host, restore_step, activation_timeout,
-                   journaled](const HostClient& h) -> Status {
+  pipeline::Waterlines* waterlines = waterlines_.get();
+  auto activate = [a, input_host, restore_step, activation_timeout, journaled,
+                   waterlines](const HostClient& h) -> Status {
     co::ActivateRequest mine = a;
     mine.host = h.address().index;
     for (const auto& [name, host] : input_host) {
@@ -303,9 +295,11 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
       return Status::Corruption(h.name() + " opened step " + std::to_string(st.step) +
                                 ", not step " + std::to_string(restore_step));
     }
+    // The first step runs with the largest LATENESS values over every
+    // host's checkpoint.
+    waterlines->Agree(st.maxima);
     std::lock_guard<std::mutex> l(journaled->mu);
     journaled->newest_file = std::max(journaled->newest_file, st.newest_journal);
-    MergeMaxima(st.maxima, &journaled->maxima);
     journaled->relayout_leases[static_cast<size_t>(h.address().index)] =
         st.relayout_lease.value_or(0);
     for (const co::JournaledStep& j : st.journal_steps) {
@@ -316,11 +310,6 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     return Status::OK();
   };
   SLUICE_RETURN_IF_ERROR(OnEveryHost(activate).WithContext("activating the hosts"));
-  {
-    MutexLock sl(&step_mu_);
-    maxima_ = journaled->maxima;
-    waterlines_->Agree(maxima_);
-  }
   if (!relayout_.empty()) {
     SLUICE_RETURN_IF_ERROR(Relayout(journaled->relayout_leases));
   }
@@ -637,7 +626,7 @@ Status Coordinator::RunStep(const pipeline::StepLoop::StepPlan& plan) {
 Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay) {
   MutexLock sl(&step_mu_);
   co::StepRequest request{plan.step, plan.commit, plan.in_transaction, replay};
-  request.maxima = maxima_;
+  request.maxima = waterlines_->agreed();
   if (reads_clock_) {
     // One step clock for every host, read here as a host's controller
     // reads it on one host: as recorded, else the wall clock; never back.
@@ -647,17 +636,15 @@ Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool re
   const auto timeout = options_.step_timeout;
   Mutex ignored_mu;
   std::map<std::string, uint64_t> ignored;
-  std::map<std::string, int64_t> maxima;
   SLUICE_RETURN_IF_ERROR(OnEveryHost([&](const HostClient& h) -> Status {
                            SLUICE_ASSIGN_OR_RETURN(co::StepAnswer a, h.Call(request, timeout));
+                           // The next step runs with the largest over every host.
+                           waterlines_->Agree(a.maxima);
                            MutexLock l(&ignored_mu);
                            for (const auto& [t, n] : a.ignored_deletes) ignored[t] += n;
-                           MergeMaxima(a.maxima, &maxima);
                            return Status::OK();
                          }).WithContext("step " + std::to_string(plan.step)));
   ignored_deletes_.Record(plan.step, ignored);
-  MergeMaxima(maxima, &maxima_);
-  waterlines_->Agree(maxima_);
   return Status::OK();
 }
 

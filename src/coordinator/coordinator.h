@@ -192,10 +192,8 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   StepClock clock_;
   // Per table with a LATENESS: the largest value of its column over every
   // host's answers (at activation, then to each step), sent with the next
-  // step so that every host keeps the same waterlines.
-  std::map<std::string, int64_t> maxima_ GUARDED_BY(step_mu_);
-  // The waterlines the next step runs with on every host (for /stats: a
-  // host's own follow the maxima only when that step starts).
+  // step so that every host keeps the same waterlines; and those
+  // waterlines (for /stats: a host's own follow only when that step starts).
   std::unique_ptr<pipeline::Waterlines> waterlines_;
 
   // What each host's last poll said. Lock order: the loop's mutex, then

@@ -67,11 +67,11 @@ void Waterlines::Agree(const std::map<std::string, int64_t>& maxima) {
   AdvanceLocked();
 }
 
-std::map<std::string, int64_t> Waterlines::maxima() const {
+std::map<std::string, int64_t> Waterlines::Known(int64_t Table::*field) const {
   MutexLock l(&mu_);
   std::map<std::string, int64_t> out;
   for (const auto& [name, t] : tables_) {
-    if (t.max != Waterline::kNone) out[name] = t.max;
+    if (t.*field != Waterline::kNone) out[name] = t.*field;
   }
   return out;
 }

@@ -54,7 +54,10 @@ class Waterlines {
   // from it keeps its waterline).
   void Agree(const std::map<std::string, int64_t>& maxima) EXCLUDES(mu_);
   // The largest value this process admitted, per table that admitted one.
-  std::map<std::string, int64_t> maxima() const EXCLUDES(mu_);
+  std::map<std::string, int64_t> maxima() const EXCLUDES(mu_) { return Known(&Table::max); }
+  // The largest value over every host (one host: maxima()), per table
+  // that has one: what the waterlines follow.
+  std::map<std::string, int64_t> agreed() const EXCLUDES(mu_) { return Known(&Table::agreed); }
 
   // Late rows dropped since the pipeline started (counted in checkpoints),
   // per table with a LATENESS column.
@@ -77,6 +80,8 @@ class Waterlines {
   };
   // Moves each waterline up to its table's agreed value minus the lateness.
   void AdvanceLocked() REQUIRES(mu_);
+  // `field` of every table where it is known.
+  std::map<std::string, int64_t> Known(int64_t Table::*field) const EXCLUDES(mu_);
 
   const bool agreed_;
 
