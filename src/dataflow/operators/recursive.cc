@@ -51,6 +51,15 @@ Result<MemBatchPtr> ToBatch(const Rows& rows, Weight sign) {
   return b.Finish();
 }
 
+// The rows of `rows` (with their multiplicities) and their bytes.
+void Measure(const Rows& rows, uint64_t* count, uint64_t* bytes) {
+  *count = *bytes = 0;
+  for (const auto& [row, n] : rows) {
+    *count += static_cast<uint64_t>(n);
+    *bytes += row.size() * static_cast<uint64_t>(n);
+  }
+}
+
 // The step turned out not to be monotone: the caller computes from scratch.
 Status NotMonotone() { return Status::Aborted("the recursive term is not monotone"); }
 
@@ -87,12 +96,13 @@ Status RecursiveOp::Eval() {
   if (!changed) return Status::OK();
   iterations_ = 0;
   Rows delta;
-  const bool kept = live_ != nullptr;
   if (live_ != nullptr) {
     Result<Rows> d = Incremental(changes);
-    // Else the live circuit is spent: from scratch.
-    if (d.ok()) delta = std::move(d).value();
-    if (!d.ok()) live_.reset();
+    if (d.ok()) {
+      delta = std::move(d).value();
+    } else {
+      live_.reset();  // spent: from scratch
+    }
   }
   if (live_ == nullptr) {
     Result<Rows> r = FixedPoint();
@@ -105,16 +115,12 @@ Status RecursiveOp::Eval() {
     delta = *r;
     for (const auto& [row, w] : r_) AddRow(row, -w, &delta);
     r_ = std::move(r).value();
-    r_rows_ = r_bytes_ = 0;
-    for (const auto& [row, n] : r_) {
-      r_rows_ += static_cast<uint64_t>(n);
-      r_bytes_ += row.size() * static_cast<uint64_t>(n);
-    }
+    Measure(r_, &r_rows_, &r_bytes_);
     // Kept up to date from here on, if it can be (else computed again at
     // the next change).
     if (spec_.linear && !Rebuild().ok()) live_.reset();
   } else {
-    if (kept && spec_.on_step) spec_.on_step(/*from_scratch=*/false, iterations_);
+    if (spec_.on_step) spec_.on_step(/*from_scratch=*/false, iterations_);
     for (const auto& [row, w] : delta) {
       AddRow(row, w, &r_);
       r_rows_ += static_cast<uint64_t>(w);
@@ -168,11 +174,8 @@ Result<Rows> RecursiveOp::FixedPoint() {
     ++it;
   }
   Rows r = w, fed, yielded;  // R; what "w" has been fed in all; step(W)
-  uint64_t r_rows = 0, r_bytes = 0;
-  for (const auto& [row, n] : r) {
-    r_rows += static_cast<uint64_t>(n);
-    r_bytes += row.size() * static_cast<uint64_t>(n);
-  }
+  uint64_t r_rows, r_bytes;
+  Measure(r, &r_rows, &r_bytes);
   for (int64_t iteration = 0; !w.empty(); ++iteration) {
     SLUICE_RETURN_IF_ERROR(Limit(iteration, r_rows, r_bytes));
     ++iterations_;
@@ -279,8 +282,8 @@ Result<Rows> RecursiveOp::IncrementalBag(const Rows& base_change, const Rows& y_
   Rows delta, w = base_change;
   for (const auto& [row, n] : y_change) AddRow(row, n, &w);
   uint64_t rows = r_rows_, bytes = r_bytes_;
-  for (int64_t iteration = 0; !w.empty(); ++iteration) {
-    SLUICE_RETURN_IF_ERROR(Limit(iteration, rows, bytes));
+  while (!w.empty()) {
+    SLUICE_RETURN_IF_ERROR(Limit(iterations_, rows, bytes));
     ++iterations_;
     for (const auto& [row, n] : w) {
       AddRow(row, n, &delta);
@@ -312,7 +315,6 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
     if (n < 0) lost.insert(row);
   }
   for (const auto& [row, n] : y_change) touched.insert(row);
-  int64_t iteration = 0;
   uint64_t rows = r_rows_, bytes = r_bytes_;
   // Take out every row of R (not in base) that lost a derivation, then those
   // that lost one through them.
@@ -321,7 +323,7 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
     if (in_r(row) && !in_base(row)) out.insert(row);
   }
   while (!out.empty()) {
-    SLUICE_RETURN_IF_ERROR(Limit(iteration++, rows, bytes));
+    SLUICE_RETURN_IF_ERROR(Limit(iterations_, rows, bytes));
     ++iterations_;
     Rows w;
     for (const std::string& row : out) {
@@ -346,7 +348,7 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
     if (!in_r(row) && (in_base(row) || in_y(row))) in.insert(row);
   }
   while (!in.empty()) {
-    SLUICE_RETURN_IF_ERROR(Limit(iteration++, rows, bytes));
+    SLUICE_RETURN_IF_ERROR(Limit(iterations_, rows, bytes));
     ++iterations_;
     Rows w;
     for (const std::string& row : in) {
@@ -381,11 +383,7 @@ Status RecursiveOp::LoadState(StateReader& r) {
   SLUICE_ASSIGN_OR_RETURN(BatchPtr result, r.GetBatch());
   r_.clear();
   SLUICE_RETURN_IF_ERROR(AddRows(*result, 1, &r_));
-  r_rows_ = r_bytes_ = 0;
-  for (const auto& [row, n] : r_) {
-    r_rows_ += static_cast<uint64_t>(n);
-    r_bytes_ += row.size() * static_cast<uint64_t>(n);
-  }
+  Measure(r_, &r_rows_, &r_bytes_);
   // Built again at the next change, from scratch.
   live_.reset();
   return Status::OK();
