@@ -459,9 +459,7 @@ CREATE MATERIALIZED VIEW c WITH (connectors = '[{
 CREATE MATERIALIZED VIEW one AS SELECT 1 AS x;
 )");
   ASSERT_GT(p.port(), 0) << p.log();
-  for (int i = 0; i < 200 && Json::parse(p.Client().Get("/status")->body)["step"] == 0; ++i) {
-    std::this_thread::sleep_for(25ms);
-  }
+  p.WaitStep(1, 5s);
   EXPECT_EQ(Json::parse(p.Client().Get("/status")->body)["step"], 1);
   EXPECT_EQ(p.Query("SELECT n, s FROM c", "csv"), "0,\n");
   EXPECT_EQ(p.Query("SELECT x FROM one", "csv"), "1\n");
