@@ -368,6 +368,7 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
   // The steps before now (restored or replayed) need no waiting for.
   ignored_deletes_.Record(loop_.step(), {});
   for (size_t h = 0; h < hosts_.size(); ++h) pollers_.emplace_back([this, h] { Poll(h); });
+  loop_.set_step_at_start(true);
   loop_thread_ = std::thread([this] { loop_.Run(this); });
   // The first checkpoint in the new layout, so that a restart need not
   // move the integrals again.

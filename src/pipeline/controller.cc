@@ -439,7 +439,10 @@ Status Controller::Launch() {
   }
   // exactly_once: the steps after the checkpoint again, as they were.
   if (exactly_once_) SLUICE_RETURN_IF_ERROR(LoadJournal(/*run_steps=*/!role_));
-  if (!role_) loop_thread_ = std::thread([this] { loop_.Run(this); });
+  if (!role_) {
+    loop_.set_step_at_start(true);
+    loop_thread_ = std::thread([this] { loop_.Run(this); });
+  }
   for (size_t i = 0; i < inputs_.size(); ++i) {
     Input& in = inputs_[i];
     const std::string position = queues_->position(i);

@@ -75,11 +75,8 @@ void StepLoop::Run(Driver* driver) {
       if (txn_.commit_requested) {
         run = true;
       } else {
-        // A fresh pipeline's first step runs at once, input or not: its
-        // views then hold what they hold over empty tables (a count of 0,
-        // a constant's row) before any input comes.
         Clock::time_point input_due =
-            step_ == 0 ? Clock::time_point::min() : driver->InputDue(step_);
+            step_ == 0 && step_at_start_ ? Clock::time_point::min() : driver->InputDue(step_);
         if (step_interval_.count() > 0) {
           input_due = std::min(input_due, last_began_ + step_interval_);
         }
@@ -282,6 +279,12 @@ Result<uint64_t> StepLoop::CommitTransaction() {
   if (state_ == PipelineState::kFailed) return failure_;
   if (txn_.commit_requested) return Status::Aborted("the pipeline stopped before the commit");
   return txn_.commit_step;
+}
+
+void StepLoop::set_step_at_start(bool on) {
+  MutexLock l(&mu_);
+  step_at_start_ = on;
+  wake_.SignalAll();
 }
 
 void StepLoop::set_step_interval(std::chrono::microseconds interval) {

@@ -6,8 +6,8 @@
 // At every step boundary the loop, in this order: ends if the pipeline is
 // stopping or failed; takes the checkpoint asked for (or the periodic one
 // that is due); runs a step if a commit is asked for, or, while running,
-// if its driver says that input is due or no step has run yet (so that a
-// fresh pipeline's views hold their answer over empty tables); otherwise waits until woken (by
+// if its driver says that input is due (or, with set_step_at_start, no
+// step has run yet); otherwise waits until woken (by
 // Wake(), or a control call) or until the input or the next periodic
 // checkpoint is due.
 //
@@ -158,6 +158,10 @@ class StepLoop {
   // began, input or not (a view reads the step clock, which then moves);
   // zero (the default): steps only for input and commits.
   void set_step_interval(std::chrono::microseconds interval) EXCLUDES(mu_);
+  // While running, step 1 runs as soon as it may, input or not: a
+  // pipeline's views then hold their answer over empty tables (a count of
+  // 0, a constant's row) before any input comes. Off by default.
+  void set_step_at_start(bool on) EXCLUDES(mu_);
 
   // ---- checkpoints
   void set_checkpoint_interval(std::chrono::seconds interval) EXCLUDES(mu_);
@@ -199,6 +203,7 @@ class StepLoop {
   TransactionState txn_ GUARDED_BY(mu_);
   CheckpointProgress ckpt_ GUARDED_BY(mu_);
   std::chrono::microseconds step_interval_ GUARDED_BY(mu_){0};
+  bool step_at_start_ GUARDED_BY(mu_) = false;
   Clock::time_point last_began_ GUARDED_BY(mu_) = Clock::now();  // of the last step
 };
 

@@ -79,6 +79,24 @@ TEST_F(StepLoopTest, StepsWhenInputIsDueAndNotWhilePaused) {
   EXPECT_EQ(driver_.Calls(), (std::vector<std::string>{"step 1", "step 2", "step 3"}));
 }
 
+// With set_step_at_start, step 1 runs with no input, once; later steps wait
+// for input as before.
+TEST(StepLoopStartTest, StepAtStartRunsStepOneAlone) {
+  FakeDriver driver;
+  StepLoop loop{"test"};
+  loop.set_step_at_start(true);
+  std::thread t([&] { loop.Run(&driver); });
+  loop.WaitForBoundary(1, 5s);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(loop.step(), 1u);
+  driver.due = true;
+  loop.Wake();
+  loop.WaitForBoundary(2, 5s);
+  EXPECT_EQ(driver.Calls(), (std::vector<std::string>{"step 1", "step 2"}));
+  loop.SetStopping();
+  t.join();
+}
+
 // A commit runs a step even with no input, and the transaction's steps say
 // so.
 TEST_F(StepLoopTest, TransactionsCommitInAStep) {
