@@ -73,6 +73,7 @@ struct ViewDef {
   BoundQuery query;
   bool materialized = false;
   std::string connectors;
+  RecursionLimits recursion;
   // A hash of its query as written (without locations or options), and the
   // tables and views it reads: it is unchanged from one program to the next
   // if its hash is the same and none of its inputs changed.

@@ -1256,6 +1256,10 @@ Result<Stream*> Lowering::LowerRecursive(const PlanNode& n) {
   spec.set = n.set_union;
   spec.linear = LinearReads(step.get(), leaves, &memo) == 1;
   spec.runaway_error = n.runaway_error;
+  spec.max_iterations = recursion_limits_.iterations;
+  spec.max_rows = static_cast<uint64_t>(recursion_limits_.rows);
+  spec.max_bytes = static_cast<uint64_t>(std::min<int64_t>(recursion_limits_.mb, int64_t{1} << 40))
+                   << 20;
   EvalErrors* errors = errors_;
   spec.on_error = [errors](const Status& s) { errors->Add(s); };
   // By the view it serves: "view:v" owns the operators being added.

@@ -93,6 +93,9 @@ class Lowering {
   // view's, so that two views draw differently; a query's instant, so that
   // two ad hoc queries do).
   void SetDrawSeed(uint64_t seed) { draw_seed_ = seed; }
+  // The limits of the recursive queries of the plans lowered from now on
+  // (a view's WITH options).
+  void SetRecursionLimits(const RecursionLimits& limits) { recursion_limits_ = limits; }
   // Every plan that Lower() will be asked for, so that joins carry only the
   // columns their readers need (NeededColumns); without it, joins carry
   // whole rows. REQUIRES: called before Lower().
@@ -175,6 +178,7 @@ class Lowering {
   std::map<const PlanNode*, bool> insert_only_;
   NeededColumns needed_;
   uint64_t draw_seed_ = 0;
+  RecursionLimits recursion_limits_;
 };
 
 }  // namespace sluice::sql

@@ -14,6 +14,15 @@
 
 namespace sluice::sql {
 
+// How far a view's recursive queries (WITH RECURSIVE) may go before their
+// evaluation is an error: rounds of the iteration, rows of the result and
+// MiB of those rows. WITH (max_recursion_iterations = n, ...) on the view.
+struct RecursionLimits {
+  int64_t iterations = 100000;
+  int64_t rows = 10000000;
+  int64_t mb = 256;
+};
+
 struct Column {
   std::string name;
   SqlType type;

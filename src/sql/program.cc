@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -29,15 +31,39 @@
 namespace sluice::sql {
 namespace {
 
-// WITH (connectors = '...', materialized = true) on a table or view, and
-// append_only = true on a table (`append_only` is null for a view).
+// WITH (connectors = '...', materialized = true) on a table or view,
+// append_only = true on a table (`append_only` is null for a view), and the
+// limits of its recursive queries on a view (`recursion` is null for a table).
 Status ReadOptions(std::string_view sql, const Json& options, bool* materialized,
-                   std::string* connectors, bool* append_only) {
+                   std::string* connectors, bool* append_only, RecursionLimits* recursion) {
   for (const Json& o : options) {
     const Json& def = o["DefElem"];
     std::string name = def.value("defname", "");
     const Json& arg = def.contains("arg") ? def["arg"] : Json();
-    if (name == "connectors") {
+    int64_t* limit = recursion == nullptr                 ? nullptr
+                     : name == "max_recursion_iterations" ? &recursion->iterations
+                     : name == "max_recursion_rows"       ? &recursion->rows
+                     : name == "max_recursion_mb"         ? &recursion->mb
+                                                          : nullptr;
+    if (limit != nullptr) {
+      // An integer, or a string of one ('1000', as Feldera's quoted form).
+      int64_t v = 0;
+      bool ok = false;
+      if (arg.contains("Integer")) {
+        v = arg["Integer"].value("ival", int64_t{0});
+        ok = true;
+      } else if (arg.contains("String") || arg.contains("Float")) {
+        // A quoted value, or an integer past 32 bits (the parser's Float).
+        const std::string text = arg.contains("String") ? arg["String"].value("sval", "")
+                                                        : arg["Float"].value("fval", "");
+        char* end = nullptr;
+        errno = 0;
+        v = std::strtoll(text.c_str(), &end, 10);
+        ok = !text.empty() && *end == '\0' && errno == 0;
+      }
+      if (!ok || v <= 0) return SqlError(sql, o, name + " must be a positive integer");
+      *limit = v;
+    } else if (name == "connectors") {
       if (!arg.contains("String")) return SqlError(sql, o, "connectors must be a string of JSON");
       *connectors = arg["String"].value("sval", "");
       if (Json::parse(*connectors, nullptr, false).is_discarded()) {
@@ -53,9 +79,12 @@ Status ReadOptions(std::string_view sql, const Json& options, bool* materialized
     } else if (name == "emit_final" || name == "lateness") {
       return SqlUnsupported(sql, o, "The option " + name + " (of Feldera's time-series SQL)");
     } else {
-      return SqlError(sql, o,
-                      "unknown option \"" + name + "\" (expected connectors, materialized" +
-                          (append_only != nullptr ? " or append_only)" : ")"));
+      return SqlError(
+          sql, o,
+          "unknown option \"" + name + "\" (expected connectors, materialized" +
+              (append_only != nullptr ? " or append_only)"
+                                      : ", max_recursion_iterations, max_recursion_rows or "
+                                        "max_recursion_mb)"));
     }
   }
   return Status::OK();
@@ -344,7 +373,7 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const C
   if (!t.defaults.empty()) t.defaults.resize(t.columns.size(), Value::Null());
   if (!t.default_sequences.empty()) t.default_sequences.resize(t.columns.size());
   SLUICE_RETURN_IF_ERROR(ReadOptions(sql, body.value("options", Json::array()), &t.materialized,
-                                     &t.connectors, &t.append_only));
+                                     &t.connectors, &t.append_only, nullptr));
   if (t.append_only && !t.primary_key.empty()) {
     return SqlError(sql, body,
                     "table " + t.name +
@@ -435,7 +464,7 @@ Result<ViewDef> BindCreateView(const Catalog& catalog, std::string_view sql,
   const Json& options = kind == "ViewStmt" ? body.value("options", Json::array())
                                            : body["into"].value("options", Json::array());
   bool ignored = false;  // a view's materialization comes from its statement
-  SLUICE_RETURN_IF_ERROR(ReadOptions(sql, options, &ignored, &v.connectors, nullptr));
+  SLUICE_RETURN_IF_ERROR(ReadOptions(sql, options, &ignored, &v.connectors, nullptr, &v.recursion));
   return v;
 }
 
@@ -832,6 +861,7 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     c.SetOwner(ViewOwner(name), /*fails_alone=*/layout == nullptr);
     const ViewDef& v = *program.catalog.FindView(name);
     lower.SetDrawSeed(Hash64(name));
+    lower.SetRecursionLimits(v.recursion);
     SLUICE_ASSIGN_OR_RETURN(Stream * s, lower.Lower(v.query.plan));
     if (v.query.plan->columns.size() != v.query.visible) {
       // The hidden ORDER BY columns are presentation only: drop them.

@@ -105,10 +105,24 @@ Status RecursiveOp::Eval() {
     }
   }
   if (live_ == nullptr) {
-    Result<Rows> r = FixedPoint();
+    // A linear step computes R from nothing through the circuit that then
+    // lives on (the iteration over each round's new rows); else R is
+    // computed from scratch, and that circuit built from it after.
+    Result<Rows> r = Status::Aborted("not loaded");
+    bool built = false;
+    if (spec_.linear && r_.empty()) {
+      r = Load();
+      built = r.ok();
+      if (!built && r.status().code() == StatusCode::kAborted) {
+        live_.reset();  // not monotone after all
+        iterations_ = 0;
+      }
+    }
+    if (!built && r.status().code() == StatusCode::kAborted) r = FixedPoint();
     if (spec_.on_step) spec_.on_step(/*from_scratch=*/true, iterations_);
     if (!r.ok()) {
       // Not the step's failure: the query's. R stays as it was.
+      live_.reset();
       if (spec_.on_error) spec_.on_error(r.status());
       return Status::OK();
     }
@@ -118,7 +132,7 @@ Status RecursiveOp::Eval() {
     Measure(r_, &r_rows_, &r_bytes_);
     // Kept up to date from here on, if it can be (else computed again at
     // the next change).
-    if (spec_.linear && !Rebuild().ok()) live_.reset();
+    if (!built && spec_.linear && !Rebuild(r_).ok()) live_.reset();
   } else {
     if (spec_.on_step) spec_.on_step(/*from_scratch=*/false, iterations_);
     for (const auto& [row, w] : delta) {
@@ -136,13 +150,23 @@ Status RecursiveOp::Limit(int64_t iteration, uint64_t rows, uint64_t bytes) cons
   if (iteration < spec_.max_iterations && rows <= spec_.max_rows && bytes <= spec_.max_bytes) {
     return Status::OK();
   }
-  if (!spec_.runaway_error.empty()) return Status::Unimplemented(spec_.runaway_error);
-  return Status::InvalidArgument(
-      "recursive query \"" + spec_.name + "\" did not end within " +
-      (iteration >= spec_.max_iterations ? std::to_string(spec_.max_iterations) + " iterations"
-       : rows > spec_.max_rows           ? std::to_string(spec_.max_rows) + " rows"
-                                         : std::to_string(spec_.max_bytes >> 20) + " MiB") +
-      " (its recursive term keeps yielding new rows); its view keeps its previous rows");
+  // Which bound, and the view option that sets it.
+  const std::string bound =
+      iteration >= spec_.max_iterations
+          ? "max_recursion_iterations = " + std::to_string(spec_.max_iterations)
+      : rows > spec_.max_rows ? "max_recursion_rows = " + std::to_string(spec_.max_rows)
+                              : "max_recursion_mb = " + std::to_string(spec_.max_bytes >> 20);
+  const std::string raise = "It passed " + bound +
+                            "; if it does end, raise that in the view's options (CREATE VIEW v "
+                            "WITH (" +
+                            bound.substr(0, bound.find(' ')) + " = ...) AS ...).";
+  if (!spec_.runaway_error.empty()) {
+    return Status::Unimplemented(spec_.runaway_error + "\n" + raise);
+  }
+  return Status::InvalidArgument("recursive query \"" + spec_.name +
+                                 "\" did not end (its recursive term keeps yielding new rows); "
+                                 "its view keeps its previous rows. " +
+                                 raise);
 }
 
 Result<Rows> RecursiveOp::FixedPoint() {
@@ -207,7 +231,15 @@ Result<Rows> RecursiveOp::FixedPoint() {
   return r;
 }
 
-Status RecursiveOp::Rebuild() {
+Result<Rows> RecursiveOp::Load() {
+  SLUICE_RETURN_IF_ERROR(Rebuild(Rows()));
+  // All of base comes in, with what step yields over no rows (nothing, for
+  // a linear step), each round feeding its new rows to the next.
+  const Rows base = live_->base, y = live_->y;
+  return spec_.set ? IncrementalSet(base, y, {}) : IncrementalBag(base, y);
+}
+
+Status RecursiveOp::Rebuild(const Rows& w) {
   live_.reset();
   auto live = std::make_unique<Live>();
   WorkerContext ctx;
@@ -228,7 +260,7 @@ Status RecursiveOp::Rebuild() {
   }
   SLUICE_ASSIGN_OR_RETURN(BatchPtr base, integrals_[0]->Consolidated());
   SLUICE_RETURN_IF_ERROR(AddRows(*base, 1, &live->base));
-  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, ToBatch(r_, 1));
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, ToBatch(w, 1));
   live->w->Push(std::move(all));
   SLUICE_RETURN_IF_ERROR(live->circuit->Step());
   SLUICE_RETURN_IF_ERROR(AddRows(*live->out->output()->value(), 1, &live->y));

@@ -35,7 +35,9 @@
 //   that of the rows whose derivations changed, not of R.
 // A step that turns out not to be monotone (a row in yields a row out taken
 // away), or an iteration past the limits, falls back to the computation from
-// scratch, after which the second circuit is built again from R.
+// scratch, after which the second circuit is built again from R. R's first
+// computation, for a linear step, is the same iteration over the changes
+// from nothing, in the circuit that then lives on.
 //
 // Recursive() gathers every input on worker 0, which computes R; the other
 // workers emit nothing.
@@ -97,9 +99,13 @@ class RecursiveOp final : public Operator {
 
   // R from the inputs' integrals.
   Result<Rows> FixedPoint();
-  // The circuit that lives across steps, fed R and the other inputs'
-  // integrals; Y and base from them.
-  Status Rebuild();
+  // The circuit that lives across steps, fed `w` as W (R, or nothing) and
+  // the other inputs' integrals; Y and base from them.
+  Status Rebuild(const Rows& w);
+  // R from the inputs' integrals, for a linear step: computed through a
+  // circuit built over no rows of W, which then lives on (an error when the
+  // step is not monotone or a limit is passed).
+  Result<Rows> Load();
   // The change of R that `changes` (of base, then of the other inputs) make,
   // kept up to date from the live circuit; an error when the step is not
   // monotone or a limit is passed (the live circuit is then spent).
