@@ -17,7 +17,9 @@
 // without the memory that queues and the allocator add to peak RSS.
 // Prints one JSON object: query, events, workers, seconds, events_per_sec,
 // events_per_sec_per_worker, peak_rss_bytes, eval_errors, late_rows (rows
-// dropped behind a LATENESS waterline, over all tables).
+// dropped behind a LATENESS waterline, over all tables), top_operators (the
+// six operators that took the most of the workers' time, with their share).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +29,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bench/proc_stats.h"
 #include "coordinator/coordinator.h"
@@ -177,6 +180,22 @@ int main(int argc, char** argv) {
                         {"eval_errors", stats.global.eval_errors},
                         {"late_rows", late_rows}};
   if (!state.empty()) out["state_bytes"] = state_bytes;
+  // Where the workers' time went: the operators that took most of it
+  // (/stats operator_usecs), with their share of all operators' time.
+  std::vector<std::pair<uint64_t, std::string>> ops;
+  uint64_t total = 0;
+  for (const auto& [op, usecs] : stats.global.operator_usecs) {
+    ops.emplace_back(usecs, op);
+    total += usecs;
+  }
+  std::sort(ops.rbegin(), ops.rend());
+  nlohmann::json top = nlohmann::json::array();
+  for (size_t i = 0; i < ops.size() && i < 6; ++i) {
+    top.push_back({{"operator", ops[i].second},
+                   {"usecs", ops[i].first},
+                   {"share", total == 0 ? 0.0 : static_cast<double>(ops[i].first) / total}});
+  }
+  out["top_operators"] = top;
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

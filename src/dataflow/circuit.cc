@@ -1,5 +1,6 @@
 #include "dataflow/circuit.h"
 
+#include <chrono>
 #include <utility>
 
 #include "dataflow/state.h"
@@ -13,7 +14,17 @@ Status Circuit::Step() {
       ops_[i]->output()->set(MemBatch::Empty());
       continue;
     }
-    Status s = ops_[i]->Eval();
+    Status s;
+    if (times_ != nullptr && i < times_->ops.size()) {
+      const auto start = std::chrono::steady_clock::now();
+      s = ops_[i]->Eval();
+      const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+      times_->nanos[i].fetch_add(static_cast<uint64_t>(nanos), std::memory_order_relaxed);
+    } else {
+      s = ops_[i]->Eval();
+    }
     if (s.ok()) continue;
     s = s.WithContext(std::string("operator ") + std::to_string(i) + " (" + ops_[i]->name() + ")");
     if (!fails_alone_[owner]) return s;
@@ -24,6 +35,17 @@ Status Circuit::Step() {
     step_failures_.emplace_back(owners_[owner], std::move(s));
   }
   return Status::OK();
+}
+
+std::shared_ptr<const OperatorTimes> Circuit::Timed() {
+  auto times = std::make_shared<OperatorTimes>();
+  std::vector<int> ordinals(owners_.size(), 0);
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    times->ops.push_back({owners_[owner_of_[i]], ordinals[owner_of_[i]]++, ops_[i]->name()});
+  }
+  times->nanos = std::make_unique<std::atomic<uint64_t>[]>(ops_.size());
+  times_ = times;
+  return times;
 }
 
 std::vector<std::pair<std::string, Status>> Circuit::TakeStepFailures() {

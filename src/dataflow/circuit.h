@@ -15,6 +15,7 @@
 // thread that owns them.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,6 +54,20 @@ class Stream {
 
 class StateWriter;
 class StateReader;
+
+// The time each operator of a circuit has spent evaluating its steps, in the
+// order the operators were added (Circuit::Timed). Shared, so that a reader
+// on another thread may hold it beyond the circuit's life; only the
+// counters change, and they are read and added to relaxed.
+struct OperatorTimes {
+  struct Op {
+    std::string owner;  // as Circuit::SetOwner named it ("view:v")
+    int ordinal = 0;    // among its owner's operators
+    std::string name;   // Operator::name()
+  };
+  std::vector<Op> ops;
+  std::unique_ptr<std::atomic<uint64_t>[]> nanos;  // one per op
+};
 
 class Operator {
  public:
@@ -119,6 +134,9 @@ class Circuit {
   size_t Replay(const OwnerFilter& select);
 
   const WorkerContext& context() const { return ctx_; }
+  // From now on, Step() times each operator added so far (two reads of the
+  // steady clock per operator and step); the times are in what it returns.
+  std::shared_ptr<const OperatorTimes> Timed();
   // The names of the operators that `owner` added, in the order added: which
   // variant of an operator the lowering chose, for tests and diagnostics.
   std::vector<std::string> OperatorNames(const std::string& owner) const;
@@ -147,6 +165,7 @@ class Circuit {
   std::map<std::string, InputOp*> inputs_;
   std::map<std::string, OutputOp*> outputs_;
   int next_exchange_ = 0;
+  std::shared_ptr<OperatorTimes> times_;  // null: not timed
 };
 
 }  // namespace sluice

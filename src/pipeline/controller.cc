@@ -340,6 +340,10 @@ Status Controller::Init() {
                                 program_, c, &errors_, nullptr, role_ ? &layout : nullptr,
                                 waterlines_->empty() ? nullptr : &waterlines_->published(), clock_);
                           }));
+  {
+    MutexLock l(&times_mu_);
+    operator_times_ = runtime_->operator_times();
+  }
   // The integrals this host holds: on many hosts, of the relations gathered
   // here (one_host; the others' are elsewhere), or a share of each
   // (all_hosts).
@@ -900,6 +904,16 @@ PipelineStats Controller::Stats() const {
   g.step_msecs = g.step_usecs / 1000;
   g.step_latency_counts = loop_.step_latency_counts();
   g.step_phase_usecs = phases_.Usecs();
+  {
+    MutexLock l(&times_mu_);
+    for (const auto& worker : operator_times_) {
+      for (size_t i = 0; i < worker->ops.size(); ++i) {
+        const OperatorTimes::Op& op = worker->ops[i];
+        g.operator_usecs[op.owner + "/" + std::to_string(op.ordinal) + " " + op.name] +=
+            worker->nanos[i].load(std::memory_order_relaxed) / 1000;
+      }
+    }
+  }
   g.buffered_records = queues_->buffered();
   g.transaction = in_transaction();
   g.uptime_msecs = static_cast<uint64_t>(

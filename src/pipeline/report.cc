@@ -23,6 +23,7 @@ void PipelineStats::Add(const PipelineStats& part, int host) {
   AddOptional(&g.exchange_bytes_sent, p.exchange_bytes_sent);
   for (const auto& [table, n] : p.ignored_deletes) g.ignored_deletes[table] += n;
   for (const auto& [phase, n] : p.step_phase_usecs) g.step_phase_usecs[phase] += n;
+  for (const auto& [op, n] : p.operator_usecs) g.operator_usecs[op] += n;
   for (const auto& [table, n] : p.late_rows) g.late_rows[table] += n;
   for (const auto& [table, w] : p.waterlines) g.waterlines[table] = w;
   // A recursive query runs on one worker of one host: the others add 0.

@@ -94,6 +94,11 @@ struct GlobalStats {
   std::vector<uint64_t> step_latency_counts;
   // Where steps spent their time since the start, by phase (StepPhases).
   std::map<std::string, uint64_t> step_phase_usecs;
+  // Per operator of the circuit, "<owner>/<ordinal> <name>" ("view:q4/3
+  // join"): microseconds spent evaluating it since the start, summed over
+  // workers (and hosts). An exchange's time includes waiting for the other
+  // workers' parts; merges of integrals in the background are not counted.
+  std::map<std::string, uint64_t> operator_usecs;
 
   template <class V>
   void Fields(V& v) {
@@ -119,6 +124,7 @@ struct GlobalStats {
     v("hosts", hosts);
     v("step_latency_counts", step_latency_counts);
     v("step_phase_usecs", step_phase_usecs);
+    v("operator_usecs", operator_usecs);
     v("ignored_deletes", ignored_deletes);
     v("late_rows", late_rows);
     v("waterlines", waterlines);

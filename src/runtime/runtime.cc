@@ -46,6 +46,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Start(RuntimeOptions options, const Bu
     ctx.spine = rt->options_.spine;
     auto c = std::make_unique<Circuit>(ctx);
     SLUICE_RETURN_IF_ERROR(build(*c));
+    rt->operator_times_.push_back(c->Timed());
     rt->circuits_.push_back(std::move(c));
   }
   {

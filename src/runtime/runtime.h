@@ -88,6 +88,11 @@ class Runtime {
   void set_steps(uint64_t steps) { steps_ = steps; }
 
   int workers() const { return options_.workers; }
+  // Each worker's operators' times (Circuit::Timed): safe to read from any
+  // thread, and beyond the runtime's life.
+  const std::vector<std::shared_ptr<const OperatorTimes>>& operator_times() const {
+    return operator_times_;
+  }
   uint64_t steps() const { return steps_; }
 
  private:
@@ -98,6 +103,7 @@ class Runtime {
   std::unique_ptr<Transport> owned_transport_;  // one host: a MemoryTransport
   Transport* transport_ = nullptr;
   std::vector<std::unique_ptr<Circuit>> circuits_;
+  std::vector<std::shared_ptr<const OperatorTimes>> operator_times_;  // set at Start
   std::vector<std::thread> threads_;
   uint64_t steps_ = 0;
   Status failed_;

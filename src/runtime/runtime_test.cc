@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
@@ -116,6 +118,58 @@ TEST(RuntimeTest, AnOwnerThatFailsAloneLeavesTheStepWhole) {
   EXPECT_EQ((*(*rt)->Output("healthy"))->len(), 100u);
   EXPECT_EQ((*(*rt)->Output("fragile"))->len(), 0u);
   EXPECT_EQ(evaluated.load(), 0);
+}
+
+// Each worker's operators are timed, known by owner and ordinal: a map that
+// sleeps 2 ms per row has at least that much time on the worker that holds
+// the row, and a skipped owner's operators add nothing.
+TEST(RuntimeTest, OperatorsAreTimedByOwner) {
+  RuntimeOptions opts;
+  opts.workers = 2;
+  auto rt = Runtime::Start(opts, [&](Circuit& c) {
+    Stream* in = AddInput(c, "in");
+    c.SetOwner("slow");
+    Stream* m = Map(c, Exchange(c, in),
+                    [](std::string_view k, std::string_view v, std::string* ok, std::string* ov) {
+                      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                      *ok = k;
+                      *ov = v;
+                      return Status::OK();
+                    });
+    AddOutput(c, m, "slow");
+    return Status::OK();
+  });
+  ASSERT_TRUE(rt.ok());
+  const auto& times = (*rt)->operator_times();
+  ASSERT_EQ(times.size(), 2u);
+  // The input is "" (no owner yet); then slow/0 exchange, slow/1 map, slow/2 output.
+  ASSERT_EQ(times[0]->ops.size(), 4u);
+  EXPECT_EQ(times[0]->ops[0].owner, "");
+  EXPECT_EQ(times[0]->ops[2].owner, "slow");
+  EXPECT_EQ(times[0]->ops[2].ordinal, 1);
+  EXPECT_EQ(std::string(times[0]->ops[2].name), "map");
+  auto push = [&] {
+    BatchBuilder b;
+    for (int i = 0; i < 10; ++i) b.Push("k" + std::to_string(i), "", 1);
+    return (*rt)->Push("in", *b.Finish());
+  };
+  ASSERT_TRUE(push().ok());
+  ASSERT_TRUE((*rt)->Step().ok());
+  uint64_t rows = 0;
+  for (int w = 0; w < 2; ++w) {
+    const uint64_t map_nanos = times[w]->nanos[2].load();
+    // The rows this worker mapped, each 2 ms at least.
+    uint64_t mine = 0;
+    for (int i = 0; i < 10; ++i) mine += WorkerForKey("k" + std::to_string(i), 2) == w;
+    EXPECT_GE(map_nanos, mine * 2000000u) << "worker " << w;
+    rows += mine;
+  }
+  EXPECT_EQ(rows, 10u);
+  const uint64_t before = times[0]->nanos[2].load() + times[1]->nanos[2].load();
+  (*rt)->SkipOwner("slow");
+  ASSERT_TRUE(push().ok());
+  ASSERT_TRUE((*rt)->Step().ok());
+  EXPECT_EQ(times[0]->nanos[2].load() + times[1]->nanos[2].load(), before);
 }
 
 TEST(RuntimeTest, UnknownInputIsAnError) {
