@@ -156,6 +156,19 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
         pending.erase(pending.begin() + static_cast<ptrdiff_t>(pick));
       }
     }
+    if (recursive) {
+      // PostgreSQL checks the form of every recursive query before it binds
+      // any of them.
+      std::vector<const Json*> reading_themselves;
+      for (const Json& c : ordered) {
+        const Json& cte = c["CommonTableExpr"];
+        if (cte["ctequery"].contains("SelectStmt") &&
+            ReadsRelation(cte["ctequery"]["SelectStmt"], cte.value("ctename", ""))) {
+          reading_themselves.push_back(&c);
+        }
+      }
+      SLUICE_RETURN_IF_ERROR(CheckRecursiveQueries(sql_, reading_themselves));
+    }
     for (const Json& c : ordered) {
       const Json& cte = c["CommonTableExpr"];
       std::string name = cte["ctename"];
@@ -1259,23 +1272,6 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
   };
   const Json* search = clause("search_clause", "CTESearchClause");
   const Json* cycle = clause("cycle_clause", "CTECycleClause");
-  if (u.value("op", "") != "SETOP_UNION") {
-    return SqlError(sql_, node,
-                    "recursive query \"" + name +
-                        "\" does not have the form non-recursive-term UNION [ALL] "
-                        "recursive-term");
-  }
-  if (ReadsRelation(u["larg"], name)) {
-    return SqlError(sql_, u["larg"],
-                    "recursive reference to query \"" + name +
-                        "\" must not appear within its non-recursive term");
-  }
-  for (const char* key : {"sortClause", "limitCount", "limitOffset"}) {
-    if (u.contains(key)) {
-      return SqlUnsupported(sql_, u[key].is_array() ? u[key][0] : u[key],
-                            "ORDER BY, LIMIT or OFFSET in a recursive query");
-    }
-  }
   if (search || cycle) {
     if (u["larg"].value("op", "SETOP_NONE") != "SETOP_NONE") {
       return SqlError(sql_, Json(),

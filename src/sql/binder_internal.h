@@ -131,6 +131,12 @@ inline bool ContainsAggregate(const Json& n) {
   return false;
 }
 
+// PostgreSQL's rules for the form of recursive queries (binder_recursive.cc):
+// `ctes`, the CommonTableExpr nodes of one WITH RECURSIVE that read
+// themselves, in the order they are bound; PostgreSQL's error for the first
+// that breaks one, pointing where PostgreSQL points.
+Status CheckRecursiveQueries(std::string_view sql, const std::vector<const Json*>& ctes);
+
 // An inner join of `l` and `r` on `conds` (over l's columns, then r's from
 // `lw`) that has no equality key but an OR of equalities between the sides:
 // the union of one keyed join per disjunct, each leaving out the pairs an
