@@ -322,17 +322,21 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     AggCall call{AggKind::kArrayAgg, value, *at};
     if (!q.order.empty()) {
       // The array_agg of ROW(keys, value), in the keys' order, when they
-      // run one way with PostgreSQL's default NULLs (last ascending, first
-      // descending, as ROW values sort).
+      // run one way. ROW values put NULLs last ascending and first
+      // descending, PostgreSQL's default; a key whose NULLs go the other
+      // way is (key IS NOT NULL, key).
       call.desc = q.order[0].desc;
       std::vector<ExprPtr> keys;
       for (const SortKey& o : q.order) {
-        if (o.desc != call.desc || o.nulls_first != o.desc) {
+        if (o.desc != call.desc) {
           return SqlUnsupported(sql_, node,
-                                "ARRAY(subquery) whose ORDER BY keys run different ways or put "
-                                "NULLs other than where PostgreSQL puts them by default");
+                                "ARRAY(subquery) whose ORDER BY keys run different ways");
         }
-        keys.push_back(MakeColumn(o.column, sub->columns[static_cast<size_t>(o.column)].type));
+        ExprPtr key = MakeColumn(o.column, sub->columns[static_cast<size_t>(o.column)].type);
+        if (o.nulls_first != o.desc) {
+          key = MakeRow({MakeNode(ExprKind::kIsNull, SqlType::Boolean(false), {key}, true), key});
+        }
+        keys.push_back(key);
       }
       if (keys.size() > 1 || Key(*keys[0]) != Key(*value)) {
         call.arg = MakeRow({keys.size() == 1 ? keys[0] : MakeRow(std::move(keys)), value});

@@ -16,6 +16,8 @@ SELECT id, ARRAY(SELECT s FROM c WHERE c.pid = p.id ORDER BY v) FROM p;
 SELECT id, ARRAY(SELECT s FROM c WHERE c.pid = p.id ORDER BY v DESC, s DESC) FROM p;
 SELECT ARRAY(SELECT g FROM p ORDER BY id DESC);
 SELECT ARRAY(SELECT v FROM c ORDER BY s, v);
+SELECT ARRAY(SELECT v FROM c ORDER BY v NULLS FIRST), ARRAY(SELECT v FROM c ORDER BY v DESC NULLS LAST);
+SELECT id, ARRAY(SELECT v FROM c WHERE c.pid = p.id ORDER BY s NULLS FIRST, v) FROM p;
 -- sluice: error ARRAY(subquery) whose ORDER BY keys run different ways
 SELECT ARRAY(SELECT v FROM c ORDER BY s DESC, v);
 -- A set-returning function yields its rows in its order: ARRAY() of a query
