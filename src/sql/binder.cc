@@ -89,6 +89,13 @@ void InlineWith(Json* n, const std::string& name, const Json& query, const Json&
 }  // namespace
 
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
+  // Only for this query's own SELECT (perhaps rewritten), not its WITH
+  // queries nor its subqueries.
+  const bool order_from_input = std::exchange(order_from_input_, false);
+  auto hand_on = [&] {
+    order_from_input_ = order_from_input;
+    return true;
+  };
   if (s.contains("withClause") && s["withClause"].value("recursive", false) && !frames_.empty() &&
       !frames_.back().taken && frames_.back().domain != nullptr) {
     // Its working table would have to carry the enclosing queries' values.
@@ -122,6 +129,7 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
       for (size_t j = i + 1; j < ctes.size(); ++j)
         InlineWith(&ctes[j]["CommonTableExpr"]["ctequery"], name, cte["ctequery"], colnames);
     }
+    hand_on();
     return BindQuery(rest);
   }
   if (s.contains("withClause")) {
@@ -155,6 +163,19 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
         ordered.push_back(pending[pick]);
         pending.erase(pending.begin() + static_cast<ptrdiff_t>(pick));
       }
+    }
+    if (recursive) {
+      // PostgreSQL checks the form of every recursive query before it binds
+      // any of them.
+      std::vector<const Json*> reading_themselves;
+      for (const Json& c : ordered) {
+        const Json& cte = c["CommonTableExpr"];
+        if (cte["ctequery"].contains("SelectStmt") &&
+            ReadsRelation(cte["ctequery"]["SelectStmt"], cte.value("ctename", ""))) {
+          reading_themselves.push_back(&c);
+        }
+      }
+      SLUICE_RETURN_IF_ERROR(CheckRecursiveQueries(sql_, reading_themselves));
     }
     for (const Json& c : ordered) {
       const Json& cte = c["CommonTableExpr"];
@@ -200,6 +221,7 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     }
     Json rest = s;
     rest.erase("withClause");
+    hand_on();
     auto r = BindQuery(rest);
     ctes_.resize(ctes_.size() - scope.size());
     return r;
@@ -208,15 +230,19 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   if (op != "SETOP_NONE") return BindSetOp(s);
   if (s.contains("valuesLists")) return BindValues(s);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> sets, ExpandGroupingSets(s));
-  if (sets) return BindQuery(*sets);
+  if (sets && hand_on()) return BindQuery(*sets);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> inlined, InlineTableFunctions(s));
   if (inlined) {
     ++inline_depth_;  // the functions' bodies, which may call more (InlineFunctionBody)
+    hand_on();
     auto bound = BindQuery(*inlined);
     --inline_depth_;
     return bound;
   }
-  if (std::optional<Json> over = SubqueriesOverGroups(s)) return BindQuery(*over);
+  if (std::optional<Json> over = SubqueriesOverGroups(s); over && hand_on()) {
+    return BindQuery(*over);
+  }
+  hand_on();
   return BindSimple(s);
 }
 
@@ -1259,23 +1285,6 @@ Result<BoundQuery> Binder::BindRecursive(const std::string& name, const Json& ct
   };
   const Json* search = clause("search_clause", "CTESearchClause");
   const Json* cycle = clause("cycle_clause", "CTECycleClause");
-  if (u.value("op", "") != "SETOP_UNION") {
-    return SqlError(sql_, node,
-                    "recursive query \"" + name +
-                        "\" does not have the form non-recursive-term UNION [ALL] "
-                        "recursive-term");
-  }
-  if (ReadsRelation(u["larg"], name)) {
-    return SqlError(sql_, u["larg"],
-                    "recursive reference to query \"" + name +
-                        "\" must not appear within its non-recursive term");
-  }
-  for (const char* key : {"sortClause", "limitCount", "limitOffset"}) {
-    if (u.contains(key)) {
-      return SqlUnsupported(sql_, u[key].is_array() ? u[key][0] : u[key],
-                            "ORDER BY, LIMIT or OFFSET in a recursive query");
-    }
-  }
   if (search || cycle) {
     if (u["larg"].value("op", "SETOP_NONE") != "SETOP_NONE") {
       return SqlError(sql_, Json(),
@@ -1968,6 +1977,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     ~RestoreWhere() { *flag = was; }
   } restore_where{&now_in_where_, now_in_where_};
   now_in_where_ = false;
+  const bool order_from_input = std::exchange(order_from_input_, false);
   // A subquery being decorrelated: this SELECT is the one its frame is for.
   // (A copy: binding nested subqueries pushes frames, which may move them.)
   std::optional<Frame> frame;
@@ -2126,7 +2136,15 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       continue;
     }
     if (item.contains("RangeFunction")) {
-      SLUICE_RETURN_IF_ERROR(BindTableFunction(item, &items, &widths, &ctx.scope));
+      std::vector<SortKey> order;
+      const bool alone = s["fromClause"].size() == 1 && set_call == nullptr;
+      SLUICE_RETURN_IF_ERROR(
+          BindTableFunction(item, &items, &widths, &ctx.scope, alone ? &order : nullptr));
+      for (const SortKey& k : order) {
+        const size_t at = first + static_cast<size_t>(k.column);
+        ctx.input_order.push_back(
+            {MakeColumn(static_cast<int>(at), ctx.scope[at].type), k.desc, k.nulls_first});
+      }
     } else {
       PlanPtr p;
       std::vector<ScopeCol> cols;
@@ -2490,12 +2508,13 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     }
     order.push_back(SortKeyOf(by, col));
   }
-  // LIMIT or OFFSET without ORDER BY over one ordered subquery takes its
-  // rows in the subquery's order, as PostgreSQL's plan does
-  // (SELECT * FROM (SELECT ... ORDER BY c) s LIMIT 3).
-  if (sort_clause == nullptr && (s.contains("limitCount") || s.contains("limitOffset")) &&
-      !grouped && !distinct && !distinct_on && !ctx.input_order.empty() &&
-      ctx.pending.size() == applied) {
+  // LIMIT or OFFSET without ORDER BY over one ordered subquery (or a
+  // set-returning function) takes its rows in that order, as PostgreSQL's
+  // plan does (SELECT * FROM (SELECT ... ORDER BY c) s LIMIT 3); so does
+  // ARRAY() of such a query, or a query over it.
+  if (sort_clause == nullptr &&
+      (s.contains("limitCount") || s.contains("limitOffset") || order_from_input) && !grouped &&
+      !distinct && !distinct_on && !ctx.input_order.empty() && ctx.pending.size() == applied) {
     for (const Ctx::InputOrderKey& k : ctx.input_order) {
       int col = -1;
       for (size_t i = 0; i < outs.size(); ++i) {

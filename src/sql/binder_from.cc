@@ -246,6 +246,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
   if (kind == "RangeSubselect") {
     const Json& sel = (*body)["subquery"]["SelectStmt"];
     std::vector<int> none;  // from_outer_ has no columns of its own
+    order_from_input_ = order != nullptr;
     SLUICE_ASSIGN_OR_RETURN(BoundQuery q, from_outer_ != nullptr
                                               ? BindFindingOuter(sel, *from_outer_, &none)
                                               : BindQuery(sel));
@@ -291,7 +292,7 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
       std::vector<PlanPtr> items;
       std::vector<size_t> widths;
       std::vector<ScopeCol> scope;
-      SLUICE_RETURN_IF_ERROR(BindConstantSeries(item, call, &items, &widths, &scope));
+      SLUICE_RETURN_IF_ERROR(BindConstantSeries(item, call, &items, &widths, &scope, order));
       *plan = items[0];
       *cols = scope;
       return Status::OK();
@@ -1187,7 +1188,8 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
 }
 
 Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
-                                 std::vector<size_t>* widths, std::vector<ScopeCol>* scope) {
+                                 std::vector<size_t>* widths, std::vector<ScopeCol>* scope,
+                                 std::vector<SortKey>* order) {
   const Json& body = item["RangeFunction"];
   const Json& fns = body.value("functions", Json::array());
   if (body.value("is_rowsfrom", false) || fns.size() != 1) {
@@ -1197,7 +1199,7 @@ Status Binder::BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
   if (!call.contains("FuncCall")) return SqlUnsupported(sql_, item, "this FROM item");
   const Json& fc = call["FuncCall"];
   const std::string name = Str(fc["funcname"].back());
-  if (IsSeriesFunction(name)) return BindConstantSeries(item, call, items, widths, scope);
+  if (IsSeriesFunction(name)) return BindConstantSeries(item, call, items, widths, scope, order);
   if (body.value("ordinality", false)) return SqlUnsupported(sql_, item, "WITH ORDINALITY");
   if (name != "hop" && name != "tumble") {
     if (IsPostgresFunction(name)) {
@@ -1373,7 +1375,8 @@ Result<ExprPtr> Binder::FoldConstant(const Json& node) {
 // arguments, their rows are known when the view is made. PostgreSQL's
 // limits: a zero step is an error; the series stops before passing `stop`.
 Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vector<PlanPtr>* items,
-                                  std::vector<size_t>* widths, std::vector<ScopeCol>* scope) {
+                                  std::vector<size_t>* widths, std::vector<ScopeCol>* scope,
+                                  std::vector<SortKey>* order) {
   const Json& body = item["RangeFunction"];
   const Json& fc = call["FuncCall"];
   const std::string name = Str(fc["funcname"].back());
@@ -1574,16 +1577,22 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
     n->columns.push_back({names[c + 1], more_types[c]});
     count = std::max(count, more[c].size());
   }
+  const bool hidden_ordinality = !ordinality && order != nullptr;
   if (ordinality) n->columns.push_back({names.back(), SqlType::BigInt(false)});
+  if (hidden_ordinality) n->columns.push_back({"ordinality", SqlType::BigInt(false)});
   for (size_t i = 0; i < count; ++i) {
     Row r = {i < out.size() ? out[i] : Value::Null()};
     for (const std::vector<Value>& m : more) r.push_back(i < m.size() ? m[i] : Value::Null());
-    if (ordinality) r.push_back(Value::Int(static_cast<int64_t>(i + 1)));
+    if (ordinality || hidden_ordinality) r.push_back(Value::Int(static_cast<int64_t>(i + 1)));
     n->rows.push_back(std::move(r));
   }
   items->push_back(n);
   widths->push_back(n->columns.size());
   for (const Column& c : n->columns) scope->push_back({qualifier, c.name, c.type});
+  if (hidden_ordinality) scope->back().hidden = true;
+  if (order != nullptr) {
+    order->push_back({static_cast<int>(n->columns.size()) - 1, false, false});
+  }
   return Status::OK();
 }
 

@@ -131,6 +131,12 @@ inline bool ContainsAggregate(const Json& n) {
   return false;
 }
 
+// PostgreSQL's rules for the form of recursive queries (binder_recursive.cc):
+// `ctes`, the CommonTableExpr nodes of one WITH RECURSIVE that read
+// themselves, in the order they are bound; PostgreSQL's error for the first
+// that breaks one, pointing where PostgreSQL points.
+Status CheckRecursiveQueries(std::string_view sql, const std::vector<const Json*>& ctes);
+
 // An inner join of `l` and `r` on `conds` (over l's columns, then r's from
 // `lw`) that has no equality key but an OR of equalities between the sides:
 // the union of one keyed join per disjunct, each leaving out the pairs an
@@ -458,9 +464,14 @@ class Binder {
   static void CrossWithDomain(const JoinDomain& d, PlanPtr* plan, std::vector<ScopeCol>* cols);
   // hop(...) or tumble(...) in FROM: windows over the time column of one
   // earlier FROM item, whose plan and scope columns it extends in place.
-  // generate_series() and unnest() of constants: a constant relation.
+  // generate_series() and unnest() of constants: a constant relation. With
+  // `order` (a query over this one item), the order in which the function
+  // yields its rows, by its ordinality column (hidden, unless WITH
+  // ORDINALITY shows it): PostgreSQL's order of the rows, which array_agg
+  // and string_agg without an ORDER BY, LIMIT and windows take.
   Status BindConstantSeries(const Json& item, const Json& call, std::vector<PlanPtr>* items,
-                            std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
+                            std::vector<size_t>* widths, std::vector<ScopeCol>* scope,
+                            std::vector<SortKey>* order = nullptr);
   // An expression without columns, evaluated now (a literal), or as it is.
   Result<ExprPtr> FoldConstant(const Json& node);
   // NOW(), CURRENT_TIMESTAMP, LOCALTIMESTAMP (binder_temporal.cc): the
@@ -484,7 +495,8 @@ class Binder {
   // comparison.
   Status TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts, std::vector<TimeBound>* bounds);
   Status BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
-                           std::vector<size_t>* widths, std::vector<ScopeCol>* scope);
+                           std::vector<size_t>* widths, std::vector<ScopeCol>* scope,
+                           std::vector<SortKey>* order = nullptr);
   // generate_series or unnest in FROM whose arguments read columns of
   // earlier items or of an enclosing query: whether `item` is one, and
   // binding it (over `ctx`, once all items are) as an extension computed per
@@ -712,6 +724,10 @@ class Binder {
     int own = 0, outer = 0;
   } reads_;
   int inline_depth_ = 0;                         // SQL functions being inlined
+  // The query about to be bound hands on the order of its one FROM item as
+  // its own (BoundQuery::order) where it has no ORDER BY, as PostgreSQL's
+  // plan keeps it: set for ARRAY(subquery) and a subquery alone in FROM.
+  bool order_from_input_ = false;
   bool now_in_where_ = false;                    // binding a WHERE clause: NOW() may be the clock
   std::map<const Expr*, int> now_at_;            // the step clock's reads: where they are written
   int scans_ = 0;                                // ScopeCol::scan numbers given so far

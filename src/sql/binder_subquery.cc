@@ -214,6 +214,9 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   const Json& sel = body["subselect"]["SelectStmt"];
   // Which columns of this query does the subquery use?
   std::vector<int> refs;
+  // ARRAY(subquery) is in the order the subquery yields its rows.
+  const bool array = type == "ARRAY_SUBLINK";
+  order_from_input_ = array;
   auto probe = BindFindingOuter(sel, ctx, &refs);
   if (!probe.ok()) return probe.status();
   // Decorrelate: bind the subquery once over the distinct values of those
@@ -225,11 +228,12 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     q = std::move(probe).value();
   } else {
     for (int r : refs) outer_keys.push_back(MakeColumn(r, ctx.scope[static_cast<size_t>(r)].type));
+    order_from_input_ = array;
     SLUICE_ASSIGN_OR_RETURN(q, BindOverDomain(sel, ctx, refs, &domain));
   }
   const size_t k = refs.size();
   PlanPtr sub = q.plan;
-  if (sub->columns.size() != q.visible) {
+  if (sub->columns.size() != q.visible && !array) {
     return SqlUnsupported(sql_, node, "ORDER BY on a hidden column in a subquery");
   }
   std::vector<ExprPtr> sub_keys;
@@ -311,19 +315,34 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     // ARRAY(subquery): the array_agg of its column per domain value, in its
     // ORDER BY (by the value itself), and an empty array where it has no row.
     if (q.visible != k + 1) return SqlError(sql_, node, "subquery must return only one column");
-    bool desc = false;
-    if (!q.order.empty()) {
-      if (q.order.size() > 1 || q.order[0].column != static_cast<int>(k)) {
-        return SqlUnsupported(sql_, node, "ARRAY(subquery) ordered by another column than its own");
-      }
-      desc = q.order[0].desc;
-    }
     const ExprPtr value = MakeColumn(static_cast<int>(k), sub->columns[k].type);
     AggSpec spec{AggKind::kArrayAgg, 0};
     auto at = AggOutputType(spec, {value->type});
     if (!at.ok()) return SqlError(sql_, node, at.status().message());
     AggCall call{AggKind::kArrayAgg, value, *at};
-    call.desc = desc;
+    if (!q.order.empty()) {
+      // The array_agg of ROW(keys, value), in the keys' order, when they
+      // run one way. ROW values put NULLs last ascending and first
+      // descending, PostgreSQL's default; a key whose NULLs go the other
+      // way is (key IS NOT NULL, key).
+      call.desc = q.order[0].desc;
+      std::vector<ExprPtr> keys;
+      for (const SortKey& o : q.order) {
+        if (o.desc != call.desc) {
+          return SqlUnsupported(sql_, node,
+                                "ARRAY(subquery) whose ORDER BY keys run different ways");
+        }
+        ExprPtr key = MakeColumn(o.column, sub->columns[static_cast<size_t>(o.column)].type);
+        if (o.nulls_first != o.desc) {
+          key = MakeRow({MakeNode(ExprKind::kIsNull, SqlType::Boolean(false), {key}, true), key});
+        }
+        keys.push_back(key);
+      }
+      if (keys.size() > 1 || Key(*keys[0]) != Key(*value)) {
+        call.arg = MakeRow({keys.size() == 1 ? keys[0] : MakeRow(std::move(keys)), value});
+        call.keyed_order = true;
+      }
+    }
     int base = append(per_domain({{call, "array"}}, k == 0), outer_keys, sub_keys);
     const SqlType t = at->WithNullable(false);
     return MakeNode(ExprKind::kCoalesce, t,

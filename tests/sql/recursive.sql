@@ -47,6 +47,77 @@ SELECT n FROM walk;
 WITH RECURSIVE bad(n) AS (SELECT 1 UNION ALL SELECT n::bigint + 1 FROM bad WHERE n < 3) SELECT * FROM bad;
 -- sluice: error must not appear within its non-recursive term
 WITH RECURSIVE bad2(n) AS (SELECT n FROM bad2 UNION SELECT 1) SELECT * FROM bad2;
+-- PostgreSQL's rules for the recursive term (it reads the query once, not
+-- within a subquery, an outer join's nullable side, EXCEPT's right side,
+-- INTERSECT ALL or EXCEPT ALL, and aggregates nothing at the level that
+-- reads it), its messages, and the caret where it puts it.
+-- sluice: error line 1, column 63: recursive reference to query "r" must not appear more than once
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT r.n + 1 FROM r, r r2 WHERE r.n < 3) SELECT * FROM r;
+-- sluice: error line 3, column 55: recursive reference to query "r" must not appear within a subquery
+WITH RECURSIVE r(n) AS (
+  SELECT 1
+  UNION SELECT n + 1 FROM r WHERE n IN (SELECT * FROM r) AND n < 3
+) SELECT * FROM r;
+-- sluice: error line 1, column 92: recursive reference to query "r" must not appear within a subquery
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE EXISTS (SELECT 1 FROM r r2 WHERE r2.n > 5)) SELECT * FROM r;
+-- sluice: error line 1, column 76: recursive reference to query "r" must not appear within an outer join
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT e.dst FROM edges e LEFT JOIN r ON e.src = r.n) SELECT * FROM r;
+-- sluice: error line 1, column 58: recursive reference to query "r" must not appear within an outer join
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT e.dst FROM r FULL JOIN edges e ON e.src = r.n) SELECT * FROM r;
+-- sluice: error line 1, column 58: recursive reference to query "r" must not appear within an outer join
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT e.dst FROM r RIGHT JOIN edges e ON e.src = r.n) SELECT * FROM r;
+-- sluice: error line 1, column 88: recursive reference to query "r" must not appear within EXCEPT
+WITH RECURSIVE r(n) AS (SELECT 1 UNION (SELECT dst FROM edges EXCEPT SELECT n + 1 FROM r)) SELECT * FROM r;
+-- sluice: error line 1, column 59: recursive reference to query "r" must not appear within EXCEPT
+WITH RECURSIVE r(n) AS (SELECT 1 UNION (SELECT n + 1 FROM r EXCEPT ALL SELECT dst FROM edges)) SELECT * FROM r;
+-- sluice: error line 1, column 59: recursive reference to query "r" must not appear within INTERSECT
+WITH RECURSIVE r(n) AS (SELECT 1 UNION (SELECT n + 1 FROM r INTERSECT ALL SELECT dst FROM edges)) SELECT * FROM r;
+-- sluice: error line 1, column 50: recursive reference to query "r" must not appear within a subquery
+WITH RECURSIVE r(n) AS (WITH w AS (SELECT * FROM r) SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r;
+-- sluice: error line 1, column 47: aggregate functions are not allowed in a recursive query's recursive term
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT max(n) + 1 FROM r WHERE n < 3) SELECT * FROM r;
+-- sluice: error line 1, column 90: aggregate functions are not allowed in a recursive query's recursive term
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 3 GROUP BY n HAVING count(*) > 0) SELECT * FROM r;
+-- sluice: error line 1, column 64: aggregate functions are not allowed in a recursive query's recursive term
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT s.c FROM (SELECT count(*)::int AS c FROM r) s WHERE s.c < 3) SELECT * FROM r;
+-- sluice: error line 1, column 85: ORDER BY in a recursive query is not implemented
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3 ORDER BY 1) SELECT * FROM r;
+-- sluice: error line 1, column 82: LIMIT in a recursive query is not implemented
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3 LIMIT 2) SELECT * FROM r;
+-- sluice: error line 1, column 83: OFFSET in a recursive query is not implemented
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3 OFFSET 1) SELECT * FROM r;
+-- sluice: error line 1, column 16: recursive query "r" does not have the form non-recursive-term UNION [ALL] recursive-term
+WITH RECURSIVE r(n) AS (SELECT 1 EXCEPT SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r;
+-- sluice: error line 2, column 75: recursive reference to query "s" must not appear within a subquery
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 3),
+  s(m) AS (SELECT 1 UNION SELECT m + 1 FROM s WHERE EXISTS (SELECT 1 FROM s s2 WHERE s2.m > m)) SELECT * FROM s;
+-- Terms PostgreSQL accepts that the rules above leave out: the query in a
+-- subquery in FROM, on the left of a LEFT JOIN, on the left of EXCEPT or
+-- INTERSECT, under DISTINCT or GROUP BY, a WITH query of the term that
+-- reads it read twice, an aggregate of another level.
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT e.dst FROM (SELECT * FROM r) s JOIN edges e ON e.src = s.n) SELECT * FROM r;
+WITH RECURSIVE r(n, m) AS (
+  SELECT 1, 0 UNION SELECT coalesce(e.dst, 0), r.n FROM r LEFT JOIN edges e ON e.src = r.n WHERE r.n > 0
+) SELECT * FROM r;
+WITH RECURSIVE r(n) AS (
+  SELECT src FROM edges UNION (SELECT n + 1 FROM r WHERE n < 9 EXCEPT SELECT dst FROM edges)
+) SELECT * FROM r;
+WITH RECURSIVE r(n) AS (
+  SELECT 1 UNION ALL (SELECT n + 1 FROM r WHERE n < 9 INTERSECT SELECT dst FROM edges)
+) SELECT * FROM r;
+WITH RECURSIVE r(n, d) AS (
+  SELECT src, 0 FROM edges UNION ALL SELECT DISTINCT e.dst, r.d + 1 FROM r JOIN edges e ON e.src = r.n WHERE r.d < 4
+) SELECT n, d, count(*) FROM r GROUP BY n, d;
+WITH RECURSIVE r(n, d) AS (
+  SELECT src, 0 FROM edges UNION ALL SELECT e.dst, r.d + 1 FROM r JOIN edges e ON e.src = r.n WHERE r.d < 4 GROUP BY e.dst, r.d
+) SELECT n, d, count(*) FROM r GROUP BY n, d;
+WITH RECURSIVE r(a, b) AS (
+  SELECT src, dst FROM edges
+  UNION (WITH w AS (SELECT * FROM r) SELECT w1.a, w2.b FROM w w1 JOIN w w2 ON w1.b = w2.a)
+) SELECT * FROM r;
+WITH RECURSIVE r(n) AS (
+  SELECT 1 UNION SELECT n + (SELECT min(dst) FROM edges) FROM r WHERE n < 9
+) SELECT * FROM r;
 -- SEARCH DEPTH FIRST and BREADTH FIRST: a column that orders the rows as
 -- the walk met them (an array of ROW values of the path; a ROW of the depth
 -- and the columns).
