@@ -218,7 +218,9 @@ TEST(HostClientTest, AGarbledPollFailsThePipelineNotTheCoordinator) {
   pipeline::PipelineConfig config;
   auto c = Coordinator::Start("CREATE TABLE t (id BIGINT);", config, "", o);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  for (int i = 0; i < 200 && (*c)->state() != pipeline::PipelineState::kFailed; ++i) {
+  // Polls come every few milliseconds; on a loaded machine the first may
+  // wait seconds.
+  for (int i = 0; i < 3000 && (*c)->state() != pipeline::PipelineState::kFailed; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ((*c)->state(), pipeline::PipelineState::kFailed);
