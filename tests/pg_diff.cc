@@ -561,7 +561,7 @@ class Case {
       std::sort(got_rows.begin(), got_rows.end());
       std::sort(want_rows.begin(), want_rows.end());
       last_rows_ = got_rows.size();
-      if (got_rows != want_rows) {
+      if (!SameRows(got_rows, want_rows)) {
         *why = "after step " + std::to_string(step) + ": Sluice has " +
                std::to_string(got_rows.size()) + " rows, PostgreSQL " +
                std::to_string(want_rows.size());
@@ -644,6 +644,38 @@ class Case {
   }
 
   bool IsReal(size_t i) const { return i < schema_.size() && schema_[i].id() == TypeId::kReal; }
+
+  // Equal rows, in order; a DOUBLE may differ by a unit of its last printed
+  // decimal or in its last digits (1e-12 of it): a sum or average of
+  // DOUBLEs rounds at every addition, in an order SQL leaves open.
+  bool SameRows(const std::vector<std::string>& a, const std::vector<std::string>& b) const {
+    if (a.size() != b.size()) return false;
+    auto fields = [](const std::string& line) {
+      std::vector<std::string> out(1);
+      for (char ch : line) {
+        if (ch == '|') {
+          out.emplace_back();
+        } else {
+          out.back() += ch;
+        }
+      }
+      return out;
+    };
+    for (size_t r = 0; r < a.size(); ++r) {
+      if (a[r] == b[r]) continue;
+      const std::vector<std::string> x = fields(a[r]), y = fields(b[r]);
+      if (x.size() != y.size() || x.size() != schema_.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] == y[i]) continue;
+        if (schema_[i].id() != TypeId::kDouble || x[i] == "NULL" || y[i] == "NULL") return false;
+        const double p = std::strtod(x[i].c_str(), nullptr), q = std::strtod(y[i].c_str(), nullptr);
+        if (std::fabs(p - q) > std::max(1.5e-6, 1e-12 * std::max(std::fabs(p), std::fabs(q)))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
 
   PgCluster& pg_;
   Options o_;
