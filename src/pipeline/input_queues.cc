@@ -265,6 +265,18 @@ Result<std::map<std::string, std::vector<MemBatchPtr>>> InputQueues::Split(
   for (const auto& [table, ranges] : input) {
     const bool keyed = keyed_.at(table);
     std::vector<BatchBuilder> parts(static_cast<size_t>(workers));
+    // Each worker's part gets about its share of the rows and their bytes,
+    // reserved with an eighth to spare: grown piece by piece, the builders
+    // copied their bytes again at every doubling, into fresh pages.
+    size_t all = 0, bytes = 0;
+    for (const Range& r : ranges) {
+      all += r.to - r.from;
+      if (!r.changes->empty()) bytes += r.changes->bytes() / r.changes->size() * (r.to - r.from);
+    }
+    if (keyed) bytes += all * 16;  // each command's header
+    const size_t w = static_cast<size_t>(workers);
+    for (BatchBuilder& b : parts)
+      b.Reserve(all / w + all / (8 * w) + 16, bytes / w + bytes / (8 * w) + 256);
     size_t records = 0;
     for (const Range& r : ranges) {
       const format::ChangeBuffer& changes = *r.changes;

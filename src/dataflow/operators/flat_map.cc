@@ -7,9 +7,13 @@ namespace sluice {
 
 Status FlatMapOp::Eval() {
   BatchBuilder out;
+  // Most maps give a row or none per row, no longer than it: reserved up
+  // front, the builder does not copy its bytes again as it grows.
+  const Batch& in = *in_->value();
+  if (!in.on_storage()) out.Reserve(in.len(), in.byte_size());
   Weight w = 0;
   EmitFn emit = [&](std::string_view k, std::string_view v) { out.Push(k, v, w); };
-  auto c = in_->value()->NewCursor();
+  auto c = in.NewCursor();
   for (; c->KeyValid(); c->StepKey()) {
     for (; c->ValValid(); c->StepVal()) {
       w = c->weight();
