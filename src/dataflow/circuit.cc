@@ -37,17 +37,6 @@ Status Circuit::Step() {
   return Status::OK();
 }
 
-std::shared_ptr<const OperatorTimes> Circuit::Timed() {
-  auto times = std::make_shared<OperatorTimes>();
-  std::vector<int> ordinals(owners_.size(), 0);
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    times->ops.push_back({owners_[owner_of_[i]], ordinals[owner_of_[i]]++, ops_[i]->name()});
-  }
-  times->nanos = std::make_unique<std::atomic<uint64_t>[]>(ops_.size());
-  times_ = times;
-  return times;
-}
-
 std::vector<std::pair<std::string, Status>> Circuit::TakeStepFailures() {
   return std::exchange(step_failures_, {});
 }
@@ -104,6 +93,16 @@ void ForEachKey(const std::vector<size_t>& owner_of, const std::vector<std::stri
 }
 
 }  // namespace
+
+std::shared_ptr<const OperatorTimes> Circuit::Timed() {
+  auto times = std::make_shared<OperatorTimes>();
+  ForEachKey(owner_of_, owners_, [&](size_t i, const std::string&, const std::string& key) {
+    times->ops.push_back({key, ops_[i]->name()});
+  });
+  times->nanos = std::make_unique<std::atomic<uint64_t>[]>(ops_.size());
+  times_ = times;
+  return times;
+}
 
 Status Circuit::SaveState(StateWriter& w) const {
   Status s;

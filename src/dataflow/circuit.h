@@ -61,9 +61,8 @@ class StateReader;
 // counters change, and they are read and added to relaxed.
 struct OperatorTimes {
   struct Op {
-    std::string owner;  // as Circuit::SetOwner named it ("view:v")
-    int ordinal = 0;    // among its owner's operators
-    std::string name;   // Operator::name()
+    std::string key;   // its state key: "<owner>/<ordinal among its owner's>"
+    std::string name;  // Operator::name()
   };
   std::vector<Op> ops;
   std::unique_ptr<std::atomic<uint64_t>[]> nanos;  // one per op

@@ -909,7 +909,7 @@ PipelineStats Controller::Stats() const {
     for (const auto& worker : operator_times_) {
       for (size_t i = 0; i < worker->ops.size(); ++i) {
         const OperatorTimes::Op& op = worker->ops[i];
-        g.operator_usecs[op.owner + "/" + std::to_string(op.ordinal) + " " + op.name] +=
+        g.operator_usecs[op.key + " " + op.name] +=
             worker->nanos[i].load(std::memory_order_relaxed) / 1000;
       }
     }

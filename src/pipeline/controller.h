@@ -387,12 +387,12 @@ class Controller final : public PipelineApi, private StepLoop::Driver {
   StepPhases phases_;
   Mutex step_mu_;
   std::unique_ptr<Runtime> runtime_;  // steps and state: under step_mu_ once launched
-  // Views whose evaluation met an error in a step (on one host), and the
-  // views that read them: why, as "view v failed at step N: ...". They give
-  // no changes from that step on; the other views run on.
   // Each worker's operators' times, for /stats (read there without step_mu_).
   mutable Mutex times_mu_;
   std::vector<std::shared_ptr<const OperatorTimes>> operator_times_ GUARDED_BY(times_mu_);
+  // Views whose evaluation met an error in a step (on one host), and the
+  // views that read them: why, as "view v failed at step N: ...". They give
+  // no changes from that step on; the other views run on.
   mutable Mutex failed_mu_;
   std::map<std::string, std::string> failed_views_ GUARDED_BY(failed_mu_);
   // Stops view `name` and every view that reads it, from the next step on.

@@ -144,10 +144,9 @@ TEST(RuntimeTest, OperatorsAreTimedByOwner) {
   ASSERT_EQ(times.size(), 2u);
   // The input is "" (no owner yet); then slow/0 exchange, slow/1 map, slow/2 output.
   ASSERT_EQ(times[0]->ops.size(), 4u);
-  EXPECT_EQ(times[0]->ops[0].owner, "");
-  EXPECT_EQ(times[0]->ops[2].owner, "slow");
-  EXPECT_EQ(times[0]->ops[2].ordinal, 1);
-  EXPECT_EQ(std::string(times[0]->ops[2].name), "map");
+  EXPECT_EQ(times[0]->ops[0].key, "/0");
+  EXPECT_EQ(times[0]->ops[2].key, "slow/1");
+  EXPECT_EQ(times[0]->ops[2].name, "map");
   auto push = [&] {
     BatchBuilder b;
     for (int i = 0; i < 10; ++i) b.Push("k" + std::to_string(i), "", 1);

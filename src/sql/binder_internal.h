@@ -110,26 +110,30 @@ inline void CollectWindowCalls(const Json& n, std::vector<const Json*>* out) {
   }
 }
 
-// True if `n` has an aggregate call outside any subquery.
-inline bool ContainsAggregate(const Json& n) {
+// The first aggregate call of `n` outside any subquery (the FuncCall's
+// body), in document order; null if none.
+inline const Json* FirstAggregate(const Json& n) {
   if (n.is_array()) {
     for (const Json& x : n) {
-      if (ContainsAggregate(x)) return true;
+      if (const Json* a = FirstAggregate(x)) return a;
     }
-    return false;
+    return nullptr;
   }
-  if (!n.is_object()) return false;
+  if (!n.is_object()) return nullptr;
   for (auto it = n.begin(); it != n.end(); ++it) {
     if (it.key() == "SubLink" || it.key() == "SelectStmt") continue;
     if (it.key() == "FuncCall" && it->contains("funcname") && !it->contains("over")) {
       const Json& names = (*it)["funcname"];
-      if (IsWithinGroupCall(*it)) return true;
-      if (!names.empty() && IsAggregateName(Str(names.back()))) return true;
+      if (IsWithinGroupCall(*it)) return &*it;
+      if (!names.empty() && IsAggregateName(Str(names.back()))) return &*it;
     }
-    if (ContainsAggregate(*it)) return true;
+    if (const Json* a = FirstAggregate(*it)) return a;
   }
-  return false;
+  return nullptr;
 }
+
+// True if `n` has an aggregate call outside any subquery.
+inline bool ContainsAggregate(const Json& n) { return FirstAggregate(n) != nullptr; }
 
 // PostgreSQL's rules for the form of recursive queries (binder_recursive.cc):
 // `ctes`, the CommonTableExpr nodes of one WITH RECURSIVE that read

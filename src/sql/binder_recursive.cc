@@ -27,28 +27,6 @@ std::string Refused(Place p, const std::string& name) {
          kWhere[static_cast<int>(p)];
 }
 
-// The first aggregate call of `n` outside its subqueries, in the order
-// ContainsAggregate reads it; null if none.
-const Json* FirstAggregate(const Json& n) {
-  if (n.is_array()) {
-    for (const Json& x : n) {
-      if (const Json* a = FirstAggregate(x)) return a;
-    }
-    return nullptr;
-  }
-  if (!n.is_object()) return nullptr;
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    if (it.key() == "SubLink" || it.key() == "SelectStmt") continue;
-    if (it.key() == "FuncCall" && !it->contains("over") &&
-        (IsWithinGroupCall(*it) || (it->contains("funcname") && !(*it)["funcname"].empty() &&
-                                    IsAggregateName(Str((*it)["funcname"].back()))))) {
-      return &*it;
-    }
-    if (const Json* a = FirstAggregate(*it)) return a;
-  }
-  return nullptr;
-}
-
 // One recursive query's terms walked as checkWellFormedRecursionWalker
 // walks them. Each walk's first error wins.
 class RecursionWalk {

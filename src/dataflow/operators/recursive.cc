@@ -108,17 +108,15 @@ Status RecursiveOp::Eval() {
     // A linear step computes R from nothing through the circuit that then
     // lives on (the iteration over each round's new rows); else R is
     // computed from scratch, and that circuit built from it after.
-    Result<Rows> r = Status::Aborted("not loaded");
-    bool built = false;
-    if (spec_.linear && r_.empty()) {
-      r = Load();
-      built = r.ok();
-      if (!built && r.status().code() == StatusCode::kAborted) {
-        live_.reset();  // not monotone after all
-        iterations_ = 0;
-      }
+    bool built = spec_.linear && r_.empty();
+    Result<Rows> r = built ? Load() : FixedPoint();
+    if (built && !r.ok() && r.status().code() == StatusCode::kAborted) {
+      // Not monotone after all: from scratch.
+      live_.reset();
+      iterations_ = 0;
+      built = false;
+      r = FixedPoint();
     }
-    if (!built && r.status().code() == StatusCode::kAborted) r = FixedPoint();
     if (spec_.on_step) spec_.on_step(/*from_scratch=*/true, iterations_);
     if (!r.ok()) {
       // Not the step's failure: the query's. R stays as it was.
@@ -150,16 +148,16 @@ Status RecursiveOp::Limit(int64_t iteration, uint64_t rows, uint64_t bytes) cons
   if (iteration < spec_.max_iterations && rows <= spec_.max_rows && bytes <= spec_.max_bytes) {
     return Status::OK();
   }
-  // Which bound, and the view option that sets it.
-  const std::string bound =
+  // Which bound, as the view option that sets it.
+  const auto [option, value] =
       iteration >= spec_.max_iterations
-          ? "max_recursion_iterations = " + std::to_string(spec_.max_iterations)
-      : rows > spec_.max_rows ? "max_recursion_rows = " + std::to_string(spec_.max_rows)
-                              : "max_recursion_mb = " + std::to_string(spec_.max_bytes >> 20);
-  const std::string raise = "It passed " + bound +
+          ? std::pair("max_recursion_iterations", static_cast<uint64_t>(spec_.max_iterations))
+      : rows > spec_.max_rows ? std::pair("max_recursion_rows", spec_.max_rows)
+                              : std::pair("max_recursion_mb", spec_.max_bytes >> 20);
+  const std::string raise = std::string("It passed ") + option + " = " + std::to_string(value) +
                             "; if it does end, raise that in the view's options (CREATE VIEW v "
                             "WITH (" +
-                            bound.substr(0, bound.find(' ')) + " = ...) AS ...).";
+                            option + " = ...) AS ...).";
   if (!spec_.runaway_error.empty()) {
     return Status::Unimplemented(spec_.runaway_error + "\n" + raise);
   }
