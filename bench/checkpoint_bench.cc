@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/allocator.h"
 #include "format/format.h"
 #include "pipeline/controller.h"
 #include "types/row_codec.h"
@@ -86,6 +87,7 @@ double PlainRead(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   uint64_t rows = 10000000;
   int workers = 2;
   uint64_t budget_mb = 0;

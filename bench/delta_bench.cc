@@ -27,8 +27,9 @@
 #include <thread>
 #include <vector>
 
-#include "format/parquet.h"
+#include "base/allocator.h"
 #include "bench/proc_stats.h"
+#include "format/parquet.h"
 #include "pipeline/controller.h"
 #include "types/row_codec.h"
 
@@ -105,6 +106,7 @@ double MakeRowsTime(uint64_t from, uint64_t rows) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   uint64_t rows = 2000000, snapshot_rows = 10000000;
   int threads = 2;
   std::string dir;

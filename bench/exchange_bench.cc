@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/allocator.h"
 #include "runtime/tcp_transport.h"
 #include "zset/batch_builder.h"
 #include "zset/batch_codec.h"
@@ -71,6 +72,7 @@ double PlainCopy(size_t frames, size_t size) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   size_t batches = 200, rows = 25000;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--batches")) batches = std::strtoull(argv[i + 1], nullptr, 10);

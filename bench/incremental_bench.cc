@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "base/allocator.h"
 #include "bench/bench_util.h"
 #include "dataflow/operators/aggregate.h"
 #include "dataflow/operators/index.h"
@@ -123,6 +124,7 @@ BENCHMARK(BM_JoinGroupBySumStep)
 }  // namespace sluice
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   const std::string b = "BM_JoinGroupBySumStep/base:";
   return sluice::bench::RunWithRatios(argc, argv,
                                       {{b + "100000/workers:1/min_time:2.000/real_time",

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/allocator.h"
 #include "bench/proc_stats.h"
 #include "format/format.h"
 #include "pipeline/controller.h"
@@ -109,6 +110,7 @@ double DecodeOnly(const std::vector<std::string>& requests, const sluice::format
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   uint64_t records = 10000000, batch = 100000;
   int workers = 2, clients = 2;
   for (int i = 1; i < argc; ++i) {
@@ -133,7 +135,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ingest_bench: sizes must be positive\n");
     return 2;
   }
-  sluice::pipeline::ConfigureAllocator();  // as `sluice run` does
   std::vector<std::string> requests = MakeRequests(records, batch);
   uint64_t bytes = 0;
   for (const std::string& r : requests) bytes += r.size();

@@ -56,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/allocator.h"
 #include "connector/nexmark.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/upsert.h"
@@ -836,6 +837,7 @@ See the comment at the top of bench/ivm_bench.cc and bench/ivm/README.md.
 )";
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {

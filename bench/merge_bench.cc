@@ -22,8 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "connector/delta_merge.h"
+#include "base/allocator.h"
 #include "bench/proc_stats.h"
+#include "connector/delta_merge.h"
 #include "pipeline/controller.h"
 #include "types/row_codec.h"
 
@@ -155,6 +156,7 @@ CREATE INDEX v_id ON v (id);
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   uint64_t rows = 1000000;
   int changes = 30;
   std::string dir;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/allocator.h"
 #include "connector/nexmark.h"
 #include "dataflow/operators/exchange.h"
 #include "process.h"
@@ -39,6 +40,7 @@ using sluice::bench::Slurp;
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   uint64_t events = 2000000;
   std::string queries = "q0,q1,q2,q3,q4,q7,q8,q9", dir = SLUICE_SOURCE_DIR "/bench/nexmark";
   for (int i = 1; i + 1 < argc; i += 2) {

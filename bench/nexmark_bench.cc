@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/allocator.h"
 #include "bench/proc_stats.h"
 #include "coordinator/coordinator.h"
 #include "pipeline/controller.h"
@@ -59,6 +60,7 @@ void ReplaceAll(std::string* s, const std::string& from, const std::string& to) 
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   std::string tables, query, side_input, output, state;
   uint64_t events = 1000000;
   int workers = 2, hosts = 0;

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "base/allocator.h"
 #include "base/hash.h"
 #include "zset/batch_builder.h"
 #include "zset/bloom_filter.h"
@@ -94,6 +95,7 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   int changes = 400, rounds = 5;
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];

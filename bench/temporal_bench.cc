@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "base/allocator.h"
 #include "bench/bench_util.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/output.h"
@@ -127,6 +128,7 @@ BENCHMARK(BM_EveryRowEachTick)
 }  // namespace sluice
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   const std::string t = "BM_TemporalFilterTick/rows:";
   const std::string suffix = "/min_time:1.000/real_time";
   return sluice::bench::RunWithRatios(

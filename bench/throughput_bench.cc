@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "base/allocator.h"
 #include "bench/bench_util.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
@@ -122,6 +123,7 @@ BENCHMARK(BM_Exchange2Workers)->Unit(benchmark::kMillisecond)->Iterations(3)->Us
 }  // namespace sluice
 
 int main(int argc, char** argv) {
+  sluice::TuneAllocatorAtStart(argv);  // as `sluice run` does
   return sluice::bench::RunWithRatios(
       argc, argv,
       {{"BM_SpineBuildAndMerge/iterations:3/real_time", "BM_StdSort/iterations:3/real_time"},

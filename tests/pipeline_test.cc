@@ -119,6 +119,37 @@ CREATE VIEW big AS SELECT id, v FROM t WHERE v > 100;
 CREATE MATERIALIZED VIEW plain_count AS SELECT COUNT(*) AS n, MAX(b) AS top FROM plain;
 )";
 
+// `sluice run` re-executes itself once with glibc's malloc set up for
+// batches (huge pages, one arena: src/base/allocator.h), in the same
+// process; a setting the environment gives is left as it is.
+TEST(PipelineTest, MallocIsSetUpForBatchesUnlessTheEnvironmentSaysOtherwise) {
+  auto tunables = [](pid_t pid) {
+    std::string env = Slurp("/proc/" + std::to_string(pid) + "/environ");
+    std::replace(env.begin(), env.end(), '\0', '\n');
+    std::smatch m;
+    std::regex re("(^|\n)GLIBC_TUNABLES=([^\n]*)");
+    return std::regex_search(env, m, re) ? m[2].str() : std::string("(none)");
+  };
+  {
+    Pipeline p("CREATE TABLE t (x INTEGER);");
+    ASSERT_GT(p.port(), 0) << p.log();
+    const std::string t = tunables(p.pid());
+    // glibc 2.36 leaves only the first tunable it read in the process's
+    // copy of the variable; the huge pages come first, and the rest are
+    // set by mallopt as well.
+    EXPECT_EQ(t.rfind("glibc.malloc.hugetlb=1", 0), 0u) << t;
+  }
+  {
+    setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1);
+    setenv("MALLOC_ARENA_MAX", "4", 1);
+    Pipeline p("CREATE TABLE t (x INTEGER);");
+    unsetenv("GLIBC_TUNABLES");
+    unsetenv("MALLOC_ARENA_MAX");
+    ASSERT_GT(p.port(), 0) << p.log();
+    EXPECT_EQ(tunables(p.pid()), "glibc.malloc.hugetlb=0");
+  }
+}
+
 // SQL functions of the program: inlined in its views, and callable from ad
 // hoc queries.
 TEST(PipelineTest, ProgramFunctionsInViewsAndAdhocQueries) {

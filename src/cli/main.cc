@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/allocator.h"
 #include "cli/demo.h"
 #include "cli/run.h"
 #include "sql/slt.h"
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
     Usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  // Every other command runs a pipeline or talks to one.
+  sluice::TuneAllocatorAtStart(argv);
   std::string cmd = argv[1];
   if (cmd == "run" || cmd == "host" || cmd == "coordinator") return sluice::RunPipeline(argc, argv);
   if (cmd == "certs") return sluice::MakeCertificatesCommand(argc, argv);

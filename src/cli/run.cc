@@ -774,7 +774,6 @@ int RunHosts(const Options& o) {
 }  // namespace
 
 int RunPipeline(int argc, char** argv) {
-  pipeline::ConfigureAllocator();
   Options o;
   if (int rc = Parse(argc, argv, &o)) return rc;
   if (o.command == "host") return RunHost(o);

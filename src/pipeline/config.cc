@@ -1,12 +1,9 @@
 #include "pipeline/config.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 namespace sluice::pipeline {
 
@@ -151,15 +148,6 @@ Status PipelineConfig::MergeDevTweaks(std::string_view text) {
   SLUICE_ASSIGN_OR_RETURN(PipelineConfig merged, Parse(all.dump()));
   *this = std::move(merged);
   return Status::OK();
-}
-
-void ConfigureAllocator() {
-  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) {
-    mallopt(M_ARENA_MAX, static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
-  }
-  if (std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr) mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  if (std::getenv("MALLOC_TOP_PAD_") == nullptr) mallopt(M_TOP_PAD, 64 << 20);
-  if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) mallopt(M_MMAP_THRESHOLD, 32 << 20);
 }
 
 }  // namespace sluice::pipeline

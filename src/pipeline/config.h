@@ -58,21 +58,4 @@ struct PipelineConfig {
   Status MergeDevTweaks(std::string_view json);
 };
 
-// Process-wide allocator settings for a process that runs a pipeline: one
-// malloc arena per core instead of glibc's eight, which keeps the memory
-// that the HTTP and worker threads free from piling up in idle arenas
-// (ingest_bench at 10^6 records: peak RSS 460-523 MB -> 332-353 MB, speed
-// unchanged). MALLOC_ARENA_MAX in the environment takes precedence.
-//
-// And a heap that stays: glibc gives the top of the heap back to the kernel
-// once 128 KB of it is free, and serves blocks of 128 KB or more by mmap;
-// a reader that frees and allocates the same tens of megabytes per row
-// group (Parquet, Delta input) then page-faults them in again each time
-// (232K rows/s against 3.76M with the heap kept, in bench/run parquet). A
-// trim threshold of 256 MB, 64 MB of top padding and mmap only from 32 MB
-// keep that memory in the process. MALLOC_TRIM_THRESHOLD_,
-// MALLOC_TOP_PAD_ and MALLOC_MMAP_THRESHOLD_ in the environment take
-// precedence, each for its own setting.
-void ConfigureAllocator();
-
 }  // namespace sluice::pipeline
