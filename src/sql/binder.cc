@@ -228,7 +228,7 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   }
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
-  if (s.contains("valuesLists")) return BindValues(s);
+  if (s.contains("valuesLists")) return BindValues(s, order_from_input);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> sets, ExpandGroupingSets(s));
   if (sets && hand_on()) return BindQuery(*sets);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> inlined, InlineTableFunctions(s));
@@ -1115,7 +1115,7 @@ std::string Binder::ExprName(const Json& val) {
   return "?column?";
 }
 
-Result<BoundQuery> Binder::BindValues(const Json& s) {
+Result<BoundQuery> Binder::BindValues(const Json& s, bool order_from_input) {
   // An item that is not a constant (VALUES (t.x) in a LATERAL subquery):
   // the VALUES is the UNION ALL of one SELECT per row.
   bool constant = true;
@@ -1197,6 +1197,11 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
     }
     n->columns.push_back({"column" + std::to_string(c + 1), types[c]});
   }
+  // The query around it takes the rows in the order they are listed (its
+  // array_agg, string_agg and LIMIT without ORDER BY; ARRAY(VALUES ...)),
+  // as PostgreSQL scans them: a hidden column numbers them.
+  const bool numbered = order_from_input && !s.contains("sortClause");
+  if (numbered) n->columns.push_back({"?ordinal", SqlType::BigInt(false)});
   for (auto& r : rows) {
     Row values;
     for (size_t c = 0; c < width; ++c) {
@@ -1205,11 +1210,13 @@ Result<BoundQuery> Binder::BindValues(const Json& s) {
       if (!st.ok()) return SqlError(sql_, s, st.message());
       values.push_back(std::move(v));
     }
+    if (numbered) values.push_back(Value::Int(static_cast<int64_t>(n->rows.size())));
     n->rows.push_back(std::move(values));
   }
   BoundQuery q;
   q.plan = n;
   q.visible = width;
+  if (numbered) q.order.push_back({static_cast<int>(width), false, false});
   return q;
 }
 
@@ -2031,6 +2038,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     std::vector<LeftCol> view;
     if (!domain_only) {
       left.scope = ctx.scope;
+      left.columnless = ctx.columnless;
       for (size_t i = 0; i < ctx.scope.size(); ++i) view.push_back({LeftCol::kItem, int(i)});
       left.scope.insert(left.scope.end(), lateral_cols.begin(), lateral_cols.end());
       for (size_t i = 0; i < lateral_cols.size(); ++i) view.push_back({LeftCol::kLateral, int(i)});
@@ -2152,8 +2160,27 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       const bool alone = s["fromClause"].size() == 1;
       // Kept as long as the binding, which may keep pointers into it.
       pruned_items.push_back(WithoutUnreadSubqueryOutputs(s, item, item_no));
-      SLUICE_RETURN_IF_ERROR(
-          BindFromItem(pruned_items.back(), &p, &cols, alone ? &order : nullptr));
+      // A LATERAL item that reads no column of the earlier items may still
+      // name one without columns (t.*): it sees their names.
+      Ctx with_columnless = from_outer_ != nullptr ? *from_outer_ : Ctx();
+      const Ctx* was_outer = from_outer_;
+      if (item.contains("RangeSubselect") && item["RangeSubselect"].value("lateral", false) &&
+          !ctx.columnless.empty()) {
+        with_columnless.columnless.insert(with_columnless.columnless.end(), ctx.columnless.begin(),
+                                          ctx.columnless.end());
+        from_outer_ = &with_columnless;
+      }
+      Status bound = BindFromItem(pruned_items.back(), &p, &cols, alone ? &order : nullptr);
+      from_outer_ = was_outer;
+      SLUICE_RETURN_IF_ERROR(bound);
+      if (cols.empty()) {
+        auto [item_kind, body] = Node(pruned_items.back());
+        if (body->contains("alias")) {
+          ctx.columnless.push_back((*body)["alias"].value("aliasname", ""));
+        } else if (item_kind == "RangeVar") {
+          ctx.columnless.push_back(body->value("relname", ""));
+        }
+      }
       for (const SortKey& k : order) {
         ctx.input_order.push_back({MakeColumn(k.column, cols[static_cast<size_t>(k.column)].type),
                                    k.desc, k.nulls_first});
@@ -2300,8 +2327,14 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       for (int i : cols) shown.push_back(ctx.scope[static_cast<size_t>(i)]);
     }
     const bool any = !cols.empty();
-    if (!any && !qual.empty())
+    if (!any && !qual.empty()) {
+      // t.* of a table without columns: none.
+      for (const Ctx* level = &ctx; level != nullptr; level = level->outer) {
+        const auto& names = level->columnless;
+        if (std::find(names.begin(), names.end(), qual) != names.end()) return Status::OK();
+      }
       return SqlError(sql_, val, "missing FROM-clause entry for table \"" + qual + "\"");
+    }
     if (!any && grouped) return Status::OK();
     return Status::OK();
   };

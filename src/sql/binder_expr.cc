@@ -1972,6 +1972,26 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       if (!st.ok()) return SqlError(sql_, n, st.message());
       return MakeLiteral(std::move(v), t);
     }
+    if ((t.id() == TypeId::kTimestamp || (t.id() == TypeId::kTime && !t.with_time_zone())) &&
+        mods.size() == 1) {
+      // TIMESTAMP(2) 'now', x::TIME(0): rounded to that many digits.
+      auto [mkind, mbody] = Node(mods[0]);
+      if (mkind != "A_Const" || !mbody->contains("ival")) {
+        return SqlError(sql_, n, "type modifiers must be simple constants or identifiers");
+      }
+      const int64_t p = (*mbody)["ival"].value("ival", int64_t{0});
+      const char* fn_name = t.id() == TypeId::kTime ? "time"
+                            : t.with_time_zone()    ? "timestamptz"
+                                                    : "timestamp";
+      SLUICE_ASSIGN_OR_RETURN(ResolvedFn fn, ResolveFunction(fn_name, {t, SqlType::Integer()}));
+      ExprPtr call = MakeCall(fn.fn, fn_name, t,
+                              {MakeCast(x, t), MakeLiteral(Value::Int(p), SqlType::Integer())});
+      if (x->kind != ExprKind::kLiteral) return call;
+      Value v;
+      Status st = Eval(*call, Row(), &v);
+      if (!st.ok()) return SqlError(sql_, n, st.message());
+      return MakeLiteral(std::move(v), t);
+    }
     if (x->kind == ExprKind::kLiteral && t.IsSqlArray() && x->type.IsString() &&
         !x->value.is_null()) {
       // PostgreSQL's INT[] has any number of dimensions; here the type

@@ -228,6 +228,9 @@ struct Extension {
 
 struct Ctx {
   std::vector<ScopeCol> scope;
+  // The names of FROM items without columns (a table of none): the scope
+  // has nothing of them, but t.* names them.
+  std::vector<std::string> columnless;
   std::vector<Extension> pending;
   // Aggregation: while binding the select list and HAVING of a grouped
   // query, aggregate calls are collected here and bound as kAggRef-like
@@ -445,7 +448,8 @@ class Binder {
   // `s`: none, or one call, maybe written several times; an error for those
   // not supported yet.
   Result<std::vector<const Json*>> SelectListSetCalls(const Json& s);
-  Result<BoundQuery> BindValues(const Json& s);
+  // `order_from_input`: the query around it asks for the order of its rows.
+  Result<BoundQuery> BindValues(const Json& s, bool order_from_input = false);
   // WITH RECURSIVE `name` AS (base UNION [ALL] step), step reading `name`.
   Result<BoundQuery> BindRecursive(const std::string& name, const Json& cte, const Json& node);
   // With `order` (a query over this one item), a subquery's ORDER BY in one

@@ -119,7 +119,14 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
 namespace {
 thread_local DateOrder g_date_order = DateOrder::kMDY;
 thread_local IntervalStyle g_interval_style = IntervalStyle::kPostgres;
+thread_local std::optional<int64_t> g_transaction_time;
 }  // namespace
+
+TransactionTimeScope::TransactionTimeScope(std::optional<int64_t> micros)
+    : saved_(g_transaction_time) {
+  if (micros) g_transaction_time = micros;
+}
+TransactionTimeScope::~TransactionTimeScope() { g_transaction_time = saved_; }
 
 IntervalStyle CurrentIntervalStyle() { return g_interval_style; }
 
@@ -419,8 +426,8 @@ int InfinitySign(std::string_view s) {
 }
 
 // 'now', 'today', 'tomorrow' and 'yesterday' (any case): read as the
-// current time (UTC) when the text is read, as PostgreSQL does; false for
-// other text.
+// current time (UTC) when the text is read, or the transaction's time that
+// a TransactionTimeScope sets, as PostgreSQL does; false for other text.
 bool RelativeNow(std::string_view s, bool whole_days, int64_t* micros) {
   // Most text is a date: it is turned away before anything is copied or
   // the clock is read (every JSON or CSV timestamp comes through here).
@@ -433,9 +440,10 @@ bool RelativeNow(std::string_view s, bool whole_days, int64_t* micros) {
   }
   const std::string_view word(w, s.size());
   if (word != "now" && word != "today" && word != "tomorrow" && word != "yesterday") return false;
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = g_transaction_time ? *g_transaction_time
+                                         : std::chrono::duration_cast<std::chrono::microseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch())
+                                               .count();
   const int64_t today = FloorDiv(now, kMicrosPerDay) * kMicrosPerDay;
   if (word == "now") {
     *micros = whole_days ? today : now;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,20 @@ class DateOrderScope {
 
  private:
   DateOrder saved_;
+};
+// The start of the current transaction, which 'now', 'today', 'tomorrow'
+// and 'yesterday' in text read (PostgreSQL reads transaction_timestamp()):
+// microseconds since the epoch, UTC, while a TransactionTimeScope of the
+// thread sets it; the clock otherwise.
+class TransactionTimeScope {
+ public:
+  explicit TransactionTimeScope(std::optional<int64_t> micros);
+  ~TransactionTimeScope();
+  TransactionTimeScope(const TransactionTimeScope&) = delete;
+  TransactionTimeScope& operator=(const TransactionTimeScope&) = delete;
+
+ private:
+  std::optional<int64_t> saved_;
 };
 // The order a DateStyle value names ("ISO, DMY", "dmy", "euro", "us",
 // "German"...), or `current` if it names none; false if a word is unknown

@@ -109,6 +109,20 @@ Status IntervalTypmod(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::MakeInterval(x.months, x.days, x.micros);
   return Status::OK();
 }
+// timestamp(x, p), timestamptz(x, p) and time(x, p): x rounded to p digits
+// after the point of its seconds, as a cast to TIMESTAMP(p) is (PostgreSQL's
+// AdjustTimestampForTypmod: halves away from zero); infinities stay.
+Status TimeTypmod(const SqlType&, const Value* a, size_t, Value* out) {
+  const int64_t p = a[1].int_value();
+  int64_t x = a[0].int_value();
+  if (p >= 0 && p < 6 && !IsInfiniteTimestamp(x)) {
+    int64_t scale = 1;
+    for (int64_t i = p; i < 6; ++i) scale *= 10;
+    x = x >= 0 ? (x + scale / 2) / scale * scale : -((-x + scale / 2) / scale * scale);
+  }
+  *out = Value::Int(x);
+  return Status::OK();
+}
 // justify_hours: whole days out of the time; justify_days: whole months (of
 // 30 days) out of the days; justify_interval: both, with one sign overall.
 // As PostgreSQL does, so that signs come out alike.
@@ -646,6 +660,15 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
       return fn(IsFiniteTimestamp, "isfinite", {args[0]}, b);
     }
     if (args[0].id() == TypeId::kInterval) return fn(IsFiniteInterval, "isfinite", {iv}, b);
+  }
+  if ((name == "timestamp" || name == "timestamptz" || name == "time") && args.size() == 2 &&
+      (args[0].id() == TypeId::kTimestamp ||
+       (args[0].id() == TypeId::kTime && !args[0].with_time_zone())) &&
+      args[0].with_time_zone() == (name == "timestamptz") && args[1].IsInteger()) {
+    const char* typmod_name = name == "time"          ? "time"
+                              : name == "timestamptz" ? "timestamptz"
+                                                      : "timestamp";
+    return fn(TimeTypmod, typmod_name, {args[0], i32}, args[0]);
   }
   if (name == "interval" && args.size() == 2 && args[0].id() == TypeId::kInterval &&
       args[1].IsInteger()) {

@@ -272,6 +272,7 @@ bool SetsParts(const Json& body) {
 Status SqlSession::Statement(const std::string& sql) {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   for (const Json& st : tree["stmts"]) {
     const Json& stmt = st["stmt"];
@@ -440,6 +441,7 @@ bool SqlSession::UsesSequences(const Json& stmt) const {
 Result<QueryRows> SqlSession::Query(const std::string& sql) {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
     return Status::InvalidArgument("a query must be one SELECT");
@@ -467,6 +469,7 @@ Result<QueryRows> SqlSession::Query(const std::string& sql) {
 Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  TransactionTimeScope transaction_time(transaction_time_);
   DmlEnv env;
   env.query = [this](const std::string& query) { return Query(query); };
   env.type_name = [this](const SqlType& row) { return catalog_.RowTypeName(row); };
@@ -551,6 +554,7 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
 Result<BoundQuery> SqlSession::Bind(const std::string& sql) const {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
     return Status::InvalidArgument("a query must be one SELECT");

@@ -64,6 +64,10 @@ class SqlSession {
   DateOrder date_order() const { return date_order_; }
   // SET IntervalStyle: how interval text is read (datetime.h).
   void set_interval_style(IntervalStyle style) { interval_style_ = style; }
+  // The start of the current transaction, which 'now' and 'today' in text
+  // read (datetime.h); unset, they read the clock. A runner beside another
+  // database sets that database's, so that both read the same time.
+  void set_transaction_time(std::optional<int64_t> micros) { transaction_time_ = micros; }
   const Catalog& catalog() const { return catalog_; }
 
  private:
@@ -90,6 +94,7 @@ class SqlSession {
   int workers_, hosts_;
   DateOrder date_order_ = DateOrder::kMDY;
   IntervalStyle interval_style_ = IntervalStyle::kPostgres;
+  std::optional<int64_t> transaction_time_;
   Catalog catalog_;
   std::map<std::string, TableData> tables_;
   std::shared_ptr<Sequences> sequences_ = std::make_shared<Sequences>();

@@ -114,3 +114,17 @@ SELECT timestamp '294247-01-10 04:00:54', '294246-12-31'::timestamp + interval '
 SELECT '294276-12-31 23:59:59'::timestamp;
 -- sluice: error a timestamp after 294247-01-10 04:00:54.775807 is not supported yet
 SELECT date_part('epoch', '294270-01-01 00:00:00'::timestamp);
+-- 'now' in a transaction is its start, in the rows it inserts and in the
+-- query; a cast to TIMESTAMP(p) or TIME(p) rounds to p digits.
+CREATE TABLE tsn (d1 TIMESTAMP, k INT);
+BEGIN;
+INSERT INTO tsn VALUES ('now', 1);
+INSERT INTO tsn VALUES ('now', 2), ('today', 3);
+SELECT count(*) FROM tsn WHERE d1 = timestamp without time zone 'now';
+SELECT count(*) FROM tsn WHERE d1::timestamp(2) = timestamp(2) without time zone 'now';
+COMMIT;
+INSERT INTO tsn VALUES ('2020-01-01 10:00:00.125', 4), ('2020-01-01 10:00:00.994999', 5), ('1960-06-30 23:59:59.5', 6);
+UPDATE tsn SET d1 = '1999-12-31 23:59:59.999' WHERE k = 3;
+DELETE FROM tsn WHERE k = 1;
+SELECT k, d1::timestamp(2), d1::timestamp(0), d1::time(1), d1::timestamptz(1) FROM tsn WHERE k > 2;
+SELECT timestamp(2) '2020-01-01 10:00:00.125', time(0) '23:59:59.6', '-infinity'::timestamp(0);

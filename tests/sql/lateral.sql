@@ -31,3 +31,9 @@ SELECT a.id, v.* FROM a, LATERAL (SELECT b.v FROM b WHERE b.a_id = a.id UNION SE
 SELECT a.id FROM a WHERE a.n IN (SELECT b.v FROM b WHERE b.a_id = a.id UNION ALL SELECT a.id);
 UPDATE a SET n = 7 WHERE id = 3;
 INSERT INTO a VALUES (5, 5, 'z');
+-- t.* of a table without columns, in a LATERAL VALUES: no columns either.
+CREATE TABLE nocols();
+INSERT INTO nocols DEFAULT VALUES;
+INSERT INTO nocols DEFAULT VALUES;
+SELECT * FROM nocols n, LATERAL (VALUES(n.*)) v;
+SELECT count(*) FROM nocols n, LATERAL (VALUES(n.*)) v;
