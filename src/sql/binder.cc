@@ -543,10 +543,12 @@ bool ContainsGroupingFunc(const Json& n) {
 // a bare name that no FROM item's column has (`inputs`, when known) is the
 // select list's expression of that name.
 // `used` maps the text of each select list expression that an item became
-// to its position: two items of the same text, put in different sets,
-// would be matched as one grouping expression, where PostgreSQL keeps them
-// apart (GROUP BY alias1, ROLLUP(alias2) of `g AS alias1, g AS alias2`).
-Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
+// to its position. Grouping expressions are matched by their text, but
+// PostgreSQL keeps two items of the same text apart (GROUP BY alias1,
+// ROLLUP(alias2) of `g AS alias1, g AS alias2`), and a constant apart from
+// every other copy of it (NULL in the sets without it): such an item
+// becomes COALESCE(item), in `targets` too, a text of its own.
+Status ResolveGroupOrdinals(std::string_view sql, Json* targets,
                             const std::optional<std::set<std::string>>& inputs, Json* item,
                             bool* changed, std::map<std::string, size_t>* used) {
   if (item->is_array()) {
@@ -554,14 +556,21 @@ Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
       SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql, targets, inputs, &x, changed, used));
     return Status::OK();
   }
-  auto resolve = [&](size_t at, const Json& val) -> Status {
-    Json text = val;
-    DropLocations(&text);
-    auto [it, fresh] = used->emplace(text.dump(), at);
-    if (!fresh && it->second != at) {
-      return SqlUnsupported(sql, *item,
-                            "GROUPING SETS of two select list items of the same expression");
+  auto resolve = [&](size_t at) -> Status {
+    Json& val = (*targets)[at]["ResTarget"]["val"];
+    auto text_of = [](const Json& v) {
+      Json text = v;
+      DropLocations(&text);
+      return text.dump();
+    };
+    auto taken = [&](const Json& v) {
+      auto it = used->find(text_of(v));
+      return it != used->end() && it->second != at;
+    };
+    while (val.contains("A_Const") || taken(val)) {
+      val = Json{{"CoalesceExpr", {{"args", Json::array({val})}, {"location", -1}}}};
     }
+    used->emplace(text_of(val), at);
     *item = val;
     *changed = true;
     return Status::OK();
@@ -571,29 +580,20 @@ Status ResolveGroupOrdinals(std::string_view sql, const Json& targets,
       (*item)["ColumnRef"]["fields"][0].contains("String")) {
     const std::string name = Str((*item)["ColumnRef"]["fields"][0]);
     if (inputs->count(name)) return Status::OK();
-    for (size_t i = 0; i < targets.size(); ++i) {
-      const Json& t = targets[i];
+    for (size_t i = 0; i < targets->size(); ++i) {
+      const Json& t = (*targets)[i];
       if (!t.contains("ResTarget") || t["ResTarget"].value("name", "") != name) continue;
-      const Json& val = t["ResTarget"]["val"];
-      if (val.contains("A_Const"))
-        return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
-      return resolve(i, val);
+      return resolve(i);
     }
     return Status::OK();
   }
   if (item->contains("A_Const") && (*item)["A_Const"].contains("ival")) {
     const int64_t n = (*item)["A_Const"]["ival"].value("ival", int64_t{0});
-    if (n < 1 || n > static_cast<int64_t>(targets.size())) {
+    if (n < 1 || n > static_cast<int64_t>(targets->size())) {
       return SqlError(sql, *item,
                       "GROUP BY position " + std::to_string(n) + " is not in select list");
     }
-    const Json& val = targets[static_cast<size_t>(n - 1)]["ResTarget"]["val"];
-    // A set without a constant would show it as NULL; here grouping
-    // expressions are matched by their text, and a constant's would match
-    // every other copy of it.
-    if (val.contains("A_Const"))
-      return SqlUnsupported(sql, *item, "GROUPING SETS of a select list item that is a constant");
-    return resolve(static_cast<size_t>(n - 1), val);
+    return resolve(static_cast<size_t>(n - 1));
   }
   for (const char* k : {"GroupingSet", "RowExpr"}) {
     if (!item->contains(k)) continue;
@@ -685,7 +685,7 @@ Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {
     bool changed = false;
     std::map<std::string, size_t> used;
     SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(
-        sql_, s["targetList"], FromColumnNames(s.value("fromClause", Json::array())),
+        sql_, &resolved["targetList"], FromColumnNames(s.value("fromClause", Json::array())),
         &resolved["groupClause"], &changed, &used));
     if (changed) return ExpandResolvedGroupingSets(resolved);
   }
@@ -996,6 +996,10 @@ Json OverGroupedTable(const Json& s, const std::vector<Json>& keys, GroupedTable
 
 }  // namespace
 
+namespace {
+void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
+}  // namespace
+
 // Window functions over GROUPING SETS: the grouped query becomes a derived
 // table of its keys and aggregates (one UNION ALL of the sets, as without
 // windows), and the select list, its windows and the ORDER BY read it.
@@ -1006,18 +1010,23 @@ Json Binder::WindowsOverGroupingSets(const Json& s, const std::vector<Json>& key
   return OverGroupedTable(s, keys, &g);
 }
 
-// A grouped query with subqueries in its select list or HAVING: the
-// grouped query becomes a derived table of its keys and aggregates, named
-// as its only FROM item is, with each key that is a column named as that
-// column; the subqueries then read the groups' keys as PostgreSQL's read
-// the grouped columns of the query around them. nullopt for other queries.
+// A grouped query with subqueries in its select list or HAVING, or
+// set-returning functions in its select list: the grouped query becomes a
+// derived table of its keys and aggregates, named as its only FROM item is,
+// with each key that is a column named as that column; the subqueries then
+// read the groups' keys as PostgreSQL's read the grouped columns of the
+// query around them, and the functions run once per group, after HAVING,
+// as PostgreSQL's ProjectSet over the groups. nullopt for other queries.
 std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   const Json& targets = s.contains("targetList") ? s["targetList"] : Json::array();
   const Json& having = s.contains("havingClause") ? s["havingClause"] : Json();
   if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets)) {
     return std::nullopt;
   }
-  if (!SubqueryOutsideAggregates(targets) && !SubqueryOutsideAggregates(having)) {
+  std::vector<const Json*> set_calls;
+  CollectSetCalls(targets, &set_calls);
+  if (!SubqueryOutsideAggregates(targets) && !SubqueryOutsideAggregates(having) &&
+      set_calls.empty()) {
     return std::nullopt;
   }
   GroupedTable g;
@@ -2340,6 +2349,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   };
 
   Ctx agg_ctx;
+  size_t agg_applied = 0;  // agg_ctx's extensions joined to the aggregate's input
   std::vector<AggCall> aggs;
   std::vector<std::string> agg_keys;
   std::vector<ExprPtr> keys;
@@ -2422,8 +2432,6 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
         return SqlError(sql_, s["havingClause"], "argument of HAVING must be type boolean");
       }
     }
-    if (!agg_ctx.pending.empty())
-      return SqlUnsupported(sql_, s, "a subquery in a grouped select list or HAVING");
     // A column of a table whose whole primary key is grouped has one value
     // per group (PostgreSQL's functional dependency): it becomes a key too.
     auto is_key = [&](int col) {
@@ -2450,6 +2458,9 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       keys.push_back(MakeColumn(col, ctx.scope[static_cast<size_t>(col)].type));
       key_strs.push_back(Key(*keys.back()));
     }
+    // Subqueries in aggregates' arguments and FILTER: joined to the rows
+    // they read, before these are grouped.
+    SLUICE_ASSIGN_OR_RETURN(plan, ApplyExtensions(plan, agg_ctx, &agg_applied));
     auto agg = std::make_shared<PlanNode>();
     agg->kind = PlanKind::kAggregate;
     agg->inputs = {plan};
@@ -2508,6 +2519,9 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     if (col >= 0) return col;
     Ctx& oc = grouped ? agg_ctx : ctx;
     SLUICE_ASSIGN_OR_RETURN(*e, BindExpr(node, oc));
+    if (grouped && agg_ctx.pending.size() != agg_applied) {
+      return SqlUnsupported(sql_, node, std::string("a subquery in an aggregate in ") + clause);
+    }
     if (grouped) {
       SLUICE_ASSIGN_OR_RETURN(*e, OntoAggregate(*e, keys, key_strs, ctx, &node));
     } else if (ctx.pending.size() != applied) {

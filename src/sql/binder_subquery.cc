@@ -208,7 +208,11 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
       type != "ALL_SUBLINK" && type != "ARRAY_SUBLINK") {
     return SqlUnsupported(sql_, node, type);
   }
-  if (ctx.aggs != nullptr) {
+  // In an aggregate's arguments or FILTER, a subquery reads the rows
+  // before they are grouped: it joins them (BindSimple applies agg_ctx's
+  // extensions to the aggregate's input). Elsewhere in a grouped select
+  // list, SubqueriesOverGroups has moved it above the groups.
+  if (ctx.aggs != nullptr && !ctx.in_aggregate) {
     return SqlUnsupported(sql_, node, "a subquery in a grouped select list or HAVING");
   }
   const Json& sel = body["subselect"]["SelectStmt"];

@@ -17,3 +17,14 @@ INSERT INTO k VALUES (4, 'four', 10);
 DELETE FROM t WHERE b = 30;
 UPDATE k SET name = 'uno' WHERE id = 1;
 UPDATE t SET b = 21 WHERE b = 20;
+-- A set-returning function in a grouped select list runs once per group,
+-- after HAVING; a subquery in an aggregate's arguments or FILTER reads the
+-- rows before they are grouped.
+SELECT a, generate_series(1, a) AS g, count(*) FROM t GROUP BY a;
+SELECT a, generate_series(1, 2) * sum(c) AS g FROM t GROUP BY a HAVING count(*) > 1;
+SELECT * FROM k WHERE (id, id) IN (SELECT a, generate_series(1, 4) / 2 FROM t GROUP BY a);
+SELECT a, sum(b) FILTER (WHERE b IN (SELECT w * 3 FROM k)), count(*) FROM t GROUP BY a;
+SELECT sum(c) FILTER (WHERE a IN (SELECT id FROM k WHERE name LIKE 't%')) FROM t;
+SELECT a, max((SELECT k.w FROM k WHERE k.id = t.c)) FROM t GROUP BY a;
+SELECT max((SELECT k.w FROM k WHERE k.id = t.c)) + count(*) FROM t;
+SELECT a, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM k WHERE k.id = t.c)), (SELECT count(*) FROM k) FROM t GROUP BY a HAVING sum(c) > (SELECT min(w) FROM k) - 6;

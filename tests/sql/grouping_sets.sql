@@ -51,7 +51,6 @@ SELECT c AS a, count(*) FROM g GROUP BY ROLLUP (a);
 SELECT g.a * 10 AS k, count(*) FROM g JOIN gw ON g.a = gw.a GROUP BY ROLLUP (k);
 SELECT s AS n, count(*) FROM generate_series(1, 4) s GROUP BY GROUPING SETS ((n), ());
 SELECT v.a + 1 AS z, sum(v.c) FROM (SELECT a, c FROM g) v GROUP BY ROLLUP (z);
--- sluice: error GROUPING SETS of a select list item that is a constant is not supported yet
 SELECT 1 AS one, count(*) FROM g GROUP BY ROLLUP (one);
 DELETE FROM g WHERE a = 4;
 -- ORDER BY an expression that is not an output column, over the sets
@@ -59,9 +58,7 @@ SELECT a, b, sum(c) FROM g GROUP BY ROLLUP (a, b) ORDER BY coalesce(a, 0) + leng
 SELECT a, count(*) FROM g GROUP BY CUBE (a, b) ORDER BY (a + 1) DESC NULLS LAST, count(*), 1 LIMIT 4;
 SELECT DISTINCT a FROM g GROUP BY GROUPING SETS ((a), (a, b), ()) ORDER BY a;
 SELECT a, sum(c) AS s FROM g GROUP BY ROLLUP (a) ORDER BY sum(c) - a NULLS FIRST, s;
--- Two select list items of one expression, named apart in the sets: not
--- yet (they would be grouped as one).
--- sluice: error GROUPING SETS of two select list items of the same expression is not supported yet
+-- Two select list items of one expression, named apart in the sets.
 SELECT a AS x1, a AS x2 FROM g GROUP BY x1, ROLLUP(x2);
 SELECT a AS x1, a + 0 AS x2, count(*) FROM g GROUP BY x1, ROLLUP(x2);
 SELECT a AS x1, count(*) FROM g GROUP BY 1, ROLLUP(x1);
@@ -73,3 +70,17 @@ SELECT grouping(a), a, rank(a) WITHIN GROUP (ORDER BY b NULLS FIRST), rank(a) WI
 INSERT INTO gd VALUES (2, 7), (NULL, 3);
 DELETE FROM gd WHERE b = 4;
 SELECT grouping(a), a, rank(a) WITHIN GROUP (ORDER BY b NULLS FIRST), rank(a) WITHIN GROUP (ORDER BY b NULLS LAST), percentile_disc(a * 0.1) WITHIN GROUP (ORDER BY b), cume_dist(a + 1) WITHIN GROUP (ORDER BY b) FROM gd GROUP BY ROLLUP (a);
+-- Two select list items of the same expression are grouping expressions
+-- apart, and so is a constant (NULL in the sets without it), as in
+-- PostgreSQL's groupingsets.sql.
+CREATE TABLE ga (g INT, q INT);
+INSERT INTO ga VALUES (1, 10), (2, 20), (3, 30);
+INSERT INTO ga VALUES (2, 5);
+DELETE FROM ga WHERE g = 1;
+UPDATE ga SET q = 7 WHERE g = 3;
+INSERT INTO ga VALUES (NULL, 1);
+SELECT g AS alias1, g AS alias2, sum(q) FROM ga GROUP BY alias1, ROLLUP(alias2);
+SELECT g AS a, g AS b, g AS c, count(*) FROM ga GROUP BY CUBE(a, b, c);
+SELECT 1 AS x, g, sum(q) FROM ga GROUP BY GROUPING SETS (1, 2);
+SELECT * FROM (SELECT 1 AS x, g, sum(q) FROM ga GROUP BY GROUPING SETS (1, 2)) s WHERE x = 1 OR g = 2;
+SELECT 'k' AS x, 'k' AS y, g, count(*) FROM ga GROUP BY GROUPING SETS (x, y, g);
