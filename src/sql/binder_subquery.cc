@@ -221,6 +221,8 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
   // ARRAY(subquery) is in the order the subquery yields its rows.
   const bool array = type == "ARRAY_SUBLINK";
   order_from_input_ = array;
+  const ColumnReads reads_before = reads_;
+  const size_t outer_refs_before = ctx.outer_refs != nullptr ? ctx.outer_refs->size() : 0;
   auto probe = BindFindingOuter(sel, ctx, &refs);
   if (!probe.ok()) return probe.status();
   // Decorrelate: bind the subquery once over the distinct values of those
@@ -234,6 +236,17 @@ Result<ExprPtr> Binder::BindSubLink(const Json& body, const Json& node, Ctx& ctx
     for (int r : refs) outer_keys.push_back(MakeColumn(r, ctx.scope[static_cast<size_t>(r)].type));
     order_from_input_ = array;
     SLUICE_ASSIGN_OR_RETURN(q, BindOverDomain(sel, ctx, refs, &domain));
+  }
+  if (ctx.in_aggregate) {
+    // The query an aggregate around it belongs to (PostgreSQL's
+    // agglevelsup) follows what the subquery reads of this query and of
+    // those around it, not of its own FROM.
+    bool own = false;
+    bool outer = ctx.outer_refs != nullptr && ctx.outer_refs->size() > outer_refs_before;
+    for (int r : refs) (ctx.scope[static_cast<size_t>(r)].correlated ? outer : own) = true;
+    reads_ = reads_before;
+    if (own) ++reads_.own;
+    if (outer) ++reads_.outer;
   }
   const size_t k = refs.size();
   PlanPtr sub = q.plan;
