@@ -226,11 +226,16 @@ TEST(HostClientTest, AGarbledPollFailsThePipelineNotTheCoordinator) {
   ASSERT_EQ((*c)->state(), pipeline::PipelineState::kFailed);
   const pipeline::PipelineStatus st = (*c)->CurrentStatus();
   ASSERT_TRUE(st.error.has_value());
-  EXPECT_NE(st.error->find("host 0 (127.0.0.1:" + std::to_string(fake.port()) +
-                           ") answered GET /coordination/ready with a malformed answer: field "
-                           "\"buffered\""),
-            std::string::npos)
-      << *st.error;
+  // The first call to meet the garbage is the poll or, when a timed step
+  // comes first, the step; either names the host, the call and the field.
+  const std::string host = "host 0 (127.0.0.1:" + std::to_string(fake.port()) + ") answered ";
+  const bool poll = st.error->find(host +
+                                   "GET /coordination/ready with a malformed answer: "
+                                   "field \"buffered\"") != std::string::npos;
+  const bool step = st.error->find(host +
+                                   "POST /coordination/step with a malformed answer: "
+                                   "field \"step\" is missing") != std::string::npos;
+  EXPECT_TRUE(poll || step) << *st.error;
   // The hosts' figures are garbage too: /stats and /status still answer.
   EXPECT_EQ((*c)->Stats().global.state, "Failed");
   ASSERT_TRUE(st.hosts.has_value());
