@@ -766,8 +766,14 @@ Status Controller::RunInput(const StepLoop::StepPlan& plan, const InputQueues::S
     MutexLock l(&failed_mu_);
     for (const auto& [v, why] : failed_views_) stopped.insert(v);
   }
+  // The workers' parts of an output are summed only if something reads it
+  // (the sum can be a tenth of a step that passes every row through); a
+  // transaction's are all kept, since a reader may come before it commits.
+  const bool whole = plan.in_transaction || plan.commit;
+  const std::set<std::string> read =
+      whole ? std::set<std::string>() : outputs_->ReadOutputs(plan.step, runtime_outputs_);
   for (const std::string& name : runtime_outputs_) {
-    if (stopped.count(name) > 0) continue;
+    if (stopped.count(name) > 0 || (!whole && read.count(name) == 0)) continue;
     SLUICE_ASSIGN_OR_RETURN(BatchPtr b, runtime_->Output(name));
     if (!b->empty()) outputs[name] = b;
   }

@@ -143,7 +143,7 @@ void OutputEndpoints::HandOver(uint64_t step, const std::map<std::string, BatchP
     const bool snapshot_to_come =
         e.connector && e.send_snapshot && !e.snapshot_sent && !e.assembling;
     bool ok = true;
-    if ((change || e.part) && !e.failed && !snapshot_to_come &&
+    if ((change || e.part) && !e.failed && !snapshot_to_come && e.starts_after < step &&
         !(skip_snapshot_waiters && e.send_snapshot)) {
       connector::OutputChunk chunk;
       chunk.step = step;
@@ -168,8 +168,22 @@ void OutputEndpoints::HandOver(uint64_t step, const std::map<std::string, BatchP
   delivered_.SignalAll();
 }
 
+std::set<std::string> OutputEndpoints::ReadOutputs(uint64_t step,
+                                                   const std::vector<std::string>& outputs) {
+  MutexLock l(&mu_);
+  std::set<std::string> read;
+  for (const auto& [name, spine] : integrals_) read.insert(IntegralSource(name));
+  for (const auto& e : endpoints_) read.insert(e->stream);
+  unread_step_ = step;
+  unread_.clear();
+  std::set<std::string> wanted;
+  for (const std::string& o : outputs) (read.count(o) > 0 ? wanted : unread_).insert(o);
+  return wanted;
+}
+
 Status OutputEndpoints::Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs) {
   MutexLock l(&mu_);
+  unread_.clear();
   for (auto& [name, spine] : integrals_) {
     auto it = outputs.find(IntegralSource(name));
     if (it != outputs.end()) SLUICE_RETURN_IF_ERROR(spine->Insert(it->second));
@@ -212,6 +226,11 @@ Result<Subscription> OutputEndpoints::Subscribe(const std::string& relation, boo
   MutexLock l(&mu_);
   e->id = next_id_++;
   Subscription sub{e->id, e->queue, delivered_step_};
+  if (unread_.count(e->stream) > 0) {
+    // This step's change of the relation is not being summed: start after it.
+    e->starts_after = unread_step_;
+    sub.snapshot_step = unread_step_;
+  }
   if (snapshot) SLUICE_RETURN_IF_ERROR(AddSnapshot(*e, assemble, follow));
   if (!follow) {
     // The queue closes after the snapshot (now, or when it is assembled).

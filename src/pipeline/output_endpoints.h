@@ -99,6 +99,13 @@ class OutputEndpoints {
   void Stop() EXCLUDES(mu_);
 
   // ---- steps
+  // Which of `outputs` (runtime outputs) something reads at step `step`:
+  // an integral held here, a connector or an HTTP stream. The caller need
+  // not sum the workers' parts of the others. Until `step` is delivered, a
+  // stream that subscribes to one of the others starts after `step`, whose
+  // change it would not get whole.
+  std::set<std::string> ReadOutputs(uint64_t step, const std::vector<std::string>& outputs)
+      EXCLUDES(mu_);
   // Step `step`'s changes, by relation: added to the integrals, then handed
   // to every endpoint of the relation.
   Status Deliver(uint64_t step, const std::map<std::string, BatchPtr>& outputs) EXCLUDES(mu_);
@@ -178,6 +185,9 @@ class OutputEndpoints {
     bool assembling = false;
     std::deque<connector::OutputChunk> held;
     bool failed = false;  // its snapshot failed: it gets nothing until reset
+    // It came after ReadOutputs found nobody reading its stream at this
+    // step (0: none), so it starts after that step.
+    uint64_t starts_after = 0;
   };
   // The snapshot of `e` as of the last delivered step: in its queue, or,
   // for a spread relation, in `assemble` (null: an error).
@@ -199,6 +209,10 @@ class OutputEndpoints {
   // The spread integrals after each of the last delivered steps.
   std::deque<std::pair<uint64_t, Integrals>> history_ GUARDED_BY(mu_);
   uint64_t next_id_ GUARDED_BY(mu_) = 1;
+  // The step ReadOutputs was last asked about, and the outputs it found
+  // nobody reading, until that step is delivered.
+  uint64_t unread_step_ GUARDED_BY(mu_) = 0;
+  std::set<std::string> unread_ GUARDED_BY(mu_);
 };
 
 }  // namespace sluice::pipeline

@@ -47,6 +47,39 @@ class Keeper : public connector::OutputConnector {
   std::shared_ptr<connector::OutputQueue> q_;
 };
 
+// Only what an integral, a connector or a stream reads needs the workers'
+// parts summed; a stream that comes while a step goes without its
+// relation's sum starts after that step rather than miss its change.
+TEST(OutputEndpointsTest, OutputsNobodyReadsAreNotSummedAndLateStreamsStartAfter) {
+  OutputEndpoints out({"m"}, {}, {}, {});
+  EXPECT_EQ(out.ReadOutputs(1, {"m", "v", "w"}), (std::set<std::string>{"m"}));
+  ASSERT_TRUE(out.Deliver(1, {{"m", Rows({{"a", 1}})}}).ok());
+  EXPECT_EQ(out.ReadOutputs(2, {"m", "v", "w"}), (std::set<std::string>{"m"}));
+  // Between the question and the delivery of step 2: v's sum is not made.
+  auto late = out.Subscribe("v", /*snapshot=*/false, /*follow=*/true, true, 1000, nullptr);
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(late->snapshot_step, 2u);
+  // Even were a part of v's change handed over at step 2, the stream that
+  // came after the question would not take it.
+  ASSERT_TRUE(out.Deliver(2, {{"m", Rows({{"b", 1}})}, {"v", Rows({{"y", 1}})}}).ok());
+  // From step 3 on, v is read.
+  EXPECT_EQ(out.ReadOutputs(3, {"m", "v", "w"}), (std::set<std::string>{"m", "v"}));
+  auto next = out.Subscribe("v", /*snapshot=*/false, /*follow=*/true, true, 1000, nullptr);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->snapshot_step, 2u);  // v is summed at step 3: it gets that step
+  ASSERT_TRUE(out.Deliver(3, {{"m", Rows({{"c", 1}})}, {"v", Rows({{"x", 1}})}}).ok());
+  for (auto* sub : {&*late, &*next}) {
+    std::vector<uint64_t> steps;
+    connector::OutputChunk c;
+    while (sub->queue->Pop(&c, 1ms) == connector::OutputQueue::PopResult::kChunk) {
+      steps.push_back(c.step);
+      EXPECT_EQ(Sum(c.batches), (std::map<std::string, Weight>{{"x", 1}}));
+      sub->queue->Done();
+    }
+    EXPECT_EQ(steps, (std::vector<uint64_t>{3}));
+  }
+}
+
 // A stream that starts with the integral at step S gets every change from
 // S+1 on: together they sum to the relation, step by step.
 TEST(OutputEndpointsTest, SnapshotThenChangesWithoutGapOrOverlap) {
