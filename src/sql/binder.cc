@@ -229,6 +229,8 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
   if (s.contains("valuesLists")) return BindValues(s, order_from_input);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Json> under, SetCallsUnderGroups(s));
+  if (under && hand_on()) return BindQuery(*under);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> sets, ExpandGroupingSets(s));
   if (sets && hand_on()) return BindQuery(*sets);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> inlined, InlineTableFunctions(s));
@@ -675,6 +677,91 @@ std::optional<std::set<std::string>> Binder::FromColumnNames(const Json& from) c
     }
   }
   return names;
+}
+
+namespace {
+
+void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
+
+// `n` with every subtree whose text is a key of `columns` replaced by a
+// reference to the column it names.
+void ReplaceByColumns(Json* n, const std::map<std::string, std::string>& columns) {
+  if (!n->is_object() && !n->is_array()) return;
+  if (n->is_object()) {
+    auto it = columns.find(Canonical(*n));
+    if (it != columns.end()) {
+      *n = Json{{"ColumnRef",
+                 {{"fields", Json::array({Json{{"String", {{"sval", it->second}}}}})},
+                  {"location", -1}}}};
+      return;
+    }
+    if (n->contains("SubLink")) return;  // its own query's expressions
+  }
+  for (Json& v : *n) ReplaceByColumns(&v, columns);
+}
+
+}  // namespace
+
+// PostgreSQL evaluates a set-returning function that a GROUP BY key calls
+// below the grouping (a ProjectSet under the Agg): each input row yields one
+// row per value of the call, and the groups are formed over those rows. So
+// `SELECT f(x) AS g, count(*) FROM t WHERE w GROUP BY 1` is
+// `SELECT "?srf0" AS g, count(*) FROM (SELECT *, f(x) AS "?srf0" FROM t
+// WHERE w) t GROUP BY "?srf0"`, the derived table named as the only FROM item
+// was, so that the rest of the query reads its columns as before.
+Result<std::optional<Json>> Binder::SetCallsUnderGroups(const Json& s) {
+  if (!s.contains("groupClause") || !s.contains("targetList")) return std::optional<Json>();
+  Json resolved = s;
+  bool changed = false;
+  std::map<std::string, size_t> used;
+  SLUICE_RETURN_IF_ERROR(ResolveGroupOrdinals(sql_, &resolved["targetList"],
+                                              FromColumnNames(s.value("fromClause", Json::array())),
+                                              &resolved["groupClause"], &changed, &used));
+  std::vector<const Json*> calls;
+  CollectSetCalls(resolved["groupClause"], &calls);
+  if (calls.empty()) return std::optional<Json>();
+  const Json from = s.value("fromClause", Json::array());
+  if (from.size() > 1) {
+    return SqlUnsupported(sql_, *calls[0],
+                          "A set-returning function in GROUP BY over several FROM items");
+  }
+  std::string name = "?srf";
+  if (from.size() == 1) {
+    auto [kind, item] = Node(from[0]);
+    if (item->contains("alias")) {
+      name = (*item)["alias"].value("aliasname", name);
+    } else if (kind == "RangeVar") {
+      name = item->value("relname", name);
+    } else {
+      return SqlUnsupported(sql_, *calls[0],
+                            "A set-returning function in GROUP BY over an unnamed FROM item");
+    }
+  }
+  std::map<std::string, std::string> columns;  // the call's text -> its column
+  Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
+  Json targets = Json::array();
+  if (!from.empty()) targets.push_back(Json{{"ResTarget", {{"val", star}}}});
+  for (const Json* c : calls) {
+    const std::string text = Canonical(*c);
+    if (columns.count(text)) continue;
+    const std::string column = "?srf" + std::to_string(columns.size());
+    columns[text] = column;
+    targets.push_back(Json{{"ResTarget", {{"name", column}, {"val", *c}}}});
+  }
+  Json inner = {{"targetList", std::move(targets)},
+                {"limitOption", "LIMIT_OPTION_DEFAULT"},
+                {"op", "SETOP_NONE"}};
+  if (!from.empty()) inner["fromClause"] = from;
+  if (s.contains("whereClause")) inner["whereClause"] = s["whereClause"];
+  Json outer = resolved;
+  outer.erase("whereClause");
+  outer["fromClause"] = Json::array({Json{
+      {"RangeSubselect",
+       {{"subquery", {{"SelectStmt", std::move(inner)}}}, {"alias", {{"aliasname", name}}}}}}});
+  for (const char* k : {"targetList", "groupClause", "havingClause", "sortClause"}) {
+    if (outer.contains(k)) ReplaceByColumns(&outer[k], columns);
+  }
+  return std::optional<Json>(std::move(outer));
 }
 
 Result<std::optional<Json>> Binder::ExpandGroupingSets(const Json& s) {

@@ -608,6 +608,9 @@ class Binder {
   Result<std::optional<Json>> ExpandResolvedGroupingSets(const Json& s);
   Json WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys);
   std::optional<Json> SubqueriesOverGroups(const Json& s);
+  // GROUP BY a set-returning function's call: the query over a derived
+  // table that adds the call's rows as a column (nullopt if no key calls one).
+  Result<std::optional<Json>> SetCallsUnderGroups(const Json& s);
   // SQL functions (binder_function.cc): a call's inlined body; a call in an
   // expression; the FROM items of `s` that call set-returning ones.
   // `ctx`: where the call is (nullptr in FROM), to qualify its arguments'

@@ -72,3 +72,17 @@ DELETE FROM spans WHERE id = 2;
 SELECT id, g FROM spans, generate_series(lo, hi, st) g;
 -- sluice: error step size cannot equal zero
 SELECT id, g FROM spans, generate_series(lo, hi, 0.0) g;
+
+-- GROUP BY a set-returning function's call: its rows are formed before the
+-- groups (PostgreSQL's ProjectSet under the aggregate).
+CREATE TABLE ranges (k INT, n INT, w INT);
+INSERT INTO ranges VALUES (1, 1, 10), (2, 3, 20), (3, 2, 30), (4, NULL, 40);
+SELECT generate_series(1, n) AS g, count(*), sum(w) FROM ranges GROUP BY 1;
+SELECT generate_series(1, n) AS g, count(*) FROM ranges GROUP BY ROLLUP(g);
+SELECT generate_series(1, n) + 1 AS g1, max(k) FROM ranges WHERE w > 10 GROUP BY generate_series(1, n) HAVING count(*) > 1;
+SELECT * FROM (SELECT generate_series(1, n) AS g, count(*) AS c FROM ranges GROUP BY 1) s WHERE s.g = 1;
+SELECT r.k % 2 AS parity, unnest(ARRAY[r.n, r.w]) AS x, count(*) FROM ranges r GROUP BY parity, x;
+UPDATE ranges SET n = 4 WHERE k = 1;
+DELETE FROM ranges WHERE k = 3;
+INSERT INTO ranges VALUES (5, 2, 50);
+SELECT generate_series(1, n) AS g, count(*), sum(w) FROM ranges GROUP BY 1;
