@@ -196,7 +196,10 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
       }
     } else {
       std::string text;
+      // A quoted or backslash-escaped element is text, never NULL
+      // (PostgreSQL's '{null,n\\ull,"null"}' holds one NULL and two 'null').
       bool quoted = false;
+      bool escaped = false;
       if (*pos < s.size() && s[*pos] == '"') {
         quoted = true;
         ++*pos;
@@ -208,13 +211,16 @@ Status ParseArrayText(std::string_view s, size_t* pos, const SqlType& elem, Valu
         ++*pos;
       } else {
         while (*pos < s.size() && s[*pos] != ',' && s[*pos] != '}') {
-          if (s[*pos] == '\\' && *pos + 1 < s.size()) ++*pos;
+          if (s[*pos] == '\\' && *pos + 1 < s.size()) {
+            ++*pos;
+            escaped = true;
+          }
           text += s[(*pos)++];
         }
         text = Trim(text);
         if (text.empty()) return bad("an element is missing");
       }
-      if (!quoted && strcasecmp(text.c_str(), "null") == 0) {
+      if (!quoted && !escaped && strcasecmp(text.c_str(), "null") == 0) {
         item = Value::Null();
       } else if (elem.IsSqlArray()) {
         return Status::Unimplemented(

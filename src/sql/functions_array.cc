@@ -368,9 +368,20 @@ Status WidthBucketArray(const SqlType&, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// The lengths of the dimensions of `a`. An array whose elements are rows
+// or arrays (kSubArrays false) has one dimension, though each of its
+// elements is a list too: array_dims(array_agg(t)) of a table t is [1:n].
+template <bool kSubArrays>
+std::vector<int64_t> DimsOf(const Value& a) {
+  std::vector<int64_t> dims = ArrayDims(a);
+  if (!kSubArrays && dims.size() > 1) dims.resize(1);
+  return dims;
+}
+
 // cardinality(a): the number of elements, of all dimensions.
+template <bool kSubArrays>
 Status Cardinality(const SqlType&, const Value* a, size_t, Value* out) {
-  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const std::vector<int64_t> dims = DimsOf<kSubArrays>(a[0]);
   int64_t n = dims.empty() ? 0 : 1;
   for (int64_t d : dims) n *= d;
   *out = Value::Int(n);
@@ -518,8 +529,9 @@ Status ArrayMode(const SqlType&, const Value* a, size_t, Value* out) {
 
 // array_upper(a, d): the last subscript of dimension d, NULL for an empty
 // array or a dimension it does not have.
+template <bool kSubArrays>
 Status ArrayUpper(const SqlType&, const Value* a, size_t, Value* out) {
-  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const std::vector<int64_t> dims = DimsOf<kSubArrays>(a[0]);
   const int64_t d = a[1].int_value();
   *out = d >= 1 && d <= static_cast<int64_t>(dims.size())
              ? Value::Int(LowerBound(a[0], static_cast<size_t>(d - 1)) +
@@ -531,8 +543,9 @@ Status ArrayUpper(const SqlType&, const Value* a, size_t, Value* out) {
 // generate_subscripts(a, d [, reverse]): the subscripts of dimension d,
 // first to last (last to first if reverse), as an array for unnest; none
 // for a dimension the array does not have.
+template <bool kSubArrays>
 Status GenerateSubscripts(const SqlType&, const Value* a, size_t n, Value* out) {
-  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const std::vector<int64_t> dims = DimsOf<kSubArrays>(a[0]);
   const int64_t d = a[1].int_value();
   std::vector<Value> subscripts;
   if (d >= 1 && d <= static_cast<int64_t>(dims.size())) {
@@ -610,8 +623,9 @@ Status TimestampSeries(const SqlType&, const Value* a, size_t, Value* out) {
 
 // array_length(a, d): the length of dimension d, NULL for an empty array
 // or a dimension it does not have.
+template <bool kSubArrays>
 Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
-  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const std::vector<int64_t> dims = DimsOf<kSubArrays>(a[0]);
   const int64_t d = a[1].int_value();
   *out = d >= 1 && d <= static_cast<int64_t>(dims.size())
              ? Value::Int(dims[static_cast<size_t>(d - 1)])
@@ -620,24 +634,27 @@ Status ArrayLength(const SqlType&, const Value* a, size_t, Value* out) {
 }
 
 // array_lower(a, d): the first subscript of dimension d.
+template <bool kSubArrays>
 Status ArrayLower(const SqlType&, const Value* a, size_t, Value* out) {
   const int64_t d = a[1].int_value();
-  *out = d >= 1 && d <= static_cast<int64_t>(ArrayDims(a[0]).size())
+  *out = d >= 1 && d <= static_cast<int64_t>(DimsOf<kSubArrays>(a[0]).size())
              ? Value::Int(LowerBound(a[0], static_cast<size_t>(d - 1)))
              : Value::Null();
   return Status::OK();
 }
 
 // array_ndims(a): NULL for an empty array.
+template <bool kSubArrays>
 Status ArrayNdims(const SqlType&, const Value* a, size_t, Value* out) {
-  const size_t n = ArrayDims(a[0]).size();
+  const size_t n = DimsOf<kSubArrays>(a[0]).size();
   *out = n == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(n));
   return Status::OK();
 }
 
 // array_dims(a): "[1:2][1:3]", NULL for an empty array.
+template <bool kSubArrays>
 Status ArrayDimsText(const SqlType&, const Value* a, size_t, Value* out) {
-  const std::vector<int64_t> dims = ArrayDims(a[0]);
+  const std::vector<int64_t> dims = DimsOf<kSubArrays>(a[0]);
   std::string s;
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t lo = LowerBound(a[0], i);
@@ -964,7 +981,7 @@ bool ResolveArraySet(std::string_view name, const std::vector<SqlType>& args, Re
       (args.size() == 3 && args[2].id() != TypeId::kBoolean)) {
     return false;
   }
-  r->fn = GenerateSubscripts;
+  r->fn = ArrayHoldsSubArrays(args[0]) ? GenerateSubscripts<true> : GenerateSubscripts<false>;
   r->name = "generate_subscripts";
   r->result = SqlType::Array(SqlType::Integer(false));
   r->arg_types = {args[0], SqlType::BigInt()};
@@ -1117,27 +1134,31 @@ bool ResolveArray(std::string_view name, const std::vector<SqlType>& args, Resol
     return true;
   }
   if (name == "cardinality" && args.size() == 1) {
-    r->fn = Cardinality;
+    r->fn = ArrayHoldsSubArrays(array) ? Cardinality<true> : Cardinality<false>;
     r->name = "cardinality";
     r->result = SqlType::Integer();
     r->arg_types = {array};
     return true;
   }
   if (name == "array_length" && args.size() == 2 && args[1].IsInteger()) {
-    r->fn = ArrayLength;
+    r->fn = ArrayHoldsSubArrays(array) ? ArrayLength<true> : ArrayLength<false>;
     r->name = "array_length";
     r->result = SqlType::Integer();
     r->arg_types = {array, SqlType::BigInt()};
     return true;
   }
   if (name == "array_upper" && args.size() == 2 && args[1].IsInteger())
-    return Resolve(r, ArrayUpper, "array_upper", SqlType::Integer(), {array, SqlType::BigInt()});
+    return Resolve(r, ArrayHoldsSubArrays(array) ? ArrayUpper<true> : ArrayUpper<false>,
+                   "array_upper", SqlType::Integer(), {array, SqlType::BigInt()});
   if (name == "array_lower" && args.size() == 2 && args[1].IsInteger())
-    return Resolve(r, ArrayLower, "array_lower", SqlType::Integer(), {array, SqlType::BigInt()});
+    return Resolve(r, ArrayHoldsSubArrays(array) ? ArrayLower<true> : ArrayLower<false>,
+                   "array_lower", SqlType::Integer(), {array, SqlType::BigInt()});
   if (name == "array_ndims" && args.size() == 1)
-    return Resolve(r, ArrayNdims, "array_ndims", SqlType::Integer(), {array});
+    return Resolve(r, ArrayHoldsSubArrays(array) ? ArrayNdims<true> : ArrayNdims<false>,
+                   "array_ndims", SqlType::Integer(), {array});
   if (name == "array_dims" && args.size() == 1)
-    return Resolve(r, ArrayDimsText, "array_dims", SqlType::Varchar(), {array});
+    return Resolve(r, ArrayHoldsSubArrays(array) ? ArrayDimsText<true> : ArrayDimsText<false>,
+                   "array_dims", SqlType::Varchar(), {array});
   // The separator and NULL text are text (a NULL constant among them too).
   auto scalar = [](const SqlType& t) {
     return t.id() != TypeId::kArray && t.id() != TypeId::kRow && t.id() != TypeId::kMap;

@@ -91,3 +91,24 @@ SELECT ARRAY[1, 'x']::int[];
 -- A row prepended or appended to an array of rows.
 SELECT ROW(1,2) || array_agg(x) AS a FROM (VALUES (ROW(3,4)), (ROW(5,6))) v(x);
 SELECT array_agg(x) || ROW(7,8) AS a FROM (VALUES (ROW(3,4))) v(x);
+
+-- An array of rows has one dimension, though each row is a list of fields.
+CREATE TABLE pairs (x INT, y INT);
+INSERT INTO pairs VALUES (1, 2), (NULL, 3), (4, NULL);
+SELECT array_dims(array_agg(p)), array_ndims(array_agg(p)), cardinality(array_agg(p)) FROM pairs p;
+SELECT array_length(array_agg(p), 1), array_upper(array_agg(p), 1), array_upper(array_agg(p), 2) FROM pairs p;
+SELECT y, generate_subscripts(array_agg(p), 1) FROM pairs p GROUP BY y;
+SELECT array_dims(ARRAY[ROW(1, 2), ROW(3, 4)]), array_dims(ARRAY[[1, 2], [3, 4]]);
+UPDATE pairs SET y = 5 WHERE x = 1;
+DELETE FROM pairs WHERE x IS NULL;
+INSERT INTO pairs VALUES (6, 7);
+SELECT array_dims(array_agg(p ORDER BY x)), array_agg(p ORDER BY x) FROM pairs p;
+
+-- A quoted or backslash-escaped NULL in an array's text is the text null.
+SELECT '{null,n\ull,"null",NULL,\NULL}'::text[];
+CREATE TABLE nulls_text (k INT, t TEXT);
+INSERT INTO nulls_text VALUES (1, '{null,"NULL"}'), (2, '{n\ull,x}'), (3, '{a,NULL}');
+SELECT k, t::text[], array_position(t::text[], NULL) FROM nulls_text;
+UPDATE nulls_text SET t = '{\Null}' WHERE k = 3;
+DELETE FROM nulls_text WHERE k = 1;
+SELECT k, t::text[], cardinality(array_remove(t::text[], NULL)) FROM nulls_text;
