@@ -452,6 +452,40 @@ Result<ExprPtr> Binder::CompareRows(const std::string& op, const Json& left, con
   return rest;
 }
 
+namespace {
+
+// `ROW(a, b) = (SELECT x, y FROM ...)`, PostgreSQL's ROWCOMPARE sublink,
+// compares the fields of the subquery's one row (NULLs where it has none,
+// an error where it has more) as a row constructor's: the subquery as a
+// row of one scalar subquery per column, `ROW((SELECT x FROM ...), (SELECT
+// y FROM ...))`, for CompareRows. nullopt unless `n` is a scalar subquery of
+// several columns that such copies keep apart: a plain SELECT of named
+// expressions, without DISTINCT.
+std::optional<Json> SubqueryFields(const Json& n) {
+  if (!n.contains("SubLink")) return std::nullopt;
+  const Json& link = n["SubLink"];
+  if (link.value("subLinkType", "") != "EXPR_SUBLINK") return std::nullopt;
+  const Json& sel = link["subselect"]["SelectStmt"];
+  if (sel.value("op", "SETOP_NONE") != "SETOP_NONE" || sel.contains("distinctClause") ||
+      !sel.contains("targetList") || sel["targetList"].size() < 2) {
+    return std::nullopt;
+  }
+  Json args = Json::array();
+  for (const Json& t : sel["targetList"]) {
+    if (!t.contains("ResTarget") || !t["ResTarget"].contains("val")) return std::nullopt;
+    const Json& val = t["ResTarget"]["val"];
+    if (val.contains("ColumnRef") && val["ColumnRef"]["fields"].back().contains("A_Star")) {
+      return std::nullopt;
+    }
+    Json one = n;
+    one["SubLink"]["subselect"]["SelectStmt"]["targetList"] = Json::array({t});
+    args.push_back(std::move(one));
+  }
+  return Json{{"RowExpr", {{"args", std::move(args)}, {"location", link.value("location", -1)}}}};
+}
+
+}  // namespace
+
 Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) {
   std::string kind = body.value("kind", "");
   std::string op = body.contains("name") ? Str(body["name"].back()) : "";
@@ -468,6 +502,11 @@ Result<ExprPtr> Binder::BindAExpr(const Json& body, const Json& node, Ctx& ctx) 
     }
     if (body["lexpr"].contains("RowExpr") && body["rexpr"].contains("RowExpr")) {
       return CompareRows(op, body["lexpr"], body["rexpr"], node, ctx);
+    }
+    if (body["lexpr"].contains("RowExpr")) {
+      if (std::optional<Json> fields = SubqueryFields(body["rexpr"])) {
+        return CompareRows(op, body["lexpr"], *fields, node, ctx);
+      }
     }
     SLUICE_ASSIGN_OR_RETURN(ExprPtr l, bind("lexpr"));
     SLUICE_ASSIGN_OR_RETURN(ExprPtr r, bind("rexpr"));

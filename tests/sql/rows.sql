@@ -100,3 +100,17 @@ SELECT row(row(1)) = any (select row(row(1)));
 UPDATE row_any SET a = 5 WHERE k = 2;
 INSERT INTO row_any VALUES (4, 2);
 SELECT k, ROW(a) = ANY (SELECT 1 UNION SELECT 2), ROW(a) IN (SELECT a FROM row_any WHERE k > 1) FROM row_any;
+
+-- A row compared with a subquery of as many columns (PostgreSQL's ROWCOMPARE
+-- sublink): the fields of its one row, NULLs where it has none.
+CREATE TABLE rc (f1 INT, f2 INT, f3 INT);
+INSERT INTO rc VALUES (1, 2, 3), (2, 3, 4), (1, NULL, 1), (3, 4, 5);
+SELECT f1, ROW(1, 2) = (SELECT f1, f2) AS eq FROM rc;
+SELECT ROW(1, 2) = (SELECT 3, 4) AS eq FROM rc;
+SELECT f1, ROW(f1, f2) < (SELECT 2, 3) AS lt, ROW(f1, f2) >= (SELECT 2, 3) AS ge FROM rc;
+SELECT f1, ROW(f1, 1) <> (SELECT s.f1, s.f3 FROM rc s WHERE s.f2 = rc.f2 + 1) AS ne FROM rc;
+SELECT f1, ROW(f1, f3) = (SELECT f2 - 1, f3 FROM rc s WHERE s.f1 = 7) AS none FROM rc;
+UPDATE rc SET f2 = 2 WHERE f2 IS NULL;
+DELETE FROM rc WHERE f1 = 3;
+INSERT INTO rc VALUES (7, 8, 9);
+SELECT f1, f2, ROW(f1, f3) = (SELECT f2 - 1, f3 FROM rc s WHERE s.f1 = 7) AS seven FROM rc;
