@@ -73,6 +73,15 @@ Status SubstrBytes(const SqlType&, const Value* a, size_t n, Value* out) {
   return Status::OK();
 }
 
+// position(sub IN bytes), called as position(bytes, sub) (PostgreSQL's
+// byteapos): where sub first starts in bytes, counting from 1; 0 where it
+// does not occur; 1 for an empty sub.
+Status PositionBytes(const SqlType&, const Value* a, size_t, Value* out) {
+  const size_t at = a[0].string_value().find(a[1].string_value());
+  *out = Value::Int(at == std::string::npos ? 0 : static_cast<int64_t>(at) + 1);
+  return Status::OK();
+}
+
 // overlay(bytes PLACING p FROM start [FOR count]): the count bytes from
 // start replaced by p (count defaults to p's length).
 Status OverlayBytes(const SqlType&, const Value* a, size_t n, Value* out) {
@@ -449,6 +458,9 @@ bool ResolveBytea(std::string_view name, const std::vector<SqlType>& args, Resol
     std::vector<SqlType> types = {kBytea, i64};
     if (n == 3) types.push_back(i64);
     return Resolve(r, SubstrBytes, name == "substr" ? "substr" : "substring", kBytea, types);
+  }
+  if (name == "position" && n == 2 && bytes_at(0) && bytes_at(1)) {
+    return Resolve(r, PositionBytes, "position", i32, {kBytea, kBytea});
   }
   if (name == "overlay" && (n == 3 || n == 4) && bytes_at(0) && bytes_or_text(1) && int_at(2) &&
       (n == 3 || int_at(3))) {

@@ -31,3 +31,13 @@ SELECT get_bit('\x1234567890'::bytea, 80);
 SELECT encode('\x00'::bytea, 'base32');
 -- sluice: error invalid Unicode escape
 SELECT unistr('wrong: \zz');
+
+-- POSITION(sub IN bytes): from 1, 0 where it does not occur, 1 for empty.
+SELECT POSITION('\x11'::bytea IN ''::bytea), POSITION('\x33'::bytea IN '\x1122'::bytea), POSITION(''::bytea IN '\x1122'::bytea);
+CREATE TABLE hay (k INT, b BYTEA, n BYTEA);
+INSERT INTO hay VALUES (1, '\x1234567890', '\x5678'), (2, '\x1122', '\x22'), (3, '\x', '\x'), (4, NULL, '\x12');
+SELECT k, POSITION(n IN b) FROM hay;
+UPDATE hay SET n = '\x90' WHERE k = 1;
+DELETE FROM hay WHERE k = 2;
+INSERT INTO hay VALUES (5, '\x0a0b0a0b', '\x0b0a');
+SELECT k, POSITION(n IN b), position(b, n) FROM hay;
