@@ -391,6 +391,48 @@ Status DateTrunc(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Int(r);
   return Status::OK();
 }
+// date_trunc(unit, interval), PostgreSQL's interval_trunc: the interval as
+// years, months (under 12), days, hours, minutes, seconds and microseconds,
+// each the same sign as what it comes from, with the fields below the unit
+// zeroed (a decade keeps whole decades of years, a quarter whole quarters of
+// months). A week is refused, as months hold no whole number of them.
+Status DateTruncInterval(const SqlType&, const Value* a, size_t, Value* out) {
+  const std::string unit = TruncUnit(LowerCase(a[0].string_value()));
+  const Interval& v = a[1].interval_value();
+  int64_t years = v.months / 12, months = v.months % 12, days = v.days;
+  int64_t hours = v.micros / 3600000000LL, rest = v.micros % 3600000000LL;
+  int64_t minutes = rest / 60000000, seconds = rest % 60000000 / 1000000, micros = rest % 1000000;
+  static const char* const kOrder[] = {"millennium", "century", "decade", "year",   "quarter",
+                                       "month",      "day",     "hour",   "minute", "second"};
+  int level = -1;
+  for (int i = 0; i < 10; ++i) {
+    if (unit == kOrder[i]) level = i;
+  }
+  if (level >= 0) {
+    // Each unit zeroes its own fields and those of every smaller unit.
+    if (level <= 0) years = years / 1000 * 1000;
+    if (level <= 1) years = years / 100 * 100;
+    if (level <= 2) years = years / 10 * 10;
+    if (level <= 3) months = 0;
+    if (level <= 4) months = months / 3 * 3;
+    if (level <= 5) days = 0;
+    if (level <= 6) hours = 0;
+    if (level <= 7) minutes = 0;
+    if (level <= 8) seconds = 0;
+    micros = 0;
+  } else if (unit == "millisecond") {
+    micros = micros / 1000 * 1000;
+  } else if (unit == "week") {
+    return Status::InvalidArgument(
+        "interval units \"week\" not supported because months usually have fractional weeks");
+  } else if (unit != "microsecond") {
+    return Status::InvalidArgument("unit \"" + unit + "\" not recognized for type interval");
+  }
+  *out = Value::MakeInterval(static_cast<int32_t>(years * 12 + months), static_cast<int32_t>(days),
+                             ((hours * 60 + minutes) * 60 + seconds) * 1000000 + micros);
+  return Status::OK();
+}
+
 // Of an infinite timestamp, PostgreSQL's fields that only grow with time are
 // infinite too; the others are NULL.
 bool GrowsWithTime(const std::string& field) {
@@ -738,6 +780,11 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
     r->arg_types = {Text(), ts};
     r->result = ts;
     return true;
+  }
+  if (name == "date_trunc" && args.size() == 2 && args[0].IsString() &&
+      args[1].id() == TypeId::kInterval) {
+    return Resolve(r, DateTruncInterval, "date_trunc", SqlType::Interval(),
+                   {Text(), SqlType::Interval()});
   }
   if ((name == "extract" || name == "date_part") && args.size() == 2 && args[0].IsString() &&
       args[1].id() == TypeId::kInterval) {

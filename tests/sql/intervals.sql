@@ -112,3 +112,19 @@ DELETE FROM interval_texts WHERE k = 1;
 SELECT k, s::interval FROM interval_texts;
 SET IntervalStyle TO postgres;
 SELECT interval '-1 2:03:04', interval '-23 hours 45 min';
+
+-- date_trunc(unit, interval): the fields below the unit zeroed, each field
+-- keeping its sign.
+SELECT date_trunc('hour', interval '1 year 2 mons 3 days 04:05:06.789'), date_trunc('quarter', interval '1 year 5 mons 3 days'), date_trunc('decade', interval '27 years 11 mons');
+SELECT date_trunc('century', interval '-1234 years -7 mons'), date_trunc('millennium', interval '2999 years'), date_trunc('milliseconds', interval '1.234567 seconds'), date_trunc('microseconds', interval '1.234567 seconds');
+CREATE TABLE spans_dt (k INT, u TEXT, i INTERVAL);
+INSERT INTO spans_dt VALUES (1, 'year', '3 years 4 mons 5 days'), (2, 'month', '-1 year -2 mons -3 days -04:00:00'), (3, 'day', '45 days 12:30:00'), (4, 'minute', '-00:10:59.5'), (5, 'second', NULL), (6, 'mins', '1 day 02:03:04.5');
+SELECT k, date_trunc(u, i) FROM spans_dt;
+UPDATE spans_dt SET i = i * 3 WHERE k IN (1, 3);
+DELETE FROM spans_dt WHERE k = 2;
+INSERT INTO spans_dt VALUES (7, 'hour', '-100 hours -59 mins');
+SELECT k, date_trunc(u, i), date_trunc('day', i) FROM spans_dt;
+-- sluice: error not supported because months usually have fractional weeks
+SELECT date_trunc('week', interval '3 days');
+-- sluice: error not recognized for type interval
+SELECT date_trunc('fortnight', interval '3 days');
