@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "sql/functions.h"
 
 namespace sluice::sql {
@@ -38,6 +40,28 @@ TEST(ExprTest, IntegerArithmeticFollowsPostgres) {
   EXPECT_EQ(Apply("-", {{Value::Int(INT64_MIN), kBig}}).status().message(), "bigint out of range");
   EXPECT_EQ(Apply("/", {{Value::Int(INT64_MIN), kBig}, {Value::Int(-1), kBig}}).status().message(),
             "bigint out of range");
+}
+
+// width_bucket over float8 bounds: the span may overflow a double, and the
+// bounds must be finite (PostgreSQL 15 answered -2147483648 for the first,
+// 16 and later 2).
+TEST(ExprTest, WidthBucketOverBoundsWhoseSpanOverflows) {
+  const SqlType d = SqlType::Double();
+  auto wb = [&](double x, double lo, double hi, int64_t n) {
+    return Apply("width_bucket", {{Value::Double(x), d},
+                                  {Value::Double(lo), d},
+                                  {Value::Double(hi), d},
+                                  {Value::Int(n), kInt}});
+  };
+  EXPECT_EQ(wb(10.5, -1.797e308, 1.797e308, 2)->int_value(), 2);
+  EXPECT_EQ(wb(-1e307, -1.797e308, 1.797e308, 2)->int_value(), 1);
+  EXPECT_EQ(wb(1e307, 1.797e308, -1.797e308, 2)->int_value(), 1);
+  EXPECT_EQ(wb(5, 0, 10, 4)->int_value(), 3);
+  EXPECT_EQ(wb(10, 0, 10, 4)->int_value(), 5);
+  EXPECT_EQ(wb(5, 10, 0, 4)->int_value(), 3);
+  EXPECT_EQ(wb(1, 0, std::numeric_limits<double>::infinity(), 4).status().message(),
+            "lower and upper bounds must be finite");
+  EXPECT_EQ(wb(11, 0, 10, 2147483647).status().message(), "integer out of range");
 }
 
 TEST(ExprTest, MixedNumericTypes) {

@@ -1504,16 +1504,26 @@ Status WidthBucket(const SqlType&, const Value* a, size_t, Value* out) {
   if (lo == hi) return Status::InvalidArgument("lower bound cannot equal upper bound");
   if (std::isnan(x) || std::isnan(lo) || std::isnan(hi))
     return Status::InvalidArgument("operand, lower bound, and upper bound cannot be NaN");
+  if (std::isinf(lo) || std::isinf(hi)) {
+    return Status::InvalidArgument("lower and upper bounds must be finite");
+  }
+  // x's share of the way from `from` to `to`: halved first where the span
+  // overflows a double (bounds near +-1.8e308), as PostgreSQL 16 does.
+  auto share = [](double x, double from, double to) {
+    return std::isinf(to - from) ? (x / 2 - from / 2) / (to / 2 - from / 2)
+                                 : (x - from) / (to - from);
+  };
+  // Rounding may put an x just below the upper bound in bucket n + 1.
+  auto bucket = [n](double share) {
+    return std::min(static_cast<int64_t>(share * static_cast<double>(n)), n - 1) + 1;
+  };
   int64_t r;
   if (lo < hi) {
-    r = x < lo    ? 0
-        : x >= hi ? n + 1
-                  : static_cast<int64_t>((x - lo) / (hi - lo) * static_cast<double>(n)) + 1;
+    r = x < lo ? 0 : x >= hi ? n + 1 : bucket(share(x, lo, hi));
   } else {
-    r = x > lo    ? 0
-        : x <= hi ? n + 1
-                  : static_cast<int64_t>((lo - x) / (lo - hi) * static_cast<double>(n)) + 1;
+    r = x > lo ? 0 : x <= hi ? n + 1 : bucket(share(x, lo, hi));
   }
+  if (r > INT32_MAX) return Status::InvalidArgument("integer out of range");
   *out = Value::Int(r);
   return Status::OK();
 }
