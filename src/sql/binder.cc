@@ -1136,6 +1136,10 @@ std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
       if (pos < 1 || pos > static_cast<int64_t>(targets.size())) return std::nullopt;
       k = targets[static_cast<size_t>(pos - 1)]["ResTarget"]["val"];
     }
+    // A subquery as a key would stay a subquery of the grouped derived
+    // table's select list, and so on without end: such a query is bound as
+    // it is, and says what it cannot do.
+    if (SubqueryOutsideAggregates(k)) return std::nullopt;
     const std::string key = Canonical(k);
     if (g.keys.count(key)) continue;
     std::string name = "?k" + std::to_string(keys.size());

@@ -199,6 +199,24 @@ CREATE VIEW v AS SELECT g, cat_all(s ORDER BY s DESC) AS c FROM t GROUP BY g;
 // Feldera's syntax that we do not have yet says so, with what to write
 // instead where there is something, at the spot, showing the line as
 // written (the quoted option keys included).
+// A subquery that reads the row as a GROUP BY key (named by its position in
+// the select list) is refused where it stands; it used to send the binder
+// round without end and crash the process.
+TEST(ProgramTest, ASubqueryAsAGroupingKeyIsRefusedNotACrash) {
+  auto p = CompileProgram(
+      "CREATE TABLE t (id INT, v INT);\n"
+      "CREATE VIEW g AS SELECT (SELECT t.v FROM t u WHERE u.id = t.id) AS s FROM t GROUP BY 1;");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("a subquery in GROUP BY is not supported yet"),
+            std::string::npos)
+      << p.status().message();
+  EXPECT_NE(p.status().message().find("^"), std::string::npos);
+  // Without the subquery, the same shape compiles.
+  EXPECT_TRUE(CompileProgram("CREATE TABLE t (id INT, v INT);\n"
+                             "CREATE VIEW g AS SELECT v + 1 AS s, count(*) FROM t GROUP BY 1;")
+                  .ok());
+}
+
 TEST(ProgramTest, FelderaSyntaxWeDoNotHaveSaysSo) {
   auto message = [](const std::string& sql) {
     auto p = CompileProgram(sql);
