@@ -196,9 +196,6 @@ CREATE VIEW v AS SELECT g, cat_all(s ORDER BY s DESC) AS c FROM t GROUP BY g;
       << extra.status().message();
 }
 
-// Feldera's syntax that we do not have yet says so, with what to write
-// instead where there is something, at the spot, showing the line as
-// written (the quoted option keys included).
 // A subquery that reads the row as a GROUP BY key (named by its position in
 // the select list) is refused where it stands; it used to send the binder
 // round without end and crash the process.
@@ -217,6 +214,9 @@ TEST(ProgramTest, ASubqueryAsAGroupingKeyIsRefusedNotACrash) {
                   .ok());
 }
 
+// Feldera's syntax that we do not have yet says so, with what to write
+// instead where there is something, at the spot, showing the line as
+// written (the quoted option keys included).
 TEST(ProgramTest, FelderaSyntaxWeDoNotHaveSaysSo) {
   auto message = [](const std::string& sql) {
     auto p = CompileProgram(sql);
