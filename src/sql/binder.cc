@@ -538,6 +538,15 @@ bool ContainsGroupingFunc(const Json& n) {
   return false;
 }
 
+// The name the FROM item `item` is known by: its alias, or a table's name;
+// nullopt for an item without one (an unaliased subquery, a join).
+std::optional<std::string> FromItemName(const Json& item) {
+  auto [kind, body] = Node(item);
+  if (body->contains("alias")) return (*body)["alias"].value("aliasname", "");
+  if (kind == "RangeVar") return body->value("relname", "");
+  return std::nullopt;
+}
+
 }  // namespace
 
 // GROUP BY GROUPING SETS (1, 2): each integer constant in `item` is the
@@ -727,15 +736,12 @@ Result<std::optional<Json>> Binder::SetCallsUnderGroups(const Json& s) {
   }
   std::string name = "?srf";
   if (from.size() == 1) {
-    auto [kind, item] = Node(from[0]);
-    if (item->contains("alias")) {
-      name = (*item)["alias"].value("aliasname", name);
-    } else if (kind == "RangeVar") {
-      name = item->value("relname", name);
-    } else {
+    std::optional<std::string> known = FromItemName(from[0]);
+    if (!known) {
       return SqlUnsupported(sql_, *calls[0],
                             "A set-returning function in GROUP BY over an unnamed FROM item");
     }
+    name = *known;
   }
   std::map<std::string, std::string> columns;  // the call's text -> its column
   Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
@@ -1083,10 +1089,6 @@ Json OverGroupedTable(const Json& s, const std::vector<Json>& keys, GroupedTable
 
 }  // namespace
 
-namespace {
-void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
-}  // namespace
-
 // Window functions over GROUPING SETS: the grouped query becomes a derived
 // table of its keys and aggregates (one UNION ALL of the sets, as without
 // windows), and the select list, its windows and the ORDER BY read it.
@@ -1119,12 +1121,7 @@ std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   GroupedTable g;
   g.table = "?gs";
   if (s.contains("fromClause") && s["fromClause"].size() == 1) {
-    auto [kind, item] = Node(s["fromClause"][0]);
-    if (item->contains("alias")) {
-      g.table = (*item)["alias"].value("aliasname", g.table);
-    } else if (kind == "RangeVar") {
-      g.table = item->value("relname", g.table);
-    }
+    g.table = FromItemName(s["fromClause"][0]).value_or(g.table);
   }
   std::vector<Json> keys;
   std::set<std::string> names;
@@ -2274,11 +2271,8 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       from_outer_ = was_outer;
       SLUICE_RETURN_IF_ERROR(bound);
       if (cols.empty()) {
-        auto [item_kind, body] = Node(pruned_items.back());
-        if (body->contains("alias")) {
-          ctx.columnless.push_back((*body)["alias"].value("aliasname", ""));
-        } else if (item_kind == "RangeVar") {
-          ctx.columnless.push_back(body->value("relname", ""));
+        if (std::optional<std::string> known = FromItemName(pruned_items.back())) {
+          ctx.columnless.push_back(*known);
         }
       }
       for (const SortKey& k : order) {
