@@ -1983,6 +1983,19 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
     // INTERVAL '1' DAY TO SECOND(2), interval(2) '...', x::INTERVAL HOUR:
     // the typmod's field restriction and precision.
     const Json& mods = body["typeName"].value("typmods", Json::array());
+    // x cast to t and passed through the function `fn_name`(t, mod) that
+    // applies a typmod; a constant is folded here, so that its errors have
+    // a caret.
+    auto with_typmod = [&](const char* fn_name, int64_t mod) -> Result<ExprPtr> {
+      SLUICE_ASSIGN_OR_RETURN(ResolvedFn fn, ResolveFunction(fn_name, {t, SqlType::Integer()}));
+      ExprPtr call = MakeCall(fn.fn, fn_name, t,
+                              {MakeCast(x, t), MakeLiteral(Value::Int(mod), SqlType::Integer())});
+      if (x->kind != ExprKind::kLiteral) return call;
+      Value v;
+      Status st = Eval(*call, Row(), &v);
+      if (!st.ok()) return SqlError(sql_, n, st.message());
+      return MakeLiteral(std::move(v), t);
+    };
     int typmod[2] = {kIntervalFullRange, kIntervalFullPrecision};
     if (t.id() == TypeId::kInterval) {
       for (size_t i = 0; i < mods.size() && i < 2; ++i) {
@@ -2000,16 +2013,8 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
         if (!st.ok()) return SqlError(sql_, n, st.message());
         return MakeLiteral(Value::MakeInterval(iv.months, iv.days, iv.micros), t);
       }
-      SLUICE_ASSIGN_OR_RETURN(ResolvedFn fn, ResolveFunction("interval", {t, SqlType::Integer()}));
-      const int64_t packed = static_cast<int64_t>(typmod[0]) << 16 | (typmod[1] & 0xFFFF);
-      ExprPtr call =
-          MakeCall(fn.fn, "interval", t,
-                   {MakeCast(x, t), MakeLiteral(Value::Int(packed), SqlType::Integer())});
-      if (x->kind != ExprKind::kLiteral) return call;
-      Value v;  // a constant: fold it here, so that its errors have a caret
-      Status st = Eval(*call, Row(), &v);
-      if (!st.ok()) return SqlError(sql_, n, st.message());
-      return MakeLiteral(std::move(v), t);
+      return with_typmod("interval",
+                         static_cast<int64_t>(typmod[0]) << 16 | (typmod[1] & 0xFFFF));
     }
     if ((t.id() == TypeId::kTimestamp || (t.id() == TypeId::kTime && !t.with_time_zone())) &&
         mods.size() == 1) {
@@ -2018,18 +2023,10 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       if (mkind != "A_Const" || !mbody->contains("ival")) {
         return SqlError(sql_, n, "type modifiers must be simple constants or identifiers");
       }
-      const int64_t p = (*mbody)["ival"].value("ival", int64_t{0});
-      const char* fn_name = t.id() == TypeId::kTime ? "time"
-                            : t.with_time_zone()    ? "timestamptz"
-                                                    : "timestamp";
-      SLUICE_ASSIGN_OR_RETURN(ResolvedFn fn, ResolveFunction(fn_name, {t, SqlType::Integer()}));
-      ExprPtr call = MakeCall(fn.fn, fn_name, t,
-                              {MakeCast(x, t), MakeLiteral(Value::Int(p), SqlType::Integer())});
-      if (x->kind != ExprKind::kLiteral) return call;
-      Value v;
-      Status st = Eval(*call, Row(), &v);
-      if (!st.ok()) return SqlError(sql_, n, st.message());
-      return MakeLiteral(std::move(v), t);
+      return with_typmod(t.id() == TypeId::kTime ? "time"
+                         : t.with_time_zone()    ? "timestamptz"
+                                                 : "timestamp",
+                         (*mbody)["ival"].value("ival", int64_t{0}));
     }
     if (x->kind == ExprKind::kLiteral && t.IsSqlArray() && x->type.IsString() &&
         !x->value.is_null()) {
