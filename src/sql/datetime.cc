@@ -1413,6 +1413,18 @@ ReadError ReadIsoInterval(std::string_view s, IntervalParts* iv) {
 
 }  // namespace
 
+int64_t RoundMicrosToPrecision(int64_t micros, int precision) {
+  int64_t scale = 1;
+  for (int i = precision; i < 6; ++i) scale *= 10;
+  const int64_t half = scale / 2;
+  if (micros >= 0) {
+    return micros > INT64_MAX - half ? micros / scale * scale : (micros + half) / scale * scale;
+  }
+  const uint64_t m = 0 - static_cast<uint64_t>(micros);
+  return -static_cast<int64_t>((m + static_cast<uint64_t>(half)) / static_cast<uint64_t>(scale) *
+                               static_cast<uint64_t>(scale));
+}
+
 Status AdjustIntervalToTypmod(Interval* iv, int range, int precision) {
   constexpr int64_t kHourMicros = 3600000000, kMinuteMicros = 60000000;
   if (range == kYearBit) {
@@ -1440,19 +1452,7 @@ Status AdjustIntervalToTypmod(Interval* iv, int range, int precision) {
       return Status::InvalidArgument("interval(" + std::to_string(precision) +
                                      ") precision must be between 0 and 6");
     }
-    int64_t scale = 1;
-    for (int i = precision; i < 6; ++i) scale *= 10;
-    const int64_t half = scale / 2;
-    // Round half away from zero (no overflow: |micros| < 2^63 - half).
-    if (iv->micros >= 0) {
-      iv->micros = iv->micros > INT64_MAX - half ? iv->micros / scale * scale
-                                                 : (iv->micros + half) / scale * scale;
-    } else {
-      const uint64_t m = 0 - static_cast<uint64_t>(iv->micros);
-      iv->micros =
-          -static_cast<int64_t>((m + static_cast<uint64_t>(half)) / static_cast<uint64_t>(scale) *
-                                static_cast<uint64_t>(scale));
-    }
+    iv->micros = RoundMicrosToPrecision(iv->micros, precision);
   }
   return Status::OK();
 }

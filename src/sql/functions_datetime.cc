@@ -115,11 +115,7 @@ Status IntervalTypmod(const SqlType&, const Value* a, size_t, Value* out) {
 Status TimeTypmod(const SqlType&, const Value* a, size_t, Value* out) {
   const int64_t p = a[1].int_value();
   int64_t x = a[0].int_value();
-  if (p >= 0 && p < 6 && !IsInfiniteTimestamp(x)) {
-    int64_t scale = 1;
-    for (int64_t i = p; i < 6; ++i) scale *= 10;
-    x = x >= 0 ? (x + scale / 2) / scale * scale : -((-x + scale / 2) / scale * scale);
-  }
+  if (p >= 0 && p < 6 && !IsInfiniteTimestamp(x)) x = RoundMicrosToPrecision(x, static_cast<int>(p));
   *out = Value::Int(x);
   return Status::OK();
 }
