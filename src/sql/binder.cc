@@ -691,6 +691,7 @@ std::optional<std::set<std::string>> Binder::FromColumnNames(const Json& from) c
 namespace {
 
 void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
+bool SubqueryOutsideAggregates(const Json& n);
 
 // `n` with every subtree whose text is a key of `columns` replaced by a
 // reference to the column it names.
@@ -709,6 +710,23 @@ void ReplaceByColumns(Json* n, const std::map<std::string, std::string>& columns
   for (Json& v : *n) ReplaceByColumns(&v, columns);
 }
 
+// The grouping keys of `n` (a GROUP BY list, with its grouping sets) that
+// hold a subquery outside aggregates.
+void CollectSubqueryKeys(const Json& n, std::vector<const Json*>* out) {
+  if (n.is_array()) {
+    for (const Json& v : n) CollectSubqueryKeys(v, out);
+    return;
+  }
+  if (!n.is_object()) return;
+  for (const auto& [kind, list] : {std::pair{"GroupingSet", "content"}, {"RowExpr", "args"}}) {
+    auto it = n.find(kind);
+    if (it == n.end()) continue;
+    if (auto items = it->find(list); items != it->end()) CollectSubqueryKeys(*items, out);
+    return;
+  }
+  if (SubqueryOutsideAggregates(n)) out->push_back(&n);
+}
+
 }  // namespace
 
 // PostgreSQL evaluates a set-returning function that a GROUP BY key calls
@@ -717,7 +735,10 @@ void ReplaceByColumns(Json* n, const std::map<std::string, std::string>& columns
 // `SELECT f(x) AS g, count(*) FROM t WHERE w GROUP BY 1` is
 // `SELECT "?srf0" AS g, count(*) FROM (SELECT *, f(x) AS "?srf0" FROM t
 // WHERE w) t GROUP BY "?srf0"`, the derived table named as the only FROM item
-// was, so that the rest of the query reads its columns as before.
+// was, so that the rest of the query reads its columns as before. A key that
+// is a subquery (correlated with the row, as `(SELECT t2.v FROM t2 WHERE
+// t2.id = t.id)`) is computed below the groups the same way, as
+// PostgreSQL's subplan in the Agg's input.
 Result<std::optional<Json>> Binder::SetCallsUnderGroups(const Json& s) {
   if (!s.contains("groupClause") || !s.contains("targetList")) return std::optional<Json>();
   Json resolved = s;
@@ -728,29 +749,28 @@ Result<std::optional<Json>> Binder::SetCallsUnderGroups(const Json& s) {
                                               &resolved["groupClause"], &changed, &used));
   std::vector<const Json*> calls;
   CollectSetCalls(resolved["groupClause"], &calls);
+  const size_t set_calls = calls.size();
+  CollectSubqueryKeys(resolved["groupClause"], &calls);
   if (calls.empty()) return std::optional<Json>();
+  const std::string what =
+      set_calls > 0 ? "A set-returning function in GROUP BY" : "A subquery in GROUP BY";
   const Json from = s.value("fromClause", Json::array());
-  if (from.size() > 1) {
-    return SqlUnsupported(sql_, *calls[0],
-                          "A set-returning function in GROUP BY over several FROM items");
-  }
+  if (from.size() > 1) return SqlUnsupported(sql_, *calls[0], what + " over several FROM items");
   std::string name = "?srf";
   if (from.size() == 1) {
     std::optional<std::string> known = FromItemName(from[0]);
-    if (!known) {
-      return SqlUnsupported(sql_, *calls[0],
-                            "A set-returning function in GROUP BY over an unnamed FROM item");
-    }
+    if (!known) return SqlUnsupported(sql_, *calls[0], what + " over an unnamed FROM item");
     name = *known;
   }
   std::map<std::string, std::string> columns;  // the call's text -> its column
   Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
   Json targets = Json::array();
   if (!from.empty()) targets.push_back(Json{{"ResTarget", {{"val", star}}}});
-  for (const Json* c : calls) {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Json* c = calls[i];
     const std::string text = Canonical(*c);
     if (columns.count(text)) continue;
-    const std::string column = "?srf" + std::to_string(columns.size());
+    const std::string column = (i < set_calls ? "?srf" : "?sq") + std::to_string(columns.size());
     columns[text] = column;
     targets.push_back(Json{{"ResTarget", {{"name", column}, {"val", *c}}}});
   }
@@ -998,8 +1018,13 @@ Json OntoGroups(const Json& n, GroupedTable* g, bool in_subquery = false) {
   }
   if (!n.is_object()) return n;
   if (n.contains("SubLink")) {
-    if (g->table == "?gs") return n;
+    // `x = ANY (SELECT ...)`: x is the enclosing query's expression, its
+    // aggregates the groups'.
     Json out = n;
+    if (n["SubLink"].contains("testexpr")) {
+      out["SubLink"]["testexpr"] = OntoGroups(n["SubLink"]["testexpr"], g, in_subquery);
+    }
+    if (g->table == "?gs") return out;
     out["SubLink"]["subselect"] = OntoGroups(n["SubLink"]["subselect"], g, true);
     return out;
   }
@@ -1125,6 +1150,8 @@ std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   }
   std::vector<Json> keys;
   std::set<std::string> names;
+  const std::optional<std::set<std::string>> inputs =
+      FromColumnNames(s.value("fromClause", Json::array()));
   for (const Json& item : s.value("groupClause", Json::array())) {
     Json k = item;
     auto [kind, body] = Node(item);
@@ -1132,6 +1159,17 @@ std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
       const int64_t pos = (*body)["ival"].value("ival", int64_t{0});
       if (pos < 1 || pos > static_cast<int64_t>(targets.size())) return std::nullopt;
       k = targets[static_cast<size_t>(pos - 1)]["ResTarget"]["val"];
+    } else if (kind == "ColumnRef" && inputs && (*body)["fields"].size() == 1 &&
+               (*body)["fields"][0].contains("String") &&
+               !inputs->count(Str((*body)["fields"][0]))) {
+      // GROUP BY s, where s names no input column but an output one.
+      const std::string name = Str((*body)["fields"][0]);
+      for (const Json& t : targets) {
+        if (t.contains("ResTarget") && t["ResTarget"].value("name", "") == name) {
+          k = t["ResTarget"]["val"];
+          break;
+        }
+      }
     }
     // A subquery as a key would stay a subquery of the grouped derived
     // table's select list, and so on without end: such a query is bound as

@@ -111,7 +111,8 @@ inline void CollectWindowCalls(const Json& n, std::vector<const Json*>* out) {
 }
 
 // The first aggregate call of `n` outside any subquery (the FuncCall's
-// body), in document order; null if none.
+// body), in document order, a subquery's left operand being outside it;
+// null if none.
 inline const Json* FirstAggregate(const Json& n) {
   if (n.is_array()) {
     for (const Json& x : n) {
@@ -121,7 +122,14 @@ inline const Json* FirstAggregate(const Json& n) {
   }
   if (!n.is_object()) return nullptr;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    if (it.key() == "SubLink" || it.key() == "SelectStmt") continue;
+    if (it.key() == "SubLink") {
+      // `x = ANY (SELECT ...)`: x is this query's expression.
+      if (auto x = it->find("testexpr"); x != it->end()) {
+        if (const Json* a = FirstAggregate(*x)) return a;
+      }
+      continue;
+    }
+    if (it.key() == "SelectStmt") continue;
     if (it.key() == "FuncCall" && it->contains("funcname") && !it->contains("over")) {
       const Json& names = (*it)["funcname"];
       if (IsWithinGroupCall(*it)) return &*it;

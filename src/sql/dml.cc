@@ -805,6 +805,28 @@ class Planner {
     return Status::OK();
   }
 
+  // RETURNING over the rows a statement changed and the other FROM (USING)
+  // items: `met` holds, per pair of a changed row and a row of those items,
+  // the changed row as `key_of` finds it among `changed` (its first `n`
+  // columns), then RETURNING's values from column `n` on. Each changed row
+  // returns once, with the first row it met.
+  template <typename KeyOf>
+  static void ReturnedWithOthers(const QueryRows& met, size_t n, KeyOf key_of,
+                                 const std::vector<Row>& changed, Part* part) {
+    part->returns = true;
+    part->returned.columns.assign(met.columns.begin() + static_cast<ptrdiff_t>(n),
+                                  met.columns.end());
+    std::map<std::string, const Row*> first;
+    for (const Row& r : met.rows)
+      first.emplace(RowKey(Row(r.begin(), r.begin() + static_cast<ptrdiff_t>(n))), &r);
+    for (const Row& c : changed) {
+      auto it = first.find(RowKey(key_of(c)));
+      if (it == first.end()) continue;
+      part->returned.rows.emplace_back(it->second->begin() + static_cast<ptrdiff_t>(n),
+                                       it->second->end());
+    }
+  }
+
   static const std::vector<SetItem::Step>& PathOf(const InsertParts& p, size_t i) {
     static const std::vector<SetItem::Step> kNone;
     return i < p.column_paths.size() ? p.column_paths[i] : kNone;
@@ -1231,7 +1253,8 @@ class Planner {
       Status s = AssignValue(r[i], types[i].type, cols[i].type, &new_row[i]);
       if (!s.ok()) return Status(s.code(), "column \"" + cols[i].name + "\": " + s.message());
     }
-    change->deleted.emplace_back(r.begin() + static_cast<ptrdiff_t>(n), r.end());
+    change->deleted.emplace_back(r.begin() + static_cast<ptrdiff_t>(n),
+                                 r.begin() + static_cast<ptrdiff_t>(2 * n));
     change->inserted.push_back(std::move(new_row));
     return Status::OK();
   }
@@ -1360,8 +1383,23 @@ class Planner {
     SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, q));
     Part part;
     part.tag = "DELETE " + std::to_string(rows.rows.size());
-    SLUICE_RETURN_IF_ERROR(
-        Returning(p.returning, p.returning_offset, name, table, rows.rows, q, scope, &part));
+    if (!p.using_.empty() && !p.returning.empty()) {
+      // RETURNING may read USING's columns: each deleted row with the first
+      // row of USING it met (RETURNING * is both, as in PostgreSQL).
+      Built r(sql_);
+      r.Add("SELECT " + QuoteIdentifier(name) + ".*, ")
+          .Original(p.returning_offset, p.returning.size())
+          .Add(" FROM " + QuoteIdentifier(p.table) + " AS " + QuoteIdentifier(name) + ", ")
+          .Original(p.using_offset, p.using_.size());
+      if (!p.where.empty()) r.Add(" WHERE ").Original(p.where_offset, p.where.size());
+      SLUICE_ASSIGN_OR_RETURN(QueryRows met, Query(scope, r));
+      const size_t n = table.columns.size();
+      ReturnedWithOthers(
+          met, n, [](const Row& row) { return row; }, rows.rows, &part);
+    } else {
+      SLUICE_RETURN_IF_ERROR(
+          Returning(p.returning, p.returning_offset, name, table, rows.rows, q, scope, &part));
+    }
     part.changes.push_back({p.table, std::move(rows.rows), {}});
     return part;
   }
@@ -1379,12 +1417,30 @@ class Planner {
     const std::string q_name = QuoteIdentifier(name);
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> exprs,
                             NewRow(q_name, p.table, table, p.sets, body["targetList"]));
-    // The new row, then the old one.
+    // The new row, then the old one, then (when RETURNING may read FROM's
+    // columns) RETURNING's values: over the new row and the row of FROM,
+    // or for RETURNING *, the old row and FROM's columns.
+    const bool returns_from = !p.from.empty() && !p.returning.empty();
+    const bool returns_all = returns_from && p.returning == "*";
     Built q(sql_);
     q.Add("SELECT ");
     for (const std::string& e : exprs) q.Add(e + ", ");
-    q.Add(q_name + ".* FROM " + QuoteIdentifier(p.table) + " AS " + q_name);
+    q.Add(q_name + ".*");
+    if (returns_all) q.Add(", *");
+    if (returns_from && !returns_all) q.Add(", \"?returning\".*");
+    q.Add(" FROM " + QuoteIdentifier(p.table) + " AS " + q_name);
     if (!p.from.empty()) q.Add(", ").Original(p.from_offset, p.from.size());
+    if (returns_from && !returns_all) {
+      std::vector<std::string> names;
+      q.Add(", LATERAL (SELECT ")
+          .Original(p.returning_offset, p.returning.size())
+          .Add(" FROM (SELECT ");
+      for (size_t i = 0; i < n; ++i) {
+        q.Add(std::string(i ? ", " : "") + CastTo(exprs[i], cols[i].type, env_.type_name));
+        names.push_back(cols[i].name);
+      }
+      q.Add(") AS " + q_name + ColumnList(names) + ") AS \"?returning\"");
+    }
     if (!p.where.empty()) q.Add(" WHERE ").Original(p.where_offset, p.where.size());
     SLUICE_ASSIGN_OR_RETURN(QueryRows rows, Query(scope, q));
     // The new rows as a query of their own (without FROM, whose rows
@@ -1424,7 +1480,9 @@ class Planner {
       SLUICE_ASSIGN_OR_RETURN(QueryRows matched, Query(scope, m));
       std::map<std::string, const Row*> first;
       for (const Row& r : rows.rows)
-        first.emplace(RowKey(Row(r.begin() + static_cast<ptrdiff_t>(n), r.end())), &r);
+        first.emplace(RowKey(Row(r.begin() + static_cast<ptrdiff_t>(n),
+                                 r.begin() + static_cast<ptrdiff_t>(2 * n))),
+                      &r);
       for (const Row& r : matched.rows) {
         auto it = first.find(RowKey(r));
         if (it != first.end()) chosen.push_back(it->second);
@@ -1434,8 +1492,22 @@ class Planner {
     for (const Row* r : chosen) SLUICE_RETURN_IF_ERROR(Replace(*r, rows.columns, cols, &change));
     Part part;
     part.tag = "UPDATE " + std::to_string(change.inserted.size());
-    SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset, name, table, change.inserted,
-                                     new_rows, scope, &part));
+    if (returns_from) {
+      part.returns = true;
+      const size_t from = returns_all ? 3 * n : 2 * n;  // RETURNING *: the new row for the old
+      if (returns_all) part.returned.columns = cols;
+      part.returned.columns.insert(part.returned.columns.end(),
+                                   rows.columns.begin() + static_cast<ptrdiff_t>(from),
+                                   rows.columns.end());
+      for (size_t i = 0; i < chosen.size(); ++i) {
+        Row out = returns_all ? change.inserted[i] : Row();
+        out.insert(out.end(), chosen[i]->begin() + static_cast<ptrdiff_t>(from), chosen[i]->end());
+        part.returned.rows.push_back(std::move(out));
+      }
+    } else {
+      SLUICE_RETURN_IF_ERROR(Returning(p.returning, p.returning_offset, name, table,
+                                       change.inserted, new_rows, scope, &part));
+    }
     part.changes.push_back(std::move(change));
     return part;
   }

@@ -19,6 +19,13 @@ INSERT INTO bag VALUES (2, 'y'), (4, 'w');
 DELETE FROM bag USING items WHERE items.id = bag.a AND items.qty > 1 RETURNING bag.a, bag.b;
 UPDATE items SET qty = items.qty + b.a FROM bag b WHERE b.a * 3 = items.id RETURNING items.id, items.qty;
 UPDATE items SET name = name || '+' FROM (VALUES (3), (3), (4)) v(k) WHERE v.k = items.id;
+-- RETURNING reads FROM's and USING's columns too, the first row each
+-- changed row met; RETURNING * is the table's columns, then theirs.
+UPDATE items SET qty = items.qty + b.a FROM bag b WHERE b.a = items.id RETURNING items.id, items.qty, b.b, qty * 2 AS dbl;
+UPDATE items AS i SET name = i.name || b.b FROM bag b WHERE b.a + 1 = i.id AND b.b IS NOT NULL RETURNING i.*, b.*, name;
+UPDATE items SET qty = 0 FROM (VALUES (1, 'one')) v(k, word) WHERE v.k = items.id RETURNING *;
+DELETE FROM bag USING items WHERE items.id = bag.a + 10 RETURNING bag.a, items.name;
+DELETE FROM bag USING (VALUES (4, 'four')) v(k, word) WHERE v.k = bag.a RETURNING *;
 SELECT * FROM items;
 SELECT * FROM bag;
 -- WITH queries that change data: every part sees the tables as they were.
