@@ -226,6 +226,7 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     ctes_.resize(ctes_.size() - scope.size());
     return r;
   }
+  if (std::optional<Json> clocked = ClockReadsAsSubqueries(s, false)) return BindQuery(*clocked);
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
   if (s.contains("valuesLists")) return BindValues(s, order_from_input);
@@ -245,7 +246,16 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     return BindQuery(*over);
   }
   hand_on();
-  return BindSimple(s);
+  auto bound = BindSimple(s);
+  if (!bound.ok() && std::exchange(temporal_refused_, false)) {
+    // A comparison with the clock in WHERE that a temporal filter cannot
+    // take (an interval of months, a DATE against NOW()): every read of the
+    // clock in WHERE becomes the clock relation's, as elsewhere.
+    if (std::optional<Json> all = ClockReadsAsSubqueries(s, true); all && hand_on()) {
+      return BindQuery(*all);
+    }
+  }
+  return bound;
 }
 
 namespace {
@@ -2395,7 +2405,10 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
                       "argument of WHERE must be type boolean, not type " + PgTypeName(w->type));
     }
     SplitConjuncts(w, &conjuncts);
-    SLUICE_RETURN_IF_ERROR(TakeTemporalConjuncts(&conjuncts, &time_bounds));
+    if (Status taken = TakeTemporalConjuncts(&conjuncts, &time_bounds); !taken.ok()) {
+      temporal_refused_ = true;  // BindQuery tries the clock relation instead
+      return taken;
+    }
   }
   std::vector<ExprPtr> from_conj, ext_conj;
   for (const ExprPtr& c : conjuncts) {

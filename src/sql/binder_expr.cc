@@ -2081,9 +2081,8 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       return MakeLiteral(Value::Int(now - day * kDay), SqlType::Time(false));
     }
     if (op == "SVFOP_CURRENT_DATE") return BindToday(n);
-    return SqlUnsupported(sql_, n, "CURRENT_TIME in a view",
-                          "Compare a row's time with NOW() in WHERE instead: ts > NOW() - "
-                          "INTERVAL '1 hour'.");
+    return SqlUnsupported(sql_, n,
+                          "CURRENT_TIME in a view's ORDER BY, window or outer join's ON condition");
   }
   if (kind == "RowExpr") {
     std::vector<ExprPtr> fields;

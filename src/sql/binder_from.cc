@@ -194,6 +194,13 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
         p = MakeProject(p, ex, names);
       }
       *plan = p;
+    } else if (relname == kStepClock && !body->contains("schemaname")) {
+      // {NOW()}: the step clock in a view, the query's time in an ad hoc one.
+      auto n = std::make_shared<PlanNode>();
+      n->kind = catalog_.now() ? PlanKind::kValues : PlanKind::kClock;
+      n->columns = {Column{"now", SqlType::Timestamp(false)}};
+      if (catalog_.now()) n->rows.push_back(Row{Value::Int(*catalog_.now())});
+      *plan = n;
     } else if (const TableDef* t = catalog_.FindTable(name)) {
       auto n = std::make_shared<PlanNode>();
       n->kind = PlanKind::kScan;

@@ -157,6 +157,10 @@ Status CheckRecursiveQueries(std::string_view sql, const std::vector<const Json*
 std::optional<PlanPtr> UnionOfKeyedJoins(const PlanPtr& l, const PlanPtr& r, int lw,
                                          const std::vector<ExprPtr>& conds);
 
+// The relation of one row {NOW()} that a view's reads of the step clock
+// outside temporal filters join (plan.h, kClock).
+constexpr const char* kStepClock = "?step_clock";
+
 // Marks the SELECT * FROM join as which a JOIN in FROM that reads earlier
 // items (or an enclosing query) is bound, as a LATERAL subquery.
 constexpr const char* kJoinAsLateral = "?join_as_lateral";
@@ -504,6 +508,11 @@ class Binder {
   double OnceDraw(int site);
   // CURRENT_DATE in a view: the step clock's date, within a WHERE clause.
   Result<ExprPtr> BindToday(const Json& node);
+  // In a view, `s` (a SELECT) with every read of the clock that is not in a
+  // temporal filter's comparison (in WHERE; with `where_too`, none is) as a
+  // subquery of the clock relation, kStepClock; nullopt if it has none. Not
+  // its subqueries'.
+  std::optional<Json> ClockReadsAsSubqueries(const Json& s, bool where_too) const;
   // The bounds of one conjunct comparing a DATE with CURRENT_DATE.
   Status TodayBounds(const Expr& conjunct, const Json& where, std::vector<TimeBound>* bounds);
   // Takes the conjuncts that read the step clock out of `conjuncts`, as
@@ -747,6 +756,7 @@ class Binder {
   // its own (BoundQuery::order) where it has no ORDER BY, as PostgreSQL's
   // plan keeps it: set for ARRAY(subquery) and a subquery alone in FROM.
   bool order_from_input_ = false;
+  bool temporal_refused_ = false;                // TakeTemporalConjuncts refused a comparison
   bool now_in_where_ = false;                    // binding a WHERE clause: NOW() may be the clock
   std::map<const Expr*, int> now_at_;            // the step clock's reads: where they are written
   int scans_ = 0;                                // ScopeCol::scan numbers given so far

@@ -35,6 +35,8 @@ bool AtMostOneRowPerKey(const PlanNode& p, size_t k) {
       return k == 0 && p.limit >= 0 && p.limit <= 1;
     case PlanKind::kValues:
       return k == 0 && p.rows.size() <= 1;
+    case PlanKind::kClock:
+      return k == 0;
     default:
       return false;
   }

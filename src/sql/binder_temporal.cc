@@ -19,9 +19,8 @@ Status StepClockOnly(const SqlType&, const Value*, size_t, Value*) {
 }
 
 constexpr const char* kWhereNowMayBe =
-    "In a view, NOW() is the step clock, and it may appear only in a WHERE conjunct that "
-    "compares it with a row's time: ts > NOW() - INTERVAL '1 hour', ts <= NOW(), "
-    "NOW() - ts < INTERVAL '5 minutes'.";
+    "In a view, NOW() is the step clock; a view reads it in its select list, WHERE, GROUP BY, "
+    "HAVING and the ON of inner joins.";
 
 // CURRENT_DATE in a view: the step clock's date.
 Status StepDateOnly(const SqlType&, const Value*, size_t, Value*) {
@@ -113,11 +112,174 @@ std::string_view Flipped(std::string_view op) {
   return op;
 }
 
+// What a read of the clock gives: NOW()'s TIMESTAMP, CURRENT_DATE's DATE,
+// CURRENT_TIME's TIME; kNone for a node that does not read it.
+enum class ClockRead { kNone, kTimestamp, kDate, kTime };
+
+ClockRead ClockReadOf(const Json& n) {
+  if (!n.is_object()) return ClockRead::kNone;
+  if (auto f = n.find("FuncCall"); f != n.end()) {
+    const std::string name = Str((*f)["funcname"].back());
+    const bool clock =
+        name == "now" || name == "transaction_timestamp" || name == "statement_timestamp";
+    return clock && f->value("args", Json::array()).empty() && !f->contains("over") &&
+                   !f->value("agg_star", false)
+               ? ClockRead::kTimestamp
+               : ClockRead::kNone;
+  }
+  if (auto v = n.find("SQLValueFunction"); v != n.end()) {
+    const std::string op = v->value("op", "");
+    if (op.rfind("SVFOP_CURRENT_TIMESTAMP", 0) == 0 || op.rfind("SVFOP_LOCALTIMESTAMP", 0) == 0)
+      return ClockRead::kTimestamp;
+    if (op == "SVFOP_CURRENT_DATE") return ClockRead::kDate;
+    if (op.rfind("SVFOP_CURRENT_TIME", 0) == 0 || op.rfind("SVFOP_LOCALTIME", 0) == 0)
+      return ClockRead::kTime;
+  }
+  return ClockRead::kNone;
+}
+
+// Whether `n` reads the clock outside the queries it holds.
+bool HasClockRead(const Json& n) {
+  if (ClockReadOf(n) != ClockRead::kNone) return true;
+  if (!n.is_object() && !n.is_array()) return false;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (n.is_object() && it.key() == "SelectStmt") continue;
+    if (HasClockRead(it.value())) return true;
+  }
+  return false;
+}
+
+Json TypeName(const char* name, int64_t typmod) {
+  Json t = {{"names", Json::array({Json{{"String", {{"sval", name}}}}})}, {"location", -1}};
+  if (typmod >= 0) {
+    t["typmods"] =
+        Json::array({Json{{"A_Const", {{"ival", {{"ival", typmod}}}, {"location", -1}}}}});
+  }
+  return t;
+}
+
+// `(SELECT "?step_clock".now FROM "?step_clock")`, as `read` wants it:
+// cast to a DATE or a TIME, rounded to its precision (CURRENT_TIMESTAMP(2)).
+Json ClockSubquery(const Json& read, ClockRead kind) {
+  Json val = {{"ColumnRef",
+               {{"fields", Json::array({Json{{"String", {{"sval", kStepClock}}}},
+                                        Json{{"String", {{"sval", "now"}}}}})},
+                {"location", -1}}}};
+  int64_t typmod = -1;
+  if (auto v = read.find("SQLValueFunction"); v != read.end()) typmod = v->value("typmod", -1);
+  if (kind != ClockRead::kTimestamp || typmod >= 0) {
+    const char* type = kind == ClockRead::kDate   ? "date"
+                       : kind == ClockRead::kTime ? "time"
+                                                  : "timestamp";
+    val = {{"TypeCast", {{"arg", val}, {"typeName", TypeName(type, typmod)}, {"location", -1}}}};
+  }
+  Json select = {
+      {"targetList", Json::array({Json{{"ResTarget", {{"val", val}, {"location", -1}}}}})},
+      {"fromClause", Json::array({Json{{"RangeVar",
+                                        {{"relname", kStepClock},
+                                         {"inh", true},
+                                         {"relpersistence", "p"},
+                                         {"location", -1}}}}})},
+      {"limitOption", "LIMIT_OPTION_DEFAULT"},
+      {"op", "SETOP_NONE"}};
+  const Json* body = read.contains("FuncCall") ? &read["FuncCall"] : &read["SQLValueFunction"];
+  return {{"SubLink",
+           {{"subLinkType", "EXPR_SUBLINK"},
+            {"subselect", {{"SelectStmt", std::move(select)}}},
+            {"location", body->value("location", -1)}}}};
+}
+
+// `n` with its reads of the clock (outside the queries it holds) as
+// subqueries of the clock relation. Not in a JOIN's ON nor a window's
+// definition, where a subquery cannot stand (an inner join's ON goes to
+// WHERE first, MoveClockOnConditions): BindNow refuses those.
+void ReplaceClockReads(Json* n, bool* changed) {
+  if (const ClockRead kind = ClockReadOf(*n); kind != ClockRead::kNone) {
+    *n = ClockSubquery(*n, kind);
+    *changed = true;
+    return;
+  }
+  if (!n->is_object() && !n->is_array()) return;
+  const bool join = n->is_object() && n->contains("jointype");
+  for (auto it = n->begin(); it != n->end(); ++it) {
+    if (n->is_object() &&
+        (it.key() == "SelectStmt" || it.key() == "over" || (join && it.key() == "quals"))) {
+      continue;
+    }
+    ReplaceClockReads(&it.value(), changed);
+  }
+}
+
+Json AndOf(std::vector<Json> conjuncts) {
+  if (conjuncts.size() == 1) return conjuncts[0];
+  return {{"BoolExpr", {{"boolop", "AND_EXPR"}, {"args", std::move(conjuncts)}, {"location", -1}}}};
+}
+
+// The conjuncts that read the clock in the ON conditions of `item`'s inner
+// joins (it and the inner joins it is made of), taken out into `moved`:
+// over inner joins, ON and WHERE are one.
+void MoveClockOnConditions(Json* item, std::vector<Json>* moved) {
+  auto j = item->find("JoinExpr");
+  if (j == item->end() || j->value("jointype", "") != "JOIN_INNER" || j->contains("usingClause") ||
+      j->value("isNatural", false)) {
+    return;
+  }
+  for (const char* side : {"larg", "rarg"}) {
+    if (j->contains(side)) MoveClockOnConditions(&(*j)[side], moved);
+  }
+  if (!j->contains("quals") || !HasClockRead((*j)["quals"])) return;
+  Json& q = (*j)["quals"];
+  std::vector<Json> kept;
+  const bool conjunction =
+      q.contains("BoolExpr") && q["BoolExpr"].value("boolop", "") == "AND_EXPR";
+  for (const Json& c : conjunction ? q["BoolExpr"]["args"] : Json::array({q})) {
+    (HasClockRead(c) ? *moved : kept).push_back(c);
+  }
+  if (kept.empty()) {
+    j->erase("quals");  // a CROSS JOIN
+  } else {
+    q = AndOf(std::move(kept));
+  }
+}
+
+// Whether `side` of a comparison is one a temporal filter takes: free of
+// the clock, the clock itself, or the clock plus or minus what is free of it.
+bool TemporalSide(const Json& side) {
+  if (!HasClockRead(side) || ClockReadOf(side) != ClockRead::kNone) return true;
+  auto e = side.find("A_Expr");
+  if (e == side.end() || e->value("kind", "") != "AEXPR_OP") return false;
+  const std::string op = Str((*e)["name"].back());
+  if (op != "+" && op != "-") return false;
+  const Json& l = e->value("lexpr", Json());
+  const Json& r = e->value("rexpr", Json());
+  return (ClockReadOf(l) != ClockRead::kNone && !HasClockRead(r)) ||
+         (ClockReadOf(r) != ClockRead::kNone && !HasClockRead(l));
+}
+
+// Whether the WHERE conjunct `c` compares the clock as a temporal filter
+// may (TakeTemporalConjuncts says what it cannot take of these).
+bool TemporalShaped(const Json& c) {
+  auto e = c.find("A_Expr");
+  if (e == c.end()) return false;
+  const std::string kind = e->value("kind", "");
+  const Json& l = e->value("lexpr", Json());
+  const Json& r = e->value("rexpr", Json());
+  if (kind == "AEXPR_BETWEEN") {
+    if (!TemporalSide(l) || !r.is_array()) return false;
+    return std::all_of(r.begin(), r.end(), TemporalSide);
+  }
+  if (kind != "AEXPR_OP") return false;
+  const std::string op = Str((*e)["name"].back());
+  if (op != "<" && op != "<=" && op != ">" && op != ">=" && op != "=") return false;
+  return TemporalSide(l) && TemporalSide(r);
+}
 }  // namespace
 
 Result<ExprPtr> Binder::BindToday(const Json& node) {
   if (!now_in_where_) {
-    return SqlUnsupported(sql_, node, "CURRENT_DATE outside a WHERE clause", kWhereNowMayBe);
+    return SqlUnsupported(sql_, node,
+                          "CURRENT_DATE in a view's ORDER BY, window or outer join's ON condition",
+                          kWhereNowMayBe);
   }
   ExprPtr e = MakeCall(StepDateOnly, "current_date", SqlType::Date(false), {});
   now_at_[e.get()] = Location(node);
@@ -163,10 +325,58 @@ Status Binder::TodayBounds(const Expr& conjunct, const Json& where,
 Result<ExprPtr> Binder::BindNow(const Json& node) {
   if (catalog_.now()) return MakeLiteral(Value::Int(*catalog_.now()), SqlType::Timestamp(false));
   if (!now_in_where_)
-    return SqlUnsupported(sql_, node, "NOW() outside a WHERE clause", kWhereNowMayBe);
+    return SqlUnsupported(sql_, node,
+                          "NOW() in a view's ORDER BY, window or outer join's ON condition",
+                          kWhereNowMayBe);
   ExprPtr e = MakeCall(StepClockOnly, "now", SqlType::Timestamp(false), {});
   now_at_[e.get()] = Location(node);
   return e;
+}
+
+std::optional<Json> Binder::ClockReadsAsSubqueries(const Json& s, bool where_too) const {
+  if (catalog_.now() || !HasClockRead(s)) return std::nullopt;
+  Json out = s;
+  bool changed = false;
+  std::vector<Json> moved;
+  if (out.contains("fromClause")) {
+    for (Json& item : out["fromClause"]) MoveClockOnConditions(&item, &moved);
+  }
+  if (!moved.empty()) {
+    if (out.contains("whereClause")) moved.insert(moved.begin(), out["whereClause"]);
+    out["whereClause"] = AndOf(std::move(moved));
+    changed = true;
+  }
+  if (out.contains("targetList")) {
+    // Named as before: `SELECT NOW()` is still `now`.
+    for (Json& t : out["targetList"]) {
+      if (!t.contains("ResTarget") || t["ResTarget"].contains("name")) continue;
+      if (HasClockRead(t["ResTarget"]["val"])) t["ResTarget"]["name"] = OutputName(t["ResTarget"]);
+    }
+  }
+  for (auto it = out.begin(); it != out.end(); ++it) {
+    // WITH queries are bound as queries of their own; ORDER BY and WINDOW
+    // cannot hold a subquery (BindNow refuses the clock there).
+    if (it.key() == "withClause" || it.key() == "sortClause" || it.key() == "windowClause") {
+      continue;
+    }
+    if (it.key() != "whereClause" || where_too) {
+      ReplaceClockReads(&it.value(), &changed);
+      continue;
+    }
+    // WHERE: each conjunct a temporal filter may take stays for it.
+    Json& w = it.value();
+    const bool conjunction =
+        w.contains("BoolExpr") && w["BoolExpr"].value("boolop", "") == "AND_EXPR";
+    if (!conjunction) {
+      if (!TemporalShaped(w)) ReplaceClockReads(&w, &changed);
+      continue;
+    }
+    for (Json& c : w["BoolExpr"]["args"]) {
+      if (!TemporalShaped(c)) ReplaceClockReads(&c, &changed);
+    }
+  }
+  if (!changed) return std::nullopt;
+  return out;
 }
 
 double Binder::OnceDraw(int site) {

@@ -1420,8 +1420,25 @@ class Planner {
     // The new row, then the old one, then (when RETURNING may read FROM's
     // columns) RETURNING's values: over the new row and the row of FROM,
     // or for RETURNING *, the old row and FROM's columns.
+    // A value that nextval() gave is read back from the rows, never asked
+    // for again.
+    bool takes_values = CallsSequenceFunction(body);
+    for (const SetItem& item : p.sets) {
+      for (size_t c = 0; c < cols.size(); ++c) {
+        takes_values = takes_values ||
+                       (item.to_default && cols[c].name == item.column &&
+                        c < table.default_sequences.size() && !table.default_sequences[c].empty());
+      }
+    }
     const bool returns_from = !p.from.empty() && !p.returning.empty();
     const bool returns_all = returns_from && p.returning == "*";
+    if (returns_from && !returns_all && takes_values) {
+      // RETURNING's subquery would compute the new row, and call nextval(),
+      // again.
+      return Status::InvalidArgument(FormatSqlError(
+          sql_, static_cast<int>(p.returning_offset),
+          "RETURNING over FROM in an UPDATE that takes sequence values is not supported yet"));
+    }
     Built q(sql_);
     q.Add("SELECT ");
     for (const std::string& e : exprs) q.Add(e + ", ");
@@ -1446,16 +1463,6 @@ class Planner {
     // The new rows as a query of their own (without FROM, whose rows
     // choose among matches here).
     std::optional<Built> new_rows;
-    // A value that nextval() gave is read back from the rows, never asked
-    // for again.
-    bool takes_values = CallsSequenceFunction(body);
-    for (const SetItem& item : p.sets) {
-      for (size_t c = 0; c < cols.size(); ++c) {
-        takes_values = takes_values ||
-                       (item.to_default && cols[c].name == item.column &&
-                        c < table.default_sequences.size() && !table.default_sequences[c].empty());
-      }
-    }
     if (p.from.empty() && !takes_values) {
       new_rows.emplace(sql_);
       new_rows->Add("SELECT ");

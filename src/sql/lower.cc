@@ -423,6 +423,15 @@ Result<Stream*> Lowering::LowerNode(const PlanNode& n) {
   switch (n.kind) {
     case PlanKind::kScan:
       return scan_(n.table);
+    case PlanKind::kClock: {
+      if (clock_ == nullptr) {
+        return Status::Internal("a view that reads NOW() was built without the step clock");
+      }
+      const Schema schema = n.schema();
+      return StepClockRelation(c_, clock_, [schema](int64_t micros, std::string* row) {
+        return EncodeRow(schema, Row{Value::Int(micros)}, row);
+      });
+    }
     case PlanKind::kValues: {
       BatchBuilder b;
       Schema schema = n.schema();

@@ -49,6 +49,7 @@ struct SortKey {
 enum class PlanKind {
   kScan,       // a table
   kValues,     // constant rows
+  kClock,      // the one row {NOW()}: the step clock, one TIMESTAMP column
   kFilter,     // rows of input 0 satisfying `predicate`
   kProject,    // `exprs` over input 0
   kJoin,       // inputs 0 and 1 on left_keys = right_keys, then `predicate`

@@ -715,25 +715,23 @@ TEST(ProgramTest, ErrorsNameTheSpot) {
   EXPECT_EQ(e6.status().message(),
             "line 2, column 25: function clock_timestamp() is not supported yet\n  CREATE VIEW v "
             "AS SELECT clock_timestamp() AS n FROM t;\n                          ^");
-  // NOW() in a view is the step clock, read by temporal filters alone.
-  auto e11 =
-      CompileProgram("CREATE TABLE t (ts TIMESTAMP);\nCREATE VIEW v AS SELECT now() FROM t;");
-  EXPECT_EQ(e11.status().message().substr(0, 62),
-            "line 2, column 25: NOW() outside a WHERE clause is not support")
+  // NOW() in a view is the step clock: temporal filters read it in WHERE,
+  // the clock relation elsewhere, but not yet where a subquery cannot go.
+  for (const char* ok :
+       {"CREATE VIEW v AS SELECT now() FROM t;",
+        "CREATE VIEW v AS SELECT ts FROM t WHERE ts > now() OR ts IS NULL;",
+        "CREATE VIEW v AS SELECT ts FROM t WHERE ts > CURRENT_TIMESTAMP - INTERVAL '1 year';",
+        "CREATE VIEW v AS SELECT a.ts FROM t a JOIN t b ON a.ts = b.ts AND b.ts < now();"}) {
+    auto p = CompileProgram(std::string("CREATE TABLE t (ts TIMESTAMP);\n") + ok);
+    EXPECT_TRUE(p.ok()) << ok << ": " << p.status().message();
+  }
+  auto e11 = CompileProgram(
+      "CREATE TABLE t (ts TIMESTAMP);\nCREATE VIEW v AS SELECT ts FROM t ORDER BY ts < now() "
+      "LIMIT 1;");
+  EXPECT_EQ(e11.status().message().substr(0, 103),
+            "line 2, column 49: NOW() in a view's ORDER BY, window or outer join's ON condition "
+            "is not supported yet")
       << e11.status().message();
-  auto e12 = CompileProgram(
-      "CREATE TABLE t (ts TIMESTAMP);\nCREATE VIEW v AS SELECT ts FROM t WHERE ts > now() OR ts "
-      "IS NULL;");
-  EXPECT_EQ(e12.status().message().substr(0, 57),
-            "line 2, column 46: This use of NOW() is not supported yet")
-      << e12.status().message();
-  auto e13 = CompileProgram(
-      "CREATE TABLE t (ts TIMESTAMP);\nCREATE VIEW v AS SELECT ts FROM t WHERE ts > "
-      "CURRENT_TIMESTAMP - INTERVAL '1 year';");
-  EXPECT_NE(e13.status().message().find("An interval of months or years added to NOW() is not "
-                                        "supported yet. Write it in days"),
-            std::string::npos)
-      << e13.status().message();
   auto e7 = CompileProgram("CREATE TABLE t (a uuid);");
   EXPECT_NE(e7.status().message().find("type uuid is not supported yet"), std::string::npos)
       << e7.status().message();

@@ -16,7 +16,7 @@
 namespace sluice::sql {
 
 Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors, int hosts,
-                                std::set<std::string> insert_only_tables) {
+                                std::set<std::string> insert_only_tables, StepClockPtr clock) {
   QueryRuntime out;
   // random() in an ad hoc query draws from the instant it runs; every host
   // of a cluster draws with the same seed.
@@ -33,7 +33,7 @@ Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* er
           out.scanned.insert(table);
           return inputs[table] = AddInput(c, table);
         },
-        errors);
+        errors, nullptr, clock);
     lower.SetInsertOnlyTables(insert_only_tables);
     lower.SetPlans({q.plan});
     lower.SetDrawSeed(draw_seed);
@@ -162,10 +162,10 @@ std::map<std::string, std::string> ScanPrefixes(const PlanPtr& plan) {
   return out;
 }
 
-Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
-                                      int workers) {
+Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents, int workers,
+                                      StepClockPtr clock) {
   EvalErrors errors;
-  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, workers, &errors));
+  SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr, StartQuery(q, workers, &errors, 1, {}, clock));
   // A relation read through an equality on its leading columns gives only
   // the rows that start with them: a seek in each batch (the encoding is
   // order-preserving), not a scan, so that a point query costs what it
@@ -280,7 +280,7 @@ std::vector<std::string> ScannedRelations(const PlanPtr& plan) {
 bool ReadsStepClock(const PlanPtr& plan) {
   bool reads = false;
   VisitPlan(plan, [&](const PlanNode& n, const std::vector<const PlanNode*>&) {
-    reads = reads || n.kind == PlanKind::kTemporalFilter;
+    reads = reads || n.kind == PlanKind::kTemporalFilter || n.kind == PlanKind::kClock;
   });
   return reads;
 }

@@ -35,9 +35,11 @@ struct QueryRuntime {
   Result<BatchPtr> Output(const std::string& name) const;
 };
 // `insert_only_tables`: the tables whose changes are only inserts
-// (Lowering::SetInsertOnlyTables).
+// (Lowering::SetInsertOnlyTables). `clock`: the step clock, for a query
+// that reads it (ReadsStepClock).
 Result<QueryRuntime> StartQuery(const BoundQuery& q, int workers, EvalErrors* errors, int hosts = 1,
-                                std::set<std::string> insert_only_tables = {});
+                                std::set<std::string> insert_only_tables = {},
+                                StepClockPtr clock = nullptr);
 
 // The rows of a query's result (all columns), each repeated by its
 // multiplicity; a negative one is an internal error.
@@ -47,7 +49,7 @@ Result<std::vector<Row>> RowsOf(const BoundQuery& q, const Batch& result);
 // columns, hidden ORDER BY keys included), each repeated by its
 // multiplicity. An evaluation error fails the query, as in PostgreSQL.
 Result<std::vector<Row>> EvaluateOnce(const BoundQuery& q, const ContentsFn& contents,
-                                      int workers = 1);
+                                      int workers = 1, StepClockPtr clock = nullptr);
 
 // Moves the select-list items of an ad hoc query that call nextval() or its
 // kin (and read no column) out of its plan, into q->deferred, when nothing
@@ -63,8 +65,8 @@ void SortForPresentation(const BoundQuery& q, std::vector<Row>* rows);
 // The relations that `plan` scans.
 std::vector<std::string> ScannedRelations(const PlanPtr& plan);
 
-// Whether `plan` has a temporal filter, whose output changes as the step
-// clock moves (NOW() in a view's WHERE clause).
+// Whether `plan` reads the step clock (NOW() in a view): its output may
+// change as the clock moves.
 bool ReadsStepClock(const PlanPtr& plan);
 
 // For each relation that `plan` reads only through a filter that compares

@@ -1,6 +1,7 @@
 #include "sql/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -508,16 +509,29 @@ Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
 }
 
 Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremental) {
+  // NOW() in the view: the transaction's time where one is set (a runner
+  // beside PostgreSQL), else the wall clock's.
+  std::shared_ptr<StepClock> clock;
+  if (ReadsStepClock(q.plan)) {
+    clock = std::make_shared<StepClock>();
+    clock->Advance(
+        transaction_time_.value_or(std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count()));
+  }
   if (!incremental) {
     // Over the data already there, an evaluation error is what PostgreSQL
     // would have failed the query with.
-    return EvaluateOnce(q, [&](const std::string& name) -> Result<std::vector<BatchPtr>> {
-      TableData* t = Find(name);
-      BatchBuilder b;
-      for (const auto& [row, w] : t->rows) b.Push(row, w);
-      SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, b.Finish());
-      return std::vector<BatchPtr>{all};
-    });
+    return EvaluateOnce(
+        q,
+        [&](const std::string& name) -> Result<std::vector<BatchPtr>> {
+          TableData* t = Find(name);
+          BatchBuilder b;
+          for (const auto& [row, w] : t->rows) b.Push(row, w);
+          SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, b.Finish());
+          return std::vector<BatchPtr>{all};
+        },
+        1, clock);
   }
   EvalErrors errors;
   std::set<std::string> append_only;
@@ -525,7 +539,7 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
     if (t.def.append_only) append_only.insert(name);
   }
   SLUICE_ASSIGN_OR_RETURN(QueryRuntime qr,
-                          StartQuery(q, workers_, &errors, hosts_, std::move(append_only)));
+                          StartQuery(q, workers_, &errors, hosts_, std::move(append_only), clock));
   QueryRuntime* rt = &qr;
   std::vector<BatchPtr> outputs;
   auto step = [&]() -> Status {

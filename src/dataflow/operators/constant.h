@@ -1,6 +1,10 @@
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "dataflow/circuit.h"
+#include "dataflow/clock.h"
 #include "dataflow/state.h"
 
 namespace sluice {
@@ -35,5 +39,34 @@ class ConstantOp final : public Operator {
 };
 
 Stream* Constant(Circuit& c, BatchPtr batch);
+
+// Writes the row of the clock relation for the clock's value `micros`.
+using ClockRowFn = std::function<Status(int64_t micros, std::string* row)>;
+
+// StepClockRelation: the one-row relation {NOW()} (a view that reads NOW()
+// outside a temporal filter joins it). Its change in a step whose clock
+// moved is the old row out and the new one in; nothing otherwise. So what
+// reads it is recomputed each time the clock moves, as Feldera's `now`
+// stream is. Only worker 0 emits it, as a constant. The row emitted last
+// is kept with the state, so a restart retracts it.
+class StepClockRelationOp final : public Operator {
+ public:
+  StepClockRelationOp(StepClockPtr clock, ClockRowFn row_of, bool emits)
+      : clock_(std::move(clock)), row_of_(std::move(row_of)), emits_(emits) {}
+  Status Eval() override;
+  const char* name() const override { return "step_clock"; }
+  bool has_state() const override { return true; }
+  Status SaveState(StateWriter& w) const override;
+  Status LoadState(StateReader& r) override;
+
+ private:
+  StepClockPtr clock_;
+  ClockRowFn row_of_;
+  bool emits_;
+  bool emitted_ = false;  // whether the row of `at_` is in the relation
+  int64_t at_ = 0;
+};
+
+Stream* StepClockRelation(Circuit& c, StepClockPtr clock, ClockRowFn row_of);
 
 }  // namespace sluice
