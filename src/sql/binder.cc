@@ -86,6 +86,8 @@ void InlineWith(Json* n, const std::string& name, const Json& query, const Json&
   for (auto it = n->begin(); it != n->end(); ++it) InlineWith(&it.value(), name, query, colnames);
 }
 
+bool ContainsSubLink(const Json& n);
+
 }  // namespace
 
 Result<BoundQuery> Binder::BindQuery(const Json& s) {
@@ -227,6 +229,10 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     return r;
   }
   if (std::optional<Json> clocked = ClockReadsAsSubqueries(s, false)) return BindQuery(*clocked);
+  if (Json moved = s; InnerOnConjunctsToWhere(&moved, ContainsSubLink)) {
+    // A subquery cannot stand in ON; over inner joins, WHERE is the same.
+    return BindQuery(moved);
+  }
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
   if (s.contains("valuesLists")) return BindValues(s, order_from_input);

@@ -153,6 +153,52 @@ PlanPtr OuterJoinOnAnyCondition(const PlanPtr& lp, const PlanPtr& rp, JoinType t
 
 }  // namespace
 
+namespace {
+
+Json AndOf(std::vector<Json> conjuncts) {
+  if (conjuncts.size() == 1) return conjuncts[0];
+  return {{"BoolExpr", {{"boolop", "AND_EXPR"}, {"args", std::move(conjuncts)}, {"location", -1}}}};
+}
+
+// Takes the conjuncts `moves` holds for out of the ON conditions of `item`'s
+// inner joins (it and the inner joins it is made of) into `moved`.
+void TakeInnerOnConjuncts(Json* item, bool (*moves)(const Json&), std::vector<Json>* moved) {
+  auto j = item->find("JoinExpr");
+  if (j == item->end() || j->value("jointype", "") != "JOIN_INNER" || j->contains("usingClause") ||
+      j->value("isNatural", false) || j->contains("alias")) {
+    return;
+  }
+  for (const char* side : {"larg", "rarg"}) {
+    if (j->contains(side)) TakeInnerOnConjuncts(&(*j)[side], moves, moved);
+  }
+  if (!j->contains("quals")) return;
+  Json& q = (*j)["quals"];
+  const bool conjunction =
+      q.contains("BoolExpr") && q["BoolExpr"].value("boolop", "") == "AND_EXPR";
+  const Json conjuncts = conjunction ? q["BoolExpr"]["args"] : Json::array({q});
+  std::vector<Json> kept;
+  for (const Json& c : conjuncts) (moves(c) ? *moved : kept).push_back(c);
+  if (kept.size() == conjuncts.size()) return;
+  if (kept.empty()) {
+    j->erase("quals");  // a CROSS JOIN
+  } else {
+    q = AndOf(std::move(kept));
+  }
+}
+
+}  // namespace
+
+bool InnerOnConjunctsToWhere(Json* s, bool (*moves)(const Json& conjunct)) {
+  std::vector<Json> moved;
+  if (s->contains("fromClause")) {
+    for (Json& item : (*s)["fromClause"]) TakeInnerOnConjuncts(&item, moves, &moved);
+  }
+  if (moved.empty()) return false;
+  if (s->contains("whereClause")) moved.insert(moved.begin(), (*s)["whereClause"]);
+  (*s)["whereClause"] = AndOf(std::move(moved));
+  return true;
+}
+
 Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols,
                             std::vector<SortKey>* order) {
   auto [kind, body] = Node(item);

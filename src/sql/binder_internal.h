@@ -161,6 +161,11 @@ std::optional<PlanPtr> UnionOfKeyedJoins(const PlanPtr& l, const PlanPtr& r, int
 // outside temporal filters join (plan.h, kClock).
 constexpr const char* kStepClock = "?step_clock";
 
+// Moves the conjuncts of the ON conditions of the inner joins of the SELECT
+// `s`'s FROM (not those under an outer join) that `moves` holds for into
+// its WHERE, where ON and WHERE are one; whether any moved.
+bool InnerOnConjunctsToWhere(Json* s, bool (*moves)(const Json& conjunct));
+
 // Marks the SELECT * FROM join as which a JOIN in FROM that reads earlier
 // items (or an enclosing query) is bound, as a LATERAL subquery.
 constexpr const char* kJoinAsLateral = "?join_as_lateral";

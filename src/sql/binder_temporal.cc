@@ -192,7 +192,7 @@ Json ClockSubquery(const Json& read, ClockRead kind) {
 // `n` with its reads of the clock (outside the queries it holds) as
 // subqueries of the clock relation. Not in a JOIN's ON nor a window's
 // definition, where a subquery cannot stand (an inner join's ON goes to
-// WHERE first, MoveClockOnConditions): BindNow refuses those.
+// WHERE first, InnerOnConjunctsToWhere): BindNow refuses those.
 void ReplaceClockReads(Json* n, bool* changed) {
   if (const ClockRead kind = ClockReadOf(*n); kind != ClockRead::kNone) {
     *n = ClockSubquery(*n, kind);
@@ -207,38 +207,6 @@ void ReplaceClockReads(Json* n, bool* changed) {
       continue;
     }
     ReplaceClockReads(&it.value(), changed);
-  }
-}
-
-Json AndOf(std::vector<Json> conjuncts) {
-  if (conjuncts.size() == 1) return conjuncts[0];
-  return {{"BoolExpr", {{"boolop", "AND_EXPR"}, {"args", std::move(conjuncts)}, {"location", -1}}}};
-}
-
-// The conjuncts that read the clock in the ON conditions of `item`'s inner
-// joins (it and the inner joins it is made of), taken out into `moved`:
-// over inner joins, ON and WHERE are one.
-void MoveClockOnConditions(Json* item, std::vector<Json>* moved) {
-  auto j = item->find("JoinExpr");
-  if (j == item->end() || j->value("jointype", "") != "JOIN_INNER" || j->contains("usingClause") ||
-      j->value("isNatural", false)) {
-    return;
-  }
-  for (const char* side : {"larg", "rarg"}) {
-    if (j->contains(side)) MoveClockOnConditions(&(*j)[side], moved);
-  }
-  if (!j->contains("quals") || !HasClockRead((*j)["quals"])) return;
-  Json& q = (*j)["quals"];
-  std::vector<Json> kept;
-  const bool conjunction =
-      q.contains("BoolExpr") && q["BoolExpr"].value("boolop", "") == "AND_EXPR";
-  for (const Json& c : conjunction ? q["BoolExpr"]["args"] : Json::array({q})) {
-    (HasClockRead(c) ? *moved : kept).push_back(c);
-  }
-  if (kept.empty()) {
-    j->erase("quals");  // a CROSS JOIN
-  } else {
-    q = AndOf(std::move(kept));
   }
 }
 
@@ -337,15 +305,7 @@ std::optional<Json> Binder::ClockReadsAsSubqueries(const Json& s, bool where_too
   if (catalog_.now() || !HasClockRead(s)) return std::nullopt;
   Json out = s;
   bool changed = false;
-  std::vector<Json> moved;
-  if (out.contains("fromClause")) {
-    for (Json& item : out["fromClause"]) MoveClockOnConditions(&item, &moved);
-  }
-  if (!moved.empty()) {
-    if (out.contains("whereClause")) moved.insert(moved.begin(), out["whereClause"]);
-    out["whereClause"] = AndOf(std::move(moved));
-    changed = true;
-  }
+  changed = InnerOnConjunctsToWhere(&out, HasClockRead);
   if (out.contains("targetList")) {
     // Named as before: `SELECT NOW()` is still `now`.
     for (Json& t : out["targetList"]) {
