@@ -54,6 +54,11 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
           !to.is_json()) {
         to = SqlType::Varchar();
       }
+      // interval * '2', interval / '0.5': a number, as PostgreSQL has no
+      // interval * interval.
+      if ((name == "*" || (name == "/" && i == 1)) && to.id() == TypeId::kInterval) {
+        to = SqlType::Double();
+      }
       // A document's key or path: text, as PostgreSQL picks jsonb -> text.
       if (to.is_json() && i == 1) {
         if (name == "->" || name == "->>" || name == "?" || name == "-") to = SqlType::Varchar();

@@ -1413,16 +1413,15 @@ ReadError ReadIsoInterval(std::string_view s, IntervalParts* iv) {
 
 }  // namespace
 
-int64_t RoundMicrosToPrecision(int64_t micros, int precision) {
-  int64_t scale = 1;
+std::optional<int64_t> RoundMicrosToPrecision(int64_t micros, int precision) {
+  uint64_t scale = 1;
   for (int i = precision; i < 6; ++i) scale *= 10;
-  const int64_t half = scale / 2;
-  if (micros >= 0) {
-    return micros > INT64_MAX - half ? micros / scale * scale : (micros + half) / scale * scale;
-  }
-  const uint64_t m = 0 - static_cast<uint64_t>(micros);
-  return -static_cast<int64_t>((m + static_cast<uint64_t>(half)) / static_cast<uint64_t>(scale) *
-                               static_cast<uint64_t>(scale));
+  // Halves away from zero, over the magnitude (which INT64_MIN's fits).
+  const uint64_t m =
+      micros >= 0 ? static_cast<uint64_t>(micros) : 0 - static_cast<uint64_t>(micros);
+  const uint64_t rounded = (m + scale / 2) / scale * scale;
+  if (rounded > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  return micros >= 0 ? static_cast<int64_t>(rounded) : -static_cast<int64_t>(rounded);
 }
 
 Status AdjustIntervalToTypmod(Interval* iv, int range, int precision) {
@@ -1452,7 +1451,9 @@ Status AdjustIntervalToTypmod(Interval* iv, int range, int precision) {
       return Status::InvalidArgument("interval(" + std::to_string(precision) +
                                      ") precision must be between 0 and 6");
     }
-    iv->micros = RoundMicrosToPrecision(iv->micros, precision);
+    const std::optional<int64_t> rounded = RoundMicrosToPrecision(iv->micros, precision);
+    if (!rounded) return Status::InvalidArgument("interval out of range");
+    iv->micros = *rounded;
   }
   return Status::OK();
 }

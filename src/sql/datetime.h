@@ -107,9 +107,9 @@ bool ParseInterval(std::string_view s, Interval* out);  // no restriction
 Status AdjustIntervalToTypmod(Interval* iv, int range, int precision);
 // `micros` rounded to `precision` (0 to 6) digits after the point of its
 // seconds, halves away from zero, as PostgreSQL rounds to a TIMESTAMP(p),
-// TIME(p) or INTERVAL SECOND(p); values within half a unit of the int64
-// limits are truncated instead of overflowing.
-int64_t RoundMicrosToPrecision(int64_t micros, int precision);
+// TIME(p) or INTERVAL SECOND(p); nullopt if the rounded value is past the
+// int64 range (PostgreSQL: "interval out of range").
+std::optional<int64_t> RoundMicrosToPrecision(int64_t micros, int precision);
 
 std::string FormatDate(int64_t days);
 std::string FormatTime(int64_t micros);

@@ -970,7 +970,11 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
             "\" (multidimensional arrays must have sub-arrays with matching dimensions)");
       }
       if (!lower.empty()) {
-        const std::vector<int64_t> dims = ArrayDims(*out);
+        // An array of rows has one dimension; its rows are lists too.
+        const std::vector<int64_t> dims =
+            elem.id() == TypeId::kRow
+                ? std::vector<int64_t>{static_cast<int64_t>(out->list().size())}
+                : ArrayDims(*out);
         bool match = dims.size() == lower.size();
         for (size_t i = 0; match && i < dims.size(); ++i) {
           match = int64_t{upper[i]} - lower[i] + 1 == dims[i];

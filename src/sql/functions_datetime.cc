@@ -115,7 +115,11 @@ Status IntervalTypmod(const SqlType&, const Value* a, size_t, Value* out) {
 Status TimeTypmod(const SqlType&, const Value* a, size_t, Value* out) {
   const int64_t p = a[1].int_value();
   int64_t x = a[0].int_value();
-  if (p >= 0 && p < 6 && !IsInfiniteTimestamp(x)) x = RoundMicrosToPrecision(x, static_cast<int>(p));
+  if (p >= 0 && p < 6 && !IsInfiniteTimestamp(x)) {
+    const std::optional<int64_t> rounded = RoundMicrosToPrecision(x, static_cast<int>(p));
+    if (!rounded) return Status::InvalidArgument("timestamp out of range");
+    x = *rounded;
+  }
   *out = Value::Int(x);
   return Status::OK();
 }

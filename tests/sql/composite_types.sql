@@ -52,3 +52,9 @@ DROP TYPE address;
 DROP TABLE comptable;
 DROP TABLE pts;
 DROP TYPE comptype;
+-- An array of rows written with its bounds: one dimension, from 1 (other
+-- lower bounds are not kept yet).
+CREATE TYPE pair8 AS (q1 INT8, q2 INT8);
+SELECT '[1:2]={"(1,2)","(3,)"}'::pair8[];
+-- sluice: error Lower bounds of an array of
+SELECT '[5:5]={"(42,)"}'::pair8[];

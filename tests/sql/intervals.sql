@@ -128,3 +128,16 @@ SELECT k, date_trunc(u, i), date_trunc('day', i) FROM spans_dt;
 SELECT date_trunc('week', interval '3 days');
 -- sluice: error not recognized for type interval
 SELECT date_trunc('fortnight', interval '3 days');
+-- An untyped constant beside an interval's * and / is a number.
+CREATE TABLE iv_times (i INTERVAL);
+INSERT INTO iv_times VALUES ('1 day'), ('-2 hours 3 minutes'), (NULL);
+SELECT i * '2' AS a, '3' * i AS b, i / '0.5' AS c, i * '-2.5' AS d FROM iv_times;
+SELECT interval '1 day' * '2';
+INSERT INTO iv_times VALUES ('1 year 2 months');
+-- Seconds rounded to a precision past the range are out of range, in
+-- either sign, as PostgreSQL 18 says (15 wraps around).
+SELECT interval '2562047787:00:54.775807' second(2), interval '-2562047787:00:54.775807' second(2);
+-- sluice: error interval out of range
+SELECT interval '2562047788:00:54.775807' second(2);
+-- sluice: error interval out of range
+SELECT interval '-2562047788:00:54.775807' second(2);
