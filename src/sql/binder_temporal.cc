@@ -138,9 +138,16 @@ ClockRead ClockReadOf(const Json& n) {
   return ClockRead::kNone;
 }
 
+// Whether `n` is age(x) of one argument, which reads the clock's date.
+bool IsAgeOfOne(const Json& n) {
+  auto f = n.is_object() ? n.find("FuncCall") : n.end();
+  return f != n.end() && Str((*f)["funcname"].back()) == "age" &&
+         f->value("args", Json::array()).size() == 1 && !f->contains("over");
+}
+
 // Whether `n` reads the clock outside the queries it holds.
 bool HasClockRead(const Json& n) {
-  if (ClockReadOf(n) != ClockRead::kNone) return true;
+  if (ClockReadOf(n) != ClockRead::kNone || IsAgeOfOne(n)) return true;
   if (!n.is_object() && !n.is_array()) return false;
   for (auto it = n.begin(); it != n.end(); ++it) {
     if (n.is_object() && it.key() == "SelectStmt") continue;
@@ -197,6 +204,20 @@ void ReplaceClockReads(Json* n, bool* changed) {
   if (const ClockRead kind = ClockReadOf(*n); kind != ClockRead::kNone) {
     *n = ClockSubquery(*n, kind);
     *changed = true;
+    return;
+  }
+  if (IsAgeOfOne(*n)) {
+    // age(x) is age(CURRENT_DATE::timestamp, x).
+    Json& f = (*n)["FuncCall"];
+    const Json today = {{"SQLValueFunction",
+                         {{"op", "SVFOP_CURRENT_DATE"}, {"location", f.value("location", -1)}}}};
+    Json midnight = {{"TypeCast",
+                      {{"arg", ClockSubquery(today, ClockRead::kDate)},
+                       {"typeName", TypeName("timestamp", -1)},
+                       {"location", -1}}}};
+    f["args"].insert(f["args"].begin(), std::move(midnight));
+    *changed = true;
+    ReplaceClockReads(&f["args"][1], changed);
     return;
   }
   if (!n->is_object() && !n->is_array()) return;

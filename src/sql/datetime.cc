@@ -1502,6 +1502,48 @@ bool ParseInterval(std::string_view s, Interval* out) {
   return ParseIntervalTypmod(s, kIntervalFullRange, kIntervalFullPrecision, out).ok();
 }
 
+Interval TimestampAge(int64_t t1, int64_t t2) {
+  struct Fields {
+    int64_t year, mon, mday, hour, min, sec, usec;
+  };
+  auto fields = [](int64_t t) {
+    const int64_t day = FloorDiv(t, kMicrosPerDay);
+    const int64_t tod = t - day * kMicrosPerDay;
+    int64_t y = 0;
+    unsigned m = 0, d = 0;
+    CivilFromDays(day, &y, &m, &d);
+    return Fields{
+        y, m, d, tod / 3600000000, tod / 60000000 % 60, tod / 1000000 % 60, tod % 1000000};
+  };
+  const Fields a = fields(t1), b = fields(t2);
+  Fields r{a.year - b.year, a.mon - b.mon, a.mday - b.mday, a.hour - b.hour,
+           a.min - b.min,   a.sec - b.sec, a.usec - b.usec};
+  const bool flip = t1 < t2;  // borrow over the positive difference
+  auto negate = [&] {
+    for (int64_t* f : {&r.year, &r.mon, &r.mday, &r.hour, &r.min, &r.sec, &r.usec}) *f = -*f;
+  };
+  if (flip) negate();
+  auto borrow = [](int64_t* f, int64_t* next, int64_t unit) {
+    while (*f < 0) {
+      *f += unit;
+      --*next;
+    }
+  };
+  borrow(&r.usec, &r.sec, 1000000);
+  borrow(&r.sec, &r.min, 60);
+  borrow(&r.min, &r.hour, 60);
+  borrow(&r.hour, &r.mday, 24);
+  const Fields& earlier = flip ? a : b;
+  borrow(&r.mday, &r.mon, DaysInMonth(earlier.year, static_cast<unsigned>(earlier.mon)));
+  borrow(&r.mon, &r.year, 12);
+  if (flip) negate();
+  Interval out;
+  out.months = static_cast<int32_t>(r.year * 12 + r.mon);
+  out.days = static_cast<int32_t>(r.mday);
+  out.micros = ((r.hour * 60 + r.min) * 60 + r.sec) * 1000000 + r.usec;
+  return out;
+}
+
 std::string FormatDate(int64_t days) {
   if (IsInfiniteDate(days)) return days > 0 ? "infinity" : "-infinity";
   int64_t y;

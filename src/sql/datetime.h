@@ -105,6 +105,11 @@ bool ParseInterval(std::string_view s, Interval* out);  // no restriction
 // Drops the fields after the range's last and rounds the seconds to the
 // precision (half away from zero), as a cast to INTERVAL(p) fields does.
 Status AdjustIntervalToTypmod(Interval* iv, int range, int precision);
+// age(t1, t2): t1 - t2 in years, months, days and time, as the calendar
+// counts them (PostgreSQL's timestamp_age): the fields are subtracted one
+// by one, and a negative field borrows from the next, a day borrowing the
+// length of the earlier timestamp's month. Both finite.
+Interval TimestampAge(int64_t t1, int64_t t2);
 // `micros` rounded to `precision` (0 to 6) digits after the point of its
 // seconds, halves away from zero, as PostgreSQL rounds to a TIMESTAMP(p),
 // TIME(p) or INTERVAL SECOND(p); nullopt if the rounded value is past the

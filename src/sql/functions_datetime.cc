@@ -58,6 +58,14 @@ Status TsMinusTs(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::MakeInterval(0, static_cast<int32_t>(days), d - days * kMicrosPerDay);
   return Status::OK();
 }
+Status Age(const SqlType&, const Value* a, size_t, Value* out) {
+  if (IsInfiniteTimestamp(a[0].int_value()) || IsInfiniteTimestamp(a[1].int_value())) {
+    return Status::InvalidArgument("timestamp out of range");
+  }
+  const Interval iv = TimestampAge(a[0].int_value(), a[1].int_value());
+  *out = Value::MakeInterval(iv.months, iv.days, iv.micros);
+  return Status::OK();
+}
 Status DatePlusInt(const SqlType&, const Value* a, size_t, Value* out) {
   *out = IsInfiniteDate(a[0].int_value()) ? a[0] : Value::Int(a[0].int_value() + a[1].int_value());
   return Status::OK();
@@ -758,6 +766,17 @@ bool ResolveDateTime(std::string_view name, const std::vector<SqlType>& args, Re
       const SqlType time = args[1].IsTimeTz() ? SqlType::TimeTz() : SqlType::Time();
       return dt(ShiftTime<+1, true>, iv, time, time);
     }
+  }
+  if (name == "age" && args.size() == 2 &&
+      std::all_of(args.begin(), args.end(), [](const SqlType& t) {
+        return t.id() == TypeId::kTimestamp || t.id() == TypeId::kDate;
+      })) {
+    // A DATE is a timestamp with time zone, as PostgreSQL resolves it.
+    const bool tz = std::any_of(args.begin(), args.end(), [](const SqlType& t) {
+      return t.id() == TypeId::kDate || t.with_time_zone();
+    });
+    const SqlType ts = tz ? SqlType::TimestampTz() : SqlType::Timestamp();
+    return Resolve(r, Age, "age", SqlType::Interval(), {ts, ts});
   }
   if (name == "date_bin" && args.size() == 3 && args[0].id() == TypeId::kInterval) {
     r->fn = DateBin;
