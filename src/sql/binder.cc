@@ -1008,6 +1008,7 @@ struct GroupedTable {
   std::map<std::string, std::string> keys;
   std::vector<Json> aggs;
   std::map<std::string, std::string> agg_cols;
+  std::set<std::string> enclosing;  // aggregates of subqueries that are the query's
 
   Json AggColumn(const Json& n) {
     const std::string key = Canonical(n);
@@ -1046,7 +1047,10 @@ Json OntoGroups(const Json& n, GroupedTable* g, bool in_subquery = false) {
   }
   if (IsAggregateNode(n)) {
     bool any = false;
-    if (!in_subquery || (OnlyColumnsOf(n, g->table, &any) && any)) return g->AggColumn(n);
+    if (!in_subquery || (OnlyColumnsOf(n, g->table, &any) && any) ||
+        g->enclosing.count(Canonical(n))) {
+      return g->AggColumn(n);
+    }
     return n;
   }
   if (!in_subquery) {
@@ -1140,6 +1144,123 @@ Json Binder::WindowsOverGroupingSets(const Json& s, const std::vector<Json>& key
   return OverGroupedTable(s, keys, &g);
 }
 
+namespace {
+
+// One query among those around an aggregate: the names its FROM items go
+// by, and their columns (nullopt: not known before binding).
+struct QueryLevel {
+  std::set<std::string> tables;
+  std::optional<std::set<std::string>> columns;
+};
+
+void FromItemNames(const Json& item, std::set<std::string>* out) {
+  if (std::optional<std::string> name = FromItemName(item)) {
+    out->insert(*name);
+    return;
+  }
+  if (item.contains("JoinExpr")) {
+    for (const char* side : {"larg", "rarg"}) FromItemNames(item["JoinExpr"][side], out);
+  }
+}
+
+// Whether every column that `n` (inside an aggregate of `levels[1]`, a
+// subquery of `levels[0]`) reads resolves to levels[0] or to a query within
+// the aggregate's arguments (levels[2..]), none to levels[1] and none to no
+// query known; `*outer` becomes true if one resolves to levels[0].
+bool ReadsOnlyEnclosing(const Json& n, std::vector<QueryLevel>* levels,
+                        const std::function<QueryLevel(const Json&)>& level_of, bool* outer) {
+  if (n.is_array()) {
+    for (const Json& x : n) {
+      if (!ReadsOnlyEnclosing(x, levels, level_of, outer)) return false;
+    }
+    return true;
+  }
+  if (!n.is_object()) return true;
+  if (auto c = n.find("ColumnRef"); c != n.end()) {
+    const Json& fields = (*c)["fields"];
+    if (fields.empty() || fields.back().contains("A_Star") || fields.size() > 2) return false;
+    int at = -1;
+    for (int i = static_cast<int>(levels->size()) - 1; i >= 0 && at < 0; --i) {
+      const QueryLevel& l = (*levels)[static_cast<size_t>(i)];
+      if (fields.size() == 2) {
+        if (l.tables.count(Str(fields[0]))) at = i;
+      } else if (!l.columns) {
+        return false;  // it might be this level's
+      } else if (l.columns->count(Str(fields[0]))) {
+        at = i;
+      }
+    }
+    if (at < 0 || at == 1) return false;
+    *outer = *outer || at == 0;
+    return true;
+  }
+  if (auto sub = n.find("SubLink"); sub != n.end()) {
+    if (sub->contains("testexpr") &&
+        !ReadsOnlyEnclosing((*sub)["testexpr"], levels, level_of, outer))
+      return false;
+    const Json& select = (*sub)["subselect"]["SelectStmt"];
+    levels->push_back(level_of(select.value("fromClause", Json::array())));
+    const bool only = ReadsOnlyEnclosing(select, levels, level_of, outer);
+    levels->pop_back();
+    return only;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (it.key() == "fromClause") continue;  // names, and levels of their own
+    if (!ReadsOnlyEnclosing(it.value(), levels, level_of, outer)) return false;
+  }
+  return true;
+}
+
+// The aggregate calls of `n` outside its subqueries.
+void AggregatesOutsideSubqueries(const Json& n, std::vector<const Json*>* out) {
+  if (n.is_object()) {
+    if (n.contains("SubLink")) return;
+    if (IsAggregateNode(n)) {
+      out->push_back(&n);
+      return;
+    }
+  }
+  if (!n.is_object() && !n.is_array()) return;
+  for (const Json& x : n) AggregatesOutsideSubqueries(x, out);
+}
+
+}  // namespace
+
+void Binder::EnclosingAggregates(const Json& n, const Json& from,
+                                 std::set<std::string>* out) const {
+  auto level_of = [this](const Json& items) {
+    QueryLevel l;
+    for (const Json& item : items) FromItemNames(item, &l.tables);
+    l.columns = FromColumnNames(items);
+    return l;
+  };
+  if (n.is_array()) {
+    for (const Json& x : n) EnclosingAggregates(x, from, out);
+    return;
+  }
+  if (!n.is_object()) return;
+  auto sub = n.find("SubLink");
+  if (sub == n.end()) {
+    for (const Json& x : n) EnclosingAggregates(x, from, out);
+    return;
+  }
+  const Json& select = (*sub)["subselect"]["SelectStmt"];
+  std::vector<const Json*> aggs;
+  for (const char* clause : {"targetList", "havingClause", "whereClause"}) {
+    if (select.contains(clause)) AggregatesOutsideSubqueries(select[clause], &aggs);
+  }
+  if (aggs.empty()) return;
+  const QueryLevel outer = level_of(from);
+  const QueryLevel own = level_of(select.value("fromClause", Json::array()));
+  for (const Json* a : aggs) {
+    std::vector<QueryLevel> levels = {outer, own};
+    bool reads_outer = false;
+    if (ReadsOnlyEnclosing(*a, &levels, level_of, &reads_outer) && reads_outer) {
+      out->insert(Canonical(*a));
+    }
+  }
+}
+
 // A grouped query with subqueries in its select list or HAVING, or
 // set-returning functions in its select list: the grouped query becomes a
 // derived table of its keys and aggregates, named as its only FROM item is,
@@ -1150,7 +1271,13 @@ Json Binder::WindowsOverGroupingSets(const Json& s, const std::vector<Json>& key
 std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   const Json& targets = s.contains("targetList") ? s["targetList"] : Json::array();
   const Json& having = s.contains("havingClause") ? s["havingClause"] : Json();
-  if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets)) {
+  std::set<std::string> enclosing;
+  if (s.contains("fromClause") && s["fromClause"].size() == 1 && FromItemName(s["fromClause"][0])) {
+    EnclosingAggregates(targets, s["fromClause"], &enclosing);
+    EnclosingAggregates(having, s["fromClause"], &enclosing);
+  }
+  if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets) &&
+      enclosing.empty()) {
     return std::nullopt;
   }
   std::vector<const Json*> set_calls;
@@ -1164,6 +1291,7 @@ std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   if (s.contains("fromClause") && s["fromClause"].size() == 1) {
     g.table = FromItemName(s["fromClause"][0]).value_or(g.table);
   }
+  g.enclosing = std::move(enclosing);
   std::vector<Json> keys;
   std::set<std::string> names;
   const std::optional<std::set<std::string>> inputs =

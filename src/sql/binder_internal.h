@@ -627,6 +627,12 @@ class Binder {
   // name, which is an input column before it is an output one), or nullopt
   // when an item's are not known before binding it.
   std::optional<std::set<std::string>> FromColumnNames(const Json& from) const;
+  // The aggregates in the subqueries of `n` (an expression of a query whose
+  // FROM is `from`) that belong to that query, as PostgreSQL gives an
+  // aggregate to the query whose columns it reads (its agglevelsup):
+  // `(SELECT max(o.x) FILTER (WHERE o.y) FROM t)` in a query over `o`. By
+  // their text (as Canonical).
+  void EnclosingAggregates(const Json& n, const Json& from, std::set<std::string>* out) const;
   Result<std::optional<Json>> ExpandResolvedGroupingSets(const Json& s);
   Json WindowsOverGroupingSets(const Json& s, const std::vector<Json>& keys);
   std::optional<Json> SubqueriesOverGroups(const Json& s);

@@ -29,8 +29,7 @@ SELECT a, max((SELECT k.w FROM k WHERE k.id = t.c)) FROM t GROUP BY a;
 SELECT max((SELECT k.w FROM k WHERE k.id = t.c)) + count(*) FROM t;
 SELECT a, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM k WHERE k.id = t.c)), (SELECT count(*) FROM k) FROM t GROUP BY a HAVING sum(c) > (SELECT min(w) FROM k) - 6;
 -- An aggregate whose subquery reads only the enclosing query's rows is
--- that query's (PostgreSQL's agglevelsup): not yet, and not the inner one's.
--- sluice: error An aggregate inside a subquery that reads only the enclosing query's columns is not supported yet
+-- that query's (PostgreSQL's agglevelsup), not the inner one's.
 SELECT (SELECT max((SELECT k.w FROM k WHERE k.id = o.c))) FROM t o;
 SELECT (SELECT max((SELECT k.w FROM k WHERE k.id = o.c) + i.w) FROM k i) FROM t o;
 SELECT (SELECT max((SELECT 1))) FROM t o;
