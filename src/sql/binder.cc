@@ -2123,12 +2123,6 @@ Result<std::vector<const Json*>> Binder::SelectListSetCalls(const Json& s) {
     return SqlUnsupported(sql_, *calls[0], "A set-returning function in a grouped select list",
                           "Group in a subquery in FROM, and call it outside.");
   }
-  // The same call twice gives the same rows in step: one series.
-  for (const Json* c : calls) {
-    if (Canonical(*c) != Canonical(*calls[0])) {
-      return SqlUnsupported(sql_, *c, "A second set-returning function in a select list");
-    }
-  }
   if (HasWindowCall(targets)) {
     return SqlUnsupported(sql_, *calls[0],
                           "A set-returning function in a select list with window functions");
@@ -2285,7 +2279,18 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // A set-returning function in the select list is a LATERAL call after the
   // FROM items, whose rows the select list reads (a hidden column).
   SLUICE_ASSIGN_OR_RETURN(std::vector<const Json*> set_calls, SelectListSetCalls(s));
-  const Json* set_call = set_calls.empty() ? nullptr : set_calls[0];
+  // The same call twice gives the same rows in step: one series. Different
+  // calls run in lockstep, a series of a column each.
+  std::vector<const Json*> distinct_calls;
+  std::vector<size_t> call_column;  // per call of set_calls: its distinct call
+  for (const Json* c : set_calls) {
+    size_t d = 0;
+    while (d < distinct_calls.size() && Canonical(*distinct_calls[d]) != Canonical(*c)) ++d;
+    if (d == distinct_calls.size()) distinct_calls.push_back(c);
+    call_column.push_back(d);
+  }
+  const bool in_step = distinct_calls.size() > 1;
+  const Json* set_call = set_calls.empty() || in_step ? nullptr : set_calls[0];
   Json set_item;
   if (set_call != nullptr) {
     Json list;
@@ -2525,6 +2530,14 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   if (set_call != nullptr && IsLateralSeries(set_item)) {
     SLUICE_RETURN_IF_ERROR(BindLateralSeries(set_item, ctx));
     take_set_column();
+  }
+  if (in_step) {
+    const size_t first = ctx.scope.size();
+    SLUICE_RETURN_IF_ERROR(BindSetCallsInStep(distinct_calls, ctx));
+    for (size_t i = first; i < ctx.scope.size(); ++i) ctx.scope[i].hidden = true;
+    for (size_t i = 0; i < set_calls.size(); ++i) {
+      set_cols_[&(*set_calls[i])["FuncCall"]] = static_cast<int>(first + call_column[i]);
+    }
   }
   std::vector<ExprPtr> conjuncts;
   std::vector<TimeBound> time_bounds;

@@ -976,9 +976,11 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
   for (; *applied < ctx.pending.size(); ++*applied) {
     Extension& x = ctx.pending[*applied];
     if (x.series != nullptr) {
-      const Column c = x.series->columns.back();
+      const size_t own = std::max<size_t>(1, x.series->zip.size());  // its columns
+      std::vector<Column> cols(x.series->columns.end() - static_cast<ptrdiff_t>(own),
+                               x.series->columns.end());
       x.series->columns = plan->columns;
-      x.series->columns.push_back(c);
+      x.series->columns.insert(x.series->columns.end(), cols.begin(), cols.end());
       x.series->inputs = {plan};
       plan = x.series;
       continue;
@@ -1162,29 +1164,22 @@ Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<Exp
   return MakeCall(r->fn, r->name, r->result, std::move(args), r->strict, r->numeric_specials);
 }
 
-Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
-  const Json& body = item["RangeFunction"];
-  const Json& call = body["functions"][0]["List"]["items"][0];
+Result<Binder::SetCall> Binder::BindSetCall(const Json& call, Ctx& ctx) {
   const Json& fc = call["FuncCall"];
   const std::string name = Str(fc["funcname"].back());
-  if (body.value("ordinality", false)) {
-    return SqlUnsupported(sql_, item, "WITH ORDINALITY of a LATERAL " + name + "()");
-  }
-  std::vector<ExprPtr> args;
+  SetCall out;
+  std::vector<ExprPtr>& args = out.args;
   for (const Json& a : fc.value("args", Json::array())) {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
     args.push_back(x);
   }
-  auto n = std::make_shared<PlanNode>();
-  n->kind = PlanKind::kSeries;
-  SqlType type;
   if (name == "unnest") {
-    n->series = SeriesFn::kUnnest;
+    out.fn = SeriesFn::kUnnest;
     if (args.size() != 1 || args[0]->type.id() != TypeId::kArray ||
         args[0]->type.pg_kind() == PgKind::kPoint) {
       return SqlError(sql_, call, "unnest() takes one array");
     }
-    type = args[0]->type.children()[0].WithNullable(true);
+    out.type = args[0]->type.children()[0].WithNullable(true);
   } else if (name != "generate_series" ||
              std::any_of(args.begin(), args.end(), [](const ExprPtr& a) {
                return !a->type.IsInteger() && !(a->kind == ExprKind::kLiteral && a->untyped);
@@ -1192,11 +1187,11 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
     // The rows as an array, spread by unnest() (generate_series over
     // numeric or timestamps too).
     SLUICE_ASSIGN_OR_RETURN(ExprPtr rows, CallSetFunction(name, std::move(args), call));
-    n->series = SeriesFn::kUnnest;
-    type = rows->type.children()[0].WithNullable(true);
-    args = {rows};
+    out.fn = SeriesFn::kUnnest;
+    out.type = rows->type.children()[0].WithNullable(true);
+    out.args = {rows};
   } else {
-    n->series = SeriesFn::kGenerateSeries;
+    out.fn = SeriesFn::kGenerateSeries;
     if (args.size() != 2 && args.size() != 3) {
       return SqlError(sql_, call, "generate_series() takes (start, stop) or (start, stop, step)");
     }
@@ -1216,8 +1211,42 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
       big |= a->type.id() == TypeId::kBigInt;
       a = MakeCast(a, SqlType::BigInt());
     }
-    type = big ? SqlType::BigInt(false) : SqlType::Integer(false);
+    out.type = big ? SqlType::BigInt(false) : SqlType::Integer(false);
   }
+  return out;
+}
+
+Status Binder::BindSetCallsInStep(const std::vector<const Json*>& calls, Ctx& ctx) {
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kSeries;
+  for (const Json* c : calls) {
+    SLUICE_ASSIGN_OR_RETURN(SetCall call, BindSetCall(*c, ctx));
+    n->zip.emplace_back(call.fn, call.args.size());
+    n->exprs.insert(n->exprs.end(), call.args.begin(), call.args.end());
+    // A column each, NULL once its function has ended.
+    const std::string name = Str((*c)["FuncCall"]["funcname"].back());
+    n->columns.push_back({SeriesColumnName(name), call.type.WithNullable(true)});
+  }
+  Extension x;
+  x.series = n;
+  ctx.pending.push_back(std::move(x));
+  for (const Column& c : n->columns) ctx.scope.push_back({"", c.name, c.type});
+  return Status::OK();
+}
+
+Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
+  const Json& body = item["RangeFunction"];
+  const Json& call = body["functions"][0]["List"]["items"][0];
+  const std::string name = Str(call["FuncCall"]["funcname"].back());
+  if (body.value("ordinality", false)) {
+    return SqlUnsupported(sql_, item, "WITH ORDINALITY of a LATERAL " + name + "()");
+  }
+  SLUICE_ASSIGN_OR_RETURN(SetCall bound, BindSetCall(call, ctx));
+  auto n = std::make_shared<PlanNode>();
+  n->kind = PlanKind::kSeries;
+  n->series = bound.fn;
+  SqlType type = bound.type;
+  std::vector<ExprPtr> args = std::move(bound.args);
   n->exprs = std::move(args);
   std::string qualifier = name, column = SeriesColumnName(name);
   if (body.contains("alias")) {

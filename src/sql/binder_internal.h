@@ -524,6 +524,17 @@ class Binder {
   // bounds of a temporal filter; an error at a NOW() that is not in such a
   // comparison.
   Status TakeTemporalConjuncts(std::vector<ExprPtr>* conjuncts, std::vector<TimeBound>* bounds);
+  // A set-returning call bound as a series of rows per input row: its kind,
+  // its arguments and the type of its values.
+  struct SetCall {
+    SeriesFn fn = SeriesFn::kGenerateSeries;
+    std::vector<ExprPtr> args;
+    SqlType type;
+  };
+  Result<SetCall> BindSetCall(const Json& call, Ctx& ctx);
+  // Several different set-returning calls of a select list, in lockstep
+  // (PostgreSQL's ProjectSet): one LATERAL series of a column each, hidden.
+  Status BindSetCallsInStep(const std::vector<const Json*>& calls, Ctx& ctx);
   Status BindTableFunction(const Json& item, std::vector<PlanPtr>* items,
                            std::vector<size_t>* widths, std::vector<ScopeCol>* scope,
                            std::vector<SortKey>* order = nullptr);

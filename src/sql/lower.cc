@@ -638,8 +638,102 @@ Result<Stream*> Lowering::LowerDraw(const PlanNode& n) {
 // of each input row: the row once per value, the value appended. Linear: a
 // change's rows map to theirs alone. As PostgreSQL: a NULL argument gives no
 // rows, a zero step is an error.
+namespace {
+
+constexpr int64_t kMaxSeriesRows = 10000000;
+
+// The values of one series over its arguments `vals` (none NULL): an
+// array's elements (every dimension's, in order, when `flatten`), or
+// generate_series's integers.
+Status SeriesValues(SeriesFn fn, const std::vector<Value>& vals, bool flatten,
+                    std::vector<Value>* out) {
+  if (fn == SeriesFn::kUnnest) {
+    std::function<void(const Value&)> each = [&](const Value& a) {
+      for (const Value& v : a.list()) {
+        if (flatten && v.kind() == Value::Kind::kList) {
+          each(v);
+        } else {
+          out->push_back(v);
+        }
+      }
+    };
+    each(vals[0]);
+    return Status::OK();
+  }
+  const int64_t start = vals[0].int_value(), stop = vals[1].int_value();
+  const int64_t step = vals.size() > 2 ? vals[2].int_value() : 1;
+  if (step == 0) return Status::InvalidArgument("step size cannot equal zero");
+  for (int64_t cur = start; step > 0 ? cur <= stop : cur >= stop; cur += step) {
+    if (static_cast<int64_t>(out->size()) >= kMaxSeriesRows) {
+      return Status::InvalidArgument("generate_series() of more than 10000000 rows");
+    }
+    out->push_back(Value::Int(cur));
+    if ((step > 0 && cur > INT64_MAX - step) || (step < 0 && cur < INT64_MIN - step)) break;
+  }
+  return Status::OK();
+}
+
+bool FlattensArrays(const SqlType& elem) {
+  return elem.id() != TypeId::kArray && elem.id() != TypeId::kRow && elem.id() != TypeId::kVariant;
+}
+
+}  // namespace
+
+// Several series in lockstep, per input row: as many rows as the longest
+// series, each series' column NULL past its end (PostgreSQL's ProjectSet).
+Result<Stream*> Lowering::LowerSeriesInStep(const PlanNode& n) {
+  SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
+  const Schema in_schema = n.inputs[0]->schema();
+  const Schema out_schema = n.schema();
+  const std::vector<ExprPtr> args = n.exprs;
+  const auto zip = n.zip;
+  const size_t first_col = out_schema.size() - zip.size();
+  EvalErrors* errors = errors_;
+  return FlatMap(c_, in, [=](std::string_view k, std::string_view, const EmitFn& emit) -> Status {
+    Row row;
+    SLUICE_RETURN_IF_ERROR(DecodeInto(in_schema, k, &row));
+    std::vector<std::vector<Value>> series(zip.size());
+    size_t at = 0, rows = 0;
+    for (size_t f = 0; f < zip.size(); ++f) {
+      std::vector<Value> vals(zip[f].second);
+      bool null = false;
+      for (Value& v : vals) {
+        Status s = OnRow(Eval(*args[at++], row, &v), in_schema, k);
+        if (!s.ok()) {
+          if (errors == nullptr || !IsEvalError(s)) return s;
+          errors->Add(s);
+          return Status::OK();
+        }
+        null = null || v.is_null();  // a NULL argument: no rows of this one
+      }
+      if (!null) {
+        Status s =
+            SeriesValues(zip[f].first, vals, FlattensArrays(out_schema[first_col + f]), &series[f]);
+        if (!s.ok()) {
+          if (errors == nullptr) return s;
+          errors->Add(s);
+          return Status::OK();
+        }
+      }
+      rows = std::max(rows, series[f].size());
+    }
+    std::string out;
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t f = 0; f < zip.size(); ++f) {
+        row.push_back(r < series[f].size() ? series[f][r] : Value::Null());
+      }
+      out.clear();
+      SLUICE_RETURN_IF_ERROR(EncodeRow(out_schema, row, &out));
+      emit(out, "");
+      row.resize(row.size() - zip.size());
+    }
+    return Status::OK();
+  });
+}
+
 Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
-  constexpr int64_t kMaxRows = 10000000;
+  constexpr int64_t kMaxRows = kMaxSeriesRows;
+  if (!n.zip.empty()) return LowerSeriesInStep(n);
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
   const Schema in_schema = n.inputs[0]->schema();
   const Schema out_schema = n.schema();

@@ -129,6 +129,7 @@ class Lowering {
   Stream* Filtered(Stream* in, const PlanNode& filter);
   Result<Stream*> LowerJoin(const PlanNode& n, JoinRangeRetain range = {});
   Result<Stream*> LowerSeries(const PlanNode& n);
+  Result<Stream*> LowerSeriesInStep(const PlanNode& n);
   Result<Stream*> LowerDraw(const PlanNode& n);
   Result<Stream*> LowerAggregate(const PlanNode& n);
   Result<Stream*> LowerTopK(const PlanNode& n);

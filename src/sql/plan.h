@@ -190,6 +190,10 @@ struct PlanNode {
   bool set_union = false;                     // kRecursive: UNION, not UNION ALL
   std::string runaway_error;                  // kRecursive: the error if its recursion does not end
   SeriesFn series = SeriesFn::kGenerateSeries;  // kSeries (with exprs)
+  // kSeries of several functions in lockstep (a select list's): each one's
+  // kind and how many of `exprs` are its arguments, in order; a column each,
+  // as many rows as the longest gives, the others' columns NULL past their end.
+  std::vector<std::pair<SeriesFn, size_t>> zip;
   std::vector<TimeBound> time_bounds;           // kTemporalFilter
   std::vector<int> draw_sites;                  // kDraw: positions of random() in the text
 

@@ -47,7 +47,6 @@ SELECT DISTINCT unnest(a) % 2 AS parity FROM arr;
 SELECT generate_series(1, 3), 'x' AS c;
 SELECT unnest(ARRAY['a', NULL]) AS u ORDER BY 1;
 SELECT u FROM (SELECT k, unnest(a) AS u FROM arr) s WHERE u > 1;
--- sluice: error A second set-returning function in a select list is not supported yet
 SELECT unnest(a), generate_series(1, 2) FROM arr;
 -- In a grouped select list: once per group.
 SELECT k, unnest(array_agg(k)) FROM arr GROUP BY k;
