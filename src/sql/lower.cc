@@ -642,37 +642,42 @@ namespace {
 
 constexpr int64_t kMaxSeriesRows = 10000000;
 
-// The values of one series over its arguments `vals` (none NULL): an
-// array's elements (every dimension's, in order, when `flatten`), or
-// generate_series's integers.
-Status SeriesValues(SeriesFn fn, const std::vector<Value>& vals, bool flatten,
-                    std::vector<Value>* out) {
+// Hands `push` the values of one series over its arguments `vals` (none
+// NULL): an array's elements (every dimension's, in order, when `flatten`),
+// or generate_series's integers. A series that cannot be (a step of zero,
+// too many rows) sets `*bad` after the values pushed so far; what `push`
+// fails with is returned.
+Status ForEachSeriesValue(SeriesFn fn, const std::vector<Value>& vals, bool flatten,
+                          const std::function<Status(const Value&)>& push, Status* bad) {
   if (fn == SeriesFn::kUnnest) {
-    std::function<void(const Value&)> each = [&](const Value& a) {
+    std::function<Status(const Value&)> each = [&](const Value& a) -> Status {
       for (const Value& v : a.list()) {
-        if (flatten && v.kind() == Value::Kind::kList) {
-          each(v);
-        } else {
-          out->push_back(v);
-        }
+        SLUICE_RETURN_IF_ERROR(flatten && v.kind() == Value::Kind::kList ? each(v) : push(v));
       }
+      return Status::OK();
     };
-    each(vals[0]);
-    return Status::OK();
+    return each(vals[0]);
   }
   const int64_t start = vals[0].int_value(), stop = vals[1].int_value();
   const int64_t step = vals.size() > 2 ? vals[2].int_value() : 1;
-  if (step == 0) return Status::InvalidArgument("step size cannot equal zero");
+  if (step == 0) {
+    *bad = Status::InvalidArgument("step size cannot equal zero");
+    return Status::OK();
+  }
+  int64_t count = 0;
   for (int64_t cur = start; step > 0 ? cur <= stop : cur >= stop; cur += step) {
-    if (static_cast<int64_t>(out->size()) >= kMaxSeriesRows) {
-      return Status::InvalidArgument("generate_series() of more than 10000000 rows");
+    if (++count > kMaxSeriesRows) {
+      *bad = Status::InvalidArgument("generate_series() of more than 10000000 rows");
+      return Status::OK();
     }
-    out->push_back(Value::Int(cur));
+    SLUICE_RETURN_IF_ERROR(push(Value::Int(cur)));
     if ((step > 0 && cur > INT64_MAX - step) || (step < 0 && cur < INT64_MIN - step)) break;
   }
   return Status::OK();
 }
 
+// Whether unnest() of an array of `elem` takes every dimension's elements:
+// when its element is no array, row or variant.
 bool FlattensArrays(const SqlType& elem) {
   return elem.id() != TypeId::kArray && elem.id() != TypeId::kRow && elem.id() != TypeId::kVariant;
 }
@@ -707,11 +712,18 @@ Result<Stream*> Lowering::LowerSeriesInStep(const PlanNode& n) {
         null = null || v.is_null();  // a NULL argument: no rows of this one
       }
       if (!null) {
-        Status s =
-            SeriesValues(zip[f].first, vals, FlattensArrays(out_schema[first_col + f]), &series[f]);
-        if (!s.ok()) {
-          if (errors == nullptr) return s;
-          errors->Add(s);
+        Status bad;
+        std::vector<Value>& values = series[f];
+        SLUICE_RETURN_IF_ERROR(ForEachSeriesValue(
+            zip[f].first, vals, FlattensArrays(out_schema[first_col + f]),
+            [&](const Value& v) {
+              values.push_back(v);
+              return Status::OK();
+            },
+            &bad));
+        if (!bad.ok()) {
+          if (errors == nullptr) return bad;
+          errors->Add(bad);
           return Status::OK();
         }
       }
@@ -732,7 +744,6 @@ Result<Stream*> Lowering::LowerSeriesInStep(const PlanNode& n) {
 }
 
 Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
-  constexpr int64_t kMaxRows = kMaxSeriesRows;
   if (!n.zip.empty()) return LowerSeriesInStep(n);
   SLUICE_ASSIGN_OR_RETURN(Stream * in, Lower(n.inputs[0]));
   const Schema in_schema = n.inputs[0]->schema();
@@ -754,50 +765,20 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
       if (vals[i].is_null()) return Status::OK();
     }
     std::string out;
-    auto push = [&](Value v) -> Status {
-      row.push_back(std::move(v));
+    auto push = [&](const Value& v) -> Status {
+      row.push_back(v);
       out.clear();
       Status s = EncodeRow(out_schema, row, &out);
       row.pop_back();
       if (s.ok()) emit(out, "");
       return s;
     };
-    if (fn == SeriesFn::kUnnest) {
-      // Every element of every dimension, in order, when the array's type
-      // holds sub-arrays (its element is no array, row or variant).
-      const TypeId elem = out_schema.back().id();
-      const bool flatten =
-          elem != TypeId::kArray && elem != TypeId::kRow && elem != TypeId::kVariant;
-      std::function<Status(const Value&)> each = [&](const Value& a) -> Status {
-        for (const Value& v : a.list()) {
-          if (flatten && v.kind() == Value::Kind::kList) {
-            SLUICE_RETURN_IF_ERROR(each(v));
-          } else {
-            SLUICE_RETURN_IF_ERROR(push(v));
-          }
-        }
-        return Status::OK();
-      };
-      return each(vals[0]);
-    }
-    const int64_t start = vals[0].int_value(), stop = vals[1].int_value();
-    const int64_t step = vals.size() > 2 ? vals[2].int_value() : 1;
-    if (step == 0) {
-      Status s = Status::InvalidArgument("step size cannot equal zero");
-      if (errors == nullptr) return s;
-      errors->Add(s);
-      return Status::OK();
-    }
-    int64_t count = 0;
-    for (int64_t cur = start; step > 0 ? cur <= stop : cur >= stop; cur += step) {
-      if (++count > kMaxRows) {
-        Status s = Status::InvalidArgument("generate_series() of more than 10000000 rows");
-        if (errors == nullptr) return s;
-        errors->Add(s);
-        return Status::OK();
-      }
-      SLUICE_RETURN_IF_ERROR(push(Value::Int(cur)));
-      if ((step > 0 && cur > INT64_MAX - step) || (step < 0 && cur < INT64_MIN - step)) break;
+    Status bad;
+    SLUICE_RETURN_IF_ERROR(
+        ForEachSeriesValue(fn, vals, FlattensArrays(out_schema.back()), push, &bad));
+    if (!bad.ok()) {
+      if (errors == nullptr) return bad;
+      errors->Add(bad);
     }
     return Status::OK();
   });

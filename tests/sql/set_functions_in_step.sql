@@ -14,3 +14,6 @@ DELETE FROM t WHERE id = 1;
 UPDATE t SET n = 4 WHERE id = 2;
 SELECT generate_series(0, 2) AS s1, generate_series((random() * .1)::int, 2) AS s2 ORDER BY s2 DESC;
 SELECT id, generate_series(1, 2) AS g, unnest(a) AS u FROM t ORDER BY id, g LIMIT 4;
+-- sluice: error step size cannot equal zero
+SELECT id, generate_series(1, n, 0), unnest(ARRAY[1]) FROM t;
+SELECT id, unnest(ARRAY[ARRAY[1,2],ARRAY[3,4]]) AS flat, generate_series(1, n) FROM t;
