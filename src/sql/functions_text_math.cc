@@ -271,7 +271,26 @@ Status Identity(const SqlType&, const Value* a, size_t, Value* out) {
 
 }  // namespace
 
+// bool_and's and bool_or's transition functions, strict as PostgreSQL's.
+Status BoolAndState(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(a[0].bool_value() && a[1].bool_value());
+  return Status::OK();
+}
+Status BoolOrState(const SqlType&, const Value* a, size_t, Value* out) {
+  *out = Value::Bool(a[0].bool_value() || a[1].bool_value());
+  return Status::OK();
+}
+
 bool ResolveTextAndMath(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  // (An untyped NULL comes as text.)
+  auto boolean = [](const SqlType& t) { return t.id() == TypeId::kBoolean || t.IsString(); };
+  if ((name == "booland_statefunc" || name == "boolor_statefunc") && args.size() == 2 &&
+      boolean(args[0]) && boolean(args[1])) {
+    const bool both = name == "booland_statefunc";
+    return Resolve(r, both ? BoolAndState : BoolOrState,
+                   both ? "booland_statefunc" : "boolor_statefunc", SqlType::Boolean(),
+                   {SqlType::Boolean(), SqlType::Boolean()});
+  }
   // Strings.
   auto all_text = [&](size_t from, size_t to) {
     for (size_t i = from; i < to && i < args.size(); ++i) {

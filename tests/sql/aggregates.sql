@@ -87,3 +87,9 @@ SELECT mode() WITHIN GROUP (ORDER BY t) FROM modes WHERE g > 5;
 DELETE FROM modes WHERE x = 3 AND t = 'b';
 INSERT INTO modes VALUES (2, 4, 'q');
 SELECT g, mode() WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY t) FROM modes GROUP BY g;
+-- bool_and's and bool_or's transition functions, strict.
+CREATE TABLE bstate (x BOOL, y BOOL);
+INSERT INTO bstate VALUES (true, true), (true, false), (false, NULL), (NULL, true), (NULL, NULL), (false, false);
+SELECT x, y, booland_statefunc(x, y) AS a, boolor_statefunc(x, y) AS o FROM bstate;
+SELECT booland_statefunc(NULL, TRUE) IS NULL AS n, boolor_statefunc(TRUE, FALSE) AS t;
+INSERT INTO bstate VALUES (false, true);
