@@ -1631,19 +1631,16 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
         call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
         const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
         ExprPtr key = *k;
+        // Whether the key is the value's own, but for where its NULLs go.
+        bool value_key = Key(*key) == Key(*arg);
         if (nulls != "SORTBY_NULLS_DEFAULT" && (nulls == "SORTBY_NULLS_FIRST") != call.desc) {
           // NULLs the other way than the value's order puts them: ordered
           // by (key IS NOT NULL, key), whose first field puts the NULLs
           // first ascending and last descending.
-          if (distinct) {
-            return SqlUnsupported(
-                sql_, by["node"],
-                name + "(DISTINCT ...) ordered with NULLs " + (call.desc ? "last" : "first"));
-          }
           key = MakeRow({MakeNode(ExprKind::kIsNull, SqlType::Boolean(false), {key}, true), key});
         }
         if (Key(*key) != Key(*arg)) {
-          if (distinct) {
+          if (distinct && !value_key) {
             return SqlError(sql_, by["node"],
                             "in an aggregate with DISTINCT, ORDER BY expressions must appear in "
                             "argument list");

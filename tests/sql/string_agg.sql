@@ -15,8 +15,8 @@ CREATE TABLE d (k INT, a INT, s TEXT);
 INSERT INTO d VALUES (1, 3, 'x'), (1, 1, 'y'), (1, 3, 'x'), (1, NULL, NULL), (2, 5, 'z'), (2, 5, 'z'), (3, NULL, NULL);
 SELECT k, array_agg(DISTINCT a), array_agg(DISTINCT a ORDER BY a DESC), array_agg(a ORDER BY a), string_agg(DISTINCT s, ','), count(DISTINCT a) FROM d GROUP BY k;
 SELECT array_agg(DISTINCT a), string_agg(DISTINCT s, '-' ORDER BY s DESC) FROM d;
--- sluice: error array_agg(DISTINCT ...) ordered with NULLs last is not supported yet
-SELECT array_agg(DISTINCT a ORDER BY a DESC NULLS LAST) FROM d;
+SELECT array_agg(DISTINCT a ORDER BY a DESC NULLS LAST), array_agg(DISTINCT a ORDER BY a NULLS FIRST) FROM d;
+SELECT k, string_agg(DISTINCT s, ',' ORDER BY s DESC NULLS LAST) FROM d GROUP BY k;
 UPDATE d SET a = 7 WHERE a = 1;
 DELETE FROM d WHERE k = 2 AND s = 'z';
 INSERT INTO d VALUES (2, 4, 'w'), (1, 3, 'x');
