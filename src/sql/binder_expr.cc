@@ -1437,9 +1437,9 @@ std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json&
 }
 
 Result<std::string> Binder::StringAggSeparator(const Json& sep_node, const ExprPtr& value) {
-  // A constant, of the value's type (text or bytea).
-  Ctx none;
-  auto sep = BindExpr(sep_node, none);
+  // A constant, of the value's type (text or bytea), perhaps computed
+  // (decode('ee', 'hex')).
+  auto sep = FoldConstant(sep_node);
   const bool bytes = value->type.id() == TypeId::kVarbinary;
   if (sep.ok() && (*sep)->kind == ExprKind::kLiteral && (*sep)->untyped && bytes &&
       !(*sep)->value.is_null()) {

@@ -53,3 +53,11 @@ SELECT array_agg(s ORDER BY s NULLS FIRST), string_agg(s, '-' ORDER BY s DESC NU
 UPDATE nulls_order SET o = 0 WHERE x = 3;
 INSERT INTO nulls_order VALUES (2, NULL, 'z', NULL);
 SELECT g, array_agg(x ORDER BY o NULLS FIRST), array_agg(s ORDER BY o DESC NULLS LAST) FROM nulls_order GROUP BY g;
+-- A separator computed from constants.
+CREATE TABLE sep_t (id INT, v BYTEA, s TEXT);
+INSERT INTO sep_t VALUES (1, 'abc', 'x'), (2, '\xff00', 'y'), (3, NULL, NULL);
+SELECT string_agg(v, decode('ee', 'hex') ORDER BY v) FROM sep_t;
+SELECT string_agg(s, repeat('-', 2) ORDER BY s), string_agg(s, '' || '+' ORDER BY s DESC) FROM sep_t;
+INSERT INTO sep_t VALUES (4, 'zz', 'w');
+-- sluice: error A string_agg() separator that is not a constant string is not supported yet
+SELECT string_agg(s, s) FROM sep_t;
