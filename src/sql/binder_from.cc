@@ -1112,10 +1112,11 @@ Result<std::optional<Binder::Lateral>> Binder::BindLateral(const Json& item, con
 // two columns.
 namespace {
 
+// Whether `node` reads columns or holds a subquery: not a constant.
 bool ReadsColumns(const Json& node) {
   if (node.is_object()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      if (it.key() == "ColumnRef" || ReadsColumns(*it)) return true;
+      if (it.key() == "ColumnRef" || it.key() == "SubLink" || ReadsColumns(*it)) return true;
     }
   } else if (node.is_array()) {
     for (const Json& e : node) {
