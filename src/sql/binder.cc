@@ -240,6 +240,9 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   if (under && hand_on()) return BindQuery(*under);
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> sets, ExpandGroupingSets(s));
   if (sets && hand_on()) return BindQuery(*sets);
+  if (std::optional<Json> moved = SqlSetCallsToFrom(s); moved && hand_on()) {
+    return BindQuery(*moved);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::optional<Json> inlined, InlineTableFunctions(s));
   if (inlined) {
     ++inline_depth_;  // the functions' bodies, which may call more (InlineFunctionBody)

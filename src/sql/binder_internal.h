@@ -659,6 +659,9 @@ class Binder {
   Result<ExprPtr> BindUserFunction(const FunctionDef& f, const Json& call, const Json& node,
                                    Ctx& ctx);
   Result<std::optional<Json>> InlineTableFunctions(const Json& s);
+  // A set-returning SQL function of one column called in an ungrouped
+  // select list: a LATERAL call in FROM, whose column the select list reads.
+  std::optional<Json> SqlSetCallsToFrom(const Json& s) const;
   // Aggregates written by users (binder_aggregate.cc). A call in a grouped
   // query, as a fold over the ARRAY_AGG of its rows; one over a window.
   Result<ExprPtr> BindUserAggregate(const std::string& name, const Json& body, const Json& node,

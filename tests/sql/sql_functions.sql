@@ -114,3 +114,14 @@ SELECT n, d, p.q2 FROM nums, twice(n) AS d, mkpr(n, n * 10) AS p;
 INSERT INTO nums VALUES (5);
 DELETE FROM nums WHERE n = 1;
 SELECT n, d, p.q2 FROM nums, twice(n) AS d, mkpr(n, n * 10) AS p;
+-- A set-returning SQL function of one column in an ungrouped select list:
+-- a LATERAL call in FROM.
+CREATE FUNCTION sillysrf(int) RETURNS SETOF int AS 'values (1),(10),(2),($1)' LANGUAGE sql IMMUTABLE;
+CREATE TABLE srf_t (id INT, k INT);
+INSERT INTO srf_t VALUES (1, 5), (2, 7);
+SELECT sillysrf(42);
+SELECT sillysrf(-1) ORDER BY 1;
+SELECT id, sillysrf(k) * 2 AS d FROM srf_t;
+SELECT id, sillysrf(k) AS s FROM srf_t WHERE id > 1 ORDER BY s;
+INSERT INTO srf_t VALUES (3, 9);
+DELETE FROM srf_t WHERE id = 1;
