@@ -234,15 +234,19 @@ void ReplaceClockReads(Json* n, bool* changed) {
 // Whether `side` of a comparison is one a temporal filter takes: free of
 // the clock, the clock itself, or the clock plus or minus what is free of it.
 bool TemporalSide(const Json& side) {
-  if (!HasClockRead(side) || ClockReadOf(side) != ClockRead::kNone) return true;
+  // NOW() and CURRENT_DATE; CURRENT_TIME has no temporal filter.
+  auto filtered = [](const Json& n) {
+    const ClockRead k = ClockReadOf(n);
+    return k == ClockRead::kTimestamp || k == ClockRead::kDate;
+  };
+  if (!HasClockRead(side) || filtered(side)) return true;
   auto e = side.find("A_Expr");
   if (e == side.end() || e->value("kind", "") != "AEXPR_OP") return false;
   const std::string op = Str((*e)["name"].back());
   if (op != "+" && op != "-") return false;
   const Json& l = e->value("lexpr", Json());
   const Json& r = e->value("rexpr", Json());
-  return (ClockReadOf(l) != ClockRead::kNone && !HasClockRead(r)) ||
-         (ClockReadOf(r) != ClockRead::kNone && !HasClockRead(l));
+  return (filtered(l) && !HasClockRead(r)) || (filtered(r) && !HasClockRead(l));
 }
 
 // Whether the WHERE conjunct `c` compares the clock as a temporal filter

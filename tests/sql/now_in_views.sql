@@ -22,6 +22,13 @@ SELECT * FROM (SELECT id, now() - ts > interval '1 day' AS old FROM ev) s WHERE 
 SELECT id, d < CURRENT_DATE AS past FROM ev WHERE d < CURRENT_DATE + 100000;
 SELECT id FROM ev WHERE ts::date < CURRENT_DATE;
 SELECT id FROM ev e WHERE EXISTS (SELECT 1 FROM ev f WHERE f.id = e.id AND f.ts < now());
+-- CURRENT_TIME and LOCALTIME have no temporal filter: the clock relation.
+CREATE TABLE tt (id INT, t TIME, ts TIMESTAMP);
+INSERT INTO tt VALUES (1, '00:00:01', '2020-01-01'), (2, '23:59:59.9', '2999-01-01');
+SELECT id FROM tt WHERE t < CURRENT_TIME;
+SELECT id FROM tt WHERE t < LOCALTIME AND ts < now();
+SELECT id, CURRENT_TIME > t AS later FROM tt;
+INSERT INTO tt VALUES (3, '00:00:00', NULL);
 INSERT INTO ev VALUES (4, '1999-01-01', '1999-01-01');
 DELETE FROM ev WHERE id = 1;
 UPDATE ev SET ts = '2001-01-01' WHERE id = 2;
