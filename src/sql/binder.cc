@@ -229,9 +229,9 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     return r;
   }
   if (std::optional<Json> clocked = ClockReadsAsSubqueries(s, false)) return BindQuery(*clocked);
-  if (Json moved = s; InnerOnConjunctsToWhere(&moved, ContainsSubLink)) {
+  if (s.contains("fromClause") && ContainsSubLink(s["fromClause"])) {
     // A subquery cannot stand in ON; over inner joins, WHERE is the same.
-    return BindQuery(moved);
+    if (Json moved = s; InnerOnConjunctsToWhere(&moved, ContainsSubLink)) return BindQuery(moved);
   }
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
@@ -267,9 +267,6 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   return bound;
 }
 
-namespace {
-
-// An expression's parse tree without its positions: equal text, equal key.
 std::string Canonical(const Json& n) {
   if (n.is_object()) {
     std::string out = "{";
@@ -286,6 +283,8 @@ std::string Canonical(const Json& n) {
   }
   return n.dump();
 }
+
+namespace {
 
 using GroupingSetList = std::vector<std::vector<Json>>;
 
@@ -707,13 +706,6 @@ std::optional<std::set<std::string>> Binder::FromColumnNames(const Json& from) c
   return names;
 }
 
-namespace {
-
-void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
-bool SubqueryOutsideAggregates(const Json& n);
-
-// `n` with every subtree whose text is a key of `columns` replaced by a
-// reference to the column it names.
 void ReplaceByColumns(Json* n, const std::map<std::string, std::string>& columns) {
   if (!n->is_object() && !n->is_array()) return;
   if (n->is_object()) {
@@ -728,6 +720,10 @@ void ReplaceByColumns(Json* n, const std::map<std::string, std::string>& columns
   }
   for (Json& v : *n) ReplaceByColumns(&v, columns);
 }
+
+namespace {
+
+bool SubqueryOutsideAggregates(const Json& n);
 
 // The grouping keys of `n` (a GROUP BY list, with its grouping sets) that
 // hold a subquery outside aggregates.
@@ -1274,27 +1270,23 @@ void Binder::EnclosingAggregates(const Json& n, const Json& from,
 std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   const Json& targets = s.contains("targetList") ? s["targetList"] : Json::array();
   const Json& having = s.contains("havingClause") ? s["havingClause"] : Json();
-  std::set<std::string> enclosing;
-  if (s.contains("fromClause") && s["fromClause"].size() == 1 && FromItemName(s["fromClause"][0])) {
-    EnclosingAggregates(targets, s["fromClause"], &enclosing);
-    EnclosingAggregates(having, s["fromClause"], &enclosing);
-  }
-  if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets) &&
-      enclosing.empty()) {
-    return std::nullopt;
-  }
+  const bool subqueries = SubqueryOutsideAggregates(targets) || SubqueryOutsideAggregates(having);
   std::vector<const Json*> set_calls;
   CollectSetCalls(targets, &set_calls);
-  if (!SubqueryOutsideAggregates(targets) && !SubqueryOutsideAggregates(having) &&
-      set_calls.empty()) {
-    return std::nullopt;
-  }
+  if (!subqueries && set_calls.empty()) return std::nullopt;
   GroupedTable g;
   g.table = "?gs";
   if (s.contains("fromClause") && s["fromClause"].size() == 1) {
     g.table = FromItemName(s["fromClause"][0]).value_or(g.table);
   }
-  g.enclosing = std::move(enclosing);
+  if (subqueries && g.table != "?gs") {
+    EnclosingAggregates(targets, s["fromClause"], &g.enclosing);
+    EnclosingAggregates(having, s["fromClause"], &g.enclosing);
+  }
+  if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets) &&
+      g.enclosing.empty()) {
+    return std::nullopt;
+  }
   std::vector<Json> keys;
   std::set<std::string> names;
   const std::optional<std::set<std::string>> inputs =
@@ -2085,22 +2077,26 @@ Result<BoundQuery> Binder::BindSetOp(const Json& s) {
   return q;
 }
 
-namespace {
-
-// The set-returning function calls in `n`, outside subqueries.
-void CollectSetCalls(const Json& n, std::vector<const Json*>* out) {
+void CollectCalls(const Json& n, const std::function<bool(const Json& call)>& is,
+                  std::vector<const Json*>* out) {
   if (n.is_object()) {
     if (n.contains("SubLink")) return;
     auto fc = n.find("FuncCall");
-    if (fc != n.end() && !fc->contains("over") && IsSeriesFunction(Str((*fc)["funcname"].back()))) {
+    if (fc != n.end() && !fc->contains("over") && is(*fc)) {
       out->push_back(&n);
       return;
     }
-    for (const Json& v : n) CollectSetCalls(v, out);
-  } else if (n.is_array()) {
-    for (const Json& v : n) CollectSetCalls(v, out);
   }
+  if (!n.is_object() && !n.is_array()) return;
+  for (const Json& v : n) CollectCalls(v, is, out);
 }
+
+void CollectSetCalls(const Json& n, std::vector<const Json*>* out) {
+  CollectCalls(
+      n, [](const Json& call) { return IsSeriesFunction(Str(call["funcname"].back())); }, out);
+}
+
+namespace {
 
 bool HasWindowCall(const Json& n) {
   if (n.is_object()) {

@@ -1505,18 +1505,7 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       !body.contains("over")) {
     // age(x): from the midnight that began the query's day (in a view, the
     // clock's: ClockReadsAsSubqueries).
-    constexpr int64_t kDay = int64_t{86400} * 1000000;
-    const int64_t now = *catalog_.now();
-    const int64_t day = now >= 0 ? now / kDay : (now - kDay + 1) / kDay;
-    Json call = node;
-    Json midnight = {
-        {"TypeCast",
-         {{"arg", {{"A_Const", {{"sval", {{"sval", FormatDate(day)}}}, {"location", -1}}}}},
-          {"typeName",
-           {{"names", Json::array({Json{{"String", {{"sval", "timestamp"}}}}})}, {"location", -1}}},
-          {"location", -1}}}};
-    call["FuncCall"]["args"].insert(call["FuncCall"]["args"].begin(), std::move(midnight));
-    return BindExpr(call, ctx);
+    return BindExpr(AgeFromMidnight(node), ctx);
   }
   if ((name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") &&
       body.value("args", Json::array()).empty() && !body.value("agg_star", false)) {

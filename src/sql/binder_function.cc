@@ -495,79 +495,32 @@ Result<ExprPtr> Binder::BindUserFunction(const FunctionDef& f, const Json& call,
 // The FROM items of `s` that call a set-returning SQL function, as LATERAL
 // subqueries of its body (named as the call's alias says, or as the
 // function); nullopt if there are none.
-namespace {
-
-// The calls of `n` (outside its subqueries) of functions `is` holds for.
-void CallsOf(const Json& n, const std::function<bool(const Json&)>& is,
-             std::vector<const Json*>* out) {
-  if (n.is_object()) {
-    if (n.contains("SubLink")) return;
-    if (n.contains("FuncCall") && is(n)) {
-      out->push_back(&n);
-      return;
-    }
-  }
-  if (!n.is_object() && !n.is_array()) return;
-  for (const Json& x : n) CallsOf(x, is, out);
-}
-
-void ReplaceText(Json* n, const std::string& text, const Json& by) {
-  if (n->is_object() && n->contains("FuncCall")) {
-    Json plain = *n;
-    DropLocations(&plain);
-    if (plain.dump() == text) {
-      *n = by;
-      return;
-    }
-  }
-  if (n->is_object() && n->contains("SubLink")) return;
-  if (!n->is_object() && !n->is_array()) return;
-  for (Json& x : *n) ReplaceText(&x, text, by);
-}
-
-}  // namespace
-
 std::optional<Json> Binder::SqlSetCallsToFrom(const Json& s) const {
   if (!s.contains("targetList") || s.contains("groupClause") || s.contains("havingClause") ||
       ContainsAggregate(s["targetList"])) {
     return std::nullopt;
   }
-  auto sql_set_function = [&](const Json& n) {
-    const Json& fc = n["FuncCall"];
-    if (fc.contains("over") || fc["funcname"].size() != 1) return false;
+  auto sql_set_function = [&](const Json& fc) {
+    if (fc["funcname"].size() != 1) return false;
     const FunctionDef* f = catalog_.FindFunction(Str(fc["funcname"].back()));
     if (f == nullptr || !f->returns_set || !f->unsupported.empty()) return false;
     auto type = BindTypeName(sql_, Json::parse(f->return_type), &catalog_);
     return type.ok() && type->id() != TypeId::kRow;
   };
   std::vector<const Json*> calls;
-  CallsOf(s["targetList"], sql_set_function, &calls);
+  CollectCalls(s["targetList"], sql_set_function, &calls);
   if (calls.empty()) return std::nullopt;
-  auto text_of = [](const Json& n) {
-    Json plain = n;
-    DropLocations(&plain);
-    return plain.dump();
-  };
-  const std::string text = text_of(*calls[0]);
+  const std::string text = Canonical(*calls[0]);
   for (const Json* c : calls) {
-    if (text_of(*c) != text) return std::nullopt;  // different ones: refused where they stand
+    if (Canonical(*c) != text) return std::nullopt;  // different ones: refused where they stand
   }
   std::vector<const Json*> builtin;
-  CallsOf(
-      s["targetList"],
-      [](const Json& n) {
-        return !n["FuncCall"].contains("over") &&
-               IsSeriesFunction(Str(n["FuncCall"]["funcname"].back()));
-      },
-      &builtin);
+  CollectSetCalls(s["targetList"], &builtin);
   if (!builtin.empty()) return std::nullopt;  // beside built-in ones: refused where they stand
+  // The LATERAL item and its one column, both named so that no column of
+  // another FROM item is taken for it.
   constexpr const char* kItem = "?sql_set_call";
-  const std::string name = Str((*calls[0])["FuncCall"]["funcname"].back());
   Json out = s;
-  const Json column = {{"ColumnRef",
-                        {{"fields", Json::array({Json{{"String", {{"sval", kItem}}}},
-                                                 Json{{"String", {{"sval", name}}}}})},
-                         {"location", -1}}}};
   for (Json& t : out["targetList"]) {
     // Named as the call was: `SELECT f(1)` is still `f`.
     if (t.contains("ResTarget") && !t["ResTarget"].contains("name")) {
@@ -575,11 +528,11 @@ std::optional<Json> Binder::SqlSetCallsToFrom(const Json& s) const {
     }
   }
   for (const char* k : {"targetList", "sortClause", "distinctClause"}) {
-    if (out.contains(k)) ReplaceText(&out[k], text, column);
+    if (out.contains(k)) ReplaceByColumns(&out[k], {{text, kItem}});
   }
   Json list = {{"List", {{"items", Json::array({*calls[0]})}}}};
   Json alias = {{"aliasname", kItem},
-                {"colnames", Json::array({Json{{"String", {{"sval", name}}}}})}};
+                {"colnames", Json::array({Json{{"String", {{"sval", kItem}}}}})}};
   Json item = {
       {"RangeFunction", {{"lateral", true}, {"functions", Json::array({list})}, {"alias", alias}}}};
   if (!out.contains("fromClause")) out["fromClause"] = Json::array();

@@ -161,6 +161,24 @@ std::optional<PlanPtr> UnionOfKeyedJoins(const PlanPtr& l, const PlanPtr& r, int
 // outside temporal filters join (plan.h, kClock).
 constexpr const char* kStepClock = "?step_clock";
 
+// age(x), the call's parse tree, as age(CURRENT_DATE::timestamp, x): from
+// the midnight that began the day (binder_temporal.cc).
+Json AgeFromMidnight(const Json& call);
+
+// An expression's parse tree without its positions: equal text, equal key.
+std::string Canonical(const Json& n);
+
+// `n` with every subtree whose text (Canonical) is a key of `columns`
+// replaced by a reference to the column it names; not inside subqueries.
+void ReplaceByColumns(Json* n, const std::map<std::string, std::string>& columns);
+
+// The calls of `n`, outside its subqueries and not over a window, whose
+// FuncCall body `is` holds for; a call's arguments are not looked into.
+void CollectCalls(const Json& n, const std::function<bool(const Json& call)>& is,
+                  std::vector<const Json*>* out);
+// The calls of built-in set-returning functions in `n` (CollectCalls).
+void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
+
 // Moves the conjuncts of the ON conditions of the inner joins of the SELECT
 // `s`'s FROM (not those under an outer join) that `moves` holds for into
 // its WHERE, where ON and WHERE are one; whether any moved.

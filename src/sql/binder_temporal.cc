@@ -207,17 +207,9 @@ void ReplaceClockReads(Json* n, bool* changed) {
     return;
   }
   if (IsAgeOfOne(*n)) {
-    // age(x) is age(CURRENT_DATE::timestamp, x).
-    Json& f = (*n)["FuncCall"];
-    const Json today = {{"SQLValueFunction",
-                         {{"op", "SVFOP_CURRENT_DATE"}, {"location", f.value("location", -1)}}}};
-    Json midnight = {{"TypeCast",
-                      {{"arg", ClockSubquery(today, ClockRead::kDate)},
-                       {"typeName", TypeName("timestamp", -1)},
-                       {"location", -1}}}};
-    f["args"].insert(f["args"].begin(), std::move(midnight));
+    *n = AgeFromMidnight(*n);
     *changed = true;
-    ReplaceClockReads(&f["args"][1], changed);
+    ReplaceClockReads(&(*n)["FuncCall"]["args"], changed);
     return;
   }
   if (!n->is_object() && !n->is_array()) return;
@@ -267,6 +259,17 @@ bool TemporalShaped(const Json& c) {
   return TemporalSide(l) && TemporalSide(r);
 }
 }  // namespace
+
+Json AgeFromMidnight(const Json& call) {
+  Json out = call;
+  Json& f = out["FuncCall"];
+  const Json today = {
+      {"SQLValueFunction", {{"op", "SVFOP_CURRENT_DATE"}, {"location", f.value("location", -1)}}}};
+  Json midnight = {
+      {"TypeCast", {{"arg", today}, {"typeName", TypeName("timestamp", -1)}, {"location", -1}}}};
+  f["args"].insert(f["args"].begin(), std::move(midnight));
+  return out;
+}
 
 Result<ExprPtr> Binder::BindToday(const Json& node) {
   if (!now_in_where_) {

@@ -122,6 +122,13 @@ thread_local IntervalStyle g_interval_style = IntervalStyle::kPostgres;
 thread_local std::optional<int64_t> g_transaction_time;
 }  // namespace
 
+int64_t TransactionTime() {
+  if (g_transaction_time) return *g_transaction_time;
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 TransactionTimeScope::TransactionTimeScope(std::optional<int64_t> micros)
     : saved_(g_transaction_time) {
   if (micros) g_transaction_time = micros;
@@ -440,10 +447,7 @@ bool RelativeNow(std::string_view s, bool whole_days, int64_t* micros) {
   }
   const std::string_view word(w, s.size());
   if (word != "now" && word != "today" && word != "tomorrow" && word != "yesterday") return false;
-  const int64_t now = g_transaction_time ? *g_transaction_time
-                                         : std::chrono::duration_cast<std::chrono::microseconds>(
-                                               std::chrono::system_clock::now().time_since_epoch())
-                                               .count();
+  const int64_t now = TransactionTime();
   const int64_t today = FloorDiv(now, kMicrosPerDay) * kMicrosPerDay;
   if (word == "now") {
     *micros = whole_days ? today : now;

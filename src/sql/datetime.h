@@ -60,6 +60,9 @@ class TransactionTimeScope {
  private:
   std::optional<int64_t> saved_;
 };
+// The thread's transaction time (a TransactionTimeScope's), else the
+// clock's: microseconds since the epoch, UTC.
+int64_t TransactionTime();
 // The order a DateStyle value names ("ISO, DMY", "dmy", "euro", "us",
 // "German"...), or `current` if it names none; false if a word is unknown
 // or two orders conflict.

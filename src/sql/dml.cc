@@ -807,12 +807,11 @@ class Planner {
 
   // RETURNING over the rows a statement changed and the other FROM (USING)
   // items: `met` holds, per pair of a changed row and a row of those items,
-  // the changed row as `key_of` finds it among `changed` (its first `n`
-  // columns), then RETURNING's values from column `n` on. Each changed row
-  // returns once, with the first row it met.
-  template <typename KeyOf>
-  static void ReturnedWithOthers(const QueryRows& met, size_t n, KeyOf key_of,
-                                 const std::vector<Row>& changed, Part* part) {
+  // the changed row (its first `n` columns), then RETURNING's values from
+  // column `n` on. Each row of `changed` returns once, with the first row
+  // it met.
+  static void ReturnedWithOthers(const QueryRows& met, size_t n, const std::vector<Row>& changed,
+                                 Part* part) {
     part->returns = true;
     part->returned.columns.assign(met.columns.begin() + static_cast<ptrdiff_t>(n),
                                   met.columns.end());
@@ -820,7 +819,7 @@ class Planner {
     for (const Row& r : met.rows)
       first.emplace(RowKey(Row(r.begin(), r.begin() + static_cast<ptrdiff_t>(n))), &r);
     for (const Row& c : changed) {
-      auto it = first.find(RowKey(key_of(c)));
+      auto it = first.find(RowKey(c));
       if (it == first.end()) continue;
       part->returned.rows.emplace_back(it->second->begin() + static_cast<ptrdiff_t>(n),
                                        it->second->end());
@@ -1393,9 +1392,7 @@ class Planner {
           .Original(p.using_offset, p.using_.size());
       if (!p.where.empty()) r.Add(" WHERE ").Original(p.where_offset, p.where.size());
       SLUICE_ASSIGN_OR_RETURN(QueryRows met, Query(scope, r));
-      const size_t n = table.columns.size();
-      ReturnedWithOthers(
-          met, n, [](const Row& row) { return row; }, rows.rows, &part);
+      ReturnedWithOthers(met, table.columns.size(), rows.rows, &part);
     } else {
       SLUICE_RETURN_IF_ERROR(
           Returning(p.returning, p.returning_offset, name, table, rows.rows, q, scope, &part));

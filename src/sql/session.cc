@@ -1,7 +1,6 @@
 #include "sql/session.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -514,10 +513,8 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
   std::shared_ptr<StepClock> clock;
   if (ReadsStepClock(q.plan)) {
     clock = std::make_shared<StepClock>();
-    clock->Advance(
-        transaction_time_.value_or(std::chrono::duration_cast<std::chrono::microseconds>(
-                                       std::chrono::system_clock::now().time_since_epoch())
-                                       .count()));
+    TransactionTimeScope transaction_time(transaction_time_);
+    clock->Advance(TransactionTime());
   }
   if (!incremental) {
     // Over the data already there, an evaluation error is what PostgreSQL
