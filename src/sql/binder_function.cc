@@ -517,6 +517,15 @@ std::optional<Json> Binder::SqlSetCallsToFrom(const Json& s) const {
   std::vector<const Json*> builtin;
   CollectSetCalls(s["targetList"], &builtin);
   if (!builtin.empty()) return std::nullopt;  // beside built-in ones: refused where they stand
+  // A bare * would show the LATERAL item's column too: refused where the
+  // call stands (t.* names the other items alone).
+  for (const Json& t : s["targetList"]) {
+    const Json* val = t.contains("ResTarget") ? &t["ResTarget"]["val"] : nullptr;
+    if (val != nullptr && val->contains("ColumnRef") && (*val)["ColumnRef"]["fields"].size() == 1 &&
+        (*val)["ColumnRef"]["fields"][0].contains("A_Star")) {
+      return std::nullopt;
+    }
+  }
   // The LATERAL item and its one column, both named so that no column of
   // another FROM item is taken for it.
   constexpr const char* kItem = "?sql_set_call";

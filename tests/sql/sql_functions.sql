@@ -125,3 +125,7 @@ SELECT id, sillysrf(k) * 2 AS d FROM srf_t;
 SELECT id, sillysrf(k) AS s FROM srf_t WHERE id > 1 ORDER BY s;
 INSERT INTO srf_t VALUES (3, 9);
 DELETE FROM srf_t WHERE id = 1;
+SELECT srf_t.*, sillysrf(k) FROM srf_t;
+-- A bare * would show the LATERAL call's column too: not yet.
+-- sluice: error a set-returning SQL function outside FROM is not supported yet
+SELECT *, sillysrf(k) FROM srf_t;
