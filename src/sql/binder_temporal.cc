@@ -342,9 +342,11 @@ std::optional<Json> Binder::ClockReadsAsSubqueries(const Json& s, bool where_too
     }
   }
   for (auto it = out.begin(); it != out.end(); ++it) {
-    // WITH queries are bound as queries of their own; ORDER BY and WINDOW
-    // cannot hold a subquery (BindNow refuses the clock there).
-    if (it.key() == "withClause" || it.key() == "sortClause" || it.key() == "windowClause") {
+    // WITH queries and the sides of a UNION are bound as queries of their
+    // own (their temporal filters stay theirs); ORDER BY and WINDOW cannot
+    // hold a subquery (BindNow refuses the clock there).
+    if (it.key() == "withClause" || it.key() == "larg" || it.key() == "rarg" ||
+        it.key() == "sortClause" || it.key() == "windowClause") {
       continue;
     }
     if (it.key() != "whereClause" || where_too) {

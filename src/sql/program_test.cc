@@ -692,6 +692,24 @@ CREATE VIEW later AS SELECT id FROM t WHERE d > CURRENT_DATE;
   EXPECT_EQ(errors.count(), 0);
 }
 
+// A side of a UNION keeps its temporal filter when the other side reads the
+// clock relation: each side's reads of NOW() are its own.
+TEST(ProgramTest, EachSideOfAUnionReadsTheClockItsOwnWay) {
+  auto p = CompileProgram(
+      "CREATE TABLE ev (id INT, ts TIMESTAMP);\n"
+      "CREATE VIEW v AS SELECT id FROM ev WHERE ts > NOW() - INTERVAL '1 hour'\n"
+      "  UNION ALL SELECT id FROM ev WHERE ts < NOW() OR id IS NULL;");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  std::set<PlanKind> kinds;
+  std::function<void(const PlanNode&)> visit = [&](const PlanNode& n) {
+    kinds.insert(n.kind);
+    for (const PlanPtr& in : n.inputs) visit(*in);
+  };
+  visit(*p->catalog.FindView("v")->query.plan);
+  EXPECT_TRUE(kinds.count(PlanKind::kTemporalFilter));
+  EXPECT_TRUE(kinds.count(PlanKind::kClock));
+}
+
 TEST(ProgramTest, ErrorsNameTheSpot) {
   auto e1 = CompileProgram("CREATE TABLE t (a INT) WITH (colour = 'red');");
   ASSERT_FALSE(e1.ok());
