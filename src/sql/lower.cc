@@ -33,6 +33,77 @@ Status DecodeInto(const Schema& schema, std::string_view bytes, Row* row) {
   return Status::OK();
 }
 
+// What a column that no reader needs (NeededColumns) holds instead of its
+// value: NULL where the type allows it, else the type's zero (0, '', an
+// empty array). False for the types without one at hand (maps, variants,
+// TIME WITH TIME ZONE, rows holding them): those columns keep their values.
+bool StandIn(const SqlType& t, Value* v) {
+  if (t.nullable()) {
+    *v = Value::Null();
+    return true;
+  }
+  switch (t.id()) {
+    case TypeId::kBoolean:
+      *v = Value::Bool(false);
+      return true;
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInteger:
+    case TypeId::kBigInt:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+      *v = Value::Int(0);
+      return true;
+    case TypeId::kTime:
+      if (t.IsTimeTz()) return false;
+      *v = Value::Int(0);
+      return true;
+    case TypeId::kDecimal:
+      *v = Value::Decimal(0, t.dynamic_scale() ? 0 : t.scale());
+      return true;
+    case TypeId::kReal:
+    case TypeId::kDouble:
+      *v = Value::Double(0);
+      return true;
+    case TypeId::kChar:
+    case TypeId::kVarchar:
+    case TypeId::kBinary:
+    case TypeId::kVarbinary:
+      *v = Value::String("");
+      return true;
+    case TypeId::kInterval:
+      *v = Value::MakeInterval(0, 0, 0);
+      return true;
+    case TypeId::kArray:
+      *v = Value::List({});
+      return true;
+    case TypeId::kRow: {
+      std::vector<Value> fields(t.children().size());
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (!StandIn(t.children()[i], &fields[i])) return false;
+      }
+      *v = Value::List(std::move(fields));
+      return true;
+    }
+    case TypeId::kMap:
+    case TypeId::kVariant:
+      return false;
+  }
+  return false;
+}
+
+// The stand-ins of the first `width` columns of `schema` that `needed` does
+// not mark, by column.
+std::vector<std::pair<size_t, Value>> StandIns(const Schema& schema,
+                                               const std::vector<bool>& needed, size_t width) {
+  std::vector<std::pair<size_t, Value>> out;
+  for (size_t i = 0; i < width && i < schema.size() && i < needed.size(); ++i) {
+    Value v;
+    if (!needed[i] && StandIn(schema[i], &v)) out.emplace_back(i, std::move(v));
+  }
+  return out;
+}
+
 // Which columns of a row of `width` the expressions read.
 void MarkUsed(const Expr& e, std::vector<bool>* used) {
   if (e.kind == ExprKind::kColumn && e.column >= 0 &&
@@ -693,6 +764,8 @@ Result<Stream*> Lowering::LowerSeriesInStep(const PlanNode& n) {
   const std::vector<ExprPtr> args = n.exprs;
   const auto zip = n.zip;
   const size_t first_col = out_schema.size() - zip.size();
+  const std::vector<std::pair<size_t, Value>> stand_ins =
+      StandIns(in_schema, needed_.Of(n), in_schema.size());
   EvalErrors* errors = errors_;
   return FlatMap(c_, in, [=](std::string_view k, std::string_view, const EmitFn& emit) -> Status {
     Row row;
@@ -729,6 +802,7 @@ Result<Stream*> Lowering::LowerSeriesInStep(const PlanNode& n) {
       }
       rows = std::max(rows, series[f].size());
     }
+    for (const auto& [i, v] : stand_ins) row[i] = v;
     std::string out;
     for (size_t r = 0; r < rows; ++r) {
       for (size_t f = 0; f < zip.size(); ++f) {
@@ -750,6 +824,10 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
   const Schema out_schema = n.schema();
   const std::vector<ExprPtr> args = n.exprs;
   const SeriesFn fn = n.series;
+  // Each value's row copies the input row: the columns no reader needs are
+  // left out of the copies.
+  const std::vector<std::pair<size_t, Value>> stand_ins =
+      StandIns(in_schema, needed_.Of(n), in_schema.size());
   EvalErrors* errors = errors_;
   return FlatMap(c_, in, [=](std::string_view k, std::string_view, const EmitFn& emit) -> Status {
     Row row;
@@ -764,6 +842,7 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
       }
       if (vals[i].is_null()) return Status::OK();
     }
+    for (const auto& [i, v] : stand_ins) row[i] = v;
     std::string out;
     auto push = [&](const Value& v) -> Status {
       row.push_back(v);
@@ -854,14 +933,17 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n, JoinRangeRetain range) {
   // their own side that no row of the other side has, so outer joins still
   // pad them.
   const bool null_safe = n.null_safe;
-  // A side's columns that no reader of the join needs are NULL in its
-  // integral and in the join's output (where NULL fits the type), so wide
+  // A side's columns that no reader of the join needs hold a stand-in (NULL
+  // or the type's zero) in its integral and in the join's output, so wide
   // rows do not travel through the join for the sake of a few columns.
   const std::vector<bool> needed = needed_.Of(n);
   auto index = [&](Stream* s, const Schema& in, const Schema& as, const std::vector<ExprPtr>& keys,
                    size_t from, char null_marker) {
     std::vector<bool> drop(as.size());
-    for (size_t i = 0; i < as.size(); ++i) drop[i] = !needed[from + i] && as[i].nullable();
+    std::vector<Value> stand_in(as.size());
+    for (size_t i = 0; i < as.size(); ++i) {
+      drop[i] = !needed[from + i] && StandIn(as[i], &stand_in[i]);
+    }
     // The keys' columns are decoded; a kept column of the same type is
     // copied as bytes, one whose type changes (nullable on an outer
     // join's side) decoded and encoded again.
@@ -873,9 +955,9 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n, JoinRangeRetain range) {
     }
     // `row` is this worker's scratch row (each worker lowers its own plan).
     return EvalMap(
-        s, [in, as, keys, key_types, null_marker, null_safe, drop, read, slice, row = Row(),
-            slices = std::vector<std::string_view>()](std::string_view k, std::string_view,
-                                                      std::string* ok, std::string* ov) mutable {
+        s, [in, as, keys, key_types, null_marker, null_safe, drop, stand_in, read, slice,
+            row = Row(), slices = std::vector<std::string_view>()](
+               std::string_view k, std::string_view, std::string* ok, std::string* ov) mutable {
           SLUICE_RETURN_IF_ERROR(DecodeAndSlice(in, read, slice, k, &row, &slices));
           for (size_t i = 0; i < keys.size(); ++i) {
             Value v;
@@ -892,8 +974,7 @@ Result<Stream*> Lowering::LowerJoin(const PlanNode& n, JoinRangeRetain range) {
             if (slice[i]) {
               ov->append(slices[i]);
             } else {
-              static const Value kNull;
-              Status st = EncodeValue(as[i], drop[i] ? kNull : row[i], ov);
+              Status st = EncodeValue(as[i], drop[i] ? stand_in[i] : row[i], ov);
               if (!st.ok()) return OnRow(st.WithContext("column " + std::to_string(i + 1)), in, k);
             }
           }

@@ -76,6 +76,15 @@ NeededColumns::NeededColumns(const std::vector<PlanPtr>& roots) {
         MarkRead(n.predicate, lw, &r);
         break;
       }
+      case PlanKind::kSeries: {
+        // The input's columns pass through; the functions' arguments read it.
+        std::vector<bool>& in = needed_[n.inputs[0].get()];
+        for (size_t i = 0; i < want.size() && i < in.size(); ++i) {
+          if (want[i]) in[i] = true;
+        }
+        for (const ExprPtr& e : n.exprs) MarkRead(e, 0, &in);
+        break;
+      }
       case PlanKind::kAggregate: {
         std::vector<bool>& in = needed_[n.inputs[0].get()];
         for (const ExprPtr& e : n.group_keys) MarkRead(e, 0, &in);

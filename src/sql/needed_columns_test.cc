@@ -31,15 +31,22 @@ CREATE VIEW nested AS SELECT r.k, v.y, r.m FROM ranged r JOIN u v ON r.k = v.k;
 CREATE VIEW distinct_pairs AS SELECT DISTINCT t.s, u.pad FROM t JOIN u ON t.k = u.k;
 CREATE VIEW whole AS SELECT * FROM t JOIN u ON t.k = u.k WHERE u.y > 3;
 CREATE VIEW semi AS SELECT s FROM t WHERE k IN (SELECT k FROM u WHERE y > 2);
+CREATE VIEW spread AS
+  SELECT s, COUNT(*) AS n, SUM(e) AS se FROM (SELECT s, unnest(ARRAY[x, z, k]) AS e FROM t) q
+  GROUP BY s;
+CREATE VIEW in_step AS SELECT pad, unnest(ARRAY[x, z]) AS e, generate_series(1, 3) AS g FROM t;
+CREATE VIEW inner_narrow AS SELECT t.x, u.y FROM t JOIN u ON t.k = u.k WHERE u.ts > 2;
 )";
 
-const PlanNode* FirstJoin(const PlanNode& n) {
-  if (n.kind == PlanKind::kJoin) return &n;
+const PlanNode* FirstOfKind(const PlanNode& n, PlanKind kind) {
+  if (n.kind == kind) return &n;
   for (const PlanPtr& in : n.inputs) {
-    if (const PlanNode* j = FirstJoin(*in)) return j;
+    if (const PlanNode* j = FirstOfKind(*in, kind)) return j;
   }
   return nullptr;
 }
+
+const PlanNode* FirstJoin(const PlanNode& n) { return FirstOfKind(n, PlanKind::kJoin); }
 
 std::vector<PlanPtr> Plans(const Program& p) {
   std::vector<PlanPtr> plans;
@@ -73,6 +80,24 @@ TEST(NeededColumnsTest, AJoinNeedsWhatItsReadersRead) {
   EXPECT_EQ(NeededColumns().Of(*join), std::vector<bool>(10, true));
 }
 
+TEST(NeededColumnsTest, ASetReturningFunctionPassesOnWhatItsReadersRead) {
+  auto p = CompileProgram(kProgram);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  NeededColumns needed(Plans(*p));
+  // t (k, x, s, z, pad) then the element: the grouping key and SUM's
+  // argument. The array's columns are read by the function, not its readers.
+  const PlanNode* series =
+      FirstOfKind(*p->catalog.FindView("spread")->query.plan, PlanKind::kSeries);
+  ASSERT_NE(series, nullptr);
+  EXPECT_EQ(needed.Of(*series), std::vector<bool>({false, false, true, false, false, true}));
+  const PlanNode& scan = *series->inputs[0];
+  EXPECT_EQ(needed.Of(scan), std::vector<bool>({true, true, true, true, false}));
+  // In lockstep: pad and both functions' columns.
+  series = FirstOfKind(*p->catalog.FindView("in_step")->query.plan, PlanKind::kSeries);
+  ASSERT_NE(series, nullptr);
+  EXPECT_EQ(needed.Of(*series), std::vector<bool>({false, false, false, false, true, true, true}));
+}
+
 // The program's views, lowered with joins that carry only the columns their
 // readers need (`narrow`) or whole rows.
 Status Build(const Program& p, Circuit& c, EvalErrors* errors, bool narrow) {
@@ -88,8 +113,9 @@ Status Build(const Program& p, Circuit& c, EvalErrors* errors, bool narrow) {
   return Status::OK();
 }
 
-// The integral of every view is the same with narrow joins as with joins
-// of whole rows, on random inserts and deletes with NULLs and duplicates.
+// The integral of every view is the same with narrow joins and
+// set-returning functions as with whole rows, on random inserts and deletes with NULLs and
+// duplicates.
 TEST(NeededColumnsTest, NarrowJoinsComputeWhatWholeRowsDo) {
   auto p = CompileProgram(kProgram);
   ASSERT_TRUE(p.ok()) << p.status().message();
