@@ -796,9 +796,14 @@ Result<std::optional<Json>> Binder::SetCallsUnderGroups(const Json& s) {
   if (s.contains("whereClause")) inner["whereClause"] = s["whereClause"];
   Json outer = resolved;
   outer.erase("whereClause");
-  outer["fromClause"] = Json::array({Json{
-      {"RangeSubselect",
-       {{"subquery", {{"SelectStmt", std::move(inner)}}}, {"alias", {{"aliasname", name}}}}}}});
+  // The computed keys are the derived table's own: * and t.* show the FROM
+  // item's columns alone.
+  Json no_star = Json::array();
+  for (const auto& [text, column] : columns) no_star.push_back(column);
+  outer["fromClause"] = Json::array({Json{{"RangeSubselect",
+                                           {{"subquery", {{"SelectStmt", std::move(inner)}}},
+                                            {"alias", {{"aliasname", name}}},
+                                            {kNoStarColumns, std::move(no_star)}}}}});
   for (const char* k : {"targetList", "groupClause", "havingClause", "sortClause"}) {
     if (outer.contains(k)) ReplaceByColumns(&outer[k], columns);
   }

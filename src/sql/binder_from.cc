@@ -305,8 +305,16 @@ Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCo
                                               : BindQuery(sel));
     PlanPtr p = q.plan;
     std::string alias = body->contains("alias") ? (*body)["alias"].value("aliasname", "") : "";
+    const size_t first = cols->size();
     for (size_t i = 0; i < q.visible; ++i)
       cols->push_back({alias, p->columns[i].name, p->columns[i].type});
+    if (body->contains(kNoStarColumns)) {
+      for (size_t i = first; i < cols->size(); ++i) {
+        for (const Json& n : (*body)[kNoStarColumns]) {
+          (*cols)[i].no_star |= n.is_string() && (*cols)[i].name == n.get<std::string>();
+        }
+      }
+    }
     std::vector<size_t> kept;
     for (size_t i = 0; i < q.visible; ++i) kept.push_back(i);
     if (order != nullptr) {

@@ -195,6 +195,11 @@ inline bool HasLateralItem(const Json& item) {
   return (kind == "RangeSubselect" || kind == "RangeFunction") && body->value("lateral", false);
 }
 
+// A key of a derived table (RangeSubselect) that a rewrite made: the names
+// of its columns that are computed for the enclosing query and not shown by
+// * (ScopeCol::no_star).
+inline constexpr const char* kNoStarColumns = "sluice_no_star";
+
 struct ScopeCol {
   std::string qualifier;
   std::string name;
