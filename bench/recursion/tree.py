@@ -4,7 +4,7 @@ one request, then changed one row at a time, on each `sluice` binary given,
 one after the other: seconds to load, and the median and largest time of a
 one-row change from its POST to its completion.
 
-  bench/recursion/tree.py [--nodes N] [--changes C] [--port P] SLUICE...
+  bench/recursion/tree.py [--nodes N] [--changes C] [--port P] [--workers W] [--hosts H] SLUICE...
 """
 import argparse, http.client, json, os, random, subprocess, time
 
@@ -13,12 +13,17 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--nodes", type=int, default=20000)
 ap.add_argument("--changes", type=int, default=20)
 ap.add_argument("--port", type=int, default=18190)
+ap.add_argument("--workers", type=int, default=2)
+ap.add_argument("--hosts", type=int, default=1)
 ap.add_argument("binaries", nargs="+")
 args = ap.parse_args()
 
 for binary in args.binaries:
-    p = subprocess.Popen([binary, "run", os.path.join(here, "tree.sql"), "--port", str(args.port),
-                          "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cmd = [binary, "run", os.path.join(here, "tree.sql"), "--port", str(args.port),
+           "--workers", str(args.workers)]
+    if args.hosts > 1:
+        cmd += ["--hosts", str(args.hosts)]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     c = None
     for _ in range(200):
         try:
@@ -57,9 +62,14 @@ for binary in args.binaries:
     c.request("GET", "/query?sql=SELECT+pairs+FROM+n&format=json")
     pairs = json.loads(c.getresponse().read())["pairs"]
     c.request("GET", "/stats")
-    stats = json.loads(c.getresponse().read())["global"].get("recursive_queries")
-    print(json.dumps({"binary": binary, "nodes": args.nodes, "pairs": pairs, "load_s": round(load, 3),
+    everything = json.loads(c.getresponse().read())
+    stats = everything["global"].get("recursive_queries")
+    rss = [round(h.get("rss_bytes", 0) / 2**20) for h in everything.get("hosts", [])] or \
+          [round(everything["global"].get("rss_bytes", 0) / 2**20)]
+    print(json.dumps({"binary": binary, "workers": args.workers, "hosts": args.hosts,
+                      "nodes": args.nodes, "pairs": pairs, "load_s": round(load, 3),
                       "change_median_ms": round(1000 * times[len(times) // 2], 2),
-                      "change_max_ms": round(1000 * times[-1], 2), "recursive_queries": stats}))
+                      "change_max_ms": round(1000 * times[-1], 2), "rss_mb": rss,
+                      "recursive_queries": stats}))
     p.terminate()
     p.wait()

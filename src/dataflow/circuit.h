@@ -140,6 +140,15 @@ class Circuit {
   // variant of an operator the lowering chose, for tests and diagnostics.
   std::vector<std::string> OperatorNames(const std::string& owner) const;
   int NewExchangeId() { return next_exchange_++; }
+  // `n` exchange ids for a circuit of its own (a recursive query's step):
+  // the first; that circuit starts its ids there (StartExchangeIdsAt).
+  int ReserveExchangeIds(int n) {
+    const int first = next_exchange_;
+    next_exchange_ += n;
+    return first;
+  }
+  void StartExchangeIdsAt(int first) { next_exchange_ = first; }
+  int next_exchange_id() const { return next_exchange_; }
 
   // Named inputs and outputs, so that the runtime can feed and read them.
   void RegisterInput(const std::string& name, InputOp* op) { inputs_[name] = op; }

@@ -65,7 +65,7 @@ TEST(RecursiveTest, KeptUpToDateEqualsComputedFromScratch) {
     std::mt19937_64 rng(seed);
     RuntimeOptions opts;
     opts.spine.background = false;
-    opts.workers = 1 + static_cast<int>(seed % 2);
+    opts.workers = 1 + static_cast<int>(seed % 3);
     EvalErrors errors;
     auto kept = Runtime::Start(
         opts, [&](Circuit& c) { return BuildProgram(*program, c, &errors, nullptr, nullptr); });

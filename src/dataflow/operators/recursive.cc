@@ -6,6 +6,7 @@
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/output.h"
 #include "dataflow/state.h"
+#include "dataflow/transport.h"
 #include "zset/batch_builder.h"
 #include "zset/cursor.h"
 
@@ -75,14 +76,84 @@ struct RecursiveOp::Live {
   Rows y, base;
 };
 
-RecursiveOp::RecursiveOp(std::vector<Stream*> inputs, RecursiveSpec spec, const SpineOptions& opts)
-    : inputs_(std::move(inputs)), spec_(std::move(spec)), opts_(opts) {
-  for (size_t i = 0; i < inputs_.size(); ++i) integrals_.push_back(std::make_unique<Spine>(opts));
+RecursiveOp::RecursiveOp(std::vector<Stream*> inputs, RecursiveSpec spec, const WorkerContext& ctx,
+                         RecursiveExchangeIds ids)
+    : inputs_(std::move(inputs)), spec_(std::move(spec)), ctx_(ctx), ids_(ids), opts_(ctx.spine) {
+  for (size_t i = 0; i < inputs_.size(); ++i) integrals_.push_back(std::make_unique<Spine>(opts_));
 }
 
 RecursiveOp::~RecursiveOp() = default;
 
 Status RecursiveOp::Eval() {
+  Status s = EvalOnWorkers();
+  // The other workers would wait for this one's next round: the step fails
+  // on all of them.
+  if (!s.ok() && ctx_.workers > 1 && ctx_.transport != nullptr) ctx_.transport->Abort(s);
+  return s;
+}
+
+Result<std::unique_ptr<Circuit>> RecursiveOp::BuildStep() {
+  auto step = std::make_unique<Circuit>(ctx_);
+  step->StartExchangeIdsAt(ids_.step_first);
+  SLUICE_RETURN_IF_ERROR(spec_.build(*step));
+  return step;
+}
+
+Result<Rows> RecursiveOp::ToOwners(const Rows& mine) {
+  if (ctx_.workers == 1) return mine;
+  std::vector<BatchBuilder> parts(static_cast<size_t>(ctx_.workers));
+  for (const auto& [row, w] : mine)
+    parts[static_cast<size_t>(WorkerForKey(row, ctx_.workers))].Push(row, w);
+  for (int to = 0; to < ctx_.workers; ++to) {
+    SLUICE_ASSIGN_OR_RETURN(MemBatchPtr part, parts[static_cast<size_t>(to)].Finish());
+    SLUICE_RETURN_IF_ERROR(ctx_.transport->Send(ids_.rows, ctx_.worker, to, std::move(part)));
+  }
+  std::vector<BatchPtr> received;
+  SLUICE_RETURN_IF_ERROR(ctx_.transport->Receive(ids_.rows, ctx_.worker, &received));
+  Rows owned;
+  for (const BatchPtr& b : received) SLUICE_RETURN_IF_ERROR(AddRows(*b, 1, &owned));
+  return owned;
+}
+
+Result<std::vector<uint64_t>> RecursiveOp::SumOverWorkers(std::vector<uint64_t> mine) {
+  if (ctx_.workers == 1) return mine;
+  // One row: the values, 8 bytes each.
+  std::string row;
+  for (uint64_t v : mine) {
+    for (int i = 0; i < 8; ++i) row.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  BatchBuilder b;
+  b.Push(row, 1);
+  SLUICE_ASSIGN_OR_RETURN(MemBatchPtr batch, b.Finish());
+  for (int to = 0; to < ctx_.workers; ++to) {
+    SLUICE_RETURN_IF_ERROR(ctx_.transport->Send(ids_.sums, ctx_.worker, to, batch));
+  }
+  std::vector<BatchPtr> received;
+  SLUICE_RETURN_IF_ERROR(ctx_.transport->Receive(ids_.sums, ctx_.worker, &received));
+  std::vector<uint64_t> sums(mine.size(), 0);
+  for (const BatchPtr& got : received) {
+    std::unique_ptr<Cursor> c = got->NewCursor();
+    if (!c->KeyValid() || c->key().size() != 8 * sums.size()) {
+      return Status::Corruption("a recursive query's sums from another worker are malformed");
+    }
+    for (size_t k = 0; k < sums.size(); ++k) {
+      uint64_t v = 0;
+      for (int i = 0; i < 8; ++i) {
+        v |= static_cast<uint64_t>(static_cast<uint8_t>(c->key()[8 * k + static_cast<size_t>(i)]))
+             << (8 * i);
+      }
+      sums[k] += v;
+    }
+  }
+  return sums;
+}
+
+Result<bool> RecursiveOp::OnAnyWorker(bool mine) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> n, SumOverWorkers({mine ? 1u : 0u}));
+  return n[0] > 0;
+}
+
+Status RecursiveOp::EvalOnWorkers() {
   bool changed = false;
   std::vector<BatchPtr> changes;
   for (size_t i = 0; i < inputs_.size(); ++i) {
@@ -93,6 +164,8 @@ Status RecursiveOp::Eval() {
     SLUICE_RETURN_IF_ERROR(integrals_[i]->Insert(d));
   }
   output_.set(MemBatch::Empty());
+  passed_limit_ = false;
+  SLUICE_ASSIGN_OR_RETURN(changed, OnAnyWorker(changed));
   if (!changed) return Status::OK();
   iterations_ = 0;
   Rows delta;
@@ -100,15 +173,19 @@ Status RecursiveOp::Eval() {
     Result<Rows> d = Incremental(changes);
     if (d.ok()) {
       delta = std::move(d).value();
-    } else {
+    } else if (d.status().code() == StatusCode::kAborted || passed_limit_) {
       live_.reset();  // spent: from scratch
+      passed_limit_ = false;
+    } else {
+      return d.status();
     }
   }
   if (live_ == nullptr) {
     // A linear step computes R from nothing through the circuit that then
     // lives on (the iteration over each round's new rows); else R is
     // computed from scratch, and that circuit built from it after.
-    bool built = spec_.linear && r_.empty();
+    SLUICE_ASSIGN_OR_RETURN(const bool some_r, OnAnyWorker(!r_.empty()));
+    bool built = spec_.linear && !some_r;
     Result<Rows> r = built ? Load() : FixedPoint();
     if (built && !r.ok() && r.status().code() == StatusCode::kAborted) {
       // Not monotone after all: from scratch.
@@ -117,22 +194,22 @@ Status RecursiveOp::Eval() {
       built = false;
       r = FixedPoint();
     }
-    if (spec_.on_step) spec_.on_step(/*from_scratch=*/true, iterations_);
+    if (spec_.on_step && ctx_.worker == 0) spec_.on_step(/*from_scratch=*/true, iterations_);
     if (!r.ok()) {
+      if (!passed_limit_) return r.status();
       // Not the step's failure: the query's. R stays as it was.
       live_.reset();
-      if (spec_.on_error) spec_.on_error(r.status());
+      if (spec_.on_error && ctx_.worker == 0) spec_.on_error(r.status());
       return Status::OK();
     }
     delta = *r;
     for (const auto& [row, w] : r_) AddRow(row, -w, &delta);
     r_ = std::move(r).value();
     Measure(r_, &r_rows_, &r_bytes_);
-    // Kept up to date from here on, if it can be (else computed again at
-    // the next change).
-    if (!built && spec_.linear && !Rebuild(r_).ok()) live_.reset();
+    // Kept up to date from here on.
+    if (!built && spec_.linear) SLUICE_RETURN_IF_ERROR(Rebuild(r_));
   } else {
-    if (spec_.on_step) spec_.on_step(/*from_scratch=*/false, iterations_);
+    if (spec_.on_step && ctx_.worker == 0) spec_.on_step(/*from_scratch=*/false, iterations_);
     for (const auto& [row, w] : delta) {
       AddRow(row, w, &r_);
       r_rows_ += static_cast<uint64_t>(w);
@@ -144,10 +221,11 @@ Status RecursiveOp::Eval() {
   return Status::OK();
 }
 
-Status RecursiveOp::Limit(int64_t iteration, uint64_t rows, uint64_t bytes) const {
+Status RecursiveOp::Limit(int64_t iteration, uint64_t rows, uint64_t bytes) {
   if (iteration < spec_.max_iterations && rows <= spec_.max_rows && bytes <= spec_.max_bytes) {
     return Status::OK();
   }
+  passed_limit_ = true;
   // Which bound, as the view option that sets it.
   const auto [option, value] =
       iteration >= spec_.max_iterations
@@ -168,10 +246,8 @@ Status RecursiveOp::Limit(int64_t iteration, uint64_t rows, uint64_t bytes) cons
 }
 
 Result<Rows> RecursiveOp::FixedPoint() {
-  WorkerContext ctx;
-  ctx.spine = opts_;
-  Circuit step(ctx);
-  SLUICE_RETURN_IF_ERROR(spec_.build(step));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Circuit> built, BuildStep());
+  Circuit& step = *built;
   InputOp* w_in = step.input("w");
   OutputOp* out = step.output("out");
   if (w_in == nullptr || out == nullptr) {
@@ -198,8 +274,10 @@ Result<Rows> RecursiveOp::FixedPoint() {
   Rows r = w, fed, yielded;  // R; what "w" has been fed in all; step(W)
   uint64_t r_rows, r_bytes;
   Measure(r, &r_rows, &r_bytes);
-  for (int64_t iteration = 0; !w.empty(); ++iteration) {
-    SLUICE_RETURN_IF_ERROR(Limit(iteration, r_rows, r_bytes));
+  for (int64_t iteration = 0;; ++iteration) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> all, SumOverWorkers({w.size(), r_rows, r_bytes}));
+    if (all[0] == 0) break;
+    SLUICE_RETURN_IF_ERROR(Limit(iteration, all[1], all[2]));
     ++iterations_;
     Rows change = w;  // W's change since the last iteration
     for (const auto& [row, n] : fed) AddRow(row, -n, &change);
@@ -207,7 +285,10 @@ Result<Rows> RecursiveOp::FixedPoint() {
     w_in->Push(std::move(c));
     fed = w;
     SLUICE_RETURN_IF_ERROR(step.Step());
-    SLUICE_RETURN_IF_ERROR(AddRows(*out->output()->value(), 1, &yielded));
+    Rows mine;
+    SLUICE_RETURN_IF_ERROR(AddRows(*out->output()->value(), 1, &mine));
+    SLUICE_ASSIGN_OR_RETURN(Rows owned, ToOwners(mine));
+    for (const auto& [row, n] : owned) AddRow(row, n, &yielded);
     Rows next;
     for (const auto& [row, n] : yielded) {
       if (n <= 0) continue;
@@ -240,10 +321,7 @@ Result<Rows> RecursiveOp::Load() {
 Status RecursiveOp::Rebuild(const Rows& w) {
   live_.reset();
   auto live = std::make_unique<Live>();
-  WorkerContext ctx;
-  ctx.spine = opts_;
-  live->circuit = std::make_unique<Circuit>(ctx);
-  SLUICE_RETURN_IF_ERROR(spec_.build(*live->circuit));
+  SLUICE_ASSIGN_OR_RETURN(live->circuit, BuildStep());
   live->w = live->circuit->input("w");
   live->out = live->circuit->output("out");
   if (live->w == nullptr || live->out == nullptr) {
@@ -261,7 +339,9 @@ Status RecursiveOp::Rebuild(const Rows& w) {
   SLUICE_ASSIGN_OR_RETURN(MemBatchPtr all, ToBatch(w, 1));
   live->w->Push(std::move(all));
   SLUICE_RETURN_IF_ERROR(live->circuit->Step());
-  SLUICE_RETURN_IF_ERROR(AddRows(*live->out->output()->value(), 1, &live->y));
+  Rows mine;
+  SLUICE_RETURN_IF_ERROR(AddRows(*live->out->output()->value(), 1, &mine));
+  SLUICE_ASSIGN_OR_RETURN(live->y, ToOwners(mine));
   live_ = std::move(live);
   return Status::OK();
 }
@@ -270,8 +350,9 @@ Result<Rows> RecursiveOp::Feed(const Rows& w) {
   SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, ToBatch(w, 1));
   live_->w->Push(std::move(b));
   SLUICE_RETURN_IF_ERROR(live_->circuit->Step());
-  Rows dy;
-  SLUICE_RETURN_IF_ERROR(AddRows(*live_->out->output()->value(), 1, &dy));
+  Rows mine;
+  SLUICE_RETURN_IF_ERROR(AddRows(*live_->out->output()->value(), 1, &mine));
+  SLUICE_ASSIGN_OR_RETURN(Rows dy, ToOwners(mine));
   for (const auto& [row, n] : dy) AddRow(row, n, &live_->y);
   return dy;
 }
@@ -285,7 +366,8 @@ Result<Rows> RecursiveOp::Incremental(const std::vector<BatchPtr>& changes) {
   // one change, a derivation lost and one gained would cancel out of Y, and
   // a row whose only derivation left goes through itself would stay.
   for (size_t i = 1; i < changes.size(); ++i) {
-    if (changes[i]->empty()) continue;
+    SLUICE_ASSIGN_OR_RETURN(const bool changed, OnAnyWorker(!changes[i]->empty()));
+    if (!changed) continue;
     Rows part;
     SLUICE_RETURN_IF_ERROR(AddRows(*changes[i], 1, &part));
     for (const Weight sign : {Weight{-1}, Weight{1}}) {
@@ -293,7 +375,8 @@ Result<Rows> RecursiveOp::Incremental(const std::vector<BatchPtr>& changes) {
       for (const auto& [row, n] : part) {
         if ((n < 0) == (sign < 0)) one.emplace(row, n);
       }
-      if (one.empty()) continue;
+      SLUICE_ASSIGN_OR_RETURN(const bool some, OnAnyWorker(!one.empty()));
+      if (!some) continue;
       SLUICE_ASSIGN_OR_RETURN(MemBatchPtr b, ToBatch(one, 1));
       live_->others[i - 1]->Push(std::move(b));
       SLUICE_ASSIGN_OR_RETURN(Rows dy, Feed(Rows()));
@@ -312,8 +395,10 @@ Result<Rows> RecursiveOp::IncrementalBag(const Rows& base_change, const Rows& y_
   Rows delta, w = base_change;
   for (const auto& [row, n] : y_change) AddRow(row, n, &w);
   uint64_t rows = r_rows_, bytes = r_bytes_;
-  while (!w.empty()) {
-    SLUICE_RETURN_IF_ERROR(Limit(iterations_, rows, bytes));
+  while (true) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> all, SumOverWorkers({w.size(), rows, bytes}));
+    if (all[0] == 0) break;
+    SLUICE_RETURN_IF_ERROR(Limit(iterations_, all[1], all[2]));
     ++iterations_;
     for (const auto& [row, n] : w) {
       AddRow(row, n, &delta);
@@ -352,8 +437,13 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
   for (const std::string& row : lost) {
     if (in_r(row) && !in_base(row)) out.insert(row);
   }
-  while (!out.empty()) {
-    SLUICE_RETURN_IF_ERROR(Limit(iterations_, rows, bytes));
+  bool grew = false;  // a row taken out yielded a row: not monotone
+  while (true) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> all,
+                            SumOverWorkers({out.size(), rows, bytes, grew ? 1u : 0u}));
+    if (all[3] > 0) return NotMonotone();
+    if (all[0] == 0) break;
+    SLUICE_RETURN_IF_ERROR(Limit(iterations_, all[1], all[2]));
     ++iterations_;
     Rows w;
     for (const std::string& row : out) {
@@ -363,7 +453,7 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
     SLUICE_ASSIGN_OR_RETURN(Rows dy, Feed(w));
     out.clear();
     for (const auto& [row, n] : dy) {
-      if (n > 0) return NotMonotone();
+      grew = grew || n > 0;
       touched.insert(row);
       if (in_r(row) && !in_base(row)) out.insert(row);
     }
@@ -377,8 +467,13 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
   for (const std::string& row : touched) {
     if (!in_r(row) && (in_base(row) || in_y(row))) in.insert(row);
   }
-  while (!in.empty()) {
-    SLUICE_RETURN_IF_ERROR(Limit(iterations_, rows, bytes));
+  bool shrank = false;  // a row brought in took a row away: not monotone
+  while (true) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> all,
+                            SumOverWorkers({in.size(), rows, bytes, shrank ? 1u : 0u}));
+    if (all[3] > 0) return NotMonotone();
+    if (all[0] == 0) break;
+    SLUICE_RETURN_IF_ERROR(Limit(iterations_, all[1], all[2]));
     ++iterations_;
     Rows w;
     for (const std::string& row : in) {
@@ -390,7 +485,7 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
     SLUICE_ASSIGN_OR_RETURN(Rows dy, Feed(w));
     in.clear();
     for (const auto& [row, n] : dy) {
-      if (n < 0) return NotMonotone();
+      shrank = shrank || n < 0;
       if (!in_r(row) && in_y(row)) in.insert(row);
     }
   }
@@ -421,9 +516,20 @@ Status RecursiveOp::LoadState(StateReader& r) {
 
 Stream* Recursive(Circuit& c, Stream* base, const std::vector<Stream*>& others,
                   RecursiveSpec spec) {
-  std::vector<Stream*> ins = {ExchangeTo(c, base, 0, 1)};
-  for (Stream* s : others) ins.push_back(ExchangeTo(c, s, 0, 1));
-  return c.Add<RecursiveOp>(std::move(ins), std::move(spec), c.context().spine)->output();
+  // Each row of base on its owner; the other inputs where they are (the
+  // step's circuit exchanges what it joins).
+  std::vector<Stream*> ins = {Exchange(c, base)};
+  for (Stream* s : others) ins.push_back(s);
+  RecursiveExchangeIds ids;
+  ids.rows = c.NewExchangeId();
+  ids.sums = c.NewExchangeId();
+  if (c.context().workers > 1) {
+    // As many ids as the step's circuit takes: it is built the same way on
+    // every worker, each time. (A step that fails to build fails in Eval.)
+    Circuit probe(c.context());
+    if (spec.build(probe).ok()) ids.step_first = c.ReserveExchangeIds(probe.next_exchange_id());
+  }
+  return c.Add<RecursiveOp>(std::move(ins), std::move(spec), c.context(), ids)->output();
 }
 
 }  // namespace sluice

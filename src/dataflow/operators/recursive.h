@@ -39,12 +39,24 @@
 // computation, for a linear step, is the same iteration over the changes
 // from nothing, in the circuit that then lives on.
 //
-// Recursive() gathers every input on worker 0, which computes R; the other
-// workers emit nothing.
+// On many workers (and hosts) the iteration is DBSP's nested circuit, run by
+// all of them in lockstep. Each row of base, R, Y and W lives on the worker
+// that owns it (WorkerForKey, as Exchange places rows), where the set
+// operations above are local. Every worker runs its own copy of the step's
+// circuit, built over the pipeline's workers and transport, so that the
+// step's joins and aggregates exchange rows among the workers as the outer
+// circuit's do; the other inputs stay where they are. An iteration is one
+// step of those circuits: each worker feeds its share of W's change, and
+// the rows each yields go to their owners. Every decision that ends a loop
+// or changes course (nothing left to feed, a limit passed, a step that is
+// not monotone) is taken from sums over all workers (one more round of the
+// transport), so all of them take it together. The step's circuit uses the
+// exchange ids that Recursive() reserves for it in the enclosing circuit.
 //
 // A recursion that does not end within `max_iterations` or grows past
-// `max_rows` or `max_bytes` (where PostgreSQL would run until it fails) is an error reported
-// to `on_error`; R then keeps its previous contents.
+// `max_rows` or `max_bytes` (over all workers; where PostgreSQL would run
+// until it fails) is an error reported to `on_error` (by worker 0); R then
+// keeps its previous contents.
 #pragma once
 
 #include <cstdint>
@@ -76,14 +88,25 @@ struct RecursiveSpec {
   std::string runaway_error;
   std::function<void(const Status&)> on_error;
   // After each step in which an input changed: whether R was computed from
-  // scratch (else kept up to date), and the iterations that took.
+  // scratch (else kept up to date), and the iterations that took. Called by
+  // worker 0 alone (every worker takes the same iterations).
   std::function<void(bool from_scratch, int64_t iterations)> on_step;
+};
+
+// The exchange ids a recursive query's operator uses on its worker's
+// transport: two of its own (rows to their owners, and the sums that
+// decide), and a block for its step's circuit.
+struct RecursiveExchangeIds {
+  int rows = 0, sums = 0;
+  int step_first = 0;
 };
 
 class RecursiveOp final : public Operator {
  public:
-  // inputs[0] is base; the others are the step's inputs "in0", "in1", ...
-  RecursiveOp(std::vector<Stream*> inputs, RecursiveSpec spec, const SpineOptions& opts);
+  // inputs[0] is base, each row on its owner; the others are the step's
+  // inputs "in0", "in1", ... `ctx` is the enclosing circuit's worker.
+  RecursiveOp(std::vector<Stream*> inputs, RecursiveSpec spec, const WorkerContext& ctx,
+              RecursiveExchangeIds ids);
   ~RecursiveOp() override;
   Status Eval() override;
   const char* name() const override { return "recursive"; }
@@ -117,15 +140,32 @@ class RecursiveOp final : public Operator {
   Result<Rows> IncrementalBag(const Rows& base_change, const Rows& y_change);
   // Feeds `w` (W's change) to the live circuit: the change of Y.
   Result<Rows> Feed(const Rows& w);
-  Status Limit(int64_t iteration, uint64_t rows, uint64_t bytes) const;
+  // An error when a bound is passed (the sums over all workers), which
+  // sets passed_limit_.
+  Status Limit(int64_t iteration, uint64_t rows, uint64_t bytes);
+
+  // Eval's work; an error of this worker alone fails the step everywhere.
+  Status EvalOnWorkers();
+  // A fresh circuit of the step, over this worker (Live, FixedPoint).
+  Result<std::unique_ptr<Circuit>> BuildStep();
+  // Every worker's `mine` summed, each row on its owner: this worker's.
+  Result<Rows> ToOwners(const Rows& mine);
+  // The sums over all workers of each of `mine`: the same on every worker.
+  Result<std::vector<uint64_t>> SumOverWorkers(std::vector<uint64_t> mine);
+  // Whether `mine` holds on any worker.
+  Result<bool> OnAnyWorker(bool mine);
 
   std::vector<Stream*> inputs_;
   RecursiveSpec spec_;
+  WorkerContext ctx_;
+  RecursiveExchangeIds ids_;
   SpineOptions opts_;
   std::vector<std::unique_ptr<Spine>> integrals_;  // one per input
-  Rows r_;                                         // R as last emitted
+  Rows r_;                                         // this worker's R as last emitted
   uint64_t r_rows_ = 0, r_bytes_ = 0;              // its rows and their bytes
   int64_t iterations_ = 0;                         // of this step, so far
+  // This step met a bound (Limit): the query's failure, not the step's.
+  bool passed_limit_ = false;
   std::unique_ptr<Live> live_;                     // null: none (yet)
 };
 
