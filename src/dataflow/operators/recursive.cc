@@ -1,7 +1,5 @@
 #include "dataflow/operators/recursive.h"
 
-#include <set>
-
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/output.h"
@@ -14,6 +12,7 @@ namespace sluice {
 namespace {
 
 using Rows = RecursiveOp::Rows;
+using RowSet = RecursiveOp::RowSet;
 
 // Adds `sign` times the rows of `b` (keys; their values are empty) to `rows`.
 Status AddRows(const Batch& b, Weight sign, Rows* rows) {
@@ -359,7 +358,7 @@ Result<Rows> RecursiveOp::Feed(const Rows& w) {
 
 Result<Rows> RecursiveOp::Incremental(const std::vector<BatchPtr>& changes) {
   Rows base_change, y_change;
-  std::set<std::string> lost;  // rows of Y that lost a derivation
+  RowSet lost;  // rows of Y that lost a derivation
   SLUICE_RETURN_IF_ERROR(AddRows(*changes[0], 1, &base_change));
   for (const auto& [row, n] : base_change) AddRow(row, n, &live_->base);
   // Each other input's deletions, then its insertions, on their own: in
@@ -413,9 +412,9 @@ Result<Rows> RecursiveOp::IncrementalBag(const Rows& base_change, const Rows& y_
 }
 
 Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_change,
-                                         std::set<std::string> lost) {
+                                         RowSet lost) {
   // Rows whose membership of R is decided here (true: in), over r_.
-  std::map<std::string, bool, std::less<>> now;
+  std::unordered_map<std::string, bool, RecursiveOp::RowHash, std::equal_to<>> now;
   auto in_r = [&](const std::string& row) {
     auto it = now.find(row);
     return it != now.end() ? it->second : r_.count(row) != 0;
@@ -424,7 +423,7 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
   auto in_y = [&](const std::string& row) { return WeightOf(live_->y, row) > 0; };
   // Every row that may come in or go, and those that lost a base row or a
   // derivation.
-  std::set<std::string> touched = lost;
+  RowSet touched = lost;
   for (const auto& [row, n] : base_change) {
     touched.insert(row);
     if (n < 0) lost.insert(row);
@@ -433,7 +432,7 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
   uint64_t rows = r_rows_, bytes = r_bytes_;
   // Take out every row of R (not in base) that lost a derivation, then those
   // that lost one through them.
-  std::set<std::string> out;
+  RowSet out;
   for (const std::string& row : lost) {
     if (in_r(row) && !in_base(row)) out.insert(row);
   }
@@ -460,7 +459,7 @@ Result<Rows> RecursiveOp::IncrementalSet(const Rows& base_change, const Rows& y_
   }
   // Put back what base or Y still holds, bring in what is new, and what
   // they derive.
-  std::set<std::string> in;
+  RowSet in;
   for (const auto& [row, present] : now) {
     if (!present && (in_base(row) || in_y(row))) in.insert(row);
   }

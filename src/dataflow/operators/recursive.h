@@ -61,12 +61,14 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "base/hash.h"
 #include "dataflow/circuit.h"
 #include "zset/spine.h"
 
@@ -114,8 +116,15 @@ class RecursiveOp final : public Operator {
   Status SaveState(StateWriter& w) const override;
   Status LoadState(StateReader& r) override;
 
-  // A relation as rows and their multiplicities, in row order.
-  using Rows = std::map<std::string, Weight, std::less<>>;
+  // A relation as rows and their multiplicities, and a set of rows, hashed
+  // (looked up by string_view too). Their order is no row order: batches
+  // made from them are sorted.
+  struct RowHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view row) const { return Hash64(row); }
+  };
+  using Rows = std::unordered_map<std::string, Weight, RowHash, std::equal_to<>>;
+  using RowSet = std::unordered_set<std::string, RowHash, std::equal_to<>>;
 
  private:
   struct Live;
@@ -135,8 +144,7 @@ class RecursiveOp final : public Operator {
   Result<Rows> Incremental(const std::vector<BatchPtr>& changes);
   // `lost`: the rows of Y that lost a derivation to the other inputs'
   // changes (which `y_change` sums).
-  Result<Rows> IncrementalSet(const Rows& base_change, const Rows& y_change,
-                              std::set<std::string> lost);
+  Result<Rows> IncrementalSet(const Rows& base_change, const Rows& y_change, RowSet lost);
   Result<Rows> IncrementalBag(const Rows& base_change, const Rows& y_change);
   // Feeds `w` (W's change) to the live circuit: the change of Y.
   Result<Rows> Feed(const Rows& w);
