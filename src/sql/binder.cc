@@ -232,6 +232,8 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
   if (s.contains("fromClause") && ContainsSubLink(s["fromClause"])) {
     // A subquery cannot stand in ON; over inner joins, WHERE is the same.
     if (Json moved = s; InnerOnConjunctsToWhere(&moved, ContainsSubLink)) return BindQuery(moved);
+    // Under a LEFT JOIN, a LATERAL subquery of its right side's rows is.
+    if (Json moved = s; LeftOnConjunctsToLateral(&moved, ContainsSubLink)) return BindQuery(moved);
   }
   std::string op = s.value("op", "SETOP_NONE");
   if (op != "SETOP_NONE") return BindSetOp(s);
@@ -255,12 +257,16 @@ Result<BoundQuery> Binder::BindQuery(const Json& s) {
     return BindQuery(*over);
   }
   hand_on();
+  // The subquery's frame, which BindSimple takes.
+  const bool frame_open = !frames_.empty() && !frames_.back().taken;
   auto bound = BindSimple(s);
   if (!bound.ok() && std::exchange(temporal_refused_, false)) {
     // A comparison with the clock in WHERE that a temporal filter cannot
-    // take (an interval of months, a DATE against NOW()): every read of the
-    // clock in WHERE becomes the clock relation's, as elsewhere.
+    // take (an interval of months, a DATE against NOW(), an enclosing
+    // query's column): every read of the clock in WHERE becomes the clock
+    // relation's, as elsewhere. The frame of a subquery is open again for it.
     if (std::optional<Json> all = ClockReadsAsSubqueries(s, true); all && hand_on()) {
+      if (frame_open) frames_.back().taken = false;
       return BindQuery(*all);
     }
   }

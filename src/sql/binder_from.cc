@@ -186,6 +186,60 @@ void TakeInnerOnConjuncts(Json* item, bool (*moves)(const Json&), std::vector<Js
   }
 }
 
+// The name a FROM item is known by, if `item` is one that a LEFT JOIN's
+// right side may be wrapped around: a table, view or WITH query, or an
+// aliased subquery or function that is not LATERAL.
+std::optional<std::string> WrappableName(const Json& item) {
+  auto [kind, body] = Node(item);
+  if (kind == "RangeVar")
+    return body->contains("alias") ? (*body)["alias"].value("aliasname", "")
+                                   : body->value("relname", "");
+  if ((kind == "RangeSubselect" || kind == "RangeFunction") && !body->value("lateral", false) &&
+      body->contains("alias")) {
+    return (*body)["alias"].value("aliasname", "");
+  }
+  return std::nullopt;
+}
+
+// Moves the conjuncts `moves` holds for out of the ON conditions of `item`'s
+// LEFT JOINs (it and the joins it is made of) into a LATERAL subquery
+// around the right side: `a LEFT JOIN b ON c AND s` is `a LEFT JOIN LATERAL
+// (SELECT * FROM b WHERE s) b ON c`, which pairs the same rows.
+bool TakeLeftOnConjuncts(Json* item, bool (*moves)(const Json&)) {
+  auto j = item->find("JoinExpr");
+  if (j == item->end()) return false;
+  bool changed = false;
+  for (const char* side : {"larg", "rarg"}) {
+    if (j->contains(side)) changed |= TakeLeftOnConjuncts(&(*j)[side], moves);
+  }
+  if (j->value("jointype", "") != "JOIN_LEFT" || j->contains("usingClause") ||
+      j->value("isNatural", false) || !j->contains("quals") || !j->contains("rarg")) {
+    return changed;
+  }
+  const std::optional<std::string> name = WrappableName((*j)["rarg"]);
+  if (!name || name->empty()) return changed;
+  Json& q = (*j)["quals"];
+  const bool conjunction =
+      q.contains("BoolExpr") && q["BoolExpr"].value("boolop", "") == "AND_EXPR";
+  const Json conjuncts = conjunction ? q["BoolExpr"]["args"] : Json::array({q});
+  std::vector<Json> kept, moved;
+  for (const Json& c : conjuncts) (moves(c) ? moved : kept).push_back(c);
+  if (moved.empty()) return changed;
+  Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
+  Json select = {{"targetList", Json::array({Json{{"ResTarget", {{"val", std::move(star)}}}}})},
+                 {"fromClause", Json::array({(*j)["rarg"]})},
+                 {"whereClause", AndOf(std::move(moved))},
+                 {"limitOption", "LIMIT_OPTION_DEFAULT"},
+                 {"op", "SETOP_NONE"}};
+  (*j)["rarg"] = Json{{"RangeSubselect",
+                       {{"lateral", true},
+                        {"subquery", {{"SelectStmt", std::move(select)}}},
+                        {"alias", {{"aliasname", *name}}}}}};
+  q = kept.empty() ? Json{{"A_Const", {{"boolval", {{"boolval", true}}}, {"location", -1}}}}
+                   : AndOf(std::move(kept));
+  return true;
+}
+
 }  // namespace
 
 bool InnerOnConjunctsToWhere(Json* s, bool (*moves)(const Json& conjunct)) {
@@ -197,6 +251,14 @@ bool InnerOnConjunctsToWhere(Json* s, bool (*moves)(const Json& conjunct)) {
   if (s->contains("whereClause")) moved.insert(moved.begin(), (*s)["whereClause"]);
   (*s)["whereClause"] = AndOf(std::move(moved));
   return true;
+}
+
+bool LeftOnConjunctsToLateral(Json* s, bool (*moves)(const Json& conjunct)) {
+  bool changed = false;
+  if (s->contains("fromClause")) {
+    for (Json& item : (*s)["fromClause"]) changed |= TakeLeftOnConjuncts(&item, moves);
+  }
+  return changed;
 }
 
 Status Binder::BindFromItem(const Json& item, PlanPtr* plan, std::vector<ScopeCol>* cols,

@@ -184,6 +184,12 @@ void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
 // its WHERE, where ON and WHERE are one; whether any moved.
 bool InnerOnConjunctsToWhere(Json* s, bool (*moves)(const Json& conjunct));
 
+// Moves the conjuncts of the ON conditions of the LEFT JOINs of the SELECT
+// `s`'s FROM that `moves` holds for into a LATERAL subquery around the
+// join's right side (a table, view, WITH query, or an aliased subquery or
+// function), where WHERE may hold what ON may not; whether any moved.
+bool LeftOnConjunctsToLateral(Json* s, bool (*moves)(const Json& conjunct));
+
 // Marks the SELECT * FROM join as which a JOIN in FROM that reads earlier
 // items (or an enclosing query) is bound, as a LATERAL subquery.
 constexpr const char* kJoinAsLateral = "?join_as_lateral";

@@ -20,7 +20,7 @@ Status StepClockOnly(const SqlType&, const Value*, size_t, Value*) {
 
 constexpr const char* kWhereNowMayBe =
     "In a view, NOW() is the step clock; a view reads it in its select list, WHERE, GROUP BY, "
-    "HAVING and the ON of inner joins.";
+    "HAVING, the ON of inner joins and of LEFT JOINs.";
 
 // CURRENT_DATE in a view: the step clock's date.
 Status StepDateOnly(const SqlType&, const Value*, size_t, Value*) {
@@ -199,7 +199,8 @@ Json ClockSubquery(const Json& read, ClockRead kind) {
 // `n` with its reads of the clock (outside the queries it holds) as
 // subqueries of the clock relation. Not in a JOIN's ON nor a window's
 // definition, where a subquery cannot stand (an inner join's ON goes to
-// WHERE first, InnerOnConjunctsToWhere): BindNow refuses those.
+// WHERE first, InnerOnConjunctsToWhere, a LEFT JOIN's to a LATERAL
+// subquery's WHERE, LeftOnConjunctsToLateral): BindNow refuses those.
 void ReplaceClockReads(Json* n, bool* changed) {
   if (const ClockRead kind = ClockReadOf(*n); kind != ClockRead::kNone) {
     *n = ClockSubquery(*n, kind);
@@ -334,6 +335,7 @@ std::optional<Json> Binder::ClockReadsAsSubqueries(const Json& s, bool where_too
   Json out = s;
   bool changed = false;
   changed = InnerOnConjunctsToWhere(&out, HasClockRead);
+  changed |= LeftOnConjunctsToLateral(&out, HasClockRead);
   if (out.contains("targetList")) {
     // Named as before: `SELECT NOW()` is still `now`.
     for (Json& t : out["targetList"]) {

@@ -1,7 +1,7 @@
 -- NOW(), CURRENT_TIMESTAMP, LOCALTIMESTAMP and CURRENT_DATE in a view
 -- outside a temporal filter: the clock relation, joined where the view reads
 -- it (the select list, aggregates, GROUP BY, HAVING, WHERE conjuncts a
--- temporal filter cannot take, subqueries, inner joins' ON). The runner's
+-- temporal filter cannot take, subqueries, inner and LEFT joins' ON). The runner's
 -- clock is PostgreSQL's time, so both read one instant.
 CREATE TABLE ev (id INT PRIMARY KEY, ts TIMESTAMP, d DATE);
 INSERT INTO ev VALUES (1, '2020-01-01 10:00', '2020-01-01'), (2, '2099-01-01', '2099-01-01'), (3, NULL, NULL);
@@ -22,6 +22,11 @@ SELECT * FROM (SELECT id, now() - ts > interval '1 day' AS old FROM ev) s WHERE 
 SELECT id, d < CURRENT_DATE AS past FROM ev WHERE d < CURRENT_DATE + 100000;
 SELECT id FROM ev WHERE ts::date < CURRENT_DATE;
 SELECT id FROM ev e WHERE EXISTS (SELECT 1 FROM ev f WHERE f.id = e.id AND f.ts < now());
+-- In a LEFT JOIN's ON (a LATERAL subquery of the right side's rows), and
+-- beside an enclosing query's column.
+SELECT e.id, f.id AS f FROM ev e LEFT JOIN ev f ON e.id = f.id AND f.ts < now();
+SELECT e.id, f.id AS f FROM ev e LEFT JOIN ev f ON f.ts < now() - (e.id * interval '1 year');
+SELECT id, (SELECT count(*) FROM ev x WHERE x.ts < now() - (e.id * interval '1 day')) AS c FROM ev e;
 -- CURRENT_TIME and LOCALTIME have no temporal filter: the clock relation.
 CREATE TABLE tt (id INT, t TIME, ts TIMESTAMP);
 INSERT INTO tt VALUES (1, '00:00:01', '2020-01-01'), (2, '23:59:59.9', '2999-01-01');
@@ -37,4 +42,4 @@ SELECT id FROM ev ORDER BY ts < now(), id LIMIT 2;
 -- sluice: error NOW() in a view's ORDER BY, window or outer join's ON condition is not supported yet
 SELECT id, rank() OVER (ORDER BY ts < now(), id) FROM ev;
 -- sluice: error NOW() in a view's ORDER BY, window or outer join's ON condition is not supported yet
-SELECT e.id FROM ev e LEFT JOIN ev f ON e.id = f.id AND f.ts < now();
+SELECT e.id FROM ev e FULL JOIN ev f ON e.id = f.id AND f.ts < now();
