@@ -186,19 +186,15 @@ void TakeInnerOnConjuncts(Json* item, bool (*moves)(const Json&), std::vector<Js
   }
 }
 
-// The name a FROM item is known by, if `item` is one that a LEFT JOIN's
-// right side may be wrapped around: a table, view or WITH query, or an
-// aliased subquery or function that is not LATERAL.
+// The name of `item` (FromItemName) if a LEFT JOIN's right side may be
+// wrapped around it: a table, view or WITH query, or an aliased subquery or
+// function that is not LATERAL.
 std::optional<std::string> WrappableName(const Json& item) {
   auto [kind, body] = Node(item);
-  if (kind == "RangeVar")
-    return body->contains("alias") ? (*body)["alias"].value("aliasname", "")
-                                   : body->value("relname", "");
-  if ((kind == "RangeSubselect" || kind == "RangeFunction") && !body->value("lateral", false) &&
-      body->contains("alias")) {
-    return (*body)["alias"].value("aliasname", "");
-  }
-  return std::nullopt;
+  const bool wrappable =
+      kind == "RangeVar" || ((kind == "RangeSubselect" || kind == "RangeFunction") &&
+                             !body->value("lateral", false) && body->contains("alias"));
+  return wrappable ? FromItemName(item) : std::nullopt;
 }
 
 // Moves the conjuncts `moves` holds for out of the ON conditions of `item`'s

@@ -1,6 +1,7 @@
 // The binder's internals, shared by its files: binder.cc (queries, FROM,
-// joins, grouping), binder_expr.cc (expressions) and binder_subquery.cc
-// (subqueries and their decorrelation). Not for use outside src/sql.
+// joins, grouping), binder_group.cc (rewrites of grouped queries),
+// binder_expr.cc (expressions) and binder_subquery.cc (subqueries and their
+// decorrelation), and the others named below. Not for use outside src/sql.
 #pragma once
 
 #include <algorithm>
@@ -178,6 +179,10 @@ void CollectCalls(const Json& n, const std::function<bool(const Json& call)>& is
                   std::vector<const Json*>* out);
 // The calls of built-in set-returning functions in `n` (CollectCalls).
 void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
+
+// The name the FROM item `item` is known by: its alias, or a table's name;
+// nullopt for an item without one (an unaliased subquery, a join).
+std::optional<std::string> FromItemName(const Json& item);
 
 // Moves the conjuncts of the ON conditions of the inner joins of the SELECT
 // `s`'s FROM (not those under an outer join) that `moves` holds for into
@@ -660,8 +665,9 @@ class Binder {
                                        const std::vector<ExprPtr>& keys,
                                        const std::vector<std::string>& key_strs, const Ctx& from,
                                        PlanPtr plan);
-  // GROUP BY with GROUPING SETS, ROLLUP or CUBE: the query as a UNION ALL of
-  // one grouped query per set (nullopt if it has none).
+  // Rewrites of grouped queries (binder_group.cc). GROUP BY with GROUPING
+  // SETS, ROLLUP or CUBE: the query as a UNION ALL of one grouped query per
+  // set (nullopt if it has none).
   Result<std::optional<Json>> ExpandGroupingSets(const Json& s);
   // The names of the columns the FROM clause's items show (for a GROUP BY
   // name, which is an input column before it is an output one), or nullopt
