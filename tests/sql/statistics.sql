@@ -83,9 +83,20 @@ SELECT var_pop(DISTINCT i) FROM s;
 -- Large values: PostgreSQL's scale follows the variance's size (here none
 -- after the point).
 SELECT var_pop(b * 100000000000000000), stddev_samp(b * 100000000000000000) FROM s;
--- Squares beyond 38 digits (PostgreSQL's numeric has no such limit).
--- sluice: error the sum of squares exceeds 38 digits
-SELECT var_pop(n * 100000000000000000000) FROM s;
+-- Sums of squares of 38 digits and more are kept exact (as PostgreSQL's
+-- numeric has no such limit), and return to 128 bits when they fit again.
+SELECT var_pop(n * 100000000000000000000), stddev_samp(n * 100000000000000000000) FROM s;
+SELECT g, variance(b * 1000000000000000000), stddev_pop(b::numeric * 123456789012345678901234.5)
+FROM s GROUP BY g;
+CREATE TABLE big (k INT PRIMARY KEY, g INT, b BIGINT, n NUMERIC(40, 3), m NUMERIC);
+INSERT INTO big VALUES
+  (1, 1, 9000000000000000000, 123456789012345678901234567890.125, 1e30),
+  (2, 1, 9100000000000000000, 1.5, 2.5e25),
+  (3, 2, -9200000000000000000, -98765432109876543210987654321.5, 0.000001),
+  (4, 2, 1, 7, 12345678901234567890123.4567);
+SELECT g, var_samp(b), stddev_samp(b), var_pop(n), stddev_pop(n), variance(m), stddev(m)
+FROM big GROUP BY g;
+SELECT var_samp(b), stddev(b), var_pop(n), stddev_samp(n), var_samp(m), stddev_pop(m) FROM big;
 
 -- Changes: updates, deletes and inserts over several steps.
 UPDATE s SET d = d + 1, i = i * 2, y = y + 0.5 WHERE k = 2;
@@ -93,6 +104,12 @@ UPDATE f SET d = d + 1, y = y + 0.5 WHERE k = 2;
 DELETE FROM s WHERE k = 7;
 DELETE FROM f WHERE k = 7;
 INSERT INTO s VALUES (8, 3, 2, 5, 8, 1009.11, 6.5, 9.5, 2, 1, 7, 'h'), (9, 2, 4, 44, 2, 1004.02, 8.25, 1, 0.5, 6, 8, 'i');
+-- The large values leave (the sums fit 128 bits again) and come back.
+DELETE FROM big WHERE k IN (1, 3);
+UPDATE big SET m = 2.5 WHERE k = 2;
+INSERT INTO big VALUES (5, 1, 9223372036854775807, 9999999999999999999999999999999999999.999, 1e-6),
+  (6, 2, -9223372036854775807, 0.001, 1e37);
+DELETE FROM big WHERE k = 5;
 INSERT INTO f VALUES (9, 2, 2.5, 9, 10), (10, 3, 2, 6, 2);
 UPDATE s SET g = 1, n = n + 2 WHERE k = 3;
 UPDATE f SET g = 1 WHERE k = 3;

@@ -378,7 +378,8 @@ Result<Value> DecimalAvg(const SqlType& col, const LinearAcc& acc) {
 
 void EncodeWideSums(const std::vector<LinearAcc>& accs, std::string* out) {
   for (const LinearAcc& a : accs) {
-    const std::string text = a.wide ? a.wide->ToString() : std::string();
+    std::string text = a.wide ? a.wide->ToString() : std::string();
+    if (a.wide2) text += ";" + a.wide2->ToString();
     const uint32_t n = static_cast<uint32_t>(text.size());
     out->append(reinterpret_cast<const char*>(&n), 4);
     out->append(text);
@@ -394,9 +395,16 @@ Status DecodeWideSums(std::string_view* in, std::vector<LinearAcc>* accs) {
     in->remove_prefix(4);
     if (in->size() < n) return bad();
     if (n > 0) {
+      std::string_view text = in->substr(0, n);
+      const size_t semi = text.find(';');
       BigDecimal b;
-      if (!BigDecimal::Parse(in->substr(0, n), &b)) return bad();
+      if (!BigDecimal::Parse(text.substr(0, semi), &b)) return bad();
       a.wide = std::make_shared<const BigDecimal>(std::move(b));
+      if (semi != std::string_view::npos) {
+        BigDecimal b2;
+        if (!BigDecimal::Parse(text.substr(semi + 1), &b2)) return bad();
+        a.wide2 = std::make_shared<const BigDecimal>(std::move(b2));
+      }
     }
     in->remove_prefix(n);
   }
@@ -731,6 +739,119 @@ void ExactSum::Round(double* hi, double* lo) const {
   *lo = RoundedSum(rest.parts);
 }
 
+namespace {
+
+bool Below38Digits(int128 x) { return NarrowFits(x); }
+
+// The statistics of integers and decimals in int128s: `w` copies of the
+// finite `y` and of its square added to acc->isum and acc->isum2.
+Status AddSquaresNarrow(const SqlType& ytype, const Value& y, Weight w, LinearAcc* acc) {
+  if (y.kind() == Value::Kind::kDecimal && ytype.dynamic_scale()) {
+    return AddNumericSquares(y, w, acc);
+  }
+  int128 u = 0;
+  if (y.kind() == Value::Kind::kDecimal) {
+    if (y.decimal_wide() != nullptr) return WideSumUnsupported();
+    bool overflow = false;
+    u = RescaleDecimal(y.decimal_unscaled(), y.decimal_scale(), ytype.scale(), &overflow);
+    if (overflow) return Status::Overflow("numeric field overflow");
+  } else {
+    u = y.int_value();
+  }
+  int128 t, sq;
+  if (__builtin_mul_overflow(u, static_cast<int128>(w), &t) ||
+      __builtin_add_overflow(acc->isum, t, &acc->isum) || __builtin_mul_overflow(u, u, &sq) ||
+      __builtin_mul_overflow(sq, static_cast<int128>(w), &sq) ||
+      __builtin_add_overflow(acc->isum2, sq, &acc->isum2)) {
+    return StatsOverflow();
+  }
+  return Status::OK();
+}
+
+// The same, exact, in BigDecimals: the sum at the values' scale (the
+// column's, or NUMERIC's largest present; 0 for integers) and the sum of
+// squares at twice it. Kept as int128s again when both fit.
+Status AddSquaresWide(const SqlType& ytype, const Value& y, Weight w, LinearAcc* acc) {
+  const bool decimal = y.kind() == Value::Kind::kDecimal;
+  const bool dynamic = decimal && ytype.dynamic_scale();
+  const int before = dynamic ? std::max(acc->Scale(), 0) : decimal ? ytype.scale() : 0;
+  BigDecimal sum = acc->wide2 ? *acc->wide : BigDecimal::FromInt128(acc->isum, before);
+  BigDecimal sum2 = acc->wide2 ? *acc->wide2 : BigDecimal::FromInt128(acc->isum2, 2 * before);
+  BigDecimal v = decimal ? BigDecimal::FromValue(y) : BigDecimal::FromInt128(y.int_value(), 0);
+  if (dynamic) {
+    const int s = y.decimal_scale();
+    if (s < 0 || s > kMaxDecimalDigits) return Status::Overflow("numeric scale out of range");
+    if (__builtin_add_overflow(acc->scale_counts[s], w, &acc->scale_counts[s])) {
+      return Status::Overflow("numeric field overflow in aggregate");
+    }
+  } else if (decimal) {
+    v = v.Round(ytype.scale());  // as the column's type holds it
+  }
+  const BigDecimal weight = BigDecimal::FromInt128(static_cast<int128>(w), 0);
+  sum = BigDecimal::Add(sum, BigDecimal::Mul(v, weight));
+  sum2 = BigDecimal::Add(sum2, BigDecimal::Mul(BigDecimal::Mul(v, v), weight));
+  // A delete may leave a smaller largest scale: the digits beyond it are
+  // zeros.
+  const int after = dynamic ? std::max(acc->Scale(), 0) : before;
+  sum = sum.Round(after);
+  sum2 = sum2.Round(2 * after);
+  int128 a, b;
+  if (sum.ToInt128(&a) && sum2.ToInt128(&b)) {
+    acc->isum = a;
+    acc->isum2 = b;
+    acc->wide.reset();
+    acc->wide2.reset();
+  } else {
+    acc->isum = acc->isum2 = 0;
+    acc->wide = std::make_shared<const BigDecimal>(std::move(sum));
+    acc->wide2 = std::make_shared<const BigDecimal>(std::move(sum2));
+  }
+  return Status::OK();
+}
+
+// Either way, one form for one state: int128s while both sums have fewer
+// than 38 digits, else BigDecimals.
+Status AddSquares(const SqlType& ytype, const Value& y, Weight w, LinearAcc* acc) {
+  if (!acc->wide2) {
+    const int128 isum = acc->isum, isum2 = acc->isum2;
+    int64_t counts[kMaxDecimalDigits + 1];
+    std::memcpy(counts, acc->scale_counts, sizeof(counts));
+    const Status s = AddSquaresNarrow(ytype, y, w, acc);
+    if (s.ok() && Below38Digits(acc->isum) && Below38Digits(acc->isum2)) return Status::OK();
+    if (!s.ok() && s.code() != StatusCode::kOverflow && s.code() != StatusCode::kUnimplemented) {
+      return s;
+    }
+    acc->isum = isum;
+    acc->isum2 = isum2;
+    std::memcpy(acc->scale_counts, counts, sizeof(counts));
+  }
+  return AddSquaresWide(ytype, y, w, acc);
+}
+
+// The variance (or with `sqrt` the standard deviation) of numbers at
+// `in_scale` from their count and exact sums, as numeric_stddev_internal:
+// (N * sum(X²) - sum(X)²) / (N * (N - 1)) (or N²) at select_div_scale's
+// scale, rounded half away from zero, its square root at the same scale.
+Result<Value> WideStatsResult(int64_t count, const BigDecimal& sum, const BigDecimal& sum2,
+                              int in_scale, bool samp, bool sqrt) {
+  const BigDecimal n = BigDecimal::FromInt128(count, 0);
+  BigDecimal num = BigDecimal::Sub(BigDecimal::Mul(n, sum2.Round(2 * in_scale)),
+                                   BigDecimal::Mul(sum.Round(in_scale), sum.Round(in_scale)));
+  if (num.sign() <= 0) return Value::Decimal(0, 0);
+  const BigDecimal den = BigDecimal::Mul(n, samp ? BigDecimal::FromInt128(count - 1, 0) : n);
+  const int scale = BigDecimal::DivScale(num, den);
+  if (scale > kMaxDecimalDigits) {
+    return Status::Unimplemented(
+        "a variance or standard deviation with more than 38 digits after the point is not "
+        "supported yet");
+  }
+  BigDecimal q = BigDecimal::Div(num, den, scale);
+  if (sqrt) q = q.Sqrt(scale);
+  return q.ToValue();
+}
+
+}  // namespace
+
 Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const Value& x, Weight w,
                 LinearAcc* acc) {
   if (y.is_null()) return Status::OK();
@@ -756,32 +877,11 @@ Status StatsAdd(const AggSpec& spec, const SqlType& ytype, const Value& y, const
   }
   switch (ArithOf(ytype)) {
     case Arith::kInt:
-    case Arith::kDecimal: {
-      int128 u = 0;
+    case Arith::kDecimal:
       if (y.kind() == Value::Kind::kDecimal && y.decimal_is_special()) {
         return AddDecimalSpecial(y, w, acc);
       }
-      if (y.kind() == Value::Kind::kDecimal && ytype.dynamic_scale()) {
-        return AddNumericSquares(y, w, acc);
-      }
-      if (y.kind() == Value::Kind::kDecimal) {
-        if (y.decimal_wide() != nullptr) return WideSumUnsupported();
-        bool overflow = false;
-        u = RescaleDecimal(y.decimal_unscaled(), y.decimal_scale(), ytype.scale(), &overflow);
-        if (overflow) return Status::Overflow("numeric field overflow");
-      } else {
-        u = y.int_value();
-      }
-      int128 t, sq;
-      if (__builtin_mul_overflow(u, static_cast<int128>(w), &t) ||
-          __builtin_add_overflow(acc->isum, t, &acc->isum) ||
-          __builtin_mul_overflow(u, u, &sq) ||
-          __builtin_mul_overflow(sq, static_cast<int128>(w), &sq) ||
-          __builtin_add_overflow(acc->isum2, sq, &acc->isum2)) {
-        return StatsOverflow();
-      }
-      return Status::OK();
-    }
+      return AddSquares(ytype, y, w, acc);
     case Arith::kFloat:
       if (!Squarable(y.double_value())) return FloatOverflow();
       AddFloat(y.double_value(), w, &acc->moments.sx, &acc->moments.sxx, acc->moments.bad_x);
@@ -808,6 +908,12 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
     if (count <= (samp ? 1 : 0)) return Value::Null();
     if (acc.HasSpecials()) return Value::DecimalNaN();
     const int in_scale = ArithOf(col) == Arith::kInt ? 0 : SumScale(col, acc);
+    if (acc.wide2) return WideStatsResult(count, *acc.wide, *acc.wide2, in_scale, samp, sqrt);
+    // Past 256 bits or 38 digits on the way: the same, in BigDecimals.
+    auto wide = [&] {
+      return WideStatsResult(count, BigDecimal::FromInt128(acc.isum, in_scale),
+                             BigDecimal::FromInt128(acc.isum2, 2 * in_scale), in_scale, samp, sqrt);
+    };
     const auto n = static_cast<unsigned __int128>(count);
     const auto abs = [](int128 v) {
       return v < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(v)
@@ -821,10 +927,10 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
     const unsigned __int128 den = n * (samp ? n - 1 : n);
     // PostgreSQL's scale of num / den (num at twice the input's scale).
     const int scale = NumericDivScale(num.Digits(), 2 * in_scale, U256::From(den).Digits(), 0);
-    if (scale > kMaxDecimalDigits) return StatsOverflow();
+    if (scale > kMaxDecimalDigits) return wide();
     // The variance at `scale`: num * 10^(scale - 2 * in_scale) / den.
     for (int i = 2 * in_scale; i < scale; ++i) {
-      if (!num.MulSmall(10)) return StatsOverflow();
+      if (!num.MulSmall(10)) return wide();
     }
     unsigned __int128 rem = 0;
     U256 q = num.DivMod(den, &rem);
@@ -832,7 +938,7 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
     if (sqrt) {
       // sqrt(q / 10^scale) at `scale`: round(sqrt(q * 10^scale)).
       for (int i = 0; i < scale; ++i) {
-        if (!q.MulSmall(10)) return StatsOverflow();
+        if (!q.MulSmall(10)) return wide();
       }
       unsigned __int128 r = q.Sqrt();
       // Round up when q > r² + r, i.e. sqrt(q) >= r + 1/2.
@@ -841,7 +947,7 @@ Result<Value> StatsResult(const AggSpec& spec, const SqlType& col, const LinearA
       if (q.Compare(half) > 0) ++r;
       q = U256::From(r);
     }
-    if (!q.FitsIn127()) return StatsOverflow();
+    if (!q.FitsIn127()) return wide();
     return Value::Decimal(static_cast<int128>(q.Low()), scale);
   }
   // Doubles: PostgreSQL's final functions over N, Sx, Sy and the sums of

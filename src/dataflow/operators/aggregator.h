@@ -118,13 +118,16 @@ struct FloatMoments {
 // sum of 38 digits or more lives in `wide` instead (isum is then 0), and
 // returns to `isum` when it fits again, so that equal sums have one form. The
 // statistics also keep the sum of squares of integers and decimals (`isum2`,
-// unscaled) or the exact moments of doubles (`moments`).
+// unscaled) or the exact moments of doubles (`moments`); when the sum or the
+// sum of squares reaches 38 digits, both live in `wide` and `wide2` (isum
+// and isum2 are then 0), exact, until both fit again.
 struct LinearAcc {
   int64_t count = 0;
   int128 isum = 0;
   double dsum = 0;
   int128 isum2 = 0;
   std::shared_ptr<const BigDecimal> wide;
+  std::shared_ptr<const BigDecimal> wide2;  // the statistics' sum of squares
   FloatMoments moments;
   // DECIMAL: weighted counts of NaN, Infinity and -Infinity, which `count`
   // includes and `isum` does not (PostgreSQL's numeric accumulators keep
@@ -172,7 +175,8 @@ Value DecimalSum(const SqlType& col, const LinearAcc& acc);
 // numeric_avg). REQUIRES: acc.count > 0.
 Result<Value> DecimalAvg(const SqlType& col, const LinearAcc& acc);
 // The wide sums of accumulators, in bytes: for each, a 4-byte length and
-// the sum's text (0 for a sum in isum).
+// the sum's text (0 for a sum in isum), then for a statistic's, ';' and the
+// text of its sum of squares.
 void EncodeWideSums(const std::vector<LinearAcc>& accs, std::string* out);
 Status DecodeWideSums(std::string_view* in, std::vector<LinearAcc>* accs);
 
