@@ -1757,9 +1757,15 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   // The output column an ORDER BY or DISTINCT ON item names: by position or
   // name, or an expression found among the outputs; -1, with the bound
   // expression in `*e`, for an expression they lack.
+  // The hidden columns by their expression's text: DISTINCT ON's keys are
+  // ORDER BY's, though a subquery bound twice would be two columns.
+  std::map<std::string, int> hidden_by_text;
   auto output_column = [&](const Json& node, const char* clause, ExprPtr* e) -> Result<int> {
     SLUICE_ASSIGN_OR_RETURN(int col, OrderByColumn(node, names, k, visible));
     if (col >= 0) return col;
+    if (auto it = hidden_by_text.find(Canonical(node)); it != hidden_by_text.end()) {
+      return it->second;
+    }
     Ctx& oc = grouped ? agg_ctx : ctx;
     SLUICE_ASSIGN_OR_RETURN(*e, BindExpr(node, oc));
     if (grouped && agg_ctx.pending.size() != agg_applied) {
@@ -1768,7 +1774,9 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     if (grouped) {
       SLUICE_ASSIGN_OR_RETURN(*e, OntoAggregate(*e, keys, key_strs, ctx, &node));
     } else if (ctx.pending.size() != applied) {
-      return SqlUnsupported(sql_, node, std::string("a subquery in ") + clause);
+      // Its subqueries join the rows as the select list's do (their columns
+      // come after those the select list reads).
+      SLUICE_ASSIGN_OR_RETURN(plan, ApplyExtensions(plan, ctx, &applied));
     }
     const std::string key = Key(**e);
     for (size_t i = 0; i < outs.size(); ++i) {
@@ -1795,6 +1803,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
                         "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
       }
       col = add_hidden(e, "?order?");
+      hidden_by_text[Canonical(node)] = col;
     }
     order.push_back(SortKeyOf(by, col));
   }

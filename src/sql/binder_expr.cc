@@ -2089,8 +2089,9 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
       return MakeLiteral(Value::Int(now - day * kDay), SqlType::Time(false));
     }
     if (op == "SVFOP_CURRENT_DATE") return BindToday(n);
-    return SqlUnsupported(sql_, n,
-                          "CURRENT_TIME in a view's ORDER BY, window or outer join's ON condition");
+    return SqlUnsupported(
+        sql_, n,
+        "CURRENT_TIME in a view's window, a UNION's ORDER BY or an outer join's ON condition");
   }
   if (kind == "RowExpr") {
     std::vector<ExprPtr> fields;

@@ -1003,7 +1003,9 @@ void Binder::EnclosingAggregates(const Json& n, const Json& from,
 std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   const Json& targets = s.contains("targetList") ? s["targetList"] : Json::array();
   const Json& having = s.contains("havingClause") ? s["havingClause"] : Json();
-  const bool subqueries = SubqueryOutsideAggregates(targets) || SubqueryOutsideAggregates(having);
+  const Json& sort = s.contains("sortClause") ? s["sortClause"] : Json();
+  const bool subqueries = SubqueryOutsideAggregates(targets) || SubqueryOutsideAggregates(having) ||
+                          SubqueryOutsideAggregates(sort);
   std::vector<const Json*> set_calls;
   CollectSetCalls(targets, &set_calls);
   if (!subqueries && set_calls.empty()) return std::nullopt;
@@ -1015,6 +1017,7 @@ std::optional<Json> Binder::SubqueriesOverGroups(const Json& s) {
   if (subqueries && g.table != "?gs") {
     EnclosingAggregates(targets, s["fromClause"], &g.enclosing);
     EnclosingAggregates(having, s["fromClause"], &g.enclosing);
+    EnclosingAggregates(sort, s["fromClause"], &g.enclosing);
   }
   if (!s.contains("groupClause") && !s.contains("havingClause") && !ContainsAggregate(targets) &&
       g.enclosing.empty()) {

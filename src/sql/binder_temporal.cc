@@ -20,7 +20,7 @@ Status StepClockOnly(const SqlType&, const Value*, size_t, Value*) {
 
 constexpr const char* kWhereNowMayBe =
     "In a view, NOW() is the step clock; a view reads it in its select list, WHERE, GROUP BY, "
-    "HAVING, the ON of inner joins and of LEFT JOINs.";
+    "HAVING, ORDER BY, the ON of inner joins and of LEFT JOINs.";
 
 // CURRENT_DATE in a view: the step clock's date.
 Status StepDateOnly(const SqlType&, const Value*, size_t, Value*) {
@@ -274,9 +274,10 @@ Json AgeFromMidnight(const Json& call) {
 
 Result<ExprPtr> Binder::BindToday(const Json& node) {
   if (!now_in_where_) {
-    return SqlUnsupported(sql_, node,
-                          "CURRENT_DATE in a view's ORDER BY, window or outer join's ON condition",
-                          kWhereNowMayBe);
+    return SqlUnsupported(
+        sql_, node,
+        "CURRENT_DATE in a view's window, a UNION's ORDER BY or an outer join's ON condition",
+        kWhereNowMayBe);
   }
   ExprPtr e = MakeCall(StepDateOnly, "current_date", SqlType::Date(false), {});
   now_at_[e.get()] = Location(node);
@@ -322,9 +323,9 @@ Status Binder::TodayBounds(const Expr& conjunct, const Json& where,
 Result<ExprPtr> Binder::BindNow(const Json& node) {
   if (catalog_.now()) return MakeLiteral(Value::Int(*catalog_.now()), SqlType::Timestamp(false));
   if (!now_in_where_)
-    return SqlUnsupported(sql_, node,
-                          "NOW() in a view's ORDER BY, window or outer join's ON condition",
-                          kWhereNowMayBe);
+    return SqlUnsupported(
+        sql_, node, "NOW() in a view's window, a UNION's ORDER BY or an outer join's ON condition",
+        kWhereNowMayBe);
   ExprPtr e = MakeCall(StepClockOnly, "now", SqlType::Timestamp(false), {});
   now_at_[e.get()] = Location(node);
   return e;
@@ -345,10 +346,11 @@ std::optional<Json> Binder::ClockReadsAsSubqueries(const Json& s, bool where_too
   }
   for (auto it = out.begin(); it != out.end(); ++it) {
     // WITH queries and the sides of a UNION are bound as queries of their
-    // own (their temporal filters stay theirs); ORDER BY and WINDOW cannot
-    // hold a subquery (BindNow refuses the clock there).
+    // own (their temporal filters stay theirs); a UNION's ORDER BY and a
+    // WINDOW cannot hold a subquery (BindNow refuses the clock there).
     if (it.key() == "withClause" || it.key() == "larg" || it.key() == "rarg" ||
-        it.key() == "sortClause" || it.key() == "windowClause") {
+        it.key() == "windowClause" ||
+        (it.key() == "sortClause" && s.value("op", "SETOP_NONE") != "SETOP_NONE")) {
       continue;
     }
     if (it.key() != "whereClause" || where_too) {

@@ -1,8 +1,8 @@
 -- NOW(), CURRENT_TIMESTAMP, LOCALTIMESTAMP and CURRENT_DATE in a view
 -- outside a temporal filter: the clock relation, joined where the view reads
 -- it (the select list, aggregates, GROUP BY, HAVING, WHERE conjuncts a
--- temporal filter cannot take, subqueries, inner and LEFT joins' ON). The runner's
--- clock is PostgreSQL's time, so both read one instant.
+-- temporal filter cannot take, subqueries, ORDER BY, inner and LEFT joins'
+-- ON). The runner's clock is PostgreSQL's time, so both read one instant.
 CREATE TABLE ev (id INT PRIMARY KEY, ts TIMESTAMP, d DATE);
 INSERT INTO ev VALUES (1, '2020-01-01 10:00', '2020-01-01'), (2, '2099-01-01', '2099-01-01'), (3, NULL, NULL);
 SELECT id, ts < now() AS past FROM ev;
@@ -37,9 +37,11 @@ INSERT INTO tt VALUES (3, '00:00:00', NULL);
 INSERT INTO ev VALUES (4, '1999-01-01', '1999-01-01');
 DELETE FROM ev WHERE id = 1;
 UPDATE ev SET ts = '2001-01-01' WHERE id = 2;
--- sluice: error NOW() in a view's ORDER BY, window or outer join's ON condition is not supported yet
+-- In ORDER BY (a top-k over the clock relation).
 SELECT id FROM ev ORDER BY ts < now(), id LIMIT 2;
--- sluice: error NOW() in a view's ORDER BY, window or outer join's ON condition is not supported yet
+SELECT id, ts FROM ev ORDER BY abs(extract(epoch from now() - ts)) NULLS FIRST, id LIMIT 3;
+SELECT ts < now() AS past, count(*) FROM ev GROUP BY 1 ORDER BY max(ts) < now(), 1 LIMIT 1;
+-- sluice: error NOW() in a view's window, a UNION's ORDER BY or an outer join's ON condition is not supported yet
 SELECT id, rank() OVER (ORDER BY ts < now(), id) FROM ev;
--- sluice: error NOW() in a view's ORDER BY, window or outer join's ON condition is not supported yet
+-- sluice: error NOW() in a view's window, a UNION's ORDER BY or an outer join's ON condition is not supported yet
 SELECT e.id FROM ev e FULL JOIN ev f ON e.id = f.id AND f.ts < now();
