@@ -780,7 +780,11 @@ Status AddSquaresWide(const SqlType& ytype, const Value& y, Weight w, LinearAcc*
   BigDecimal v = decimal ? BigDecimal::FromValue(y) : BigDecimal::FromInt128(y.int_value(), 0);
   if (dynamic) {
     const int s = y.decimal_scale();
-    if (s < 0 || s > kMaxDecimalDigits) return Status::Overflow("numeric scale out of range");
+    if (s < 0 || s > kMaxDecimalDigits) {
+      return Status::Unimplemented(
+          "the statistics of numeric values with more than 38 digits after the point are not "
+          "supported yet");
+    }
     if (__builtin_add_overflow(acc->scale_counts[s], w, &acc->scale_counts[s])) {
       return Status::Overflow("numeric field overflow in aggregate");
     }
