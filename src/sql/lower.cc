@@ -203,6 +203,15 @@ bool IsEvalError(const Status& s) {
   return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kOverflow;
 }
 
+// Whether the failed `s` is a row's evaluation error that `errors` counted,
+// so that the caller drops the row; if not, the caller returns `s`, the
+// step's failure.
+bool CountedRowError(const Status& s, EvalErrors* errors) {
+  if (errors == nullptr || !IsEvalError(s)) return false;
+  errors->Add(s);
+  return true;
+}
+
 }  // namespace
 
 void EvalErrors::Add(const Status& s) {
@@ -258,9 +267,7 @@ Stream* Lowering::EvalMap(Stream* in, MapFn fn) {
                      emit(ok, ov);
                      return s;
                    }
-                   if (errors == nullptr || !IsEvalError(s)) return s;
-                   errors->Add(s);
-                   return Status::OK();
+                   return CountedRowError(s, errors) ? Status::OK() : s;
                  });
 }
 
@@ -268,8 +275,7 @@ Stream* Lowering::EvalFilter(Stream* in, FilterFn fn) {
   EvalErrors* errors = errors_;
   return Filter(c_, in, [fn, errors](std::string_view k, std::string_view v, bool* keep) {
     Status s = fn(k, v, keep);
-    if (s.ok() || errors == nullptr || !IsEvalError(s)) return s;
-    errors->Add(s);
+    if (s.ok() || !CountedRowError(s, errors)) return s;
     *keep = false;
     return Status::OK();
   });
@@ -661,8 +667,7 @@ Result<Stream*> Lowering::LowerTemporalFilter(const PlanNode& n) {
                             Value at;
                             Status s = OnRow(Eval(*b.at, row, &at), schema, k);
                             if (!s.ok()) {
-                              if (errors == nullptr || !IsEvalError(s)) return s;
-                              errors->Add(s);
+                              if (!CountedRowError(s, errors)) return s;
                               *span = never;
                               return Status::OK();
                             }
@@ -777,11 +782,7 @@ Result<Stream*> Lowering::LowerSeriesInStep(const PlanNode& n) {
       bool null = false;
       for (Value& v : vals) {
         Status s = OnRow(Eval(*args[at++], row, &v), in_schema, k);
-        if (!s.ok()) {
-          if (errors == nullptr || !IsEvalError(s)) return s;
-          errors->Add(s);
-          return Status::OK();
-        }
+        if (!s.ok()) return CountedRowError(s, errors) ? Status::OK() : s;
         null = null || v.is_null();  // a NULL argument: no rows of this one
       }
       if (!null) {
@@ -835,11 +836,7 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
     std::vector<Value> vals(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
       Status s = OnRow(Eval(*args[i], row, &vals[i]), in_schema, k);
-      if (!s.ok()) {
-        if (errors == nullptr || !IsEvalError(s)) return s;
-        errors->Add(s);
-        return Status::OK();
-      }
+      if (!s.ok()) return CountedRowError(s, errors) ? Status::OK() : s;
       if (vals[i].is_null()) return Status::OK();
     }
     for (const auto& [i, v] : stand_ins) row[i] = v;
@@ -1517,11 +1514,7 @@ Result<Stream*> Lowering::LowerOver(const PlanNode& n) {
     }
     std::vector<Row> values;
     Status evaluated = EvalWindowCalls(calls, p, &values);
-    if (!evaluated.ok()) {
-      if (errors == nullptr || !IsEvalError(evaluated)) return evaluated;
-      errors->Add(evaluated);
-      return Status::OK();
-    }
+    if (!evaluated.ok()) return CountedRowError(evaluated, errors) ? Status::OK() : evaluated;
     for (size_t i = from; i < to && i < p.rows.size(); ++i) {
       Row r = p.rows[i];
       for (Value& v : values[i]) r.push_back(std::move(v));
