@@ -1,5 +1,6 @@
 #include "dataflow/operators/recursive.h"
 
+#include "base/bytes.h"
 #include "dataflow/operators/exchange.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/output.h"
@@ -118,9 +119,7 @@ Result<std::vector<uint64_t>> RecursiveOp::SumOverWorkers(std::vector<uint64_t> 
   if (ctx_.workers == 1) return mine;
   // One row: the values, 8 bytes each.
   std::string row;
-  for (uint64_t v : mine) {
-    for (int i = 0; i < 8; ++i) row.push_back(static_cast<char>(v >> (8 * i)));
-  }
+  for (uint64_t v : mine) PutFixed64(&row, v);
   BatchBuilder b;
   b.Push(row, 1);
   SLUICE_ASSIGN_OR_RETURN(MemBatchPtr batch, b.Finish());
@@ -132,16 +131,14 @@ Result<std::vector<uint64_t>> RecursiveOp::SumOverWorkers(std::vector<uint64_t> 
   std::vector<uint64_t> sums(mine.size(), 0);
   for (const BatchPtr& got : received) {
     std::unique_ptr<Cursor> c = got->NewCursor();
-    if (!c->KeyValid() || c->key().size() != 8 * sums.size()) {
+    std::string_view key = c->KeyValid() ? c->key() : std::string_view();
+    if (key.size() != 8 * sums.size()) {
       return Status::Corruption("a recursive query's sums from another worker are malformed");
     }
-    for (size_t k = 0; k < sums.size(); ++k) {
+    for (uint64_t& sum : sums) {
       uint64_t v = 0;
-      for (int i = 0; i < 8; ++i) {
-        v |= static_cast<uint64_t>(static_cast<uint8_t>(c->key()[8 * k + static_cast<size_t>(i)]))
-             << (8 * i);
-      }
-      sums[k] += v;
+      ConsumeFixed64(&key, &v);
+      sum += v;
     }
   }
   return sums;
