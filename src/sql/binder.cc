@@ -1362,8 +1362,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
       // A JOIN whose LATERAL items read earlier items, or (over a domain)
       // whose items or conditions read the enclosing query: LATERAL (SELECT
       // * FROM join), joined on the columns it reads.
-      Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
-      Json sel = {{"targetList", Json::array({Json{{"ResTarget", {{"val", star}}}}})},
+      Json sel = {{"targetList", Json::array({StarTarget()})},
                   {"fromClause", Json::array({item})},
                   {"limitOption", "LIMIT_OPTION_DEFAULT"},
                   {"op", "SETOP_NONE"},

@@ -160,6 +160,17 @@ Json AndOf(std::vector<Json> conjuncts) {
   return {{"BoolExpr", {{"boolop", "AND_EXPR"}, {"args", std::move(conjuncts)}, {"location", -1}}}};
 }
 
+// Splits the ON condition `q` into the conjuncts `moves` holds for
+// (appended to `moved`) and the others (`kept`).
+void SplitOnConjuncts(const Json& q, bool (*moves)(const Json&), std::vector<Json>* kept,
+                      std::vector<Json>* moved) {
+  const bool conjunction =
+      q.contains("BoolExpr") && q["BoolExpr"].value("boolop", "") == "AND_EXPR";
+  for (const Json& c : conjunction ? q["BoolExpr"]["args"] : Json::array({q})) {
+    (moves(c) ? moved : kept)->push_back(c);
+  }
+}
+
 // Takes the conjuncts `moves` holds for out of the ON conditions of `item`'s
 // inner joins (it and the inner joins it is made of) into `moved`.
 void TakeInnerOnConjuncts(Json* item, bool (*moves)(const Json&), std::vector<Json>* moved) {
@@ -173,12 +184,10 @@ void TakeInnerOnConjuncts(Json* item, bool (*moves)(const Json&), std::vector<Js
   }
   if (!j->contains("quals")) return;
   Json& q = (*j)["quals"];
-  const bool conjunction =
-      q.contains("BoolExpr") && q["BoolExpr"].value("boolop", "") == "AND_EXPR";
-  const Json conjuncts = conjunction ? q["BoolExpr"]["args"] : Json::array({q});
   std::vector<Json> kept;
-  for (const Json& c : conjuncts) (moves(c) ? *moved : kept).push_back(c);
-  if (kept.size() == conjuncts.size()) return;
+  const size_t before = moved->size();
+  SplitOnConjuncts(q, moves, &kept, moved);
+  if (moved->size() == before) return;
   if (kept.empty()) {
     j->erase("quals");  // a CROSS JOIN
   } else {
@@ -215,14 +224,10 @@ bool TakeLeftOnConjuncts(Json* item, bool (*moves)(const Json&)) {
   const std::optional<std::string> name = WrappableName((*j)["rarg"]);
   if (!name || name->empty()) return changed;
   Json& q = (*j)["quals"];
-  const bool conjunction =
-      q.contains("BoolExpr") && q["BoolExpr"].value("boolop", "") == "AND_EXPR";
-  const Json conjuncts = conjunction ? q["BoolExpr"]["args"] : Json::array({q});
   std::vector<Json> kept, moved;
-  for (const Json& c : conjuncts) (moves(c) ? moved : kept).push_back(c);
+  SplitOnConjuncts(q, moves, &kept, &moved);
   if (moved.empty()) return changed;
-  Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
-  Json select = {{"targetList", Json::array({Json{{"ResTarget", {{"val", std::move(star)}}}}})},
+  Json select = {{"targetList", Json::array({StarTarget()})},
                  {"fromClause", Json::array({(*j)["rarg"]})},
                  {"whereClause", AndOf(std::move(moved))},
                  {"limitOption", "LIMIT_OPTION_DEFAULT"},
@@ -450,11 +455,7 @@ Status Binder::BindJoin(const Json& item, const JoinDomain* d, PlanPtr* plan,
         rf.contains("alias")
             ? rf["alias"].value("aliasname", "")
             : Str(rf["functions"][0]["List"]["items"][0]["FuncCall"]["funcname"].back());
-    Json star = {
-        {"ResTarget",
-         {{"val", {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}}},
-          {"location", -1}}}};
-    Json select = {{"targetList", Json::array({star})},
+    Json select = {{"targetList", Json::array({StarTarget()})},
                    {"fromClause", Json::array({inner})},
                    {"op", "SETOP_NONE"},
                    {"limitOption", "LIMIT_OPTION_DEFAULT"}};

@@ -506,9 +506,8 @@ Result<std::optional<Json>> Binder::SetCallsUnderGroups(const Json& s) {
     name = *known;
   }
   std::map<std::string, std::string> columns;  // the call's text -> its column
-  Json star = {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}};
   Json targets = Json::array();
-  if (!from.empty()) targets.push_back(Json{{"ResTarget", {{"val", star}}}});
+  if (!from.empty()) targets.push_back(StarTarget());
   for (size_t i = 0; i < calls.size(); ++i) {
     const Json* c = calls[i];
     const std::string text = Canonical(*c);

@@ -180,6 +180,13 @@ void CollectCalls(const Json& n, const std::function<bool(const Json& call)>& is
 // The calls of built-in set-returning functions in `n` (CollectCalls).
 void CollectSetCalls(const Json& n, std::vector<const Json*>* out);
 
+// The select list item `*`, as the parser writes it.
+inline Json StarTarget() {
+  return {{"ResTarget",
+           {{"val", {{"ColumnRef", {{"fields", Json::array({Json{{"A_Star", Json::object()}}})}}}}},
+            {"location", -1}}}};
+}
+
 // The name the FROM item `item` is known by: its alias, or a table's name;
 // nullopt for an item without one (an unaliased subquery, a join).
 std::optional<std::string> FromItemName(const Json& item);
