@@ -19,6 +19,14 @@ void MarkRead(const ExprPtr& e, size_t from, std::vector<bool>* used) {
   if (e) MarkRead(*e, from, used);
 }
 
+// A reader that passes its input's columns on as its own first ones: the
+// input needs those its own readers need.
+void PassOn(const std::vector<bool>& want, std::vector<bool>* in) {
+  for (size_t i = 0; i < want.size() && i < in->size(); ++i) {
+    if (want[i]) (*in)[i] = true;
+  }
+}
+
 // Appends the nodes below `n` (and `n`) in post-order: every node after all
 // the nodes it reads.
 void PostOrder(const PlanNode* n, std::set<const PlanNode*>* seen,
@@ -49,9 +57,7 @@ NeededColumns::NeededColumns(const std::vector<PlanPtr>& roots) {
     switch (n.kind) {
       case PlanKind::kFilter: {
         std::vector<bool>& in = needed_[n.inputs[0].get()];
-        for (size_t i = 0; i < want.size() && i < in.size(); ++i) {
-          if (want[i]) in[i] = true;
-        }
+        PassOn(want, &in);
         MarkRead(n.predicate, 0, &in);
         break;
       }
@@ -79,9 +85,7 @@ NeededColumns::NeededColumns(const std::vector<PlanPtr>& roots) {
       case PlanKind::kSeries: {
         // The input's columns pass through; the functions' arguments read it.
         std::vector<bool>& in = needed_[n.inputs[0].get()];
-        for (size_t i = 0; i < want.size() && i < in.size(); ++i) {
-          if (want[i]) in[i] = true;
-        }
+        PassOn(want, &in);
         for (const ExprPtr& e : n.exprs) MarkRead(e, 0, &in);
         break;
       }

@@ -839,8 +839,9 @@ Status AddSquares(const SqlType& ytype, const Value& y, Weight w, LinearAcc* acc
 Result<Value> WideStatsResult(int64_t count, const BigDecimal& sum, const BigDecimal& sum2,
                               int in_scale, bool samp, bool sqrt) {
   const BigDecimal n = BigDecimal::FromInt128(count, 0);
-  BigDecimal num = BigDecimal::Sub(BigDecimal::Mul(n, sum2.Round(2 * in_scale)),
-                                   BigDecimal::Mul(sum.Round(in_scale), sum.Round(in_scale)));
+  const BigDecimal sx = sum.Round(in_scale);  // num at twice the input's scale
+  const BigDecimal num =
+      BigDecimal::Sub(BigDecimal::Mul(n, sum2.Round(2 * in_scale)), BigDecimal::Mul(sx, sx));
   if (num.sign() <= 0) return Value::Decimal(0, 0);
   const BigDecimal den = BigDecimal::Mul(n, samp ? BigDecimal::FromInt128(count - 1, 0) : n);
   const int scale = BigDecimal::DivScale(num, den);
