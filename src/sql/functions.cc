@@ -91,9 +91,15 @@ Status AbsInt(const SqlType& t, const Value* a, size_t, Value* out) {
 }
 
 // ---- floating point.
-Status CheckDouble(const SqlType& t, double d, bool inputs_finite, Value* out) {
-  if (std::isinf(d) && inputs_finite) return Status::Overflow("value out of range: overflow");
+// PostgreSQL's checks on a float result (float.h's float8_mul and kin): an
+// infinity from finite inputs overflows, and a zero that the inputs could
+// not give exactly underflows. A REAL is rounded to float first, so its own
+// range decides.
+Status CheckDouble(const SqlType& t, double d, bool inputs_finite, bool nonzero_expected,
+                   Value* out) {
   if (t.id() == TypeId::kReal) d = static_cast<float>(d);
+  if (std::isinf(d) && inputs_finite) return Status::Overflow("value out of range: overflow");
+  if (d == 0 && nonzero_expected) return Status::Overflow("value out of range: underflow");
   *out = Value::Double(d);
   return Status::OK();
 }
@@ -101,18 +107,20 @@ bool Finite2(const Value* a) {
   return std::isfinite(a[0].double_value()) && std::isfinite(a[1].double_value());
 }
 Status AddDouble(const SqlType& t, const Value* a, size_t, Value* out) {
-  return CheckDouble(t, a[0].double_value() + a[1].double_value(), Finite2(a), out);
+  return CheckDouble(t, a[0].double_value() + a[1].double_value(), Finite2(a), false, out);
 }
 Status SubDouble(const SqlType& t, const Value* a, size_t, Value* out) {
-  return CheckDouble(t, a[0].double_value() - a[1].double_value(), Finite2(a), out);
+  return CheckDouble(t, a[0].double_value() - a[1].double_value(), Finite2(a), false, out);
 }
 Status MulDouble(const SqlType& t, const Value* a, size_t, Value* out) {
-  return CheckDouble(t, a[0].double_value() * a[1].double_value(), Finite2(a), out);
+  double x = a[0].double_value(), y = a[1].double_value();
+  return CheckDouble(t, x * y, Finite2(a), x != 0 && y != 0, out);
 }
 Status DivDouble(const SqlType& t, const Value* a, size_t, Value* out) {
+  double x = a[0].double_value(), y = a[1].double_value();
   // NaN / 0 is NaN, as PostgreSQL has it.
-  if (a[1].double_value() == 0 && !std::isnan(a[0].double_value())) return DivisionByZero();
-  return CheckDouble(t, a[0].double_value() / a[1].double_value(), Finite2(a), out);
+  if (y == 0 && !std::isnan(x)) return DivisionByZero();
+  return CheckDouble(t, x / y, Finite2(a), x != 0 && !std::isinf(y), out);
 }
 Status NegDouble(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Double(-a[0].double_value());

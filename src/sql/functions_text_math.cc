@@ -128,8 +128,9 @@ Status Power(const SqlType&, const Value* a, size_t, Value* out) {
         "a negative number raised to a non-integer power yields a complex result");
   }
   double r = std::pow(x, y);
-  if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
-    return Status::Overflow("value out of range: overflow");
+  bool finite = std::isfinite(x) && std::isfinite(y);
+  if (std::isinf(r) && finite) return Status::Overflow("value out of range: overflow");
+  if (r == 0 && x != 0 && finite) return Status::Overflow("value out of range: underflow");
   *out = Value::Double(r);
   return Status::OK();
 }
@@ -143,6 +144,8 @@ Status Exp(const SqlType&, const Value* a, size_t, Value* out) {
   double r = std::exp(a[0].double_value());
   if (std::isinf(r) && std::isfinite(a[0].double_value()))
     return Status::Overflow("value out of range: overflow");
+  if (r == 0 && std::isfinite(a[0].double_value()))
+    return Status::Overflow("value out of range: underflow");
   *out = Value::Double(r);
   return Status::OK();
 }

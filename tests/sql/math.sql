@@ -64,3 +64,19 @@ FROM (VALUES (0::numeric, 0::numeric), (0::numeric, numeric 'NaN'), (0::numeric,
              (13272::numeric, 13272::numeric), (423282::numeric, 13272::numeric), (42328.2::numeric, 1327.2::numeric),
              (4232.820::numeric, 132.72000::numeric), ('inf', '0'), ('inf', '42'), ('inf', 'inf')) AS v(a, b);
 SELECT gcd(12, 18.5), lcm(4::bigint, 0.5);
+-- A float result that leaves the type's range fails as PostgreSQL's does: an
+-- infinity from finite values overflows, a zero from values that cannot give
+-- zero underflows. A REAL checks its own, narrower range.
+SELECT 0::float8 * 1e-300::float8, 1e-300::float8 / 'inf'::float8, exp('-inf'::float8), power(2::float8, '-inf'::float8);
+-- sluice: error value out of range: underflow
+SELECT 1e-200::float8 * d * 1e-200::float8 FROM m WHERE k = 1;
+-- sluice: error value out of range: underflow
+SELECT 1e-300::float8 / (d * 1e300::float8) FROM m WHERE k = 1;
+-- sluice: error value out of range: underflow
+SELECT exp(d - 1000) FROM m WHERE k = 1;
+-- sluice: error value out of range: underflow
+SELECT power(d * -1e-300::float8, 3::float8) FROM m WHERE k = 1;
+-- sluice: error value out of range: underflow
+SELECT (d * 1e-30)::float4 * 1e-30::float4 FROM m WHERE k = 1;
+-- sluice: error value out of range: overflow
+SELECT (d * 1e30)::float4 * 1e30::float4 FROM m WHERE k = 4;
