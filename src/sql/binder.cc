@@ -1257,6 +1257,7 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
     list["List"]["items"] = Json::array();
     list["List"]["items"].push_back(*set_call);
     set_item["RangeFunction"]["lateral"] = true;
+    set_item["RangeFunction"][kWholeRows] = true;  // the select list reads a composite whole
     set_item["RangeFunction"]["functions"] = Json::array();
     set_item["RangeFunction"]["functions"].push_back(list);
   }
@@ -1483,8 +1484,9 @@ Result<BoundQuery> Binder::BindSimple(const Json& s) {
   const size_t from_width = ctx.scope.size();
   ctx.scope.insert(ctx.scope.end(), lateral_cols.begin(), lateral_cols.end());
   for (const auto& [item, no] : lateral_series) {
+    const size_t first = ctx.scope.size();
     SLUICE_RETURN_IF_ERROR(BindLateralSeries(item, ctx));
-    ctx.scope.back().from_item = no;
+    for (size_t i = first; i < ctx.scope.size(); ++i) ctx.scope[i].from_item = no;
   }
   if (set_call != nullptr && IsLateralSeries(set_item)) {
     SLUICE_RETURN_IF_ERROR(BindLateralSeries(set_item, ctx));

@@ -41,6 +41,8 @@ Result<ExprPtr> Binder::BindSubscript(const Json& node, Ctx& ctx) {
 Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>* argp,
                                   const Json& node) {
   std::vector<ExprPtr>& args = *argp;
+  if (args.size() == 2 && args[0]->type.is_jsonb() && (name == "@@" || name == "@?"))
+    return SqlUnsupported(sql_, node, "jsonpath (the operator " + name + ")");
   // Untyped literals ('abc', NULL) take the type of the other operand.
   if (args.size() == 2) {
     bool u0 = args[0]->kind == ExprKind::kLiteral && args[0]->untyped;
@@ -62,7 +64,7 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
       // A document's key or path: text, as PostgreSQL picks jsonb -> text.
       if (to.is_json() && i == 1) {
         if (name == "->" || name == "->>" || name == "?" || name == "-") to = SqlType::Varchar();
-        if (name == "#>" || name == "#>>" || name == "?|" || name == "?&")
+        if (name == "#>" || name == "#>>" || name == "?|" || name == "?&" || name == "#-")
           to = SqlType::Array(SqlType::Varchar());
       }
       Value v;
@@ -100,6 +102,45 @@ Result<ExprPtr> Binder::RowField(const ExprPtr& x, const std::string& name, cons
   }
   return SqlError(sql_, node,
                   "column \"" + name + "\" not found in data type " + PgTypeName(x->type));
+}
+
+Result<ExprPtr> Binder::JsonSubscripts(ExprPtr x, const Json& indirection, const Json& node,
+                                       Ctx& ctx) {
+  std::vector<ExprPtr> steps;
+  auto PathOf = [&](ExprPtr doc, std::vector<ExprPtr> path, const Json& at) -> Result<ExprPtr> {
+    ExprPtr array =
+        MakeNode(ExprKind::kArray, SqlType::Array(SqlType::Varchar(), false), std::move(path));
+    return Call("#>", {std::move(doc), std::move(array)}, at);
+  };
+  for (const Json& ind : indirection) {
+    auto [ikind, ibody] = Node(ind);
+    if (ikind == "String") {
+      if (!steps.empty()) {
+        SLUICE_ASSIGN_OR_RETURN(x, PathOf(std::move(x), std::move(steps), node));
+        steps.clear();
+      }
+      SLUICE_ASSIGN_OR_RETURN(x, RowField(x, ibody->value("sval", ""), node));
+      continue;
+    }
+    if (!x->type.is_jsonb()) {
+      return SqlError(sql_, node,
+                      "cannot subscript type json because it does not support subscripting");
+    }
+    if (ikind != "A_Indices") return SqlUnsupported(sql_, node, "this indirection");
+    if (ibody->value("is_slice", false))
+      return SqlError(sql_, node, "jsonb subscript does not support slices");
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr i, BindExpr((*ibody)["uidx"], ctx));
+    if (!i->type.IsInteger() && !i->type.IsString() &&
+        !(i->kind == ExprKind::kLiteral && i->untyped)) {
+      return SqlError(sql_, (*ibody)["uidx"],
+                      "subscript type " + PgTypeName(i->type) +
+                          " is not supported (jsonb subscript must be coercible to either "
+                          "integer or text)");
+    }
+    steps.push_back(MakeCast(i, SqlType::Varchar()));
+  }
+  if (steps.empty()) return x;
+  return PathOf(std::move(x), std::move(steps), node);
 }
 
 Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args, const Json& node) {
@@ -1403,6 +1444,14 @@ std::optional<Json> Binder::RewriteJsonCall(const std::string& name, const Json&
   if (name == "jsonb_build_object" || name == "json_build_object" || name == "jsonb_build_array" ||
       name == "json_build_array") {
     const bool object = name.find("object") != std::string::npos;
+    if (body.value("func_variadic", false)) {
+      // f(VARIADIC array): the array's elements, at every level, are the
+      // arguments.
+      const Json& a = body.value("args", Json::array());
+      if (a.size() != 1) return std::nullopt;
+      return FuncCallOf(prefix + (object ? "_spread_object" : "_spread_array"),
+                        Json::array({FuncCallOf(to, a, node)}), node);
+    }
     Json args = Json::array();
     size_t i = 0;
     for (const Json& a : body.value("args", Json::array())) {
@@ -1608,26 +1657,36 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& body, const Json& node, Ctx& ct
       call.kind = string_agg ? AggKind::kStringAgg : AggKind::kArrayAgg;
       // ORDER BY inside the call: the aggregated value itself, either way.
       const Json& order = body.value("agg_order", Json::array());
-      if (order.size() > 1)
-        return SqlUnsupported(sql_, order[1], name + "() ordered by more than one key");
-      if (order.size() == 1) {
-        const Json& by = order[0]["SortBy"];
-        Ctx& oc = ctx;
-        oc.in_aggregate = true;
-        auto k = BindExpr(by["node"], oc);
-        oc.in_aggregate = false;
-        if (!k.ok()) return k.status();
-        call.desc = by.value("sortby_dir", "") == "SORTBY_DESC";
-        const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
-        ExprPtr key = *k;
-        // Whether the key is the value's own, but for where its NULLs go.
-        bool value_key = Key(*key) == Key(*arg);
-        if (nulls != "SORTBY_NULLS_DEFAULT" && (nulls == "SORTBY_NULLS_FIRST") != call.desc) {
-          // NULLs the other way than the value's order puts them: ordered
-          // by (key IS NOT NULL, key), whose first field puts the NULLs
-          // first ascending and last descending.
-          key = MakeRow({MakeNode(ExprKind::kIsNull, SqlType::Boolean(false), {key}, true), key});
+      if (!order.empty()) {
+        // Keys in one direction: a ROW of them (its fields compare in turn).
+        std::vector<ExprPtr> keys;
+        bool value_key = true;  // every key the value itself
+        for (size_t i = 0; i < order.size(); ++i) {
+          const Json& by = order[i]["SortBy"];
+          ctx.in_aggregate = true;
+          auto k = BindExpr(by["node"], ctx);
+          ctx.in_aggregate = false;
+          if (!k.ok()) return k.status();
+          const bool desc = by.value("sortby_dir", "") == "SORTBY_DESC";
+          if (i == 0) call.desc = desc;
+          if (desc != call.desc) {
+            return SqlUnsupported(sql_, order[i],
+                                  name + "() ordered by keys in different directions");
+          }
+          const std::string nulls = by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+          ExprPtr key = *k;
+          // Whether the key is the value's own, but for where its NULLs go.
+          value_key = value_key && Key(*key) == Key(*arg);
+          if (nulls != "SORTBY_NULLS_DEFAULT" && (nulls == "SORTBY_NULLS_FIRST") != desc) {
+            // NULLs the other way than the value's order puts them: ordered
+            // by (key IS NOT NULL, key), whose first field puts the NULLs
+            // first ascending and last descending.
+            key = MakeRow({MakeNode(ExprKind::kIsNull, SqlType::Boolean(false), {key}, true), key});
+          }
+          keys.push_back(std::move(key));
         }
+        const Json& by = order[0]["SortBy"];
+        ExprPtr key = keys.size() == 1 ? keys[0] : MakeRow(std::move(keys));
         if (Key(*key) != Key(*arg)) {
           if (distinct && !value_key) {
             return SqlError(sql_, by["node"],
@@ -2133,6 +2192,7 @@ Result<ExprPtr> Binder::BindExpr(const Json& n, Ctx& ctx) {
   if (kind == "A_Indirection") {
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(body["arg"], ctx));
     const Json& indirection = body.value("indirection", Json::array());
+    if (x->type.is_json()) return JsonSubscripts(std::move(x), indirection, n, ctx);
     bool slice = false;
     for (const Json& ind : indirection) {
       auto [ikind, ibody] = Node(ind);

@@ -1050,6 +1050,26 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
       x.series->columns.insert(x.series->columns.end(), cols.begin(), cols.end());
       x.series->inputs = {plan};
       plan = x.series;
+      if (x.spread) {
+        // The input's columns, then the fields of the series' composite.
+        std::vector<ExprPtr> exprs;
+        std::vector<std::string> names;
+        const size_t last = plan->columns.size() - 1;
+        for (size_t i = 0; i < last; ++i) {
+          exprs.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
+          names.push_back(plan->columns[i].name);
+        }
+        const SqlType& row = plan->columns[last].type;
+        for (size_t f = 0; f < row.children().size(); ++f) {
+          auto field = std::make_shared<Expr>(
+              *MakeNode(ExprKind::kField, SqlType(row.children()[f]).WithNullable(true),
+                        {MakeColumn(static_cast<int>(last), row)}));
+          field->column = static_cast<int>(f);
+          exprs.push_back(field);
+          names.push_back(row.field_names()[f]);
+        }
+        plan = MakeProject(plan, std::move(exprs), std::move(names));
+      }
       continue;
     }
     if (x.domain != nullptr && x.domain->inputs.empty())
@@ -1216,7 +1236,12 @@ bool IsSeriesFunction(std::string_view name) {
          name == "regexp_matches" || name == "string_to_table" || name == "regexp_split_to_table" ||
          name == "jsonb_array_elements" || name == "json_array_elements" ||
          name == "jsonb_array_elements_text" || name == "json_array_elements_text" ||
-         name == "jsonb_object_keys" || name == "json_object_keys";
+         name == "jsonb_object_keys" || name == "json_object_keys" || name == "jsonb_each" ||
+         name == "json_each" || name == "jsonb_each_text" || name == "json_each_text" ||
+         name == "jsonb_populate_record" || name == "json_populate_record" ||
+         name == "jsonb_populate_recordset" || name == "json_populate_recordset" ||
+         name == "jsonb_to_record" || name == "json_to_record" || name == "jsonb_to_recordset" ||
+         name == "json_to_recordset";
 }
 
 Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<ExprPtr> args,
@@ -1232,12 +1257,49 @@ Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<Exp
   return MakeCall(r->fn, r->name, r->result, std::move(args), r->strict, r->numeric_specials);
 }
 
-Result<Binder::SetCall> Binder::BindSetCall(const Json& call, Ctx& ctx) {
+// json(b)_populate_record(set): with a column definition list, its first
+// argument (NULL::record) takes the list's type.
+bool PopulatesRecord(const std::string& name) {
+  return name == "jsonb_populate_record" || name == "json_populate_record" ||
+         name == "jsonb_populate_recordset" || name == "json_populate_recordset";
+}
+
+Result<ExprPtr> Binder::RecordTypeArg(const std::string& name, const Json* coldeflist,
+                                      const Json& node) {
+  const bool record = name == "jsonb_to_record" || name == "json_to_record" ||
+                      name == "jsonb_to_recordset" || name == "json_to_recordset" ||
+                      (coldeflist != nullptr && PopulatesRecord(name));
+  if (!record) {
+    if (coldeflist == nullptr) return ExprPtr();
+    return SqlError(sql_, node,
+                    "a column definition list is only allowed for functions returning \"record\"");
+  }
+  if (coldeflist == nullptr) {
+    return SqlError(sql_, node,
+                    "a column definition list is required for functions returning \"record\"");
+  }
+  std::vector<std::string> names;
+  std::vector<SqlType> fields;
+  for (const Json& elt : *coldeflist) {
+    if (!elt.contains("ColumnDef")) continue;
+    const Json& cd = elt["ColumnDef"];
+    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql_, cd["typeName"], &catalog_));
+    names.push_back(cd.value("colname", ""));
+    fields.push_back(t.WithNullable(true));
+  }
+  return MakeLiteral(Value::Null(), SqlType::Row(std::move(names), std::move(fields)));
+}
+
+Result<Binder::SetCall> Binder::BindSetCall(const Json& call, Ctx& ctx, const Json* coldeflist) {
   const Json& fc = call["FuncCall"];
   const std::string name = Str(fc["funcname"].back());
   SetCall out;
   std::vector<ExprPtr>& args = out.args;
+  SLUICE_ASSIGN_OR_RETURN(ExprPtr record, RecordTypeArg(name, coldeflist, call));
+  if (record != nullptr) args.push_back(record);
+  const bool skip_first = record != nullptr && PopulatesRecord(name);
   for (const Json& a : fc.value("args", Json::array())) {
+    if (skip_first && &a == &fc["args"][0]) continue;
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
     args.push_back(x);
   }
@@ -1309,7 +1371,9 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
   if (body.value("ordinality", false)) {
     return SqlUnsupported(sql_, item, "WITH ORDINALITY of a LATERAL " + name + "()");
   }
-  SLUICE_ASSIGN_OR_RETURN(SetCall bound, BindSetCall(call, ctx));
+  SLUICE_ASSIGN_OR_RETURN(
+      SetCall bound,
+      BindSetCall(call, ctx, body.contains("coldeflist") ? &body["coldeflist"] : nullptr));
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kSeries;
   n->series = bound.fn;
@@ -1317,6 +1381,30 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
   std::vector<ExprPtr> args = std::move(bound.args);
   n->exprs = std::move(args);
   std::string qualifier = name, column = SeriesColumnName(name);
+  if (type.id() == TypeId::kRow && !body.contains(kWholeRows)) {
+    // Rows of a composite type: a column each of its fields.
+    std::vector<std::string> names = type.field_names();
+    if (body.contains("alias")) {
+      const Json& alias = body["alias"];
+      qualifier = alias.value("aliasname", name);
+      const Json& cn = alias.value("colnames", Json::array());
+      if (cn.size() > names.size()) {
+        return SqlError(sql_, item,
+                        "table \"" + qualifier + "\" has " + std::to_string(names.size()) +
+                            " columns available but " + std::to_string(cn.size()) +
+                            " columns specified");
+      }
+      for (size_t i = 0; i < cn.size(); ++i) names[i] = Str(cn[i]);
+    }
+    n->columns = {{name, type}};
+    Extension x;
+    x.series = n;
+    x.spread = true;
+    ctx.pending.push_back(std::move(x));
+    for (size_t i = 0; i < names.size(); ++i)
+      ctx.scope.push_back({qualifier, names[i], SqlType(type.children()[i]).WithNullable(true)});
+    return Status::OK();
+  }
   if (body.contains("alias")) {
     const Json& alias = body["alias"];
     qualifier = alias.value("aliasname", name);
@@ -1532,7 +1620,13 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   const std::string name = Str(fc["funcname"].back());
   const Json& args = fc.value("args", Json::array());
   std::vector<ExprPtr> vals;
+  SLUICE_ASSIGN_OR_RETURN(
+      ExprPtr record,
+      RecordTypeArg(name, body.contains("coldeflist") ? &body["coldeflist"] : nullptr, call));
+  if (record != nullptr) vals.push_back(record);
+  const bool skip_first = record != nullptr && PopulatesRecord(name);
   for (const Json& a : args) {
+    if (skip_first && &a == &args[0]) continue;
     Ctx earlier;  // a reference to an earlier item's column is a LATERAL call
     earlier.scope = *scope;
     SLUICE_ASSIGN_OR_RETURN(ExprPtr bound, BindExpr(a, earlier));
@@ -1704,6 +1798,25 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
   std::string qualifier = name, column = SeriesColumnName(name);
   std::vector<std::string> names = {column};
   for (size_t i = 0; i < more.size(); ++i) names.push_back(column);
+  if (type.id() == TypeId::kRow && more.empty() && !type.children().empty() &&
+      !body.contains(kWholeRows)) {
+    // Rows of a composite type: a column each of its fields (a NULL row's
+    // all NULL).
+    const size_t k = type.children().size();
+    std::vector<std::vector<Value>> columns(k);
+    for (const Value& r : out) {
+      for (size_t f = 0; f < k; ++f)
+        columns[f].push_back(r.is_null() ? Value::Null() : r.list()[f]);
+    }
+    names = type.field_names();
+    column = names[0];
+    for (size_t f = 1; f < k; ++f) {
+      more_types.push_back(SqlType(type.children()[f]).WithNullable(true));
+      more.push_back(std::move(columns[f]));
+    }
+    out = std::move(columns[0]);
+    type = SqlType(type.children()[0]).WithNullable(true);
+  }
   if (ordinality) names.push_back("ordinality");
   if (body.contains("alias")) {
     const Json& alias = body["alias"];

@@ -217,6 +217,9 @@ inline bool HasLateralItem(const Json& item) {
 // of its columns that are computed for the enclosing query and not shown by
 // * (ScopeCol::no_star).
 inline constexpr const char* kNoStarColumns = "sluice_no_star";
+// On a RangeFunction: its rows of a composite type stay one column (a
+// select list's set-returning call), not a column per field as in FROM.
+inline constexpr const char* kWholeRows = "sluice_whole_rows";
 
 struct ScopeCol {
   std::string qualifier;
@@ -282,6 +285,8 @@ struct Extension {
   // Instead of a join: a LATERAL set-returning function of the plan's rows
   // (kSeries), whose input and columns are set once the plan is built.
   std::shared_ptr<PlanNode> series;
+  // The series' one column is a composite value: its fields take its place.
+  bool spread = false;
 };
 
 struct Ctx {
@@ -572,7 +577,11 @@ class Binder {
     std::vector<ExprPtr> args;
     SqlType type;
   };
-  Result<SetCall> BindSetCall(const Json& call, Ctx& ctx);
+  Result<SetCall> BindSetCall(const Json& call, Ctx& ctx, const Json* coldeflist = nullptr);
+  // json(b)_to_record(set)'s first argument: a NULL of the type that the
+  // column definition list (AS x(a INT, ...)) describes. nullptr for other
+  // functions, which take no such list.
+  Result<ExprPtr> RecordTypeArg(const std::string& name, const Json* coldeflist, const Json& node);
   // Several different set-returning calls of a select list, in lockstep
   // (PostgreSQL's ProjectSet): one LATERAL series of a column each, hidden.
   Status BindSetCallsInStep(const std::vector<const Json*>& calls, Ctx& ctx);
@@ -744,6 +753,8 @@ class Binder {
                               const std::string& name, Ctx& ctx, PlanPtr plan);
   Result<ExprPtr> Call(const std::string& name, std::vector<ExprPtr> args, const Json& node);
   Result<ExprPtr> RowField(const ExprPtr& x, const std::string& name, const Json& node);
+  // jsonb's subscripts, j['a'][0]: the path of #>, each subscript as text.
+  Result<ExprPtr> JsonSubscripts(ExprPtr x, const Json& indirection, const Json& node, Ctx& ctx);
   // The arguments of a call to `name`, in order; named ones (`days => 10`)
   // put in their places, and the defaults of the others added.
   // The arguments of a call of `f`, one per parameter in order: the

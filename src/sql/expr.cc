@@ -811,6 +811,13 @@ Status CastJson(const Value& v, const SqlType& from, const SqlType& to, Value* o
     *out = Value::Bool(n.boolean);
     return Status::OK();
   }
+  if (to.IsInteger()) {
+    // Through numeric, which rounds: '12.5'::jsonb::int is 13.
+    Value num;
+    SLUICE_RETURN_IF_ERROR(
+        CastValue(Value::String(n.text), SqlType::Varchar(), SqlType::Numeric(), &num));
+    return CastValue(num, SqlType::Numeric(), to, out);
+  }
   return CastValue(Value::String(n.text), SqlType::Varchar(), to, out);
 }
 
@@ -1395,7 +1402,8 @@ Status AssignValue(const Value& v, const SqlType& from, const SqlType& to, Value
 ExprPtr MakeCast(ExprPtr e, const SqlType& to) {
   if (e->type.id() == to.id() && e->type.precision() == to.precision() &&
       e->type.scale() == to.scale() && e->type.with_time_zone() == to.with_time_zone() &&
-      e->type.pg_kind() == to.pg_kind() && e->type.children() == to.children()) {
+      e->type.pg_kind() == to.pg_kind() && e->type.children() == to.children() &&
+      e->type.is_json() == to.is_json() && e->type.is_jsonb() == to.is_jsonb()) {
     if (e->type.field_names() == to.field_names()) return e;
     // A ROW cast to a composite type with the same fields' types: the same
     // values, the type's field names.

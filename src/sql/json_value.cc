@@ -265,7 +265,18 @@ class Reader {
   size_t at_ = 0;
 };
 
-void WriteJsonb(const JsonNode& n, std::string* out) {
+void Indent(int level, std::string* out) {
+  out->push_back('\n');
+  out->append(static_cast<size_t>(level) * 4, ' ');
+}
+
+// `style`'s separators: JSONB's ", " and ": ", or none (compact); pretty
+// puts each item on a line of its own, indented four spaces a level, as
+// jsonb_pretty does (an empty array is "[", a line, "]").
+void Write(const JsonNode& n, JsonStyle style, int level, std::string* out) {
+  const bool pretty = style == JsonStyle::kPretty;
+  const char* comma = style == JsonStyle::kJsonb ? ", " : ",";
+  const char* colon = style == JsonStyle::kCompact ? ":" : ": ";
   switch (n.kind) {
     case JsonNode::Kind::kNull:
       *out += "null";
@@ -278,23 +289,23 @@ void WriteJsonb(const JsonNode& n, std::string* out) {
       *out += n.kind == JsonNode::Kind::kString ? JsonQuote(n.text) : n.text;
       return;
     case JsonNode::Kind::kArray:
-      *out += '[';
-      for (size_t i = 0; i < n.items.size(); ++i) {
-        if (i) *out += ", ";
-        WriteJsonb(n.items[i], out);
+    case JsonNode::Kind::kObject: {
+      const bool array = n.kind == JsonNode::Kind::kArray;
+      *out += array ? '[' : '{';
+      const size_t size = array ? n.items.size() : n.members.size();
+      for (size_t i = 0; i < size; ++i) {
+        if (i) *out += comma;
+        if (pretty) Indent(level + 1, out);
+        if (!array) {
+          *out += JsonQuote(n.members[i].first);
+          *out += colon;
+        }
+        Write(array ? n.items[i] : n.members[i].second, style, level + 1, out);
       }
-      *out += ']';
+      if (pretty) Indent(level, out);
+      *out += array ? ']' : '}';
       return;
-    case JsonNode::Kind::kObject:
-      *out += '{';
-      for (size_t i = 0; i < n.members.size(); ++i) {
-        if (i) *out += ", ";
-        *out += JsonQuote(n.members[i].first);
-        *out += ": ";
-        WriteJsonb(n.members[i].second, out);
-      }
-      *out += '}';
-      return;
+    }
   }
 }
 
@@ -395,9 +406,9 @@ Status Canonicalize(JsonNode* n) {
   }
 }
 
-std::string JsonbText(const JsonNode& node) {
+std::string JsonText(const JsonNode& node, JsonStyle style) {
   std::string out;
-  WriteJsonb(node, &out);
+  Write(node, style, 0, &out);
   return out;
 }
 

@@ -33,9 +33,12 @@ const char* JsonKindName(const JsonNode& n, bool cast_words = false);
 
 // Parses `text`, or says where it is not JSON, in PostgreSQL's words.
 Status ParseJson(std::string_view text, JsonNode* out);
-// The canonical (JSONB) text of a node; a JSONB node's members are in
-// order already (Canonicalize) or are put in order here.
-std::string JsonbText(const JsonNode& node);
+// A node's text: as JSONB prints it (", " and ": " between items), compact
+// (as json_strip_nulls writes json: no spaces), or as jsonb_pretty does.
+// For JSONB, a node's members must be in order already (Canonicalize).
+enum class JsonStyle { kJsonb, kCompact, kPretty };
+std::string JsonText(const JsonNode& node, JsonStyle style);
+inline std::string JsonbText(const JsonNode& node) { return JsonText(node, JsonStyle::kJsonb); }
 // Sorts an object's members as JSONB does (length, then bytes; the last of
 // a repeated key kept) and writes numbers as NUMERIC does, at every level.
 Status Canonicalize(JsonNode* node);

@@ -249,12 +249,18 @@ Status AddCreateType(std::string_view sql, const std::string& kind, const Json& 
   for (const Json& elt : body.contains("coldeflist") ? body["coldeflist"] : kNone) {
     if (!elt.contains("ColumnDef")) continue;
     const Json& cd = elt["ColumnDef"];
-    SLUICE_ASSIGN_OR_RETURN(SqlType t, BindTypeName(sql, cd["typeName"], catalog));
     const std::string field = cd.value("colname", "");
+    auto t = BindTypeName(sql, cd["typeName"], catalog);
+    if (!t.ok() && t.status().code() == StatusCode::kUnimplemented) {
+      // A field of a type not supported yet: so is this type, and a use of
+      // it says so.
+      catalog->AddRefusedType(name, "the type of field " + field + " of the composite type");
+    }
+    if (!t.ok()) return t.status();
     if (std::find(names.begin(), names.end(), field) != names.end())
       return SqlError(sql, elt, "column \"" + field + "\" specified more than once");
     names.push_back(field);
-    fields.push_back(t.WithNullable(true));
+    fields.push_back(t->WithNullable(true));
   }
   Status s = catalog->AddType(name, SqlType::Row(std::move(names), std::move(fields)));
   if (!s.ok()) return SqlError(sql, rel, s.message());
