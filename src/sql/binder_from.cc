@@ -1257,6 +1257,26 @@ Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<Exp
   return MakeCall(r->fn, r->name, r->result, std::move(args), r->strict, r->numeric_specials);
 }
 
+// A FROM function's alias, AS q(c1, ...): q qualifies its columns, and the
+// names rename the first of its `available` columns (no more than those).
+// Without an alias, nothing changes.
+Status FunctionAlias(std::string_view sql, const Json& item, size_t available,
+                     std::string* qualifier, std::vector<std::string>* names) {
+  const Json& body = item["RangeFunction"];
+  if (!body.contains("alias")) return Status::OK();
+  const Json& alias = body["alias"];
+  *qualifier = alias.value("aliasname", *qualifier);
+  const Json& cn = alias.value("colnames", Json::array());
+  if (cn.size() > available) {
+    return SqlError(sql, item,
+                    "table \"" + *qualifier + "\" has " + std::to_string(available) +
+                        " columns available but " + std::to_string(cn.size()) +
+                        " columns specified");
+  }
+  for (const Json& c : cn) names->push_back(Str(c));
+  return Status::OK();
+}
+
 // json(b)_populate_record(set): with a column definition list, its first
 // argument (NULL::record) takes the list's type.
 bool PopulatesRecord(const std::string& name) {
@@ -1383,19 +1403,9 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
   std::string qualifier = name, column = SeriesColumnName(name);
   if (type.id() == TypeId::kRow && !body.contains(kWholeRows)) {
     // Rows of a composite type: a column each of its fields.
-    std::vector<std::string> names = type.field_names();
-    if (body.contains("alias")) {
-      const Json& alias = body["alias"];
-      qualifier = alias.value("aliasname", name);
-      const Json& cn = alias.value("colnames", Json::array());
-      if (cn.size() > names.size()) {
-        return SqlError(sql_, item,
-                        "table \"" + qualifier + "\" has " + std::to_string(names.size()) +
-                            " columns available but " + std::to_string(cn.size()) +
-                            " columns specified");
-      }
-      for (size_t i = 0; i < cn.size(); ++i) names[i] = Str(cn[i]);
-    }
+    std::vector<std::string> names = type.field_names(), renamed;
+    SLUICE_RETURN_IF_ERROR(FunctionAlias(sql_, item, names.size(), &qualifier, &renamed));
+    std::copy(renamed.begin(), renamed.end(), names.begin());
     n->columns = {{name, type}};
     Extension x;
     x.series = n;
@@ -1405,18 +1415,10 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
       ctx.scope.push_back({qualifier, names[i], SqlType(type.children()[i]).WithNullable(true)});
     return Status::OK();
   }
-  if (body.contains("alias")) {
-    const Json& alias = body["alias"];
-    qualifier = alias.value("aliasname", name);
-    if (column == name) column = qualifier;  // "value" stays
-    const Json& cn = alias.value("colnames", Json::array());
-    if (cn.size() > 1) {
-      return SqlError(sql_, item,
-                      "table \"" + qualifier + "\" has 1 columns available but " +
-                          std::to_string(cn.size()) + " columns specified");
-    }
-    if (cn.size() == 1) column = Str(cn[0]);
-  }
+  std::vector<std::string> renamed;
+  SLUICE_RETURN_IF_ERROR(FunctionAlias(sql_, item, 1, &qualifier, &renamed));
+  if (column == name) column = qualifier;  // "value" stays
+  if (!renamed.empty()) column = renamed[0];
   n->columns = {{column, type}};  // after the input's, once it is known
   Extension x;
   x.series = n;
@@ -1818,20 +1820,11 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
     type = SqlType(type.children()[0]).WithNullable(true);
   }
   if (ordinality) names.push_back("ordinality");
-  if (body.contains("alias")) {
-    const Json& alias = body["alias"];
-    qualifier = alias.value("aliasname", name);
-    const Json& cn = alias.value("colnames", Json::array());
-    if (cn.size() > names.size()) {
-      return SqlError(sql_, item,
-                      "table \"" + qualifier + "\" has " + std::to_string(names.size()) +
-                          " columns available but " + std::to_string(cn.size()) +
-                          " columns specified");
-    }
-    // A scalar function's one column takes the alias.
-    if (column == name && more.empty()) names[0] = qualifier;
-    for (size_t i = 0; i < cn.size(); ++i) names[i] = Str(cn[i]);
-  }
+  std::vector<std::string> renamed;
+  SLUICE_RETURN_IF_ERROR(FunctionAlias(sql_, item, names.size(), &qualifier, &renamed));
+  // A scalar function's one column takes the alias.
+  if (body.contains("alias") && column == name && more.empty()) names[0] = qualifier;
+  std::copy(renamed.begin(), renamed.end(), names.begin());
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kValues;
   n->columns.push_back({names[0], type});
