@@ -41,8 +41,6 @@ Result<ExprPtr> Binder::BindSubscript(const Json& node, Ctx& ctx) {
 Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>* argp,
                                   const Json& node) {
   std::vector<ExprPtr>& args = *argp;
-  if (args.size() == 2 && args[0]->type.is_jsonb() && (name == "@@" || name == "@?"))
-    return SqlUnsupported(sql_, node, "jsonpath (the operator " + name + ")");
   // Untyped literals ('abc', NULL) take the type of the other operand.
   if (args.size() == 2) {
     bool u0 = args[0]->kind == ExprKind::kLiteral && args[0]->untyped;
@@ -63,7 +61,9 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
       }
       // A document's key or path: text, as PostgreSQL picks jsonb -> text.
       if (to.is_json() && i == 1) {
-        if (name == "->" || name == "->>" || name == "?" || name == "-") to = SqlType::Varchar();
+        if (name == "->" || name == "->>" || name == "?" || name == "-" || name == "@?" ||
+            name == "@@")
+          to = SqlType::Varchar();
         if (name == "#>" || name == "#>>" || name == "?|" || name == "?&" || name == "#-")
           to = SqlType::Array(SqlType::Varchar());
       }
@@ -998,24 +998,62 @@ Status Binder::TypeStatisticArgs(const std::string& name, bool pair, ExprPtr* y,
 
 namespace {
 
-// A function whose arguments may be named (`make_interval(days => 10)`):
-// its parameters in order, each with its default (all have one).
+// A function whose arguments may be named (`make_interval(days => 10)`,
+// `jsonb_path_query(j, p, silent => true)`): its parameters in order, each
+// with its default, or required.
+struct NamedParam {
+  const char* name;
+  Value default_value;  // NULL: required
+  SqlType type;
+};
 struct NamedParams {
   const char* function;
-  std::vector<std::pair<const char*, Value>> params;
+  std::vector<NamedParam> params;
 };
 
 const NamedParams* FindNamedParams(const std::string& name) {
-  static const std::vector<NamedParams> kFunctions = {
-      {"make_interval",
-       {{"years", Value::Int(0)},
-        {"months", Value::Int(0)},
-        {"weeks", Value::Int(0)},
-        {"days", Value::Int(0)},
-        {"hours", Value::Int(0)},
-        {"mins", Value::Int(0)},
-        {"secs", Value::Double(0)}}},
-  };
+  static const std::vector<NamedParams> kFunctions = [] {
+    const Value req = Value::Null();
+    const SqlType i = SqlType::Integer(), t = SqlType::Varchar(), jb = SqlType::Json(true),
+                  b = SqlType::Boolean();
+    std::vector<NamedParams> fs = {
+        {"make_interval",
+         {{"years", Value::Int(0), i},
+          {"months", Value::Int(0), i},
+          {"weeks", Value::Int(0), i},
+          {"days", Value::Int(0), i},
+          {"hours", Value::Int(0), i},
+          {"mins", Value::Int(0), i},
+          {"secs", Value::Double(0), SqlType::Double()}}},
+        {"jsonb_set",
+         {{"jsonb_in", req, jb},
+          {"path", req, t},
+          {"replacement", req, jb},
+          {"create_if_missing", Value::Bool(true), b}}},
+        {"jsonb_set_lax",
+         {{"jsonb_in", req, jb},
+          {"path", req, t},
+          {"replacement", req, jb},
+          {"create_if_missing", Value::Bool(true), b},
+          {"null_value_treatment", Value::String("use_json_null"), t}}},
+        {"jsonb_insert",
+         {{"jsonb_in", req, jb},
+          {"path", req, t},
+          {"replacement", req, jb},
+          {"insert_after", Value::Bool(false), b}}},
+    };
+    for (const char* f :
+         {"jsonb_path_exists", "jsonb_path_match", "jsonb_path_query", "jsonb_path_query_array",
+          "jsonb_path_query_first", "jsonb_path_exists_tz", "jsonb_path_match_tz",
+          "jsonb_path_query_tz", "jsonb_path_query_array_tz", "jsonb_path_query_first_tz"}) {
+      fs.push_back({f,
+                    {{"target", req, jb},
+                     {"path", req, t},
+                     {"vars", Value::String("{}"), jb},
+                     {"silent", Value::Bool(false), b}}});
+    }
+    return fs;
+  }();
   for (const NamedParams& f : kFunctions) {
     if (name == f.function) return &f;
   }
@@ -1054,7 +1092,7 @@ Result<std::vector<ExprPtr>> Binder::BindCallArgs(const std::string& name, const
   for (size_t i = 0; i < args.size(); ++i) all[i] = args[i];
   for (const auto& [pname, a] : named) {
     size_t i = 0;
-    while (i < all.size() && pname != f->params[i].first) ++i;
+    while (i < all.size() && pname != f->params[i].name) ++i;
     if (i == all.size()) {
       return SqlError(sql_, *a, "function " + name + "() has no parameter named \"" + pname + "\"");
     }
@@ -1065,8 +1103,11 @@ Result<std::vector<ExprPtr>> Binder::BindCallArgs(const std::string& name, const
   }
   for (size_t i = 0; i < all.size(); ++i) {
     if (all[i] != nullptr) continue;
-    const Value& d = f->params[i].second;
-    all[i] = MakeLiteral(d, d.kind() == Value::Kind::kInt ? SqlType::Integer() : SqlType::Double());
+    const NamedParam& p = f->params[i];
+    if (p.default_value.is_null()) {
+      return SqlError(sql_, node, "function " + name + "() needs its argument \"" + p.name + "\"");
+    }
+    all[i] = MakeLiteral(p.default_value, p.type);
   }
   return all;
 }

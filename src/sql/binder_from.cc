@@ -1241,7 +1241,7 @@ bool IsSeriesFunction(std::string_view name) {
          name == "jsonb_populate_record" || name == "json_populate_record" ||
          name == "jsonb_populate_recordset" || name == "json_populate_recordset" ||
          name == "jsonb_to_record" || name == "json_to_record" || name == "jsonb_to_recordset" ||
-         name == "json_to_recordset";
+         name == "json_to_recordset" || name == "jsonb_path_query" || name == "jsonb_path_query_tz";
 }
 
 Result<ExprPtr> Binder::CallSetFunction(const std::string& name, std::vector<ExprPtr> args,
@@ -1275,6 +1275,11 @@ Status FunctionAlias(std::string_view sql, const Json& item, size_t available,
   }
   for (const Json& c : cn) names->push_back(Str(c));
   return Status::OK();
+}
+
+bool HasNamedArgs(const Json& args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](const Json& a) { return a.contains("NamedArgExpr"); });
 }
 
 // json(b)_populate_record(set): with a column definition list, its first
@@ -1318,7 +1323,13 @@ Result<Binder::SetCall> Binder::BindSetCall(const Json& call, Ctx& ctx, const Js
   SLUICE_ASSIGN_OR_RETURN(ExprPtr record, RecordTypeArg(name, coldeflist, call));
   if (record != nullptr) args.push_back(record);
   const bool skip_first = record != nullptr && PopulatesRecord(name);
-  for (const Json& a : fc.value("args", Json::array())) {
+  const Json& given = fc.value("args", Json::array());
+  if (HasNamedArgs(given)) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ExprPtr> bound, BindCallArgs(name, given, call, ctx));
+    args.insert(args.end(), bound.begin(), bound.end());
+  }
+  static const Json kNone = Json::array();
+  for (const Json& a : HasNamedArgs(given) ? kNone : given) {
     if (skip_first && &a == &fc["args"][0]) continue;
     SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
     args.push_back(x);
@@ -1627,7 +1638,25 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
       RecordTypeArg(name, body.contains("coldeflist") ? &body["coldeflist"] : nullptr, call));
   if (record != nullptr) vals.push_back(record);
   const bool skip_first = record != nullptr && PopulatesRecord(name);
-  for (const Json& a : args) {
+  if (HasNamedArgs(args)) {
+    // Named arguments put in their places (and defaults added): each a
+    // constant, as below.
+    Ctx earlier;
+    earlier.scope = *scope;
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ExprPtr> bound, BindCallArgs(name, args, call, earlier));
+    for (const ExprPtr& b : bound) {
+      std::vector<int> refs;
+      CollectColumns(*b, &refs);
+      Value v;
+      if (!refs.empty() || !Eval(*b, Row{}, &v).ok()) {
+        return SqlUnsupported(sql_, call, name + "() of a column with named arguments",
+                              "Pass the arguments by position.");
+      }
+      vals.push_back(MakeLiteral(std::move(v), b->type));
+    }
+  }
+  static const Json kNone = Json::array();
+  for (const Json& a : HasNamedArgs(args) ? kNone : args) {
     if (skip_first && &a == &args[0]) continue;
     Ctx earlier;  // a reference to an earlier item's column is a LATERAL call
     earlier.scope = *scope;

@@ -1,12 +1,14 @@
 // JSON and JSONB operators and functions, as PostgreSQL has them. Values
 // are documents kept as text (sql/json_value.h): each function reads the
 // text it needs, and a JSONB result is canonical text again.
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <string>
 #include <vector>
 
 #include "sql/functions_internal.h"
+#include "sql/json_path.h"
 #include "sql/json_value.h"
 
 namespace sluice::sql {
@@ -892,6 +894,127 @@ Status PopulateFn(const SqlType& type, const Value* a, size_t, Value* out) {
   return Status::OK();
 }
 
+// ---- SQL/JSON paths: jsonb_path_query and its kin, @? and @@. A path
+// is given as text (an untyped literal) and parsed once per thread while
+// it is among the last few used.
+Result<std::shared_ptr<const JsonPath>> CachedPath(const std::string& text) {
+  constexpr size_t kCached = 8;
+  thread_local std::vector<std::pair<std::string, std::shared_ptr<const JsonPath>>> cache;
+  for (size_t i = 0; i < cache.size(); ++i) {
+    if (cache[i].first == text) {
+      std::rotate(cache.begin(), cache.begin() + static_cast<ptrdiff_t>(i),
+                  cache.begin() + static_cast<ptrdiff_t>(i + 1));
+      return cache[0].second;
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const JsonPath> path, ParseJsonPath(text));
+  if (cache.size() == kCached) cache.pop_back();
+  cache.insert(cache.begin(), {text, path});
+  return path;
+}
+
+// The items of path a[1] over document a[0], with the variables a[2] and
+// `silent` (a[3]) as the functions take them (NULL: no result). Sets
+// *null when the call answers NULL.
+Status PathItems(const Value* a, size_t n, bool silent_op, JsonPathItems* out, bool* null,
+                 bool exists_only = false) {
+  *null = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i].is_null()) {
+      *null = true;
+      return Status::OK();
+    }
+  }
+  const bool silent = silent_op || (n >= 4 && a[3].bool_value());
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const JsonPath> path, CachedPath(a[1].string_value()));
+  JsonNode doc, vars;
+  SLUICE_RETURN_IF_ERROR(Parse(a[0], &doc));
+  if (n >= 3) SLUICE_RETURN_IF_ERROR(Parse(a[2], &vars));
+  SLUICE_ASSIGN_OR_RETURN(*out,
+                          EvalJsonPath(*path, doc, n >= 3 ? &vars : nullptr, silent, exists_only));
+  return Status::OK();
+}
+
+template <bool kOperator>
+Status PathExistsFn(const SqlType&, const Value* a, size_t n, Value* out) {
+  JsonPathItems r;
+  bool null = false;
+  SLUICE_RETURN_IF_ERROR(PathItems(a, n, kOperator, &r, &null, /*exists_only=*/true));
+  *out = null || r.failed ? Value::Null() : Value::Bool(!r.items.empty());
+  return Status::OK();
+}
+template <bool kOperator>
+Status PathMatchFn(const SqlType&, const Value* a, size_t n, Value* out) {
+  JsonPathItems r;
+  bool null = false;
+  SLUICE_RETURN_IF_ERROR(PathItems(a, n, kOperator, &r, &null));
+  *out = Value::Null();
+  if (null || r.failed) return Status::OK();
+  if (r.items.size() == 1 && r.items[0].kind == JsonNode::Kind::kBool) {
+    *out = Value::Bool(r.items[0].boolean);
+  } else if (!(r.items.size() == 1 && r.items[0].kind == JsonNode::Kind::kNull) &&
+             !(kOperator || (n >= 4 && a[3].bool_value()))) {
+    return Status::InvalidArgument("single boolean result is expected");
+  }
+  return Status::OK();
+}
+std::string ItemText(JsonNode item) {
+  (void)Canonicalize(&item);  // numbers as NUMERIC prints them
+  return JsonbText(item);
+}
+Status PathQueryArrayFn(const SqlType&, const Value* a, size_t n, Value* out) {
+  JsonPathItems r;
+  bool null = false;
+  SLUICE_RETURN_IF_ERROR(PathItems(a, n, false, &r, &null));
+  if (null) {
+    *out = Value::Null();
+    return Status::OK();
+  }
+  JsonNode array;
+  array.kind = JsonNode::Kind::kArray;
+  array.items = std::move(r.items);
+  *out = Value::String(ItemText(std::move(array)));
+  return Status::OK();
+}
+Status PathQueryFirstFn(const SqlType&, const Value* a, size_t n, Value* out) {
+  JsonPathItems r;
+  bool null = false;
+  SLUICE_RETURN_IF_ERROR(PathItems(a, n, false, &r, &null));
+  *out = null || r.items.empty() ? Value::Null() : Value::String(ItemText(std::move(r.items[0])));
+  return Status::OK();
+}
+// jsonb_path_query: its rows as an array, for the series machinery.
+Status PathQueryFn(const SqlType&, const Value* a, size_t n, Value* out) {
+  JsonPathItems r;
+  bool null = false;
+  SLUICE_RETURN_IF_ERROR(PathItems(a, n, false, &r, &null));
+  std::vector<Value> rows;
+  if (!null) {
+    for (JsonNode& item : r.items) rows.push_back(Value::String(ItemText(std::move(item))));
+  }
+  *out = Value::List(std::move(rows));
+  return Status::OK();
+}
+
+// Whether `name` is one of the path functions (with or without _tz) and
+// its arguments fit: (jsonb, path [, vars jsonb [, silent bool]]).
+bool PathArgs(const std::vector<SqlType>& args) {
+  const size_t n = args.size();
+  auto doc_at = [&](size_t i) { return args[i].is_jsonb() || args[i].IsString(); };
+  return n >= 2 && n <= 4 && doc_at(0) && args[1].IsString() && (n < 3 || doc_at(2)) &&
+         (n < 4 || args[3].id() == TypeId::kBoolean);
+}
+std::vector<SqlType> PathTypes(size_t n) {
+  std::vector<SqlType> t{SqlType::Json(true), Text(), SqlType::Json(true), SqlType::Boolean()};
+  t.resize(n);
+  return t;
+}
+std::string WithoutTz(std::string_view name) {
+  std::string s(name);
+  if (s.ends_with("_tz")) s.resize(s.size() - 3);
+  return s;
+}
+
 }  // namespace
 
 bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
@@ -1005,6 +1128,26 @@ bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, Resolv
     if (n == 2) types.push_back(SqlType::Boolean());
     return Resolve(r, RowToJsonFn, "row_to_json", json, types);
   }
+  if ((name == "@?" || name == "@@") && n == 2 && bin0 && args[1].IsString()) {
+    r->strict = false;
+    return name == "@?" ? Resolve(r, PathExistsFn<true>, "@?", SqlType::Boolean(), PathTypes(2))
+                        : Resolve(r, PathMatchFn<true>, "@@", SqlType::Boolean(), PathTypes(2));
+  }
+  const std::string path_fn = WithoutTz(name);
+  if (PathArgs(args) &&
+      (path_fn == "jsonb_path_exists" || path_fn == "jsonb_path_match" ||
+       path_fn == "jsonb_path_query_array" || path_fn == "jsonb_path_query_first")) {
+    const std::string& f = path_fn;
+    r->strict = false;  // NULL arguments answer NULL, but silent may be NULL too
+    if (f == "jsonb_path_exists")
+      return Resolve(r, PathExistsFn<false>, "jsonb_path_exists", SqlType::Boolean(), PathTypes(n));
+    if (f == "jsonb_path_match")
+      return Resolve(r, PathMatchFn<false>, "jsonb_path_match", SqlType::Boolean(), PathTypes(n));
+    if (f == "jsonb_path_query_array")
+      return Resolve(r, PathQueryArrayFn, "jsonb_path_query_array", jb, PathTypes(n));
+    if (f == "jsonb_path_query_first")
+      return Resolve(r, PathQueryFirstFn, "jsonb_path_query_first", jb, PathTypes(n));
+  }
   if (name == "array_to_json" && (n == 1 || n == 2) && args[0].IsSqlArray() &&
       (n == 1 || args[1].id() == TypeId::kBoolean)) {
     // to_json of the array; `pretty` breaks the line after each top-level
@@ -1081,6 +1224,11 @@ bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, Resolv
 }
 
 bool ResolveJsonSet(std::string_view name, const std::vector<SqlType>& args, ResolvedFn* r) {
+  if (WithoutTz(name) == "jsonb_path_query" && PathArgs(args)) {
+    r->strict = false;
+    return Resolve(r, PathQueryFn, "jsonb_path_query", SqlType::Array(SqlType::Json(true)),
+                   PathTypes(args.size()));
+  }
   bool binary = false;
   std::string_view fn;
   if (!Split(name, &binary, &fn)) return false;
