@@ -175,10 +175,12 @@ class CsvDecoder final : public Decoder {
     for (size_t i = 0; i < n; ++i) {
       const SqlType& t = rel_.schema[i];
       if (!quoted_[i] && fields_[i].empty()) continue;  // NULL
-      Status s = t.IsString() ? Status::OK()
-                              : sql::CastValue(Value::String(fields_[i]), SqlType::Varchar(), t,
-                                               &values_[i]);
-      if (t.IsString()) values_[i] = Value::String(fields_[i]);
+      // Text as it is; a jsonpath is read (and kept as PostgreSQL prints it).
+      const bool as_is = t.IsString() && t.pg_kind() != PgKind::kJsonPath;
+      Status s =
+          as_is ? Status::OK()
+                : sql::CastValue(Value::String(fields_[i]), SqlType::Varchar(), t, &values_[i]);
+      if (as_is) values_[i] = Value::String(fields_[i]);
       if (!s.ok()) {
         Error(record, starts_[i].first, starts_[i].second,
               "column \"" + rel_.columns[i] + "\": " + s.message(), errors, count);

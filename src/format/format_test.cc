@@ -464,6 +464,28 @@ TEST(JsonTest, MultidimensionalArraysAreNestedJsonArrays) {
   EXPECT_EQ(d.changes.payload(0), row);
 }
 
+TEST(FormatTest, AJsonPathIsReadAndKeptAsPostgresPrintsIt) {
+  Relation rel;
+  rel.name = "rules";
+  rel.columns = {"id", "path"};
+  rel.schema = {SqlType::Integer(false), SqlType::JsonPath()};
+  FormatOptions o;
+  Decoded d = Decode(o, rel,
+                     "{\"insert\": {\"id\": 1, \"path\": \"$.a ? (@>1)\"}}\n"
+                     "{\"insert\": {\"id\": 2, \"path\": \"$.a +\"}}\n");
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].record, 2u);
+  EXPECT_NE(d.errors[0].reason.find("jsonpath"), std::string::npos) << d.errors[0].reason;
+  ASSERT_EQ(d.changes.size(), 1u);
+  EXPECT_EQ(Row(rel, d.changes.payload(0)), "(1, '$.\"a\"?(@ > 1)')");
+  o.name = "csv";
+  d = Decode(o, rel, "3,strict $.b[last]\n4,$$\n");
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].record, 2u);
+  ASSERT_EQ(d.changes.size(), 1u);
+  EXPECT_EQ(Row(rel, d.changes.payload(0)), "(3, 'strict $.\"b\"[last]')");
+}
+
 TEST(CsvTest, QuotesNullsWeightsAndErrors) {
   Relation rel;
   rel.name = "t";

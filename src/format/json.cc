@@ -199,7 +199,7 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
        type.IsPgArrayKind())) {
     std::string_view s;
     if (v.get_string().get(s) != simdjson::SUCCESS) return expected("a string");
-    if (type.IsString()) {
+    if (type.IsString() && type.pg_kind() != PgKind::kJsonPath) {
       *out = Value::String(std::string(s));
       return true;
     }
@@ -437,7 +437,8 @@ bool FastField(od::value v, od::json_type jt, std::string_view raw, const SqlTyp
   // A TIME WITH TIME ZONE is read as a cast reads it, by the slow path.
   const bool time =
       id == TypeId::kTimestamp || id == TypeId::kDate || (id == TypeId::kTime && !type.IsTimeTz());
-  if (!time && !type.IsString()) return false;
+  // A jsonpath is read by the slow path too (a cast).
+  if (!time && (!type.IsString() || type.pg_kind() == PgKind::kJsonPath)) return false;
   std::string_view s;
   if (v.get_string().get(s) != simdjson::SUCCESS) {
     *fail = {at, "malformed JSON string"};

@@ -149,7 +149,8 @@ Status EncodeBinary(const Value& v, const SqlType& t, std::string* out) {
     case TypeId::kVarchar:
     case TypeId::kBinary:
     case TypeId::kVarbinary:
-      if (t.is_jsonb()) out->push_back(1);  // jsonb's binary form: a version, then the text
+      // jsonb's and jsonpath's binary form: a version, then the text.
+      if (t.is_jsonb() || t.pg_kind() == PgKind::kJsonPath) out->push_back(1);
       out->append(v.string_value());
       return Status::OK();
     case TypeId::kDate: {
@@ -354,8 +355,9 @@ Result<std::string> BinaryParamToText(uint32_t oid, std::string_view b) {
     case 1042:
     case 1043:
     case 19:    // name
-    case 3802:  // jsonb: a version byte, then the text
-      if (oid == 3802 && !b.empty() && b[0] == 1) b.remove_prefix(1);
+    case 3802:  // jsonb and jsonpath: a version byte, then the text
+    case 4072:
+      if ((oid == 3802 || oid == 4072) && !b.empty() && b[0] == 1) b.remove_prefix(1);
       return std::string(b);
     default:
       break;

@@ -1941,6 +1941,7 @@ Result<SqlType> BindTypeName(std::string_view sql, const Json& type_name, const 
   if (name == "oid") return SqlType::Oid();
   if (name == "point") return SqlType::Point();
   if (name == "money") return SqlType::Money();
+  if (name == "jsonpath") return SqlType::JsonPath();
   if (catalog != nullptr) {
     if (const SqlType* t = catalog->FindType(name)) return *t;
     if (const std::string* what = catalog->FindRefusedType(name)) {

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "sql/datetime.h"
+#include "sql/json_path.h"
 #include "sql/json_value.h"
 #include "sql/pg_kinds.h"
 #include "types/big_decimal.h"
@@ -955,6 +956,15 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
   }
   if (to.pg_kind() == PgKind::kMoney || from.pg_kind() == PgKind::kMoney) {
     return CastMoney(v, from, to, out);
+  }
+  if (to.pg_kind() == PgKind::kJsonPath && from.pg_kind() != PgKind::kJsonPath) {
+    // Text read as a path, kept as PostgreSQL prints it.
+    if (v.kind() != Value::Kind::kString || !from.IsString()) {
+      return Status::InvalidArgument("cannot cast type " + PgTypeOf(from).name + " to jsonpath");
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::string text, JsonPathText(v.string_value()));
+    *out = Value::String(std::move(text));
+    return Status::OK();
   }
   const TypeId t = to.id();
   using K = Value::Kind;

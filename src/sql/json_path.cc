@@ -58,6 +58,7 @@ struct Accessor {
   enum class Kind { kKey, kAnyKey, kSubscripts, kAnyIndex, kRecursive, kFilter, kMethod };
   Kind kind = Kind::kKey;
   std::string name;                                             // the key, or the method
+  std::string argument;                                         // .datetime("template")
   std::vector<std::pair<PathExprPtr, PathExprPtr>> subscripts;  // from, to (or null)
   PathExprPtr filter;
   int min_level = 0, max_level = -1;  // .**{m to n}; -1 is last
@@ -67,7 +68,9 @@ struct PathExpr {
   PathOp op = PathOp::kChain;
   PathExprPtr primary;  // kChain
   std::vector<Accessor> accessors;
-  std::string name;  // kVariable; kLikeRegex's pattern
+  std::string name;       // kVariable; kLikeRegex's pattern
+  std::string flags;      // kLikeRegex's, as given
+  bool expanded = false;  // the x flag
   JsonNode literal;  // kLiteral
   std::regex regex;  // kLikeRegex
   PathExprPtr left, right;
@@ -164,21 +167,35 @@ class PathParser {
         case 'v':
           out += '\v';
           break;
+        case 'x':
         case 'u': {
-          if (at_ + 4 > s_.size()) return Error("invalid Unicode escape sequence");
-          const std::string hex(s_.substr(at_, 4));
-          char* end = nullptr;
-          const unsigned long cp = std::strtoul(hex.c_str(), &end, 16);
-          if (end != hex.c_str() + 4) return Error("invalid Unicode escape sequence");
-          at_ += 4;
-          // UTF-8 of a code point of the basic plane.
+          // \xHH, \uHHHH, \u{H...}: a code point, written as UTF-8.
+          const bool braces = c == 'u' && at_ < s_.size() && s_[at_] == '{';
+          if (braces) ++at_;
+          size_t len = 0;
+          while (at_ + len < s_.size() &&
+                 std::isxdigit(static_cast<unsigned char>(s_[at_ + len])) &&
+                 (braces ? len < 6 : len < (c == 'x' ? 2u : 4u)))
+            ++len;
+          if (len == 0 || (!braces && c == 'u' && len != 4) ||
+              (braces && (at_ + len >= s_.size() || s_[at_ + len] != '}')))
+            return Error("invalid Unicode escape sequence");
+          const unsigned long cp =
+              std::strtoul(std::string(s_.substr(at_, len)).c_str(), nullptr, 16);
+          at_ += len + (braces ? 1 : 0);
+          if (cp == 0 || cp > 0x10FFFF) return Error("invalid Unicode escape sequence");
           if (cp < 0x80) {
             out += static_cast<char>(cp);
           } else if (cp < 0x800) {
             out += static_cast<char>(0xC0 | (cp >> 6));
             out += static_cast<char>(0x80 | (cp & 0x3F));
-          } else {
+          } else if (cp < 0x10000) {
             out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+          } else {
+            out += static_cast<char>(0xF0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
             out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
             out += static_cast<char>(0x80 | (cp & 0x3F));
           }
@@ -260,6 +277,7 @@ class PathParser {
         if (!Take("\"")) return Error("syntax error at or near \"" + Rest() + "\"");
         SLUICE_ASSIGN_OR_RETURN(flags, QuotedString());
       }
+      n->flags = flags;
       SLUICE_RETURN_IF_ERROR(CompileRegex(n.get(), flags));
       return n;
     }
@@ -279,8 +297,7 @@ class PathParser {
       } else if (c == 'q') {
         quote = true;
       } else if (c == 'x') {
-        return Status::Unimplemented(
-            "XQuery \"x\" flag (expanded regular expressions) is not implemented");
+        n->expanded = true;  // refused when the predicate runs, as PostgreSQL does
       } else {
         return Status::InvalidArgument(std::string("invalid input syntax for type jsonpath: ") +
                                        "Unrecognized flag character \"" + c +
@@ -358,6 +375,15 @@ class PathParser {
       ++at_;
       SLUICE_ASSIGN_OR_RETURN(PathExprPtr x, Unary());
       if (IsPredicate(x->op)) return Error("syntax error at or near \"" + Rest() + "\"");
+      if (x->op == PathOp::kLiteral && x->literal.kind == JsonNode::Kind::kNumber) {
+        // A signed number is a number, as PostgreSQL folds it.
+        if (op == PathOp::kMinus) {
+          BigDecimal d;
+          BigDecimal::Parse(x->literal.text, &d);
+          x->literal.text = d.Negated().ToString();
+        }
+        return x;
+      }
       auto n = std::make_unique<PathExpr>();
       n->op = op;
       n->left = std::move(x);
@@ -366,12 +392,23 @@ class PathParser {
     return Chain();
   }
   Result<PathExprPtr> Number() {
+    // PostgreSQL's forms: 1, 1.5, 1. and .5, each with an exponent or not.
     const size_t start = at_;
-    while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) ++at_;
-    if (at_ < s_.size() && s_[at_] == '.' && at_ + 1 < s_.size() &&
-        std::isdigit(static_cast<unsigned char>(s_[at_ + 1]))) {
-      ++at_;
-      while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) ++at_;
+    auto digit = [&](size_t i) {
+      return i < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i]));
+    };
+    while (digit(at_)) ++at_;
+    if (at_ < s_.size() && s_[at_] == '.') {
+      const size_t next = at_ + 1;
+      const bool exponent =
+          next < s_.size() && (s_[next] == 'e' || s_[next] == 'E') &&
+          (digit(next + 1) || ((next + 1 < s_.size()) &&
+                               (s_[next + 1] == '+' || s_[next + 1] == '-') && digit(next + 2)));
+      // "1.x" is 1 and the key x; any other "1." is the number 1.
+      if (digit(next) || exponent || next >= s_.size() || !IdentChar(s_[next])) {
+        ++at_;
+        while (digit(at_)) ++at_;
+      }
     }
     if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
       size_t e = at_ + 1;
@@ -422,7 +459,9 @@ class PathParser {
       SLUICE_ASSIGN_OR_RETURN(n->literal.text, QuotedString());
       return n;
     }
-    if (std::isdigit(static_cast<unsigned char>(c))) return Number();
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && at_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_ + 1]))))
+      return Number();
     if (c == '(') {
       ++at_;
       SLUICE_ASSIGN_OR_RETURN(PathExprPtr x, Or());
@@ -497,8 +536,7 @@ class PathParser {
           if (Take("(")) {
             // .datetime("template") takes a template.
             if (a.name == "datetime" && Take("\"")) {
-              SLUICE_ASSIGN_OR_RETURN(std::string templ, QuotedString());
-              (void)templ;
+              SLUICE_ASSIGN_OR_RETURN(a.argument, QuotedString());
             }
             if (!Take(")")) return Error("syntax error at or near \"" + Rest() + "\"");
             static const char* kMethods[] = {"type",  "size", "double",   "ceiling",
@@ -770,6 +808,10 @@ class Evaluator {
     // Comparisons and the string predicates: over every pair of the
     // sides' items; an error of either side, or a pair that cannot be
     // compared, is unknown (at once in strict mode).
+    if (e.op == PathOp::kLikeRegex && e.expanded) {
+      return Status::Unimplemented(
+          "XQuery \"x\" flag (expanded regular expressions) is not implemented");
+    }
     Items l, r;
     Status s = Eval(*e.left, at, &l, true);
     if (s.ok() && e.right != nullptr) s = Eval(*e.right, at, &r, true);
@@ -1061,7 +1103,194 @@ class Evaluator {
   bool in_subscript_ = false;
 };
 
+// ---- printing a path, as PostgreSQL's jsonpath_out does: keys quoted,
+// operators spaced, parentheses where the operators' priorities need them.
+
+int Priority(PathOp op) {
+  switch (op) {
+    case PathOp::kOr:
+      return 0;
+    case PathOp::kAnd:
+      return 1;
+    case PathOp::kEq:
+    case PathOp::kNe:
+    case PathOp::kLt:
+    case PathOp::kLe:
+    case PathOp::kGt:
+    case PathOp::kGe:
+    case PathOp::kStartsWith:
+      return 2;
+    case PathOp::kAdd:
+    case PathOp::kSub:
+      return 3;
+    case PathOp::kMul:
+    case PathOp::kDiv:
+    case PathOp::kMod:
+      return 4;
+    case PathOp::kPlus:
+    case PathOp::kMinus:
+      return 5;
+    default:
+      return 6;
+  }
+}
+
+const char* BinaryText(PathOp op) {
+  switch (op) {
+    case PathOp::kOr:
+      return "||";
+    case PathOp::kAnd:
+      return "&&";
+    case PathOp::kEq:
+      return "==";
+    case PathOp::kNe:
+      return "!=";
+    case PathOp::kLt:
+      return "<";
+    case PathOp::kLe:
+      return "<=";
+    case PathOp::kGt:
+      return ">";
+    case PathOp::kGe:
+      return ">=";
+    case PathOp::kStartsWith:
+      return "starts with";
+    default:
+      return OpText(op);
+  }
+}
+
+void Print(const PathExpr& e, bool brackets, std::string* out);
+
+void PrintOperand(const PathExpr& operand, PathOp op, std::string* out) {
+  Print(operand, Priority(operand.op) <= Priority(op), out);
+}
+
+void PrintAccessor(const Accessor& a, std::string* out) {
+  switch (a.kind) {
+    case Accessor::Kind::kKey:
+      *out += "." + JsonQuote(a.name);
+      return;
+    case Accessor::Kind::kAnyKey:
+      *out += ".*";
+      return;
+    case Accessor::Kind::kAnyIndex:
+      *out += "[*]";
+      return;
+    case Accessor::Kind::kSubscripts:
+      *out += '[';
+      for (size_t i = 0; i < a.subscripts.size(); ++i) {
+        if (i) *out += ',';
+        Print(*a.subscripts[i].first, false, out);
+        if (a.subscripts[i].second != nullptr) {
+          *out += " to ";
+          Print(*a.subscripts[i].second, false, out);
+        }
+      }
+      *out += ']';
+      return;
+    case Accessor::Kind::kRecursive: {
+      auto level = [](int l) { return l < 0 ? std::string("last") : std::to_string(l); };
+      *out += ".**";
+      if (a.min_level == 0 && a.max_level < 0) return;
+      if (a.min_level == a.max_level) {
+        *out += "{" + level(a.min_level) + "}";
+      } else {
+        *out += "{" + level(a.min_level) + " to " + level(a.max_level) + "}";
+      }
+      return;
+    }
+    case Accessor::Kind::kFilter:
+      *out += "?(";
+      Print(*a.filter, false, out);
+      *out += ')';
+      return;
+    case Accessor::Kind::kMethod:
+      *out += "." + a.name + "(" + (a.argument.empty() ? "" : JsonQuote(a.argument)) + ")";
+      return;
+  }
+}
+
+void Print(const PathExpr& e, bool brackets, std::string* out) {
+  switch (e.op) {
+    case PathOp::kChain: {
+      // A number, or an operator, before accessors is in parentheses.
+      const PathExpr& p = *e.primary;
+      if (p.op == PathOp::kLiteral && p.literal.kind == JsonNode::Kind::kNumber) {
+        *out += "(" + p.literal.text + ")";
+      } else {
+        Print(p, Priority(p.op) < 6 || IsPredicate(p.op), out);
+      }
+      for (const Accessor& a : e.accessors) PrintAccessor(a, out);
+      return;
+    }
+    case PathOp::kRoot:
+      *out += '$';
+      return;
+    case PathOp::kCurrent:
+      *out += '@';
+      return;
+    case PathOp::kLast:
+      *out += "last";
+      return;
+    case PathOp::kVariable:
+      *out += "$" + JsonQuote(e.name);
+      return;
+    case PathOp::kLiteral:
+      *out += e.literal.kind == JsonNode::Kind::kString ? JsonQuote(e.literal.text)
+                                                        : JsonText(e.literal, JsonStyle::kJsonb);
+      return;
+    case PathOp::kNot:
+      *out += "!(";
+      Print(*e.left, false, out);
+      *out += ')';
+      return;
+    case PathOp::kIsUnknown:
+      *out += '(';
+      Print(*e.left, false, out);
+      *out += ") is unknown";
+      return;
+    case PathOp::kExists:
+      *out += "exists (";
+      Print(*e.left, false, out);
+      *out += ')';
+      return;
+    case PathOp::kPlus:
+    case PathOp::kMinus:
+      if (brackets) *out += '(';
+      *out += e.op == PathOp::kPlus ? '+' : '-';
+      PrintOperand(*e.left, e.op, out);
+      if (brackets) *out += ')';
+      return;
+    case PathOp::kLikeRegex: {
+      if (brackets) *out += '(';
+      PrintOperand(*e.left, e.op, out);
+      *out += " like_regex " + JsonQuote(e.name);
+      std::string flags;
+      for (char f : {'i', 's', 'm', 'x', 'q'}) {
+        if (e.flags.find(f) != std::string::npos) flags += f;
+      }
+      if (!flags.empty()) *out += " flag \"" + flags + "\"";
+      if (brackets) *out += ')';
+      return;
+    }
+    default:
+      if (brackets) *out += '(';
+      PrintOperand(*e.left, e.op, out);
+      *out += std::string(" ") + BinaryText(e.op) + " ";
+      PrintOperand(*e.right, e.op, out);
+      if (brackets) *out += ')';
+  }
+}
+
 }  // namespace
+
+Result<std::string> JsonPathText(std::string_view text) {
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const JsonPath> path, ParseJsonPath(text));
+  std::string out = path->strict ? "strict " : "";
+  Print(*path->expr, true, &out);
+  return out;
+}
 
 Result<std::shared_ptr<const JsonPath>> ParseJsonPath(std::string_view text) {
   auto r = PathParser(text).Parse();

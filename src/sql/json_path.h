@@ -17,6 +17,9 @@ struct JsonPath;
 
 // Parses `text`, or says where it is not a path, in PostgreSQL's words.
 Result<std::shared_ptr<const JsonPath>> ParseJsonPath(std::string_view text);
+// The path of `text` as PostgreSQL prints a jsonpath value ('$.a ? (@>1)'
+// is $."a"?(@ > 1)): the text of the type jsonpath.
+Result<std::string> JsonPathText(std::string_view text);
 
 // What a path gives over `doc`: its items (a predicate path gives one, a
 // boolean or null for unknown). `vars` (an object, or nullptr) names the

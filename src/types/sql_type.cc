@@ -124,7 +124,10 @@ std::string SqlType::ToString() const {
       s = with_length("CHAR");
       break;
     case TypeId::kVarchar:
-      s = json_ == 2 ? "JSONB" : json_ == 1 ? "JSON" : with_length("VARCHAR");
+      s = json_ == 2                      ? "JSONB"
+          : json_ == 1                    ? "JSON"
+          : pg_kind_ == PgKind::kJsonPath ? "JSONPATH"
+                                          : with_length("VARCHAR");
       break;
     case TypeId::kBinary:
       s = with_length("BINARY");
@@ -192,6 +195,7 @@ std::string PostgresDataType(const SqlType& t) {
       return "character";
     case TypeId::kVarchar:
       if (t.is_json()) return t.is_jsonb() ? "jsonb" : "json";
+      if (t.pg_kind() == PgKind::kJsonPath) return "jsonpath";
       return t.precision() >= 0 ? "character varying" : "text";
     case TypeId::kBinary:
     case TypeId::kVarbinary:
@@ -263,6 +267,7 @@ constexpr PgBase kPgBases[] = {
     {1700, 1231, "numeric", "_numeric", "numeric", -1},
     {2249, 2287, "record", "_record", "record", -1},
     {3802, 3807, "jsonb", "_jsonb", "jsonb", -1},
+    {4072, 4073, "jsonpath", "_jsonpath", "jsonpath", -1},
 };
 
 const PgBase& BaseOf(const SqlType& t) {
@@ -292,6 +297,7 @@ const PgBase& BaseOf(const SqlType& t) {
       return find(1042);
     case TypeId::kVarchar:
       if (t.is_json()) return find(t.is_jsonb() ? 3802 : 114);
+      if (t.pg_kind() == PgKind::kJsonPath) return find(4072);
       return find(t.length() >= 0 ? 1043 : 25);
     case TypeId::kBinary:
     case TypeId::kVarbinary:

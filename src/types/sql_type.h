@@ -56,6 +56,9 @@ enum class PgKind : uint8_t {
   // money: a BIGINT of cents; text '$1,000.00' (lc_monetary C). Not a
   // number to SQL: only money's own operators apply.
   kMoney,
+  // jsonpath: a VARCHAR holding the path as PostgreSQL prints it (keys
+  // quoted, operators spaced); only the path functions read it.
+  kJsonPath,
 };
 
 class SqlType {
@@ -119,6 +122,11 @@ class SqlType {
     return t;
   }
   static SqlType Point(bool nullable = true);
+  static SqlType JsonPath(bool nullable = true) {
+    SqlType t = Varchar(-1, nullable);
+    t.pg_kind_ = PgKind::kJsonPath;
+    return t;
+  }
   static SqlType Money(bool nullable = true) {
     SqlType t = Scalar(TypeId::kBigInt, nullable);
     t.pg_kind_ = PgKind::kMoney;

@@ -37,3 +37,9 @@ SELECT id, jsonb_path_query_array(j, '$.a[*] ? (@ > 5 || @.b == 2)'), j @? '$.s 
 SELECT id, v FROM d, jsonb_path_query(d.j, 'lax $.a[*].b') AS v;
 -- sluice: error not supported yet
 SELECT jsonb_path_query('{"a": 1}', '$.keyvalue()');
+-- The type jsonpath: a path as PostgreSQL prints it.
+SELECT '$.a ? (@ > 1 && @.b like_regex "x" flag "mi")'::jsonpath, 'strict $[1 to last, 0].**{2 to last}'::jsonpath, '-1 + 2 * ($.a - 3)'::jsonpath;
+SELECT '$.a.type()'::jsonpath, '1.e1'::jsonpath, '$ ? (exists (@.x) && !(@.y == $"v")) ? ((@ starts with "q") is unknown)'::jsonpath;
+SELECT jsonb_path_query_array('{"a": [1, 5]}', '$.a[*] ? (@ > 2)'::jsonpath), pg_typeof('$'::jsonpath);
+-- sluice: error syntax error
+SELECT '$.a +'::jsonpath;
