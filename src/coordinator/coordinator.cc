@@ -277,14 +277,16 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     std::map<uint64_t, co::JournaledStep> steps;
     uint64_t newest_file = 0;                         // the newest journal file on any host
     std::vector<uint64_t> relayout_leases;            // by host
+    std::vector<std::map<std::string, int64_t>> maxima;  // each host's LATENESS maxima
   };
   auto journaled = std::make_shared<Journaled>();
   journaled->relayout_leases.assign(hosts_.size(), 0);
   const std::map<std::string, int> input_host = assignment_.input_host;
   const auto activation_timeout = options_.step_timeout;
-  pipeline::Waterlines* waterlines = waterlines_.get();
-  auto activate = [a, input_host, restore_step, activation_timeout, journaled,
-                   waterlines](const HostClient& h) -> Status {
+  // Each call owns what it touches: OnEveryHost returns at the first error,
+  // and the other calls may end after this coordinator is gone.
+  auto activate = [a, input_host, restore_step, activation_timeout,
+                   journaled](const HostClient& h) -> Status {
     co::ActivateRequest mine = a;
     mine.host = h.address().index;
     for (const auto& [name, host] : input_host) {
@@ -295,10 +297,8 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
       return Status::Corruption(h.name() + " opened step " + std::to_string(st.step) +
                                 ", not step " + std::to_string(restore_step));
     }
-    // The first step runs with the largest LATENESS values over every
-    // host's checkpoint.
-    waterlines->Agree(st.maxima);
     std::lock_guard<std::mutex> l(journaled->mu);
+    journaled->maxima.push_back(std::move(st.maxima));
     journaled->newest_file = std::max(journaled->newest_file, st.newest_journal);
     journaled->relayout_leases[static_cast<size_t>(h.address().index)] =
         st.relayout_lease.value_or(0);
@@ -310,6 +310,12 @@ Status Coordinator::Activate(uint64_t restore_seq, uint64_t restore_step) {
     return Status::OK();
   };
   SLUICE_RETURN_IF_ERROR(OnEveryHost(activate).WithContext("activating the hosts"));
+  // The first step runs with the largest LATENESS values over every host's
+  // checkpoint.
+  {
+    std::lock_guard<std::mutex> l(journaled->mu);
+    for (const auto& m : journaled->maxima) waterlines_->Agree(m);
+  }
   if (!relayout_.empty()) {
     SLUICE_RETURN_IF_ERROR(Relayout(journaled->relayout_leases));
   }
@@ -635,17 +641,25 @@ Status Coordinator::RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool re
     request.clock = clock_.now();
   }
   const auto timeout = options_.step_timeout;
-  Mutex ignored_mu;
-  std::map<std::string, uint64_t> ignored;
-  SLUICE_RETURN_IF_ERROR(OnEveryHost([&](const HostClient& h) -> Status {
+  // The hosts' answers, owned by the calls: OnEveryHost returns at the first
+  // error while the others may still answer.
+  struct Answers {
+    Mutex mu;
+    std::vector<std::map<std::string, int64_t>> maxima GUARDED_BY(mu);
+    std::map<std::string, uint64_t> ignored GUARDED_BY(mu);
+  };
+  auto answers = std::make_shared<Answers>();
+  SLUICE_RETURN_IF_ERROR(OnEveryHost([request, timeout, answers](const HostClient& h) -> Status {
                            SLUICE_ASSIGN_OR_RETURN(co::StepAnswer a, h.Call(request, timeout));
-                           // The next step runs with the largest over every host.
-                           waterlines_->Agree(a.maxima);
-                           MutexLock l(&ignored_mu);
-                           for (const auto& [t, n] : a.ignored_deletes) ignored[t] += n;
+                           MutexLock l(&answers->mu);
+                           answers->maxima.push_back(std::move(a.maxima));
+                           for (const auto& [t, n] : a.ignored_deletes) answers->ignored[t] += n;
                            return Status::OK();
                          }).WithContext("step " + std::to_string(plan.step)));
-  ignored_deletes_.Record(plan.step, ignored);
+  MutexLock l(&answers->mu);
+  // The next step runs with the largest over every host.
+  for (const auto& m : answers->maxima) waterlines_->Agree(m);
+  ignored_deletes_.Record(plan.step, answers->ignored);
   return Status::OK();
 }
 
@@ -842,7 +856,8 @@ Status Coordinator::ConnectorCall(const std::string& name, const std::string& ac
       MutexLock sl(&step_mu_);
       const co::ConnectorRequest request{name, action};
       const auto timeout = options_.request_timeout;
-      return OnEveryHost([&](const HostClient& h) { return h.Call(request, timeout).status(); });
+      return OnEveryHost(
+          [request, timeout](const HostClient& h) { return h.Call(request, timeout).status(); });
     }
     const int host =
         c.input ? assignment_.input_host.at(name) : assignment_.output_host.at(c.relation);

@@ -146,7 +146,9 @@ class Coordinator final : public pipeline::PipelineApi, private pipeline::StepLo
   // Runs a step on every host (`replay`: a journaled one).
   Status RunOnHosts(const pipeline::StepLoop::StepPlan& plan, bool replay);
   // Calls `fn` for every host on threads of its own and waits for all, or
-  // only until the first error; returns the first error.
+  // only until the first error; returns the first error. The calls still
+  // running then go on without it: `fn` must own (share) whatever it
+  // touches, never the caller's locals or this coordinator's members.
   Status OnEveryHost(const std::function<Status(const HostClient&)>& fn) const;
   void Fail(const Status& s) { loop_.Fail(s); }
   std::string ResumeAdvice() const;

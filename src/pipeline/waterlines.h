@@ -38,7 +38,10 @@ class Waterlines {
   // `agreed`: the waterlines follow Agree() (a host of many), not EndStep().
   explicit Waterlines(const sql::Program& program, bool agreed = false);
 
-  bool empty() const { return tables_.empty(); }
+  bool empty() const EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    return tables_.empty();
+  }
   // For the circuit (BuildProgram): every table's column and waterline.
   const sql::TableWaterlines& published() const { return published_; }
 
