@@ -1043,7 +1043,8 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
   for (; *applied < ctx.pending.size(); ++*applied) {
     Extension& x = ctx.pending[*applied];
     if (x.series != nullptr) {
-      const size_t own = std::max<size_t>(1, x.series->zip.size());  // its columns
+      // Its columns: a function's each, and its ordinality.
+      const size_t own = std::max<size_t>(1, x.series->zip.size()) + (x.series->ordinality ? 1 : 0);
       std::vector<Column> cols(x.series->columns.end() - static_cast<ptrdiff_t>(own),
                                x.series->columns.end());
       x.series->columns = plan->columns;
@@ -1051,10 +1052,11 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
       x.series->inputs = {plan};
       plan = x.series;
       if (x.spread) {
-        // The input's columns, then the fields of the series' composite.
+        // The input's columns, then the fields of the series' composite
+        // (and its ordinality).
         std::vector<ExprPtr> exprs;
         std::vector<std::string> names;
-        const size_t last = plan->columns.size() - 1;
+        const size_t last = plan->columns.size() - 1 - (x.series->ordinality ? 1 : 0);
         for (size_t i = 0; i < last; ++i) {
           exprs.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
           names.push_back(plan->columns[i].name);
@@ -1067,6 +1069,10 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
           field->column = static_cast<int>(f);
           exprs.push_back(field);
           names.push_back(row.field_names()[f]);
+        }
+        if (x.series->ordinality) {
+          exprs.push_back(MakeColumn(static_cast<int>(last + 1), plan->columns[last + 1].type));
+          names.push_back(plan->columns[last + 1].name);
         }
         plan = MakeProject(plan, std::move(exprs), std::move(names));
       }
@@ -1399,15 +1405,15 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
   const Json& body = item["RangeFunction"];
   const Json& call = body["functions"][0]["List"]["items"][0];
   const std::string name = Str(call["FuncCall"]["funcname"].back());
-  if (body.value("ordinality", false)) {
-    return SqlUnsupported(sql_, item, "WITH ORDINALITY of a LATERAL " + name + "()");
-  }
   SLUICE_ASSIGN_OR_RETURN(
       SetCall bound,
       BindSetCall(call, ctx, body.contains("coldeflist") ? &body["coldeflist"] : nullptr));
   auto n = std::make_shared<PlanNode>();
   n->kind = PlanKind::kSeries;
   n->series = bound.fn;
+  // WITH ORDINALITY: each value's place, a column after the function's.
+  n->ordinality = body.value("ordinality", false);
+  const Column ordinality{"ordinality", SqlType::BigInt(false)};
   SqlType type = bound.type;
   std::vector<ExprPtr> args = std::move(bound.args);
   n->exprs = std::move(args);
@@ -1415,26 +1421,32 @@ Status Binder::BindLateralSeries(const Json& item, Ctx& ctx) {
   if (type.id() == TypeId::kRow && !body.contains(kWholeRows)) {
     // Rows of a composite type: a column each of its fields.
     std::vector<std::string> names = type.field_names(), renamed;
+    if (n->ordinality) names.push_back(ordinality.name);
     SLUICE_RETURN_IF_ERROR(FunctionAlias(sql_, item, names.size(), &qualifier, &renamed));
     std::copy(renamed.begin(), renamed.end(), names.begin());
     n->columns = {{name, type}};
+    if (n->ordinality) n->columns.push_back(ordinality);
     Extension x;
     x.series = n;
     x.spread = true;
     ctx.pending.push_back(std::move(x));
-    for (size_t i = 0; i < names.size(); ++i)
+    for (size_t i = 0; i < type.children().size(); ++i)
       ctx.scope.push_back({qualifier, names[i], SqlType(type.children()[i]).WithNullable(true)});
+    if (n->ordinality) ctx.scope.push_back({qualifier, names.back(), ordinality.type});
     return Status::OK();
   }
   std::vector<std::string> renamed;
-  SLUICE_RETURN_IF_ERROR(FunctionAlias(sql_, item, 1, &qualifier, &renamed));
+  SLUICE_RETURN_IF_ERROR(FunctionAlias(sql_, item, n->ordinality ? 2 : 1, &qualifier, &renamed));
   if (column == name) column = qualifier;  // "value" stays
   if (!renamed.empty()) column = renamed[0];
   n->columns = {{column, type}};  // after the input's, once it is known
+  if (n->ordinality)
+    n->columns.push_back({renamed.size() > 1 ? renamed[1] : ordinality.name, ordinality.type});
   Extension x;
   x.series = n;
   ctx.pending.push_back(std::move(x));
   ctx.scope.push_back({qualifier, column, type});
+  if (n->ordinality) ctx.scope.push_back({qualifier, n->columns.back().name, ordinality.type});
   return Status::OK();
 }
 

@@ -825,6 +825,7 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
   const Schema out_schema = n.schema();
   const std::vector<ExprPtr> args = n.exprs;
   const SeriesFn fn = n.series;
+  const bool ordinality = n.ordinality;
   // Each value's row copies the input row: the columns no reader needs are
   // left out of the copies.
   const std::vector<std::pair<size_t, Value>> stand_ins =
@@ -841,17 +842,19 @@ Result<Stream*> Lowering::LowerSeries(const PlanNode& n) {
     }
     for (const auto& [i, v] : stand_ins) row[i] = v;
     std::string out;
+    int64_t place = 0;
     auto push = [&](const Value& v) -> Status {
       row.push_back(v);
+      if (ordinality) row.push_back(Value::Int(++place));
       out.clear();
       Status s = EncodeRow(out_schema, row, &out);
-      row.pop_back();
+      row.resize(in_schema.size());
       if (s.ok()) emit(out, "");
       return s;
     };
     Status bad;
     SLUICE_RETURN_IF_ERROR(
-        ForEachSeriesValue(fn, vals, FlattensArrays(out_schema.back()), push, &bad));
+        ForEachSeriesValue(fn, vals, FlattensArrays(out_schema[in_schema.size()]), push, &bad));
     if (!bad.ok()) {
       if (errors == nullptr) return bad;
       errors->Add(bad);

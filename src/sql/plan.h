@@ -190,6 +190,7 @@ struct PlanNode {
   bool set_union = false;                     // kRecursive: UNION, not UNION ALL
   std::string runaway_error;                  // kRecursive: the error if its recursion does not end
   SeriesFn series = SeriesFn::kGenerateSeries;  // kSeries (with exprs)
+  bool ordinality = false;  // kSeries: a BIGINT column after the value, its place (1, 2, ...)
   // kSeries of several functions in lockstep (a select list's): each one's
   // kind and how many of `exprs` are its arguments, in order; a column each,
   // as many rows as the longest gives, the others' columns NULL past their end.

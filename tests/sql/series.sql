@@ -85,3 +85,18 @@ UPDATE ranges SET n = 4 WHERE k = 1;
 DELETE FROM ranges WHERE k = 3;
 INSERT INTO ranges VALUES (5, 2, 50);
 SELECT generate_series(1, n) AS g, count(*), sum(w) FROM ranges GROUP BY 1;
+-- WITH ORDINALITY over columns (a LATERAL call): each value's place in its
+-- row's series, after the function's columns (after a composite's fields).
+CREATE TYPE pair AS (k TEXT, v INT);
+CREATE TABLE arrs (id INT PRIMARY KEY, a INT[], p pair[], j JSONB);
+INSERT INTO arrs VALUES (1, ARRAY[10, 20, 30], ARRAY[ROW('a', 1)::pair, ROW('b', 2)::pair], '[5, 6]'), (2, '{}', NULL, '[]'), (3, ARRAY[7], ARRAY[NULL::pair], '[[1], 2]');
+SELECT arrs.id, u.x, u.n FROM arrs, unnest(arrs.a) WITH ORDINALITY AS u(x, n);
+SELECT arrs.id, u.* FROM arrs, unnest(arrs.p) WITH ORDINALITY AS u;
+SELECT arrs.id, e.* FROM arrs, jsonb_array_elements(arrs.j) WITH ORDINALITY AS e(v, i);
+SELECT arrs.id, g.* FROM arrs, generate_series(1, arrs.id) WITH ORDINALITY AS g;
+SELECT arrs.id, n, x FROM arrs CROSS JOIN LATERAL unnest(arrs.a) WITH ORDINALITY AS u(x, n) WHERE n > 1;
+UPDATE arrs SET a = ARRAY[1, 2] WHERE id = 1;
+DELETE FROM arrs WHERE id = 3;
+SELECT arrs.id, u.x, u.n FROM arrs, unnest(arrs.a) WITH ORDINALITY AS u(x, n);
+-- sluice: error has 2 columns available but 3 columns specified
+SELECT * FROM arrs, unnest(arrs.a) WITH ORDINALITY AS u(x, n, z);
