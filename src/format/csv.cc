@@ -176,7 +176,7 @@ class CsvDecoder final : public Decoder {
       const SqlType& t = rel_.schema[i];
       if (!quoted_[i] && fields_[i].empty()) continue;  // NULL
       // Text as it is; a jsonpath is read (and kept as PostgreSQL prints it).
-      const bool as_is = t.IsString() && t.pg_kind() != PgKind::kJsonPath;
+      const bool as_is = t.IsVerbatimText();
       Status s =
           as_is ? Status::OK()
                 : sql::CastValue(Value::String(fields_[i]), SqlType::Varchar(), t, &values_[i]);

@@ -199,7 +199,7 @@ bool JsonToValue(od::value v, const SqlType& type, Value* out, Fail* fail) {
        type.IsPgArrayKind())) {
     std::string_view s;
     if (v.get_string().get(s) != simdjson::SUCCESS) return expected("a string");
-    if (type.IsString() && type.pg_kind() != PgKind::kJsonPath) {
+    if (type.IsVerbatimText()) {
       *out = Value::String(std::string(s));
       return true;
     }
@@ -438,7 +438,7 @@ bool FastField(od::value v, od::json_type jt, std::string_view raw, const SqlTyp
   const bool time =
       id == TypeId::kTimestamp || id == TypeId::kDate || (id == TypeId::kTime && !type.IsTimeTz());
   // A jsonpath is read by the slow path too (a cast).
-  if (!time && (!type.IsString() || type.pg_kind() == PgKind::kJsonPath)) return false;
+  if (!time && !type.IsVerbatimText()) return false;
   std::string_view s;
   if (v.get_string().get(s) != simdjson::SUCCESS) {
     *fail = {at, "malformed JSON string"};

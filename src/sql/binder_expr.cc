@@ -85,6 +85,13 @@ Result<ResolvedFn> Binder::Coerce(const std::string& name, std::vector<ExprPtr>*
   return r;
 }
 
+ExprPtr FieldOf(const ExprPtr& row, size_t i) {
+  auto f = std::make_shared<Expr>(
+      *MakeNode(ExprKind::kField, SqlType(row->type.children()[i]).WithNullable(true), {row}));
+  f->column = static_cast<int>(i);
+  return f;
+}
+
 // Field `name` of the ROW value `x`: (row).name.
 Result<ExprPtr> Binder::RowField(const ExprPtr& x, const std::string& name, const Json& node) {
   if (x->type.id() != TypeId::kRow) {
@@ -94,11 +101,7 @@ Result<ExprPtr> Binder::RowField(const ExprPtr& x, const std::string& name, cons
   }
   const auto& names = x->type.field_names();
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] != name) continue;
-    auto f = std::make_shared<Expr>(
-        *MakeNode(ExprKind::kField, SqlType(x->type.children()[i]).WithNullable(true), {x}));
-    f->column = static_cast<int>(i);
-    return ExprPtr(f);
+    if (names[i] == name) return FieldOf(x, i);
   }
   return SqlError(sql_, node,
                   "column \"" + name + "\" not found in data type " + PgTypeName(x->type));

@@ -1061,14 +1061,10 @@ Result<PlanPtr> Binder::ApplyExtensions(PlanPtr plan, Ctx& ctx, size_t* applied)
           exprs.push_back(MakeColumn(static_cast<int>(i), plan->columns[i].type));
           names.push_back(plan->columns[i].name);
         }
-        const SqlType& row = plan->columns[last].type;
-        for (size_t f = 0; f < row.children().size(); ++f) {
-          auto field = std::make_shared<Expr>(
-              *MakeNode(ExprKind::kField, SqlType(row.children()[f]).WithNullable(true),
-                        {MakeColumn(static_cast<int>(last), row)}));
-          field->column = static_cast<int>(f);
-          exprs.push_back(field);
-          names.push_back(row.field_names()[f]);
+        const ExprPtr row = MakeColumn(static_cast<int>(last), plan->columns[last].type);
+        for (size_t f = 0; f < row->type.children().size(); ++f) {
+          exprs.push_back(FieldOf(row, f));
+          names.push_back(row->type.field_names()[f]);
         }
         if (x.series->ordinality) {
           exprs.push_back(MakeColumn(static_cast<int>(last + 1), plan->columns[last + 1].type));
@@ -1333,12 +1329,11 @@ Result<Binder::SetCall> Binder::BindSetCall(const Json& call, Ctx& ctx, const Js
   if (HasNamedArgs(given)) {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ExprPtr> bound, BindCallArgs(name, given, call, ctx));
     args.insert(args.end(), bound.begin(), bound.end());
-  }
-  static const Json kNone = Json::array();
-  for (const Json& a : HasNamedArgs(given) ? kNone : given) {
-    if (skip_first && &a == &fc["args"][0]) continue;
-    SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a, ctx));
-    args.push_back(x);
+  } else {
+    for (size_t i = skip_first ? 1 : 0; i < given.size(); ++i) {
+      SLUICE_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(given[i], ctx));
+      args.push_back(x);
+    }
   }
   if (name == "unnest") {
     out.fn = SeriesFn::kUnnest;
@@ -1650,7 +1645,8 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
       RecordTypeArg(name, body.contains("coldeflist") ? &body["coldeflist"] : nullptr, call));
   if (record != nullptr) vals.push_back(record);
   const bool skip_first = record != nullptr && PopulatesRecord(name);
-  if (HasNamedArgs(args)) {
+  const bool named = HasNamedArgs(args);
+  if (named) {
     // Named arguments put in their places (and defaults added): each a
     // constant, as below.
     Ctx earlier;
@@ -1668,7 +1664,7 @@ Status Binder::BindConstantSeries(const Json& item, const Json& call, std::vecto
     }
   }
   static const Json kNone = Json::array();
-  for (const Json& a : HasNamedArgs(args) ? kNone : args) {
+  for (const Json& a : named ? kNone : args) {
     if (skip_first && &a == &args[0]) continue;
     Ctx earlier;  // a reference to an earlier item's column is a LATERAL call
     earlier.scope = *scope;

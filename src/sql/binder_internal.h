@@ -221,6 +221,9 @@ inline constexpr const char* kNoStarColumns = "sluice_no_star";
 // select list's set-returning call), not a column per field as in FROM.
 inline constexpr const char* kWholeRows = "sluice_whole_rows";
 
+// Field i of the ROW value `row`: (row).field, NULL where the row is.
+ExprPtr FieldOf(const ExprPtr& row, size_t i);
+
 struct ScopeCol {
   std::string qualifier;
   std::string name;

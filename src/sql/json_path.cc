@@ -3,11 +3,13 @@
 // jsonpath_exec.c over parsed documents (JsonNode).
 #include "sql/json_path.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <regex>
 #include <string>
 #include <utility>
@@ -335,38 +337,27 @@ class PathParser {
     }
     return Status::OK();
   }
+  // One level of binary arithmetic: operands of the level below, joined
+  // by this level's operators, from the left.
   Result<PathExprPtr> Additive() {
-    SLUICE_ASSIGN_OR_RETURN(PathExprPtr l, Multiplicative());
-    for (;;) {
-      PathOp op;
-      if (Peek("+")) {
-        op = PathOp::kAdd;
-      } else if (Peek("-")) {
-        op = PathOp::kSub;
-      } else {
-        return l;
-      }
-      ++at_;
-      SLUICE_ASSIGN_OR_RETURN(PathExprPtr r, Multiplicative());
-      SLUICE_ASSIGN_OR_RETURN(l, Binary(op, std::move(l), std::move(r), false));
-    }
+    return Arithmetic({{'+', PathOp::kAdd}, {'-', PathOp::kSub}}, &PathParser::Multiplicative);
   }
   Result<PathExprPtr> Multiplicative() {
-    SLUICE_ASSIGN_OR_RETURN(PathExprPtr l, Unary());
+    return Arithmetic({{'*', PathOp::kMul}, {'/', PathOp::kDiv}, {'%', PathOp::kMod}},
+                      &PathParser::Unary);
+  }
+  Result<PathExprPtr> Arithmetic(std::initializer_list<std::pair<char, PathOp>> ops,
+                                 Result<PathExprPtr> (PathParser::*operand)()) {
+    SLUICE_ASSIGN_OR_RETURN(PathExprPtr l, (this->*operand)());
     for (;;) {
-      PathOp op;
-      if (Peek("*")) {
-        op = PathOp::kMul;
-      } else if (Peek("/")) {
-        op = PathOp::kDiv;
-      } else if (Peek("%")) {
-        op = PathOp::kMod;
-      } else {
-        return l;
-      }
+      Skip();
+      const auto op = std::find_if(ops.begin(), ops.end(), [&](const auto& o) {
+        return at_ < s_.size() && s_[at_] == o.first;
+      });
+      if (op == ops.end()) return l;
       ++at_;
-      SLUICE_ASSIGN_OR_RETURN(PathExprPtr r, Unary());
-      SLUICE_ASSIGN_OR_RETURN(l, Binary(op, std::move(l), std::move(r), false));
+      SLUICE_ASSIGN_OR_RETURN(PathExprPtr r, (this->*operand)());
+      SLUICE_ASSIGN_OR_RETURN(l, Binary(op->second, std::move(l), std::move(r), false));
     }
   }
   Result<PathExprPtr> Unary() {
@@ -810,7 +801,7 @@ class Evaluator {
     // compared, is unknown (at once in strict mode).
     if (e.op == PathOp::kLikeRegex && e.expanded) {
       return Status::Unimplemented(
-          "XQuery \"x\" flag (expanded regular expressions) is not implemented");
+          "the flag \"x\" of like_regex (expanded regular expressions) is not supported yet");
     }
     Items l, r;
     Status s = Eval(*e.left, at, &l, true);

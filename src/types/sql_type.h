@@ -172,6 +172,9 @@ class SqlType {
   static constexpr int kDynamicScale = -1;
   bool IsInteger() const { return id_ >= TypeId::kTinyInt && id_ <= TypeId::kBigInt; }
   bool IsString() const { return (id_ == TypeId::kChar || id_ == TypeId::kVarchar) && json_ == 0; }
+  // A string whose input text is its value as given: not a jsonpath, whose
+  // text is read (and kept as PostgreSQL prints it).
+  bool IsVerbatimText() const { return IsString() && pg_kind_ != PgKind::kJsonPath; }
   bool IsBinary() const { return id_ == TypeId::kBinary || id_ == TypeId::kVarbinary; }
   // TIME WITH TIME ZONE.
   bool IsTimeTz() const { return id_ == TypeId::kTime && with_time_zone_; }
