@@ -129,9 +129,12 @@ Result<std::string> Runtime::SaveState(const std::string& dir) const {
   std::vector<std::unique_ptr<StateWriter>> writers;
   std::vector<Status> results(n);
   std::vector<std::thread> threads;
+  // Each thread gets its writer itself, not the vector's slot: a later
+  // push_back may move the vector's storage while the thread reads it.
   for (size_t w = 0; w < n; ++w) {
     writers.push_back(std::make_unique<StateWriter>(dir, "w" + std::to_string(w)));
-    threads.emplace_back([&, w] { results[w] = circuits_[w]->SaveState(*writers[w]); });
+    StateWriter* writer = writers.back().get();
+    threads.emplace_back([&, w, writer] { results[w] = circuits_[w]->SaveState(*writer); });
   }
   for (std::thread& t : threads) t.join();
   nlohmann::json m;
