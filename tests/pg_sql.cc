@@ -490,6 +490,7 @@ class Runner {
       session_.set_interval_style(style_.interval);
     } else if (name == "bytea_output") {
       style_.bytea_escape = !reset && value == "escape";
+      session_.set_bytea_escape(style_.bytea_escape);
     } else if (name == "extra_float_digits") {
       int digits = 1;
       for (const Json& a : set.value("args", Json::array())) {

@@ -1513,6 +1513,57 @@ TEST(PipelineTest, ACleanStopKeepsEverythingAndTokensNeverRepeat) {
   EXPECT_EQ(st->status, 404) << st->body;
 }
 
+// A table's CHECK constraints hold for what its inputs bring: a record
+// whose row fails one is refused in its step and counted among the
+// evaluation errors, and the table keeps what it had (an update of a key
+// keeps the key's row; a later delete of a refused row finds nothing).
+TEST(PipelineTest, RowsThatFailACheckConstraintAreRefused) {
+  Pipeline p(R"(
+CREATE TABLE item (id INT PRIMARY KEY, qty INT CHECK (qty >= 0), note VARCHAR)
+  WITH ('materialized' = 'true');
+CREATE TABLE plain (a INT, b VARCHAR, CHECK (a > 0 AND b <> 'no')) WITH ('materialized' = 'true');
+CREATE TABLE log (a INT CONSTRAINT not_zero CHECK (a <> 0)) WITH ('append_only' = 'true', 'materialized' = 'true');
+CREATE MATERIALIZED VIEW stock AS SELECT COUNT(*) AS n, SUM(qty) AS qty FROM item;
+)");
+  ASSERT_GT(p.port(), 0) << p.log();
+  std::string t = p.Ingest("item", R"({"insert": {"id": 1, "qty": 5, "note": "a"}}
+{"insert": {"id": 2, "qty": -1, "note": "b"}}
+{"insert": {"id": 3, "qty": 2, "note": "c"}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(p.Query("SELECT * FROM stock", "json"), "{\"n\":2,\"qty\":7}\n");
+  // An update whose row fails keeps the row; one whose row passes applies.
+  t = p.Ingest("item", R"({"update": {"id": 1, "qty": -3}}
+{"update": {"id": 3, "qty": 4, "note": "d"}}
+{"insert": {"id": 3, "qty": -9, "note": "e"}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(p.Query("SELECT id, qty, note FROM item ORDER BY id", "json"),
+            "{\"id\":1,\"qty\":5,\"note\":\"a\"}\n{\"id\":3,\"qty\":4,\"note\":\"d\"}\n");
+  EXPECT_EQ(p.Query("SELECT * FROM stock", "json"), "{\"n\":2,\"qty\":9}\n");
+  t = p.Ingest("plain", R"({"insert": {"a": 1, "b": "yes"}}
+{"insert": {"a": -1, "b": "yes"}}
+{"insert": {"a": 2, "b": "no"}}
+{"insert": {"a": 3, "b": null}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(p.Query("SELECT a FROM plain ORDER BY a", "json"), "{\"a\":1}\n{\"a\":3}\n");
+  t = p.Ingest("plain", R"({"delete": {"a": -1, "b": "yes"}})");
+  ASSERT_TRUE(p.WaitComplete(t));
+  auto done = p.Client().Get("/completion_status?token=" + t);
+  ASSERT_TRUE(done && done->status == 200);
+  EXPECT_EQ(Json::parse(done->body)["ignored_deletes"], Json::parse(R"({"plain": 1})"))
+      << done->body;
+  t = p.Ingest("log", "1\n0\n2\n", "?format=csv");
+  ASSERT_TRUE(p.WaitComplete(t));
+  EXPECT_EQ(p.Query("SELECT a FROM log ORDER BY a", "json"), "{\"a\":1}\n{\"a\":2}\n");
+  Json stats = Json::parse(p.Client().Get("/stats")->body);
+  EXPECT_EQ(stats["global"]["eval_errors"], 6) << stats;
+  EXPECT_NE(stats["global"]["eval_error_samples"].dump().find(
+                R"(new row for relation \"item\" violates check constraint \"item_qty_check\")"),
+            std::string::npos)
+      << stats;
+  EXPECT_NE(stats["global"]["eval_error_samples"].dump().find(R"(\"not_zero\")"), std::string::npos)
+      << stats;
+}
+
 // A table without a primary key never holds a negative count: a delete of
 // a row that is not there, or of more copies than there are, deletes what
 // there is; what found nothing is counted in /stats and in the completion of

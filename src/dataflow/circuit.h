@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,11 @@ class Stream {
 
 class StateWriter;
 class StateReader;
+
+// A table's check of the rows that enter it (its CHECK constraints): true
+// keeps the row, false refuses it (the check has counted why), and an error
+// fails the step. Empty: every row is kept.
+using RowCheckFn = std::function<Result<bool>(std::string_view row)>;
 
 // The time each operator of a circuit has spent evaluating its steps, in the
 // order the operators were added (Circuit::Timed). Shared, so that a reader

@@ -118,6 +118,7 @@ std::string SqlStateOf(const Status& s) {
   if (has("out of range") || has("overflow")) return "22003";
   if (has("invalid input syntax")) return "22P02";
   if (has("NOT NULL") || has("null value in column")) return "23502";  // not_null_violation
+  if (has("violates check constraint")) return "23514";                // check_violation
   if (has("is not materialized")) return "55000";  // object_not_in_prerequisite_state
   if (has("does not exist")) {
     if (has("relation \"") || has("table \"") || has("view \"")) return "42P01";

@@ -685,6 +685,7 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
                                               std::string_view query) {
   const sql::DateOrderScope date_order(DateOrder());
   const sql::IntervalStyleScope interval_style(Style().interval);
+  const sql::ByteaOutputScope bytea_output(Style().bytea_escape);
   if (txn == 'E' && st.kind != StatementKind::kCommit && st.kind != StatementKind::kRollback) {
     return Error("25P02",
                  "current transaction is aborted, commands ignored until end of transaction block");
@@ -996,6 +997,7 @@ sql::DmlEnv Session::Impl::ModifyEnv(bool describe) const {
     t.default_sequences = info->default_sequences;
     t.identity_always = info->identity_always;
     t.identity_by_default = info->identity_by_default;
+    t.checks = info->checks;
     return t;
   };
   return env;
@@ -1308,6 +1310,7 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
 void Session::Impl::ExtendedMessage(char type, std::string_view body) {
   const sql::DateOrderScope date_order(DateOrder());
   const sql::IntervalStyleScope interval_style(Style().interval);
+  const sql::ByteaOutputScope bytea_output(Style().bytea_escape);
   if (type == 'S') {  // Sync
     skip_until_sync = false;
     // A statement outside a block ends its implicit transaction here.

@@ -42,6 +42,7 @@ struct RelationInfo {
   // A table's SERIAL and IDENTITY columns (sql::TableDef).
   std::vector<std::string> default_sequences;
   std::vector<int> identity_always, identity_by_default;
+  std::vector<sql::CheckConstraint> checks;  // a table's CHECK constraints
 };
 
 struct Completion {

@@ -201,6 +201,7 @@ Result<ProgramInfo> DescribeProgram(const sql::Program& program, const std::stri
     p.relations[t].default_sequences = def.default_sequences;
     p.relations[t].identity_always = def.identity_always;
     p.relations[t].identity_by_default = def.identity_by_default;
+    p.relations[t].checks = def.checks;
     p.output_names.push_back(t);
     SLUICE_ASSIGN_OR_RETURN(auto cs, connector::ParseConnectors(t, true, def.connectors, base_dir));
     p.connectors.insert(p.connectors.end(), cs.begin(), cs.end());

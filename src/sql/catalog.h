@@ -59,6 +59,9 @@ struct TableDef {
   // largest value seen (dataflow/waterline.h).
   int lateness_column = -1;
   int64_t lateness = 0;
+  // Its CHECK constraints, in the order they are written: rows that enter
+  // it (inputs, INSERT, UPDATE) and make one false are refused.
+  std::vector<CheckConstraint> checks;
   // What identifies its definition across programs: a hash of its columns,
   // types and key (not its options), and its CREATE TABLE statement.
   uint64_t definition_hash = 0;

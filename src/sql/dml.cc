@@ -1614,6 +1614,15 @@ Result<DmlOutcome> RunDml(const std::string& sql, const DmlEnv& env) {
     out.changes.push_back(std::move(c));
   }
   SLUICE_RETURN_IF_ERROR(CheckRowsChangedOnce(sql, out.changes));
+  for (const TableChange& c : out.changes) {
+    if (c.inserted.empty()) continue;
+    SLUICE_ASSIGN_OR_RETURN(DmlTable table, env.table(c.table));
+    if (table.checks.empty()) continue;
+    Schema types;
+    for (const Column& col : table.columns) types.push_back(col.type);
+    for (const Row& r : c.inserted)
+      SLUICE_RETURN_IF_ERROR(CheckRow(c.table, table.checks, types, r));
+  }
   out.returns_rows = part.returns;
   out.returned = std::move(part.returned);
   out.tag = std::move(part.tag);

@@ -118,6 +118,9 @@ struct DmlTable {
   // of `default_sequences`).
   std::vector<int> identity_always;
   std::vector<int> identity_by_default;
+  // Its CHECK constraints: a row the statement inserts (or an UPDATE
+  // makes) that fails one fails the statement.
+  std::vector<CheckConstraint> checks;
 };
 
 // The rows of a query: its visible columns, and its rows.

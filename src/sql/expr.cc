@@ -120,6 +120,7 @@ Status ParseArrayBounds(std::string_view s, size_t* pos, std::vector<int32_t>* l
   auto skip_space = [&] {
     while (*pos < s.size() && std::isspace(static_cast<unsigned char>(s[*pos]))) ++*pos;
   };
+  bool out_of_range = false;  // a bound past INT, which PostgreSQL names
   auto number = [&](int32_t* out) {
     skip_space();
     const size_t start = *pos;
@@ -130,21 +131,28 @@ Status ParseArrayBounds(std::string_view s, size_t* pos, std::vector<int32_t>* l
     const char* first = s.data() + start + (s[start] == '+' ? 1 : 0);
     auto [p, ec] = std::from_chars(first, s.data() + *pos, v);
     if (ec != std::errc() || p != s.data() + *pos) return false;
-    if (v < INT32_MIN || v > INT32_MAX) return false;
+    if (v < INT32_MIN || v > INT32_MAX) {
+      out_of_range = true;
+      return false;
+    }
     *out = static_cast<int32_t>(v);
     skip_space();
     return true;
+  };
+  auto bad_bound = [&] {
+    return out_of_range ? Status::InvalidArgument("array bound is out of integer range")
+                        : bad("\"[\" must introduce explicitly-specified array dimensions.");
   };
   skip_space();
   if (*pos >= s.size() || s[*pos] != '[') return Status::OK();
   while (*pos < s.size() && s[*pos] == '[') {
     ++*pos;
     int32_t lo = 1, hi = 0;
-    if (!number(&hi)) return bad("\"[\" must introduce explicitly-specified array dimensions.");
+    if (!number(&hi)) return bad_bound();
     if (*pos < s.size() && s[*pos] == ':') {
       ++*pos;
       lo = hi;
-      if (!number(&hi)) return bad("\"[\" must introduce explicitly-specified array dimensions.");
+      if (!number(&hi)) return bad_bound();
     }
     if (*pos >= s.size() || s[*pos] != ']') return bad("Missing \"]\" after array dimensions.");
     ++*pos;
@@ -393,6 +401,7 @@ ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool ne
   e->negated = negated;
   e->date_order = CurrentDateOrder();
   e->interval_style = CurrentIntervalStyle();
+  e->bytea_escape = CurrentByteaEscape();
   return e;
 }
 
@@ -755,6 +764,16 @@ std::string ValueToText(const Value& v, const SqlType& type, bool pg_output) {
 std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle& style) {
   return ValueText(v, type, /*pg_output=*/true, style);
 }
+
+namespace {
+thread_local bool g_bytea_escape = false;
+}  // namespace
+
+bool CurrentByteaEscape() { return g_bytea_escape; }
+ByteaOutputScope::ByteaOutputScope(bool escape) : saved_(g_bytea_escape) {
+  g_bytea_escape = escape;
+}
+ByteaOutputScope::~ByteaOutputScope() { g_bytea_escape = saved_; }
 
 namespace {
 
@@ -1368,7 +1387,10 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     return Status::OK();
   }
   if (to.IsString() || to.IsBinary()) {
-    std::string s = ValueToText(v, from, /*pg_output=*/to.IsString() && from.IsBinary());
+    OutputStyle style;  // the session's, as the cast was bound
+    style.interval = CurrentIntervalStyle();
+    style.bytea_escape = CurrentByteaEscape();
+    std::string s = ValueText(v, from, /*pg_output=*/to.IsString() && from.IsBinary(), style);
     if (to.length() >= 0) {
       // Explicit casts truncate to the declared length, as PostgreSQL does.
       size_t chars = 0, i = 0;
@@ -1493,10 +1515,11 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
     case ExprKind::kCast: {
       Value v;
       SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
-      if ((e.date_order != CurrentDateOrder() || e.interval_style != CurrentIntervalStyle()) &&
-          v.kind() == Value::Kind::kString) {
+      if (e.date_order != CurrentDateOrder() || e.interval_style != CurrentIntervalStyle() ||
+          e.bytea_escape != CurrentByteaEscape()) {
         DateOrderScope order(e.date_order);
         IntervalStyleScope style(e.interval_style);
+        ByteaOutputScope bytea(e.bytea_escape);
         return CastValue(v, e.args[0]->type, e.type, out);
       }
       return CastValue(v, e.args[0]->type, e.type, out);
@@ -1666,6 +1689,24 @@ Status EvalPredicate(const Expr& e, const Row& row, bool* out) {
   Value v;
   SLUICE_RETURN_IF_ERROR(Eval(e, row, &v));
   *out = !v.is_null() && v.bool_value();
+  return Status::OK();
+}
+
+Status CheckRow(const std::string& table, const std::vector<CheckConstraint>& checks,
+                const Schema& types, const Row& row) {
+  for (const CheckConstraint& c : checks) {
+    Value v;
+    SLUICE_RETURN_IF_ERROR(Eval(*c.predicate, row, &v));
+    if (v.is_null() || v.bool_value()) continue;
+    // The row as PostgreSQL's detail writes it: each value's text, "null".
+    std::string text;
+    for (size_t i = 0; i < row.size() && i < types.size(); ++i) {
+      text += (i ? ", " : "") + (row[i].is_null() ? "null" : ValueToText(row[i], types[i]));
+    }
+    return Status::InvalidArgument("new row for relation \"" + table +
+                                   "\" violates check constraint \"" + c.name +
+                                   "\" (failing row contains (" + text + "))");
+  }
   return Status::OK();
 }
 

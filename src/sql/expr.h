@@ -81,8 +81,10 @@ struct Expr {
   // kCast: the date order text is read in (the session's DateStyle when the
   // cast was bound).
   DateOrder date_order = DateOrder::kMDY;
-  // kCast: the IntervalStyle interval text is read in, likewise.
+  // kCast: the IntervalStyle interval text is read and written in, likewise,
+  // and the bytea_output a bytea is written to text in.
   IntervalStyle interval_style = IntervalStyle::kPostgres;
+  bool bytea_escape = false;
   std::vector<ExprPtr> args;
   // kFold: a user-defined aggregate's transition function, bound over a row
   // of its own: the state (column 0), then the fields of one element of the
@@ -128,6 +130,19 @@ Status Eval(const Expr& e, const Row& row, Value* out);
 // Evaluates a predicate: true only if `e` is TRUE (NULL and FALSE are false).
 Status EvalPredicate(const Expr& e, const Row& row, bool* out);
 
+// A table's CHECK constraint: a row for which `predicate`, over the table's
+// columns, is false is refused; true and NULL pass, as in PostgreSQL.
+struct CheckConstraint {
+  std::string name;
+  ExprPtr predicate;
+};
+// OK when `row` (of `table`, whose columns have `types`) passes every one
+// of `checks`; else PostgreSQL's error for the first it fails (an
+// InvalidArgument naming the constraint and the row), or the error of
+// evaluating it.
+Status CheckRow(const std::string& table, const std::vector<CheckConstraint>& checks,
+                const Schema& types, const Row& row);
+
 // Casts `v` of type `from` to type `to`, as PostgreSQL's CAST does.
 Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* out);
 // `v` of type `from` stored in a column of type `to`, as PostgreSQL assigns
@@ -153,6 +168,21 @@ struct OutputStyle {
 };
 // Text of a value as PostgreSQL's output sends it to a client.
 std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle& style = {});
+// bytea_output as a cast of bytea to text reads it: its thread's, hex
+// unless a ByteaOutputScope says otherwise. A cast keeps the one current
+// when it was bound, as it keeps the interval style (datetime.h).
+bool CurrentByteaEscape();
+// Sets the thread's bytea_output (escape: true) while it lives.
+class ByteaOutputScope {
+ public:
+  explicit ByteaOutputScope(bool escape);
+  ~ByteaOutputScope();
+  ByteaOutputScope(const ByteaOutputScope&) = delete;
+  ByteaOutputScope& operator=(const ByteaOutputScope&) = delete;
+
+ private:
+  bool saved_;
+};
 
 // A multidimensional array is a list of lists, one level per dimension of
 // its type (INT[][] is ARRAY(ARRAY(INT))). Its lengths, outermost first, as

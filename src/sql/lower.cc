@@ -203,16 +203,13 @@ bool IsEvalError(const Status& s) {
   return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kOverflow;
 }
 
-// Whether the failed `s` is a row's evaluation error that `errors` counted,
-// so that the caller drops the row; if not, the caller returns `s`, the
-// step's failure.
+}  // namespace
+
 bool CountedRowError(const Status& s, EvalErrors* errors) {
   if (errors == nullptr || !IsEvalError(s)) return false;
   errors->Add(s);
   return true;
 }
-
-}  // namespace
 
 void EvalErrors::Add(const Status& s) {
   MutexLock l(&mu_);

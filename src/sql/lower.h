@@ -62,6 +62,11 @@ class EvalErrors {
   std::map<std::string, Recursion> recursions_ GUARDED_BY(mu_);
 };
 
+// Whether the failed `s` is a row's evaluation error that `errors` counted,
+// so that the caller drops the row; if not, the caller returns `s`, the
+// step's failure.
+bool CountedRowError(const Status& s, EvalErrors* errors);
+
 // The waterlines of a program's tables: per table with a LATENESS column,
 // that column and its waterline.
 using TableWaterlines = std::map<std::string, std::pair<int, WaterlinePtr>>;

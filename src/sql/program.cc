@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "dataflow/operators/clamp.h"
 #include "dataflow/operators/exchange.h"
+#include "dataflow/operators/filter.h"
 #include "dataflow/operators/input.h"
 #include "dataflow/operators/map.h"
 #include "dataflow/operators/output.h"
@@ -267,9 +268,60 @@ Status AddCreateType(std::string_view sql, const std::string& kind, const Json& 
   return Status::OK();
 }
 
+namespace {
+
+// Binds a table's CHECK constraints (Constraint nodes, in the order they
+// are written) over its columns, naming those without a name as
+// PostgreSQL does: table_column_check when the expression reads one
+// column, table_check otherwise, with a number added to a name taken.
+Status BindChecks(std::string_view sql, const std::vector<Json>& nodes, const Catalog* catalog,
+                  TableDef* t) {
+  const Catalog empty;
+  for (const Json& c : nodes) {
+    if (!c.contains("raw_expr")) continue;
+    SLUICE_ASSIGN_OR_RETURN(ExprPtr e, BindOverColumns(catalog != nullptr ? *catalog : empty, sql,
+                                                       t->columns, t->name, c["raw_expr"]));
+    if (e->type.id() != TypeId::kBoolean) {
+      return SqlError(sql, c["raw_expr"],
+                      "argument of CHECK must be type boolean, not type " + PgTypeName(e->type));
+    }
+    if (ContainsDraw(*e) || ContainsVolatile(*e)) {
+      return SqlUnsupported(sql, c["raw_expr"], "a volatile function in a CHECK constraint");
+    }
+    std::string name = c.value("conname", "");
+    if (name.empty()) {
+      std::set<int> read;
+      std::function<void(const Expr&)> walk = [&](const Expr& x) {
+        if (x.kind == ExprKind::kColumn) read.insert(x.column);
+        for (const ExprPtr& a : x.args) walk(*a);
+      };
+      walk(*e);
+      const std::string base =
+          t->name + "_" +
+          (read.size() == 1 ? t->columns[static_cast<size_t>(*read.begin())].name + "_" : "") +
+          "check";
+      name = base;
+      auto taken = [&](const std::string& n) {
+        return std::any_of(t->checks.begin(), t->checks.end(),
+                           [&](const CheckConstraint& k) { return k.name == n; });
+      };
+      for (int i = 1; taken(name); ++i) name = base + std::to_string(i);
+    } else if (std::any_of(t->checks.begin(), t->checks.end(),
+                           [&](const CheckConstraint& k) { return k.name == name; })) {
+      return SqlError(
+          sql, c, "constraint \"" + name + "\" for relation \"" + t->name + "\" already exists");
+    }
+    t->checks.push_back({std::move(name), std::move(e)});
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const Catalog* catalog) {
   TableDef t;
   t.name = body["relation"]["relname"];
+  std::vector<Json> checks;  // CHECK constraints, bound once all columns are known
   for (const Json& elt : body.value("tableElts", Json::array())) {
     if (elt.contains("ColumnDef")) {
       const Json& cd = elt["ColumnDef"];
@@ -294,6 +346,7 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const C
       static const Json kNone = Json::array();
       for (const Json& c : cd.contains("constraints") ? cd["constraints"] : kNone) {
         std::string ct = c["Constraint"].value("contype", "");
+        if (ct == "CONSTR_CHECK") checks.push_back(c["Constraint"]);
         if (ct == "CONSTR_NOTNULL") type = type.WithNullable(false);
         if (ct == "CONSTR_PRIMARY") {
           type = type.WithNullable(false);
@@ -359,6 +412,7 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const C
       t.columns.push_back({name, type});
     } else if (elt.contains("Constraint")) {
       const Json& c = elt["Constraint"];
+      if (c.value("contype", "") == "CONSTR_CHECK") checks.push_back(c);
       if (c.value("contype", "") != "CONSTR_PRIMARY") continue;
       for (const Json& k : c.value("keys", Json::array())) {
         std::string name = k["String"]["sval"];
@@ -376,6 +430,7 @@ Result<TableDef> BindCreateTable(std::string_view sql, const Json& body, const C
       }
     }
   }
+  SLUICE_RETURN_IF_ERROR(BindChecks(sql, checks, catalog, &t));
   if (!t.defaults.empty()) t.defaults.resize(t.columns.size(), Value::Null());
   if (!t.default_sequences.empty()) t.default_sequences.resize(t.columns.size());
   SLUICE_RETURN_IF_ERROR(ReadOptions(sql, body.value("options", Json::array()), &t.materialized,
@@ -802,6 +857,27 @@ Result<Program> CompileProgram(std::string_view text) {
   return p;
 }
 
+namespace {
+
+// The check of a table's rows against its CHECK constraints, in the
+// circuit: a row that fails one is counted among the evaluation errors (with
+// PostgreSQL's message) and refused. None when the table has none.
+RowCheckFn TableCheck(const TableDef& def, EvalErrors* errors) {
+  if (def.checks.empty()) return nullptr;
+  Schema schema;
+  for (const Column& col : def.columns) schema.push_back(col.type);
+  return [name = def.name, checks = def.checks, schema = std::move(schema),
+          errors](std::string_view row) -> Result<bool> {
+    SLUICE_ASSIGN_OR_RETURN(Row values, DecodeRow(schema, row));
+    Status s = CheckRow(name, checks, schema, values);
+    if (s.ok()) return true;
+    if (CountedRowError(s, errors)) return false;
+    return s;
+  };
+}
+
+}  // namespace
+
 Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
                     const std::set<std::string>* only_views, const HostLayout* layout,
                     const TableWaterlines* waterlines, StepClockPtr clock) {
@@ -834,15 +910,24 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     const TableDef& def = *program.catalog.FindTable(t);
     Schema schema;
     for (const Column& col : def.columns) schema.push_back(col.type);
+    // Rows that fail a CHECK constraint are refused where they enter.
+    RowCheckFn check = TableCheck(def, errors);
     if (!def.primary_key.empty()) {
-      inputs[t] = Upsert(c, in, schema);
+      inputs[t] = Upsert(c, in, schema, std::move(check));
     } else if (def.append_only) {
       inputs[t] = in;  // the ingest refuses deletes
+      if (check) {
+        inputs[t] = Filter(c, in, [check](std::string_view k, std::string_view, bool* keep) {
+          SLUICE_ASSIGN_OR_RETURN(*keep, check(k));
+          return Status::OK();
+        });
+      }
     } else {
       // A delete finds what there is to delete, and no more. On one host
       // the input is already sharded by row (InputQueues::Split).
-      inputs[t] = Clamp(c, in, /*sharded=*/layout == nullptr,
-                        [errors, t](int64_t n) { errors->AddIgnoredDeletes(t, n); });
+      inputs[t] = Clamp(
+          c, in, /*sharded=*/layout == nullptr,
+          [errors, t](int64_t n) { errors->AddIgnoredDeletes(t, n); }, std::move(check));
     }
     SLUICE_RETURN_IF_ERROR(output(inputs[t], t, def.materialized));
   }

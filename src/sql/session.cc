@@ -44,6 +44,13 @@ Status SqlSession::Apply(TableData& t, const std::vector<std::pair<std::string, 
   BatchBuilder b;
   Schema schema;
   for (const Column& c : t.def.columns) schema.push_back(c.type);
+  // A row that fails a CHECK constraint fails the statement, before any of
+  // its changes applies.
+  for (const auto& [row, w] : changes) {
+    if (w <= 0 || t.def.checks.empty()) continue;
+    SLUICE_ASSIGN_OR_RETURN(Row values, DecodeRow(schema, row));
+    SLUICE_RETURN_IF_ERROR(CheckRow(t.def.name, t.def.checks, schema, values));
+  }
   for (const auto& [row, w] : changes) {
     if (!t.def.primary_key.empty()) {
       std::vector<std::string_view> fields;
@@ -272,6 +279,7 @@ bool SetsParts(const Json& body) {
 Status SqlSession::Statement(const std::string& sql) {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  ByteaOutputScope bytea_output(bytea_escape_);
   TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   for (const Json& st : tree["stmts"]) {
@@ -441,6 +449,7 @@ bool SqlSession::UsesSequences(const Json& stmt) const {
 Result<QueryRows> SqlSession::Query(const std::string& sql) {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  ByteaOutputScope bytea_output(bytea_escape_);
   TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
@@ -469,6 +478,7 @@ Result<QueryRows> SqlSession::Query(const std::string& sql) {
 Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  ByteaOutputScope bytea_output(bytea_escape_);
   TransactionTimeScope transaction_time(transaction_time_);
   DmlEnv env;
   env.query = [this](const std::string& query) { return Query(query); };
@@ -487,7 +497,8 @@ Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
                     t->def.defaults,
                     t->def.default_sequences,
                     t->def.identity_always,
-                    t->def.identity_by_default};
+                    t->def.identity_by_default,
+                    t->def.checks};
   };
   SLUICE_ASSIGN_OR_RETURN(DmlOutcome out, RunDml(sql, env));
   for (const TableChange& c : out.changes) {
@@ -565,6 +576,7 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
 Result<BoundQuery> SqlSession::Bind(const std::string& sql) const {
   DateOrderScope order(date_order_);
   IntervalStyleScope interval_style(interval_style_);
+  ByteaOutputScope bytea_output(bytea_escape_);
   TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {

@@ -64,6 +64,8 @@ class SqlSession {
   DateOrder date_order() const { return date_order_; }
   // SET IntervalStyle: how interval text is read (datetime.h).
   void set_interval_style(IntervalStyle style) { interval_style_ = style; }
+  // SET bytea_output: escape (true) or hex, for casts of bytea to text.
+  void set_bytea_escape(bool escape) { bytea_escape_ = escape; }
   // The start of the current transaction, which 'now' and 'today' in text
   // read (datetime.h); unset, they read the clock. A runner beside another
   // database sets that database's, so that both read the same time.
@@ -94,6 +96,7 @@ class SqlSession {
   int workers_, hosts_;
   DateOrder date_order_ = DateOrder::kMDY;
   IntervalStyle interval_style_ = IntervalStyle::kPostgres;
+  bool bytea_escape_ = false;
   std::optional<int64_t> transaction_time_;
   Catalog catalog_;
   std::map<std::string, TableData> tables_;

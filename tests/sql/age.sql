@@ -11,5 +11,5 @@ SELECT age(timestamp '2021-03-01', timestamp '2021-01-31'), age(timestamp '2021-
 SELECT age(timestamptz '2021-03-01 05:00+00', timestamptz '2020-01-31 06:00+00');
 INSERT INTO people VALUES (6, '1969-07-20 20:17:40', '1969-07-20');
 DELETE FROM people WHERE id = 1;
--- sluice: error timestamp out of range
+-- sluice: error age() of an infinite timestamp is not supported yet
 SELECT age(timestamp 'infinity', timestamp '2000-01-01');

@@ -41,3 +41,15 @@ UPDATE hay SET n = '\x90' WHERE k = 1;
 DELETE FROM hay WHERE k = 2;
 INSERT INTO hay VALUES (5, '\x0a0b0a0b', '\x0b0a');
 SELECT k, POSITION(n IN b), position(b, n) FROM hay;
+
+-- A cast of bytea to text writes the form bytea_output has when the query
+-- is bound: escape keeps printable bytes as they are, so the text splits.
+SET bytea_output = 'escape';
+CREATE TABLE bo (k INT, b BYTEA);
+INSERT INTO bo VALUES (1, 'ab,c'), (2, '\x00ff2c41'), (3, NULL);
+SELECT k, b::text, regexp_split_to_array(b::text, ','), length(b::text) FROM bo;
+UPDATE bo SET b = 'x,y,z' WHERE k = 3;
+DELETE FROM bo WHERE k = 1;
+SELECT k, b::text, regexp_split_to_array(b::text, ',') FROM bo;
+RESET bytea_output;
+SELECT k, b::text FROM bo;

@@ -141,3 +141,14 @@ SELECT interval '2562047787:00:54.775807' second(2), interval '-2562047787:00:54
 SELECT interval '2562047788:00:54.775807' second(2);
 -- sluice: error interval out of range
 SELECT interval '-2562047788:00:54.775807' second(2);
+
+-- A cast of an interval to text writes IntervalStyle's form.
+SET IntervalStyle = 'sql_standard';
+CREATE TABLE isty (k INT, i INTERVAL);
+INSERT INTO isty VALUES (1, '1 day 2 hours'), (2, '-3 years 1 month'), (3, '5 minutes');
+SELECT k, i::text FROM isty;
+UPDATE isty SET i = i * 2 WHERE k = 2;
+SELECT k, i::text FROM isty;
+SET IntervalStyle = 'postgres_verbose';
+SELECT k, i::text, (i + interval '1 second')::text FROM isty;
+RESET IntervalStyle;

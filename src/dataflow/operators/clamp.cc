@@ -25,7 +25,7 @@ Status ClampOp::Apply(BatchPtr* out, int64_t* ignored) {
   const BatchPtr& delta = in_->value();
   *ignored = 0;
   SLUICE_ASSIGN_OR_RETURN(bool deletes, HasNegativeWeight(*delta));
-  if (!deletes) {
+  if (!deletes && !check_) {
     *out = delta;
     return Status::OK();
   }
@@ -37,7 +37,11 @@ Status ClampOp::Apply(BatchPtr* out, int64_t* ignored) {
     const bool key_found = old->KeyValid() && old->key() == d->key();
     for (; d->ValValid(); d->StepVal()) {
       if (d->weight() > 0) {
-        SLUICE_RETURN_IF_ERROR(clamped.Push(d->key(), d->val(), d->weight()));
+        bool keep = true;
+        if (check_) {
+          SLUICE_ASSIGN_OR_RETURN(keep, check_(d->key()));
+        }
+        if (keep) SLUICE_RETURN_IF_ERROR(clamped.Push(d->key(), d->val(), d->weight()));
         continue;
       }
       Weight w_old = 0;
@@ -81,9 +85,10 @@ Status ClampOp::Eval() {
   return Status::OK();
 }
 
-Stream* Clamp(Circuit& c, Stream* in, bool sharded, std::function<void(int64_t)> on_ignored) {
+Stream* Clamp(Circuit& c, Stream* in, bool sharded, std::function<void(int64_t)> on_ignored,
+              RowCheckFn check) {
   if (!sharded) in = Exchange(c, in);
-  return c.Add<ClampOp>(in, c.context().spine, std::move(on_ignored))->output();
+  return c.Add<ClampOp>(in, c.context().spine, std::move(on_ignored), std::move(check))->output();
 }
 
 Status ClampOp::SaveState(StateWriter& w) const {

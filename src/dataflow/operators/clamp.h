@@ -16,14 +16,17 @@ namespace sluice {
 // (called once per step with their number, when it is not zero).
 //
 // A change with no negative weight passes through unchanged, without a
-// lookup; only deletes are checked against the integral.
+// lookup; only deletes are checked against the integral. With `check`, an
+// inserted row it refuses is dropped (so a later delete of it finds
+// nothing).
 //
 // REQUIRES: the input is sharded by key (Clamp() adds the exchange unless
 // the caller says it already is).
 class ClampOp final : public Operator {
  public:
-  ClampOp(Stream* in, const SpineOptions& opts, std::function<void(int64_t)> on_ignored)
-      : in_(in), integral_(opts), on_ignored_(std::move(on_ignored)) {}
+  ClampOp(Stream* in, const SpineOptions& opts, std::function<void(int64_t)> on_ignored,
+          RowCheckFn check)
+      : in_(in), integral_(opts), on_ignored_(std::move(on_ignored)), check_(std::move(check)) {}
   Status Eval() override;
   const char* name() const override { return "clamp"; }
   bool has_state() const override { return true; }
@@ -41,12 +44,14 @@ class ClampOp final : public Operator {
   Stream* in_;
   Spine integral_;
   std::function<void(int64_t)> on_ignored_;
+  RowCheckFn check_;
   bool replay_ = false;
 };
 
 // The clamped stream of `in`. With `sharded`, `in` already holds every row
 // on the worker that owns its key (as a table's input does on one host), so
 // no exchange is added.
-Stream* Clamp(Circuit& c, Stream* in, bool sharded, std::function<void(int64_t)> on_ignored);
+Stream* Clamp(Circuit& c, Stream* in, bool sharded, std::function<void(int64_t)> on_ignored,
+              RowCheckFn check = nullptr);
 
 }  // namespace sluice

@@ -146,7 +146,7 @@ Status UpsertOp::Apply() {
   auto d = delta->NewCursor();
   BatchBuilder out;
   OrderedBuilder change;  // to the integral: key -> row
-  std::string before, after;
+  std::string before, after, patched;
   for (; d->KeyValid(); d->StepKey()) {
     std::string_view key = d->key();
     bool had = false, has = false;
@@ -161,12 +161,25 @@ Status UpsertOp::Apply() {
       }
       char op = cmd[8];
       if (op == static_cast<char>(UpsertOpKind::kInsert)) {
-        after.assign(cmd.substr(9));
-        has = true;
+        bool keep = true;
+        if (check_) {
+          SLUICE_ASSIGN_OR_RETURN(keep, check_(cmd.substr(9)));
+        }
+        if (keep) {
+          after.assign(cmd.substr(9));
+          has = true;
+        }
       } else if (op == static_cast<char>(UpsertOpKind::kDelete)) {
         has = false;
       } else if (op == static_cast<char>(UpsertOpKind::kUpdate)) {
-        if (has) SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), &after));
+        if (has && !check_) SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), &after));
+        if (has && check_) {
+          patched = after;
+          SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), &patched));
+          bool keep = true;
+          SLUICE_ASSIGN_OR_RETURN(keep, check_(patched));
+          if (keep) after.swap(patched);
+        }
       } else {
         return Status::InvalidArgument("unknown upsert command '" + std::string(1, op) + "'");
       }
@@ -190,8 +203,10 @@ Status UpsertOp::Apply() {
   return Status::OK();
 }
 
-Stream* Upsert(Circuit& c, Stream* commands, Schema schema) {
-  return c.Add<UpsertOp>(Exchange(c, commands), std::move(schema), c.context().spine)->output();
+Stream* Upsert(Circuit& c, Stream* commands, Schema schema, RowCheckFn check) {
+  return c
+      .Add<UpsertOp>(Exchange(c, commands), std::move(schema), c.context().spine, std::move(check))
+      ->output();
 }
 
 Status UpsertOp::SaveState(StateWriter& w) const {

@@ -30,13 +30,15 @@ std::string EncodeUpdatePatch(const std::vector<bool>& present, std::string_view
 // integral's row, applies the key's commands in sequence order (an insert
 // replaces the row, a delete removes it), and emits -old +new when they
 // differ. An update of a key without a row does nothing, as SQL's UPDATE of
-// no row. Work per step follows the commands, not the table.
+// no row. With `check`, an insert or update whose row it refuses does
+// nothing either: the key keeps the row it had. Work per step follows the
+// commands, not the table.
 //
 // REQUIRES: the input is sharded by key (Upsert() adds the exchange).
 class UpsertOp final : public Operator {
  public:
-  UpsertOp(Stream* in, Schema schema, const SpineOptions& opts)
-      : in_(in), schema_(std::move(schema)), integral_(opts) {}
+  UpsertOp(Stream* in, Schema schema, const SpineOptions& opts, RowCheckFn check)
+      : in_(in), schema_(std::move(schema)), integral_(opts), check_(std::move(check)) {}
   Status Eval() override;
   const char* name() const override { return "upsert"; }
   bool has_state() const override { return true; }
@@ -55,9 +57,10 @@ class UpsertOp final : public Operator {
   Stream* in_;
   Schema schema_;  // of the table's rows
   Spine integral_;
+  RowCheckFn check_;
   bool replay_ = false;
 };
 
-Stream* Upsert(Circuit& c, Stream* commands, Schema schema);
+Stream* Upsert(Circuit& c, Stream* commands, Schema schema, RowCheckFn check = nullptr);
 
 }  // namespace sluice
