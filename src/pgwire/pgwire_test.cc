@@ -355,6 +355,13 @@ TEST(ProtocolTest, ErrorsHaveSqlstatesAndPositions) {
   WriteError(w, e);
   EXPECT_EQ(w.buffer()[0], 'E');
   EXPECT_NE(w.buffer().find(std::string("P18\0", 4)), std::string::npos);
+  // A check constraint's failing row is the DETAIL, as PostgreSQL sends it.
+  e = ErrorFromStatus(Status::InvalidArgument(
+      "new row for relation \"t\" violates check constraint \"t_a_check\" (failing row "
+      "contains (-1, (x,y)))"));
+  EXPECT_EQ(e.code, "23514");
+  EXPECT_EQ(e.message, "new row for relation \"t\" violates check constraint \"t_a_check\"");
+  EXPECT_EQ(e.detail, "Failing row contains (-1, (x,y)).");
 }
 
 }  // namespace

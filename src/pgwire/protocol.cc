@@ -159,6 +159,16 @@ PgError ErrorFromStatus(const Status& s, std::string_view query, std::string_vie
     for (char c : before) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
     e.position = chars + 1;
   }
+  // A check constraint's failing row is PostgreSQL's DETAIL.
+  static constexpr std::string_view kFailing = " (failing row contains (";
+  if (const size_t at = e.message.find(kFailing);
+      e.code == "23514" && at != std::string::npos && e.message.back() == ')') {
+    e.detail = "Failing row contains " +
+               e.message.substr(at + kFailing.size() - 1,
+                                e.message.size() - 1 - at - (kFailing.size() - 1)) +
+               ".";
+    e.message.resize(at);
+  }
   return e;
 }
 
