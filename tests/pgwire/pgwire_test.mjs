@@ -61,6 +61,7 @@ CREATE MATERIALIZED VIEW spend AS
   SELECT p.name, SUM(o.amount) AS total, COUNT(*) AS n
   FROM orders o JOIN person p ON o.person = p.id GROUP BY p.name;
 CREATE TABLE tickets (id SERIAL PRIMARY KEY, what TEXT) WITH ('materialized' = 'true');
+CREATE TABLE stock (sku VARCHAR PRIMARY KEY, qty INT CHECK (qty >= 0)) WITH ('materialized' = 'true');
 CREATE SEQUENCE s START 7;
 `);
 const readKey = 'read-0123456789abcdef', writeKey = 'write-0123456789abcdef';
@@ -74,6 +75,7 @@ if (ssl.status !== 0) {
 }
 writeFileSync(join(work, 'people.csv'), 'id,name,age,score,born\n1,ann,30,12.50,1994-05-01\n' +
               '2,"bob, jr",12,3,\n3,,45,,2000-02-29\n');
+writeFileSync(join(work, 'stock.csv'), 'a,1\nb,-2\n');
 
 const sluiceArgs = ['run', join(work, 'program.sql'), '--port', '0', '--pg-port', '0',
                     '--api-key-file', join(work, 'keys'), '--tls-cert', join(work, 'cert.pem'),
@@ -117,6 +119,16 @@ try {
   check('the rows psql copied in are there',
         r.status === 0 && /1 \| ann\s+\|\s+30 \| 12.50 \| 1994-05-01/.test(r.out) &&
         /2 \| bob, jr\s+\|\s+12 \|  3.00 \|/.test(r.out) && /\(3 rows\)/.test(r.out), r.err || r.out);
+  r = psql("INSERT INTO stock VALUES ('x', -1)");
+  check('an INSERT that breaks a CHECK constraint is refused, with its DETAIL',
+        r.status !== 0 &&
+        /ERROR:\s+new row for relation "stock" violates check constraint "stock_qty_check"\n/.test(r.err) &&
+        /DETAIL:\s+Failing row contains \(x, -1\)\./.test(r.err), r.err || r.out);
+  r = psql('\\copy stock from stock.csv csv');
+  check('a \\copy with a row that breaks a CHECK constraint fails',
+        r.status !== 0 && /violates check constraint "stock_qty_check"/.test(r.err), r.err || r.out);
+  r = psql('SELECT count(*) AS n FROM stock');
+  check('... and copies none of its rows', r.status === 0 && /n\s*\n-+\n\s*0\n/.test(r.out), r.err || r.out);
   r = psql('\\dt');
   check('psql \\dt lists the tables', r.status === 0 && /person/.test(r.out) && /orders/.test(r.out) &&
         !/adults/.test(r.out), r.err || r.out);
