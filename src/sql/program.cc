@@ -288,6 +288,10 @@ Status BindChecks(std::string_view sql, const std::vector<Json>& nodes, const Ca
     if (ContainsDraw(*e) || ContainsVolatile(*e)) {
       return SqlUnsupported(sql, c["raw_expr"], "a volatile function in a CHECK constraint");
     }
+    auto taken = [&](const std::string& n) {
+      return std::any_of(t->checks.begin(), t->checks.end(),
+                         [&](const CheckConstraint& k) { return k.name == n; });
+    };
     std::string name = c.value("conname", "");
     if (name.empty()) {
       std::set<int> read;
@@ -301,13 +305,8 @@ Status BindChecks(std::string_view sql, const std::vector<Json>& nodes, const Ca
           (read.size() == 1 ? t->columns[static_cast<size_t>(*read.begin())].name + "_" : "") +
           "check";
       name = base;
-      auto taken = [&](const std::string& n) {
-        return std::any_of(t->checks.begin(), t->checks.end(),
-                           [&](const CheckConstraint& k) { return k.name == n; });
-      };
       for (int i = 1; taken(name); ++i) name = base + std::to_string(i);
-    } else if (std::any_of(t->checks.begin(), t->checks.end(),
-                           [&](const CheckConstraint& k) { return k.name == name; })) {
+    } else if (taken(name)) {
       return SqlError(
           sql, c, "constraint \"" + name + "\" for relation \"" + t->name + "\" already exists");
     }

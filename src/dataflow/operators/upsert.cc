@@ -172,12 +172,14 @@ Status UpsertOp::Apply() {
       } else if (op == static_cast<char>(UpsertOpKind::kDelete)) {
         has = false;
       } else if (op == static_cast<char>(UpsertOpKind::kUpdate)) {
-        if (has && !check_) SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), &after));
-        if (has && check_) {
+        if (has) {
+          // Patched aside, so that a row the check refuses leaves `after`.
           patched = after;
           SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), &patched));
           bool keep = true;
-          SLUICE_ASSIGN_OR_RETURN(keep, check_(patched));
+          if (check_) {
+            SLUICE_ASSIGN_OR_RETURN(keep, check_(patched));
+          }
           if (keep) after.swap(patched);
         }
       } else {
