@@ -33,8 +33,9 @@ Status ClampOp::Apply(BatchPtr* out, int64_t* ignored) {
   auto old = integral_.NewCursor();
   auto d = delta->NewCursor();
   for (; d->KeyValid(); d->StepKey()) {
-    old->SeekKey(d->key());
-    const bool key_found = old->KeyValid() && old->key() == d->key();
+    // The integral is sought only for a delete: inserts (checked or not)
+    // need no lookup.
+    bool sought = false, key_found = false;
     for (; d->ValValid(); d->StepVal()) {
       if (d->weight() > 0) {
         bool keep = true;
@@ -43,6 +44,11 @@ Status ClampOp::Apply(BatchPtr* out, int64_t* ignored) {
         }
         if (keep) SLUICE_RETURN_IF_ERROR(clamped.Push(d->key(), d->val(), d->weight()));
         continue;
+      }
+      if (!sought) {
+        old->SeekKey(d->key());
+        key_found = old->KeyValid() && old->key() == d->key();
+        sought = true;
       }
       Weight w_old = 0;
       if (key_found) {

@@ -30,7 +30,7 @@ std::string EncodeUpdatePatch(const std::vector<bool>& present, std::string_view
   return out;
 }
 
-Status UpsertOp::ApplyPatch(std::string_view patch, std::string* row) const {
+Status UpsertOp::ApplyPatch(std::string_view patch, std::string_view row, std::string* out) const {
   const size_t n = schema_.size(), bitmap = (n + 7) / 8;
   if (patch.size() < bitmap) return Status::InvalidArgument("truncated update patch");
   Schema present;
@@ -40,12 +40,11 @@ Status UpsertOp::ApplyPatch(std::string_view patch, std::string* row) const {
     if (set[i]) present.push_back(schema_[i]);
   }
   std::vector<std::string_view> old_fields, new_fields;
-  SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(schema_, *row, &old_fields, "upsert"));
+  SLUICE_RETURN_IF_ERROR(SplitRowOrMisfit(schema_, row, &old_fields, "upsert"));
   SLUICE_RETURN_IF_ERROR(
       SplitRowOrMisfit(present, patch.substr(bitmap), &new_fields, "update patch"));
-  std::string out;
-  for (size_t i = 0, j = 0; i < n; ++i) out.append(set[i] ? new_fields[j++] : old_fields[i]);
-  *row = std::move(out);
+  out->clear();
+  for (size_t i = 0, j = 0; i < n; ++i) out->append(set[i] ? new_fields[j++] : old_fields[i]);
   return Status::OK();
 }
 
@@ -173,9 +172,8 @@ Status UpsertOp::Apply() {
         has = false;
       } else if (op == static_cast<char>(UpsertOpKind::kUpdate)) {
         if (has) {
-          // Patched aside, so that a row the check refuses leaves `after`.
-          patched = after;
-          SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), &patched));
+          // Patched into a row of its own: one the check refuses leaves `after`.
+          SLUICE_RETURN_IF_ERROR(ApplyPatch(cmd.substr(9), after, &patched));
           bool keep = true;
           if (check_) {
             SLUICE_ASSIGN_OR_RETURN(keep, check_(patched));

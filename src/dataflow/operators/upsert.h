@@ -52,7 +52,8 @@ class UpsertOp final : public Operator {
  private:
   // Applies this step's commands; the output is the table's change.
   Status Apply();
-  Status ApplyPatch(std::string_view patch, std::string* row) const;
+  // `row` with the columns `patch` sets replaced, into `out`.
+  Status ApplyPatch(std::string_view patch, std::string_view row, std::string* out) const;
 
   Stream* in_;
   Schema schema_;  // of the table's rows
