@@ -116,6 +116,13 @@ struct Session::Impl {
     return style;
   }
 
+  // What the session's casts read and write text in (SET DateStyle,
+  // IntervalStyle and bytea_output).
+  sql::CastSettings CastSettings() const {
+    const sql::OutputStyle style = Style();
+    return {DateOrder(), style.interval, style.bytea_escape};
+  }
+
   // DateStyle's input order, as SET DateStyle has it (shown as "ISO, DMY").
   sql::DateOrder DateOrder() const {
     sql::DateOrder order = sql::DateOrder::kMDY;
@@ -683,9 +690,7 @@ std::optional<PgError> Session::Impl::Execute(const Statement& st, const std::st
                                               Portal* portal, const std::vector<int16_t>& formats,
                                               int64_t max_rows, bool describe, size_t offset,
                                               std::string_view query) {
-  const sql::DateOrderScope date_order(DateOrder());
-  const sql::IntervalStyleScope interval_style(Style().interval);
-  const sql::ByteaOutputScope bytea_output(Style().bytea_escape);
+  const sql::CastSettingsScope cast_settings(CastSettings());
   if (txn == 'E' && st.kind != StatementKind::kCommit && st.kind != StatementKind::kRollback) {
     return Error("25P02",
                  "current transaction is aborted, commands ignored until end of transaction block");
@@ -1314,9 +1319,7 @@ std::optional<PgError> Session::Impl::RunSubscribe(const Statement& st,
 // ---- the extended query protocol
 
 void Session::Impl::ExtendedMessage(char type, std::string_view body) {
-  const sql::DateOrderScope date_order(DateOrder());
-  const sql::IntervalStyleScope interval_style(Style().interval);
-  const sql::ByteaOutputScope bytea_output(Style().bytea_escape);
+  const sql::CastSettingsScope cast_settings(CastSettings());
   if (type == 'S') {  // Sync
     skip_until_sync = false;
     // A statement outside a block ends its implicit transaction here.

@@ -399,9 +399,7 @@ ExprPtr MakeNode(ExprKind kind, SqlType type, std::vector<ExprPtr> args, bool ne
   e->type = std::move(type);
   e->args = std::move(args);
   e->negated = negated;
-  e->date_order = CurrentDateOrder();
-  e->interval_style = CurrentIntervalStyle();
-  e->bytea_escape = CurrentByteaEscape();
+  e->cast_settings = CurrentCastSettings();
   return e;
 }
 
@@ -766,14 +764,19 @@ std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle
 }
 
 namespace {
-thread_local bool g_bytea_escape = false;
+thread_local bool g_bytea_escape = false;  // the rest are datetime.h's
 }  // namespace
 
-bool CurrentByteaEscape() { return g_bytea_escape; }
-ByteaOutputScope::ByteaOutputScope(bool escape) : saved_(g_bytea_escape) {
-  g_bytea_escape = escape;
+CastSettings CurrentCastSettings() {
+  return {CurrentDateOrder(), CurrentIntervalStyle(), g_bytea_escape};
 }
-ByteaOutputScope::~ByteaOutputScope() { g_bytea_escape = saved_; }
+CastSettingsScope::CastSettingsScope(const CastSettings& settings)
+    : date_order_(settings.date_order),
+      interval_style_(settings.interval_style),
+      saved_bytea_escape_(g_bytea_escape) {
+  g_bytea_escape = settings.bytea_escape;
+}
+CastSettingsScope::~CastSettingsScope() { g_bytea_escape = saved_bytea_escape_; }
 
 namespace {
 
@@ -1387,9 +1390,10 @@ Status CastValue(const Value& v, const SqlType& from, const SqlType& to, Value* 
     return Status::OK();
   }
   if (to.IsString() || to.IsBinary()) {
-    OutputStyle style;  // the session's, as the cast was bound
-    style.interval = CurrentIntervalStyle();
-    style.bytea_escape = CurrentByteaEscape();
+    const CastSettings settings = CurrentCastSettings();  // as the cast was bound
+    OutputStyle style;
+    style.interval = settings.interval_style;
+    style.bytea_escape = settings.bytea_escape;
     std::string s = ValueText(v, from, /*pg_output=*/to.IsString() && from.IsBinary(), style);
     if (to.length() >= 0) {
       // Explicit casts truncate to the declared length, as PostgreSQL does.
@@ -1515,11 +1519,8 @@ Status Eval(const Expr& e, const Row& row, Value* out) {
     case ExprKind::kCast: {
       Value v;
       SLUICE_RETURN_IF_ERROR(Eval(*e.args[0], row, &v));
-      if (e.date_order != CurrentDateOrder() || e.interval_style != CurrentIntervalStyle() ||
-          e.bytea_escape != CurrentByteaEscape()) {
-        DateOrderScope order(e.date_order);
-        IntervalStyleScope style(e.interval_style);
-        ByteaOutputScope bytea(e.bytea_escape);
+      if (e.cast_settings != CurrentCastSettings()) {
+        CastSettingsScope settings(e.cast_settings);
         return CastValue(v, e.args[0]->type, e.type, out);
       }
       return CastValue(v, e.args[0]->type, e.type, out);

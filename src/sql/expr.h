@@ -63,6 +63,33 @@ class VolatileFn {
   virtual Status Call(const Value* args, size_t n, Value* out) const = 0;
 };
 
+// The session settings a cast depends on: DateStyle's order and
+// IntervalStyle for the text it reads, IntervalStyle and bytea_output
+// (escape: true; else hex) for the text it writes. Each thread has current
+// ones, PostgreSQL's defaults unless a CastSettingsScope says otherwise;
+// a cast keeps those current when it was bound, so that a view casts as
+// the session that created it did, on whatever thread evaluates it.
+struct CastSettings {
+  DateOrder date_order = DateOrder::kMDY;
+  IntervalStyle interval_style = IntervalStyle::kPostgres;
+  bool bytea_escape = false;
+  bool operator==(const CastSettings&) const = default;
+};
+CastSettings CurrentCastSettings();
+// Sets the thread's cast settings while it lives.
+class CastSettingsScope {
+ public:
+  explicit CastSettingsScope(const CastSettings& settings);
+  ~CastSettingsScope();
+  CastSettingsScope(const CastSettingsScope&) = delete;
+  CastSettingsScope& operator=(const CastSettingsScope&) = delete;
+
+ private:
+  DateOrderScope date_order_;
+  IntervalStyleScope interval_style_;
+  bool saved_bytea_escape_;
+};
+
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
@@ -78,13 +105,8 @@ struct Expr {
   bool untyped = false;           // a string or NULL literal whose type comes from context
   bool strict = true;             // kCall: NULL if any argument is NULL (else fn sees NULLs)
   bool numeric_specials = false;  // kCall: fn handles NaN and infinite DECIMALs
-  // kCast: the date order text is read in (the session's DateStyle when the
-  // cast was bound).
-  DateOrder date_order = DateOrder::kMDY;
-  // kCast: the IntervalStyle interval text is read and written in, likewise,
-  // and the bytea_output a bytea is written to text in.
-  IntervalStyle interval_style = IntervalStyle::kPostgres;
-  bool bytea_escape = false;
+  // kCast: the session's settings when it was bound (CastSettings).
+  CastSettings cast_settings;
   std::vector<ExprPtr> args;
   // kFold: a user-defined aggregate's transition function, bound over a row
   // of its own: the state (column 0), then the fields of one element of the
@@ -168,21 +190,6 @@ struct OutputStyle {
 };
 // Text of a value as PostgreSQL's output sends it to a client.
 std::string ValueToPgText(const Value& v, const SqlType& type, const OutputStyle& style = {});
-// bytea_output as a cast of bytea to text reads it: its thread's, hex
-// unless a ByteaOutputScope says otherwise. A cast keeps the one current
-// when it was bound, as it keeps the interval style (datetime.h).
-bool CurrentByteaEscape();
-// Sets the thread's bytea_output (escape: true) while it lives.
-class ByteaOutputScope {
- public:
-  explicit ByteaOutputScope(bool escape);
-  ~ByteaOutputScope();
-  ByteaOutputScope(const ByteaOutputScope&) = delete;
-  ByteaOutputScope& operator=(const ByteaOutputScope&) = delete;
-
- private:
-  bool saved_;
-};
 
 // A multidimensional array is a list of lists, one level per dimension of
 // its type (INT[][] is ARRAY(ARRAY(INT))). Its lengths, outermost first, as

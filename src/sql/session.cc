@@ -277,9 +277,7 @@ bool SetsParts(const Json& body) {
 }  // namespace
 
 Status SqlSession::Statement(const std::string& sql) {
-  DateOrderScope order(date_order_);
-  IntervalStyleScope interval_style(interval_style_);
-  ByteaOutputScope bytea_output(bytea_escape_);
+  CastSettingsScope settings(settings_);
   TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   for (const Json& st : tree["stmts"]) {
@@ -447,9 +445,7 @@ bool SqlSession::UsesSequences(const Json& stmt) const {
 }
 
 Result<QueryRows> SqlSession::Query(const std::string& sql) {
-  DateOrderScope order(date_order_);
-  IntervalStyleScope interval_style(interval_style_);
-  ByteaOutputScope bytea_output(bytea_escape_);
+  CastSettingsScope settings(settings_);
   TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {
@@ -476,9 +472,7 @@ Result<QueryRows> SqlSession::Query(const std::string& sql) {
 }
 
 Result<DmlOutcome> SqlSession::Modify(const std::string& sql) {
-  DateOrderScope order(date_order_);
-  IntervalStyleScope interval_style(interval_style_);
-  ByteaOutputScope bytea_output(bytea_escape_);
+  CastSettingsScope settings(settings_);
   TransactionTimeScope transaction_time(transaction_time_);
   DmlEnv env;
   env.query = [this](const std::string& query) { return Query(query); };
@@ -574,9 +568,7 @@ Result<std::vector<Row>> SqlSession::Evaluate(const BoundQuery& q, bool incremen
 }
 
 Result<BoundQuery> SqlSession::Bind(const std::string& sql) const {
-  DateOrderScope order(date_order_);
-  IntervalStyleScope interval_style(interval_style_);
-  ByteaOutputScope bytea_output(bytea_escape_);
+  CastSettingsScope settings(settings_);
   TransactionTimeScope transaction_time(transaction_time_);
   SLUICE_ASSIGN_OR_RETURN(Json tree, ParseSql(sql));
   if (tree["stmts"].size() != 1 || !tree["stmts"][0]["stmt"].contains("SelectStmt")) {

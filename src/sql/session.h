@@ -60,12 +60,12 @@ class SqlSession {
 
   // DateStyle's input order, for the dates that statements and queries read
   // from text (SET datestyle in the runner's script).
-  void set_date_order(DateOrder order) { date_order_ = order; }
-  DateOrder date_order() const { return date_order_; }
+  void set_date_order(DateOrder order) { settings_.date_order = order; }
+  DateOrder date_order() const { return settings_.date_order; }
   // SET IntervalStyle: how interval text is read (datetime.h).
-  void set_interval_style(IntervalStyle style) { interval_style_ = style; }
+  void set_interval_style(IntervalStyle style) { settings_.interval_style = style; }
   // SET bytea_output: escape (true) or hex, for casts of bytea to text.
-  void set_bytea_escape(bool escape) { bytea_escape_ = escape; }
+  void set_bytea_escape(bool escape) { settings_.bytea_escape = escape; }
   // The start of the current transaction, which 'now' and 'today' in text
   // read (datetime.h); unset, they read the clock. A runner beside another
   // database sets that database's, so that both read the same time.
@@ -94,9 +94,7 @@ class SqlSession {
   TableData* Find(const std::string& name);
 
   int workers_, hosts_;
-  DateOrder date_order_ = DateOrder::kMDY;
-  IntervalStyle interval_style_ = IntervalStyle::kPostgres;
-  bool bytea_escape_ = false;
+  CastSettings settings_;  // SET DateStyle, IntervalStyle and bytea_output
   std::optional<int64_t> transaction_time_;
   Catalog catalog_;
   std::map<std::string, TableData> tables_;
