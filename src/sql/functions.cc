@@ -90,11 +90,9 @@ Status AbsInt(const SqlType& t, const Value* a, size_t, Value* out) {
   return CheckInt(t, v < 0 ? -v : v, out);
 }
 
+}  // namespace
+
 // ---- floating point.
-// PostgreSQL's checks on a float result (float.h's float8_mul and kin): an
-// infinity from finite inputs overflows, and a zero that the inputs could
-// not give exactly underflows. A REAL is rounded to float first, so its own
-// range decides.
 Status CheckDouble(const SqlType& t, double d, bool inputs_finite, bool nonzero_expected,
                    Value* out) {
   if (t.id() == TypeId::kReal) d = static_cast<float>(d);
@@ -103,6 +101,9 @@ Status CheckDouble(const SqlType& t, double d, bool inputs_finite, bool nonzero_
   *out = Value::Double(d);
   return Status::OK();
 }
+
+namespace {
+
 bool Finite2(const Value* a) {
   return std::isfinite(a[0].double_value()) && std::isfinite(a[1].double_value());
 }

@@ -59,6 +59,14 @@ inline void WidenDecimalScale(int to, int128* u, int* scale) {
 // the result has scale 0), and is clamped as there.
 Status RoundOrTruncBig(const Value& v, int64_t to, bool trunc, Value* out);
 
+// PostgreSQL's checks on a float result `d` of type `t` (float.h's
+// float8_mul and kin), into `out`: an infinity from finite inputs
+// overflows, and a zero that the inputs could not give exactly
+// (`nonzero_expected`) underflows. A REAL is rounded to float first, so its
+// own range decides.
+Status CheckDouble(const SqlType& t, double d, bool inputs_finite, bool nonzero_expected,
+                   Value* out);
+
 // Appends code point `cp` (at most 0x10FFFF) to `out` in UTF-8.
 void AppendUtf8(uint32_t cp, std::string* out);
 

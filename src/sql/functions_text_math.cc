@@ -113,7 +113,7 @@ Status Sqrt(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Double(std::sqrt(a[0].double_value()));
   return Status::OK();
 }
-Status Power(const SqlType&, const Value* a, size_t, Value* out) {
+Status Power(const SqlType& t, const Value* a, size_t, Value* out) {
   double x = a[0].double_value(), y = a[1].double_value();
   // NaN's rules before the others' (PostgreSQL's, and POSIX's pow()):
   // anything to the power 0 and 1 to any power are 1, else NaN wins.
@@ -127,12 +127,8 @@ Status Power(const SqlType&, const Value* a, size_t, Value* out) {
     return Status::InvalidArgument(
         "a negative number raised to a non-integer power yields a complex result");
   }
-  double r = std::pow(x, y);
-  bool finite = std::isfinite(x) && std::isfinite(y);
-  if (std::isinf(r) && finite) return Status::Overflow("value out of range: overflow");
-  if (r == 0 && x != 0 && finite) return Status::Overflow("value out of range: underflow");
-  *out = Value::Double(r);
-  return Status::OK();
+  const bool finite = std::isfinite(x) && std::isfinite(y);
+  return CheckDouble(t, std::pow(x, y), finite, finite && x != 0, out);
 }
 Status Ln(const SqlType&, const Value* a, size_t, Value* out) {
   if (a[0].double_value() == 0) return Status::InvalidArgument("cannot take logarithm of zero");
@@ -140,14 +136,9 @@ Status Ln(const SqlType&, const Value* a, size_t, Value* out) {
     return Status::InvalidArgument("cannot take logarithm of a negative number");
   return CheckFinite(std::log(a[0].double_value()), out);
 }
-Status Exp(const SqlType&, const Value* a, size_t, Value* out) {
-  double r = std::exp(a[0].double_value());
-  if (std::isinf(r) && std::isfinite(a[0].double_value()))
-    return Status::Overflow("value out of range: overflow");
-  if (r == 0 && std::isfinite(a[0].double_value()))
-    return Status::Overflow("value out of range: underflow");
-  *out = Value::Double(r);
-  return Status::OK();
+Status Exp(const SqlType& t, const Value* a, size_t, Value* out) {
+  const bool finite = std::isfinite(a[0].double_value());
+  return CheckDouble(t, std::exp(a[0].double_value()), finite, finite, out);
 }
 Status FloorD(const SqlType&, const Value* a, size_t, Value* out) {
   *out = Value::Double(std::floor(a[0].double_value()));
