@@ -160,13 +160,12 @@ PgError ErrorFromStatus(const Status& s, std::string_view query, std::string_vie
     e.position = chars + 1;
   }
   // A check constraint's failing row is PostgreSQL's DETAIL.
-  static constexpr std::string_view kFailing = " (failing row contains (";
+  // "... (failing row contains (1, 2))": the message, then "(1, 2)".
+  static constexpr std::string_view kFailing = " (failing row contains ";
   if (const size_t at = e.message.find(kFailing);
       e.code == "23514" && at != std::string::npos && e.message.back() == ')') {
-    e.detail = "Failing row contains " +
-               e.message.substr(at + kFailing.size() - 1,
-                                e.message.size() - 1 - at - (kFailing.size() - 1)) +
-               ".";
+    const size_t row = at + kFailing.size();
+    e.detail = "Failing row contains " + e.message.substr(row, e.message.size() - 1 - row) + ".";
     e.message.resize(at);
   }
   return e;

@@ -1169,10 +1169,12 @@ std::optional<PgError> Session::Impl::RunCopyFrom(const Statement& st) {
   auto changes = reader.Finish();
   if (!changes.ok()) return ErrorFromStatus(changes.status());
   // A row that fails a CHECK constraint fails the COPY, as in PostgreSQL.
-  for (size_t i = 0; i < changes->size() && !info->checks.empty(); ++i) {
-    auto row = DecodeRow(rel.schema, changes->payload(i));
-    Status s = row.ok() ? sql::CheckRow(rel.name, info->checks, rel.schema, *row) : row.status();
-    if (!s.ok()) return ErrorFromStatus(s);
+  if (!info->checks.empty()) {
+    for (size_t i = 0; i < changes->size(); ++i) {
+      auto row = DecodeRow(rel.schema, changes->payload(i));
+      Status s = row.ok() ? sql::CheckRow(rel.name, info->checks, rel.schema, *row) : row.status();
+      if (!s.ok()) return ErrorFromStatus(s);
+    }
   }
   const size_t n = changes->size();
   if (auto e = Apply(rel.name, std::move(changes).value())) return e;

@@ -914,13 +914,12 @@ Status BuildProgram(const Program& program, Circuit& c, EvalErrors* errors,
     if (!def.primary_key.empty()) {
       inputs[t] = Upsert(c, in, schema, std::move(check));
     } else if (def.append_only) {
-      inputs[t] = in;  // the ingest refuses deletes
-      if (check) {
-        inputs[t] = Filter(c, in, [check](std::string_view k, std::string_view, bool* keep) {
-          SLUICE_ASSIGN_OR_RETURN(*keep, check(k));
-          return Status::OK();
-        });
-      }
+      // The ingest refuses deletes: there is nothing to clamp.
+      inputs[t] =
+          !check ? in : Filter(c, in, [check](std::string_view k, std::string_view, bool* keep) {
+            SLUICE_ASSIGN_OR_RETURN(*keep, check(k));
+            return Status::OK();
+          });
     } else {
       // A delete finds what there is to delete, and no more. On one host
       // the input is already sharded by row (InputQueues::Split).

@@ -46,10 +46,12 @@ Status SqlSession::Apply(TableData& t, const std::vector<std::pair<std::string, 
   for (const Column& c : t.def.columns) schema.push_back(c.type);
   // A row that fails a CHECK constraint fails the statement, before any of
   // its changes applies.
-  for (const auto& [row, w] : changes) {
-    if (w <= 0 || t.def.checks.empty()) continue;
-    SLUICE_ASSIGN_OR_RETURN(Row values, DecodeRow(schema, row));
-    SLUICE_RETURN_IF_ERROR(CheckRow(t.def.name, t.def.checks, schema, values));
+  if (!t.def.checks.empty()) {
+    for (const auto& [row, w] : changes) {
+      if (w <= 0) continue;
+      SLUICE_ASSIGN_OR_RETURN(Row values, DecodeRow(schema, row));
+      SLUICE_RETURN_IF_ERROR(CheckRow(t.def.name, t.def.checks, schema, values));
+    }
   }
   for (const auto& [row, w] : changes) {
     if (!t.def.primary_key.empty()) {
