@@ -213,20 +213,10 @@ class PathParser {
   }
 
   Result<PathExprPtr> Or() {
-    SLUICE_ASSIGN_OR_RETURN(PathExprPtr l, And());
-    while (Take("||")) {
-      SLUICE_ASSIGN_OR_RETURN(PathExprPtr r, And());
-      SLUICE_ASSIGN_OR_RETURN(l, Binary(PathOp::kOr, std::move(l), std::move(r), true));
-    }
-    return l;
+    return LeftAssociative({{"||", PathOp::kOr}}, &PathParser::And, /*predicates=*/true);
   }
   Result<PathExprPtr> And() {
-    SLUICE_ASSIGN_OR_RETURN(PathExprPtr l, Not());
-    while (Take("&&")) {
-      SLUICE_ASSIGN_OR_RETURN(PathExprPtr r, Not());
-      SLUICE_ASSIGN_OR_RETURN(l, Binary(PathOp::kAnd, std::move(l), std::move(r), true));
-    }
-    return l;
+    return LeftAssociative({{"&&", PathOp::kAnd}}, &PathParser::Not, /*predicates=*/true);
   }
   Result<PathExprPtr> Not() {
     if (Peek("!") && !Peek("!=")) {
@@ -337,27 +327,27 @@ class PathParser {
     }
     return Status::OK();
   }
-  // One level of binary arithmetic: operands of the level below, joined
-  // by this level's operators, from the left.
   Result<PathExprPtr> Additive() {
-    return Arithmetic({{'+', PathOp::kAdd}, {'-', PathOp::kSub}}, &PathParser::Multiplicative);
+    return LeftAssociative({{"+", PathOp::kAdd}, {"-", PathOp::kSub}}, &PathParser::Multiplicative,
+                           /*predicates=*/false);
   }
   Result<PathExprPtr> Multiplicative() {
-    return Arithmetic({{'*', PathOp::kMul}, {'/', PathOp::kDiv}, {'%', PathOp::kMod}},
-                      &PathParser::Unary);
+    return LeftAssociative({{"*", PathOp::kMul}, {"/", PathOp::kDiv}, {"%", PathOp::kMod}},
+                           &PathParser::Unary, /*predicates=*/false);
   }
-  Result<PathExprPtr> Arithmetic(std::initializer_list<std::pair<char, PathOp>> ops,
-                                 Result<PathExprPtr> (PathParser::*operand)()) {
+  // One level of binary operators (of predicates, or of arithmetic):
+  // operands of the level below, joined by this level's operators, from the
+  // left.
+  Result<PathExprPtr> LeftAssociative(
+      std::initializer_list<std::pair<std::string_view, PathOp>> ops,
+      Result<PathExprPtr> (PathParser::*operand)(), bool predicates) {
     SLUICE_ASSIGN_OR_RETURN(PathExprPtr l, (this->*operand)());
     for (;;) {
-      Skip();
-      const auto op = std::find_if(ops.begin(), ops.end(), [&](const auto& o) {
-        return at_ < s_.size() && s_[at_] == o.first;
-      });
+      const auto op =
+          std::find_if(ops.begin(), ops.end(), [&](const auto& o) { return Take(o.first); });
       if (op == ops.end()) return l;
-      ++at_;
       SLUICE_ASSIGN_OR_RETURN(PathExprPtr r, (this->*operand)());
-      SLUICE_ASSIGN_OR_RETURN(l, Binary(op->second, std::move(l), std::move(r), false));
+      SLUICE_ASSIGN_OR_RETURN(l, Binary(op->second, std::move(l), std::move(r), predicates));
     }
   }
   Result<PathExprPtr> Unary() {
