@@ -2,6 +2,8 @@
 // (functions.h) asks each in turn.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,6 +14,33 @@
 #include "types/big_decimal.h"
 
 namespace sluice::sql {
+
+// The few most recently used results of a costly step from a key (a
+// compiled regular expression, a parsed path), for a thread to keep:
+// Find moves a hit to the front; Add puts a new one there and forgets the
+// least recently used when full.
+template <typename Key, typename V, size_t kSize = 8>
+class RecentlyUsed {
+ public:
+  V* Find(const Key& key) {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i].first == key) {
+        std::rotate(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(i),
+                    entries_.begin() + static_cast<std::ptrdiff_t>(i + 1));
+        return &entries_[0].second;
+      }
+    }
+    return nullptr;
+  }
+  V* Add(Key key, V value) {
+    if (entries_.size() == kSize) entries_.pop_back();
+    entries_.insert(entries_.begin(), {std::move(key), std::move(value)});
+    return &entries_[0].second;
+  }
+
+ private:
+  std::vector<std::pair<Key, V>> entries_;
+};
 
 // Fills `r` with function `fn`, called `name`, of `result` type, that takes
 // `arg_types`; returns true, so that a resolver can `return Resolve(...)`.

@@ -898,19 +898,10 @@ Status PopulateFn(const SqlType& type, const Value* a, size_t, Value* out) {
 // is given as text (an untyped literal) and parsed once per thread while
 // it is among the last few used.
 Result<std::shared_ptr<const JsonPath>> CachedPath(const std::string& text) {
-  constexpr size_t kCached = 8;
-  thread_local std::vector<std::pair<std::string, std::shared_ptr<const JsonPath>>> cache;
-  for (size_t i = 0; i < cache.size(); ++i) {
-    if (cache[i].first == text) {
-      std::rotate(cache.begin(), cache.begin() + static_cast<ptrdiff_t>(i),
-                  cache.begin() + static_cast<ptrdiff_t>(i + 1));
-      return cache[0].second;
-    }
-  }
+  thread_local RecentlyUsed<std::string, std::shared_ptr<const JsonPath>> cache;
+  if (const auto* path = cache.Find(text)) return *path;
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const JsonPath> path, ParseJsonPath(text));
-  if (cache.size() == kCached) cache.pop_back();
-  cache.insert(cache.begin(), {text, path});
-  return path;
+  return *cache.Add(text, std::move(path));
 }
 
 // The items of path a[1] over document a[0], with the variables a[2] and

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/md5.h"
@@ -684,36 +685,25 @@ std::string EcmaPattern(const std::string& p, bool dot_all) {
 }
 
 Result<const std::regex*> Compile(const std::string& pattern, const RegexFlags& f) {
-  struct Entry {
-    std::string pattern;
-    bool icase, newline;
-    std::unique_ptr<std::regex> re;
-  };
-  constexpr size_t kCached = 8;
-  thread_local std::vector<Entry> cache;
+  // By the pattern's ECMAScript text and the flags it is compiled with.
+  using Key = std::tuple<std::string, bool, bool>;
+  thread_local RecentlyUsed<Key, std::unique_ptr<std::regex>> cache;
   std::string text = f.quoted ? QuoteRegex(pattern) : f.expanded ? Unexpand(pattern) : pattern;
   if (!f.quoted && text.find_first_of(".[") != std::string::npos) {
     text = EcmaPattern(text, !f.newline);
   }
-  for (size_t i = 0; i < cache.size(); ++i) {
-    if (cache[i].icase == f.icase && cache[i].newline == f.newline && cache[i].pattern == text) {
-      std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
-                  cache.begin() + static_cast<std::ptrdiff_t>(i + 1));
-      return cache[0].re.get();
-    }
-  }
-  Entry e{text, f.icase, f.newline, nullptr};
+  Key key{std::move(text), f.icase, f.newline};
+  if (const auto* re = cache.Find(key)) return re->get();
+  std::unique_ptr<std::regex> re;
   try {
     auto flags = std::regex::ECMAScript;
     if (f.icase) flags |= std::regex::icase;
     if (f.newline) flags |= std::regex::multiline;
-    e.re = std::make_unique<std::regex>(text, flags);
+    re = std::make_unique<std::regex>(std::get<0>(key), flags);
   } catch (const std::regex_error& err) {
     return Status::InvalidArgument("invalid regular expression: " + std::string(err.what()));
   }
-  if (cache.size() == kCached) cache.pop_back();
-  cache.insert(cache.begin(), std::move(e));
-  return cache[0].re.get();
+  return cache.Add(std::move(key), std::move(re))->get();
 }
 Result<const std::regex*> Compile(const std::string& pattern, bool icase) {
   RegexFlags f;
