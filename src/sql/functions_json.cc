@@ -605,12 +605,8 @@ Status SetLaxFn(const SqlType& t, const Value* a, size_t n, Value* out) {
     *out = Value::Null();
     return Status::OK();
   }
-  if (n >= 5 && a[4].is_null()) {
-    return Status::InvalidArgument(
-        "null_value_treatment must be \"delete_key\", \"return_target\", \"use_json_null\", or "
-        "\"raise_exception\"");
-  }
-  const std::string treatment = n >= 5 ? a[4].string_value() : "use_json_null";
+  // A NULL treatment is no treatment, as an unknown one is.
+  const std::string treatment = n < 5 ? "use_json_null" : a[4].is_null() ? "" : a[4].string_value();
   if (treatment != "delete_key" && treatment != "return_target" && treatment != "use_json_null" &&
       treatment != "raise_exception") {
     return Status::InvalidArgument(
@@ -671,17 +667,14 @@ Status DeleteKeyListFn(const SqlType& t, const Value* a, size_t n, Value* out) {
   return DeleteKeysFn(t, keys, 2, out);
 }
 
-// json(b)_extract_path(doc, key, ...): #> with the keys as arguments.
+// json(b)_extract_path(doc, key, ...): #> with the keys as arguments;
+// (kText) _extract_path_text: #>>.
+template <bool kText>
 Status ExtractPathFn(const SqlType&, const Value* a, size_t n, Value* out) {
   JsonNode d;
   SLUICE_RETURN_IF_ERROR(Parse(a[0], &d));
-  AsJson(a[0], Path(d, std::vector<Value>(a + 1, a + n)), out);
-  return Status::OK();
-}
-Status ExtractPathTextFn(const SqlType&, const Value* a, size_t n, Value* out) {
-  JsonNode d;
-  SLUICE_RETURN_IF_ERROR(Parse(a[0], &d));
-  AsText(a[0], Path(d, std::vector<Value>(a + 1, a + n)), out);
+  const JsonNode* found = Path(d, std::vector<Value>(a + 1, a + n));
+  kText ? AsText(a[0], found, out) : AsJson(a[0], found, out);
   return Status::OK();
 }
 
@@ -1170,7 +1163,7 @@ bool ResolveJson(std::string_view name, const std::vector<SqlType>& args, Resolv
     const bool text = fn == "extract_path_text";
     const char* names[2][2] = {{"json_extract_path", "json_extract_path_text"},
                                {"jsonb_extract_path", "jsonb_extract_path_text"}};
-    return Resolve(r, text ? ExtractPathTextFn : ExtractPathFn, names[binary][text],
+    return Resolve(r, text ? ExtractPathFn<true> : ExtractPathFn<false>, names[binary][text],
                    text ? Text() : own, types);
   }
   if (fn == "strip_nulls" && n == 1 && own0)
