@@ -1639,6 +1639,15 @@ bool ResolveString(std::string_view name, const std::vector<SqlType>& args, Reso
     return Resolve(r, OctetLength, "octet_length", SqlType::Integer(), {Text()});
   if (name == "bit_length" && n == 1 && text_at(0))
     return Resolve(r, BitLength, "bit_length", SqlType::Integer(), {Text()});
+  // Of bytea, in bytes (length, octet_length) or bits.
+  if ((name == "length" || name == "octet_length" || name == "bit_length") && n == 1 &&
+      args[0].IsBinary()) {
+    return Resolve(r, name == "bit_length" ? BitLength : OctetLength,
+                   name == "bit_length"     ? "bit_length"
+                   : name == "octet_length" ? "octet_length"
+                                            : "length",
+                   SqlType::Integer(), {SqlType::Varbinary()});
+  }
   if (name == "to_hex" && n == 1 && int_at(0)) {
     if (args[0].id() == TypeId::kBigInt)
       return Resolve(r, ToHex, "to_hex", Text(), {SqlType::BigInt()});

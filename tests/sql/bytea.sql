@@ -53,3 +53,11 @@ DELETE FROM bo WHERE k = 1;
 SELECT k, b::text, regexp_split_to_array(b::text, ',') FROM bo;
 RESET bytea_output;
 SELECT k, b::text FROM bo;
+
+-- length and octet_length of bytea count bytes; bit_length counts bits.
+CREATE TABLE blen (k INT, b BYTEA);
+INSERT INTO blen VALUES (1, '\x0102ff'), (2, ''), (3, NULL), (4, 'héllo');
+SELECT k, length(b), octet_length(b), bit_length(b) FROM blen;
+UPDATE blen SET b = b || '\x00' WHERE k = 2;
+DELETE FROM blen WHERE k = 1;
+SELECT k, length(b), octet_length(b), bit_length(b) FROM blen WHERE length(b) > 0;

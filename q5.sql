@@ -1,0 +1,1 @@
+SELECT length('\x0102'::bytea);
