@@ -1699,10 +1699,11 @@ Status CheckRow(const std::string& table, const std::vector<CheckConstraint>& ch
     Value v;
     SLUICE_RETURN_IF_ERROR(Eval(*c.predicate, row, &v));
     if (v.is_null() || v.bool_value()) continue;
-    // The row as PostgreSQL's detail writes it: each value's text, "null".
+    // The row as PostgreSQL's detail writes it: each value as its output
+    // function writes it (a bytea in hex, a boolean t or f), "null".
     std::string text;
     for (size_t i = 0; i < row.size() && i < types.size(); ++i) {
-      text += (i ? ", " : "") + (row[i].is_null() ? "null" : ValueToText(row[i], types[i]));
+      text += (i ? ", " : "") + (row[i].is_null() ? "null" : ValueToPgText(row[i], types[i]));
     }
     return Status::InvalidArgument("new row for relation \"" + table +
                                    "\" violates check constraint \"" + c.name +

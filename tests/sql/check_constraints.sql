@@ -55,3 +55,10 @@ SELECT * FROM twice;
 CREATE TABLE bad (a int CHECK (a + 1));
 -- sluice: error constraint "c" for relation "bad2" already exists
 CREATE TABLE bad2 (a int, CONSTRAINT c CHECK (a > 0), CONSTRAINT c CHECK (a < 5));
+
+-- The failing row is written as PostgreSQL's output writes it.
+CREATE TABLE flags (on_ boolean, b bytea, c char(3), CHECK (on_ OR octet_length(b) > 1));
+INSERT INTO flags VALUES (true, '\x00', 'a'), (false, '\x00ff', 'b');
+-- sluice: error (failing row contains (f, \x01, c  ))
+INSERT INTO flags VALUES (false, '\x01', 'c');
+SELECT * FROM flags;
